@@ -1,0 +1,96 @@
+# dlsync — top-level build.
+#
+# Everything is built out of tree into $(BUILD) (default build/). Each area of the tree adds
+# its own targets from a `module.mk` fragment; this file holds only the shared machinery:
+# flags, the generic compile rule, the test runner, and the sanitizer variants.
+#
+#   make            build everything
+#   make test       build and run every test binary (ends with "N passed, N failed")
+#   make demo       run the headline story (simulator when there is no GPU)
+#   make bench      run the benchmarks and print their figures
+#   make asan | ubsan | tsan | sanitize   the test suite under a sanitizer, in build/<name>/
+#   V=1             print full commands
+
+CUDA_HOME ?= /usr/local/cuda
+BUILD     ?= build
+SAN       ?=
+V         ?= 0
+
+ifeq ($(wildcard $(CUDA_HOME)/include/cuda.h $(CUDA_HOME)/include/cupti_callbacks.h),)
+$(error CUDA headers not found under CUDA_HOME=$(CUDA_HOME) (need include/cuda.h and include/cupti_callbacks.h). Install the CUDA 13 toolkit or run `make CUDA_HOME=/path/to/cuda`)
+endif
+
+B    := $(BUILD)
+ABSB := $(abspath $(B))
+Q    := $(if $(filter 1,$(V)),,@)
+CC   ?= cc
+
+CUDA_INC := $(CUDA_HOME)/include
+WARN     := -Wall -Wextra -Werror
+CFLAGS   := -std=gnu11 $(WARN) -g -O2 -fPIC -fvisibility=hidden -MMD -MP -D_GNU_SOURCE
+LDFLAGS  :=
+LDLIBS   := -lpthread -ldl
+
+ifneq ($(SAN),)
+CFLAGS  += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SAN)
+endif
+
+# The sanitizer runtime a preloaded shim needs in front of it when it is injected into a
+# program that was not built with the sanitizer (python3, /bin/true). Empty without SAN.
+SAN_RUNTIME := $(strip $(if $(filter address%,$(SAN)),$(shell $(CC) -print-file-name=libasan.so),\
+               $(if $(filter thread,$(SAN)),$(shell $(CC) -print-file-name=libtsan.so),\
+               $(if $(filter undefined,$(SAN)),$(shell $(CC) -print-file-name=libubsan.so),))))
+
+# Targets contributed by the module fragments.
+ALL     :=
+TESTS   :=
+BENCHES :=
+DEMOS   :=
+
+# Test programs learn where the build is at compile time, so each one can be run by hand.
+TEST_CFLAGS := -I tests/common -DDLS_BUILD_DIR='"$(ABSB)"' -DDLS_SRC_DIR='"$(abspath .)"' \
+               -DDLS_SAN_RUNTIME='"$(SAN_RUNTIME)"' -DDLS_SAN='"$(SAN)"'
+
+.PHONY: all test demo bench deps asan ubsan tsan sanitize clean
+.SECONDARY:
+all:
+
+include $(sort $(wildcard */module.mk */*/module.mk))
+
+all: $(ALL)
+
+# Generic compile rule: $(B)/obj/<source path>.o from <source path>.c.
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) -c $< -o $@
+
+deps:
+	@scripts/deps.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/run-tests.sh $(TESTS)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh $(ABSB)
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/run-bench.sh $(BENCHES)
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build/asan SAN=address test
+ubsan:
+	@$(MAKE) --no-print-directory BUILD=build/ubsan SAN=undefined test
+tsan:
+	@$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread test
+sanitize:
+	@$(MAKE) --no-print-directory BUILD=build/sanitize SAN=address,undefined test
+
+clean:
+	rm -rf build
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

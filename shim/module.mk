@@ -1,0 +1,21 @@
+# libdlsync.so: every C file under shim/<area>/ goes into the library. The same objects are
+# also archived (libdlsync_internal.a) so unit tests can call internal functions directly.
+SHIM_SRCS := $(sort $(wildcard shim/*/*.c))
+SHIM_OBJS := $(SHIM_SRCS:%.c=$(B)/obj/%.o)
+SHIM_LIB  := $(B)/lib/libdlsync.so
+SHIM_AR   := $(B)/lib/libdlsync_internal.a
+SHIM_LIBS := -lpthread -ldl
+
+$(B)/obj/shim/%.o: EXTRA_CFLAGS += -I shim/include -I shim -I $(CUDA_INC)
+
+$(SHIM_LIB): $(SHIM_OBJS) shim/dlsync.map
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libdlsync.so -Wl,--version-script=shim/dlsync.map \
+	    -Wl,-z,defs $(LDFLAGS) -o $@ $(SHIM_OBJS) $(SHIM_LIBS)
+
+$(SHIM_AR): $(SHIM_OBJS)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+ALL += $(SHIM_LIB) $(SHIM_AR)

@@ -1,0 +1,14 @@
+# Unit tests of the shim's internal modules: one cmocka binary per module, named
+# tests/unit/test_<module>.c, linked against the shim's internal archive.
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
+
+$(B)/obj/tests/unit/%.o: EXTRA_CFLAGS += -I shim/include -I shim
+
+$(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(SHIM_AR) $(TEST_COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(SHIM_AR) -lcmocka $(LDLIBS)
+
+ALL   += $(UNIT_BINS)
+TESTS += $(UNIT_BINS)

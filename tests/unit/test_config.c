@@ -1,0 +1,87 @@
+/* Unit tests of shim/common/config.c: DLSYNC_* parsing, defaults, and bad values. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "common/config.h"
+#include "report/warn.h"
+
+static int reset(void **state)
+{
+    (void)state;
+    unsetenv("DLSYNC_MODE");
+    unsetenv("DLSYNC_VERBOSE");
+    unsetenv("DLSYNC_LOG");
+    unsetenv("DLSYNC_CUPTI");
+    unsetenv("DLSYNC_PROFILES");
+    dls_config_reset_for_tests();
+    dls_warn_reset_for_tests();
+    return 0;
+}
+
+static void defaults_are_fix_and_quiet(void **state)
+{
+    (void)state;
+    const dls_config *c = dls_config_get();
+    assert_int_equal(c->mode, DLS_MODE_FIX);
+    assert_int_equal(c->verbose, 0);
+    assert_null(c->log_path);
+    assert_null(c->cupti_path);
+    assert_null(c->profiles_path);
+}
+
+static void each_mode_name_is_parsed(void **state)
+{
+    (void)state;
+    const char *names[] = {"off", "trace", "check", "fix"};
+    for (int i = 0; i < 4; i++) {
+        setenv("DLSYNC_MODE", names[i], 1);
+        dls_config_reset_for_tests();
+        assert_int_equal(dls_config_get()->mode, (dls_mode)i);
+        assert_string_equal(dls_mode_name((dls_mode)i), names[i]);
+    }
+}
+
+static void bad_mode_falls_back_to_fix_and_warns_once(void **state)
+{
+    (void)state;
+    setenv("DLSYNC_MODE", "fast", 1);
+    assert_int_equal(dls_config_get()->mode, DLS_MODE_FIX);
+    /* The warning was printed while reading: asking again for the same key prints nothing. */
+    assert_int_equal(dls_warn_once("config-mode", "again"), 0);
+}
+
+static void values_are_read_once(void **state)
+{
+    (void)state;
+    setenv("DLSYNC_LOG", "/tmp/a.jsonl", 1);
+    setenv("DLSYNC_VERBOSE", "1", 1);
+    const dls_config *c = dls_config_get();
+    assert_string_equal(c->log_path, "/tmp/a.jsonl");
+    assert_int_equal(c->verbose, 1);
+    setenv("DLSYNC_VERBOSE", "0", 1);
+    assert_int_equal(dls_config_get()->verbose, 1);
+}
+
+static void empty_values_count_as_unset(void **state)
+{
+    (void)state;
+    setenv("DLSYNC_LOG", "", 1);
+    setenv("DLSYNC_MODE", "", 1);
+    assert_null(dls_config_get()->log_path);
+    assert_int_equal(dls_config_get()->mode, DLS_MODE_FIX);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(defaults_are_fix_and_quiet, reset),
+        cmocka_unit_test_setup(each_mode_name_is_parsed, reset),
+        cmocka_unit_test_setup(bad_mode_falls_back_to_fix_and_warns_once, reset),
+        cmocka_unit_test_setup(values_are_read_once, reset),
+        cmocka_unit_test_setup(empty_values_count_as_unset, reset),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
