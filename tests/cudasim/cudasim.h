@@ -1,0 +1,71 @@
+/* cudasim.h: test-only controls of the CUDA simulator, exported from its libcuda.so.1.
+ *
+ * The simulator (libcuda.so.1, libcudart.so.13, libcupti.so.13 built from tests/cudasim) stands in
+ * for CUDA on machines without a GPU. A "kernel" is a host function registered here with its
+ * parameter layout; the handle it returns is a CUfunction usable with cuLaunchKernel(Ex),
+ * cudaLaunchKernel(ExC) (as `func`) and the param-info calls (cuFuncGetParamInfo,
+ * cuKernelGetParamInfo after a cast to CUkernel, cudaFuncGetParamInfo).
+ * Gates, durations and forced errors make orderings and failures reproducible without sleeps.
+ * Programs using this header link with -lcuda from the simulator's build folder. */
+#ifndef CUDASIM_H
+#define CUDASIM_H
+
+#include <stddef.h>
+#include <cuda.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A kernel body: called once per launch on the stream's worker thread with `args[i]` pointing at
+ * a private copy of parameter i (copied when the launch was enqueued). */
+typedef void (*cudasim_kernel_fn)(void **args);
+
+/* Registers a kernel named `name` (copied) whose body is `fn`, with `nparams` parameters of the
+ * given byte sizes (laid out at their natural alignment: sizes 1, 2, 4 align to themselves, larger
+ * ones to 8). Returns a handle valid for the rest of the process, or NULL when name or fn is NULL,
+ * nparams > 0 with no sizes, or a size is 0. Registering a name again adds a new kernel. */
+CUfunction cudasim_register_kernel(const char *name, cudasim_kernel_fn fn, unsigned nparams,
+                                   const size_t *param_sizes);
+
+/* Makes every later launch of the kernel(s) named `name` take `usec` microseconds on its stream
+ * (after the body ran), so overlapping work is observable. 0 restores instant kernels.
+ * Returns 0, or -1 when no kernel has that name. */
+int cudasim_set_kernel_duration(const char *name, unsigned usec);
+
+/* Closes the gate of a stream: it finishes the operation it is running, then starts nothing new
+ * until cudasim_stream_release. Work can still be enqueued. Accepts a stream handle, NULL or
+ * CU_STREAM_LEGACY (the current context's legacy stream) and CU_STREAM_PER_THREAD (the calling
+ * thread's per-thread stream). Needs a current context for the special handles.
+ * Returns 0, or -1 for an unknown handle or no current context. */
+int cudasim_stream_hold(CUstream stream);
+
+/* Opens the gate closed by cudasim_stream_hold (same handle rules). Returns 0 or -1. */
+int cudasim_stream_release(CUstream stream);
+
+/* Returns once every stream worker is quiescent: idle, held, or blocked on an unmet dependency
+ * (an event wait or a legacy-stream implicit wait). Work that can run has run when it returns, so
+ * a test can hold a producer, enqueue a consumer on another stream, settle, and know whether the
+ * consumer already ran (and what it read) before releasing the producer. Host functions and kernel
+ * bodies that block forever make it block forever. */
+void cudasim_settle(void);
+
+/* The next call of the API function `function_name` (matched as cudasim_call_count does) returns
+ * `err` without doing anything; its ENTER and EXIT callbacks still fire. For runtime functions
+ * `err` is used as a cudaError_t. Several pending failures are consumed in order. */
+void cudasim_fail_next(const char *function_name, CUresult err);
+
+/* Number of calls of an API function since start or the last cudasim_reset_counts, counting
+ * calls made by the runtime and from inside callbacks. `function_name` matches the callback
+ * function name exactly, or a versioned/per-thread variant of it: "cuMemAlloc" counts
+ * cuMemAlloc_v2, "cuStreamSynchronize" counts cuStreamSynchronize and cuStreamSynchronize_ptsz,
+ * "cudaMemcpy" counts cudaMemcpy_v3020 and cudaMemcpy_ptds_v7000. */
+unsigned long cudasim_call_count(const char *function_name);
+
+/* Sets every call count to zero and drops pending cudasim_fail_next failures. */
+void cudasim_reset_counts(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

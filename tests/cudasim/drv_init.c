@@ -1,0 +1,273 @@
+/* drv_init.c: driver initialization, devices, primary contexts, and error names.
+ *
+ * Models: cuInit (once; loads CUDA_INJECTION64_PATH and calls its InitializeInjection, as the
+ * real driver does for tools), a fixed number of identical devices (CUDASIM_DEVICES, 1 to 4,
+ * default 1), one primary context per device with a legacy default stream, a thread-local
+ * current context, context/device synchronization.
+ * Does not model: cuCtxCreate'd contexts, context stacks, device properties beyond a few. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudasim.h"
+#include "sim.h"
+
+static atomic_int g_initialized;
+static pthread_once_t g_init_once = PTHREAD_ONCE_INIT;
+static int g_ndevices = 1;
+static struct CUctx_st *g_primary[SIM_MAX_DEVICES];
+static pthread_mutex_t g_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t g_next_ctx_uid;
+static __thread struct CUctx_st *tls_current;
+
+int dls_sim_initialized(void) { return atomic_load(&g_initialized); }
+struct CUctx_st *dls_sim_current_ctx(void) { return tls_current; }
+
+static void load_injection(void)
+{
+    const char *path = getenv("CUDA_INJECTION64_PATH");
+    if (!path || !*path)
+        return;
+    void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    if (!h) {
+        fprintf(stderr, "cudasim: cannot load CUDA_INJECTION64_PATH=%s: %s\n", path, dlerror());
+        return;
+    }
+    int (*init)(void) = (int (*)(void))dlsym(h, "InitializeInjection");
+    if (!init) {
+        fprintf(stderr, "cudasim: %s has no InitializeInjection\n", path);
+        return;
+    }
+    init();
+}
+
+static void init_once(void)
+{
+    const char *n = getenv("CUDASIM_DEVICES");
+    if (n && *n) {
+        int v = atoi(n);
+        g_ndevices = v >= 1 && v <= SIM_MAX_DEVICES ? v : 1;
+    }
+    atomic_store(&g_initialized, 1);
+    load_injection();
+}
+
+CUresult CUDAAPI cuInit(unsigned int Flags)
+{
+    cuInit_params p = { Flags };
+    DRV_CALL_ANYTIME(cuInit, &p, (Flags ? CUDA_ERROR_INVALID_VALUE
+                                        : (pthread_once(&g_init_once, init_once), CUDA_SUCCESS)));
+}
+
+static CUresult driver_version(int *v)
+{
+    if (!v)
+        return CUDA_ERROR_INVALID_VALUE;
+    *v = CUDA_VERSION;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
+{
+    cuDriverGetVersion_params p = { driverVersion };
+    DRV_CALL_ANYTIME(cuDriverGetVersion, &p, driver_version(driverVersion));
+}
+
+static CUresult device_get(CUdevice *d, int ordinal)
+{
+    if (!d || ordinal < 0 || ordinal >= g_ndevices)
+        return !d ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_DEVICE;
+    *d = ordinal;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
+{
+    cuDeviceGet_params p = { device, ordinal };
+    DRV_CALL(cuDeviceGet, &p, NULL, device_get(device, ordinal));
+}
+
+static CUresult device_count(int *n)
+{
+    if (!n)
+        return CUDA_ERROR_INVALID_VALUE;
+    *n = g_ndevices;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetCount(int *count)
+{
+    cuDeviceGetCount_params p = { count };
+    DRV_CALL(cuDeviceGetCount, &p, NULL, device_count(count));
+}
+
+static CUresult device_name(char *name, int len, CUdevice dev)
+{
+    if (!name || len <= 0 || dev < 0 || dev >= g_ndevices)
+        return CUDA_ERROR_INVALID_VALUE;
+    snprintf(name, (size_t)len, "cudasim device %d", dev);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+    cuDeviceGetName_params p = { name, len, dev };
+    DRV_CALL(cuDeviceGetName, &p, NULL, device_name(name, len, dev));
+}
+
+/* Creates the primary context of dev on first use; reports CONTEXT_CREATED once. */
+static CUresult primary_retain(CUcontext *pctx, CUdevice dev)
+{
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (dev < 0 || dev >= g_ndevices)
+        return CUDA_ERROR_INVALID_DEVICE;
+    int created = 0;
+    pthread_mutex_lock(&g_ctx_lock);
+    struct CUctx_st *ctx = g_primary[dev];
+    if (!ctx) {
+        ctx = calloc(1, sizeof *ctx);
+        if (!ctx) {
+            pthread_mutex_unlock(&g_ctx_lock);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        ctx->magic = SIM_MAGIC_CTX;
+        ctx->dev = dev;
+        ctx->uid = ++g_next_ctx_uid;
+        ctx->legacy = dls_sim_stream_new(ctx, SIM_STREAM_LEGACY, CU_STREAM_DEFAULT, 0);
+        if (!ctx->legacy) {
+            free(ctx);
+            pthread_mutex_unlock(&g_ctx_lock);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        g_primary[dev] = ctx;
+        created = 1;
+    }
+    ctx->refs++;
+    pthread_mutex_unlock(&g_ctx_lock);
+    *pctx = ctx;
+    if (created)
+        cudasim_report_resource(CUPTI_CBID_RESOURCE_CONTEXT_CREATED, ctx, NULL);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+    cuDevicePrimaryCtxRetain_params p = { pctx, dev };
+    DRV_CALL(cuDevicePrimaryCtxRetain, &p, NULL, primary_retain(pctx, dev));
+}
+
+/* The primary context stays alive when its count drops to zero (its streams may still run). */
+static CUresult primary_release(CUdevice dev)
+{
+    if (dev < 0 || dev >= g_ndevices)
+        return CUDA_ERROR_INVALID_DEVICE;
+    pthread_mutex_lock(&g_ctx_lock);
+    CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+    if (g_primary[dev] && g_primary[dev]->refs > 0) {
+        g_primary[dev]->refs--;
+        r = CUDA_SUCCESS;
+    }
+    pthread_mutex_unlock(&g_ctx_lock);
+    return r;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+    DRV_PARAMS(cuDevicePrimaryCtxRelease) p = { dev };
+    DRV_CALL(cuDevicePrimaryCtxRelease, &p, NULL, primary_release(dev));
+}
+
+static CUresult ctx_get_current(CUcontext *pctx)
+{
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pctx = tls_current;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
+{
+    cuCtxGetCurrent_params p = { pctx };
+    DRV_CALL(cuCtxGetCurrent, &p, NULL, ctx_get_current(pctx));
+}
+
+static CUresult ctx_set_current(CUcontext ctx)
+{
+    if (ctx && ctx->magic != SIM_MAGIC_CTX)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    tls_current = ctx;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
+{
+    cuCtxSetCurrent_params p = { ctx };
+    DRV_CALL(cuCtxSetCurrent, &p, NULL, ctx_set_current(ctx));
+}
+
+static CUresult ctx_get_device(CUdevice *dev)
+{
+    if (!dev)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!tls_current)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *dev = tls_current->dev;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
+{
+    cuCtxGetDevice_params p = { device };
+    DRV_CALL(cuCtxGetDevice, &p, NULL, ctx_get_device(device));
+}
+
+static CUresult ctx_get_id(CUcontext ctx, unsigned long long *id)
+{
+    if (!id)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!ctx)
+        ctx = tls_current;
+    if (!ctx || ctx->magic != SIM_MAGIC_CTX)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *id = ctx->uid;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
+{
+    cuCtxGetId_params p = { ctx, ctxId };
+    DRV_CALL(cuCtxGetId, &p, NULL, ctx_get_id(ctx, ctxId));
+}
+
+static CUresult ctx_sync(void)
+{
+    if (!tls_current)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    dls_sim_ctx_sync(tls_current);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxSynchronize(void)
+{
+    DRV_CALL(cuCtxSynchronize, NULL, NULL, ctx_sync());
+}
+
+const dls_sim_proc dls_sim_procs_init[] = {
+    SIM_PROC(cuInit),
+    SIM_PROC(cuDriverGetVersion),
+    SIM_PROC(cuDeviceGet),
+    SIM_PROC(cuDeviceGetCount),
+    SIM_PROC(cuDeviceGetName),
+    SIM_PROC(cuDevicePrimaryCtxRetain),
+    SIM_PROC(cuDevicePrimaryCtxRelease),
+    SIM_PROC(cuCtxGetCurrent),
+    SIM_PROC(cuCtxSetCurrent),
+    SIM_PROC(cuCtxGetDevice),
+    SIM_PROC(cuCtxGetId),
+    SIM_PROC(cuCtxSynchronize),
+    { NULL, NULL },
+};

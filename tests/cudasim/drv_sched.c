@@ -1,0 +1,366 @@
+/* drv_sched.c: the stream scheduler: one worker thread per stream runs its operations in
+ * submission order; operations wait for dependencies on other streams' positions.
+ *
+ * Models: asynchronous in-order streams, concurrency across streams, event waits (a dependency
+ * on the recorded position), the legacy default stream's implicit synchronization with the
+ * blocking streams of its context (both ways; non-blocking streams exempt; per-thread streams
+ * count as blocking), host waits, and the test gates (hold / release / settle).
+ * Does not model: priorities, preemption, device-side limits on concurrency.
+ *
+ * All state is guarded by one mutex and one condition variable that every change broadcasts. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cudasim.h"
+#include "sim.h"
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
+static struct CUstream_st *g_all[1024]; /* every stream ever created, for cudasim_settle */
+static unsigned g_nall;
+static unsigned long long g_next_id;
+
+void dls_sim_lock(void) { pthread_mutex_lock(&g_lock); }
+void dls_sim_unlock(void) { pthread_mutex_unlock(&g_lock); }
+
+unsigned long long dls_sim_next_stream_id(void) { return ++g_next_id; }
+
+static int deps_met(const dls_sim_op *op)
+{
+    for (unsigned i = 0; i < op->ndeps; i++)
+        if (op->deps[i].s->completed < op->deps[i].seq)
+            return 0;
+    return 1;
+}
+
+static int can_start(const struct CUstream_st *s)
+{
+    return s->head && !s->held && deps_met(s->head);
+}
+
+static void sleep_us(unsigned us)
+{
+    struct timespec ts = { us / 1000000u, (long)(us % 1000000u) * 1000L };
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+        ;
+}
+
+static void run_op(dls_sim_op *op, unsigned duration_us)
+{
+    switch (op->kind) {
+    case SIM_OP_KERNEL:
+        op->u.k.f->fn(op->u.k.args);
+        if (duration_us)
+            sleep_us(duration_us);
+        break;
+    case SIM_OP_COPY:
+        if (op->u.copy.n)
+            memmove(op->u.copy.dst, op->u.copy.src, op->u.copy.n);
+        break;
+    case SIM_OP_SET8:
+        memset(op->u.set.dst, (int)(op->u.set.value & 0xff), op->u.set.n);
+        break;
+    case SIM_OP_SET32:
+        for (size_t i = 0; i < op->u.set.n; i++)
+            memcpy((unsigned char *)op->u.set.dst + 4 * i, &op->u.set.value, 4);
+        break;
+    case SIM_OP_HOSTFN:
+        op->u.host.fn(op->u.host.user);
+        break;
+    default:
+        break;
+    }
+}
+
+static void free_op(dls_sim_op *op)
+{
+    if (op->kind == SIM_OP_KERNEL) {
+        free(op->u.k.args);
+        free(op->u.k.buf);
+    }
+    free(op->deps);
+    free(op);
+}
+
+static void *worker(void *arg)
+{
+    struct CUstream_st *s = arg;
+    pthread_mutex_lock(&g_lock);
+    for (;;) {
+        while (!can_start(s) && !(s->destroyed && !s->head))
+            pthread_cond_wait(&g_cv, &g_lock);
+        if (!s->head)
+            break;
+        dls_sim_op *op = s->head;
+        s->head = op->next;
+        if (!s->head)
+            s->tail = NULL;
+        s->running = 1;
+        unsigned duration = op->kind == SIM_OP_KERNEL ? op->u.k.f->duration_us : 0;
+        pthread_mutex_unlock(&g_lock);
+        run_op(op, duration);
+        pthread_mutex_lock(&g_lock);
+        s->completed = op->seq;
+        s->running = 0;
+        pthread_cond_broadcast(&g_cv);
+        free_op(op);
+    }
+    pthread_mutex_unlock(&g_lock);
+    return NULL;
+}
+
+struct CUstream_st *dls_sim_stream_new(struct CUctx_st *ctx, int kind, unsigned flags, int prio)
+{
+    struct CUstream_st *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->magic = SIM_MAGIC_STREAM;
+    s->ctx = ctx;
+    s->kind = kind;
+    s->flags = flags;
+    s->priority = prio;
+    pthread_mutex_lock(&g_lock);
+    if (g_nall == sizeof g_all / sizeof g_all[0]) {
+        pthread_mutex_unlock(&g_lock);
+        free(s);
+        return NULL;
+    }
+    s->id = dls_sim_next_stream_id();
+    pthread_attr_t attr;
+    pthread_t t;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &attr, worker, s) != 0) {
+        pthread_attr_destroy(&attr);
+        pthread_mutex_unlock(&g_lock);
+        free(s);
+        return NULL;
+    }
+    pthread_attr_destroy(&attr);
+    g_all[g_nall++] = s;
+    s->next_in_ctx = ctx->streams;
+    ctx->streams = s;
+    pthread_mutex_unlock(&g_lock);
+    return s;
+}
+
+void dls_sim_stream_retire(struct CUstream_st *s)
+{
+    pthread_mutex_lock(&g_lock);
+    s->destroyed = 1;
+    pthread_cond_broadcast(&g_cv);
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* The calling thread's per-thread default stream of each device's primary context. It is
+ * retired when the thread exits. */
+static __thread struct CUstream_st *tls_ptds[SIM_MAX_DEVICES];
+static pthread_key_t g_ptds_key;
+static pthread_once_t g_ptds_once = PTHREAD_ONCE_INIT;
+
+static void retire_thread_streams(void *unused)
+{
+    (void)unused;
+    for (int i = 0; i < SIM_MAX_DEVICES; i++) {
+        if (tls_ptds[i]) {
+            dls_sim_stream_retire(tls_ptds[i]);
+            tls_ptds[i] = NULL;
+        }
+    }
+}
+
+static void make_ptds_key(void)
+{
+    if (pthread_key_create(&g_ptds_key, retire_thread_streams) != 0)
+        abort();
+}
+
+static struct CUstream_st *per_thread_stream(struct CUctx_st *ctx)
+{
+    struct CUstream_st **slot = &tls_ptds[ctx->dev];
+    if (!*slot) {
+        pthread_once(&g_ptds_once, make_ptds_key);
+        *slot = dls_sim_stream_new(ctx, SIM_STREAM_PER_THREAD, CU_STREAM_DEFAULT, 0);
+        pthread_setspecific(g_ptds_key, slot);
+    }
+    return *slot;
+}
+
+CUresult dls_sim_stream_resolve(CUstream h, int ptds, struct CUstream_st **out)
+{
+    if (h == NULL || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD) {
+        struct CUctx_st *ctx = dls_sim_current_ctx();
+        if (!ctx)
+            return CUDA_ERROR_INVALID_CONTEXT;
+        int want_ptds = h == CU_STREAM_PER_THREAD || (h == NULL && ptds);
+        *out = want_ptds ? per_thread_stream(ctx) : ctx->legacy;
+        return *out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    if (h->magic != SIM_MAGIC_STREAM)
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&g_lock);
+    int dead = h->destroyed;
+    pthread_mutex_unlock(&g_lock);
+    if (dead)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *out = h;
+    return CUDA_SUCCESS;
+}
+
+dls_sim_op *dls_sim_op_new(int kind)
+{
+    dls_sim_op *op = calloc(1, sizeof *op);
+    if (!op)
+        abort();
+    op->kind = kind;
+    return op;
+}
+
+static void add_dep(dls_sim_op *op, struct CUstream_st *s, uint64_t seq)
+{
+    if (s->completed >= seq)
+        return;
+    dls_sim_dep *d = realloc(op->deps, (op->ndeps + 1) * sizeof *d);
+    if (!d)
+        abort();
+    op->deps = d;
+    op->deps[op->ndeps++] = (dls_sim_dep){ s, seq };
+}
+
+static int is_blocking(const struct CUstream_st *s)
+{
+    return !(s->flags & CU_STREAM_NON_BLOCKING);
+}
+
+static uint64_t enqueue_locked(struct CUstream_st *s, dls_sim_op *op, const dls_sim_dep *extra)
+{
+    if (extra)
+        add_dep(op, extra->s, extra->seq);
+    if (s->kind == SIM_STREAM_LEGACY) {
+        for (struct CUstream_st *o = s->ctx->streams; o; o = o->next_in_ctx)
+            if (o != s && is_blocking(o))
+                add_dep(op, o, o->submitted);
+    } else if (is_blocking(s)) {
+        add_dep(op, s->ctx->legacy, s->ctx->legacy->submitted);
+    }
+    op->seq = ++s->submitted;
+    if (s->tail)
+        s->tail->next = op;
+    else
+        s->head = op;
+    s->tail = op;
+    pthread_cond_broadcast(&g_cv);
+    return s->submitted;
+}
+
+uint64_t dls_sim_enqueue(struct CUstream_st *s, dls_sim_op *op, const dls_sim_dep *extra)
+{
+    pthread_mutex_lock(&g_lock);
+    uint64_t seq = enqueue_locked(s, op, extra);
+    pthread_mutex_unlock(&g_lock);
+    return seq;
+}
+
+uint64_t dls_sim_position(struct CUstream_st *s)
+{
+    pthread_mutex_lock(&g_lock);
+    uint64_t seq = s->submitted;
+    pthread_mutex_unlock(&g_lock);
+    return seq;
+}
+
+CUresult dls_sim_event_record(struct CUevent_st *e, struct CUstream_st *s)
+{
+    dls_sim_op *op = dls_sim_op_new(SIM_OP_MARK);
+    pthread_mutex_lock(&g_lock);
+    e->s = s;
+    e->seq = enqueue_locked(s, op, NULL);
+    pthread_mutex_unlock(&g_lock);
+    return CUDA_SUCCESS;
+}
+
+void dls_sim_event_wait(struct CUstream_st *s, struct CUevent_st *e)
+{
+    dls_sim_op *op = dls_sim_op_new(SIM_OP_MARK);
+    pthread_mutex_lock(&g_lock);
+    if (e->s) {
+        dls_sim_dep dep = { e->s, e->seq };
+        enqueue_locked(s, op, &dep);
+        op = NULL;
+    }
+    pthread_mutex_unlock(&g_lock);
+    free(op);
+}
+
+void dls_sim_wait(struct CUstream_st *s, uint64_t seq)
+{
+    pthread_mutex_lock(&g_lock);
+    while (s->completed < seq)
+        pthread_cond_wait(&g_cv, &g_lock);
+    pthread_mutex_unlock(&g_lock);
+}
+
+int dls_sim_done(struct CUstream_st *s, uint64_t seq)
+{
+    pthread_mutex_lock(&g_lock);
+    int done = s->completed >= seq;
+    pthread_mutex_unlock(&g_lock);
+    return done;
+}
+
+void dls_sim_ctx_sync(struct CUctx_st *ctx)
+{
+    pthread_mutex_lock(&g_lock);
+    unsigned n = 0;
+    for (struct CUstream_st *s = ctx->streams; s; s = s->next_in_ctx)
+        n++;
+    dls_sim_dep *snap = malloc((n ? n : 1) * sizeof *snap);
+    if (!snap)
+        abort();
+    n = 0;
+    for (struct CUstream_st *s = ctx->streams; s; s = s->next_in_ctx)
+        snap[n++] = (dls_sim_dep){ s, s->submitted };
+    for (unsigned i = 0; i < n; i++)
+        while (snap[i].s->completed < snap[i].seq)
+            pthread_cond_wait(&g_cv, &g_lock);
+    pthread_mutex_unlock(&g_lock);
+    free(snap);
+}
+
+static int set_hold(CUstream h, int held)
+{
+    struct CUstream_st *s;
+    if (dls_sim_stream_resolve(h, 0, &s) != CUDA_SUCCESS)
+        return -1;
+    pthread_mutex_lock(&g_lock);
+    s->held = held;
+    pthread_cond_broadcast(&g_cv);
+    pthread_mutex_unlock(&g_lock);
+    return 0;
+}
+
+int cudasim_stream_hold(CUstream stream) { return set_hold(stream, 1); }
+int cudasim_stream_release(CUstream stream) { return set_hold(stream, 0); }
+
+static int quiescent(const struct CUstream_st *s)
+{
+    return !s->running && !can_start(s);
+}
+
+void cudasim_settle(void)
+{
+    pthread_mutex_lock(&g_lock);
+    for (;;) {
+        unsigned i = 0;
+        while (i < g_nall && quiescent(g_all[i]))
+            i++;
+        if (i == g_nall)
+            break;
+        pthread_cond_wait(&g_cv, &g_lock);
+    }
+    pthread_mutex_unlock(&g_lock);
+}

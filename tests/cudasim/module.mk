@@ -1,0 +1,68 @@
+# The CUDA simulator: libcuda.so.1, libcudart.so.13 and libcupti.so.13 built from C against the
+# real CUDA headers, with the real sonames, in $(CUDASIM_DIR); its cmocka suite
+# ($(B)/tests/test_sim_<area>), and the race demo program.
+#
+# For other fragments:
+#   CUDASIM_DIR      folder holding the three libraries (and libcuda.so, libcudart.so, libcupti.so)
+#   CUDASIM_LIBS     the three library files, as prerequisites
+#   CUDASIM_CFLAGS   compile flags for programs that include cuda.h / cudasim.h
+#   CUDASIM_LDFLAGS  link flags: finds the libraries at link and at run time (rpath)
+#   CUDASIM_LINK     recipe linking $@ from the .o/.a prerequisites with -lcudart -lcuda; append
+#                    more libraries after it, e.g.
+#       $(B)/tests/foo: $(B)/obj/tests/x/foo.o $(TEST_COMMON_OBJ) $(CUDASIM_LIBS)
+#       	$(CUDASIM_LINK) -lcmocka
+#   (objects compiled under $(B)/obj/tests/cudasim/ get CUDASIM_CFLAGS automatically; others add
+#    `$(B)/obj/<dir>/%.o: EXTRA_CFLAGS += $(CUDASIM_CFLAGS)`.)
+
+CUDASIM_DIR     := $(B)/cudasim
+CUDASIM_CFLAGS  := -I tests/cudasim -I $(CUDA_INC)
+CUDASIM_LDFLAGS := -L$(CUDASIM_DIR) -Wl,-rpath,$(ABSB)/cudasim
+CUDASIM_LIBS    := $(CUDASIM_DIR)/libcuda.so.1 $(CUDASIM_DIR)/libcudart.so.13 \
+                   $(CUDASIM_DIR)/libcupti.so.13
+CUDASIM_LINKS   := $(CUDASIM_DIR)/libcuda.so $(CUDASIM_DIR)/libcudart.so $(CUDASIM_DIR)/libcupti.so
+
+define CUDASIM_LINK
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CUDASIM_LDFLAGS) -o $@ $(filter %.o %.a,$^) -lcudart -lcuda $(LDLIBS)
+endef
+
+# Sources: drv_* make libcuda, rt_* libcudart, cupti_* libcupti. The files listed in *_PTDS are
+# compiled a second time with CUDA_API_PER_THREAD_DEFAULT_STREAM, which renames their functions
+# to the _ptsz / _ptds exports.
+CUDASIM_DRV_PTDS := drv_queue drv_work
+CUDASIM_RT_PTDS  := rt_work
+CUDASIM_OBJDIR   := $(B)/obj/tests/cudasim
+cudasim_objs = $(patsubst tests/cudasim/%.c,$(CUDASIM_OBJDIR)/%.o,$(wildcard tests/cudasim/$(1)_*.c)) \
+               $(patsubst %,$(CUDASIM_OBJDIR)/%_ptds.o,$(2))
+
+CUDASIM_DRV_OBJS   := $(call cudasim_objs,drv,$(CUDASIM_DRV_PTDS))
+CUDASIM_RT_OBJS    := $(call cudasim_objs,rt,$(CUDASIM_RT_PTDS))
+CUDASIM_CUPTI_OBJS := $(call cudasim_objs,cupti,)
+
+$(CUDASIM_OBJDIR)/%.o: EXTRA_CFLAGS += $(CUDASIM_CFLAGS) -fvisibility=default
+
+$(CUDASIM_OBJDIR)/%_ptds.o: tests/cudasim/%.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $< (per-thread)")
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) -DCUDA_API_PER_THREAD_DEFAULT_STREAM=1 -c $< -o $@
+
+# $(call cudasim_shlib,soname,extra link flags)
+define cudasim_shlib
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,$(1) -Wl,-z,defs $(LDFLAGS) -o $@ $(filter %.o,$^) $(2) -lpthread -ldl
+endef
+
+$(CUDASIM_DIR)/libcuda.so.1: $(CUDASIM_DRV_OBJS)
+	$(call cudasim_shlib,libcuda.so.1,)
+$(CUDASIM_DIR)/libcudart.so.13: $(CUDASIM_RT_OBJS) $(CUDASIM_DIR)/libcuda.so.1
+	$(call cudasim_shlib,libcudart.so.13,-L$(CUDASIM_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN')
+$(CUDASIM_DIR)/libcupti.so.13: $(CUDASIM_CUPTI_OBJS) $(CUDASIM_DIR)/libcuda.so.1
+	$(call cudasim_shlib,libcupti.so.13,-L$(CUDASIM_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN')
+$(CUDASIM_DIR)/%.so: $(CUDASIM_DIR)/%.so.1
+	$(Q)ln -sf $(<F) $@
+$(CUDASIM_DIR)/%.so: $(CUDASIM_DIR)/%.so.13
+	$(Q)ln -sf $(<F) $@
+
+ALL += $(CUDASIM_LIBS) $(CUDASIM_LINKS)

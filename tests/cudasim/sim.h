@@ -1,0 +1,218 @@
+/* sim.h: internal state and helpers shared by the sources of the simulated libcuda.so.1.
+ *
+ * Models: devices with one primary context each, streams executed in order by one worker thread
+ * each, dependencies between stream positions (event waits and the legacy default stream's
+ * implicit synchronization), a range-tracking allocator, and registered host-function kernels.
+ * Does not model: non-primary contexts, graphs and capture, modules, arrays, peer access, unified
+ * memory migration, priorities' effect on scheduling.
+ *
+ * Locking: one global mutex (dls_sim_lock) guards all scheduler state; API callbacks are never
+ * reported while it is held. Everything here is hidden from the library's exports. */
+#ifndef CUDASIM_SIM_H
+#define CUDASIM_SIM_H
+
+#include <stdint.h>
+#include <cuda.h>
+#include <cupti_callbacks.h>
+#include <cupti_driver_cbid.h>
+/* generated_cuda_meta.h also describes the pre-3.2 entry points, whose types cuda.h declares
+ * only for the driver's own build. It uses the structs only through pointers, so incomplete
+ * types with cuda.h's tags suffice; CUdeviceptr_v1 is cuda.h's own definition. */
+typedef unsigned int CUdeviceptr_v1;
+typedef struct CUDA_MEMCPY2D_v1_st CUDA_MEMCPY2D_v1;
+typedef struct CUDA_MEMCPY3D_v1_st CUDA_MEMCPY3D_v1;
+typedef struct CUDA_ARRAY_DESCRIPTOR_v1_st CUDA_ARRAY_DESCRIPTOR_v1;
+typedef struct CUDA_ARRAY3D_DESCRIPTOR_v1_st CUDA_ARRAY3D_DESCRIPTOR_v1;
+#include <generated_cuda_meta.h>
+#include "cudasim_hook.h"
+
+#pragma GCC visibility push(hidden)
+
+#define SIM_MAX_DEVICES 4
+#define SIM_MAGIC_CTX 0x43545853u
+#define SIM_MAGIC_STREAM 0x5354524du
+#define SIM_MAGIC_EVENT 0x45564e54u
+#define SIM_MAGIC_FUNC 0x46554e43u
+
+/* 1 in the per-thread-default-stream build of a source (the _ptsz / _ptds exports). */
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+#define SIM_PTDS 1
+#else
+#define SIM_PTDS 0
+#endif
+
+enum dls_sim_stream_kind { SIM_STREAM_USER, SIM_STREAM_LEGACY, SIM_STREAM_PER_THREAD };
+enum dls_sim_op_kind { SIM_OP_MARK, SIM_OP_KERNEL, SIM_OP_COPY, SIM_OP_SET8, SIM_OP_SET32,
+                       SIM_OP_HOSTFN };
+
+struct CUctx_st {
+    uint32_t magic;
+    int dev;
+    uint32_t uid;
+    int refs;
+    struct CUstream_st *legacy;
+    struct CUstream_st *streams; /* every stream of the context, linked by next_in_ctx */
+};
+
+/* "Stream s has completed its operation number seq." */
+typedef struct {
+    struct CUstream_st *s;
+    uint64_t seq;
+} dls_sim_dep;
+
+typedef struct dls_sim_op {
+    struct dls_sim_op *next;
+    uint64_t seq;
+    int kind;
+    unsigned ndeps;
+    dls_sim_dep *deps;
+    union {
+        struct { struct CUfunc_st *f; void **args; unsigned char *buf; } k;
+        struct { void *dst; const void *src; size_t n; } copy;
+        struct { void *dst; unsigned value; size_t n; } set;
+        struct { CUhostFn fn; void *user; } host;
+    } u;
+} dls_sim_op;
+
+/* Streams are never freed (a destroyed stream's worker drains its queue and exits), so a
+ * dependency may always point at one. */
+struct CUstream_st {
+    uint32_t magic;
+    struct CUctx_st *ctx;
+    int kind;
+    unsigned flags;
+    int priority;
+    unsigned long long id;
+    uint64_t submitted, completed;
+    dls_sim_op *head, *tail;
+    int running, held, destroyed;
+    struct CUstream_st *next_in_ctx;
+};
+
+struct CUevent_st {
+    uint32_t magic;
+    unsigned flags;
+    struct CUstream_st *s; /* NULL until first recorded */
+    uint64_t seq;
+};
+
+struct CUfunc_st {
+    uint32_t magic;
+    char *name;
+    void (*fn)(void **args);
+    unsigned nparams;
+    size_t *sizes, *offsets;
+    size_t argbytes;
+    unsigned duration_us; /* guarded by the scheduler lock */
+    struct CUfunc_st *next;
+};
+
+/* Scheduler lock. */
+void dls_sim_lock(void);
+void dls_sim_unlock(void);
+
+/* --- contexts (drv_init.c) --- */
+/* Non-zero once cuInit succeeded. */
+int dls_sim_initialized(void);
+/* The calling thread's current context, or NULL. */
+struct CUctx_st *dls_sim_current_ctx(void);
+
+/* --- scheduler (drv_sched.c) --- */
+/* Creates a stream of `ctx` with its worker; reports nothing. NULL when out of resources. */
+struct CUstream_st *dls_sim_stream_new(struct CUctx_st *ctx, int kind, unsigned flags, int prio);
+/* Marks a stream destroyed: it finishes queued work and its worker exits. */
+void dls_sim_stream_retire(struct CUstream_st *s);
+/* Resolves a handle: NULL means the per-thread stream when `ptds`, else the legacy stream;
+ * CU_STREAM_LEGACY / CU_STREAM_PER_THREAD as named. Sets *out or returns an error. */
+CUresult dls_sim_stream_resolve(CUstream h, int ptds, struct CUstream_st **out);
+/* A zeroed operation of `kind` (aborts on allocation failure: test infrastructure). */
+dls_sim_op *dls_sim_op_new(int kind);
+/* Appends `op` to `s`, with the legacy-stream implicit dependencies and `extra` (may be NULL),
+ * and returns its sequence number. Takes ownership of op. */
+uint64_t dls_sim_enqueue(struct CUstream_st *s, dls_sim_op *op, const dls_sim_dep *extra);
+/* The sequence number of the last operation submitted to s (takes the lock). */
+uint64_t dls_sim_position(struct CUstream_st *s);
+/* Records event e at the current end of s (a marker operation) and returns CUDA_SUCCESS. */
+CUresult dls_sim_event_record(struct CUevent_st *e, struct CUstream_st *s);
+/* Makes s wait for e's most recent record (nothing when e was never recorded). */
+void dls_sim_event_wait(struct CUstream_st *s, struct CUevent_st *e);
+/* Blocks the host until s has completed operation `seq`. */
+void dls_sim_wait(struct CUstream_st *s, uint64_t seq);
+/* Non-zero when s has completed `seq` (takes the lock). */
+int dls_sim_done(struct CUstream_st *s, uint64_t seq);
+/* Blocks until every stream of ctx has completed what was submitted before the call. */
+void dls_sim_ctx_sync(struct CUctx_st *ctx);
+/* The next unique stream id. Call with the lock held. */
+unsigned long long dls_sim_next_stream_id(void);
+
+/* --- memory (drv_mem.c) --- */
+/* Finds the allocation containing p: sets base, size, is_host, ctx; returns 0 or -1. */
+int dls_sim_mem_find(const void *p, uintptr_t *base, size_t *size, int *is_host,
+                     struct CUctx_st **ctx);
+
+/* --- kernels (drv_kernel.c) --- */
+/* The registered kernel behind f, or NULL when f is not one. */
+struct CUfunc_st *dls_sim_kernel(CUfunction f);
+
+/* --- API reporting (drv_call.c) --- */
+/* Fills in context fields of a report for the calling thread. */
+void dls_sim_fill_context(CUpti_CallbackData *d);
+
+/* --- cuGetProcAddress (drv_procaddr.c) --- */
+/* One entry point by its base name (the name cuGetProcAddress is asked for). Each source file
+ * lists its functions in a NULL-terminated table; the per-thread builds list their _ptsz/_ptds
+ * exports under the same base names in a second table. */
+typedef struct {
+    const char *name;
+    void (*fn)(void);
+} dls_sim_proc;
+extern const dls_sim_proc dls_sim_procs_init[], dls_sim_procs_errors[], dls_sim_procs_stream[],
+    dls_sim_procs_mem[], dls_sim_procs_kernel[], dls_sim_procs_queue[], dls_sim_procs_work[],
+    dls_sim_procs_queue_ptds[], dls_sim_procs_work_ptds[];
+
+#pragma GCC visibility pop
+
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+#define SIM_TABLE(name) SIM_CAT(name, _ptds)
+#else
+#define SIM_TABLE(name) name
+#endif
+/* A table entry: the base name as written, the function as cuda.h renames it. */
+#define SIM_PROC(fn) { #fn, (void (*)(void))fn }
+
+#define SIM_CAT_(a, b) a##b
+#define SIM_CAT(a, b) SIM_CAT_(a, b)
+#define SIM_STR_(a) #a
+#define SIM_STR(a) SIM_STR_(a)
+/* The real params struct / callback id / name of driver function fn, after cuda.h's renaming
+ * (cuMemAlloc -> cuMemAlloc_v2, cuStreamQuery -> cuStreamQuery_ptsz in the per-thread build). */
+#define DRV_PARAMS(fn) SIM_CAT(fn, _params)
+#define DRV_CBID(fn) SIM_CAT(CUPTI_DRIVER_TRACE_CBID_, fn)
+
+/* The body of a simulated driver function: reports ENTER with `params_ptr`, evaluates `expr`
+ * unless the driver is not initialized or a forced error is pending, reports EXIT, returns. */
+#define DRV_CALL(fn, params_ptr, symbol, expr)                                                    \
+    do {                                                                                          \
+        cudasim_call c_;                                                                          \
+        CUresult r_ = (CUresult)cudasim_call_enter(&c_, CUPTI_CB_DOMAIN_DRIVER_API, DRV_CBID(fn),  \
+                                                   SIM_STR(fn), (params_ptr), (symbol));           \
+        if (r_ == CUDA_SUCCESS)                                                                   \
+            r_ = dls_sim_initialized() ? (expr) : CUDA_ERROR_NOT_INITIALIZED;                     \
+        cudasim_call_exit(&c_, &r_);                                                              \
+        return r_;                                                                                \
+    } while (0)
+
+/* Same, for the few functions that work before cuInit. */
+#define DRV_CALL_ANYTIME(fn, params_ptr, expr)                                                    \
+    do {                                                                                          \
+        cudasim_call c_;                                                                          \
+        CUresult r_ = (CUresult)cudasim_call_enter(&c_, CUPTI_CB_DOMAIN_DRIVER_API, DRV_CBID(fn),  \
+                                                   SIM_STR(fn), (params_ptr), NULL);               \
+        if (r_ == CUDA_SUCCESS)                                                                   \
+            r_ = (expr);                                                                          \
+        cudasim_call_exit(&c_, &r_);                                                              \
+        return r_;                                                                                \
+    } while (0)
+
+
+#endif
