@@ -41,4 +41,7 @@ void cudasim_call_exit(cudasim_call *c, void *retval);
 /* Reports a resource-domain event (stream created / destroy starting, context created). */
 void cudasim_report_resource(CUpti_CallbackId cbid, CUcontext ctx, CUstream stream);
 
+/* The registered name of a simulated kernel (the runtime reports it as symbolName), or NULL. */
+const char *cudasim_kernel_name(CUfunction f);
+
 #endif

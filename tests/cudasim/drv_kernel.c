@@ -75,6 +75,12 @@ struct CUfunc_st *dls_sim_kernel(CUfunction f)
     return f && f->magic == SIM_MAGIC_FUNC ? f : NULL;
 }
 
+const char *cudasim_kernel_name(CUfunction f)
+{
+    struct CUfunc_st *k = dls_sim_kernel(f);
+    return k ? k->name : NULL;
+}
+
 static CUresult param_info(CUfunction f, size_t index, size_t *offset, size_t *size)
 {
     struct CUfunc_st *k = dls_sim_kernel(f);

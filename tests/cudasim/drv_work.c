@@ -176,12 +176,6 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     return CUDA_SUCCESS;
 }
 
-static const char *kernel_name(CUfunction f)
-{
-    struct CUfunc_st *k = dls_sim_kernel(f);
-    return k ? k->name : NULL;
-}
-
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                                 unsigned int gridDimZ, unsigned int blockDimX,
                                 unsigned int blockDimY, unsigned int blockDimZ,
@@ -190,7 +184,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
 {
     DRV_PARAMS(cuLaunchKernel) p = { f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
                                      blockDimZ, sharedMemBytes, hStream, kernelParams, extra };
-    DRV_CALL(cuLaunchKernel, &p, kernel_name(f),
+    DRV_CALL(cuLaunchKernel, &p, cudasim_kernel_name(f),
              launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream,
                     kernelParams, extra));
 }
@@ -207,7 +201,7 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, vo
                                   void **extra)
 {
     DRV_PARAMS(cuLaunchKernelEx) p = { config, f, kernelParams, extra };
-    DRV_CALL(cuLaunchKernelEx, &p, kernel_name(f), launch_ex(config, f, kernelParams, extra));
+    DRV_CALL(cuLaunchKernelEx, &p, cudasim_kernel_name(f), launch_ex(config, f, kernelParams, extra));
 }
 
 const dls_sim_proc SIM_TABLE(dls_sim_procs_work)[] = {

@@ -54,12 +54,15 @@ define cudasim_shlib
 	$(Q)$(CC) -shared -Wl,-soname,$(1) -Wl,-z,defs $(LDFLAGS) -o $@ $(filter %.o,$^) $(2) -lpthread -ldl
 endef
 
+# libcudart and libcupti find the simulated libcuda.so.1 next to themselves.
+CUDASIM_ON_DRIVER := -L$(CUDASIM_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
+
 $(CUDASIM_DIR)/libcuda.so.1: $(CUDASIM_DRV_OBJS)
 	$(call cudasim_shlib,libcuda.so.1,)
 $(CUDASIM_DIR)/libcudart.so.13: $(CUDASIM_RT_OBJS) $(CUDASIM_DIR)/libcuda.so.1
-	$(call cudasim_shlib,libcudart.so.13,-L$(CUDASIM_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN')
+	$(call cudasim_shlib,libcudart.so.13,$(CUDASIM_ON_DRIVER))
 $(CUDASIM_DIR)/libcupti.so.13: $(CUDASIM_CUPTI_OBJS) $(CUDASIM_DIR)/libcuda.so.1
-	$(call cudasim_shlib,libcupti.so.13,-L$(CUDASIM_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN')
+	$(call cudasim_shlib,libcupti.so.13,$(CUDASIM_ON_DRIVER))
 $(CUDASIM_DIR)/%.so: $(CUDASIM_DIR)/%.so.1
 	$(Q)ln -sf $(<F) $@
 $(CUDASIM_DIR)/%.so: $(CUDASIM_DIR)/%.so.13
