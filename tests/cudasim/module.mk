@@ -69,3 +69,29 @@ $(CUDASIM_DIR)/%.so: $(CUDASIM_DIR)/%.so.13
 	$(Q)ln -sf $(<F) $@
 
 ALL += $(CUDASIM_LIBS) $(CUDASIM_LINKS)
+
+# The simulator's test suite: one cmocka binary per area, plus the injection library one of
+# them loads through CUDA_INJECTION64_PATH.
+CUDASIM_TEST_SRCS   := $(wildcard tests/cudasim/tests/test_sim_*.c)
+CUDASIM_TEST_BINS   := $(CUDASIM_TEST_SRCS:tests/cudasim/tests/%.c=$(B)/tests/%)
+CUDASIM_TEST_HELPER := $(CUDASIM_OBJDIR)/tests/simtest.o
+CUDASIM_INJECTION   := $(B)/tests/libsim_injection.so
+
+$(CUDASIM_TEST_BINS): $(B)/tests/%: $(CUDASIM_OBJDIR)/tests/%.o $(CUDASIM_TEST_HELPER) \
+                      $(TEST_COMMON_OBJ) $(CUDASIM_LIBS)
+	$(CUDASIM_LINK) -lcmocka
+
+$(B)/tests/test_sim_injection: $(CUDASIM_INJECTION)
+
+$(CUDASIM_INJECTION): $(CUDASIM_OBJDIR)/tests/sim_injection.o $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -shared $(LDFLAGS) $(CUDASIM_LDFLAGS) -o $@ $(filter %.o,$^) -lcupti -lcuda $(LDLIBS)
+
+# The race demo (scripts/demo.sh runs it).
+CUDASIM_DEMO := $(B)/cudasim/demo_race
+$(CUDASIM_DEMO): $(CUDASIM_OBJDIR)/demo_race.o $(CUDASIM_LIBS)
+	$(CUDASIM_LINK)
+
+ALL   += $(CUDASIM_TEST_BINS) $(CUDASIM_INJECTION) $(CUDASIM_DEMO)
+TESTS += $(CUDASIM_TEST_BINS)
