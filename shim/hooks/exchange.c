@@ -1,0 +1,205 @@
+/* Live-exchange registry and the observer slot (see exchange.h, policy_hooks.h). An
+ * open-addressing hash table keyed by tensor pointer, linear probing, backward-shift deletion. */
+#include "exchange.h"
+#include "policy_hooks.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REMOVED_RING 256
+
+typedef struct {
+    const void *tensor;
+    uint64_t xid;
+} removed_entry;
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_exchange *g_table; /* slots with tensor == NULL are empty */
+static size_t g_cap, g_live;
+static removed_entry g_removed[REMOVED_RING];
+static unsigned g_removed_next;
+static _Atomic uint64_t g_next_id = 1;
+static _Atomic(const dls_exchange_observer *) g_observer;
+
+uint64_t dls_exchange_next_id(void)
+{
+    return atomic_fetch_add_explicit(&g_next_id, 1, memory_order_relaxed);
+}
+
+static size_t hash_ptr(const void *p, size_t cap)
+{
+    uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 32) & (cap - 1);
+}
+
+/* Index of tensor's slot, or of the empty slot where it would go. Requires g_cap > 0. */
+static size_t probe(const void *tensor)
+{
+    size_t i = hash_ptr(tensor, g_cap);
+    while (g_table[i].tensor && g_table[i].tensor != tensor)
+        i = (i + 1) & (g_cap - 1);
+    return i;
+}
+
+static int grow(void)
+{
+    size_t cap = g_cap ? g_cap * 2 : 64;
+    dls_exchange *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    dls_exchange *old = g_table;
+    size_t oldcap = g_cap;
+    g_table = t;
+    g_cap = cap;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].tensor)
+            g_table[probe(old[i].tensor)] = old[i];
+    free(old);
+    return 0;
+}
+
+int dls_exchange_add(const dls_exchange *x)
+{
+    int rc = 0;
+    pthread_mutex_lock(&g_lock);
+    if ((g_live + 1) * 2 > g_cap && grow() != 0) {
+        rc = -1;
+    } else {
+        size_t i = probe(x->tensor);
+        if (!g_table[i].tensor)
+            g_live++;
+        g_table[i] = *x;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return rc;
+}
+
+/* Slot index of the live tensor, or -1. Caller holds the lock. */
+static long find_locked(const void *tensor)
+{
+    if (!g_cap || !tensor)
+        return -1;
+    size_t i = probe(tensor);
+    return g_table[i].tensor ? (long)i : -1;
+}
+
+int dls_exchange_find_tensor(const void *tensor, dls_exchange *out)
+{
+    pthread_mutex_lock(&g_lock);
+    long i = find_locked(tensor);
+    if (i >= 0 && out)
+        *out = g_table[i];
+    pthread_mutex_unlock(&g_lock);
+    return i >= 0 ? 0 : -1;
+}
+
+int dls_exchange_find_addr(uintptr_t addr, dls_exchange *out)
+{
+    int rc = -1;
+    pthread_mutex_lock(&g_lock);
+    for (size_t i = 0; i < g_cap; i++)
+        if (g_table[i].tensor && addr >= g_table[i].lo && addr < g_table[i].hi) {
+            if (out)
+                *out = g_table[i];
+            rc = 0;
+            break;
+        }
+    pthread_mutex_unlock(&g_lock);
+    return rc;
+}
+
+int dls_exchange_note_import(const void *tensor, const dls_profile *consumer, dls_exchange *out)
+{
+    pthread_mutex_lock(&g_lock);
+    long i = find_locked(tensor);
+    if (i >= 0) {
+        g_table[i].consumer = consumer;
+        g_table[i].imports++;
+        if (out)
+            *out = g_table[i];
+    }
+    pthread_mutex_unlock(&g_lock);
+    return i >= 0 ? 0 : -1;
+}
+
+int dls_exchange_set_policy(const void *tensor, void *policy)
+{
+    pthread_mutex_lock(&g_lock);
+    long i = find_locked(tensor);
+    if (i >= 0)
+        g_table[i].policy = policy;
+    pthread_mutex_unlock(&g_lock);
+    return i >= 0 ? 0 : -1;
+}
+
+int dls_exchange_remove(const void *tensor, dls_exchange *out)
+{
+    pthread_mutex_lock(&g_lock);
+    long found = find_locked(tensor);
+    if (found >= 0) {
+        size_t i = (size_t)found;
+        if (out)
+            *out = g_table[i];
+        g_removed[g_removed_next++ % REMOVED_RING] = (removed_entry){tensor, g_table[i].xid};
+        /* Backward-shift deletion keeps every probe chain unbroken. */
+        size_t j = i;
+        for (;;) {
+            j = (j + 1) & (g_cap - 1);
+            if (!g_table[j].tensor)
+                break;
+            size_t home = hash_ptr(g_table[j].tensor, g_cap);
+            if (((j - home) & (g_cap - 1)) >= ((j - i) & (g_cap - 1))) {
+                g_table[i] = g_table[j];
+                i = j;
+            }
+        }
+        memset(&g_table[i], 0, sizeof g_table[i]);
+        g_live--;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return found >= 0 ? 0 : -1;
+}
+
+uint64_t dls_exchange_removed_xid(const void *tensor)
+{
+    uint64_t xid = 0;
+    pthread_mutex_lock(&g_lock);
+    for (unsigned k = 1; k <= REMOVED_RING && k <= g_removed_next; k++) {
+        const removed_entry *e = &g_removed[(g_removed_next - k) % REMOVED_RING];
+        if (e->tensor == tensor) {
+            xid = e->xid;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    return xid;
+}
+
+size_t dls_exchange_live(void)
+{
+    pthread_mutex_lock(&g_lock);
+    size_t n = g_live;
+    pthread_mutex_unlock(&g_lock);
+    return n;
+}
+
+void dls_exchange_reset_for_tests(void)
+{
+    free(g_table);
+    g_table = NULL;
+    g_cap = g_live = 0;
+    memset(g_removed, 0, sizeof g_removed);
+    g_removed_next = 0;
+}
+
+void dls_exchange_set_observer(const dls_exchange_observer *obs)
+{
+    atomic_store_explicit(&g_observer, obs, memory_order_release);
+}
+
+const dls_exchange_observer *dls_exchange_get_observer(void)
+{
+    return atomic_load_explicit(&g_observer, memory_order_acquire);
+}

@@ -1,0 +1,71 @@
+/* Registry of live exchanged tensors.
+ *
+ * Every DLPack tensor the shim sees at a wrapped export or import gets an exchange id (xid)
+ * and an entry here until its deleter is called. The policy layer looks entries up by tensor
+ * pointer or by an address inside the data, and may attach its own per-exchange pointer.
+ * Lookups copy the entry out under a lock, so the copy stays valid after the tensor is gone.
+ * Memory is allocated only when the table grows (doubling); the address lookup scans the live
+ * entries (there are few at a time). Thread-safe. */
+#ifndef DLS_EXCHANGE_H
+#define DLS_EXCHANGE_H
+
+#include "dlsync_dlpack.h"
+#include "profiles.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef void (*dls_deleter_fn)(void *self);
+
+typedef struct {
+    uint64_t xid;                /* exchange id, unique per process, from 1 */
+    const void *tensor;          /* DLManagedTensor* or DLManagedTensorVersioned* */
+    int versioned;               /* which of the two `tensor` is */
+    void *data;                  /* dl_tensor.data */
+    DLDevice device;
+    DLDataType dtype;
+    uintptr_t lo, hi;            /* absolute byte range the tensor touches: [lo, hi) */
+    uint64_t flags;              /* 1.x flags (0 for 0.x) */
+    const dls_profile *producer; /* wrapped export it came from; NULL when made outside one */
+    const char *producer_lib;    /* object defining that export; NULL when producer is NULL */
+    const dls_profile *consumer; /* last wrapped import that took it; NULL until imported */
+    const dls_profile *seen_at;  /* the first wrapped entry point that saw it */
+    dls_deleter_fn deleter;      /* the producer's own deleter, called by the shim's */
+    unsigned imports;            /* wrapped imports of this tensor so far */
+    void *policy;                /* opaque pointer owned by the policy layer; NULL initially */
+} dls_exchange;
+
+/* Next exchange id (never 0). */
+uint64_t dls_exchange_next_id(void);
+
+/* Adds x, keyed by x->tensor; an older entry for the same tensor pointer is replaced. Returns 0,
+ * or -1 when memory for the table could not be found (x is then not tracked). */
+int dls_exchange_add(const dls_exchange *x);
+
+/* Copies the live entry for `tensor` into *out (when out is non-NULL). Returns 0 or -1 (none). */
+int dls_exchange_find_tensor(const void *tensor, dls_exchange *out);
+
+/* Copies a live entry whose byte range contains addr into *out. Returns 0 or -1 (none). */
+int dls_exchange_find_addr(uintptr_t addr, dls_exchange *out);
+
+/* Records a wrapped import of the live `tensor` by `consumer` and copies the updated entry into
+ * *out. Returns 0 or -1 (not live). */
+int dls_exchange_note_import(const void *tensor, const dls_profile *consumer, dls_exchange *out);
+
+/* Sets the policy layer's pointer of the live `tensor`. Returns 0 or -1 (not live). */
+int dls_exchange_set_policy(const void *tensor, void *policy);
+
+/* Removes the live entry for `tensor`, copying it into *out. The id is remembered (for the
+ * last 256 removals) so a later release of the same pointer can be named. Returns 0 or -1. */
+int dls_exchange_remove(const void *tensor, dls_exchange *out);
+
+/* The xid of the most recent removed entry for `tensor`, or 0 when none is remembered. */
+uint64_t dls_exchange_removed_xid(const void *tensor);
+
+/* Number of live entries. */
+size_t dls_exchange_live(void);
+
+/* Tests only: forget every entry and removal; ids keep counting. Not thread-safe. */
+void dls_exchange_reset_for_tests(void);
+
+#endif

@@ -1,0 +1,121 @@
+/* Tensor checks, byte extents and names (see extent.h). */
+#include "extent.h"
+
+#include <stdio.h>
+
+static const char *const g_device_names[] = {
+    [1] = "cpu",        [2] = "cuda",         [3] = "cuda_host", [4] = "opencl",  [7] = "vulkan",
+    [8] = "metal",      [9] = "vpi",          [10] = "rocm",     [11] = "rocm_host", [12] = "ext_dev",
+    [13] = "cuda_managed", [14] = "oneapi",   [15] = "webgpu",   [16] = "hexagon", [17] = "maia",
+};
+
+const char *dls_device_type_name(int32_t type)
+{
+    if (type < 0 || (size_t)type >= sizeof g_device_names / sizeof *g_device_names)
+        return NULL;
+    return g_device_names[type];
+}
+
+const char *dls_dtype_name(DLDataType dt, char *buf, size_t n)
+{
+    static const char *const base[] = {"int", "uint", "float", NULL, "bfloat", "complex"};
+    const char *b = dt.code < sizeof base / sizeof *base ? base[dt.code] : NULL;
+    int w;
+    if (dt.code == 6 && dt.bits == 8) /* kDLBool (1.x) */
+        w = snprintf(buf, n, "bool");
+    else if (b)
+        w = snprintf(buf, n, "%s%u", b, (unsigned)dt.bits);
+    else {
+        snprintf(buf, n, "code(%u)bits(%u)x(%u)", (unsigned)dt.code, (unsigned)dt.bits, (unsigned)dt.lanes);
+        return buf;
+    }
+    if (dt.lanes != 1 && w >= 0 && (size_t)w < n)
+        snprintf(buf + w, n - (size_t)w, "x%u", (unsigned)dt.lanes);
+    return buf;
+}
+
+/* floor(a / 8) and ceil(a / 8) for any sign. */
+static int64_t floor8(int64_t a)
+{
+    return a >= 0 ? a / 8 : -((-(a + 1)) / 8) - 1;
+}
+
+static int64_t ceil8(int64_t a)
+{
+    return -floor8(-a);
+}
+
+const char *dls_tensor_check(const DLTensor *t, uint64_t flags, dls_extent *ext)
+{
+    if (!t)
+        return "NULL tensor";
+    if (t->ndim < 0)
+        return "negative ndim";
+    if (t->ndim > DLS_MAX_NDIM)
+        return "ndim larger than 256";
+    if (t->ndim > 0 && !t->shape)
+        return "NULL shape with ndim > 0";
+    if (!dls_device_type_name(t->device.device_type))
+        return "unknown device type";
+    int64_t bits = (int64_t)t->dtype.bits * (int64_t)t->dtype.lanes;
+    if (bits == 0)
+        return "zero-size element type";
+    if ((flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) && bits < 8)
+        bits = 8;
+    if (t->byte_offset > (uint64_t)INT64_MAX)
+        return "byte_offset overflows";
+    int empty = 0;
+    for (int i = 0; i < t->ndim; i++) {
+        if (t->shape[i] < 0)
+            return "negative dimension in shape";
+        if (t->shape[i] == 0)
+            empty = 1;
+    }
+    int64_t off = (int64_t)t->byte_offset;
+    if (empty) {
+        ext->lo = ext->hi = off;
+        return NULL;
+    }
+    /* Element offsets reached: [minoff, maxoff]. */
+    int64_t minoff = 0, maxoff = 0, implied = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        int64_t stride = t->strides ? t->strides[i] : implied;
+        int64_t span;
+        if (__builtin_mul_overflow(t->shape[i] - 1, stride, &span))
+            return "extent overflows";
+        if (span < 0 ? __builtin_add_overflow(minoff, span, &minoff) : __builtin_add_overflow(maxoff, span, &maxoff))
+            return "extent overflows";
+        if (!t->strides && __builtin_mul_overflow(implied, t->shape[i], &implied))
+            return "extent overflows";
+    }
+    int64_t lo_bits, hi_bits, end;
+    if (__builtin_mul_overflow(minoff, bits, &lo_bits) || __builtin_add_overflow(maxoff, 1, &end) ||
+        __builtin_mul_overflow(end, bits, &hi_bits))
+        return "extent overflows";
+    int64_t lo = floor8(lo_bits), hi = ceil8(hi_bits);
+    if (__builtin_add_overflow(lo, off, &lo) || __builtin_add_overflow(hi, off, &hi))
+        return "extent overflows";
+    uintptr_t base = (uintptr_t)t->data, abs_lo, abs_hi;
+    if (__builtin_add_overflow(base, lo, &abs_lo) || __builtin_add_overflow(base, hi, &abs_hi))
+        return "extent outside the address space";
+    ext->lo = lo;
+    ext->hi = hi;
+    return NULL;
+}
+
+const char *dls_managed_view_of(void *mt, int versioned, dls_managed_view *v)
+{
+    if (!mt)
+        return "NULL tensor";
+    if (versioned) {
+        DLManagedTensorVersioned *m = mt;
+        if (m->version.major != 1)
+            return "unsupported DLPack major version";
+        *v = (dls_managed_view){&m->dl_tensor, (void **)&m->deleter, m->flags, 1, m->version.major,
+                                m->version.minor};
+    } else {
+        DLManagedTensor *m = mt;
+        *v = (dls_managed_view){&m->dl_tensor, (void **)&m->deleter, 0, 0, 0, 0};
+    }
+    return NULL;
+}

@@ -1,0 +1,13 @@
+/* Start-up of the hooks layer: reads the configuration and DLSYNC_PROFILES, and opens the log
+ * (its `start` record) when one is configured. Nothing else is initialized: no CUDA, no threads. */
+#include "../common/config.h"
+#include "../report/log.h"
+#include "bindings.h"
+
+__attribute__((constructor)) static void hooks_init(void)
+{
+    if (dls_config_get()->mode == DLS_MODE_OFF)
+        return;
+    dls_bindings_init();
+    dls_log_enabled();
+}

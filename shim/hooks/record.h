@@ -1,0 +1,23 @@
+/* The log records of the hooks layer: export, import, release, double_release, malformed
+ * (keys in docs/log-format.md). Each function writes nothing when the log is off. */
+#ifndef DLS_RECORD_H
+#define DLS_RECORD_H
+
+#include "extent.h"
+#include "profiles.h"
+
+#include <stdint.h>
+
+/* An export, import or release (`ev`) of managed tensor mt (read through v, extent ext) with
+ * exchange id xid, seen at profile row p whose real function lives in `lib`. `producer` names
+ * the framework that exported it (NULL: unknown). */
+void dls_record_exchange(const char *ev, uint64_t xid, const dls_profile *p, const char *lib, const void *mt,
+                         const dls_managed_view *v, const dls_extent *ext, const char *producer);
+
+/* Input that was not interpreted and was passed on untouched. */
+void dls_record_malformed(const dls_profile *p, const void *mt, const char *reason);
+
+/* A second call of the shim's deleter for mt; xid 0 when the first release is not remembered. */
+void dls_record_double_release(const void *mt, uint64_t xid);
+
+#endif

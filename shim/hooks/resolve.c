@@ -1,0 +1,114 @@
+/* Real-function resolution (see resolve.h). */
+#include "resolve.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <string.h>
+
+#define MAX_OBJECTS 1024
+
+static _Atomic(dls_dlsym_fn) g_real_dlsym;
+
+dls_dlsym_fn dls_real_dlsym_fn(void)
+{
+    dls_dlsym_fn f = atomic_load_explicit(&g_real_dlsym, memory_order_acquire);
+    if (!f) {
+        f = (dls_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+        if (!f)
+            f = (dls_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+        atomic_store_explicit(&g_real_dlsym, f, memory_order_release);
+    }
+    return f;
+}
+
+void *dls_real_dlsym(void *handle, const char *name)
+{
+    dls_dlsym_fn f = dls_real_dlsym_fn();
+    return f ? f(handle, name) : NULL;
+}
+
+static const void *shim_base(void)
+{
+    static _Atomic(const void *) base;
+    const void *b = atomic_load_explicit(&base, memory_order_relaxed);
+    if (!b) {
+        Dl_info di;
+        if (dladdr((const void *)&shim_base, &di))
+            b = di.dli_fbase;
+        atomic_store_explicit(&base, b, memory_order_relaxed);
+    }
+    return b;
+}
+
+int dls_addr_in_shim(const void *addr)
+{
+    Dl_info di;
+    return addr && dladdr(addr, &di) && di.dli_fbase == shim_base();
+}
+
+const char *dls_object_path(const void *addr)
+{
+    Dl_info di;
+    return addr && dladdr(addr, &di) && di.dli_fname ? di.dli_fname : "";
+}
+
+typedef struct {
+    const char *names[MAX_OBJECTS];
+    size_t n;
+    unsigned long long adds;
+    uintptr_t skip;
+} object_list;
+
+static int collect(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    object_list *l = arg;
+    l->adds = info->dlpi_adds;
+    if (info->dlpi_name && info->dlpi_name[0] && info->dlpi_addr != l->skip && l->n < MAX_OBJECTS)
+        l->names[l->n++] = info->dlpi_name;
+    return 0;
+}
+
+static void *search(const object_list *l, const char *name, const char **lib)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        void *h = dlopen(l->names[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (!h)
+            continue;
+        void *f = dls_real_dlsym(h, name);
+        dlclose(h);
+        if (f && !dls_addr_in_shim(f)) {
+            *lib = dls_object_path(f);
+            return f;
+        }
+    }
+    return NULL;
+}
+
+void *dls_resolve(const char *name, const char **lib, unsigned long long *adds)
+{
+    void *f = dls_real_dlsym(RTLD_NEXT, name);
+    if (f && !dls_addr_in_shim(f)) {
+        *lib = dls_object_path(f);
+        return f;
+    }
+    /* The list is collected first and searched after: dlopen is not called from inside the
+     * dl_iterate_phdr callback, which runs under the loader's lock. */
+    static object_list l;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    l.n = 0;
+    l.adds = 0;
+    l.skip = (uintptr_t)shim_base();
+    dl_iterate_phdr(collect, &l);
+    f = NULL;
+    if (l.adds != *adds)
+        f = search(&l, name, lib);
+    if (!f)
+        *adds = l.adds;
+    pthread_mutex_unlock(&lock);
+    return f;
+}

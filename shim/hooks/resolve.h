@@ -1,0 +1,33 @@
+/* Finding the real framework functions behind the shim's wrappers.
+ *
+ * A wrapped name is first looked up with dlsym(RTLD_NEXT), which sees the objects after the
+ * shim in the global scope. Libraries loaded with RTLD_LOCAL (Python extension modules and
+ * everything they pull in, such as libtorch_cpu.so) are not in that scope, so the loaded
+ * objects are then searched one by one (dl_iterate_phdr, then dlopen(RTLD_NOLOAD) + dlsym on
+ * each), skipping the shim itself and the main program. All lookups use the real dlsym, never
+ * the shim's hook. */
+#ifndef DLS_RESOLVE_H
+#define DLS_RESOLVE_H
+
+typedef void *(*dls_dlsym_fn)(void *handle, const char *name);
+
+/* The C library's dlsym (dlvsym(RTLD_NEXT, "dlsym", GLIBC_2.34, then GLIBC_2.2.5)); NULL only
+ * when neither exists. Resolved once; thread-safe; allocation-free after the first call. */
+dls_dlsym_fn dls_real_dlsym_fn(void);
+
+/* Calls the real dlsym; NULL when it is unavailable or the name is not found. */
+void *dls_real_dlsym(void *handle, const char *name);
+
+/* Searches for the definition of `name` outside the shim as described above. Returns its
+ * address and sets *lib to the path of the object that defines it (never NULL; "" for the main
+ * program), or returns NULL. `*adds` (in/out) holds the loader's object-load counter seen by the
+ * last unsuccessful search: when nothing was loaded since, the search is skipped. Start it at 0. */
+void *dls_resolve(const char *name, const char **lib, unsigned long long *adds);
+
+/* 1 when addr lies in the object that contains the shim. */
+int dls_addr_in_shim(const void *addr);
+
+/* Path of the object containing addr ("" when unknown). */
+const char *dls_object_path(const void *addr);
+
+#endif

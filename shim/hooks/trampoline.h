@@ -1,0 +1,55 @@
+/* The wrapper stubs and the generic x86-64 trampoline they jump to.
+ *
+ * Each wrapped name is a 16-byte stub (endbr64; lea <own address>, %r11; jmp common). The
+ * common trampoline works for any signature of the profile rows without knowing its C or C++
+ * types, relying on the x86-64 System V ABI:
+ *   - arguments travel in rdi, rsi, rdx, rcx, r8, r9 and xmm0-7, plus al (vector-register count
+ *     for variadic calls); none of the wrapped signatures passes arguments on the stack (the
+ *     trampoline moves the stack, so stack arguments would be lost: such rows are refused by
+ *     the profile parser, which only accepts register indices 0..5);
+ *   - results come back in rax/rdx and xmm0/xmm1; a class returned by value (at::Tensor) is
+ *     written through a hidden pointer passed in rdi, which the callee also returns in rax;
+ *   - rbx, rbp, r12-r15 are callee-saved; the stack is 16-byte aligned at each call;
+ *   - the trampoline has DWARF unwind information, so a C++ exception thrown by the real
+ *     function unwinds through it; its personality routine (dls_tramp_personality) resets the
+ *     wrapper's per-thread state on the way.
+ * The trampoline saves the argument registers into a dls_frame, calls dls_hook_pre (which
+ * returns the real function, or NULL when it cannot be found), restores them and calls the real
+ * function, saves rax/rdx/xmm0/xmm1, calls dls_hook_post, restores them and returns. When the
+ * pre-hook sets `tail`, the trampoline instead restores everything and jumps to the real
+ * function (no post-hook: used when tracing is off and for nested calls). When the real
+ * function is missing, the post-hook sees zeroed results and the caller gets zero.
+ * aarch64 would need the same shape with its own registers: x0-x7 and v0-v7 for arguments, x8
+ * as the indirect-result register (the hidden return slot is not an argument there, so "arg:N"
+ * indices would not count it), results in x0/x1 and v0-v3, x16/x17 as the scratch register for
+ * the stub, BTI landing pads instead of endbr64, and its own CFI. */
+#ifndef DLS_TRAMPOLINE_H
+#define DLS_TRAMPOLINE_H
+
+#include <stdint.h>
+
+#define DLS_STUB_SIZE 16
+
+/* Register state of one wrapped call (layout fixed: the assembly uses these offsets). */
+typedef struct {
+    uint8_t xmm[8][16];     /* 0: xmm0-7 at entry */
+    uint64_t arg[6];        /* 128: rdi, rsi, rdx, rcx, r8, r9 at entry */
+    uint64_t rax;           /* 176: rax at entry */
+    uint64_t ret[2];        /* 184: rax, rdx returned by the real function */
+    uint8_t ret_xmm[2][16]; /* 200: xmm0, xmm1 returned by the real function */
+    uint64_t tail;          /* 232: set by the pre-hook: jump to the real function, no post-hook */
+    uint64_t index;         /* 240: stub index (set by the trampoline) */
+    uint64_t state;         /* 248: the hooks' own word, 0 on entry */
+} dls_frame;
+
+/* Start of the stub area: stub i is at dls_stubs + i * DLS_STUB_SIZE. The built-in rows come
+ * first, in profiles.def order, then the DLS_POOL_SLOTS pool stubs. */
+extern const char dls_stubs[] __attribute__((visibility("hidden")));
+
+/* Called by the trampoline before the real function; returns it (NULL: not found). */
+void *dls_hook_pre(dls_frame *f) __attribute__((visibility("hidden")));
+
+/* Called by the trampoline after the real function returned (not after a tail jump). */
+void dls_hook_post(dls_frame *f) __attribute__((visibility("hidden")));
+
+#endif

@@ -1,0 +1,211 @@
+/* Export, import and release handling, and the trampoline hooks (see wrap.h). */
+#include "wrap.h"
+
+#include "../common/config.h"
+#include "../report/summary.h"
+#include "../report/warn.h"
+#include "bindings.h"
+#include "exchange.h"
+#include "policy_hooks.h"
+#include "record.h"
+#include "trampoline.h"
+
+#include <stdio.h>
+#include <unwind.h>
+
+/* Wrapped calls in progress on this thread. */
+static __thread int t_depth;
+
+/* Checks mt; on failure logs and warns once, and returns 0. */
+static int interpret(const dls_profile *p, void *mt, dls_managed_view *v, dls_extent *ext)
+{
+    const char *reason = dls_managed_view_of(mt, p->versioned, v);
+    if (!reason)
+        reason = dls_tensor_check(v->tensor, v->flags, ext);
+    if (!reason)
+        return 1;
+    char key[64];
+    snprintf(key, sizeof key, "malformed-%.40s", reason);
+    dls_warn_once(key, "%s passed a tensor the shim cannot interpret (%s); passing it on untouched",
+                  dls_profile_name(p), reason);
+    dls_summary_add(DLS_COUNT_MALFORMED, 1);
+    dls_record_malformed(p, mt, reason);
+    return 0;
+}
+
+static dls_exchange make_exchange(const dls_profile *p, const char *lib, void *mt, const dls_managed_view *v,
+                                  const dls_extent *ext, int is_export)
+{
+    const DLTensor *t = v->tensor;
+    dls_exchange x = {
+        .xid = dls_exchange_next_id(),
+        .tensor = mt,
+        .versioned = v->versioned,
+        .data = t->data,
+        .device = t->device,
+        .dtype = t->dtype,
+        .lo = (uintptr_t)t->data + (uintptr_t)ext->lo,
+        .hi = (uintptr_t)t->data + (uintptr_t)ext->hi,
+        .flags = v->flags,
+        .producer = is_export ? p : NULL,
+        .producer_lib = is_export ? lib : NULL,
+        .consumer = is_export ? NULL : p,
+        .seen_at = p,
+        .deleter = (dls_deleter_fn)*v->deleter_slot,
+        .imports = is_export ? 0 : 1,
+    };
+    return x;
+}
+
+/* Registers x and swaps in the shim's deleter; a tensor without a deleter is not registered
+ * (nothing would ever release it). */
+static void track(dls_exchange *x, const dls_managed_view *v)
+{
+    if (x->deleter && dls_exchange_add(x) == 0)
+        *v->deleter_slot = (void *)dls_exchange_deleter;
+    dls_summary_add(DLS_COUNT_EXCHANGES, 1);
+}
+
+void dls_wrap_export(const dls_profile *p, const char *lib, void *mt)
+{
+    dls_managed_view v;
+    dls_extent ext;
+    if (!interpret(p, mt, &v, &ext))
+        return;
+    const dls_exchange_observer *obs = dls_exchange_get_observer();
+    dls_exchange x;
+    if (*v.deleter_slot == (void *)dls_exchange_deleter && dls_exchange_find_tensor(mt, &x) == 0) {
+        /* Handed out again as it is: same exchange. */
+    } else {
+        x = make_exchange(p, lib, mt, &v, &ext, 1);
+        track(&x, &v);
+    }
+    dls_summary_add(DLS_COUNT_EXPORTS, 1);
+    if (obs && obs->on_export)
+        obs->on_export(obs->ctx, &x);
+    dls_record_exchange("export", x.xid, p, lib, mt, &v, &ext, x.producer ? x.producer->framework : NULL);
+}
+
+void dls_wrap_import(const dls_profile *p, const char *lib, void *mt)
+{
+    dls_managed_view v;
+    dls_extent ext;
+    if (!interpret(p, mt, &v, &ext))
+        return;
+    dls_exchange x;
+    if (*v.deleter_slot == (void *)dls_exchange_deleter) {
+        if (dls_exchange_note_import(mt, p, &x) != 0) {
+            dls_warn_once("import-released", "%s was given a tensor whose deleter was already called",
+                          dls_profile_name(p));
+            dls_summary_add(DLS_COUNT_MALFORMED, 1);
+            dls_record_malformed(p, mt, "tensor already released");
+            return;
+        }
+    } else {
+        x = make_exchange(p, lib, mt, &v, &ext, 0);
+        track(&x, &v);
+    }
+    dls_summary_add(DLS_COUNT_IMPORTS, 1);
+    const dls_exchange_observer *obs = dls_exchange_get_observer();
+    if (obs && obs->on_import)
+        obs->on_import(obs->ctx, &x);
+    dls_record_exchange("import", x.xid, p, lib, mt, &v, &ext, x.producer ? x.producer->framework : NULL);
+}
+
+void dls_exchange_deleter(void *mt)
+{
+    const dls_exchange_observer *obs = dls_exchange_get_observer();
+    dls_exchange x;
+    if (dls_exchange_remove(mt, &x) != 0) {
+        uint64_t xid = dls_exchange_removed_xid(mt);
+        dls_warn_once("double-release", "a DLPack tensor's deleter was called twice (tensor %p); "
+                      "the second call is not passed to the producer", mt);
+        dls_summary_add(DLS_COUNT_DOUBLE_RELEASES, 1);
+        if (obs && obs->on_double_release)
+            obs->on_double_release(obs->ctx, mt, xid);
+        dls_record_double_release(mt, xid);
+        return;
+    }
+    dls_summary_add(DLS_COUNT_RELEASES, 1);
+    if (obs && obs->on_release)
+        obs->on_release(obs->ctx, &x);
+    dls_managed_view v;
+    dls_extent ext;
+    if (!dls_managed_view_of(mt, x.versioned, &v) && !dls_tensor_check(v.tensor, v.flags, &ext))
+        dls_record_exchange("release", x.xid, x.seen_at, x.producer_lib ? x.producer_lib : "", mt, &v, &ext,
+                            x.producer ? x.producer->framework : NULL);
+    x.deleter(mt);
+}
+
+void *dls_hook_pre(dls_frame *f)
+{
+    dls_binding *b = dls_binding_at(f->index);
+    if (!b)
+        return NULL;
+    const dls_profile *p = dls_binding_profile(b);
+    const char *lib;
+    void *real = dls_binding_real(b, &lib);
+    if (!real) {
+        char key[64];
+        snprintf(key, sizeof key, "noreal-%.50s", p->symbol);
+        dls_warn_once(key, "cannot find the real %s in any loaded library; the call returns 0",
+                      dls_profile_name(p));
+        return NULL;
+    }
+    if (t_depth > 0 || dls_config_get()->mode == DLS_MODE_OFF) {
+        f->tail = 1;
+        return real;
+    }
+    t_depth++;
+    f->state = 1;
+    if (p->role == DLS_ROLE_IMPORT)
+        dls_wrap_import(p, lib, (void *)f->arg[p->index]);
+    return real;
+}
+
+void dls_hook_post(dls_frame *f)
+{
+    if (!f->state)
+        return;
+    t_depth--;
+    dls_binding *b = dls_binding_at(f->index);
+    const dls_profile *p = dls_binding_profile(b);
+    if (p->role != DLS_ROLE_EXPORT)
+        return;
+    const char *lib;
+    dls_binding_real(b, &lib);
+    void *mt;
+    if (p->where == DLS_WHERE_RET) {
+        mt = (void *)f->ret[0];
+    } else {
+        if ((uint32_t)f->ret[0] != 0) /* C APIs with out-parameters return 0 on success */
+            return;
+        void **out = (void **)f->arg[p->index];
+        if (!out) {
+            dls_summary_add(DLS_COUNT_MALFORMED, 1);
+            dls_record_malformed(p, NULL, "NULL out-parameter");
+            return;
+        }
+        mt = *out;
+    }
+    if (mt) /* NULL: the export failed; nothing was exchanged */
+        dls_wrap_export(p, lib, mt);
+}
+
+/* Personality routine of the trampoline: a C++ exception (or forced unwind) leaving the real
+ * function unwinds the trampoline's frame without running the post-hook; undo its depth count. */
+__attribute__((visibility("hidden"))) _Unwind_Reason_Code
+dls_tramp_personality(int version, _Unwind_Action actions, _Unwind_Exception_Class cls,
+                      struct _Unwind_Exception *exc, struct _Unwind_Context *ctx);
+
+_Unwind_Reason_Code dls_tramp_personality(int version, _Unwind_Action actions, _Unwind_Exception_Class cls,
+                                          struct _Unwind_Exception *exc, struct _Unwind_Context *ctx)
+{
+    (void)version;
+    (void)cls;
+    (void)exc;
+    (void)ctx;
+    if ((actions & _UA_CLEANUP_PHASE) && t_depth > 0)
+        t_depth--;
+    return _URC_CONTINUE_UNWIND;
+}

@@ -1,0 +1,28 @@
+/* What happens at a wrapped export, import and release.
+ *
+ * The trampoline's pre- and post-hooks (trampoline.h) land here. At an export the returned
+ * tensor is checked, registered (exchange.h), given the shim's deleter (the producer's is kept
+ * and called by it), announced to the observer (policy_hooks.h) and logged. At an import the
+ * same happens before the framework function runs; a tensor exported through a wrapped export
+ * keeps its exchange id. A wrapped call made while another wrapped call is running on the same
+ * thread (a framework calling its own entry points) is passed straight through, so each
+ * exchange is recorded once. Malformed tensors are logged and passed on untouched. With
+ * DLSYNC_MODE=off every wrapper jumps straight to the real function. */
+#ifndef DLS_WRAP_H
+#define DLS_WRAP_H
+
+#include "extent.h"
+#include "profiles.h"
+
+/* The deleter the shim puts into every exchanged tensor: reports the release, then calls the
+ * producer's deleter once; a second call for the same tensor is reported as a double release
+ * and not passed on. */
+void dls_exchange_deleter(void *mt);
+
+/* Handles a tensor handed out by export row p (real function in lib), as the post-hook does. */
+void dls_wrap_export(const dls_profile *p, const char *lib, void *mt);
+
+/* Handles a tensor about to be taken by import row p, as the pre-hook does. */
+void dls_wrap_import(const dls_profile *p, const char *lib, void *mt);
+
+#endif

@@ -1,0 +1,288 @@
+/* JSON-lines log writer (see log.h). */
+#include "log.h"
+
+#include "../common/config.h"
+#include "warn.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DLS_VERSION "0.1.0"
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static atomic_int g_fd = -1;
+static uint64_t g_real0, g_mono0;
+static __thread int t_tid;
+
+static uint64_t clock_ns(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t dls_log_now_ns(void)
+{
+    return g_real0 + (clock_ns(CLOCK_MONOTONIC) - g_mono0);
+}
+
+int dls_log_tid(void)
+{
+    if (t_tid == 0)
+        t_tid = (int)syscall(SYS_gettid);
+    return t_tid;
+}
+
+const char *dls_log_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", "RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = secure_getenv(vars[i]);
+        if (v && *v)
+            return v;
+    }
+    return NULL;
+}
+
+int dls_log_expand_path(const char *pattern, int pid, const char *rank, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (const char *p = pattern; *p; p++) {
+        char tmp[24];
+        const char *add = tmp;
+        if (p[0] == '%' && p[1] == 'p') {
+            snprintf(tmp, sizeof tmp, "%d", pid);
+            p++;
+        } else if (p[0] == '%' && p[1] == 'r') {
+            add = rank ? rank : "";
+            p++;
+        } else if (p[0] == '%' && p[1] == '%') {
+            add = "%";
+            p++;
+        } else {
+            tmp[0] = *p;
+            tmp[1] = '\0';
+        }
+        size_t l = strlen(add);
+        if (k + l >= n)
+            return -1;
+        memcpy(buf + k, add, l);
+        k += l;
+    }
+    if (k >= n)
+        return -1;
+    buf[k] = '\0';
+    return 0;
+}
+
+static void write_start(void)
+{
+    dls_json j;
+    char exe[512];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    dls_json_begin(&j, "start");
+    dls_json_str(&j, "exe", exe);
+    dls_json_str(&j, "mode", dls_mode_name(dls_config_get()->mode));
+    dls_json_str(&j, "version", DLS_VERSION);
+    const char *rank = dls_log_rank();
+    char *end = NULL;
+    long r = rank ? strtol(rank, &end, 10) : 0;
+    if (rank && end && *end == '\0' && end != rank)
+        dls_json_i64(&j, "rank", r);
+    else
+        dls_json_raw(&j, "rank", "null");
+    dls_log_write(&j);
+}
+
+static void open_log(void)
+{
+    const char *pattern = dls_config_get()->log_path;
+    if (!pattern)
+        return;
+    char path[4096];
+    if (dls_log_expand_path(pattern, (int)getpid(), dls_log_rank(), path, sizeof path) != 0) {
+        dls_warn_once("log-path", "DLSYNC_LOG path is too long; no log is written");
+        return;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        dls_warn_once("log-open", "cannot open DLSYNC_LOG=%s; no log is written", path);
+        return;
+    }
+    atomic_store(&g_fd, fd);
+    write_start();
+}
+
+/* In a forked child: its own thread id, and its own file when the path names the pid. */
+static void after_fork_child(void)
+{
+    t_tid = 0;
+    const char *pattern = dls_config_get()->log_path;
+    int fd = atomic_load(&g_fd);
+    if (fd >= 0 && pattern && strstr(pattern, "%p")) {
+        atomic_store(&g_fd, -1);
+        close(fd);
+        open_log();
+    }
+}
+
+static void init_once(void)
+{
+    g_real0 = clock_ns(CLOCK_REALTIME);
+    g_mono0 = clock_ns(CLOCK_MONOTONIC);
+    pthread_atfork(NULL, NULL, after_fork_child);
+    open_log();
+}
+
+int dls_log_enabled(void)
+{
+    pthread_once(&g_once, init_once);
+    return atomic_load_explicit(&g_fd, memory_order_relaxed) >= 0;
+}
+
+static void put(dls_json *j, const char *s, size_t n)
+{
+    if (j->failed)
+        return;
+    if (j->len + n + 2 > j->cap) {
+        size_t cap = j->cap * 2;
+        while (cap < j->len + n + 2)
+            cap *= 2;
+        char *nb = j->buf == j->inline_buf ? malloc(cap) : realloc(j->buf, cap);
+        if (!nb) {
+            j->failed = 1;
+            return;
+        }
+        if (j->buf == j->inline_buf)
+            memcpy(nb, j->inline_buf, j->len);
+        j->buf = nb;
+        j->cap = cap;
+    }
+    memcpy(j->buf + j->len, s, n);
+    j->len += n;
+}
+
+static void putf(dls_json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void putf(dls_json *j, const char *fmt, ...)
+{
+    char tmp[64];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    put(j, tmp, n < 0 ? 0 : (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static void key(dls_json *j, const char *k)
+{
+    put(j, ",\"", 2);
+    put(j, k, strlen(k));
+    put(j, "\":", 2);
+}
+
+static void escaped(dls_json *j, const char *s)
+{
+    put(j, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            char e[2] = {'\\', (char)*p};
+            put(j, e, 2);
+        } else if (*p < 0x20) {
+            putf(j, "\\u%04x", *p);
+        } else {
+            put(j, (const char *)p, 1);
+        }
+    }
+    put(j, "\"", 1);
+}
+
+void dls_json_begin(dls_json *j, const char *ev)
+{
+    dls_log_enabled();
+    j->buf = j->inline_buf;
+    j->len = 0;
+    j->cap = sizeof j->inline_buf;
+    j->failed = 0;
+    put(j, "{\"ev\":", 6);
+    escaped(j, ev);
+    key(j, "t");
+    putf(j, "%llu", (unsigned long long)dls_log_now_ns());
+    key(j, "pid");
+    putf(j, "%d", (int)getpid());
+    key(j, "tid");
+    putf(j, "%d", dls_log_tid());
+}
+
+void dls_json_str(dls_json *j, const char *k, const char *val)
+{
+    key(j, k);
+    if (val)
+        escaped(j, val);
+    else
+        put(j, "null", 4);
+}
+
+void dls_json_i64(dls_json *j, const char *k, int64_t v)
+{
+    key(j, k);
+    putf(j, "%lld", (long long)v);
+}
+
+void dls_json_u64(dls_json *j, const char *k, uint64_t v)
+{
+    key(j, k);
+    putf(j, "%llu", (unsigned long long)v);
+}
+
+void dls_json_ptr(dls_json *j, const char *k, const void *p)
+{
+    key(j, k);
+    if (p)
+        putf(j, "\"%p\"", p);
+    else
+        put(j, "null", 4);
+}
+
+void dls_json_raw(dls_json *j, const char *k, const char *json)
+{
+    key(j, k);
+    put(j, json, strlen(json));
+}
+
+void dls_json_i64s(dls_json *j, const char *k, const int64_t *v, size_t n)
+{
+    key(j, k);
+    if (!v) {
+        put(j, "null", 4);
+        return;
+    }
+    put(j, "[", 1);
+    for (size_t i = 0; i < n; i++)
+        putf(j, i ? ",%lld" : "%lld", (long long)v[i]);
+    put(j, "]", 1);
+}
+
+void dls_log_write(dls_json *j)
+{
+    put(j, "}\n", 2);
+    int fd = atomic_load_explicit(&g_fd, memory_order_relaxed);
+    if (!j->failed && fd >= 0) {
+        ssize_t w = write(fd, j->buf, j->len); /* one write per line: O_APPEND keeps lines whole */
+        if (w != (ssize_t)j->len)
+            dls_warn_once("log-write", "writing the DLSYNC_LOG file failed; records may be missing");
+    }
+    if (j->buf != j->inline_buf)
+        free(j->buf);
+    j->buf = j->inline_buf;
+    j->len = 0;
+}

@@ -1,0 +1,63 @@
+/* Counters and the exit summary (see summary.h). */
+#include "summary.h"
+
+#include "../common/config.h"
+#include "log.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static _Atomic uint64_t g_count[DLS_COUNT_N_];
+static atomic_int g_emitted;
+
+static const char *const g_names[DLS_COUNT_N_] = {
+    "exchanges", "exports", "imports", "releases", "double_releases",
+    "malformed", "ops",     "races",   "injected", "fallbacks",
+};
+
+void dls_summary_add(dls_counter c, uint64_t n)
+{
+    if ((unsigned)c < DLS_COUNT_N_)
+        atomic_fetch_add_explicit(&g_count[c], n, memory_order_relaxed);
+}
+
+uint64_t dls_summary_get(dls_counter c)
+{
+    return (unsigned)c < DLS_COUNT_N_ ? atomic_load_explicit(&g_count[c], memory_order_relaxed) : 0;
+}
+
+void dls_summary_line(char *buf, unsigned n)
+{
+    int k = snprintf(buf, n, "dlsync: mode=%s", dls_mode_name(dls_config_get()->mode));
+    for (int i = 0; i < DLS_COUNT_N_ && k >= 0 && (unsigned)k < n; i++)
+        k += snprintf(buf + k, n - (unsigned)k, " %s=%llu", g_names[i],
+                      (unsigned long long)dls_summary_get((dls_counter)i));
+}
+
+void dls_summary_emit(void)
+{
+    if (atomic_exchange(&g_emitted, 1))
+        return;
+    if (dls_log_enabled()) {
+        dls_json j;
+        dls_json_begin(&j, "summary");
+        for (int i = 0; i < DLS_COUNT_N_; i++)
+            dls_json_u64(&j, g_names[i], dls_summary_get((dls_counter)i));
+        dls_log_write(&j);
+    }
+    if (dls_config_get()->verbose) {
+        char line[512];
+        dls_summary_line(line, sizeof line - 1);
+        size_t l = strlen(line);
+        line[l++] = '\n';
+        ssize_t w = write(2, line, l);
+        (void)w;
+    }
+}
+
+__attribute__((destructor)) static void summary_at_exit(void)
+{
+    dls_summary_emit();
+}

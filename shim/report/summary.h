@@ -1,0 +1,38 @@
+/* Process-wide counters and the summary written at exit.
+ *
+ * Every part of the shim counts what it did here (exchanges seen, ops observed, races,
+ * injected orderings, fallbacks). At a clean exit the totals become the log's `summary` record
+ * and, with DLSYNC_VERBOSE=1, one line on stderr. Counting is a relaxed atomic add. */
+#ifndef DLS_SUMMARY_H
+#define DLS_SUMMARY_H
+
+#include <stdint.h>
+
+typedef enum {
+    DLS_COUNT_EXCHANGES = 0, /* distinct exchange ids */
+    DLS_COUNT_EXPORTS,
+    DLS_COUNT_IMPORTS,
+    DLS_COUNT_RELEASES,
+    DLS_COUNT_DOUBLE_RELEASES,
+    DLS_COUNT_MALFORMED,
+    DLS_COUNT_OPS,           /* CUDA operations observed */
+    DLS_COUNT_RACES,
+    DLS_COUNT_INJECTED,
+    DLS_COUNT_FALLBACKS,
+    DLS_COUNT_N_
+} dls_counter;
+
+/* Adds n to counter c (thread-safe). */
+void dls_summary_add(dls_counter c, uint64_t n);
+
+/* Current value of counter c. */
+uint64_t dls_summary_get(dls_counter c);
+
+/* Formats the one-line summary ("dlsync: mode=... exchanges=N ...", no newline) into buf. */
+void dls_summary_line(char *buf, unsigned n);
+
+/* Writes the summary: the `summary` record when the log is enabled, and the line on stderr
+ * when DLSYNC_VERBOSE=1. Runs by itself at exit; only the first call writes anything. */
+void dls_summary_emit(void);
+
+#endif
