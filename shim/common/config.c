@@ -45,6 +45,13 @@ static void read_config(void)
         else if (strcmp(verbose, "0") != 0)
             dls_warn_once("config-verbose", "DLSYNC_VERBOSE=%s is not 0 or 1; using 0", verbose);
     }
+    const char *debug_ops = env_value("DLSYNC_DEBUG_OPS");
+    if (debug_ops) {
+        if (strcmp(debug_ops, "1") == 0)
+            c.debug_ops = 1;
+        else if (strcmp(debug_ops, "0") != 0)
+            dls_warn_once("config-debug-ops", "DLSYNC_DEBUG_OPS=%s is not 0 or 1; using 0", debug_ops);
+    }
     c.log_path = env_value("DLSYNC_LOG");
     c.cupti_path = env_value("DLSYNC_CUPTI");
     c.profiles_path = env_value("DLSYNC_PROFILES");

@@ -19,6 +19,7 @@ typedef struct {
     int verbose;               /* DLSYNC_VERBOSE: 1 = one-line summary on stderr at exit */
     const char *cupti_path;    /* DLSYNC_CUPTI: CUPTI library to load instead of searching; NULL = search */
     const char *profiles_path; /* DLSYNC_PROFILES: extra profile rows file; NULL = built-ins only */
+    int debug_ops;             /* DLSYNC_DEBUG_OPS: 1 = one stderr line per observed CUDA operation */
 } dls_config;
 
 /* Returns the process configuration, reading the environment on the first call. Never NULL. */

@@ -1,0 +1,24 @@
+/* The CUPTI callback: turns driver-API callbacks into dls_cuda_op for the sink.
+ *
+ * Driver domain: the authority. Each handled call is decoded and delivered at ENTER and at EXIT,
+ * unless the calling thread is inside the shim's own guarded driver calls (drv.h) or already
+ * delivering an operation. Runtime domain: annotation only. A thread-local frame remembers the
+ * outermost runtime call in progress, and the driver operations made beneath it carry its name
+ * and correlation id, so one runtime call and its driver call are one operation. With
+ * DLSYNC_DEBUG_OPS=1 every delivered op is also written to stderr as "dlsync: " followed by
+ * dls_cuda_op_format's line. */
+#ifndef DLS_CUDA_CALLBACK_H
+#define DLS_CUDA_CALLBACK_H
+
+#include "cuda_api.h"
+#include "ops.h"
+
+/* The function subscribed with cuptiSubscribe_v2 (tests call it directly). userdata unused. */
+void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                const void *cbdata);
+
+/* Forgets every thread's runtime frame (called when runtime callbacks are switched off or on:
+ * a runtime call may then miss its EXIT). */
+void dls_cuda_callback_reset_runtime_frames(void);
+
+#endif

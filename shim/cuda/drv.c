@@ -1,0 +1,102 @@
+/* The shim's guarded driver calls (see drv.h). */
+#include "drv.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+static __thread int t_guard;
+static dls_drv_table g_resolved;
+static _Atomic(const dls_drv_table *) g_table;
+static _Atomic(const dls_drv_table *) g_test_table;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Fills g_resolved from the loaded libcuda; 0 on success, -1 when none is loaded. */
+static int resolve(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!h)
+        return -1;
+    dls_drv_table t;
+#define SYM(field, name) *(void **)&t.field = dlsym(h, name)
+    SYM(stream_get_id, "cuStreamGetId");
+    SYM(stream_get_ctx, "cuStreamGetCtx");
+    SYM(stream_get_flags, "cuStreamGetFlags");
+    SYM(stream_is_capturing, "cuStreamIsCapturing");
+    SYM(stream_wait_event, "cuStreamWaitEvent");
+    SYM(stream_synchronize, "cuStreamSynchronize");
+    SYM(stream_query, "cuStreamQuery");
+    SYM(ctx_get_current, "cuCtxGetCurrent");
+    SYM(ctx_get_id, "cuCtxGetId");
+    SYM(ctx_synchronize, "cuCtxSynchronize");
+    SYM(event_create, "cuEventCreate");
+    SYM(event_record, "cuEventRecord");
+    SYM(event_destroy, "cuEventDestroy_v2");
+    SYM(event_query, "cuEventQuery");
+    SYM(event_synchronize, "cuEventSynchronize");
+    SYM(pointer_get_attribute, "cuPointerGetAttribute");
+    SYM(func_get_param_info, "cuFuncGetParamInfo");
+    SYM(kernel_get_param_info, "cuKernelGetParamInfo");
+#undef SYM
+    g_resolved = t;
+    return 0;
+}
+
+const dls_drv_table *dls_drv(void)
+{
+    const dls_drv_table *t = atomic_load_explicit(&g_test_table, memory_order_acquire);
+    if (t)
+        return t;
+    t = atomic_load_explicit(&g_table, memory_order_acquire);
+    if (t)
+        return t;
+    pthread_mutex_lock(&g_lock);
+    t = atomic_load_explicit(&g_table, memory_order_relaxed);
+    if (!t && resolve() == 0) {
+        t = &g_resolved;
+        atomic_store_explicit(&g_table, t, memory_order_release);
+    }
+    pthread_mutex_unlock(&g_lock);
+    return t;
+}
+
+int dls_drv_in_shim(void)
+{
+    return t_guard > 0;
+}
+
+void dls_drv_set_table_for_tests(const dls_drv_table *t)
+{
+    atomic_store_explicit(&g_test_table, t, memory_order_release);
+}
+
+/* Calls table field `f` with the arguments under the guard. */
+#define GUARDED(f, ...)                                       \
+    do {                                                      \
+        const dls_drv_table *t_ = dls_drv();                  \
+        if (!t_ || !t_->f)                                    \
+            return CUDA_ERROR_NOT_INITIALIZED;                \
+        t_guard++;                                            \
+        CUresult r_ = t_->f(__VA_ARGS__);                     \
+        t_guard--;                                            \
+        return r_;                                            \
+    } while (0)
+
+CUresult dls_drv_stream_get_id(CUstream s, unsigned long long *id) { GUARDED(stream_get_id, s, id); }
+CUresult dls_drv_stream_get_ctx(CUstream s, CUcontext *ctx) { GUARDED(stream_get_ctx, s, ctx); }
+CUresult dls_drv_stream_get_flags(CUstream s, unsigned int *flags) { GUARDED(stream_get_flags, s, flags); }
+CUresult dls_drv_stream_is_capturing(CUstream s, CUstreamCaptureStatus *st) { GUARDED(stream_is_capturing, s, st); }
+CUresult dls_drv_stream_wait_event(CUstream s, CUevent e, unsigned int flags) { GUARDED(stream_wait_event, s, e, flags); }
+CUresult dls_drv_stream_synchronize(CUstream s) { GUARDED(stream_synchronize, s); }
+CUresult dls_drv_stream_query(CUstream s) { GUARDED(stream_query, s); }
+CUresult dls_drv_ctx_get_current(CUcontext *ctx) { GUARDED(ctx_get_current, ctx); }
+CUresult dls_drv_ctx_get_id(CUcontext ctx, unsigned long long *id) { GUARDED(ctx_get_id, ctx, id); }
+CUresult dls_drv_ctx_synchronize(void) { GUARDED(ctx_synchronize); }
+CUresult dls_drv_event_create(CUevent *e, unsigned int flags) { GUARDED(event_create, e, flags); }
+CUresult dls_drv_event_record(CUevent e, CUstream s) { GUARDED(event_record, e, s); }
+CUresult dls_drv_event_destroy(CUevent e) { GUARDED(event_destroy, e); }
+CUresult dls_drv_event_query(CUevent e) { GUARDED(event_query, e); }
+CUresult dls_drv_event_synchronize(CUevent e) { GUARDED(event_synchronize, e); }
+CUresult dls_drv_pointer_get_attribute(void *data, CUpointer_attribute a, CUdeviceptr p) { GUARDED(pointer_get_attribute, data, a, p); }
+CUresult dls_drv_func_get_param_info(CUfunction f, size_t i, size_t *off, size_t *size) { GUARDED(func_get_param_info, f, i, off, size); }
+CUresult dls_drv_kernel_get_param_info(CUkernel k, size_t i, size_t *off, size_t *size) { GUARDED(kernel_get_param_info, k, i, off, size); }

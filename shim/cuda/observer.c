@@ -1,0 +1,162 @@
+/* CUPTI loading and subscription (see observer.h). */
+#include "observer.h"
+
+#include "../common/config.h"
+#include "../report/warn.h"
+#include "callback.h"
+#include "cbids.h"
+#include "cupti_search.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef CUptiResult (*subscribe_v2_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *, CUpti_SubscriberParams *);
+typedef CUptiResult (*subscribe_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+typedef CUptiResult (*enable_fn)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_started;
+static atomic_int g_active;
+static int g_launch_on = 1;
+static enable_fn g_enable;
+static CUpti_SubscriberHandle g_sub;
+static char g_reason[DLS_PATH_MAX + 320] = "CUDA was not initialized in this process (no observer started)";
+
+int dls_cuda_observer_active(void)
+{
+    return atomic_load_explicit(&g_active, memory_order_acquire);
+}
+
+const char *dls_cuda_observer_reason(void)
+{
+    return dls_cuda_observer_active() ? "active" : g_reason;
+}
+
+void dls_cuda_observer_set_reason(const char *reason)
+{
+    pthread_mutex_lock(&g_lock);
+    if (!g_started)
+        snprintf(g_reason, sizeof g_reason, "%s", reason);
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* With the lock held: fails the start with a reason and one warning. */
+static int fail(const char *key, const char *reason)
+{
+    snprintf(g_reason, sizeof g_reason, "%s", reason);
+    dls_warn_once(key, "%s; running without CUDA observation", reason);
+    return 0;
+}
+
+/* dlopens the first CUPTI candidate that loads; NULL when none does. */
+static void *load_cupti(void)
+{
+    const char *forced = dls_config_get()->cupti_path;
+    if (forced)
+        return dlopen(forced, RTLD_NOW | RTLD_LOCAL);
+    static char libs[8][DLS_PATH_MAX];
+    static char cands[32][DLS_PATH_MAX];
+    size_t nlibs = dls_cuda_loaded_libs(libs, 8);
+    const char *loaded[8];
+    for (size_t i = 0; i < nlibs; i++)
+        loaded[i] = libs[i];
+    size_t n = dls_cupti_candidates(loaded, nlibs, cands, 32);
+    for (size_t i = 0; i < n; i++) {
+        void *h = dlopen(cands[i], RTLD_NOW | RTLD_LOCAL);
+        if (h)
+            return h;
+    }
+    return NULL;
+}
+
+/* With the lock held: enables or disables the ids of one table (launch ids only when
+ * `launch_only`). */
+static void enable_table(CUpti_CallbackDomain dom, const dls_cuda_cbid *t, size_t n, int on, int launch_only)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!launch_only || t[i].launch)
+            g_enable(on && (!t[i].launch || g_launch_on), g_sub, dom, t[i].cbid);
+}
+
+static int start_locked(void)
+{
+    if (dls_config_get()->mode == DLS_MODE_OFF) {
+        snprintf(g_reason, sizeof g_reason, "DLSYNC_MODE=off");
+        return 0;
+    }
+    void *lib = load_cupti();
+    if (!lib) {
+        char why[DLS_PATH_MAX + 192];
+        const char *forced = dls_config_get()->cupti_path;
+        const char *err = dlerror();
+        if (forced)
+            snprintf(why, sizeof why, "could not load CUPTI from DLSYNC_CUPTI=%s (%s)", forced, err ? err : "?");
+        else
+            snprintf(why, sizeof why, "could not find CUPTI beside the CUDA libraries or as libcupti.so.13 (set DLSYNC_CUPTI)");
+        return fail("cuda-no-cupti", why);
+    }
+    subscribe_v2_fn sub2 = (subscribe_v2_fn)dlsym(lib, "cuptiSubscribe_v2");
+    subscribe_fn sub1 = (subscribe_fn)dlsym(lib, "cuptiSubscribe");
+    g_enable = (enable_fn)dlsym(lib, "cuptiEnableCallback");
+    if ((!sub2 && !sub1) || !g_enable)
+        return fail("cuda-cupti-symbols", "the CUPTI library lacks cuptiSubscribe / cuptiEnableCallback");
+    char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = "";
+    CUptiResult r;
+    if (sub2) {
+        CUpti_SubscriberParams p = {
+            .structSize = CUpti_SubscriberParams_STRUCT_SIZE,
+            .subscriberName = "dlsync",
+            .oldSubscriberName = holder,
+            .oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN,
+        };
+        r = sub2(&g_sub, dls_cuda_callback, NULL, &p);
+    } else {
+        r = sub1(&g_sub, dls_cuda_callback, NULL);
+    }
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+        char why[160];
+        snprintf(why, sizeof why, "CUPTI subscription held by %s", holder[0] ? holder : "another tool");
+        return fail("cuda-subscriber", why);
+    }
+    if (r != CUPTI_SUCCESS) {
+        char why[64];
+        snprintf(why, sizeof why, "cuptiSubscribe failed (CUPTI error %d)", (int)r);
+        return fail("cuda-subscribe", why);
+    }
+    size_t nd, nr;
+    const dls_cuda_cbid *d = dls_cuda_driver_cbids(&nd);
+    const dls_cuda_cbid *rt = dls_cuda_runtime_cbids(&nr);
+    enable_table(CUPTI_CB_DOMAIN_DRIVER_API, d, nd, 1, 0);
+    enable_table(CUPTI_CB_DOMAIN_RUNTIME_API, rt, nr, 1, 0);
+    atomic_store_explicit(&g_active, 1, memory_order_release);
+    return 1;
+}
+
+int dls_cuda_observer_start(void)
+{
+    pthread_mutex_lock(&g_lock);
+    if (!g_started) {
+        g_started = 1;
+        start_locked();
+    }
+    pthread_mutex_unlock(&g_lock);
+    return dls_cuda_observer_active();
+}
+
+void dls_cuda_enable_launch_callbacks(int on)
+{
+    pthread_mutex_lock(&g_lock);
+    g_launch_on = on != 0;
+    if (dls_cuda_observer_active()) {
+        size_t nd, nr;
+        const dls_cuda_cbid *d = dls_cuda_driver_cbids(&nd);
+        const dls_cuda_cbid *rt = dls_cuda_runtime_cbids(&nr);
+        enable_table(CUPTI_CB_DOMAIN_DRIVER_API, d, nd, 1, 1);
+        enable_table(CUPTI_CB_DOMAIN_RUNTIME_API, rt, nr, 1, 1);
+        dls_cuda_callback_reset_runtime_frames();
+    }
+    pthread_mutex_unlock(&g_lock);
+}

@@ -1,0 +1,30 @@
+/* The CUPTI observer's lifecycle: loading libcupti, subscribing, enabling callback ids.
+ *
+ * The observer starts from InitializeInjection (inject.c), which the driver calls during cuInit
+ * when CUDA_INJECTION64_PATH names libdlsync.so. It loads CUPTI with dlopen (DLSYNC_CUPTI, else
+ * beside the loaded CUDA libraries, else by soname), subscribes as "dlsync" with
+ * cuptiSubscribe_v2, and enables exactly the callback ids in cbids.h. When CUPTI cannot be loaded
+ * or another tool holds the subscription, it warns once and stays inactive: the policy then
+ * falls back (dls_cuda_observer_active / _reason). Thread-safe. */
+#ifndef DLS_CUDA_OBSERVER_H
+#define DLS_CUDA_OBSERVER_H
+
+/* Starts the observer once (later calls return the first outcome). Returns 1 when active. */
+int dls_cuda_observer_start(void);
+
+/* 1 when CUPTI callbacks are being delivered, else 0. */
+int dls_cuda_observer_active(void);
+
+/* Why the observer is not active ("CUDA was not initialized in this process", "CUPTI
+ * subscription held by <tool>", ...), or "active". Never NULL; the string stays valid. */
+const char *dls_cuda_observer_reason(void);
+
+/* Records why the observer cannot start before it was asked to (the shim was not able to
+ * arrange its injection); ignored once the observer started. */
+void dls_cuda_observer_set_reason(const char *reason);
+
+/* Switches the kernel-launch callback ids (driver and runtime) on or off; on by default. The
+ * last setting is applied when the observer starts later. */
+void dls_cuda_enable_launch_callbacks(int on);
+
+#endif

@@ -1,0 +1,66 @@
+/* Names and one-line formatting of observed operations (see ops.h). */
+#include "ops.h"
+
+#include <stdio.h>
+
+static const char *const kind_names[DLS_OP_KIND_COUNT] = {
+    [DLS_OP_LAUNCH] = "launch",
+    [DLS_OP_MEMCPY] = "memcpy",
+    [DLS_OP_MEMSET] = "memset",
+    [DLS_OP_HOST_FUNC] = "host-func",
+    [DLS_OP_GRAPH_LAUNCH] = "graph-launch",
+    [DLS_OP_EVENT_CREATE] = "event-create",
+    [DLS_OP_EVENT_RECORD] = "event-record",
+    [DLS_OP_EVENT_DESTROY] = "event-destroy",
+    [DLS_OP_STREAM_WAIT_EVENT] = "stream-wait-event",
+    [DLS_OP_EVENT_SYNC] = "event-sync",
+    [DLS_OP_EVENT_QUERY] = "event-query",
+    [DLS_OP_STREAM_SYNC] = "stream-sync",
+    [DLS_OP_STREAM_QUERY] = "stream-query",
+    [DLS_OP_CTX_SYNC] = "ctx-sync",
+    [DLS_OP_STREAM_CREATE] = "stream-create",
+    [DLS_OP_STREAM_DESTROY] = "stream-destroy",
+    [DLS_OP_FREE] = "free",
+};
+
+const char *dls_cuda_op_kind_name(dls_op_kind k)
+{
+    return (unsigned)k < DLS_OP_KIND_COUNT ? kind_names[k] : "unknown";
+}
+
+const char *dls_cuda_stream_kind_name(dls_stream_kind k)
+{
+    switch (k) {
+    case DLS_STREAM_NONE:
+        return "none";
+    case DLS_STREAM_LEGACY:
+        return "legacy";
+    case DLS_STREAM_PER_THREAD:
+        return "per-thread";
+    case DLS_STREAM_BLOCKING:
+        return "blocking";
+    case DLS_STREAM_NON_BLOCKING:
+        return "non-blocking";
+    default:
+        return "unknown";
+    }
+}
+
+size_t dls_cuda_op_format(const dls_cuda_op *op, char *buf, size_t n)
+{
+    if (!n)
+        return 0;
+    int has_stream = (op->flags & DLS_OPF_HAS_STREAM) != 0;
+    int m = snprintf(buf, n,
+                     "op %s %s api=%s stream=%llu/%s event=%llu ranges=%u words=%u conservative=%d result=%d name=%s",
+                     op->phase == DLS_PHASE_ENTER ? "enter" : "exit", dls_cuda_op_kind_name(op->kind),
+                     op->api ? op->api : "?", has_stream ? (unsigned long long)op->stream.id : 0ull,
+                     dls_cuda_stream_kind_name(has_stream ? op->stream.kind : DLS_STREAM_NONE),
+                     (op->flags & DLS_OPF_HAS_EVENT) ? (unsigned long long)op->event_id : 0ull, op->nranges,
+                     op->nwords, (op->flags & DLS_OPF_CONSERVATIVE) != 0, op->result, op->name ? op->name : "-");
+    if (m < 0) {
+        buf[0] = '\0';
+        return 0;
+    }
+    return (size_t)m < n ? (size_t)m : n - 1;
+}

@@ -1,0 +1,124 @@
+/* The stream of CUDA operations the observer hands to the policy layer.
+ *
+ * The observer (shim/cuda) turns every CUPTI driver-API callback it handles into one
+ * dls_cuda_op, delivered twice to the registered sink: at DLS_PHASE_ENTER, before the driver
+ * enqueues the work (the sink may inject waits then, through drv.h), and at DLS_PHASE_EXIT,
+ * after the call returned (with its CUresult). Both phases carry the same decoded content,
+ * except that a stream creation knows its stream only at EXIT.
+ *
+ * One operation, one report: the driver domain is the authority for what happened. When the
+ * call was made by the CUDA runtime, the runtime call only annotates the driver operation
+ * (`api` names the runtime function, `rt_correlation_id` its CUPTI correlation id), so a
+ * cudaMemcpyAsync and the cuMemcpyAsync beneath it are one operation.
+ *
+ * Everything an op points to (ranges, words, names) is valid only during the sink call. The
+ * sink runs on the thread that made the CUDA call, inside a CUPTI callback: it must not block
+ * on other CUDA threads, and every CUDA call it makes must go through drv.h. */
+#ifndef DLS_CUDA_OPS_H
+#define DLS_CUDA_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    DLS_OP_LAUNCH = 0,        /* kernel launch, every form (ranges: none; words: the arguments) */
+    DLS_OP_MEMCPY,            /* copy: a read range (source) and a write range (destination) */
+    DLS_OP_MEMSET,            /* set: one write range */
+    DLS_OP_HOST_FUNC,         /* cuLaunchHostFunc / cuStreamAddCallback: host code on a stream */
+    DLS_OP_GRAPH_LAUNCH,      /* graph launch: always conservative (may touch anything) */
+    DLS_OP_EVENT_CREATE,      /* event known at EXIT (event_id fresh) */
+    DLS_OP_EVENT_RECORD,      /* event recorded on stream */
+    DLS_OP_EVENT_DESTROY,     /* event id retired after EXIT */
+    DLS_OP_STREAM_WAIT_EVENT, /* stream waits for the event's last record */
+    DLS_OP_EVENT_SYNC,        /* host waits for the event */
+    DLS_OP_EVENT_QUERY,       /* host polls the event; result 0 (CUDA_SUCCESS) = complete */
+    DLS_OP_STREAM_SYNC,       /* host waits for the stream */
+    DLS_OP_STREAM_QUERY,      /* host polls the stream; result 0 = all its work complete */
+    DLS_OP_CTX_SYNC,          /* host waits for every stream of the context */
+    DLS_OP_STREAM_CREATE,     /* stream known at EXIT, with its kind */
+    DLS_OP_STREAM_DESTROY,    /* stream id retired after EXIT */
+    DLS_OP_FREE,              /* cuMemFree / cuMemFreeHost (host-ordered) or cuMemFreeAsync (on stream) */
+    DLS_OP_KIND_COUNT
+} dls_op_kind;
+
+typedef enum { DLS_PHASE_ENTER = 0, DLS_PHASE_EXIT = 1 } dls_op_phase;
+
+typedef enum {
+    DLS_STREAM_NONE = 0,       /* the op has no stream */
+    DLS_STREAM_LEGACY,         /* the legacy default stream (NULL, CU_STREAM_LEGACY) */
+    DLS_STREAM_PER_THREAD,     /* the per-thread default stream (CU_STREAM_PER_THREAD, NULL in _ptsz/_ptds calls) */
+    DLS_STREAM_BLOCKING,       /* created without CU_STREAM_NON_BLOCKING: syncs with the legacy stream */
+    DLS_STREAM_NON_BLOCKING,   /* created with CU_STREAM_NON_BLOCKING */
+    DLS_STREAM_UNKNOWN,        /* a stream whose flags could not be read */
+} dls_stream_kind;
+
+/* A stream as the driver names it. `id` is the driver's stream id (cuStreamGetId: unique in the
+ * process, never reused, so it is the identity to key models on); `resolved` is 0 when it could
+ * not be read (then id is 0 and only handle/kind are meaningful). */
+typedef struct {
+    uint64_t id;
+    uintptr_t handle;  /* the handle as passed by the caller (0, 0x1, 0x2 or a real CUstream) */
+    uint64_t ctx_id;   /* cuCtxGetId of the stream's context; 0 when unknown */
+    uintptr_t ctx;     /* CUcontext of the stream */
+    dls_stream_kind kind;
+    int resolved;
+} dls_cuda_stream;
+
+#define DLS_ACCESS_READ 1u
+#define DLS_ACCESS_WRITE 2u
+
+/* A byte range [addr, addr + len) the op reads or writes (unified virtual addresses: device and
+ * pinned or pageable host memory alike). 2D/3D copies and sets give their bounding range. */
+typedef struct {
+    uintptr_t addr;
+    size_t len;
+    unsigned access; /* DLS_ACCESS_READ or DLS_ACCESS_WRITE */
+} dls_cuda_range;
+
+/* dls_cuda_op.flags */
+#define DLS_OPF_CONSERVATIVE 1u /* what the op touches is not known: treat it as touching anything in its context */
+#define DLS_OPF_ASYNC 2u        /* an *Async / stream-taking form: not ordered with the host */
+#define DLS_OPF_HAS_STREAM 4u   /* `stream` is meaningful */
+#define DLS_OPF_HAS_EVENT 8u    /* `event` / `event_id` are meaningful */
+#define DLS_OPF_WORDS_EXACT 16u /* launches: `words` hold every aligned pointer-sized word of the arguments */
+
+typedef struct {
+    dls_op_kind kind;
+    dls_op_phase phase;
+    int result;                 /* EXIT: the call's CUresult; ENTER: 0 */
+    unsigned flags;             /* DLS_OPF_* */
+    uint32_t cbid;              /* CUPTI driver callback id of the call */
+    const char *api;            /* the runtime function when the runtime made the call, else the driver function */
+    const char *name;           /* launches: the kernel's symbol name (may be NULL); else NULL */
+    uint64_t tid;               /* kernel thread id of the calling thread */
+    uint32_t correlation_id;    /* CUPTI correlation id of the driver call */
+    uint32_t rt_correlation_id; /* CUPTI correlation id of the runtime call above it, 0 if none */
+    dls_cuda_stream stream;     /* with DLS_OPF_HAS_STREAM; sync copies and sets: the default stream they run on */
+    uintptr_t event;            /* with DLS_OPF_HAS_EVENT: the CUevent */
+    uint64_t event_id;          /* stable per event lifetime: a handle reused after destroy gets a new id */
+    unsigned event_flags;       /* EVENT_CREATE: the CU_EVENT_* flags; EVENT_RECORD: CU_EVENT_RECORD_* flags */
+    uintptr_t ctx;              /* CTX_SYNC: the context synchronized (the current one when the call names none) */
+    const dls_cuda_range *ranges;
+    uint32_t nranges;
+    const uint64_t *words;      /* launches: aligned 8-byte words of the argument buffer, in order */
+    uint32_t nwords;
+} dls_cuda_op;
+
+/* The policy's receiver of operations. Called on the CUDA-calling thread; see the file comment. */
+typedef void (*dls_cuda_sink)(const dls_cuda_op *op, void *user);
+
+/* Registers the sink (NULL removes it). Safe to call at any time from any thread; operations
+ * already being delivered may still reach the previous sink. */
+void dls_cuda_set_sink(dls_cuda_sink fn, void *user);
+
+/* Stable lower-case names, used in logs: "launch", "memcpy", ... and "legacy", "per-thread",
+ * "blocking", "non-blocking", "unknown", "none". Never NULL. */
+const char *dls_cuda_op_kind_name(dls_op_kind k);
+const char *dls_cuda_stream_kind_name(dls_stream_kind k);
+
+/* Writes a one-line description of op into buf (size n, always NUL-terminated, no newline):
+ * "op <enter|exit> <kind> api=<api> stream=<id>/<kind> event=<id> ranges=<n> words=<n>
+ * conservative=<0|1> result=<r> name=<kernel>". Returns the length written. */
+size_t dls_cuda_op_format(const dls_cuda_op *op, char *buf, size_t n);
+
+#endif

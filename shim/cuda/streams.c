@@ -1,0 +1,161 @@
+/* Stream resolution cache and event ids (see streams.h). */
+#include "streams.h"
+
+#include "drv.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CACHE_SLOTS 64 /* per thread, direct-mapped */
+
+typedef struct {
+    uint64_t gen; /* 0 = empty */
+    uintptr_t key;
+    uintptr_t key_ctx;
+    dls_cuda_stream s;
+} cache_slot;
+
+static atomic_uint_fast64_t g_gen = 1;
+static __thread cache_slot t_cache[CACHE_SLOTS];
+
+void dls_cuda_streams_invalidate(void)
+{
+    atomic_fetch_add_explicit(&g_gen, 1, memory_order_acq_rel);
+}
+
+/* Asks the driver for what the cache does not know. */
+static void query(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, dls_cuda_stream *s)
+{
+    unsigned long long id = 0;
+    s->resolved = dls_drv_stream_get_id(canonical, &id) == CUDA_SUCCESS;
+    s->id = s->resolved ? id : 0;
+    CUcontext ctx = cur_ctx;
+    if (kind != DLS_STREAM_LEGACY && kind != DLS_STREAM_PER_THREAD) {
+        CUcontext c = NULL;
+        if (dls_drv_stream_get_ctx(canonical, &c) == CUDA_SUCCESS && c)
+            ctx = c;
+        unsigned int flags = 0;
+        if (dls_drv_stream_get_flags(canonical, &flags) == CUDA_SUCCESS)
+            kind = (flags & CU_STREAM_NON_BLOCKING) ? DLS_STREAM_NON_BLOCKING : DLS_STREAM_BLOCKING;
+        else
+            kind = DLS_STREAM_UNKNOWN;
+    }
+    unsigned long long ctx_id = 0;
+    if (!ctx || dls_drv_ctx_get_id(ctx, &ctx_id) != CUDA_SUCCESS)
+        ctx_id = 0;
+    s->kind = kind;
+    s->ctx = (uintptr_t)ctx;
+    s->ctx_id = ctx_id;
+}
+
+void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, dls_cuda_stream *out)
+{
+    dls_stream_kind kind = DLS_STREAM_UNKNOWN;
+    CUstream canonical = h;
+    if (h == NULL)
+        canonical = per_thread_call ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
+    if (canonical == CU_STREAM_LEGACY)
+        kind = DLS_STREAM_LEGACY;
+    else if (canonical == CU_STREAM_PER_THREAD)
+        kind = DLS_STREAM_PER_THREAD;
+    /* Default streams belong to the current context; real handles are global. */
+    uintptr_t key = (uintptr_t)canonical;
+    uintptr_t key_ctx = kind == DLS_STREAM_UNKNOWN ? 0 : (uintptr_t)cur_ctx;
+    uint64_t gen = atomic_load_explicit(&g_gen, memory_order_acquire);
+    cache_slot *slot = &t_cache[((key >> 4) ^ (key_ctx >> 4) ^ key) % CACHE_SLOTS];
+    if (slot->gen == gen && slot->key == key && slot->key_ctx == key_ctx) {
+        *out = slot->s;
+        out->handle = (uintptr_t)h;
+        return;
+    }
+    dls_cuda_stream s = {.handle = (uintptr_t)h};
+    query(canonical, kind, cur_ctx, &s);
+    *out = s;
+    if (s.resolved) {
+        slot->gen = gen;
+        slot->key = key;
+        slot->key_ctx = key_ctx;
+        slot->s = s;
+    }
+}
+
+/* Event ids: a chained hash table under one lock (events are not on the launch path). */
+#define EV_BUCKETS 1024
+
+typedef struct ev_node {
+    struct ev_node *next;
+    uintptr_t handle;
+    uint64_t id;
+} ev_node;
+
+static pthread_mutex_t g_ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static ev_node *g_ev[EV_BUCKETS];
+static uint64_t g_next_event_id = 1;
+
+static size_t ev_bucket(uintptr_t h)
+{
+    return ((h >> 4) ^ (h >> 14)) % EV_BUCKETS;
+}
+
+/* With the lock held: the node of h, or NULL; *link gets the pointer that points to it. */
+static ev_node *ev_find(uintptr_t h, ev_node ***link)
+{
+    ev_node **p = &g_ev[ev_bucket(h)];
+    while (*p && (*p)->handle != h)
+        p = &(*p)->next;
+    *link = p;
+    return *p;
+}
+
+/* Returns e's id, giving it a new one when `fresh` or when it has none. 0 when out of memory. */
+static uint64_t ev_lookup(CUevent e, int fresh)
+{
+    if (!e)
+        return 0;
+    uintptr_t h = (uintptr_t)e;
+    uint64_t id = 0;
+    pthread_mutex_lock(&g_ev_lock);
+    ev_node **link;
+    ev_node *n = ev_find(h, &link);
+    if (n && fresh) {
+        n->id = g_next_event_id++;
+        id = n->id;
+    } else if (n) {
+        id = n->id;
+    } else {
+        n = malloc(sizeof *n);
+        if (n) {
+            n->handle = h;
+            n->id = g_next_event_id++;
+            n->next = NULL;
+            *link = n;
+            id = n->id;
+        }
+    }
+    pthread_mutex_unlock(&g_ev_lock);
+    return id;
+}
+
+uint64_t dls_cuda_event_id(CUevent e)
+{
+    return ev_lookup(e, 0);
+}
+
+uint64_t dls_cuda_event_id_new(CUevent e)
+{
+    return ev_lookup(e, 1);
+}
+
+void dls_cuda_event_forget(CUevent e)
+{
+    pthread_mutex_lock(&g_ev_lock);
+    ev_node **link;
+    ev_node *n = ev_find((uintptr_t)e, &link);
+    if (n) {
+        *link = n->next;
+        free(n);
+    }
+    pthread_mutex_unlock(&g_ev_lock);
+}

@@ -1,0 +1,447 @@
+/* Unit tests of shim/cuda decoding: every operation kind decoded from fabricated CUPTI callback
+ * data with the real parameter structs, stream identity and kinds, argument words, ranges. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "test_cuda_fake.h"
+
+#include "cuda/cbids.h"
+#include "cuda/decode.h"
+#include "cuda/kparams.h"
+#include "cuda/streams.h"
+
+#define CBID(name) CUPTI_DRIVER_TRACE_CBID_##name
+
+static dls_cuda_scratch scratch;
+
+static int setup(void **state)
+{
+    (void)state;
+    fake_reset();
+    dls_cuda_streams_invalidate();
+    dls_cuda_kparams_invalidate();
+    return 0;
+}
+
+/* Decodes the single op of a call at `site`; fails the test when there is none. */
+static dls_cuda_op decode1(CUpti_CallbackId cbid, CUpti_ApiCallbackSite site, const char *fn, const void *params)
+{
+    CUpti_CallbackData cb = fake_cb(site, fn, params);
+    dls_cuda_op op;
+    assert_int_equal(dls_cuda_decode(cbid, &cb, 0, &op, &scratch), 1);
+    dls_cuda_op none;
+    assert_int_equal(dls_cuda_decode(cbid, &cb, 1, &none, &scratch), 0);
+    return op;
+}
+
+static void assert_range(const dls_cuda_op *op, uint32_t i, uintptr_t addr, size_t len, unsigned access)
+{
+    assert_true(i < op->nranges);
+    assert_int_equal(op->ranges[i].addr, addr);
+    assert_int_equal(op->ranges[i].len, len);
+    assert_int_equal(op->ranges[i].access, access);
+}
+
+struct two_ptrs {
+    void *a, *b;
+};
+
+/* f(float *p, int n, struct two_ptrs s) with the driver's layout: offsets 0, 8, 16. */
+static void add_kernel(CUfunction f, int as_kernel)
+{
+    fake_kernels[0] = (fake_kernel){.f = f, .n = 3, .off = {0, 8, 16}, .size = {8, 4, 16}, .as_kernel = as_kernel};
+}
+
+static void launch_words_follow_the_parameter_layout(void **state)
+{
+    (void)state;
+    CUfunction f = (CUfunction)0xf00;
+    add_kernel(f, 0);
+    void *p = (void *)0x1000;
+    int n = 5;
+    struct two_ptrs s = {(void *)0x2000, (void *)0x3000};
+    void *args[] = {&p, &n, &s};
+    cuLaunchKernel_params lp = {.f = f, .hStream = NULL, .kernelParams = args};
+    dls_cuda_op op = decode1(CBID(cuLaunchKernel), CUPTI_API_ENTER, "cuLaunchKernel", &lp);
+    assert_int_equal(op.kind, DLS_OP_LAUNCH);
+    assert_true(op.flags & DLS_OPF_WORDS_EXACT);
+    assert_false(op.flags & DLS_OPF_CONSERVATIVE);
+    assert_true(op.flags & DLS_OPF_ASYNC);
+    assert_int_equal(op.nwords, 3); /* the int leaves no aligned 8-byte word */
+    assert_int_equal(op.words[0], 0x1000);
+    assert_int_equal(op.words[1], 0x2000);
+    assert_int_equal(op.words[2], 0x3000);
+    assert_int_equal(op.stream.kind, DLS_STREAM_LEGACY);
+    assert_int_equal(op.stream.id, FAKE_LEGACY_ID);
+    assert_true(op.stream.resolved);
+}
+
+static void layout_is_asked_once_per_function(void **state)
+{
+    (void)state;
+    CUfunction f = (CUfunction)0xf10;
+    add_kernel(f, 0);
+    void *p = NULL;
+    int n = 0;
+    struct two_ptrs s = {0};
+    void *args[] = {&p, &n, &s};
+    cuLaunchKernel_params lp = {.f = f, .kernelParams = args};
+    decode1(CBID(cuLaunchKernel), CUPTI_API_ENTER, "cuLaunchKernel", &lp);
+    int asked = fake_param_info_calls;
+    assert_true(asked > 0);
+    decode1(CBID(cuLaunchKernel), CUPTI_API_EXIT, "cuLaunchKernel", &lp);
+    assert_int_equal(fake_param_info_calls, asked);
+    dls_cuda_kparams_invalidate(); /* a module unload */
+    decode1(CBID(cuLaunchKernel), CUPTI_API_ENTER, "cuLaunchKernel", &lp);
+    assert_true(fake_param_info_calls > asked);
+}
+
+static void a_cukernel_handle_uses_kernel_param_info(void **state)
+{
+    (void)state;
+    CUfunction f = (CUfunction)0xf20;
+    add_kernel(f, 1);
+    void *p = (void *)0xabc0;
+    int n = 1;
+    struct two_ptrs s = {0};
+    void *args[] = {&p, &n, &s};
+    cuLaunchKernel_ptsz_params lp = {.f = f, .kernelParams = args};
+    dls_cuda_op op = decode1(CBID(cuLaunchKernel_ptsz), CUPTI_API_ENTER, "cuLaunchKernel_ptsz", &lp);
+    assert_true(op.flags & DLS_OPF_WORDS_EXACT);
+    assert_int_equal(op.words[0], 0xabc0);
+    /* NULL in a _ptsz call is the per-thread default stream. */
+    assert_int_equal(op.stream.kind, DLS_STREAM_PER_THREAD);
+    assert_int_equal(op.stream.id, FAKE_PER_THREAD_ID);
+}
+
+static void extra_buffer_is_scanned_whole(void **state)
+{
+    (void)state;
+    uint64_t buf[3] = {0x10, 0x20, 0x30};
+    size_t size = sizeof buf;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+    cuLaunchKernel_params lp = {.f = (CUfunction)0xf30, .extra = extra};
+    dls_cuda_op op = decode1(CBID(cuLaunchKernel), CUPTI_API_ENTER, "cuLaunchKernel", &lp);
+    assert_true(op.flags & DLS_OPF_WORDS_EXACT);
+    assert_int_equal(op.nwords, 3);
+    assert_int_equal(op.words[2], 0x30);
+    assert_int_equal(fake_param_info_calls, 0);
+}
+
+static void unknown_layout_is_conservative(void **state)
+{
+    (void)state;
+    void *p = NULL;
+    void *args[] = {&p};
+    cuLaunchCooperativeKernel_params lp = {.f = (CUfunction)0xf40, .kernelParams = args};
+    dls_cuda_op op = decode1(CBID(cuLaunchCooperativeKernel), CUPTI_API_ENTER, "cuLaunchCooperativeKernel", &lp);
+    assert_int_equal(op.kind, DLS_OP_LAUNCH);
+    assert_true(op.flags & DLS_OPF_CONSERVATIVE);
+    assert_false(op.flags & DLS_OPF_WORDS_EXACT);
+}
+
+static void launch_ex_takes_the_stream_from_its_config(void **state)
+{
+    (void)state;
+    fake_streams[0] = (fake_stream){.h = (CUstream)0x5000, .id = 42, .flags = CU_STREAM_NON_BLOCKING};
+    CUlaunchConfig cfg = {.hStream = (CUstream)0x5000};
+    uint64_t buf[1] = {0x99};
+    size_t size = 8;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+    cuLaunchKernelEx_params lp = {.config = &cfg, .f = (CUfunction)0xf50, .extra = extra};
+    dls_cuda_op op = decode1(CBID(cuLaunchKernelEx), CUPTI_API_ENTER, "cuLaunchKernelEx", &lp);
+    assert_int_equal(op.stream.id, 42);
+    assert_int_equal(op.stream.kind, DLS_STREAM_NON_BLOCKING);
+    assert_int_equal(op.stream.handle, 0x5000);
+    assert_int_equal(op.stream.ctx, (uintptr_t)FAKE_CTX);
+    assert_int_equal(op.stream.ctx_id, (uintptr_t)FAKE_CTX >> 8);
+}
+
+static void multi_device_launch_is_one_op_per_device(void **state)
+{
+    (void)state;
+    fake_streams[0] = (fake_stream){.h = (CUstream)0x5100, .id = 51};
+    fake_streams[1] = (fake_stream){.h = (CUstream)0x5200, .id = 52};
+    CUDA_LAUNCH_PARAMS l[2] = {{.function = (CUfunction)0xf60, .hStream = (CUstream)0x5100},
+                               {.function = (CUfunction)0xf60, .hStream = (CUstream)0x5200}};
+    cuLaunchCooperativeKernelMultiDevice_params lp = {.launchParamsList = l, .numDevices = 2};
+    CUpti_CallbackData cb = fake_cb(CUPTI_API_ENTER, "cuLaunchCooperativeKernelMultiDevice", &lp);
+    dls_cuda_op op;
+    assert_int_equal(dls_cuda_decode(CBID(cuLaunchCooperativeKernelMultiDevice), &cb, 0, &op, &scratch), 1);
+    assert_int_equal(op.stream.id, 51);
+    assert_int_equal(dls_cuda_decode(CBID(cuLaunchCooperativeKernelMultiDevice), &cb, 1, &op, &scratch), 1);
+    assert_int_equal(op.stream.id, 52);
+    assert_int_equal(dls_cuda_decode(CBID(cuLaunchCooperativeKernelMultiDevice), &cb, 2, &op, &scratch), 0);
+}
+
+static void sync_copy_runs_on_the_default_stream(void **state)
+{
+    (void)state;
+    char host[64];
+    cuMemcpyHtoD_v2_params p = {.dstDevice = 0x9000, .srcHost = host, .ByteCount = 64};
+    dls_cuda_op op = decode1(CBID(cuMemcpyHtoD_v2), CUPTI_API_ENTER, "cuMemcpyHtoD_v2", &p);
+    assert_int_equal(op.kind, DLS_OP_MEMCPY);
+    assert_false(op.flags & DLS_OPF_ASYNC);
+    assert_int_equal(op.stream.kind, DLS_STREAM_LEGACY);
+    assert_int_equal(op.nranges, 2);
+    assert_range(&op, 0, (uintptr_t)host, 64, DLS_ACCESS_READ);
+    assert_range(&op, 1, 0x9000, 64, DLS_ACCESS_WRITE);
+    cuMemcpyHtoD_v2_ptds_params q = {.dstDevice = 0x9000, .srcHost = host, .ByteCount = 8};
+    op = decode1(CBID(cuMemcpyHtoD_v2_ptds), CUPTI_API_ENTER, "cuMemcpyHtoD_v2_ptds", &q);
+    assert_int_equal(op.stream.kind, DLS_STREAM_PER_THREAD);
+}
+
+static void async_copy_is_on_its_stream(void **state)
+{
+    (void)state;
+    fake_streams[0] = (fake_stream){.h = (CUstream)0x5300, .id = 53};
+    char host[16];
+    cuMemcpyDtoHAsync_v2_params p = {.dstHost = host, .srcDevice = 0xa000, .ByteCount = 16, .hStream = (CUstream)0x5300};
+    dls_cuda_op op = decode1(CBID(cuMemcpyDtoHAsync_v2), CUPTI_API_ENTER, "cuMemcpyDtoHAsync_v2", &p);
+    assert_true(op.flags & DLS_OPF_ASYNC);
+    assert_int_equal(op.stream.id, 53);
+    assert_int_equal(op.stream.kind, DLS_STREAM_BLOCKING);
+    assert_range(&op, 0, 0xa000, 16, DLS_ACCESS_READ);
+    assert_range(&op, 1, (uintptr_t)host, 16, DLS_ACCESS_WRITE);
+    /* The stream handle 0x1 is the legacy stream whatever the call. */
+    cuMemcpyAsync_ptsz_params q = {.dst = 0xb000, .src = 0xc000, .ByteCount = 4, .hStream = CU_STREAM_LEGACY};
+    op = decode1(CBID(cuMemcpyAsync_ptsz), CUPTI_API_ENTER, "cuMemcpyAsync_ptsz", &q);
+    assert_int_equal(op.stream.kind, DLS_STREAM_LEGACY);
+}
+
+static void array_side_has_no_range(void **state)
+{
+    (void)state;
+    cuMemcpyDtoA_v2_params p = {.dstArray = (CUarray)0x1, .dstOffset = 0, .srcDevice = 0xd000, .ByteCount = 32};
+    dls_cuda_op op = decode1(CBID(cuMemcpyDtoA_v2), CUPTI_API_ENTER, "cuMemcpyDtoA_v2", &p);
+    assert_int_equal(op.nranges, 1);
+    assert_range(&op, 0, 0xd000, 32, DLS_ACCESS_READ);
+}
+
+static void copies_2d_and_3d_give_bounding_ranges(void **state)
+{
+    (void)state;
+    CUDA_MEMCPY2D c = {.srcXInBytes = 4, .srcY = 1, .srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = 0x10000,
+                       .srcPitch = 256, .dstMemoryType = CU_MEMORYTYPE_HOST, .dstHost = (void *)0x20000,
+                       .dstPitch = 128, .WidthInBytes = 100, .Height = 3};
+    cuMemcpy2DAsync_v2_params p = {.pCopy = &c, .hStream = NULL};
+    dls_cuda_op op = decode1(CBID(cuMemcpy2DAsync_v2), CUPTI_API_ENTER, "cuMemcpy2DAsync_v2", &p);
+    assert_range(&op, 0, 0x10000 + 256 + 4, 2 * 256 + 100, DLS_ACCESS_READ);
+    assert_range(&op, 1, 0x20000, 2 * 128 + 100, DLS_ACCESS_WRITE);
+
+    CUDA_MEMCPY3D d = {.srcMemoryType = CU_MEMORYTYPE_UNIFIED, .srcDevice = 0x40000, .srcPitch = 64,
+                       .srcHeight = 4, .srcZ = 1, .dstMemoryType = CU_MEMORYTYPE_ARRAY,
+                       .WidthInBytes = 10, .Height = 2, .Depth = 3};
+    cuMemcpy3D_v2_params q = {.pCopy = &d};
+    op = decode1(CBID(cuMemcpy3D_v2), CUPTI_API_ENTER, "cuMemcpy3D_v2", &q);
+    assert_int_equal(op.nranges, 1);
+    assert_range(&op, 0, 0x40000 + 4 * 64, (2 * 4 + 1) * 64 + 10, DLS_ACCESS_READ);
+}
+
+static void sets_cover_their_elements(void **state)
+{
+    (void)state;
+    cuMemsetD32_v2_params p = {.dstDevice = 0x50000, .ui = 7, .N = 10};
+    dls_cuda_op op = decode1(CBID(cuMemsetD32_v2), CUPTI_API_ENTER, "cuMemsetD32_v2", &p);
+    assert_int_equal(op.kind, DLS_OP_MEMSET);
+    assert_int_equal(op.nranges, 1);
+    assert_range(&op, 0, 0x50000, 40, DLS_ACCESS_WRITE);
+    cuMemsetD2D16Async_ptsz_params q = {.dstDevice = 0x60000, .dstPitch = 64, .Width = 10, .Height = 3};
+    op = decode1(CBID(cuMemsetD2D16Async_ptsz), CUPTI_API_ENTER, "cuMemsetD2D16Async_ptsz", &q);
+    assert_true(op.flags & DLS_OPF_ASYNC);
+    assert_int_equal(op.stream.kind, DLS_STREAM_PER_THREAD);
+    assert_range(&op, 0, 0x60000, 2 * 64 + 20, DLS_ACCESS_WRITE);
+}
+
+static void batches_list_every_copy_and_3d_batches_are_conservative(void **state)
+{
+    (void)state;
+    CUdeviceptr dsts[2] = {0x100, 0x300}, srcs[2] = {0x200, 0x400};
+    size_t sizes[2] = {8, 16};
+    cuMemcpyBatchAsync_v2_params p = {.dsts = dsts, .srcs = srcs, .sizes = sizes, .count = 2};
+    dls_cuda_op op = decode1(CBID(cuMemcpyBatchAsync_v2), CUPTI_API_ENTER, "cuMemcpyBatchAsync_v2", &p);
+    assert_int_equal(op.nranges, 4);
+    assert_range(&op, 2, 0x400, 16, DLS_ACCESS_READ);
+    assert_range(&op, 3, 0x300, 16, DLS_ACCESS_WRITE);
+    assert_false(op.flags & DLS_OPF_CONSERVATIVE);
+    cuMemcpy3DBatchAsync_v2_params q = {.numOps = 1};
+    op = decode1(CBID(cuMemcpy3DBatchAsync_v2), CUPTI_API_ENTER, "cuMemcpy3DBatchAsync_v2", &q);
+    assert_true(op.flags & DLS_OPF_CONSERVATIVE);
+}
+
+static void free_reports_the_whole_allocation_at_both_phases(void **state)
+{
+    (void)state;
+    fake_allocs[0] = (fake_alloc){.base = 0x70000, .size = 4096};
+    cuMemFree_v2_params p = {.dptr = 0x70000};
+    dls_cuda_op op = decode1(CBID(cuMemFree_v2), CUPTI_API_ENTER, "cuMemFree_v2", &p);
+    assert_int_equal(op.kind, DLS_OP_FREE);
+    assert_range(&op, 0, 0x70000, 4096, DLS_ACCESS_WRITE);
+    fake_allocs[0].size = 0; /* freed: the driver no longer knows it */
+    op = decode1(CBID(cuMemFree_v2), CUPTI_API_EXIT, "cuMemFree_v2", &p);
+    assert_range(&op, 0, 0x70000, 4096, DLS_ACCESS_WRITE);
+    cuMemFreeAsync_params q = {.dptr = 0x80000, .hStream = NULL};
+    op = decode1(CBID(cuMemFreeAsync), CUPTI_API_ENTER, "cuMemFreeAsync", &q);
+    assert_true(op.flags & DLS_OPF_CONSERVATIVE); /* unknown allocation */
+    assert_true(op.flags & DLS_OPF_HAS_STREAM);
+}
+
+static void events_keep_ids_until_destroyed(void **state)
+{
+    (void)state;
+    CUevent e = (CUevent)0xe100;
+    cuEventCreate_params cp = {.phEvent = &e, .Flags = CU_EVENT_DISABLE_TIMING};
+    dls_cuda_op op = decode1(CBID(cuEventCreate), CUPTI_API_ENTER, "cuEventCreate", &cp);
+    assert_false(op.flags & DLS_OPF_HAS_EVENT);
+    op = decode1(CBID(cuEventCreate), CUPTI_API_EXIT, "cuEventCreate", &cp);
+    assert_int_equal(op.kind, DLS_OP_EVENT_CREATE);
+    assert_int_equal(op.event_flags, CU_EVENT_DISABLE_TIMING);
+    uint64_t id = op.event_id;
+    assert_true(id > 0);
+    cuEventRecord_params rp = {.hEvent = e, .hStream = NULL};
+    op = decode1(CBID(cuEventRecord), CUPTI_API_ENTER, "cuEventRecord", &rp);
+    assert_int_equal(op.kind, DLS_OP_EVENT_RECORD);
+    assert_int_equal(op.event_id, id);
+    assert_int_equal(op.stream.kind, DLS_STREAM_LEGACY);
+    cuStreamWaitEvent_params wp = {.hStream = CU_STREAM_PER_THREAD, .hEvent = e};
+    op = decode1(CBID(cuStreamWaitEvent), CUPTI_API_ENTER, "cuStreamWaitEvent", &wp);
+    assert_int_equal(op.kind, DLS_OP_STREAM_WAIT_EVENT);
+    assert_int_equal(op.event_id, id);
+    assert_int_equal(op.stream.kind, DLS_STREAM_PER_THREAD);
+    cuEventSynchronize_params sp = {.hEvent = e};
+    op = decode1(CBID(cuEventSynchronize), CUPTI_API_ENTER, "cuEventSynchronize", &sp);
+    assert_int_equal(op.kind, DLS_OP_EVENT_SYNC);
+    assert_int_equal(op.event_id, id);
+    dls_cuda_event_forget(e);
+    op = decode1(CBID(cuEventCreate), CUPTI_API_EXIT, "cuEventCreate", &cp);
+    assert_true(op.event_id > id);
+}
+
+static void stream_creation_and_destruction(void **state)
+{
+    (void)state;
+    CUstream s = (CUstream)0x5400;
+    fake_streams[0] = (fake_stream){.h = s, .id = 54, .flags = CU_STREAM_NON_BLOCKING};
+    cuStreamCreate_params cp = {.phStream = &s, .Flags = CU_STREAM_NON_BLOCKING};
+    dls_cuda_op op = decode1(CBID(cuStreamCreate), CUPTI_API_ENTER, "cuStreamCreate", &cp);
+    assert_false(op.flags & DLS_OPF_HAS_STREAM);
+    op = decode1(CBID(cuStreamCreate), CUPTI_API_EXIT, "cuStreamCreate", &cp);
+    assert_int_equal(op.kind, DLS_OP_STREAM_CREATE);
+    assert_int_equal(op.stream.id, 54);
+    assert_int_equal(op.stream.kind, DLS_STREAM_NON_BLOCKING);
+    cuStreamDestroy_v2_params dp = {.hStream = s};
+    dls_cuda_streams_invalidate();
+    op = decode1(CBID(cuStreamDestroy_v2), CUPTI_API_ENTER, "cuStreamDestroy_v2", &dp);
+    assert_int_equal(op.stream.id, 54);
+    fake_streams[0].h = NULL; /* destroyed */
+    dls_cuda_streams_invalidate();
+    op = decode1(CBID(cuStreamDestroy_v2), CUPTI_API_EXIT, "cuStreamDestroy_v2", &dp);
+    assert_int_equal(op.kind, DLS_OP_STREAM_DESTROY);
+    assert_int_equal(op.stream.id, 54);
+}
+
+static void stream_resolution_is_cached_until_invalidated(void **state)
+{
+    (void)state;
+    CUstream s = (CUstream)0x5500;
+    fake_streams[0] = (fake_stream){.h = s, .id = 55};
+    dls_cuda_stream a, b;
+    dls_cuda_stream_resolve(s, 0, FAKE_CTX, &a);
+    int calls = fake_get_id_calls;
+    dls_cuda_stream_resolve(s, 0, FAKE_CTX, &b);
+    assert_int_equal(fake_get_id_calls, calls);
+    assert_int_equal(b.id, 55);
+    /* The handle is destroyed and reused by a new stream. */
+    fake_streams[0].id = 56;
+    dls_cuda_streams_invalidate();
+    dls_cuda_stream_resolve(s, 0, FAKE_CTX, &b);
+    assert_int_equal(b.id, 56);
+    /* An unknown handle is not resolved, and not cached. */
+    dls_cuda_stream_resolve((CUstream)0x5600, 0, FAKE_CTX, &b);
+    assert_false(b.resolved);
+    assert_int_equal(b.kind, DLS_STREAM_UNKNOWN);
+    /* Without a driver nothing resolves, and nothing crashes. */
+    dls_drv_set_table_for_tests(&(dls_drv_table){0});
+    dls_cuda_stream_resolve((CUstream)0x5700, 0, FAKE_CTX, &b);
+    assert_false(b.resolved);
+}
+
+static void syncs_queries_host_funcs_and_graphs(void **state)
+{
+    (void)state;
+    cuStreamSynchronize_ptsz_params ss = {.hStream = NULL};
+    dls_cuda_op op = decode1(CBID(cuStreamSynchronize_ptsz), CUPTI_API_EXIT, "cuStreamSynchronize_ptsz", &ss);
+    assert_int_equal(op.kind, DLS_OP_STREAM_SYNC);
+    assert_int_equal(op.stream.kind, DLS_STREAM_PER_THREAD);
+    cuStreamQuery_params sq = {.hStream = NULL};
+    op = decode1(CBID(cuStreamQuery), CUPTI_API_EXIT, "cuStreamQuery", &sq);
+    assert_int_equal(op.kind, DLS_OP_STREAM_QUERY);
+    cuCtxSynchronize_v2_params cs = {.ctx = (CUcontext)0x7100};
+    op = decode1(CBID(cuCtxSynchronize_v2), CUPTI_API_ENTER, "cuCtxSynchronize_v2", &cs);
+    assert_int_equal(op.kind, DLS_OP_CTX_SYNC);
+    assert_int_equal(op.ctx, 0x7100);
+    CUpti_CallbackData cb = fake_cb(CUPTI_API_ENTER, "cuCtxSynchronize", NULL);
+    assert_int_equal(dls_cuda_decode(CBID(cuCtxSynchronize), &cb, 0, &op, &scratch), 1);
+    assert_int_equal(op.ctx, (uintptr_t)FAKE_CTX);
+    cuLaunchHostFunc_params hf = {.hStream = CU_STREAM_LEGACY};
+    op = decode1(CBID(cuLaunchHostFunc), CUPTI_API_ENTER, "cuLaunchHostFunc", &hf);
+    assert_int_equal(op.kind, DLS_OP_HOST_FUNC);
+    assert_true(op.flags & DLS_OPF_HAS_STREAM);
+    cuGraphLaunch_params gl = {.hStream = NULL};
+    op = decode1(CBID(cuGraphLaunch), CUPTI_API_ENTER, "cuGraphLaunch", &gl);
+    assert_int_equal(op.kind, DLS_OP_GRAPH_LAUNCH);
+    assert_true(op.flags & DLS_OPF_CONSERVATIVE);
+}
+
+/* Every enabled driver id decodes into an op, even from all-zero parameters (NULL pointers). */
+static void every_enabled_driver_call_is_decoded(void **state)
+{
+    (void)state;
+    static uint64_t zero[64];
+    size_t n;
+    const dls_cuda_cbid *ids = dls_cuda_driver_cbids(&n);
+    assert_true(n > 100);
+    for (size_t i = 0; i < n; i++) {
+        CUpti_CallbackData cb = fake_cb(CUPTI_API_ENTER, "x", zero);
+        dls_cuda_op op;
+        int got = dls_cuda_decode(ids[i].cbid, &cb, 0, &op, &scratch);
+        if (dls_cuda_cbid_is_invalidation(ids[i].cbid) || ids[i].cbid == CBID(cuLaunchCooperativeKernelMultiDevice))
+            assert_int_equal(got, 0);
+        else if (got != 1)
+            fail_msg("driver cbid %u is enabled but not decoded", ids[i].cbid);
+        if (got == 1) /* launch ids are exactly the ones switched with launch callbacks */
+            assert_int_equal(ids[i].launch, op.kind == DLS_OP_LAUNCH);
+    }
+    CUpti_CallbackData cb = fake_cb(CUPTI_API_ENTER, "cuMemAlloc_v2", zero);
+    dls_cuda_op op;
+    assert_int_equal(dls_cuda_decode(CBID(cuMemAlloc_v2), &cb, 0, &op, &scratch), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(launch_words_follow_the_parameter_layout, setup),
+        cmocka_unit_test_setup(layout_is_asked_once_per_function, setup),
+        cmocka_unit_test_setup(a_cukernel_handle_uses_kernel_param_info, setup),
+        cmocka_unit_test_setup(extra_buffer_is_scanned_whole, setup),
+        cmocka_unit_test_setup(unknown_layout_is_conservative, setup),
+        cmocka_unit_test_setup(launch_ex_takes_the_stream_from_its_config, setup),
+        cmocka_unit_test_setup(multi_device_launch_is_one_op_per_device, setup),
+        cmocka_unit_test_setup(sync_copy_runs_on_the_default_stream, setup),
+        cmocka_unit_test_setup(async_copy_is_on_its_stream, setup),
+        cmocka_unit_test_setup(array_side_has_no_range, setup),
+        cmocka_unit_test_setup(copies_2d_and_3d_give_bounding_ranges, setup),
+        cmocka_unit_test_setup(sets_cover_their_elements, setup),
+        cmocka_unit_test_setup(batches_list_every_copy_and_3d_batches_are_conservative, setup),
+        cmocka_unit_test_setup(free_reports_the_whole_allocation_at_both_phases, setup),
+        cmocka_unit_test_setup(events_keep_ids_until_destroyed, setup),
+        cmocka_unit_test_setup(stream_creation_and_destruction, setup),
+        cmocka_unit_test_setup(stream_resolution_is_cached_until_invalidated, setup),
+        cmocka_unit_test_setup(syncs_queries_host_funcs_and_graphs, setup),
+        cmocka_unit_test_setup(every_enabled_driver_call_is_decoded, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
