@@ -1,0 +1,494 @@
+/* The happens-before engine's model updates: streams, contexts, threads, events, operations,
+ * host syncs and tracked-range accesses (hb_query.c answers the questions). See hb.h. */
+#include "hb_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Grows *p (elements of `size` bytes, capacity *cap) to hold at least need; new bytes zeroed. */
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t ncap = *cap ? *cap : 4;
+    while (ncap < need) {
+        if (ncap > UINT32_MAX / 4)
+            return ENOMEM;
+        ncap *= 2;
+    }
+    void *n = realloc(*p, (size_t)ncap * size);
+    if (!n)
+        return ENOMEM;
+    memset((char *)n + (size_t)*cap * size, 0, (size_t)(ncap - *cap) * size);
+    *p = n;
+    *cap = ncap;
+    return 0;
+}
+
+dls_hb *dls_hb_create(void)
+{
+    dls_hb *e = calloc(1, sizeof *e);
+    if (e)
+        dls_hb_ranges_init(&e->ranges);
+    return e;
+}
+
+static void free_all(dls_hb *e)
+{
+    for (uint32_t i = 0; i < e->nstreams; i++) {
+        dls_hb_clk_release(e->streams[i].clk);
+        free(e->streams[i].tseen);
+    }
+    for (uint32_t i = 0; i < e->nthreads; i++)
+        if (e->threads[i].used)
+            dls_hb_clk_release(e->threads[i].clk);
+    for (uint32_t i = 0; i < e->nevents; i++)
+        if (e->events[i].used)
+            dls_hb_clk_release(e->events[i].clk);
+    for (uint32_t i = 0; i < e->nctxs; i++) {
+        free(e->ctxs[i].all);
+        free(e->ctxs[i].blk);
+        free(e->ctxs[i].dirty);
+    }
+    free(e->streams);
+    free(e->threads);
+    free(e->events);
+    free(e->ctxs);
+    free(e->free_threads);
+    free(e->free_events);
+    free(e->mark);
+    free(e->cand);
+    dls_hb_map_free(&e->stream_map);
+    dls_hb_map_free(&e->thread_map);
+    dls_hb_map_free(&e->event_map);
+    dls_hb_map_free(&e->ctx_map);
+    dls_hb_ranges_free(&e->ranges);
+}
+
+void dls_hb_destroy(dls_hb *e)
+{
+    if (!e)
+        return;
+    free_all(e);
+    free(e);
+}
+
+void dls_hb_reset(dls_hb *e)
+{
+    free_all(e);
+    memset(e, 0, sizeof *e);
+    dls_hb_ranges_init(&e->ranges);
+}
+
+uint32_t dls_hb_find_stream(const dls_hb *e, uint64_t id)
+{
+    return dls_hb_map_get(&e->stream_map, id);
+}
+
+dls_hb_thread *dls_hb_find_thread(const dls_hb *e, uint64_t id)
+{
+    uint32_t i = dls_hb_map_get(&e->thread_map, id);
+    return i == DLS_HB_NONE ? NULL : &e->threads[i];
+}
+
+/* The live (not removed) stream of id, or NULL; *slot gets its slot. */
+static dls_hb_stream *live_stream(dls_hb *e, uint64_t id, uint32_t *slot)
+{
+    uint32_t i = dls_hb_find_stream(e, id);
+    if (i == DLS_HB_NONE || e->streams[i].removed)
+        return NULL;
+    *slot = i;
+    return &e->streams[i];
+}
+
+static int ctx_get(dls_hb *e, uint64_t id, uint32_t *out)
+{
+    uint32_t i = dls_hb_map_get(&e->ctx_map, id);
+    if (i == DLS_HB_NONE) {
+        if (grow((void **)&e->ctxs, &e->capctxs, e->nctxs + 1, sizeof *e->ctxs) != 0 ||
+            dls_hb_map_put(&e->ctx_map, id, e->nctxs) != 0)
+            return ENOMEM;
+        i = e->nctxs++;
+        e->ctxs[i].id = id;
+        e->ctxs[i].legacy = DLS_HB_NONE;
+    }
+    *out = i;
+    return 0;
+}
+
+/* Marks a live blocking stream changed since its context's legacy stream last joined it. */
+static void mark_dirty(dls_hb *e, dls_hb_stream *s, uint32_t slot)
+{
+    if (!s->dirty && dls_hb_is_blocking(s) && !s->removed) {
+        dls_hb_ctx *c = &e->ctxs[s->ctx];
+        c->dirty[c->ndirty++] = slot;
+        s->dirty = 1;
+    }
+}
+
+int dls_hb_stream_add(dls_hb *e, uint64_t id, uint64_t ctx, dls_hb_stream_kind kind)
+{
+    if ((unsigned)kind > DLS_HB_NON_BLOCKING)
+        return EINVAL;
+    if (dls_hb_find_stream(e, id) != DLS_HB_NONE)
+        return EEXIST;
+    uint32_t ci;
+    if (ctx_get(e, ctx, &ci) != 0)
+        return ENOMEM;
+    dls_hb_ctx *c = &e->ctxs[ci];
+    if (kind == DLS_HB_LEGACY && c->legacy != DLS_HB_NONE)
+        return EINVAL;
+    uint32_t slot = e->nstreams, cap = e->capstreams, capm = e->capstreams, capc = e->capstreams;
+    int blocking = kind == DLS_HB_BLOCKING || kind == DLS_HB_PER_THREAD;
+    uint32_t capd = c->capblk;
+    if (grow((void **)&e->streams, &cap, slot + 1, sizeof *e->streams) != 0 ||
+        grow((void **)&e->mark, &capm, cap, sizeof *e->mark) != 0 ||
+        grow((void **)&e->cand, &capc, cap, sizeof *e->cand) != 0 ||
+        grow((void **)&c->all, &c->capall, c->nall + 1, sizeof *c->all) != 0 ||
+        (blocking && (grow((void **)&c->dirty, &capd, c->nblk + 1, sizeof *c->dirty) != 0 ||
+                      grow((void **)&c->blk, &c->capblk, capd, sizeof *c->blk) != 0)) ||
+        dls_hb_map_put(&e->stream_map, id, slot) != 0)
+        return ENOMEM;
+    e->capstreams = cap;
+    e->nstreams++;
+    dls_hb_stream *s = &e->streams[slot];
+    memset(s, 0, sizeof *s);
+    s->id = id;
+    s->ctx = ci;
+    s->kind = (uint8_t)kind;
+    c->all[c->nall++] = slot;
+    if (blocking)
+        c->blk[c->nblk++] = slot;
+    if (kind == DLS_HB_LEGACY) {
+        c->legacy = slot;
+        for (uint32_t i = 0; i < c->nblk; i++)
+            if (e->streams[c->blk[i]].pos)
+                mark_dirty(e, &e->streams[c->blk[i]], c->blk[i]);
+    }
+    return 0;
+}
+
+static void drop_slot(uint32_t *a, uint32_t *n, uint32_t slot)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        if (a[i] == slot) {
+            a[i] = a[--*n];
+            return;
+        }
+}
+
+int dls_hb_stream_remove(dls_hb *e, uint64_t id)
+{
+    uint32_t slot;
+    dls_hb_stream *s = live_stream(e, id, &slot);
+    if (!s)
+        return ENOENT;
+    dls_hb_ctx *c = &e->ctxs[s->ctx];
+    if (c->legacy == slot)
+        c->legacy = DLS_HB_NONE;
+    if (dls_hb_is_blocking(s)) {
+        drop_slot(c->blk, &c->nblk, slot);
+        if (s->dirty)
+            drop_slot(c->dirty, &c->ndirty, slot);
+        s->dirty = 0;
+    }
+    s->removed = 1;
+    free(s->tseen);
+    s->tseen = NULL;
+    s->ntseen = 0;
+    return 0;
+}
+
+void dls_hb_thread_remove(dls_hb *e, uint64_t id)
+{
+    uint32_t i = dls_hb_map_get(&e->thread_map, id);
+    if (i == DLS_HB_NONE)
+        return;
+    dls_hb_map_del(&e->thread_map, id);
+    dls_hb_clk_release(e->threads[i].clk);
+    memset(&e->threads[i], 0, sizeof e->threads[i]);
+    e->free_threads[e->nfree_threads++] = i;
+}
+
+void dls_hb_event_remove(dls_hb *e, uint64_t id)
+{
+    uint32_t i = dls_hb_map_get(&e->event_map, id);
+    if (i == DLS_HB_NONE)
+        return;
+    dls_hb_map_del(&e->event_map, id);
+    dls_hb_clk_release(e->events[i].clk);
+    memset(&e->events[i], 0, sizeof e->events[i]);
+    e->free_events[e->nfree_events++] = i;
+}
+
+/* Finds or creates the record of thread id; *out gets its index. */
+static int thread_get(dls_hb *e, uint64_t id, uint32_t *out)
+{
+    uint32_t i = dls_hb_map_get(&e->thread_map, id);
+    if (i == DLS_HB_NONE) {
+        if (!e->nfree_threads &&
+            (grow((void **)&e->threads, &e->capthreads, e->nthreads + 1, sizeof *e->threads) != 0 ||
+             grow((void **)&e->free_threads, &e->capfree_threads, e->capthreads, sizeof *e->free_threads) != 0))
+            return ENOMEM;
+        i = e->nfree_threads ? e->free_threads[e->nfree_threads - 1] : e->nthreads;
+        if (dls_hb_map_put(&e->thread_map, id, i) != 0)
+            return ENOMEM;
+        if (e->nfree_threads)
+            e->nfree_threads--;
+        else
+            e->nthreads++;
+        e->threads[i].id = id;
+        e->threads[i].used = 1;
+    }
+    *out = i;
+    return 0;
+}
+
+static int event_get(dls_hb *e, uint64_t id, dls_hb_event **out)
+{
+    uint32_t i = dls_hb_map_get(&e->event_map, id);
+    if (i == DLS_HB_NONE) {
+        if (!e->nfree_events &&
+            (grow((void **)&e->events, &e->capevents, e->nevents + 1, sizeof *e->events) != 0 ||
+             grow((void **)&e->free_events, &e->capfree_events, e->capevents, sizeof *e->free_events) != 0))
+            return ENOMEM;
+        i = e->nfree_events ? e->free_events[e->nfree_events - 1] : e->nevents;
+        if (dls_hb_map_put(&e->event_map, id, i) != 0)
+            return ENOMEM;
+        if (e->nfree_events)
+            e->nfree_events--;
+        else
+            e->nevents++;
+        e->events[i].id = id;
+        e->events[i].used = 1;
+    }
+    *out = &e->events[i];
+    return 0;
+}
+
+/* Joins what operation (slot, pos) with clock clk is ordered after, and the operation itself,
+ * into dst (owned, with room for every slot). */
+static void join_op(dls_hb_clk *dst, uint32_t slot, uint64_t pos, const dls_hb_clk *clk)
+{
+    dls_hb_clk_join(dst, clk);
+    dls_hb_clk_raise(dst, slot, pos);
+}
+
+/* Enqueues one operation on live stream s (slot) by thread `thread`, ordered also after the
+ * capture of ev when given. Everything that can fail happens before the model changes. */
+static int stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot, uint64_t op,
+                     const dls_hb_event *ev)
+{
+    dls_hb_ctx *c = &e->ctxs[s->ctx];
+    uint32_t ti = dls_hb_map_get(&e->thread_map, thread);
+    const dls_hb_thread *t = ti == DLS_HB_NONE ? NULL : &e->threads[ti];
+    int need_t = t && t->ver && (ti >= s->ntseen || s->tseen[ti] != t->ver);
+    const dls_hb_stream *leg = NULL;
+    if (dls_hb_is_blocking(s) && c->legacy != DLS_HB_NONE) {
+        leg = &e->streams[c->legacy];
+        if (dls_hb_stream_knows(s, slot, c->legacy, leg->pos))
+            leg = NULL;
+    }
+    int need_dirty = s->kind == DLS_HB_LEGACY && c->ndirty > 0;
+    int need_ev = ev && ev->pos && !dls_hb_stream_knows(s, slot, ev->slot, ev->pos);
+    if (need_t || leg || need_dirty || need_ev) {
+        if (dls_hb_clk_own(&s->clk, e->nstreams) != 0)
+            return ENOMEM;
+        if (need_t && ti >= s->ntseen) {
+            uint32_t cap = s->ntseen;
+            if (grow((void **)&s->tseen, &cap, ti + 1, sizeof *s->tseen) != 0)
+                return ENOMEM;
+            s->ntseen = cap;
+        }
+        if (need_t) {
+            dls_hb_clk_join(s->clk, t->clk);
+            s->tseen[ti] = t->ver;
+        }
+        if (leg)
+            join_op(s->clk, c->legacy, leg->pos, leg->clk);
+        if (need_dirty) {
+            for (uint32_t i = 0; i < c->ndirty; i++) {
+                dls_hb_stream *b = &e->streams[c->dirty[i]];
+                if (!dls_hb_stream_knows(s, slot, c->dirty[i], b->pos))
+                    join_op(s->clk, c->dirty[i], b->pos, b->clk);
+                b->dirty = 0;
+            }
+            c->ndirty = 0;
+        }
+        if (need_ev)
+            join_op(s->clk, ev->slot, ev->pos, ev->clk);
+    }
+    s->pos++;
+    s->last_op = op;
+    mark_dirty(e, s, slot);
+    return 0;
+}
+
+int dls_hb_op(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t op, uint64_t *pos)
+{
+    uint32_t slot;
+    dls_hb_stream *s = live_stream(e, stream, &slot);
+    if (!s)
+        return ENOENT;
+    int rc = stream_op(e, thread, s, slot, op, NULL);
+    if (rc == 0 && pos)
+        *pos = s->pos;
+    return rc;
+}
+
+int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, uint64_t op,
+                        uint64_t *pos)
+{
+    uint32_t slot;
+    dls_hb_stream *s = live_stream(e, stream, &slot);
+    if (!s)
+        return ENOENT;
+    dls_hb_event *ev;
+    int rc = event_get(e, event, &ev);
+    if (rc == 0)
+        rc = stream_op(e, thread, s, slot, op, NULL);
+    if (rc != 0)
+        return rc;
+    dls_hb_clk_release(ev->clk);
+    ev->clk = dls_hb_clk_share(s->clk);
+    ev->slot = slot;
+    ev->pos = s->pos;
+    if (pos)
+        *pos = s->pos;
+    return 0;
+}
+
+int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, uint64_t op,
+                      uint64_t *pos)
+{
+    uint32_t slot;
+    dls_hb_stream *s = live_stream(e, stream, &slot);
+    if (!s)
+        return ENOENT;
+    uint32_t ei = dls_hb_map_get(&e->event_map, event);
+    int rc = stream_op(e, thread, s, slot, op, ei == DLS_HB_NONE ? NULL : &e->events[ei]);
+    if (rc == 0 && pos)
+        *pos = s->pos;
+    return rc;
+}
+
+/* Prepares thread `id` to learn: its record exists and its clock is owned with room for every
+ * slot. */
+static int thread_prepare(dls_hb *e, uint64_t id, dls_hb_thread **out)
+{
+    uint32_t ti;
+    if (thread_get(e, id, &ti) != 0 || dls_hb_clk_own(&e->threads[ti].clk, e->nstreams) != 0)
+        return ENOMEM;
+    *out = &e->threads[ti];
+    return 0;
+}
+
+static void thread_learn_stream(dls_hb *e, dls_hb_thread *t, uint32_t slot)
+{
+    const dls_hb_stream *s = &e->streams[slot];
+    if (s->pos && dls_hb_clk_get(t->clk, slot) < s->pos) {
+        join_op(t->clk, slot, s->pos, s->clk);
+        t->ver = ++e->ver;
+    }
+}
+
+int dls_hb_sync_stream(dls_hb *e, uint64_t thread, uint64_t stream)
+{
+    uint32_t slot = dls_hb_find_stream(e, stream);
+    if (slot == DLS_HB_NONE)
+        return ENOENT;
+    const dls_hb_stream *s = &e->streams[slot];
+    const dls_hb_thread *known = dls_hb_find_thread(e, thread);
+    if (!s->pos || (known && dls_hb_clk_get(known->clk, slot) >= s->pos))
+        return 0;
+    dls_hb_thread *t;
+    if (thread_prepare(e, thread, &t) != 0)
+        return ENOMEM;
+    thread_learn_stream(e, t, slot);
+    return 0;
+}
+
+int dls_hb_sync_event(dls_hb *e, uint64_t thread, uint64_t event)
+{
+    uint32_t ei = dls_hb_map_get(&e->event_map, event);
+    if (ei == DLS_HB_NONE || !e->events[ei].pos)
+        return 0;
+    const dls_hb_thread *known = dls_hb_find_thread(e, thread);
+    if (known && dls_hb_clk_get(known->clk, e->events[ei].slot) >= e->events[ei].pos)
+        return 0;
+    dls_hb_thread *t;
+    if (thread_prepare(e, thread, &t) != 0)
+        return ENOMEM;
+    const dls_hb_event *ev = &e->events[ei];
+    join_op(t->clk, ev->slot, ev->pos, ev->clk);
+    t->ver = ++e->ver;
+    return 0;
+}
+
+int dls_hb_sync_context(dls_hb *e, uint64_t thread, uint64_t ctx)
+{
+    uint32_t ci = dls_hb_map_get(&e->ctx_map, ctx);
+    if (ci == DLS_HB_NONE)
+        return 0;
+    dls_hb_thread *t;
+    if (thread_prepare(e, thread, &t) != 0)
+        return ENOMEM;
+    const dls_hb_ctx *c = &e->ctxs[ci];
+    for (uint32_t i = 0; i < c->nall; i++)
+        thread_learn_stream(e, t, c->all[i]);
+    return 0;
+}
+
+int dls_hb_sync_all(dls_hb *e, uint64_t thread)
+{
+    if (e->nstreams == 0)
+        return 0;
+    dls_hb_thread *t;
+    if (thread_prepare(e, thread, &t) != 0)
+        return ENOMEM;
+    for (uint32_t i = 0; i < e->nstreams; i++)
+        thread_learn_stream(e, t, i);
+    return 0;
+}
+
+int dls_hb_track(dls_hb *e, uint64_t lo, uint64_t hi, uint64_t *range)
+{
+    return dls_hb_ranges_add(&e->ranges, lo, hi, range);
+}
+
+int dls_hb_untrack(dls_hb *e, uint64_t range)
+{
+    return dls_hb_ranges_remove(&e->ranges, range);
+}
+
+int dls_hb_access(dls_hb *e, uint64_t stream, uint64_t range, dls_hb_access_kind kind)
+{
+    if (kind != DLS_HB_READ && kind != DLS_HB_WRITE)
+        return EINVAL;
+    uint32_t slot = dls_hb_find_stream(e, stream);
+    dls_hb_rnode *n = dls_hb_ranges_get(&e->ranges, range);
+    if (slot == DLS_HB_NONE || !n)
+        return ENOENT;
+    const dls_hb_stream *s = &e->streams[slot];
+    if (!s->pos)
+        return EINVAL;
+    if (dls_hb_rnode_reserve(&e->ranges, n, n->nacc + 1) != 0)
+        return ENOMEM;
+    /* Drop what the new access supersedes: reads it is ordered after, and writes too when it
+     * is a write. */
+    dls_hb_acc *a = dls_hb_rnode_acc(n);
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < n->nacc; i++)
+        if (!((a[i].kind == DLS_HB_READ || kind == DLS_HB_WRITE) &&
+              dls_hb_stream_knows(s, slot, a[i].slot, a[i].pos)))
+            a[keep++] = a[i];
+    a[keep++] = (dls_hb_acc){.op = s->last_op, .pos = s->pos, .slot = slot, .kind = kind};
+    n->nacc = keep;
+    return 0;
+}
+
+size_t dls_hb_range_bytes(const dls_hb *e)
+{
+    return dls_hb_ranges_bytes(&e->ranges);
+}

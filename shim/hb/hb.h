@@ -1,0 +1,195 @@
+/* The happens-before engine: a model of CUDA streams, events and host threads that answers
+ * "is this access ordered after the earlier accesses it conflicts with, and if not, which waits
+ * would make it so?".
+ *
+ * Pure C: no CUDA types, no I/O, no globals. Everything is identified by opaque 64-bit ids the
+ * caller chooses: streams (stable ids, never reused), contexts, host threads, events, and
+ * operations (a caller-supplied op id carried into reports). Tracked byte ranges get handles
+ * from the engine.
+ *
+ * Model
+ * - Each stream has positions 1, 2, 3, ...: every operation enqueued on it (dls_hb_op, and event
+ *   records and waits, which are operations too) takes the next position. Operations on one
+ *   stream run in order.
+ * - An operation enqueued by thread T on stream S is ordered after everything T had observed
+ *   complete (host syncs), after S's earlier work, and after what the legacy default stream rules
+ *   imply in S's context: an operation on the legacy stream waits for all prior work of the
+ *   context's live blocking and per-thread streams; an operation on a blocking or per-thread
+ *   stream waits for the prior work of the context's live legacy stream. Non-blocking streams
+ *   take no part. A removed stream takes no part in these rules any more.
+ * - An event record captures the recording stream's position (and all it is ordered after); a
+ *   re-record replaces the capture. An event wait orders the waiting stream after the most recent
+ *   capture; waiting on a never-recorded event orders nothing (it is still an operation).
+ * - Host syncs order a thread after work: a stream (cudaStreamSynchronize, or a query that
+ *   returned success), an event (cudaEventSynchronize / successful query), a context (every
+ *   stream ever added to it, removed ones included) or everything. A synchronous copy is an
+ *   operation followed by a stream sync.
+ * - Knowledge is transitive: being ordered after an operation means being ordered after
+ *   everything that operation was ordered after.
+ *
+ * Accesses and conflicts
+ * - A tracked range is [lo, hi) with lo < hi; ranges may overlap. An access (read or write) is
+ *   recorded against one range by the most recent operation of a stream.
+ * - Per range the engine keeps the access frontier: a recorded access is dropped when a later
+ *   access to the same range is ordered after it and supersedes it (a read is superseded by any
+ *   later access, a write only by a later write). Everything ordered after every frontier access
+ *   is ordered after every access ever recorded on the range.
+ * - A conflict of a prospective access A (on stream S by thread T, or by host thread T) with
+ *   [lo, hi) is a frontier access F of a tracked range overlapping [lo, hi) such that F or A is a
+ *   write and F is not ordered before A. "Ordered before A" means ordered before an operation that
+ *   T would enqueue on S now (for the host: known complete to T).
+ * - Waits: for each stream X with a conflict (or an unordered frontier entry), one wait
+ *   (X, current position of X), which is what recording an event on X now would capture; a
+ *   wait whose target is ordered before another wait's target is dropped. The answer is sorted
+ *   by stream id and is empty when the access is already ordered. Once the caller has injected
+ *   them it reports them as ordinary event records and waits (or host syncs).
+ *
+ * Costs: an operation that brings no new ordering (same thread knowledge, legacy stream already
+ * known, no event to join) is O(1) whatever the number of streams and ranges. Operations that
+ * bring new knowledge, event waits and host syncs join clocks: O(number of streams). Event
+ * records share the stream's clock (copy-on-write), O(1). Track, untrack and access are
+ * O(log ranges); a conflict query is O(log ranges + overlapping ranges). Context and device
+ * syncs and frontier captures visit every stream ever added.
+ *
+ * Thread safety: the engine is not internally locked and has no global state. Every call on one
+ * engine, queries included (they use the engine's scratch memory), must be serialized by the
+ * caller, typically with one mutex per engine held for the whole call. Distinct engines are
+ * independent.
+ *
+ * Errors: functions return 0 or a positive errno value: ENOMEM (allocation failed; the model is
+ * unchanged), ENOENT (unknown or removed stream, unknown range), EEXIST (stream id already
+ * added), EINVAL (bad argument). Nothing aborts. */
+#ifndef DLS_HB_H
+#define DLS_HB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct dls_hb dls_hb;
+
+typedef enum {
+    DLS_HB_LEGACY = 0,     /* the context's legacy default stream (at most one live per context) */
+    DLS_HB_PER_THREAD,     /* a per-thread default stream: behaves as a blocking stream */
+    DLS_HB_BLOCKING,       /* a stream created without cudaStreamNonBlocking */
+    DLS_HB_NON_BLOCKING,   /* exempt from legacy-stream synchronization */
+} dls_hb_stream_kind;
+
+typedef enum {
+    DLS_HB_READ = 1,
+    DLS_HB_WRITE = 2,
+} dls_hb_access_kind;
+
+/* An earlier access that a prospective access conflicts with. */
+typedef struct {
+    uint64_t range;          /* handle of the tracked range it was recorded on */
+    uint64_t op;             /* caller's op id of the accessing operation */
+    uint64_t stream;         /* stream id of that operation */
+    uint64_t pos;            /* its position on that stream */
+    dls_hb_access_kind kind; /* read or write */
+} dls_hb_conflict;
+
+/* A (stream, position) pair: a wait target, or one entry of a captured frontier. */
+typedef struct {
+    uint64_t stream;
+    uint64_t pos;
+} dls_hb_epoch;
+
+/* Creates an empty engine, or returns NULL when memory is short. */
+dls_hb *dls_hb_create(void);
+
+/* Frees the engine and everything in it. NULL is ignored. */
+void dls_hb_destroy(dls_hb *e);
+
+/* Forgets every stream, context, thread, event and range: the engine is as new. */
+void dls_hb_reset(dls_hb *e);
+
+/* Adds stream `stream` of context `ctx` with the given kind. EEXIST when the id was ever added
+ * (ids are never reused), EINVAL for a bad kind or a second live legacy stream in `ctx`. Adding
+ * a legacy stream orders its first operation after all prior work of the context's blocking
+ * and per-thread streams. */
+int dls_hb_stream_add(dls_hb *e, uint64_t stream, uint64_t ctx, dls_hb_stream_kind kind);
+
+/* Removes a stream: it accepts no more operations and leaves the legacy rules of its context.
+ * Its operations stay in the model (they may still be pending on the device). ENOENT when
+ * unknown or already removed. */
+int dls_hb_stream_remove(dls_hb *e, uint64_t stream);
+
+/* Forgets what thread `thread` had observed (call when the OS thread exits, since thread ids
+ * may be reused). Unknown threads are ignored. */
+void dls_hb_thread_remove(dls_hb *e, uint64_t thread);
+
+/* Forgets event `event` (cudaEventDestroy). Unknown events are ignored. */
+void dls_hb_event_remove(dls_hb *e, uint64_t event);
+
+/* Enqueues operation `op` by thread `thread` on `stream`; stores its position in *pos (may be
+ * NULL). ENOENT when the stream is unknown or removed. */
+int dls_hb_op(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t op, uint64_t *pos);
+
+/* Enqueues an event record of `event` on `stream` (an operation); the event now captures that
+ * position. */
+int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, uint64_t op,
+                        uint64_t *pos);
+
+/* Enqueues a wait of `stream` on `event` (an operation) ordered after the event's most recent
+ * record; an event never recorded (or removed) orders nothing. */
+int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, uint64_t op,
+                      uint64_t *pos);
+
+/* Host syncs: thread `thread` has observed completion of all work enqueued so far on `stream`;
+ * of `event`'s most recent record (nothing when never recorded); of every stream of `ctx`; of
+ * every stream. ENOENT for an unknown stream; unknown events and contexts order nothing. */
+int dls_hb_sync_stream(dls_hb *e, uint64_t thread, uint64_t stream);
+int dls_hb_sync_event(dls_hb *e, uint64_t thread, uint64_t event);
+int dls_hb_sync_context(dls_hb *e, uint64_t thread, uint64_t ctx);
+int dls_hb_sync_all(dls_hb *e, uint64_t thread);
+
+/* Tracks [lo, hi) (lo < hi, else EINVAL) and stores its handle in *range. Handles of untracked
+ * ranges are never valid again for the life of the engine (until reset). */
+int dls_hb_track(dls_hb *e, uint64_t lo, uint64_t hi, uint64_t *range);
+
+/* Stops tracking a range and forgets its accesses. ENOENT when the handle is not live. */
+int dls_hb_untrack(dls_hb *e, uint64_t range);
+
+/* Records that the most recent operation on `stream` accesses `range`. EINVAL when the stream
+ * has no operation yet or the kind is bad; ENOENT for an unknown stream or range. */
+int dls_hb_access(dls_hb *e, uint64_t stream, uint64_t range, dls_hb_access_kind kind);
+
+/* Conflicts of an access of `kind` to [lo, hi) by the next operation thread `thread` would
+ * enqueue on `stream` (dls_hb_host_conflicts asks the same for the host itself).
+ * Writes min(total, cap) entries to out and the total to *n (so *n > cap means truncated). */
+int dls_hb_conflicts(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t lo, uint64_t hi,
+                     dls_hb_access_kind kind, dls_hb_conflict *out, size_t cap, size_t *n);
+
+/* The waits that order the next operation of `thread` on `stream` after every conflict of an
+ * access of `kind` to [lo, hi) (see "Waits" above). Output as for dls_hb_conflicts. */
+int dls_hb_waits(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t lo, uint64_t hi,
+                 dls_hb_access_kind kind, dls_hb_epoch *out, size_t cap, size_t *n);
+
+/* The same two questions for host thread `thread` accessing host-visible memory itself: the
+ * waits are the streams to synchronize (or whose events to synchronize) on the host. */
+int dls_hb_host_conflicts(dls_hb *e, uint64_t thread, uint64_t lo, uint64_t hi,
+                          dls_hb_access_kind kind, dls_hb_conflict *out, size_t cap, size_t *n);
+int dls_hb_host_waits(dls_hb *e, uint64_t thread, uint64_t lo, uint64_t hi,
+                      dls_hb_access_kind kind, dls_hb_epoch *out, size_t cap, size_t *n);
+
+/* Captures the frontier seen by `thread`: for every stream (in the order they were added,
+ * removed ones included) whose last operation is not known complete to `thread`, its current
+ * position. Output as for dls_hb_conflicts. */
+int dls_hb_frontier(dls_hb *e, uint64_t thread, dls_hb_epoch *out, size_t cap, size_t *n);
+
+/* The waits that order the next operation of `thread` on `stream` after every entry of a
+ * captured frontier f[0..nf) (entries naming unknown streams: EINVAL). */
+int dls_hb_frontier_waits(dls_hb *e, uint64_t thread, uint64_t stream, const dls_hb_epoch *f,
+                          size_t nf, dls_hb_epoch *out, size_t cap, size_t *n);
+
+/* Sets *ordered to 1 when the next operation of `thread` on `stream` is ordered after position
+ * `pos` of stream `x` (always for pos 0), else 0. ENOENT for unknown streams (`stream` also
+ * when removed). */
+int dls_hb_ordered(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t x, uint64_t pos,
+                   int *ordered);
+
+/* Bytes of memory the range structures use (tracked ranges and their access frontiers), for
+ * the benchmark's per-range figure. */
+size_t dls_hb_range_bytes(const dls_hb *e);
+
+#endif

@@ -1,0 +1,89 @@
+/* Internal state of the happens-before engine, shared by hb.c (model updates) and hb_query.c
+ * (queries). Streams live in slots numbered in the order they were added; slots are never
+ * reused, so clock entries keep their meaning for the life of the engine. */
+#ifndef DLS_HB_INTERNAL_H
+#define DLS_HB_INTERNAL_H
+
+#include "hb.h"
+#include "hb_clock.h"
+#include "hb_map.h"
+#include "hb_ranges.h"
+
+typedef struct {
+    uint64_t id;
+    uint64_t pos;      /* position of the last operation, 0 before the first */
+    uint64_t last_op;  /* caller's id of the last operation */
+    dls_hb_clk *clk;   /* what the last operation is ordered after (own slot implied by pos) */
+    uint64_t *tseen;   /* tseen[t]: version of thread t's clock already joined */
+    uint32_t ntseen;
+    uint32_t ctx;      /* index of the context */
+    uint8_t kind;      /* dls_hb_stream_kind */
+    uint8_t removed;
+    uint8_t dirty;     /* blocking stream changed since the context's legacy stream last joined it */
+} dls_hb_stream;
+
+typedef struct {
+    uint64_t id;
+    uint64_t ver; /* changes whenever clk grows; 0 while clk is empty */
+    dls_hb_clk *clk;
+    uint8_t used;
+} dls_hb_thread;
+
+typedef struct {
+    uint64_t id;
+    uint64_t pos;  /* captured position, 0 when never recorded */
+    uint32_t slot; /* captured stream */
+    dls_hb_clk *clk;
+    uint8_t used;
+} dls_hb_event;
+
+typedef struct {
+    uint64_t id;
+    uint32_t legacy;  /* slot of the live legacy stream, DLS_HB_NONE when none */
+    uint32_t *all;    /* every stream ever added to the context */
+    uint32_t nall, capall;
+    uint32_t *blk;    /* live blocking and per-thread streams */
+    uint32_t nblk, capblk;
+    uint32_t *dirty;  /* the dirty ones among blk (capacity capblk) */
+    uint32_t ndirty;
+} dls_hb_ctx;
+
+struct dls_hb {
+    dls_hb_stream *streams;
+    uint32_t nstreams, capstreams;
+    dls_hb_thread *threads;
+    uint32_t nthreads, capthreads;
+    dls_hb_event *events;
+    uint32_t nevents, capevents;
+    dls_hb_ctx *ctxs;
+    uint32_t nctxs, capctxs;
+    uint32_t *free_threads, nfree_threads, capfree_threads;
+    uint32_t *free_events, nfree_events, capfree_events;
+    dls_hb_map stream_map, thread_map, event_map, ctx_map;
+    uint64_t ver;
+    dls_hb_ranges ranges;
+    /* query scratch, capacity capstreams */
+    uint32_t *mark;     /* mark[slot] == stamp: slot is in cand */
+    uint32_t *cand;
+    uint32_t stamp;
+};
+
+static inline int dls_hb_is_blocking(const dls_hb_stream *s)
+{
+    return s->kind == DLS_HB_BLOCKING || s->kind == DLS_HB_PER_THREAD;
+}
+
+/* Whether stream s's last operation is ordered after position pos of slot (pos 0: always). */
+static inline int dls_hb_stream_knows(const dls_hb_stream *s, uint32_t self, uint32_t slot,
+                                      uint64_t pos)
+{
+    return slot == self ? pos <= s->pos : dls_hb_clk_get(s->clk, slot) >= pos;
+}
+
+/* The live thread record of id, or NULL. */
+dls_hb_thread *dls_hb_find_thread(const dls_hb *e, uint64_t id);
+
+/* The slot of a known stream (removed ones included), or DLS_HB_NONE. */
+uint32_t dls_hb_find_stream(const dls_hb *e, uint64_t id);
+
+#endif

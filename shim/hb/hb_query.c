@@ -1,0 +1,234 @@
+/* The happens-before engine's questions: conflicts, waits, frontiers and ordering (see hb.h).
+ * Queries leave the model unchanged; the waits use the engine's scratch arrays. */
+#include "hb_internal.h"
+
+#include <errno.h>
+
+/* Who is about to act: the next operation of thread t on stream s, or host thread t (s NULL).
+ * The prospective operation is ordered after what t observed, what s's last operation is
+ * ordered after, and what the legacy rules add: the live legacy stream's last operation for a
+ * blocking s, the changed blocking streams (the rest are already in its clock) for a legacy s. */
+typedef struct {
+    const dls_hb *e;
+    const dls_hb_thread *t;
+    const dls_hb_stream *s;
+    uint32_t slot;
+    const dls_hb_stream *leg;
+    uint32_t leg_slot;
+    const dls_hb_ctx *dirty_ctx;
+} observer;
+
+static int observer_init(const dls_hb *e, uint64_t thread, const uint64_t *stream, observer *o)
+{
+    *o = (observer){.e = e, .t = dls_hb_find_thread(e, thread)};
+    if (!stream)
+        return 0;
+    o->slot = dls_hb_find_stream(e, *stream);
+    if (o->slot == DLS_HB_NONE || e->streams[o->slot].removed)
+        return ENOENT;
+    o->s = &e->streams[o->slot];
+    const dls_hb_ctx *c = &e->ctxs[o->s->ctx];
+    if (dls_hb_is_blocking(o->s) && c->legacy != DLS_HB_NONE) {
+        o->leg = &e->streams[c->legacy];
+        o->leg_slot = c->legacy;
+    }
+    if (o->s->kind == DLS_HB_LEGACY)
+        o->dirty_ctx = c;
+    return 0;
+}
+
+/* Whether the observer's prospective action is ordered after position pos of slot. */
+static int knows(const observer *o, uint32_t slot, uint64_t pos)
+{
+    if (pos == 0 || (o->t && dls_hb_clk_get(o->t->clk, slot) >= pos))
+        return 1;
+    if (!o->s)
+        return 0;
+    if (dls_hb_stream_knows(o->s, o->slot, slot, pos))
+        return 1;
+    if (o->leg && dls_hb_stream_knows(o->leg, o->leg_slot, slot, pos))
+        return 1;
+    if (o->dirty_ctx)
+        for (uint32_t i = 0; i < o->dirty_ctx->ndirty; i++) {
+            uint32_t b = o->dirty_ctx->dirty[i];
+            if (dls_hb_stream_knows(&o->e->streams[b], b, slot, pos))
+                return 1;
+        }
+    return 0;
+}
+
+/* A conflict walk: either emits conflicts or collects the streams that need a wait. */
+typedef struct {
+    const observer *o;
+    dls_hb_access_kind kind;
+    dls_hb_conflict *out;
+    size_t cap, n;
+    dls_hb *collect; /* non-NULL: add conflicting slots to the candidate set instead */
+    uint32_t ncand;
+} walk;
+
+static void cand_begin(dls_hb *e)
+{
+    if (++e->stamp == 0) {
+        for (uint32_t i = 0; i < e->nstreams; i++)
+            e->mark[i] = 0;
+        e->stamp = 1;
+    }
+}
+
+static void cand_add(dls_hb *e, uint32_t *ncand, uint32_t slot)
+{
+    if (e->mark[slot] != e->stamp) {
+        e->mark[slot] = e->stamp;
+        e->cand[(*ncand)++] = slot;
+    }
+}
+
+static int walk_range(void *ctx, uint64_t handle, dls_hb_rnode *n)
+{
+    walk *w = ctx;
+    const dls_hb_acc *a = dls_hb_rnode_acc(n);
+    for (uint32_t i = 0; i < n->nacc; i++) {
+        if (!(a[i].kind == DLS_HB_WRITE || w->kind == DLS_HB_WRITE) || knows(w->o, a[i].slot, a[i].pos))
+            continue;
+        if (w->collect) {
+            cand_add(w->collect, &w->ncand, a[i].slot);
+            continue;
+        }
+        if (w->n < w->cap)
+            w->out[w->n] = (dls_hb_conflict){.range = handle, .op = a[i].op,
+                                             .stream = w->o->e->streams[a[i].slot].id,
+                                             .pos = a[i].pos, .kind = (dls_hb_access_kind)a[i].kind};
+        w->n++;
+    }
+    return 0;
+}
+
+/* Reduces the candidate streams to the waits: one per stream at its current position, dropping
+ * a stream whose last operation is ordered before another candidate's; sorted by stream id. */
+static void emit_waits(dls_hb *e, uint32_t ncand, dls_hb_epoch *out, size_t cap, size_t *n)
+{
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < ncand; i++) {
+        uint32_t x = e->cand[i];
+        int dominated = 0;
+        for (uint32_t j = 0; j < ncand && !dominated; j++)
+            dominated = j != i && dls_hb_clk_get(e->streams[e->cand[j]].clk, x) >= e->streams[x].pos;
+        if (!dominated)
+            e->mark[x] = e->stamp - 1; /* any value but stamp: kept */
+    }
+    for (uint32_t i = 0; i < ncand; i++)
+        if (e->mark[e->cand[i]] != e->stamp)
+            e->cand[keep++] = e->cand[i];
+    for (uint32_t i = 1; i < keep; i++) {
+        uint32_t v = e->cand[i], j = i;
+        for (; j > 0 && e->streams[e->cand[j - 1]].id > e->streams[v].id; j--)
+            e->cand[j] = e->cand[j - 1];
+        e->cand[j] = v;
+    }
+    for (uint32_t i = 0; i < keep && i < cap; i++)
+        out[i] = (dls_hb_epoch){.stream = e->streams[e->cand[i]].id, .pos = e->streams[e->cand[i]].pos};
+    *n = keep;
+}
+
+static int conflicts(dls_hb *e, uint64_t thread, const uint64_t *stream, uint64_t lo, uint64_t hi,
+                     dls_hb_access_kind kind, dls_hb_conflict *out, size_t cap, size_t *n)
+{
+    observer o;
+    if (kind != DLS_HB_READ && kind != DLS_HB_WRITE)
+        return EINVAL;
+    if (observer_init(e, thread, stream, &o) != 0)
+        return ENOENT;
+    walk w = {.o = &o, .kind = kind, .out = out, .cap = cap};
+    if (lo < hi)
+        dls_hb_ranges_overlap(&e->ranges, lo, hi, walk_range, &w);
+    *n = w.n;
+    return 0;
+}
+
+static int waits(dls_hb *e, uint64_t thread, const uint64_t *stream, uint64_t lo, uint64_t hi,
+                 dls_hb_access_kind kind, dls_hb_epoch *out, size_t cap, size_t *n)
+{
+    observer o;
+    if (kind != DLS_HB_READ && kind != DLS_HB_WRITE)
+        return EINVAL;
+    if (observer_init(e, thread, stream, &o) != 0)
+        return ENOENT;
+    cand_begin(e);
+    walk w = {.o = &o, .kind = kind, .collect = e};
+    if (lo < hi)
+        dls_hb_ranges_overlap(&e->ranges, lo, hi, walk_range, &w);
+    emit_waits(e, w.ncand, out, cap, n);
+    return 0;
+}
+
+int dls_hb_conflicts(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t lo, uint64_t hi,
+                     dls_hb_access_kind kind, dls_hb_conflict *out, size_t cap, size_t *n)
+{
+    return conflicts(e, thread, &stream, lo, hi, kind, out, cap, n);
+}
+
+int dls_hb_waits(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t lo, uint64_t hi,
+                 dls_hb_access_kind kind, dls_hb_epoch *out, size_t cap, size_t *n)
+{
+    return waits(e, thread, &stream, lo, hi, kind, out, cap, n);
+}
+
+int dls_hb_host_conflicts(dls_hb *e, uint64_t thread, uint64_t lo, uint64_t hi,
+                          dls_hb_access_kind kind, dls_hb_conflict *out, size_t cap, size_t *n)
+{
+    return conflicts(e, thread, NULL, lo, hi, kind, out, cap, n);
+}
+
+int dls_hb_host_waits(dls_hb *e, uint64_t thread, uint64_t lo, uint64_t hi,
+                      dls_hb_access_kind kind, dls_hb_epoch *out, size_t cap, size_t *n)
+{
+    return waits(e, thread, NULL, lo, hi, kind, out, cap, n);
+}
+
+int dls_hb_frontier(dls_hb *e, uint64_t thread, dls_hb_epoch *out, size_t cap, size_t *n)
+{
+    const dls_hb_thread *t = dls_hb_find_thread(e, thread);
+    size_t k = 0;
+    for (uint32_t i = 0; i < e->nstreams; i++) {
+        const dls_hb_stream *s = &e->streams[i];
+        if (!s->pos || (t && dls_hb_clk_get(t->clk, i) >= s->pos))
+            continue;
+        if (k < cap)
+            out[k] = (dls_hb_epoch){.stream = s->id, .pos = s->pos};
+        k++;
+    }
+    *n = k;
+    return 0;
+}
+
+int dls_hb_frontier_waits(dls_hb *e, uint64_t thread, uint64_t stream, const dls_hb_epoch *f,
+                          size_t nf, dls_hb_epoch *out, size_t cap, size_t *n)
+{
+    observer o;
+    if (observer_init(e, thread, &stream, &o) != 0)
+        return ENOENT;
+    for (size_t i = 0; i < nf; i++)
+        if (dls_hb_find_stream(e, f[i].stream) == DLS_HB_NONE)
+            return EINVAL;
+    cand_begin(e);
+    uint32_t ncand = 0;
+    for (size_t i = 0; i < nf; i++) {
+        uint32_t slot = dls_hb_find_stream(e, f[i].stream);
+        if (!knows(&o, slot, f[i].pos))
+            cand_add(e, &ncand, slot);
+    }
+    emit_waits(e, ncand, out, cap, n);
+    return 0;
+}
+
+int dls_hb_ordered(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t x, uint64_t pos,
+                   int *ordered)
+{
+    observer o;
+    uint32_t slot = dls_hb_find_stream(e, x);
+    if (slot == DLS_HB_NONE || observer_init(e, thread, &stream, &o) != 0)
+        return ENOENT;
+    *ordered = knows(&o, slot, pos);
+    return 0;
+}

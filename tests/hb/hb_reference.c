@@ -1,0 +1,468 @@
+/* Brute-force happens-before model with explicit ancestor sets (see hb_reference.h). */
+#include "hb_reference.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W (HBREF_MAX_OPS / 64)
+
+typedef struct {
+    uint64_t b[W];
+} set;
+
+typedef struct {
+    int stream;
+    uint64_t pos, op;
+    set anc; /* every node this one is ordered after, itself included */
+} node;
+
+typedef struct {
+    uint64_t id, ctx;
+    int kind, removed, last; /* last: node of the last operation, -1 before the first */
+    uint64_t pos;
+} stream;
+
+typedef struct {
+    uint64_t id;
+    int used;
+    set known; /* every node the thread has observed complete */
+} thread;
+
+typedef struct {
+    uint64_t id;
+    int used, node; /* node of the most recent record, -1 when never recorded */
+} event;
+
+typedef struct {
+    int node;
+    dls_hb_access_kind kind;
+} access;
+
+typedef struct {
+    uint64_t handle, lo, hi;
+    int used, nhist;
+    access hist[HBREF_MAX_OPS];
+} range;
+
+struct hbref {
+    node nodes[HBREF_MAX_OPS];
+    int nnodes;
+    stream streams[HBREF_MAX_STREAMS];
+    int nstreams;
+    thread threads[HBREF_MAX_THREADS];
+    event events[HBREF_MAX_EVENTS];
+    range ranges[HBREF_MAX_RANGES];
+};
+
+static void set_or(set *d, const set *s)
+{
+    for (int i = 0; i < W; i++)
+        d->b[i] |= s->b[i];
+}
+
+static int set_has(const set *s, int n)
+{
+    return n >= 0 && (s->b[n / 64] >> (n % 64) & 1);
+}
+
+static int blocking(int kind)
+{
+    return kind == DLS_HB_BLOCKING || kind == DLS_HB_PER_THREAD;
+}
+
+hbref *hbref_create(void)
+{
+    return calloc(1, sizeof(hbref));
+}
+
+void hbref_destroy(hbref *r)
+{
+    free(r);
+}
+
+static stream *find_stream(hbref *r, uint64_t id)
+{
+    for (int i = 0; i < r->nstreams; i++)
+        if (r->streams[i].id == id)
+            return &r->streams[i];
+    return NULL;
+}
+
+static thread *find_thread(hbref *r, uint64_t id)
+{
+    for (int i = 0; i < HBREF_MAX_THREADS; i++)
+        if (r->threads[i].used && r->threads[i].id == id)
+            return &r->threads[i];
+    return NULL;
+}
+
+static thread *get_thread(hbref *r, uint64_t id)
+{
+    thread *t = find_thread(r, id);
+    for (int i = 0; !t && i < HBREF_MAX_THREADS; i++)
+        if (!r->threads[i].used) {
+            t = &r->threads[i];
+            memset(t, 0, sizeof *t);
+            t->id = id;
+            t->used = 1;
+        }
+    return t;
+}
+
+static event *find_event(hbref *r, uint64_t id)
+{
+    for (int i = 0; i < HBREF_MAX_EVENTS; i++)
+        if (r->events[i].used && r->events[i].id == id)
+            return &r->events[i];
+    return NULL;
+}
+
+static range *find_range(hbref *r, uint64_t handle)
+{
+    for (int i = 0; i < HBREF_MAX_RANGES; i++)
+        if (r->ranges[i].used && r->ranges[i].handle == handle)
+            return &r->ranges[i];
+    return NULL;
+}
+
+int hbref_stream_add(hbref *r, uint64_t id, uint64_t ctx, dls_hb_stream_kind kind)
+{
+    if ((unsigned)kind > DLS_HB_NON_BLOCKING)
+        return EINVAL;
+    if (find_stream(r, id))
+        return EEXIST;
+    for (int i = 0; i < r->nstreams; i++)
+        if (kind == DLS_HB_LEGACY && r->streams[i].ctx == ctx && r->streams[i].kind == DLS_HB_LEGACY &&
+            !r->streams[i].removed)
+            return EINVAL;
+    if (r->nstreams == HBREF_MAX_STREAMS)
+        return ENOSPC;
+    r->streams[r->nstreams++] = (stream){.id = id, .ctx = ctx, .kind = kind, .last = -1};
+    return 0;
+}
+
+int hbref_stream_remove(hbref *r, uint64_t id)
+{
+    stream *s = find_stream(r, id);
+    if (!s || s->removed)
+        return ENOENT;
+    s->removed = 1;
+    return 0;
+}
+
+void hbref_thread_remove(hbref *r, uint64_t id)
+{
+    thread *t = find_thread(r, id);
+    if (t)
+        t->used = 0;
+}
+
+void hbref_event_remove(hbref *r, uint64_t id)
+{
+    event *e = find_event(r, id);
+    if (e)
+        e->used = 0;
+}
+
+/* What the next operation of thread t on s would be ordered after (s NULL: the host's view). */
+static void prospective(hbref *r, uint64_t t, const stream *s, set *p)
+{
+    memset(p, 0, sizeof *p);
+    thread *th = find_thread(r, t);
+    if (th)
+        set_or(p, &th->known);
+    if (!s)
+        return;
+    if (s->last >= 0)
+        set_or(p, &r->nodes[s->last].anc);
+    for (int i = 0; i < r->nstreams; i++) {
+        const stream *o = &r->streams[i];
+        if (o == s || o->removed || o->ctx != s->ctx || o->last < 0)
+            continue;
+        if ((blocking(s->kind) && o->kind == DLS_HB_LEGACY) || (s->kind == DLS_HB_LEGACY && blocking(o->kind)))
+            set_or(p, &r->nodes[o->last].anc);
+    }
+}
+
+static int add_op(hbref *r, uint64_t t, uint64_t sid, uint64_t op, const event *wait_on, uint64_t *pos)
+{
+    stream *s = find_stream(r, sid);
+    if (!s || s->removed)
+        return ENOENT;
+    if (r->nnodes == HBREF_MAX_OPS)
+        return ENOSPC;
+    int n = r->nnodes++;
+    node *nd = &r->nodes[n];
+    prospective(r, t, s, &nd->anc);
+    if (wait_on && wait_on->node >= 0)
+        set_or(&nd->anc, &r->nodes[wait_on->node].anc);
+    nd->anc.b[n / 64] |= 1ULL << (n % 64);
+    nd->stream = (int)(s - r->streams);
+    nd->pos = ++s->pos;
+    nd->op = op;
+    s->last = n;
+    if (pos)
+        *pos = s->pos;
+    return 0;
+}
+
+int hbref_op(hbref *r, uint64_t thread, uint64_t stream, uint64_t op, uint64_t *pos)
+{
+    return add_op(r, thread, stream, op, NULL, pos);
+}
+
+int hbref_event_record(hbref *r, uint64_t thread, uint64_t sid, uint64_t ev, uint64_t op, uint64_t *pos)
+{
+    event *e = find_event(r, ev);
+    for (int i = 0; !e && i < HBREF_MAX_EVENTS; i++)
+        if (!r->events[i].used)
+            e = &r->events[i], *e = (event){.id = ev, .used = 1, .node = -1};
+    if (!e)
+        return ENOSPC;
+    int rc = add_op(r, thread, sid, op, NULL, pos);
+    if (rc == 0)
+        e->node = r->nnodes - 1;
+    return rc;
+}
+
+int hbref_event_wait(hbref *r, uint64_t thread, uint64_t sid, uint64_t ev, uint64_t op, uint64_t *pos)
+{
+    return add_op(r, thread, sid, op, find_event(r, ev), pos);
+}
+
+static int learn(hbref *r, uint64_t t, int n)
+{
+    if (n < 0)
+        return 0;
+    thread *th = get_thread(r, t);
+    if (!th)
+        return ENOSPC;
+    set_or(&th->known, &r->nodes[n].anc);
+    return 0;
+}
+
+int hbref_sync_stream(hbref *r, uint64_t thread, uint64_t sid)
+{
+    stream *s = find_stream(r, sid);
+    return s ? learn(r, thread, s->last) : ENOENT;
+}
+
+int hbref_sync_event(hbref *r, uint64_t thread, uint64_t ev)
+{
+    event *e = find_event(r, ev);
+    return e ? learn(r, thread, e->node) : 0;
+}
+
+int hbref_sync_context(hbref *r, uint64_t thread, uint64_t ctx)
+{
+    for (int i = 0; i < r->nstreams; i++)
+        if (r->streams[i].ctx == ctx && learn(r, thread, r->streams[i].last) != 0)
+            return ENOSPC;
+    return 0;
+}
+
+int hbref_sync_all(hbref *r, uint64_t thread)
+{
+    for (int i = 0; i < r->nstreams; i++)
+        if (learn(r, thread, r->streams[i].last) != 0)
+            return ENOSPC;
+    return 0;
+}
+
+int hbref_track(hbref *r, uint64_t handle, uint64_t lo, uint64_t hi)
+{
+    if (lo >= hi)
+        return EINVAL;
+    for (int i = 0; i < HBREF_MAX_RANGES; i++)
+        if (!r->ranges[i].used) {
+            r->ranges[i] = (range){.handle = handle, .lo = lo, .hi = hi, .used = 1};
+            return 0;
+        }
+    return ENOSPC;
+}
+
+int hbref_untrack(hbref *r, uint64_t handle)
+{
+    range *g = find_range(r, handle);
+    if (!g)
+        return ENOENT;
+    g->used = 0;
+    return 0;
+}
+
+int hbref_access(hbref *r, uint64_t sid, uint64_t handle, dls_hb_access_kind kind)
+{
+    if (kind != DLS_HB_READ && kind != DLS_HB_WRITE)
+        return EINVAL;
+    stream *s = find_stream(r, sid);
+    range *g = find_range(r, handle);
+    if (!s || !g)
+        return ENOENT;
+    if (s->last < 0)
+        return EINVAL;
+    if (g->nhist == HBREF_MAX_OPS)
+        return ENOSPC;
+    g->hist[g->nhist++] = (access){.node = s->last, .kind = kind};
+    return 0;
+}
+
+/* Whether access i of g is in its frontier: no later access is ordered after it and
+ * supersedes it (any later access supersedes a read; only a later write supersedes a write). */
+static int in_frontier(const hbref *r, const range *g, int i)
+{
+    for (int j = i + 1; j < g->nhist; j++)
+        if (set_has(&r->nodes[g->hist[j].node].anc, g->hist[i].node) &&
+            (g->hist[i].kind == DLS_HB_READ || g->hist[j].kind == DLS_HB_WRITE))
+            return 0;
+    return 1;
+}
+
+/* Calls back for each conflict; returns how many. cand (when non-NULL) collects stream
+ * indices with a conflict. */
+static size_t each_conflict(hbref *r, uint64_t thread, const stream *s, uint64_t lo, uint64_t hi,
+                            dls_hb_access_kind kind, dls_hb_conflict *out, size_t cap, int *cand)
+{
+    set p;
+    prospective(r, thread, s, &p);
+    size_t n = 0;
+    for (int gi = 0; gi < HBREF_MAX_RANGES; gi++) {
+        const range *g = &r->ranges[gi];
+        if (!g->used || !(lo < hi && g->lo < hi && lo < g->hi))
+            continue;
+        for (int i = 0; i < g->nhist; i++) {
+            const access *a = &g->hist[i];
+            if (!(a->kind == DLS_HB_WRITE || kind == DLS_HB_WRITE) || set_has(&p, a->node) ||
+                !in_frontier(r, g, i))
+                continue;
+            const node *nd = &r->nodes[a->node];
+            if (cand)
+                cand[nd->stream] = 1;
+            if (n < cap)
+                out[n] = (dls_hb_conflict){.range = g->handle, .op = nd->op,
+                                           .stream = r->streams[nd->stream].id, .pos = nd->pos,
+                                           .kind = a->kind};
+            n++;
+        }
+    }
+    return n;
+}
+
+static int observer(hbref *r, const uint64_t *sid, stream **s)
+{
+    *s = NULL;
+    if (!sid)
+        return 0;
+    *s = find_stream(r, *sid);
+    return *s && !(*s)->removed ? 0 : ENOENT;
+}
+
+int hbref_conflicts(hbref *r, uint64_t thread, const uint64_t *sid, uint64_t lo, uint64_t hi,
+                    dls_hb_access_kind kind, dls_hb_conflict *out, size_t cap, size_t *n)
+{
+    stream *s;
+    if (kind != DLS_HB_READ && kind != DLS_HB_WRITE)
+        return EINVAL;
+    if (observer(r, sid, &s) != 0)
+        return ENOENT;
+    *n = each_conflict(r, thread, s, lo, hi, kind, out, cap, NULL);
+    return 0;
+}
+
+/* Waits for the candidate streams: each at its current position, minus those whose last
+ * operation is ordered before another candidate's last operation; sorted by stream id. */
+static void emit_waits(hbref *r, const int *cand, dls_hb_epoch *out, size_t cap, size_t *n)
+{
+    dls_hb_epoch kept[HBREF_MAX_STREAMS];
+    size_t k = 0;
+    for (int x = 0; x < r->nstreams; x++) {
+        if (!cand[x])
+            continue;
+        int dominated = 0;
+        for (int y = 0; y < r->nstreams && !dominated; y++)
+            dominated = y != x && cand[y] && set_has(&r->nodes[r->streams[y].last].anc, r->streams[x].last);
+        if (!dominated)
+            kept[k++] = (dls_hb_epoch){.stream = r->streams[x].id, .pos = r->streams[x].pos};
+    }
+    for (size_t i = 1; i < k; i++)
+        for (size_t j = i; j > 0 && kept[j - 1].stream > kept[j].stream; j--) {
+            dls_hb_epoch t = kept[j];
+            kept[j] = kept[j - 1];
+            kept[j - 1] = t;
+        }
+    for (size_t i = 0; i < k && i < cap; i++)
+        out[i] = kept[i];
+    *n = k;
+}
+
+int hbref_waits(hbref *r, uint64_t thread, const uint64_t *sid, uint64_t lo, uint64_t hi,
+                dls_hb_access_kind kind, dls_hb_epoch *out, size_t cap, size_t *n)
+{
+    stream *s;
+    int cand[HBREF_MAX_STREAMS] = {0};
+    if (kind != DLS_HB_READ && kind != DLS_HB_WRITE)
+        return EINVAL;
+    if (observer(r, sid, &s) != 0)
+        return ENOENT;
+    each_conflict(r, thread, s, lo, hi, kind, NULL, 0, cand);
+    emit_waits(r, cand, out, cap, n);
+    return 0;
+}
+
+int hbref_frontier(hbref *r, uint64_t thread, dls_hb_epoch *out, size_t cap, size_t *n)
+{
+    set p;
+    prospective(r, thread, NULL, &p);
+    size_t k = 0;
+    for (int i = 0; i < r->nstreams; i++) {
+        const stream *s = &r->streams[i];
+        if (s->last < 0 || set_has(&p, s->last))
+            continue;
+        if (k < cap)
+            out[k] = (dls_hb_epoch){.stream = s->id, .pos = s->pos};
+        k++;
+    }
+    *n = k;
+    return 0;
+}
+
+/* The node at position pos of stream index si, or -1. */
+static int node_at(const hbref *r, int si, uint64_t pos)
+{
+    for (int i = 0; i < r->nnodes; i++)
+        if (r->nodes[i].stream == si && r->nodes[i].pos == pos)
+            return i;
+    return -1;
+}
+
+int hbref_frontier_waits(hbref *r, uint64_t thread, uint64_t sid, const dls_hb_epoch *f, size_t nf,
+                         dls_hb_epoch *out, size_t cap, size_t *n)
+{
+    stream *s;
+    int cand[HBREF_MAX_STREAMS] = {0};
+    if (observer(r, &sid, &s) != 0)
+        return ENOENT;
+    for (size_t i = 0; i < nf; i++)
+        if (!find_stream(r, f[i].stream))
+            return EINVAL;
+    set p;
+    prospective(r, thread, s, &p);
+    for (size_t i = 0; i < nf; i++) {
+        int si = (int)(find_stream(r, f[i].stream) - r->streams);
+        if (f[i].pos != 0 && !set_has(&p, node_at(r, si, f[i].pos)))
+            cand[si] = 1;
+    }
+    emit_waits(r, cand, out, cap, n);
+    return 0;
+}
+
+int hbref_ordered(hbref *r, uint64_t thread, uint64_t sid, uint64_t x, uint64_t pos, int *ordered)
+{
+    stream *s, *xs = find_stream(r, x);
+    if (!xs || observer(r, &sid, &s) != 0)
+        return ENOENT;
+    set p;
+    prospective(r, thread, s, &p);
+    *ordered = pos == 0 || set_has(&p, node_at(r, (int)(xs - r->streams), pos));
+    return 0;
+}

@@ -1,0 +1,10 @@
+# The happens-before engine's test support: the brute-force reference model linked into the
+# differential test.
+HB_REF_OBJ := $(B)/obj/tests/hb/hb_reference.o
+
+$(B)/obj/tests/hb/%.o: EXTRA_CFLAGS += -I shim/include -I shim
+
+$(B)/tests/test_hb_diff: $(B)/obj/tests/unit/test_hb_diff.o $(HB_REF_OBJ) $(SHIM_AR) $(TEST_COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(HB_REF_OBJ) $(TEST_COMMON_OBJ) $(SHIM_AR) -lcmocka $(LDLIBS)
