@@ -1,0 +1,235 @@
+/* Unit tests of shim/cuda/callback.c: delivery at ENTER and EXIT, one operation per runtime call
+ * and the driver call beneath it, the re-entrancy guard, id retirement at destroy, formatting. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "test_cuda_fake.h"
+
+#include "cuda/callback.h"
+#include "cuda/streams.h"
+
+#define DCB(name) CUPTI_DRIVER_TRACE_CBID_##name
+#define RCB(name) CUPTI_RUNTIME_TRACE_CBID_##name
+
+#define MAX_SEEN 16
+static dls_cuda_op seen[MAX_SEEN];
+static dls_cuda_range seen_ranges[MAX_SEEN];
+static char seen_api[MAX_SEEN][64];
+static int nseen;
+static void (*also)(const dls_cuda_op *op);
+
+static void sink(const dls_cuda_op *op, void *user)
+{
+    assert_ptr_equal(user, &nseen);
+    if (nseen < MAX_SEEN) {
+        seen[nseen] = *op;
+        if (op->nranges)
+            seen_ranges[nseen] = op->ranges[0];
+        snprintf(seen_api[nseen], sizeof seen_api[nseen], "%s", op->api ? op->api : "");
+    }
+    nseen++;
+    if (also)
+        also(op);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    fake_reset();
+    dls_cuda_streams_invalidate();
+    dls_cuda_callback_reset_runtime_frames();
+    nseen = 0;
+    also = NULL;
+    dls_cuda_set_sink(sink, &nseen);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    dls_cuda_set_sink(NULL, NULL);
+    return 0;
+}
+
+static void call(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, CUpti_ApiCallbackSite site, const char *fn,
+                 const void *params)
+{
+    CUpti_CallbackData cb = fake_cb(site, fn, params);
+    dls_cuda_callback(NULL, dom, cbid, &cb);
+}
+
+static void driver_call_is_delivered_at_enter_and_exit(void **state)
+{
+    (void)state;
+    cuMemsetD8Async_params p = {.dstDevice = 0x1000, .uc = 1, .N = 64};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemsetD8Async), CUPTI_API_ENTER, "cuMemsetD8Async", &p);
+    assert_int_equal(nseen, 1);
+    assert_int_equal(seen[0].phase, DLS_PHASE_ENTER);
+    fake_ok = CUDA_ERROR_INVALID_VALUE;
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemsetD8Async), CUPTI_API_EXIT, "cuMemsetD8Async", &p);
+    fake_ok = CUDA_SUCCESS;
+    assert_int_equal(nseen, 2);
+    assert_int_equal(seen[1].phase, DLS_PHASE_EXIT);
+    assert_int_equal(seen[1].result, CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(seen[1].kind, DLS_OP_MEMSET);
+    assert_string_equal(seen_api[1], "cuMemsetD8Async");
+    assert_int_equal(seen_ranges[1].addr, 0x1000);
+    assert_int_equal(seen_ranges[1].len, 64);
+    assert_int_equal(seen[1].correlation_id, 77);
+    assert_int_equal(seen[1].rt_correlation_id, 0);
+    assert_true(seen[1].tid > 0);
+}
+
+/* cudaMemcpyAsync → cuMemcpyHtoDAsync_v2: one operation, named after the runtime call. */
+static void runtime_call_annotates_the_driver_call_beneath(void **state)
+{
+    (void)state;
+    char host[8];
+    cuMemcpyHtoDAsync_v2_params p = {.dstDevice = 0x2000, .srcHost = host, .ByteCount = 8};
+    CUpti_CallbackData rt = fake_cb(CUPTI_API_ENTER, "cudaMemcpyAsync", host);
+    rt.correlationId = 5;
+    dls_cuda_callback(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, RCB(cudaMemcpyAsync_v3020), &rt);
+    assert_int_equal(nseen, 0);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemcpyHtoDAsync_v2), CUPTI_API_ENTER, "cuMemcpyHtoDAsync_v2", &p);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemcpyHtoDAsync_v2), CUPTI_API_EXIT, "cuMemcpyHtoDAsync_v2", &p);
+    rt.callbackSite = CUPTI_API_EXIT;
+    dls_cuda_callback(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, RCB(cudaMemcpyAsync_v3020), &rt);
+    assert_int_equal(nseen, 2);
+    assert_string_equal(seen_api[0], "cudaMemcpyAsync");
+    assert_int_equal(seen[0].rt_correlation_id, 5);
+    assert_int_equal(seen[0].kind, DLS_OP_MEMCPY);
+    /* After the runtime call returned, a direct driver call is named after itself. */
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemcpyHtoDAsync_v2), CUPTI_API_ENTER, "cuMemcpyHtoDAsync_v2", &p);
+    assert_int_equal(nseen, 3);
+    assert_string_equal(seen_api[2], "cuMemcpyHtoDAsync_v2");
+    assert_int_equal(seen[2].rt_correlation_id, 0);
+}
+
+/* A runtime call whose EXIT was missed (callbacks switched meanwhile) does not stick. */
+static void switching_callbacks_forgets_runtime_frames(void **state)
+{
+    (void)state;
+    CUpti_CallbackData rt = fake_cb(CUPTI_API_ENTER, "cudaLaunchKernel", "x");
+    dls_cuda_callback(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, RCB(cudaLaunchKernel_v7000), &rt);
+    dls_cuda_callback_reset_runtime_frames();
+    cuStreamQuery_params p = {.hStream = NULL};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamQuery), CUPTI_API_ENTER, "cuStreamQuery", &p);
+    assert_int_equal(nseen, 1);
+    assert_string_equal(seen_api[0], "cuStreamQuery");
+}
+
+/* The shim's own driver calls report callbacks too; the guard hides them. */
+static CUresult reporting_event_record(CUevent e, CUstream s)
+{
+    cuEventRecord_params p = {.hEvent = e, .hStream = s};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuEventRecord), CUPTI_API_ENTER, "cuEventRecord", &p);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuEventRecord), CUPTI_API_EXIT, "cuEventRecord", &p);
+    return CUDA_SUCCESS;
+}
+
+static void inject_at_enter(const dls_cuda_op *op)
+{
+    if (op->kind == DLS_OP_LAUNCH && op->phase == DLS_PHASE_ENTER)
+        assert_int_equal(dls_drv_event_record((CUevent)0xe1, (CUstream)op->stream.handle), CUDA_SUCCESS);
+}
+
+static void shim_calls_are_not_reported(void **state)
+{
+    (void)state;
+    fake_table.event_record = reporting_event_record;
+    assert_int_equal(dls_drv_event_record((CUevent)0xe1, NULL), CUDA_SUCCESS);
+    assert_int_equal(nseen, 0);
+    assert_false(dls_drv_in_shim());
+    /* Also when the policy injects from inside a delivery. */
+    also = inject_at_enter;
+    uint64_t buf[1] = {0};
+    size_t size = 8;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+    cuLaunchKernel_params lp = {.f = (CUfunction)0xf00, .extra = extra};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuLaunchKernel), CUPTI_API_ENTER, "cuLaunchKernel", &lp);
+    assert_int_equal(nseen, 1);
+    assert_int_equal(seen[0].kind, DLS_OP_LAUNCH);
+    fake_table.event_record = NULL;
+    /* Without a driver, guarded calls fail cleanly. */
+    assert_int_equal(dls_drv_event_record((CUevent)0xe1, NULL), CUDA_ERROR_NOT_INITIALIZED);
+}
+
+static void destroyed_handles_get_new_ids_when_reused(void **state)
+{
+    (void)state;
+    CUevent e = (CUevent)0xe200;
+    cuEventQuery_params q = {.hEvent = e};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuEventQuery), CUPTI_API_EXIT, "cuEventQuery", &q);
+    uint64_t first = seen[0].event_id;
+    cuEventDestroy_v2_params d = {.hEvent = e};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuEventDestroy_v2), CUPTI_API_ENTER, "cuEventDestroy_v2", &d);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuEventDestroy_v2), CUPTI_API_EXIT, "cuEventDestroy_v2", &d);
+    assert_int_equal(seen[2].event_id, first);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuEventQuery), CUPTI_API_EXIT, "cuEventQuery", &q);
+    assert_true(seen[3].event_id != first);
+
+    CUstream s = (CUstream)0x5800;
+    fake_streams[0] = (fake_stream){.h = s, .id = 58};
+    cuStreamSynchronize_params ss = {.hStream = s};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamSynchronize), CUPTI_API_EXIT, "cuStreamSynchronize", &ss);
+    assert_int_equal(seen[4].stream.id, 58);
+    cuStreamDestroy_v2_params sd = {.hStream = s};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamDestroy_v2), CUPTI_API_ENTER, "cuStreamDestroy_v2", &sd);
+    fake_streams[0].id = 59; /* the driver reuses the handle for a new stream */
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamDestroy_v2), CUPTI_API_EXIT, "cuStreamDestroy_v2", &sd);
+    assert_int_equal(seen[6].stream.id, 58);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamSynchronize), CUPTI_API_EXIT, "cuStreamSynchronize", &ss);
+    assert_int_equal(seen[7].stream.id, 59);
+}
+
+static void unhandled_calls_and_other_domains_deliver_nothing(void **state)
+{
+    (void)state;
+    char params[64] = {0};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemAlloc_v2), CUPTI_API_ENTER, "cuMemAlloc_v2", params);
+    call(CUPTI_CB_DOMAIN_RESOURCE, 1, CUPTI_API_ENTER, "x", params);
+    dls_cuda_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuLaunchKernel), NULL);
+    assert_int_equal(nseen, 0);
+    dls_cuda_set_sink(NULL, NULL);
+    cuStreamQuery_params p = {.hStream = NULL};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamQuery), CUPTI_API_ENTER, "cuStreamQuery", &p);
+    assert_int_equal(nseen, 0);
+}
+
+static void formatting_names_every_part(void **state)
+{
+    (void)state;
+    dls_cuda_op op = {.kind = DLS_OP_LAUNCH, .phase = DLS_PHASE_EXIT, .api = "cudaLaunchKernel",
+                      .name = "scale", .flags = DLS_OPF_HAS_STREAM | DLS_OPF_CONSERVATIVE, .nwords = 3,
+                      .stream = {.id = 7, .kind = DLS_STREAM_NON_BLOCKING}};
+    char buf[256];
+    size_t n = dls_cuda_op_format(&op, buf, sizeof buf);
+    assert_int_equal(n, strlen(buf));
+    assert_string_equal(buf, "op exit launch api=cudaLaunchKernel stream=7/non-blocking event=0 ranges=0 "
+                             "words=3 conservative=1 result=0 name=scale");
+    char tiny[8];
+    assert_int_equal(dls_cuda_op_format(&op, tiny, sizeof tiny), 7);
+    assert_string_equal(tiny, "op exit");
+    for (int k = 0; k < DLS_OP_KIND_COUNT; k++)
+        assert_string_not_equal(dls_cuda_op_kind_name((dls_op_kind)k), "unknown");
+    assert_string_equal(dls_cuda_stream_kind_name(DLS_STREAM_PER_THREAD), "per-thread");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(driver_call_is_delivered_at_enter_and_exit, setup, teardown),
+        cmocka_unit_test_setup_teardown(runtime_call_annotates_the_driver_call_beneath, setup, teardown),
+        cmocka_unit_test_setup_teardown(switching_callbacks_forgets_runtime_frames, setup, teardown),
+        cmocka_unit_test_setup_teardown(shim_calls_are_not_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(destroyed_handles_get_new_ids_when_reused, setup, teardown),
+        cmocka_unit_test_setup_teardown(unhandled_calls_and_other_domains_deliver_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(formatting_names_every_part, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
