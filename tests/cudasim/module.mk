@@ -79,8 +79,9 @@ CUDASIM_INJECTION   := $(B)/tests/libsim_injection.so
 
 $(CUDASIM_TEST_BINS): $(B)/tests/%: $(CUDASIM_OBJDIR)/tests/%.o $(CUDASIM_TEST_HELPER) \
                       $(TEST_COMMON_OBJ) $(CUDASIM_LIBS)
-	$(CUDASIM_LINK) -lcmocka
+	$(CUDASIM_LINK) $(CUDASIM_EXTRA) -lcmocka
 
+$(B)/tests/test_sim_cupti $(B)/tests/test_sim_injection: CUDASIM_EXTRA := -lcupti
 $(B)/tests/test_sim_injection: $(CUDASIM_INJECTION)
 
 $(CUDASIM_INJECTION): $(CUDASIM_OBJDIR)/tests/sim_injection.o $(CUDASIM_LIBS)
