@@ -16,6 +16,7 @@ CUcontext simtest_init(void)
     assert_int_equal(cuInit(0), CUDA_SUCCESS);
     assert_int_equal(cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
     assert_int_equal(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+    simtest_store_kernel(); /* registers the kernels, so durations can be set by name */
     return ctx;
 }
 

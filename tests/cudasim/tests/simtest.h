@@ -5,7 +5,8 @@
 
 #include <cuda.h>
 
-/* cuInit, then makes device 0's primary context current on the calling thread; returns it. */
+/* cuInit, then makes device 0's primary context current on the calling thread, registers the
+ * three kernels; returns the context. */
 CUcontext simtest_init(void);
 
 /* Kernel "store_int" (int *dst, int value): *dst = value. */

@@ -1,0 +1,174 @@
+/* test_sim_controls.c: the simulator's test controls (forced errors, call counts, durations,
+ * gates on the special handles, settle) and driver entry points fetched by name
+ * (cuGetProcAddress), plus error names and strings. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cudasim.h"
+#include "simtest.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    simtest_init();
+    return 0;
+}
+
+static void fail_next_fails_one_call_without_doing_it(void **state)
+{
+    (void)state;
+    CUdeviceptr d = 0;
+    void *p = NULL;
+    cudasim_fail_next("cuMemAlloc", CUDA_ERROR_OUT_OF_MEMORY);
+    assert_int_equal(cuMemAlloc(&d, 8), CUDA_ERROR_OUT_OF_MEMORY);
+    assert_int_equal(d, 0);
+    assert_int_equal(cuMemAlloc(&d, 8), CUDA_SUCCESS);
+    cuMemFree(d);
+    cudasim_fail_next("cudaMalloc", (CUresult)cudaErrorMemoryAllocation);
+    assert_int_equal(cudaMalloc(&p, 8), cudaErrorMemoryAllocation);
+    assert_null(p);
+    assert_int_equal(cudaGetLastError(), cudaErrorMemoryAllocation);
+    cudasim_fail_next("cuStreamSynchronize", CUDA_ERROR_LAUNCH_FAILED);
+    cudasim_fail_next("cuStreamSynchronize", CUDA_ERROR_ILLEGAL_ADDRESS);
+    assert_int_equal(cuStreamSynchronize(NULL), CUDA_ERROR_LAUNCH_FAILED);
+    assert_int_equal(cuStreamSynchronize(NULL), CUDA_ERROR_ILLEGAL_ADDRESS);
+    assert_int_equal(cuStreamSynchronize(NULL), CUDA_SUCCESS);
+    cudasim_fail_next("cuEventRecord", CUDA_ERROR_UNKNOWN);
+    cudasim_reset_counts();
+    CUevent e;
+    assert_int_equal(cuEventCreate(&e, 0), CUDA_SUCCESS);
+    assert_int_equal(cuEventRecord(e, NULL), CUDA_SUCCESS);
+    cuEventDestroy(e);
+}
+
+static void call_counts_match_versions_and_runtime_calls(void **state)
+{
+    (void)state;
+    void *p;
+    cudasim_reset_counts();
+    assert_int_equal(cudasim_call_count("cuMemAlloc"), 0);
+    assert_int_equal(cudaMalloc(&p, 8), cudaSuccess);
+    assert_int_equal(cudasim_call_count("cudaMalloc"), 1);
+    assert_int_equal(cudasim_call_count("cudaMalloc_v3020"), 1);
+    assert_int_equal(cudasim_call_count("cuMemAlloc"), 1);
+    assert_int_equal(cudasim_call_count("cuMemAlloc_v2"), 1);
+    assert_int_equal(cudasim_call_count("cuMemAllocHost"), 0);
+    assert_int_equal(cudasim_call_count("cuMem"), 0);
+    cudaFree(p);
+    assert_int_equal(cuStreamSynchronize(NULL), CUDA_SUCCESS);
+    assert_int_equal(cuStreamSynchronize(CU_STREAM_PER_THREAD), CUDA_SUCCESS);
+    assert_int_equal(cudaStreamSynchronize(0), cudaSuccess);
+    assert_int_equal(cudasim_call_count("cuStreamSynchronize"), 3);
+    assert_int_equal(cudasim_call_count("cudaStreamSynchronize"), 1);
+    cudasim_reset_counts();
+    assert_int_equal(cudasim_call_count("cuStreamSynchronize"), 0);
+}
+
+static void durations_apply_to_named_kernels(void **state)
+{
+    (void)state;
+    assert_int_equal(cudasim_set_kernel_duration("no_such_kernel", 10), -1);
+    assert_int_equal(cudasim_set_kernel_duration("store_int", 0), 0);
+}
+
+static void gates_on_special_handles(void **state)
+{
+    (void)state;
+    int *x = simtest_dev_int(0);
+    assert_int_equal(cudasim_stream_hold(CU_STREAM_LEGACY), 0);
+    assert_int_equal(simtest_store(NULL, x, 1), CUDA_SUCCESS);
+    cudasim_settle();
+    assert_int_equal(cuStreamQuery(NULL), CUDA_ERROR_NOT_READY);
+    assert_int_equal(cudasim_stream_release(NULL), 0);
+    assert_int_equal(cuStreamSynchronize(NULL), CUDA_SUCCESS);
+    assert_int_equal(*x, 1);
+    int bogus = 0;
+    assert_int_equal(cudasim_stream_hold((CUstream)(void *)&bogus), -1);
+}
+
+static void settle_returns_with_nothing_runnable(void **state)
+{
+    (void)state;
+    CUstream a, b;
+    CUevent e;
+    int *x = simtest_dev_int(0), log[8];
+    assert_int_equal(cuStreamCreate(&a, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    assert_int_equal(cuStreamCreate(&b, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    assert_int_equal(cuEventCreate(&e, 0), CUDA_SUCCESS);
+    simtest_log(log, 0, 1);
+    cudasim_stream_hold(a);
+    assert_int_equal(simtest_store(a, x, 1), CUDA_SUCCESS);
+    assert_int_equal(cuEventRecord(e, a), CUDA_SUCCESS);
+    assert_int_equal(simtest_append(b, 1), CUDA_SUCCESS);
+    assert_int_equal(cuStreamWaitEvent(b, e, 0), CUDA_SUCCESS);
+    assert_int_equal(simtest_append(b, 2), CUDA_SUCCESS);
+    cudasim_settle();
+    assert_int_equal(simtest_log(log, 8, 0), 1);
+    cudasim_stream_release(a);
+    assert_int_equal(cuStreamSynchronize(b), CUDA_SUCCESS);
+    assert_int_equal(simtest_log(log, 8, 1), 2);
+    cuEventDestroy(e);
+    cuStreamDestroy(a);
+    cuStreamDestroy(b);
+}
+
+static void entry_points_by_name(void **state)
+{
+    (void)state;
+    void *fn = NULL;
+    CUdriverProcAddressQueryResult q = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    assert_int_equal(cuGetProcAddress("cuMemAlloc", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &q),
+                     CUDA_SUCCESS);
+    assert_int_equal(q, CU_GET_PROC_ADDRESS_SUCCESS);
+    assert_ptr_equal(fn, (void *)cuMemAlloc);
+    assert_int_equal(cuGetProcAddress("cuStreamSynchronize", &fn, 13000,
+                                      CU_GET_PROC_ADDRESS_DEFAULT, &q),
+                     CUDA_SUCCESS);
+    assert_ptr_equal(fn, (void *)cuStreamSynchronize);
+    void *ptsz = NULL;
+    assert_int_equal(cuGetProcAddress("cuStreamSynchronize", &ptsz, 13000,
+                                      CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &q),
+                     CUDA_SUCCESS);
+    assert_non_null(ptsz);
+    assert_ptr_not_equal(ptsz, fn);
+    cudasim_reset_counts();
+    assert_int_equal(((CUresult(*)(CUstream))ptsz)(NULL), CUDA_SUCCESS);
+    assert_int_equal(cudasim_call_count("cuStreamSynchronize_ptsz"), 1);
+    assert_int_equal(cuGetProcAddress("cuNoSuchThing", &fn, 13000, 0, &q), CUDA_ERROR_NOT_FOUND);
+    assert_int_equal(q, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+    assert_null(fn);
+}
+
+static void error_names(void **state)
+{
+    (void)state;
+    const char *s = NULL;
+    assert_int_equal(cuGetErrorName(CUDA_ERROR_INVALID_HANDLE, &s), CUDA_SUCCESS);
+    assert_string_equal(s, "CUDA_ERROR_INVALID_HANDLE");
+    assert_int_equal(cuGetErrorString(CUDA_ERROR_NOT_READY, &s), CUDA_SUCCESS);
+    assert_string_equal(s, "device not ready");
+    assert_int_equal(cuGetErrorName((CUresult)12345, &s), CUDA_ERROR_INVALID_VALUE);
+    assert_string_equal(cudaGetErrorName(cudaErrorInvalidResourceHandle),
+                        "cudaErrorInvalidResourceHandle");
+    assert_string_equal(cudaGetErrorString(cudaSuccess), "no error");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(fail_next_fails_one_call_without_doing_it),
+        cmocka_unit_test(call_counts_match_versions_and_runtime_calls),
+        cmocka_unit_test(durations_apply_to_named_kernels),
+        cmocka_unit_test(gates_on_special_handles),
+        cmocka_unit_test(settle_returns_with_nothing_runnable),
+        cmocka_unit_test(entry_points_by_name),
+        cmocka_unit_test(error_names),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
