@@ -140,8 +140,7 @@ static int conflicts(dls_hb *e, uint64_t thread, const uint64_t *stream, uint64_
     if (observer_init(e, thread, stream, &o) != 0)
         return ENOENT;
     walk w = {.o = &o, .kind = kind, .out = out, .cap = cap};
-    if (lo < hi)
-        dls_hb_ranges_overlap(&e->ranges, lo, hi, walk_range, &w);
+    dls_hb_ranges_overlap(&e->ranges, lo, hi, walk_range, &w);
     *n = w.n;
     return 0;
 }
@@ -156,8 +155,7 @@ static int waits(dls_hb *e, uint64_t thread, const uint64_t *stream, uint64_t lo
         return ENOENT;
     cand_begin(e);
     walk w = {.o = &o, .kind = kind, .collect = e};
-    if (lo < hi)
-        dls_hb_ranges_overlap(&e->ranges, lo, hi, walk_range, &w);
+    dls_hb_ranges_overlap(&e->ranges, lo, hi, walk_range, &w);
     emit_waits(e, w.ncand, out, cap, n);
     return 0;
 }

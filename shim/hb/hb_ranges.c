@@ -238,7 +238,7 @@ static int visit(const dls_hb_ranges *r, uint32_t t, uint64_t lo, uint64_t hi, d
 int dls_hb_ranges_overlap(const dls_hb_ranges *r, uint64_t lo, uint64_t hi, dls_hb_range_fn fn,
                           void *ctx)
 {
-    return visit(r, r->root, lo, hi, fn, ctx);
+    return lo < hi ? visit(r, r->root, lo, hi, fn, ctx) : 0;
 }
 
 size_t dls_hb_ranges_bytes(const dls_hb_ranges *r)

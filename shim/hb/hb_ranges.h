@@ -67,8 +67,9 @@ static inline dls_hb_acc *dls_hb_rnode_acc(dls_hb_rnode *n)
 /* Makes room for `need` frontier entries in n. 0 or ENOMEM (n unchanged). */
 int dls_hb_rnode_reserve(dls_hb_ranges *r, dls_hb_rnode *n, uint32_t need);
 
-/* Calls fn(ctx, handle, node) for each live range overlapping [lo, hi), in address order,
- * until fn returns non-zero (which is then returned); 0 when all were visited. */
+/* Calls fn(ctx, handle, node) for each live range overlapping [lo, hi) (none when lo >= hi),
+ * in address order, until fn returns non-zero (which is then returned); 0 when all were
+ * visited. */
 typedef int (*dls_hb_range_fn)(void *ctx, uint64_t handle, dls_hb_rnode *n);
 int dls_hb_ranges_overlap(const dls_hb_ranges *r, uint64_t lo, uint64_t hi, dls_hb_range_fn fn,
                           void *ctx);
