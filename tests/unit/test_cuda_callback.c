@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
@@ -220,6 +222,48 @@ static void formatting_names_every_part(void **state)
     assert_string_equal(dls_cuda_stream_kind_name(DLS_STREAM_PER_THREAD), "per-thread");
 }
 
+static atomic_int mt_delivered;
+
+static void counting_sink(const dls_cuda_op *op, void *user)
+{
+    (void)op;
+    (void)user;
+    atomic_fetch_add(&mt_delivered, 1);
+}
+
+/* Each thread creates, uses and destroys its own events and queries the shared stream. */
+static void *mt_worker(void *arg)
+{
+    uintptr_t base = (uintptr_t)arg;
+    for (int i = 0; i < 200; i++) {
+        CUevent e = (CUevent)(base + (uintptr_t)(i % 4) * 16);
+        cuEventCreate_params cp = {.phEvent = &e};
+        call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuEventCreate), CUPTI_API_EXIT, "cuEventCreate", &cp);
+        cuStreamQuery_params q = {.hStream = (CUstream)0x5900};
+        call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamQuery), CUPTI_API_EXIT, "cuStreamQuery", &q);
+        cuEventDestroy_v2_params d = {.hEvent = e};
+        call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuEventDestroy_v2), CUPTI_API_EXIT, "cuEventDestroy_v2", &d);
+        if (i % 50 == 0)
+            dls_cuda_streams_invalidate();
+    }
+    return NULL;
+}
+
+static void threads_observe_concurrently(void **state)
+{
+    (void)state;
+    fake_streams[0] = (fake_stream){.h = (CUstream)0x5900, .id = 59};
+    atomic_store(&mt_delivered, 0);
+    dls_cuda_set_sink(counting_sink, NULL);
+    pthread_t t[4];
+    for (uintptr_t i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, mt_worker, (void *)(0x100000 * (i + 1))), 0);
+    dls_cuda_set_sink(counting_sink, &nseen); /* replaced while threads deliver */
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    assert_int_equal(atomic_load(&mt_delivered), 4 * 200 * 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +274,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(destroyed_handles_get_new_ids_when_reused, setup, teardown),
         cmocka_unit_test_setup_teardown(unhandled_calls_and_other_domains_deliver_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(formatting_names_every_part, setup, teardown),
+        cmocka_unit_test_setup_teardown(threads_observe_concurrently, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,8 +34,8 @@ typedef struct {
 static fake_stream fake_streams[8];
 static fake_kernel fake_kernels[4];
 static fake_alloc fake_allocs[4];
-static int fake_get_id_calls;
-static int fake_param_info_calls;
+static _Atomic int fake_get_id_calls; /* threads of test_cuda_callback resolve concurrently */
+static _Atomic int fake_param_info_calls;
 
 static CUresult fake_stream_get_id(CUstream s, unsigned long long *id)
 {
@@ -136,7 +136,8 @@ static void fake_reset(void)
     memset(fake_streams, 0, sizeof fake_streams);
     memset(fake_kernels, 0, sizeof fake_kernels);
     memset(fake_allocs, 0, sizeof fake_allocs);
-    fake_get_id_calls = fake_param_info_calls = 0;
+    fake_get_id_calls = 0;
+    fake_param_info_calls = 0;
     dls_drv_set_table_for_tests(&fake_table);
 }
 
