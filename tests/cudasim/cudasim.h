@@ -36,8 +36,9 @@ int cudasim_set_kernel_duration(const char *name, unsigned usec);
 /* Closes the gate of a stream: it finishes the operation it is running, then starts nothing new
  * until cudasim_stream_release. Work can still be enqueued. Accepts a stream handle, NULL or
  * CU_STREAM_LEGACY (the current context's legacy stream) and CU_STREAM_PER_THREAD (the calling
- * thread's per-thread stream). Needs a current context for the special handles.
- * Returns 0, or -1 for an unknown handle or no current context. */
+ * thread's per-thread stream). Needs a current context for the special handles. Host syncs
+ * that cover a held stream (including cuMemFree / cudaFree, which wait for the context's work)
+ * block until it is released. Returns 0, or -1 for an unknown handle or no current context. */
 int cudasim_stream_hold(CUstream stream);
 
 /* Opens the gate closed by cudasim_stream_hold (same handle rules). Returns 0 or -1. */

@@ -3,7 +3,7 @@
  * Models: device and page-locked host allocations (both plain host memory, 256-byte aligned) in
  * a table of ranges, so pointer attributes (context, memory type, device/host pointer, range
  * start and size, device ordinal) and cuMemGetAddressRange answer for any address inside an
- * allocation. Does not model: memory pools, managed memory, host registration, IPC, limits. */
+ * allocation; freeing waits for the context's submitted work. Does not model: memory pools, managed memory, host registration, IPC, limits. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,11 +67,18 @@ static CUresult mem_alloc(void **out, size_t size, int is_host)
     return CUDA_SUCCESS;
 }
 
-/* Frees the allocation starting exactly at p (of the given kind). Outstanding stream work on it
- * is the caller's problem, as on a GPU. */
+/* Frees the allocation starting exactly at p (of the given kind), after the work already
+ * submitted to its context completed (as cudaFree / cuMemFree synchronize in practice), so no
+ * queued operation touches freed memory. */
 static CUresult mem_free(const void *p, int is_host)
 {
     alloc *found = NULL;
+    uintptr_t base;
+    size_t size;
+    int host;
+    struct CUctx_st *ctx;
+    if (dls_sim_mem_find(p, &base, &size, &host, &ctx) == 0 && base == (uintptr_t)p)
+        dls_sim_ctx_sync(ctx);
     dls_sim_lock();
     for (alloc **pp = &g_allocs; *pp; pp = &(*pp)->next) {
         if ((*pp)->base == (uintptr_t)p && (*pp)->is_host == is_host) {

@@ -3,7 +3,8 @@
 # ($(B)/tests/test_sim_<area>), and the race demo program.
 #
 # For other fragments:
-#   CUDASIM_DIR      folder holding the three libraries (and libcuda.so, libcudart.so, libcupti.so)
+#   CUDASIM_DIR      folder holding the three libraries (and libcuda.so, libcudart.so, libcupti.so,
+#                    made with them)
 #   CUDASIM_LIBS     the three library files, as prerequisites
 #   CUDASIM_CFLAGS   compile flags for programs that include cuda.h / cudasim.h
 #   CUDASIM_LDFLAGS  link flags: finds the libraries at link and at run time (rpath)
@@ -19,7 +20,6 @@ CUDASIM_CFLAGS  := -I tests/cudasim -I $(CUDA_INC)
 CUDASIM_LDFLAGS := -L$(CUDASIM_DIR) -Wl,-rpath,$(ABSB)/cudasim
 CUDASIM_LIBS    := $(CUDASIM_DIR)/libcuda.so.1 $(CUDASIM_DIR)/libcudart.so.13 \
                    $(CUDASIM_DIR)/libcupti.so.13
-CUDASIM_LINKS   := $(CUDASIM_DIR)/libcuda.so $(CUDASIM_DIR)/libcudart.so $(CUDASIM_DIR)/libcupti.so
 
 define CUDASIM_LINK
 	@mkdir -p $(@D)
@@ -47,11 +47,12 @@ $(CUDASIM_OBJDIR)/%_ptds.o: tests/cudasim/%.c
 	$(if $(Q),@echo "  CC      $< (per-thread)")
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) -DCUDA_API_PER_THREAD_DEFAULT_STREAM=1 -c $< -o $@
 
-# $(call cudasim_shlib,soname,extra link flags)
+# $(call cudasim_shlib,soname,extra link flags): links $@ and its unversioned -l symlink.
 define cudasim_shlib
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,-soname,$(1) -Wl,-z,defs $(LDFLAGS) -o $@ $(filter %.o,$^) $(2) -lpthread -ldl
+	$(Q)ln -sf $(1) $(@D)/$(firstword $(subst .so, ,$(1))).so
 endef
 
 # libcudart and libcupti find the simulated libcuda.so.1 next to themselves.
@@ -63,12 +64,7 @@ $(CUDASIM_DIR)/libcudart.so.13: $(CUDASIM_RT_OBJS) $(CUDASIM_DIR)/libcuda.so.1
 	$(call cudasim_shlib,libcudart.so.13,$(CUDASIM_ON_DRIVER))
 $(CUDASIM_DIR)/libcupti.so.13: $(CUDASIM_CUPTI_OBJS) $(CUDASIM_DIR)/libcuda.so.1
 	$(call cudasim_shlib,libcupti.so.13,$(CUDASIM_ON_DRIVER))
-$(CUDASIM_DIR)/%.so: $(CUDASIM_DIR)/%.so.1
-	$(Q)ln -sf $(<F) $@
-$(CUDASIM_DIR)/%.so: $(CUDASIM_DIR)/%.so.13
-	$(Q)ln -sf $(<F) $@
-
-ALL += $(CUDASIM_LIBS) $(CUDASIM_LINKS)
+ALL += $(CUDASIM_LIBS)
 
 # The simulator's test suite: one cmocka binary per area, plus the injection library one of
 # them loads through CUDA_INJECTION64_PATH.
