@@ -72,13 +72,13 @@ static void *load_cupti(void)
     return NULL;
 }
 
-/* With the lock held: enables or disables the ids of one table (launch ids only when
- * `launch_only`). */
-static void enable_table(CUpti_CallbackDomain dom, const dls_cuda_cbid *t, size_t n, int on, int launch_only)
+/* With the lock held: enables the ids of one table (launch ids only when g_launch_on), or
+ * with `launch_only` just switches its launch ids to g_launch_on. */
+static void enable_table(CUpti_CallbackDomain dom, const dls_cuda_cbid *t, size_t n, int launch_only)
 {
     for (size_t i = 0; i < n; i++)
         if (!launch_only || t[i].launch)
-            g_enable(on && (!t[i].launch || g_launch_on), g_sub, dom, t[i].cbid);
+            g_enable(!t[i].launch || g_launch_on, g_sub, dom, t[i].cbid);
 }
 
 static int start_locked(void)
@@ -129,8 +129,8 @@ static int start_locked(void)
     size_t nd, nr;
     const dls_cuda_cbid *d = dls_cuda_driver_cbids(&nd);
     const dls_cuda_cbid *rt = dls_cuda_runtime_cbids(&nr);
-    enable_table(CUPTI_CB_DOMAIN_DRIVER_API, d, nd, 1, 0);
-    enable_table(CUPTI_CB_DOMAIN_RUNTIME_API, rt, nr, 1, 0);
+    enable_table(CUPTI_CB_DOMAIN_DRIVER_API, d, nd, 0);
+    enable_table(CUPTI_CB_DOMAIN_RUNTIME_API, rt, nr, 0);
     atomic_store_explicit(&g_active, 1, memory_order_release);
     return 1;
 }
@@ -154,8 +154,8 @@ void dls_cuda_enable_launch_callbacks(int on)
         size_t nd, nr;
         const dls_cuda_cbid *d = dls_cuda_driver_cbids(&nd);
         const dls_cuda_cbid *rt = dls_cuda_runtime_cbids(&nr);
-        enable_table(CUPTI_CB_DOMAIN_DRIVER_API, d, nd, 1, 1);
-        enable_table(CUPTI_CB_DOMAIN_RUNTIME_API, rt, nr, 1, 1);
+        enable_table(CUPTI_CB_DOMAIN_DRIVER_API, d, nd, 1);
+        enable_table(CUPTI_CB_DOMAIN_RUNTIME_API, rt, nr, 1);
         dls_cuda_callback_reset_runtime_frames();
     }
     pthread_mutex_unlock(&g_lock);
