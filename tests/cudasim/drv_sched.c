@@ -10,7 +10,6 @@
  * All state is guarded by one mutex and one condition variable that every change broadcasts. */
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
