@@ -18,6 +18,7 @@
 #define DLS_VERSION "0.1.0"
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static pthread_once_t g_clock_once = PTHREAD_ONCE_INIT;
 static atomic_int g_fd = -1;
 static uint64_t g_real0, g_mono0;
 static __thread int t_tid;
@@ -29,8 +30,15 @@ static uint64_t clock_ns(clockid_t c)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static void init_clock(void)
+{
+    g_real0 = clock_ns(CLOCK_REALTIME);
+    g_mono0 = clock_ns(CLOCK_MONOTONIC);
+}
+
 uint64_t dls_log_now_ns(void)
 {
+    pthread_once(&g_clock_once, init_clock);
     return g_real0 + (clock_ns(CLOCK_MONOTONIC) - g_mono0);
 }
 
@@ -137,8 +145,7 @@ static void after_fork_child(void)
 
 static void init_once(void)
 {
-    g_real0 = clock_ns(CLOCK_REALTIME);
-    g_mono0 = clock_ns(CLOCK_MONOTONIC);
+    pthread_once(&g_clock_once, init_clock);
     pthread_atfork(NULL, NULL, after_fork_child);
     open_log();
 }
@@ -208,7 +215,6 @@ static void escaped(dls_json *j, const char *s)
 
 void dls_json_begin(dls_json *j, const char *ev)
 {
-    dls_log_enabled();
     j->buf = j->inline_buf;
     j->len = 0;
     j->cap = sizeof j->inline_buf;

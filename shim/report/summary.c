@@ -38,7 +38,7 @@ void dls_summary_line(char *buf, unsigned n)
 
 void dls_summary_emit(void)
 {
-    if (atomic_exchange(&g_emitted, 1))
+    if (atomic_exchange(&g_emitted, 1) || dls_config_get()->mode == DLS_MODE_OFF)
         return;
     if (dls_log_enabled()) {
         dls_json j;

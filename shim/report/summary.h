@@ -32,7 +32,8 @@ uint64_t dls_summary_get(dls_counter c);
 void dls_summary_line(char *buf, unsigned n);
 
 /* Writes the summary: the `summary` record when the log is enabled, and the line on stderr
- * when DLSYNC_VERBOSE=1. Runs by itself at exit; only the first call writes anything. */
+ * when DLSYNC_VERBOSE=1 (nothing with DLSYNC_MODE=off). Runs by itself at exit; only the first
+ * call writes anything. */
 void dls_summary_emit(void);
 
 #endif

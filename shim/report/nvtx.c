@@ -1,0 +1,55 @@
+/* NVTX marks in the "dlsync" domain (see nvtx.h). */
+#include "nvtx.h"
+
+#include <pthread.h>
+
+#include <nvtx3/nvToolsExt.h>
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static nvtxDomainHandle_t g_domain; /* NULL when no NVTX tool is injected */
+
+static void create_domain(void)
+{
+    g_domain = nvtxDomainCreateA("dlsync");
+}
+
+static nvtxDomainHandle_t domain(void)
+{
+    pthread_once(&g_once, create_domain);
+    return g_domain;
+}
+
+static nvtxEventAttributes_t attributes(const char *message)
+{
+    nvtxEventAttributes_t a = {0};
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    a.message.ascii = message ? message : "";
+    return a;
+}
+
+void dls_nvtx_mark(const char *message)
+{
+    nvtxDomainHandle_t d = domain();
+    if (!d)
+        return;
+    nvtxEventAttributes_t a = attributes(message);
+    nvtxDomainMarkEx(d, &a);
+}
+
+void dls_nvtx_range_push(const char *message)
+{
+    nvtxDomainHandle_t d = domain();
+    if (!d)
+        return;
+    nvtxEventAttributes_t a = attributes(message);
+    nvtxDomainRangePushEx(d, &a);
+}
+
+void dls_nvtx_range_pop(void)
+{
+    nvtxDomainHandle_t d = domain();
+    if (d)
+        nvtxDomainRangePop(d);
+}

@@ -1,0 +1,22 @@
+/* NVTX marks for Nsight Systems: exports, imports and injected waits appear in the timeline, in
+ * an NVTX domain named "dlsync", next to the kernels they order.
+ *
+ * Built on the header-only NVTX3 that ships with CUDA. NVTX does nothing unless a tool is
+ * injected (NVTX_INJECTION64_PATH, set by nsys); then every call below reaches it. Without a
+ * tool each call costs one pthread_once check and a NULL test: the domain is created once, on
+ * first use, and a NULL domain (no tool) ends every call at once. Thread-safe; never fails. */
+#ifndef DLS_NVTX_H
+#define DLS_NVTX_H
+
+/* Places an instantaneous marker with `message` (e.g. "inject event-wait xid 3") in the
+ * "dlsync" domain. message may be freed after the call. */
+void dls_nvtx_mark(const char *message);
+
+/* Opens a range named `message` on the calling thread (e.g. around a wrapped to_dlpack call);
+ * close it with dls_nvtx_range_pop on the same thread. Ranges nest. */
+void dls_nvtx_range_push(const char *message);
+
+/* Closes the calling thread's innermost range opened by dls_nvtx_range_push. */
+void dls_nvtx_range_pop(void);
+
+#endif

@@ -1,0 +1,269 @@
+/* Race report formatting and deduplication (see race.h). */
+#include "race.h"
+
+#include "log.h"
+#include "summary.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TABLE 256
+#define FRAMES 12
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    uint64_t key;
+    unsigned count;
+    dls_race_kind kind;
+    uint64_t xid;
+} g_seen[TABLE];
+static size_t g_n;
+
+static const char *const g_kind[] = {"write-read", "read-write", "write-write", "host-read", "release-reuse"};
+
+const char *dls_race_kind_name(dls_race_kind k)
+{
+    return (unsigned)k < sizeof g_kind / sizeof *g_kind ? g_kind[k] : "unknown";
+}
+
+static uint64_t mix(uint64_t h, const char *s)
+{
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return (h ^ 0xff) * 0x100000001b3ull;
+}
+
+uint64_t dls_race_key(const dls_race *r)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = mix(h, dls_race_kind_name(r->kind));
+    h = mix(h, r->framework);
+    h = mix(h, r->symbol);
+    h = mix(h, r->producer.op);
+    h = mix(h, r->producer.stream.host ? "host" : r->producer.stream.kind);
+    h = mix(h, r->consumer.op);
+    h = mix(h, r->consumer.stream.host ? "host" : r->consumer.stream.kind);
+    h = (h ^ r->consumer.stream.id) * 0x100000001b3ull;
+    return h;
+}
+
+/* A growing text buffer on the caller's stack. */
+typedef struct {
+    char buf[8192];
+    size_t len;
+} text;
+
+__attribute__((format(printf, 2, 3))) static void put(text *t, const char *fmt, ...)
+{
+    if (t->len >= sizeof t->buf - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(t->buf + t->len, sizeof t->buf - t->len, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        t->len += (size_t)k < sizeof t->buf - t->len ? (size_t)k : sizeof t->buf - t->len - 1;
+}
+
+static void stream_text(text *t, const dls_race_stream *s)
+{
+    if (s->host)
+        put(t, "the host");
+    else
+        put(t, "stream %llu (%s, 0x%jx)", (unsigned long long)s->id, s->kind, (uintmax_t)s->handle);
+}
+
+static void stream_json(char *buf, size_t n, const dls_race_stream *s)
+{
+    if (s->host)
+        snprintf(buf, n, "null");
+    else
+        snprintf(buf, n, "{\"id\":%llu,\"handle\":\"0x%jx\",\"kind\":\"%s\",\"device\":%d}",
+                 (unsigned long long)s->id, (uintmax_t)s->handle, s->kind, s->device);
+}
+
+/* Symbolized frames of one side, collected for both the text and the JSON array. */
+typedef struct {
+    char f[FRAMES][160];
+    int n;
+} frames;
+
+static void keep_frame(const char *frame, void *user)
+{
+    frames *fr = user;
+    if (fr->n < FRAMES)
+        snprintf(fr->f[fr->n++], sizeof fr->f[0], "%s", frame);
+}
+
+static void side_stack(const dls_race_side *side, frames *out)
+{
+    out->n = 0;
+    dls_stack here;
+    const dls_stack *s = side->stack;
+    if (!s) {
+        dls_stack_capture(&here);
+        s = &here;
+    }
+    dls_stack_symbolize(s, FRAMES, keep_frame, out);
+}
+
+/* Appends s as a JSON string (quoted, escaped) to buf[*len..n). */
+static void json_string(char *buf, size_t n, size_t *len, const char *s)
+{
+    if (*len + 2 >= n)
+        return;
+    buf[(*len)++] = '"';
+    for (; s && *s && *len + 8 < n; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            buf[(*len)++] = '\\';
+            buf[(*len)++] = (char)c;
+        } else if (c < 0x20) {
+            *len += (size_t)snprintf(buf + *len, n - *len, "\\u%04x", c);
+        } else {
+            buf[(*len)++] = (char)c;
+        }
+    }
+    buf[(*len)++] = '"';
+    buf[*len] = '\0';
+}
+
+/* {"op": ..., "stream": ..., "stack": [...]} of one side into buf. */
+static void side_json(char *buf, size_t n, const dls_race_side *side, const frames *fr)
+{
+    size_t len = (size_t)snprintf(buf, n, "{\"op\":");
+    if (side->op)
+        json_string(buf, n, &len, side->op);
+    else
+        len += (size_t)snprintf(buf + len, n - len, "null");
+    char st[160];
+    stream_json(st, sizeof st, &side->stream);
+    len += (size_t)snprintf(buf + len, n - len, ",\"stream\":%s,\"stack\":[", st);
+    for (int i = 0; i < fr->n && len + 200 < n; i++) {
+        if (i)
+            buf[len++] = ',';
+        json_string(buf, n, &len, fr->f[i]);
+    }
+    snprintf(buf + len, n - len, "]}");
+}
+
+static void write_log(const dls_race *r, uint64_t key, const frames *pf, const frames *cf)
+{
+    if (!dls_log_enabled())
+        return;
+    char tensor[1024], shape[512], side[4096];
+    size_t sl = 0;
+    shape[sl++] = '[';
+    for (int i = 0; i < r->ndim && sl + 24 < sizeof shape; i++)
+        sl += (size_t)snprintf(shape + sl, sizeof shape - sl, "%s%lld", i ? "," : "", (long long)r->shape[i]);
+    snprintf(shape + sl, sizeof shape - sl, "]");
+    snprintf(tensor, sizeof tensor,
+             "{\"device\":{\"type\":\"%s\",\"id\":%d},\"dtype\":\"%s\",\"shape\":%s,\"data\":\"0x%jx\","
+             "\"extent\":{\"lo\":%jd,\"hi\":%jd}}",
+             r->device, r->device_id, r->dtype, shape, (uintmax_t)r->data, (intmax_t)(r->lo - r->data),
+             (intmax_t)(r->hi - r->data));
+    dls_json j;
+    dls_json_begin(&j, "race");
+    dls_json_u64(&j, "xid", r->xid);
+    char k[24];
+    snprintf(k, sizeof k, "%016llx", (unsigned long long)key);
+    dls_json_str(&j, "key", k);
+    dls_json_u64(&j, "count", 1);
+    dls_json_str(&j, "kind", dls_race_kind_name(r->kind));
+    dls_json_raw(&j, "tensor", tensor);
+    dls_json_str(&j, "framework", r->framework);
+    dls_json_str(&j, "symbol", r->symbol);
+    side_json(side, sizeof side, &r->producer, pf);
+    dls_json_raw(&j, "producer", side);
+    side_json(side, sizeof side, &r->consumer, cf);
+    dls_json_raw(&j, "consumer", side);
+    dls_json_str(&j, "why", r->why);
+    dls_log_write(&j);
+}
+
+static void write_text(const dls_race *r, const frames *pf, const frames *cf)
+{
+    text t = {.len = 0};
+    put(&t, "dlsync: race (%s) on exchange %llu: %s[", dls_race_kind_name(r->kind), (unsigned long long)r->xid,
+        r->dtype);
+    for (int i = 0; i < r->ndim; i++)
+        put(&t, "%s%lld", i ? ", " : "", (long long)r->shape[i]);
+    put(&t, "] on %s:%d, bytes [0x%jx, 0x%jx)\n", r->device, r->device_id, (uintmax_t)r->lo, (uintmax_t)r->hi);
+    put(&t, "  producer: %s %s, last write by %s on ", r->framework ? r->framework : "?",
+        r->symbol ? r->symbol : "?", r->producer.op ? r->producer.op : "an unknown operation");
+    stream_text(&t, &r->producer.stream);
+    put(&t, "\n");
+    for (int i = 0; i < pf->n; i++)
+        put(&t, "    at %s\n", pf->f[i]);
+    put(&t, "  consumer: %s on ", r->consumer.op ? r->consumer.op : "an unknown operation");
+    stream_text(&t, &r->consumer.stream);
+    put(&t, "\n");
+    for (int i = 0; i < cf->n; i++)
+        put(&t, "    at %s\n", cf->f[i]);
+    put(&t, "  why: %s\n", r->why);
+    ssize_t w = write(2, t.buf, t.len);
+    (void)w;
+}
+
+unsigned dls_race_report(const dls_race *r)
+{
+    uint64_t key = dls_race_key(r);
+    unsigned count = 0;
+    pthread_mutex_lock(&g_lock);
+    for (size_t i = 0; i < g_n; i++)
+        if (g_seen[i].key == key) {
+            count = ++g_seen[i].count;
+            break;
+        }
+    if (!count && g_n < TABLE) {
+        g_seen[g_n].key = key;
+        g_seen[g_n].count = count = 1;
+        g_seen[g_n].kind = r->kind;
+        g_seen[g_n].xid = r->xid;
+        g_n++;
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (count > 1)
+        return count;
+    frames pf, cf;
+    side_stack(&r->producer, &pf);
+    side_stack(&r->consumer, &cf);
+    write_text(r, &pf, &cf);
+    write_log(r, key, &pf, &cf);
+    dls_summary_add(DLS_COUNT_RACES, 1);
+    return count;
+}
+
+size_t dls_race_distinct(void)
+{
+    pthread_mutex_lock(&g_lock);
+    size_t n = g_n;
+    pthread_mutex_unlock(&g_lock);
+    return n;
+}
+
+void dls_race_reset_for_tests(void)
+{
+    pthread_mutex_lock(&g_lock);
+    g_n = 0;
+    pthread_mutex_unlock(&g_lock);
+}
+
+__attribute__((destructor)) static void repeated_at_exit(void)
+{
+    pthread_mutex_lock(&g_lock);
+    for (size_t i = 0; i < g_n; i++) {
+        if (g_seen[i].count < 2)
+            continue;
+        char line[160];
+        int k = snprintf(line, sizeof line, "dlsync: race %016llx (%s, exchange %llu) seen %u times\n",
+                         (unsigned long long)g_seen[i].key, dls_race_kind_name(g_seen[i].kind),
+                         (unsigned long long)g_seen[i].xid, g_seen[i].count);
+        ssize_t w = write(2, line, (size_t)k);
+        (void)w;
+    }
+    pthread_mutex_unlock(&g_lock);
+}

@@ -1,0 +1,75 @@
+/* check-mode race reports: formatting, deduplication, stderr text and the `race` log record.
+ *
+ * A report describes one unsynchronized use of an exchanged tensor: the tensor, the producer
+ * side (framework, symbol, the last conflicting operation and its stream, the stack captured at
+ * export), the consumer side (operation, stream, the stack of the thread that made the use),
+ * and why the two are unordered. Reports with the same key (exchange site, producer operation
+ * and stream kind, consumer operation and stream, hazard kind) are one hazard: only the first
+ * is printed and logged; later ones only raise its count, and hazards seen more than once get
+ * one "seen N times" line on stderr at exit. Thread-safe (one lock around the table; the text
+ * is written with one write(2) outside it). */
+#ifndef DLS_RACE_H
+#define DLS_RACE_H
+
+#include "stack.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    DLS_RACE_WRITE_READ = 0, /* consumer reads what a pending producer op writes */
+    DLS_RACE_READ_WRITE,     /* consumer writes what a pending producer op reads */
+    DLS_RACE_WRITE_WRITE,    /* both write */
+    DLS_RACE_HOST_READ,      /* host-visible tensor imported while producer work on it is pending */
+    DLS_RACE_RELEASE_REUSE,  /* memory written after release while the consumer's work still uses it */
+} dls_race_kind;
+
+/* A stream as reports name it. */
+typedef struct {
+    uint64_t id;
+    uintptr_t handle;
+    const char *kind;  /* "legacy", "per-thread", "blocking", "non-blocking", "unknown" */
+    int device;
+    int host;          /* 1: the side is the host itself (no stream) */
+} dls_race_stream;
+
+typedef struct {
+    const char *op;        /* kernel name, or the API of a copy/set ("cudaMemcpyAsync"); NULL = unknown */
+    dls_race_stream stream;
+    const dls_stack *stack; /* NULL: capture the calling thread's stack when the report is new */
+} dls_race_side;
+
+typedef struct {
+    dls_race_kind kind;
+    uint64_t xid;
+    const char *framework, *symbol; /* producer (or first wrapped entry point) of the tensor */
+    const char *device;             /* device type name ("cuda", "cpu", ...) */
+    int device_id;
+    const char *dtype;              /* dtype name */
+    int ndim;
+    const int64_t *shape;
+    uintptr_t data;                 /* dl_tensor.data */
+    uintptr_t lo, hi;               /* absolute byte range */
+    dls_race_side producer, consumer;
+    const char *why;
+} dls_race;
+
+/* Stable name of a kind as written in the log ("write-read", ...). */
+const char *dls_race_kind_name(dls_race_kind k);
+
+/* The deduplication key of r. */
+uint64_t dls_race_key(const dls_race *r);
+
+/* Reports r: the first time its key is seen, writes the report on stderr and the `race` record
+ * in the log and counts one race in the summary; afterwards only counts. Returns the number of
+ * times the key has been seen, this one included (0 when the table is full and the report was
+ * printed without deduplication). */
+unsigned dls_race_report(const dls_race *r);
+
+/* Number of distinct hazards reported so far. */
+size_t dls_race_distinct(void);
+
+/* Tests only: forget every report. */
+void dls_race_reset_for_tests(void);
+
+#endif
