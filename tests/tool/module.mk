@@ -1,0 +1,33 @@
+# Tests of the dlsync command and of the shim's NVTX marks: cmocka binaries in $(B)/tests/tool/,
+# plus what they drive: a fake NVTX tool, a program that calls the NVTX marks, and a shared
+# object with DLPack-named symbols of every kind for `dlsync scan`.
+TOOLTEST_SRCS := $(sort $(wildcard tests/tool/test_*.c))
+TOOLTEST_BINS := $(TOOLTEST_SRCS:tests/tool/%.c=$(B)/tests/tool/%)
+TOOLTEST_FAKE_NVTX := $(B)/tests/tool/libfake_nvtx.so
+TOOLTEST_NVTX_DRIVER := $(B)/tests/tool/nvtx_driver
+TOOLTEST_SCANFIX := $(B)/tests/tool/libscanfix.so
+TOOLTEST_HELPERS := $(TOOLTEST_FAKE_NVTX) $(TOOLTEST_NVTX_DRIVER) $(TOOLTEST_SCANFIX)
+
+$(B)/obj/tests/tool/%.o: EXTRA_CFLAGS += -I tools -I shim -I shim/include -I $(CUDA_INC) \
+    -DDLS_TEST_CUDA_HOME='"$(CUDA_HOME)"'
+
+$(B)/tests/tool/test_%: $(B)/obj/tests/tool/test_%.o $(TOOL_AR) $(SHIM_AR) $(TEST_COMMON_OBJ) \
+                        | $(TOOL_BIN) $(SHIM_LIB) $(TOOLTEST_HELPERS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(TOOL_AR) $(SHIM_AR) -lcmocka $(TOOL_LIBS) $(LDLIBS)
+
+$(TOOLTEST_FAKE_NVTX): $(B)/obj/tests/tool/fake_nvtx.o
+	@mkdir -p $(@D)
+	$(Q)$(CC) -shared $(LDFLAGS) -o $@ $<
+
+$(TOOLTEST_SCANFIX): $(B)/obj/tests/tool/scanfix.o
+	@mkdir -p $(@D)
+	$(Q)$(CC) -shared $(LDFLAGS) -o $@ $<
+
+$(TOOLTEST_NVTX_DRIVER): $(B)/obj/tests/tool/nvtx_driver.o $(SHIM_AR)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(SHIM_AR) $(LDLIBS)
+
+ALL   += $(TOOLTEST_BINS) $(TOOLTEST_HELPERS)
+TESTS += $(TOOLTEST_BINS)

@@ -1,0 +1,270 @@
+/* Tests of `dlsync report`: sample logs of two processes written here (with a garbage line and
+ * a truncated last line) are summarized in-process and by the command; the Chrome trace it
+ * writes is parsed back with tools/json.c and with python3 -m json.tool and its structure
+ * checked (tracks, instants, flow arrows from export to import). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "chrome.h"
+#include "dls_test.h"
+#include "json.h"
+#include "logread.h"
+#include "summary.h"
+
+#define S0 "{\"id\":0,\"handle\":\"0x0\",\"kind\":\"legacy\",\"device\":0}"
+#define S3 "{\"id\":3,\"handle\":\"0x55aa\",\"kind\":\"non-blocking\",\"device\":0}"
+#define DEV0 "{\"type\":\"cuda\",\"id\":0}"
+
+/* Process 100: two exports (one imported by tvm), races k1 (twice) and k2, one injected wait,
+ * one fallback. A garbage line in the middle. */
+static const char log_a[] =
+    "{\"ev\":\"start\",\"t\":1000000000,\"pid\":100,\"tid\":100,\"exe\":\"/usr/bin/python3\",\"mode\":\"check\",\"version\":\"0.1\",\"rank\":0}\n"
+    "{\"ev\":\"export\",\"t\":1000001000,\"pid\":100,\"tid\":100,\"xid\":1,\"framework\":\"pytorch\",\"symbol\":\"at::toDLPack(at::Tensor const&)\",\"device\":" DEV0 ",\"dtype\":\"float32\",\"shape\":[4]}\n"
+    "{\"ev\":\"import\",\"t\":1000002000,\"pid\":100,\"tid\":101,\"xid\":1,\"framework\":\"tvm\",\"symbol\":\"TVMArrayFromDLPack\",\"device\":" DEV0 ",\"stream\":" S3 "}\n"
+    "this line is garbage \x01\xff\n"
+    "{\"ev\":\"export\",\"t\":1000003000,\"pid\":100,\"tid\":100,\"xid\":2,\"framework\":\"pytorch\",\"device\":{\"type\":\"cuda\",\"id\":1}}\n"
+    "{\"ev\":\"race\",\"t\":1000004000,\"pid\":100,\"tid\":101,\"xid\":1,\"key\":\"k1\",\"count\":1,\"kind\":\"write-read\","
+    "\"tensor\":{\"device\":" DEV0 ",\"dtype\":\"float32\",\"data\":\"0x7000\"},"
+    "\"producer\":{\"op\":\"kernel fill\",\"stream\":" S0 ",\"stack\":[\"a\"]},\"consumer\":{\"op\":\"kernel use\",\"stream\":" S3 ",\"stack\":[]},\"why\":\"no event wait\"}\n"
+    "{\"ev\":\"race\",\"t\":1000005000,\"pid\":100,\"tid\":101,\"xid\":1,\"key\":\"k1\",\"count\":2,\"kind\":\"write-read\","
+    "\"producer\":{\"op\":\"kernel fill\",\"stream\":" S0 "},\"consumer\":{\"op\":\"kernel use\",\"stream\":" S3 "}}\n"
+    "{\"ev\":\"race\",\"t\":1000006000,\"pid\":100,\"tid\":101,\"xid\":2,\"key\":\"k2\",\"count\":1,\"kind\":\"host-read\","
+    "\"producer\":{\"op\":\"memcpy DtoH\",\"stream\":" S3 "},\"consumer\":{\"op\":\"host read\",\"stream\":null}}\n"
+    "{\"ev\":\"inject\",\"t\":1000007000,\"pid\":100,\"tid\":101,\"xid\":1,\"what\":\"event-wait\",\"from\":" S0 ",\"to\":" S3 ",\"reason\":\"first use\"}\n"
+    "{\"ev\":\"fallback\",\"t\":1000008000,\"pid\":100,\"tid\":100,\"reason\":\"no CUPTI observer\",\"detail\":\"context sync at export\"}\n"
+    "{\"ev\":\"release\",\"t\":1000009000,\"pid\":100,\"tid\":101,\"xid\":1}\n"
+    "{\"ev\":\"future_kind\",\"t\":1000009500,\"pid\":100,\"tid\":101}\n"
+    "{\"ev\":\"summary\",\"t\":1000010000,\"pid\":100,\"tid\":100,\"exchanges\":2}\n";
+
+/* Process 200: its xid 1 must not pair with process 100's; an import nobody exported; race k1
+ * again (3 occurrences there); a truncated last line. */
+static const char log_b[] =
+    "{\"ev\":\"start\",\"t\":1000000500,\"pid\":200,\"tid\":200,\"exe\":\"/usr/bin/python3\",\"mode\":\"check\",\"version\":\"0.1\",\"rank\":1}\n"
+    "{\"ev\":\"export\",\"t\":1000001500,\"pid\":200,\"tid\":200,\"xid\":1,\"framework\":\"tvm\",\"device\":" DEV0 "}\n"
+    "{\"ev\":\"import\",\"t\":1000002500,\"pid\":200,\"tid\":200,\"xid\":1,\"framework\":\"pytorch\",\"device\":" DEV0 "}\n"
+    "{\"ev\":\"import\",\"t\":1000003500,\"pid\":200,\"tid\":200,\"xid\":9,\"framework\":\"mxnet\",\"device\":" DEV0 "}\n"
+    "{\"ev\":\"race\",\"t\":1000004500,\"pid\":200,\"tid\":200,\"xid\":1,\"key\":\"k1\",\"count\":3,\"kind\":\"write-read\"}\n"
+    "{\"ev\":\"export\",\"t\":1000005500,\"pid\":200,\"tid\":200,\"xid\":2,\"framew";
+
+typedef struct {
+    char dir[64];
+    char a[96], b[96], trace[96];
+} fixture;
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int setup(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    snprintf(fx->dir, sizeof fx->dir, "/tmp/dlsync-report-XXXXXX");
+    if (!mkdtemp(fx->dir))
+        return -1;
+    snprintf(fx->a, sizeof fx->a, "%s/a.jsonl", fx->dir);
+    snprintf(fx->b, sizeof fx->b, "%s/b.jsonl", fx->dir);
+    snprintf(fx->trace, sizeof fx->trace, "%s/trace.json", fx->dir);
+    write_text(fx->a, log_a);
+    write_text(fx->b, log_b);
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    unlink(fx->a);
+    unlink(fx->b);
+    unlink(fx->trace);
+    rmdir(fx->dir);
+    free(fx);
+    return 0;
+}
+
+static void counts_merge_two_processes(void **state)
+{
+    fixture *fx = *state;
+    dls_log_set set = {0};
+    assert_int_equal(dls_log_read(&set, fx->a, NULL), 0);
+    assert_int_equal(dls_log_read(&set, fx->b, NULL), 0);
+    assert_int_equal(set.damaged, 2);
+    dls_summary_counts c;
+    assert_int_equal(dls_summary_count(&set, &c), 0);
+    assert_int_equal(c.processes, 2);
+    assert_int_equal(c.exchanges, 4); /* 3 exports + the import nobody exported */
+    assert_int_equal(c.races, 2);
+    assert_int_equal(c.race_total, 6); /* k1: 2 in pid 100 + 3 in pid 200; k2: 1 */
+    assert_int_equal(c.injected, 1);
+    assert_int_equal(c.fallbacks, 1);
+    dls_log_set_free(&set);
+}
+
+static void command_prints_pairs_races_and_damage(void **state)
+{
+    fixture *fx = *state;
+    char bin[512];
+    const char *argv[] = {dls_build_path(bin, sizeof bin, "bin/dlsync"), "report", fx->a, fx->b, NULL};
+    dls_run_result r;
+    assert_int_equal(dls_run(argv, NULL, &r), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "2 processes"));
+    assert_non_null(strstr(r.out, "pytorch -> tvm"));
+    assert_non_null(strstr(r.out, "tvm -> pytorch"));
+    assert_non_null(strstr(r.out, "(not seen) -> mxnet"));
+    assert_non_null(strstr(r.out, "pytorch -> (not imported)"));
+    assert_non_null(strstr(r.out, "cuda:1"));
+    assert_non_null(strstr(r.out, "Races: 2 distinct, 6 occurrences"));
+    assert_non_null(strstr(r.out, "write-read x5"));
+    assert_non_null(strstr(r.out, "kernel fill on stream 0 (legacy, dev 0)"));
+    assert_non_null(strstr(r.out, "Injected syncs: 1"));
+    assert_non_null(strstr(r.out, "no CUPTI observer: context sync at export"));
+    char where[160];
+    snprintf(where, sizeof where, "%s:4: malformed JSON", fx->a);
+    assert_non_null(strstr(r.err, where));
+    snprintf(where, sizeof where, "%s:6: last line cut short", fx->b);
+    assert_non_null(strstr(r.err, where));
+    dls_run_free(&r);
+}
+
+static const dls_json *event_field(const dls_json *e, const char *key, dls_json_type type)
+{
+    const dls_json *v = dls_json_get(e, key);
+    if (!v || v->type != type)
+        fail_msg("trace event without a %s of type %d", key, (int)type);
+    return v;
+}
+
+static void chrome_trace_is_valid_and_linked(void **state)
+{
+    fixture *fx = *state;
+    char bin[512];
+    const char *argv[] = {dls_build_path(bin, sizeof bin, "bin/dlsync"), "report", "--chrome-trace", fx->trace,
+                          fx->a, fx->b, NULL};
+    dls_run_result r;
+    assert_int_equal(dls_run(argv, NULL, &r), 0);
+    assert_int_equal(r.status, 0);
+    dls_run_free(&r);
+
+    const char *py[] = {"/usr/bin/python3", "-m", "json.tool", fx->trace, NULL};
+    if (access(py[0], X_OK) == 0) {
+        assert_int_equal(dls_run(py, NULL, &r), 0);
+        if (r.status != 0)
+            fail_msg("python3 -m json.tool rejected the trace: %s", r.err);
+        dls_run_free(&r);
+    }
+
+    char *text = dls_read_file(fx->trace);
+    assert_non_null(text);
+    dls_json_error err;
+    dls_json *doc = dls_json_parse(text, strlen(text), &err);
+    if (!doc)
+        fail_msg("trace is not JSON at %zu: %s", err.offset, err.message);
+    const dls_json *events = event_field(doc, "traceEvents", DLS_JSON_ARRAY);
+    int exports = 0, imports = 0, races = 0, injects = 0, stream_tracks = 0, thread_tracks = 0;
+    long long starts[16], finishes[16];
+    int ns = 0, nf = 0;
+    for (size_t i = 0; i < events->len; i++) {
+        const dls_json *e = events->items[i];
+        const char *ph = event_field(e, "ph", DLS_JSON_STRING)->str;
+        long long pid, tid, id;
+        assert_true(dls_json_get_int(e, "pid", &pid));
+        assert_true(dls_json_get_int(e, "tid", &tid));
+        const char *name = event_field(e, "name", DLS_JSON_STRING)->str;
+        if (strcmp(ph, "M") == 0) {
+            if (strcmp(name, "thread_name") == 0) {
+                event_field(event_field(e, "args", DLS_JSON_OBJECT), "name", DLS_JSON_STRING);
+                if (tid >= DLS_CHROME_STREAM_TID_BASE)
+                    stream_tracks++;
+                else
+                    thread_tracks++;
+            }
+            continue;
+        }
+        assert_int_equal(event_field(e, "ts", DLS_JSON_NUMBER)->type, DLS_JSON_NUMBER);
+        if (strcmp(ph, "i") == 0) {
+            const char *cat = event_field(e, "cat", DLS_JSON_STRING)->str;
+            event_field(e, "args", DLS_JSON_OBJECT);
+            exports += strncmp(name, "export", 6) == 0;
+            imports += strncmp(name, "import", 6) == 0;
+            races += strcmp(cat, "race") == 0 && tid >= DLS_CHROME_STREAM_TID_BASE;
+            injects += strcmp(cat, "inject") == 0;
+        } else if (strcmp(ph, "s") == 0 || strcmp(ph, "f") == 0) {
+            assert_true(dls_json_get_int(e, "id", &id));
+            if (ph[0] == 's' && ns < 16)
+                starts[ns++] = id;
+            else if (ph[0] == 'f' && nf < 16)
+                finishes[nf++] = id;
+        } else {
+            fail_msg("unexpected phase %s", ph);
+        }
+    }
+    assert_int_equal(exports, 3);
+    assert_int_equal(imports, 3);
+    assert_true(races >= 3);
+    assert_true(injects >= 1);
+    assert_int_equal(stream_tracks, 2); /* streams 0 and 3 of process 100 */
+    assert_int_equal(thread_tracks, 3); /* 100, 101 and 200 */
+    /* Two exchange arrows (pid 100 xid 1, pid 200 xid 1), one inject arrow, three race arrows
+     * (k1 twice between streams; k2 from stream 3 to the host thread that read): each finish
+     * has its start. */
+    assert_int_equal(nf, 6);
+    for (int i = 0; i < nf; i++) {
+        int found = 0;
+        for (int j = 0; j < ns; j++)
+            found |= starts[j] == finishes[i];
+        assert_true(found);
+    }
+    dls_json_free(doc);
+    free(text);
+}
+
+static void bad_input_gives_messages_not_crashes(void **state)
+{
+    fixture *fx = *state;
+    char bin[512], junk[96];
+    snprintf(junk, sizeof junk, "%s/junk.bin", fx->dir);
+    FILE *f = fopen(junk, "wb");
+    for (int i = 0; i < 4096; i++)
+        fputc((i * 131) & 0xff, f);
+    fclose(f);
+    const char *argv[] = {dls_build_path(bin, sizeof bin, "bin/dlsync"), "report", junk, NULL};
+    dls_run_result r;
+    assert_int_equal(dls_run(argv, NULL, &r), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "0 records from 0 processes"));
+    assert_non_null(strstr(r.err, "junk.bin:1:"));
+    dls_run_free(&r);
+    unlink(junk);
+
+    const char *missing[] = {bin, "report", "/nonexistent/dlsync.jsonl", NULL};
+    assert_int_equal(dls_run(missing, NULL, &r), 0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "cannot open /nonexistent/dlsync.jsonl"));
+    dls_run_free(&r);
+
+    const char *nolog[] = {bin, "report", "--chrome-trace", NULL};
+    assert_int_equal(dls_run(nolog, NULL, &r), 0);
+    assert_int_equal(r.status, 2);
+    dls_run_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(counts_merge_two_processes, setup, teardown),
+        cmocka_unit_test_setup_teardown(command_prints_pairs_races_and_damage, setup, teardown),
+        cmocka_unit_test_setup_teardown(chrome_trace_is_valid_and_linked, setup, teardown),
+        cmocka_unit_test_setup_teardown(bad_input_gives_messages_not_crashes, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

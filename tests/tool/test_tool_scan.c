@@ -1,0 +1,171 @@
+/* Tests of `dlsync scan`: Debian's libtorch (skipped when absent) and a fixture shared object
+ * with DLPack-named symbols of every kind; suggested rows must parse as profile rows. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "dls_test.h"
+#include "hooks/profiles.h"
+
+#define TORCH_CPU "/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.1.13"
+#define TORCH_PY "/usr/lib/x86_64-linux-gnu/libtorch_python.so.1.13"
+
+static char g_bin[512];
+
+/* The listing line of `name` in the section of `file` (up to the next file header), copied
+ * into buf; NULL when there is none. */
+static const char *row_of(const char *out, const char *file, const char *name, char *buf, size_t n)
+{
+    char header[600];
+    snprintf(header, sizeof header, "%s: ", file);
+    const char *sec = strstr(out, header);
+    if (!sec)
+        return NULL;
+    const char *end = strstr(sec + 1, "\n/");
+    const char *blank = strstr(sec, "\n\n");
+    if (!end || (blank && blank < end))
+        end = blank;
+    for (const char *p = strchr(sec, '\n'); p && (!end || p < end); p = strchr(p + 1, '\n')) {
+        const char *eol = strchr(p + 1, '\n');
+        size_t len = eol ? (size_t)(eol - p - 1) : strlen(p + 1);
+        snprintf(buf, n, "%.*s", (int)len, p + 1);
+        char needle[300];
+        snprintf(needle, sizeof needle, "  %s", name);
+        if (strstr(buf, needle))
+            return buf;
+    }
+    return NULL;
+}
+
+/* Asserts the three columns of a listing line. */
+static void assert_columns(const char *line, const char *def, const char *wrapped, const char *reach)
+{
+    char d[8], w[16], r[32];
+    if (!line)
+        fail_msg("row missing");
+    assert_int_equal(sscanf(line, "%7s %15s %31s", d, w, r), 3);
+    if (strcmp(d, def) != 0 || strcmp(w, wrapped) != 0 || strcmp(r, reach) != 0)
+        fail_msg("row \"%s\": expected %s %s %s", line, def, wrapped, reach);
+}
+
+static void torch_rows(void **state)
+{
+    (void)state;
+    if (access(TORCH_CPU, R_OK) != 0 || access(TORCH_PY, R_OK) != 0)
+        skip();
+    const char *argv[] = {g_bin, "scan", TORCH_CPU, TORCH_PY, NULL};
+    dls_run_result r;
+    assert_int_equal(dls_run(argv, NULL, &r), 0);
+    assert_int_equal(r.status, 0);
+    char line[1024];
+    assert_columns(row_of(r.out, TORCH_CPU, "at::toDLPack(at::Tensor const&)", line, sizeof line), "def", "wrapped",
+                   "reachable");
+    assert_non_null(strstr(line, "[_ZN2at8toDLPackERKNS_6TensorE]"));
+    assert_columns(row_of(r.out, TORCH_CPU, "at::fromDLPack(DLManagedTensor const*)", line, sizeof line), "def",
+                   "wrapped", "reachable");
+    assert_columns(row_of(r.out, TORCH_PY, "at::toDLPack(at::Tensor const&)", line, sizeof line), "imp", "wrapped",
+                   "reachable");
+    assert_columns(row_of(r.out, TORCH_PY, "at::fromDLPack(DLManagedTensor const*)", line, sizeof line), "imp",
+                   "wrapped", "reachable");
+    assert_columns(row_of(r.out, TORCH_PY, "THPModule_toDLPack(_object*, _object*)", line, sizeof line), "def", "-",
+                   "reachable");
+    /* Python-object functions get only commented-out suggestions: nothing proves where a tensor is. */
+    assert_non_null(strstr(r.out, "# _Z18THPModule_toDLPackP7_objectS0_ torch_python export ret v0"));
+    assert_null(strstr(r.out, "\n_Z18THPModule_toDLPack"));
+    dls_run_free(&r);
+}
+
+static void fixture_rows_and_suggestions(void **state)
+{
+    (void)state;
+    char lib[512], line[1024];
+    dls_build_path(lib, sizeof lib, "tests/tool/libscanfix.so");
+    const char *argv[] = {g_bin, "scan", lib, NULL};
+    dls_run_result r;
+    assert_int_equal(dls_run(argv, NULL, &r), 0);
+    assert_int_equal(r.status, 0);
+    assert_columns(row_of(r.out, lib, "Fix_ToDLPack", line, sizeof line), "def", "-", "reachable");
+    assert_columns(row_of(r.out, lib, "Fix_ProtectedFromDLPack", line, sizeof line), "def", "-", "protected");
+    assert_columns(row_of(r.out, lib, "fix_hidden_todlpack", line, sizeof line), "def", "-", "local");
+    assert_columns(row_of(r.out, lib, "fix_local_dlpack_helper", line, sizeof line), "def", "-", "local");
+    assert_columns(row_of(r.out, lib, "TVMArrayToDLPack", line, sizeof line), "imp", "wrapped", "reachable");
+    assert_columns(row_of(r.out, lib, "fix::fromDLPack(DLManagedTensor*)", line, sizeof line), "def", "-", "reachable");
+    assert_null(row_of(r.out, lib, "fix_uses_everything", line, sizeof line));
+    /* Only unwrapped reachable symbols get suggestions; the one with a DLManagedTensor* parameter
+     * is a live row that parses as a profile row. */
+    assert_null(strstr(r.out, "fix_local_dlpack_helper scanfix"));
+    assert_null(strstr(r.out, "TVMArrayToDLPack scanfix"));
+    const char *live = strstr(r.out, "\n_ZN3fix10fromDLPackEP15DLManagedTensor ");
+    assert_non_null(live);
+    char row[512];
+    snprintf(row, sizeof row, "%.*s", (int)strcspn(live + 1, "\n"), live + 1);
+    dls_profile p;
+    char err[128];
+    assert_int_equal(dls_profile_parse_line(row, &p, err, sizeof err), 1);
+    assert_string_equal(p.symbol, "_ZN3fix10fromDLPackEP15DLManagedTensor");
+    assert_string_equal(p.framework, "scanfix");
+    assert_int_equal(p.role, DLS_ROLE_IMPORT);
+    assert_int_equal(p.where, DLS_WHERE_ARG);
+    assert_int_equal(p.index, 0);
+    assert_int_equal(p.versioned, 0);
+    /* Commented suggestions parse as comments. */
+    const char *guess = strstr(r.out, "# Fix_ToDLPack scanfix export ret v0");
+    assert_non_null(guess);
+    snprintf(row, sizeof row, "%.*s", (int)strcspn(guess, "\n"), guess);
+    assert_int_equal(dls_profile_parse_line(row, &p, err, sizeof err), 0);
+    dls_run_free(&r);
+}
+
+static void executables_and_bad_files(void **state)
+{
+    (void)state;
+    char self[512], dir[] = "/tmp/dlsync-scan-XXXXXX", text[96];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    assert_true(n > 0);
+    self[n] = '\0';
+    assert_non_null(mkdtemp(dir));
+    snprintf(text, sizeof text, "%s/not-elf.so", dir);
+    FILE *f = fopen(text, "w");
+    fputs("\x7f" "ELF but not really", f);
+    fclose(f);
+    const char *argv[] = {g_bin, "scan", self, text, "/nonexistent.so", NULL};
+    dls_run_result r;
+    assert_int_equal(dls_run(argv, NULL, &r), 0);
+    assert_int_equal(r.status, 1);
+    char header[600];
+    snprintf(header, sizeof header, "%s: executable", self);
+    assert_non_null(strstr(r.out, header));
+    char line[1024];
+    assert_columns(row_of(r.out, self, "test_exe_to_dlpack", line, sizeof line), "def", "-", "executable");
+    assert_non_null(strstr(r.err, "not-elf.so: not an ELF object"));
+    assert_non_null(strstr(r.err, "/nonexistent.so: No such file"));
+    dls_run_free(&r);
+    unlink(text);
+    rmdir(dir);
+    const char *none[] = {g_bin, "scan", NULL};
+    assert_int_equal(dls_run(none, NULL, &r), 0);
+    assert_int_equal(r.status, 2);
+    dls_run_free(&r);
+}
+
+/* A DLPack-named function defined in this executable, for the "executable" row. */
+__attribute__((noinline, used, visibility("default"))) void *test_exe_to_dlpack(void *p)
+{
+    return p;
+}
+
+int main(void)
+{
+    dls_build_path(g_bin, sizeof g_bin, "bin/dlsync");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(torch_rows),
+        cmocka_unit_test(fixture_rows_and_suggestions),
+        cmocka_unit_test(executables_and_bad_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

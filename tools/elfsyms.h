@@ -1,0 +1,38 @@
+/* Reading the symbols of one ELF object with libelf, for `dlsync scan`.
+ *
+ * Symbols of .dynsym and .symtab are merged by name into one entry each, keeping what
+ * interposition depends on: defined or not, binding, visibility, and which tables hold it. */
+#ifndef DLS_TOOL_ELFSYMS_H
+#define DLS_TOOL_ELFSYMS_H
+
+#include <stddef.h>
+
+typedef struct {
+    char *name;       /* raw (possibly mangled) name, owned */
+    int defined;      /* st_shndx != SHN_UNDEF in some table */
+    int in_dynsym;    /* listed (defined or imported) in .dynsym */
+    int in_symtab;    /* listed in .symtab */
+    int dyn_defined;  /* defined in .dynsym */
+    int bind;         /* STB_* of the defining entry (or of the import) */
+    int visibility;   /* STV_* of the defining entry (or of the import) */
+} dls_elf_sym;
+
+typedef struct {
+    int is_shared;    /* a shared object (ET_DYN without DF_1_PIE) */
+    int is_exec;      /* an executable (ET_EXEC, or ET_DYN flagged PIE) */
+    int symbolic;     /* DT_SYMBOLIC / DF_SYMBOLIC: references inside it bind locally */
+    dls_elf_sym *syms;
+    size_t n;
+} dls_elf_info;
+
+/* Keeps the function-like symbols (FUNC, IFUNC, GNU_IFUNC, or untyped imports) whose name
+ * `keep` accepts (keep(name, ctx) != 0). Fills *info (free with dls_elf_info_free) and returns
+ * 0, or returns -1 with a one-line reason in err (errlen bytes) when the file cannot be read
+ * as an ELF object. */
+int dls_elf_read(const char *path, int (*keep)(const char *name, void *ctx), void *ctx, dls_elf_info *info, char *err,
+                 size_t errlen);
+
+/* Frees what dls_elf_read filled and zeroes *info. */
+void dls_elf_info_free(dls_elf_info *info);
+
+#endif

@@ -1,0 +1,263 @@
+/* Text summary of a set of logs (see summary.h). */
+#include "summary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "records.h"
+#include "tally.h"
+
+typedef struct {
+    dls_tally pids;      /* pid -> first record (its start record when there is one) */
+    dls_tally pairs;     /* "export -> import\tdevice" */
+    dls_tally injects;   /* what */
+    dls_tally race_pid;  /* "pid\tkey": aux = occurrences in that process */
+    dls_tally races;     /* key: count = occurrences over processes, first = first record */
+    dls_tally fallbacks; /* reason */
+    dls_tally warnings;  /* reason */
+    long long exports, imports, unmatched_imports, injected, fallback_records;
+    long long releases, double_releases, malformed, warning_records;
+} analysis;
+
+static void analysis_free(analysis *a)
+{
+    dls_tally *all[] = {&a->pids, &a->pairs, &a->injects, &a->race_pid, &a->races, &a->fallbacks, &a->warnings};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        dls_tally_free(all[i]);
+}
+
+/* Adds one to the entry for key; returns -1 when memory runs out. */
+static int bump(dls_tally *t, const char *key, size_t idx)
+{
+    int fresh;
+    dls_tally_entry *e = dls_tally_add(t, key, &fresh);
+    if (!e)
+        return -1;
+    if (fresh)
+        e->first = idx;
+    e->count++;
+    return 0;
+}
+
+static const char *or_unknown(const char *s)
+{
+    return s ? s : "?";
+}
+
+static int add_pair(analysis *a, const dls_log_record *exp, const dls_log_record *imp, size_t idx)
+{
+    char key[512], dev[64];
+    const dls_json *device = dls_json_get(exp ? exp->obj : imp->obj, "device");
+    if (!device || device->type != DLS_JSON_OBJECT)
+        device = imp ? dls_json_get(imp->obj, "device") : NULL;
+    snprintf(key, sizeof key, "%s -> %s\t%s", exp ? or_unknown(dls_json_get_str(exp->obj, "framework")) : "(not seen)",
+             imp ? or_unknown(dls_json_get_str(imp->obj, "framework")) : "(not imported)",
+             dls_device_text(device, dev, sizeof dev));
+    return bump(&a->pairs, key, idx);
+}
+
+static int add_race(analysis *a, const dls_log_record *r, size_t idx)
+{
+    char key[128], pid[32], pkey[192];
+    dls_scalar_text(r->obj, "key", key, sizeof key);
+    snprintf(pkey, sizeof pkey, "%s\t%s", dls_scalar_text(r->obj, "pid", pid, sizeof pid), key);
+    int fresh;
+    dls_tally_entry *per = dls_tally_add(&a->race_pid, pkey, &fresh);
+    dls_tally_entry *all = per ? dls_tally_add(&a->races, key, &fresh) : NULL;
+    if (!all)
+        return -1;
+    if (fresh)
+        all->first = idx;
+    /* "count" is the number of occurrences so far in that process: the latest (largest) wins;
+     * records without it count one each. */
+    long long count;
+    per->count++;
+    if (!dls_json_get_int(r->obj, "count", &count) || count < per->count)
+        count = per->count;
+    if (count > per->aux) {
+        all->count += count - per->aux;
+        per->aux = count;
+    }
+    return 0;
+}
+
+static int analyse(const dls_log_set *set, analysis *a)
+{
+    memset(a, 0, sizeof *a);
+    size_t *match = dls_match_exchanges(set);
+    char *imported = calloc(set->n ? set->n : 1, 1);
+    int rc = (set->n && !match) || !imported ? -1 : 0;
+    char pid[32];
+    for (size_t i = 0; rc == 0 && i < set->n; i++) {
+        const dls_log_record *r = &set->recs[i];
+        int fresh;
+        dls_tally_entry *p = dls_tally_add(&a->pids, dls_scalar_text(r->obj, "pid", pid, sizeof pid), &fresh);
+        if (!p) {
+            rc = -1;
+            break;
+        }
+        if (fresh || (strcmp(r->ev, "start") == 0 && strcmp(set->recs[p->first].ev, "start") != 0))
+            p->first = i;
+        p->count++;
+        if (strcmp(r->ev, "export") == 0) {
+            a->exports++;
+        } else if (strcmp(r->ev, "import") == 0) {
+            a->imports++;
+            if (match[i] != DLS_NO_RECORD) {
+                imported[match[i]] = 1;
+                rc = add_pair(a, &set->recs[match[i]], r, i);
+            } else {
+                a->unmatched_imports++;
+                rc = add_pair(a, NULL, r, i);
+            }
+        } else if (strcmp(r->ev, "release") == 0) {
+            a->releases++;
+        } else if (strcmp(r->ev, "double_release") == 0) {
+            a->double_releases++;
+        } else if (strcmp(r->ev, "malformed") == 0) {
+            a->malformed++;
+        } else if (strcmp(r->ev, "inject") == 0) {
+            a->injected++;
+            rc = bump(&a->injects, or_unknown(dls_json_get_str(r->obj, "what")), i);
+        } else if (strcmp(r->ev, "race") == 0) {
+            rc = add_race(a, r, i);
+        } else if (strcmp(r->ev, "fallback") == 0) {
+            a->fallback_records++;
+            rc = bump(&a->fallbacks, or_unknown(dls_json_get_str(r->obj, "reason")), i);
+        } else if (strcmp(r->ev, "warning") == 0) {
+            a->warning_records++;
+            rc = bump(&a->warnings, or_unknown(dls_json_get_str(r->obj, "reason")), i);
+        }
+    }
+    for (size_t i = 0; rc == 0 && i < set->n; i++)
+        if (strcmp(set->recs[i].ev, "export") == 0 && !imported[i])
+            rc = add_pair(a, &set->recs[i], NULL, i);
+    free(match);
+    free(imported);
+    if (rc != 0)
+        analysis_free(a);
+    return rc;
+}
+
+int dls_summary_count(const dls_log_set *set, dls_summary_counts *c)
+{
+    analysis a;
+    if (analyse(set, &a) != 0)
+        return -1;
+    c->processes = (long long)a.pids.n;
+    c->exchanges = a.exports + a.unmatched_imports;
+    c->injected = a.injected;
+    c->races = (long long)a.races.n;
+    c->race_total = 0;
+    for (size_t i = 0; i < a.races.cap; i++)
+        if (a.races.slots[i].key)
+            c->race_total += a.races.slots[i].count;
+    c->fallbacks = a.fallback_records;
+    analysis_free(&a);
+    return 0;
+}
+
+static void print_processes(const dls_log_set *set, const analysis *a, dls_tally_entry **v, FILE *out)
+{
+    for (size_t i = 0; i < a->pids.n; i++) {
+        const dls_log_record *r = &set->recs[v[i]->first];
+        char rank[32] = "none";
+        const dls_json *rk = dls_json_get(r->obj, "rank");
+        if (rk && rk->type == DLS_JSON_NUMBER)
+            dls_scalar_text(r->obj, "rank", rank, sizeof rank);
+        if (strcmp(r->ev, "start") == 0)
+            fprintf(out, "  pid %-8s %s (mode %s, rank %s), %lld records\n", v[i]->key,
+                    or_unknown(dls_json_get_str(r->obj, "exe")), or_unknown(dls_json_get_str(r->obj, "mode")), rank,
+                    v[i]->count);
+        else
+            fprintf(out, "  pid %-8s (no start record: log begins mid-run), %lld records\n", v[i]->key, v[i]->count);
+    }
+}
+
+static void print_pairs(const analysis *a, dls_tally_entry **v, FILE *out)
+{
+    fprintf(out, "  %8s  %-40s %s\n", "count", "export framework -> import framework", "device");
+    for (size_t i = 0; i < a->pairs.n; i++) {
+        const char *tab = strchr(v[i]->key, '\t');
+        int pair_len = tab ? (int)(tab - v[i]->key) : (int)strlen(v[i]->key);
+        fprintf(out, "  %8lld  %-40.*s %s\n", v[i]->count, pair_len, v[i]->key, tab ? tab + 1 : "?");
+    }
+}
+
+static void print_side(const dls_json *race, const char *name, FILE *out)
+{
+    const dls_json *side = dls_json_get(race, name);
+    char st[96];
+    fprintf(out, "      %-9s %s on %s\n", name, or_unknown(dls_json_get_str(side, "op")),
+            dls_stream_text(dls_json_get(side, "stream"), st, sizeof st));
+}
+
+static void print_races(const dls_log_set *set, const analysis *a, dls_tally_entry **v, FILE *out)
+{
+    for (size_t i = 0; i < a->races.n; i++) {
+        const dls_json *r = set->recs[v[i]->first].obj;
+        char xid[32], pid[32], dev[64];
+        const dls_json *tensor = dls_json_get(r, "tensor");
+        fprintf(out, "  %s x%lld  (key %s; first in pid %s, xid %s, %s:%ld)\n",
+                or_unknown(dls_json_get_str(r, "kind")), v[i]->count, v[i]->key, dls_scalar_text(r, "pid", pid, sizeof pid),
+                dls_scalar_text(r, "xid", xid, sizeof xid), set->recs[v[i]->first].file, set->recs[v[i]->first].line);
+        fprintf(out, "      tensor    %s %s on %s\n", or_unknown(dls_json_get_str(tensor, "dtype")),
+                or_unknown(dls_json_get_str(tensor, "data")), dls_device_text(dls_json_get(tensor, "device"), dev, sizeof dev));
+        print_side(r, "producer", out);
+        print_side(r, "consumer", out);
+        const char *why = dls_json_get_str(r, "why");
+        if (why)
+            fprintf(out, "      why       %s\n", why);
+    }
+}
+
+static void print_reasons(const dls_log_set *set, const dls_tally *t, dls_tally_entry **v, FILE *out)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const char *detail = dls_json_get_str(set->recs[v[i]->first].obj, "detail");
+        fprintf(out, "  %8lld  %s%s%s\n", v[i]->count, v[i]->key, detail && *detail ? ": " : "", detail ? detail : "");
+    }
+}
+
+int dls_summary_print(const dls_log_set *set, FILE *out)
+{
+    analysis a;
+    if (analyse(set, &a) != 0)
+        return -1;
+    dls_tally *tables[] = {&a.pids, &a.pairs, &a.injects, &a.races, &a.fallbacks, &a.warnings};
+    dls_tally_entry **sorted[6];
+    int rc = 0;
+    for (size_t i = 0; i < 6; i++) {
+        sorted[i] = dls_tally_sorted(tables[i]);
+        if (tables[i]->n && !sorted[i])
+            rc = -1;
+    }
+    if (rc == 0) {
+        long long race_total = 0;
+        for (size_t i = 0; i < a.races.n; i++)
+            race_total += sorted[3][i]->count;
+        fprintf(out, "dlsync report: %zu records from %lld process%s\n", set->n, (long long)a.pids.n,
+                a.pids.n == 1 ? "" : "es");
+        print_processes(set, &a, sorted[0], out);
+        fprintf(out, "\nExchanges: %lld (%lld exports, %lld imports)\n", a.exports + a.unmatched_imports, a.exports,
+                a.imports);
+        if (a.pairs.n)
+            print_pairs(&a, sorted[1], out);
+        fprintf(out, "\nInjected syncs: %lld\n", a.injected);
+        print_reasons(set, &a.injects, sorted[2], out);
+        fprintf(out, "\nRaces: %zu distinct, %lld occurrences\n", a.races.n, race_total);
+        print_races(set, &a, sorted[3], out);
+        fprintf(out, "\nFallbacks: %lld\n", a.fallback_records);
+        print_reasons(set, &a.fallbacks, sorted[4], out);
+        fprintf(out, "\nWarnings: %lld\n", a.warning_records);
+        print_reasons(set, &a.warnings, sorted[5], out);
+        fprintf(out, "\nReleases: %lld, double releases: %lld, refused inputs: %lld\n", a.releases, a.double_releases,
+                a.malformed);
+        if (set->damaged)
+            fprintf(out, "Damaged lines skipped: %ld (see the messages above)\n", set->damaged);
+    }
+    for (size_t i = 0; i < 6; i++)
+        free(sorted[i]);
+    analysis_free(&a);
+    return rc;
+}
