@@ -11,11 +11,16 @@ TOOLTEST_HELPERS := $(TOOLTEST_FAKE_NVTX) $(TOOLTEST_NVTX_DRIVER) $(TOOLTEST_SCA
 $(B)/obj/tests/tool/%.o: EXTRA_CFLAGS += -I tools -I shim -I shim/include -I $(CUDA_INC) \
     -DDLS_TEST_CUDA_HOME='"$(CUDA_HOME)"'
 
-$(B)/tests/tool/test_%: $(B)/obj/tests/tool/test_%.o $(TOOL_AR) $(SHIM_AR) $(TEST_COMMON_OBJ) \
-                        | $(TOOL_BIN) $(SHIM_LIB) $(TOOLTEST_HELPERS)
+# tools/module.mk is read after this file, so its paths are spelled out here (prerequisites are
+# expanded when the rule is read).
+TOOLTEST_TOOL_AR  := $(B)/lib/libdlsync_tool.a
+TOOLTEST_TOOL_BIN := $(B)/bin/dlsync
+
+$(B)/tests/tool/test_%: $(B)/obj/tests/tool/test_%.o $(TOOLTEST_TOOL_AR) $(SHIM_AR) $(TEST_COMMON_OBJ) \
+                        | $(TOOLTEST_TOOL_BIN) $(SHIM_LIB) $(TOOLTEST_HELPERS)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(TOOL_AR) $(SHIM_AR) -lcmocka $(TOOL_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(TOOLTEST_TOOL_AR) $(SHIM_AR) -lcmocka -lelf -lstdc++ $(LDLIBS)
 
 $(TOOLTEST_FAKE_NVTX): $(B)/obj/tests/tool/fake_nvtx.o
 	@mkdir -p $(@D)
@@ -25,9 +30,10 @@ $(TOOLTEST_SCANFIX): $(B)/obj/tests/tool/scanfix.o
 	@mkdir -p $(@D)
 	$(Q)$(CC) -shared $(LDFLAGS) -o $@ $<
 
-$(TOOLTEST_NVTX_DRIVER): $(B)/obj/tests/tool/nvtx_driver.o $(SHIM_AR)
+# The driver links the NVTX module alone, so it tests that module and nothing else of the shim.
+$(TOOLTEST_NVTX_DRIVER): $(B)/obj/tests/tool/nvtx_driver.o $(B)/obj/shim/report/nvtx.o
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(SHIM_AR) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 ALL   += $(TOOLTEST_BINS) $(TOOLTEST_HELPERS)
 TESTS += $(TOOLTEST_BINS)
