@@ -1,0 +1,219 @@
+/* Unit tests of the exchange path (shim/hooks/wrap.c, exchange.c): registry lookups, deleter
+ * swapping, observer calls in order, double release, re-import keeping the exchange id. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hooks/exchange.h"
+#include "hooks/policy_hooks.h"
+#include "hooks/wrap.h"
+#include "report/summary.h"
+
+static int g_producer_releases;
+static char g_events[256];
+static uint64_t g_last_xid;
+
+static void producer_deleter(DLManagedTensor *self)
+{
+    (void)self;
+    g_producer_releases++;
+    strcat(g_events, "P");
+}
+
+static void on_export(void *ctx, const dls_exchange *x)
+{
+    (void)ctx;
+    g_last_xid = x->xid;
+    strcat(g_events, "E");
+}
+
+static void on_import(void *ctx, const dls_exchange *x)
+{
+    (void)ctx;
+    g_last_xid = x->xid;
+    strcat(g_events, "I");
+}
+
+static void on_release(void *ctx, const dls_exchange *x)
+{
+    (void)ctx;
+    g_last_xid = x->xid;
+    strcat(g_events, "R");
+}
+
+static void on_double(void *ctx, const void *tensor, uint64_t xid)
+{
+    (void)ctx;
+    (void)tensor;
+    g_last_xid = xid;
+    strcat(g_events, "D");
+}
+
+static const dls_exchange_observer g_obs = {on_export, on_import, on_release, on_double, NULL};
+static float g_data[8];
+static int64_t g_shape[1] = {8};
+
+static const dls_profile *row(const char *symbol)
+{
+    size_t n;
+    const dls_profile *t = dls_profiles_builtin(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(t[i].symbol, symbol) == 0)
+            return &t[i];
+    return NULL;
+}
+
+static void make(DLManagedTensor *m)
+{
+    memset(m, 0, sizeof *m);
+    m->dl_tensor.data = g_data;
+    m->dl_tensor.device = (DLDevice){kDLCPU, 0};
+    m->dl_tensor.ndim = 1;
+    m->dl_tensor.dtype = (DLDataType){kDLFloat, 32, 1};
+    m->dl_tensor.shape = g_shape;
+    m->deleter = producer_deleter;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    dls_exchange_reset_for_tests();
+    dls_exchange_set_observer(&g_obs);
+    g_producer_releases = 0;
+    g_events[0] = '\0';
+    return 0;
+}
+
+static void export_import_release_in_order(void **state)
+{
+    (void)state;
+    DLManagedTensor m;
+    make(&m);
+    dls_wrap_export(row("MXNDArrayToDLPack"), "lib", &m);
+    assert_ptr_equal(m.deleter, (void *)dls_exchange_deleter);
+    uint64_t xid = g_last_xid;
+    dls_exchange x;
+    assert_int_equal(dls_exchange_find_tensor(&m, &x), 0);
+    assert_int_equal(x.xid, xid);
+    assert_int_equal(x.hi - x.lo, 32);
+    assert_int_equal(dls_exchange_find_addr((uintptr_t)&g_data[7], &x), 0);
+    assert_int_equal(dls_exchange_find_addr((uintptr_t)&g_data[7] + 4, NULL), -1);
+    dls_wrap_import(row("MXNDArrayFromDLPack"), "lib", &m);
+    assert_int_equal(g_last_xid, xid); /* same exchange */
+    assert_int_equal(dls_exchange_find_tensor(&m, &x), 0);
+    assert_int_equal(x.imports, 1);
+    assert_string_equal(x.consumer->symbol, "MXNDArrayFromDLPack");
+    m.deleter(&m);
+    assert_string_equal(g_events, "EIRP"); /* on_release runs before the producer's deleter */
+    assert_int_equal(g_producer_releases, 1);
+    assert_int_equal(dls_exchange_live(), 0);
+}
+
+static void second_release_is_reported_not_passed_on(void **state)
+{
+    (void)state;
+    DLManagedTensor m;
+    make(&m);
+    uint64_t before = dls_summary_get(DLS_COUNT_DOUBLE_RELEASES);
+    dls_wrap_export(row("MXNDArrayToDLPack"), "lib", &m);
+    uint64_t xid = g_last_xid;
+    m.deleter(&m);
+    m.deleter(&m);
+    assert_int_equal(g_producer_releases, 1);
+    assert_string_equal(g_events, "ERPD");
+    assert_int_equal(g_last_xid, xid);
+    assert_int_equal(dls_summary_get(DLS_COUNT_DOUBLE_RELEASES), before + 1);
+}
+
+static void foreign_import_gets_an_id_and_release_is_seen(void **state)
+{
+    (void)state;
+    DLManagedTensor m;
+    make(&m);
+    dls_wrap_import(row("_ZN2at10fromDLPackEPK15DLManagedTensor"), "lib", &m);
+    assert_ptr_equal(m.deleter, (void *)dls_exchange_deleter);
+    dls_exchange x;
+    assert_int_equal(dls_exchange_find_tensor(&m, &x), 0);
+    assert_null(x.producer);
+    assert_int_equal(dls_exchange_set_policy(&m, &g_events), 0);
+    assert_int_equal(dls_exchange_find_tensor(&m, &x), 0);
+    assert_ptr_equal(x.policy, &g_events);
+    m.deleter(&m);
+    assert_string_equal(g_events, "IRP");
+}
+
+static void malformed_tensor_left_untouched(void **state)
+{
+    (void)state;
+    DLManagedTensor m;
+    make(&m);
+    m.dl_tensor.ndim = -2;
+    uint64_t before = dls_summary_get(DLS_COUNT_MALFORMED);
+    dls_wrap_import(row("MXNDArrayFromDLPack"), "lib", &m);
+    assert_ptr_equal(m.deleter, (void *)producer_deleter);
+    assert_int_equal(dls_exchange_live(), 0);
+    assert_string_equal(g_events, "");
+    assert_int_equal(dls_summary_get(DLS_COUNT_MALFORMED), before + 1);
+    dls_wrap_import(row("MXNDArrayFromDLPack"), "lib", NULL);
+    assert_int_equal(dls_summary_get(DLS_COUNT_MALFORMED), before + 2);
+}
+
+static void versioned_tensor_and_null_deleter(void **state)
+{
+    (void)state;
+    DLManagedTensorVersioned v;
+    memset(&v, 0, sizeof v);
+    v.version.major = 1;
+    v.dl_tensor.data = g_data;
+    v.dl_tensor.device = (DLDevice){kDLCPU, 0};
+    v.dl_tensor.ndim = 1;
+    v.dl_tensor.dtype = (DLDataType){kDLFloat, 32, 1};
+    v.dl_tensor.shape = g_shape;
+    dls_wrap_export(row("_ZN2at17toDLPackVersionedERKNS_6TensorE"), "lib", &v);
+    assert_null(v.deleter); /* nothing to observe: not registered, left as it was */
+    assert_int_equal(dls_exchange_live(), 0);
+    assert_string_equal(g_events, "E");
+}
+
+static void registry_grows_and_deletes_correctly(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    static char tensors[N];
+    for (int i = 0; i < N; i++) {
+        dls_exchange x = {.xid = (uint64_t)i + 1, .tensor = &tensors[i], .lo = 1000u * i, .hi = 1000u * i + 10};
+        assert_int_equal(dls_exchange_add(&x), 0);
+    }
+    assert_int_equal(dls_exchange_live(), N);
+    for (int i = 0; i < N; i += 2)
+        assert_int_equal(dls_exchange_remove(&tensors[i], NULL), 0);
+    for (int i = 0; i < N; i++) {
+        dls_exchange x;
+        int rc = dls_exchange_find_tensor(&tensors[i], &x);
+        assert_int_equal(rc, i % 2 ? 0 : -1);
+        if (i % 2)
+            assert_int_equal(x.xid, (uint64_t)i + 1);
+    }
+    assert_int_equal(dls_exchange_removed_xid(&tensors[298]), 299);
+    assert_int_equal(dls_exchange_removed_xid(&tensors[1]), 0);
+    dls_exchange y;
+    assert_int_equal(dls_exchange_find_addr(1000u * 7 + 3, &y), 0);
+    assert_int_equal(y.xid, 8);
+    assert_int_equal(dls_exchange_find_addr(1000u * 8 + 3, &y), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(export_import_release_in_order, setup),
+        cmocka_unit_test_setup(second_release_is_reported_not_passed_on, setup),
+        cmocka_unit_test_setup(foreign_import_gets_an_id_and_release_is_seen, setup),
+        cmocka_unit_test_setup(malformed_tensor_left_untouched, setup),
+        cmocka_unit_test_setup(versioned_tensor_and_null_deleter, setup),
+        cmocka_unit_test_setup(registry_grows_and_deletes_correctly, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
