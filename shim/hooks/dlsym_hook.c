@@ -14,6 +14,8 @@ __asm__(".text\n"
         "endbr64\n"
         "cmp $-1, %rdi\n" /* RTLD_NEXT */
         "je 1f\n"
+        "cmpb $0, dls_dlsym_ready(%rip)\n"
+        "je 1f\n"
         "jmp dls_dlsym_hook\n"
         "1:\n"
         "push %rdi\n"
@@ -36,6 +38,14 @@ __asm__(".text\n"
         "ret\n"
         ".cfi_endproc\n"
         ".size dlsym, .-dlsym\n");
+
+/* Read by the assembly entry; 0 until dls_dlsym_hook_enable. */
+__attribute__((visibility("hidden"))) unsigned char dls_dlsym_ready;
+
+void dls_dlsym_hook_enable(void)
+{
+    __atomic_store_n(&dls_dlsym_ready, 1, __ATOMIC_RELEASE);
+}
 
 void *dls_dlsym_hook(void *handle, const char *name)
 {

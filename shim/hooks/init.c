@@ -3,9 +3,11 @@
 #include "../common/config.h"
 #include "../report/log.h"
 #include "bindings.h"
+#include "dlsym_hook.h"
 
 __attribute__((constructor)) static void hooks_init(void)
 {
+    dls_dlsym_hook_enable();
     if (dls_config_get()->mode == DLS_MODE_OFF)
         return;
     dls_bindings_init();

@@ -12,7 +12,8 @@
 
 static _Atomic(dls_dlsym_fn) g_real_dlsym;
 
-dls_dlsym_fn dls_real_dlsym_fn(void)
+/* Not instrumented: the dlsym entry calls it while a sanitizer runtime is still starting. */
+__attribute__((no_sanitize("address", "undefined", "thread"))) dls_dlsym_fn dls_real_dlsym_fn(void)
 {
     dls_dlsym_fn f = atomic_load_explicit(&g_real_dlsym, memory_order_acquire);
     if (!f) {
