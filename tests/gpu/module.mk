@@ -1,0 +1,80 @@
+# The GPU validation kit: the scenario corpus (tests/scenarios sources) and a demo pipeline built
+# against the REAL CUDA runtime ($(CUDA_HOME)/lib64, not the simulator), with the CUDA backend
+# of scen_backend.h (scen_backend_cuda.cu, built with nvcc). Everything lands in $(GPU_DIR):
+#   scen_<name>       one program per tests/scenarios/s_<name>.c, argument racy|correct
+#   libscenbackend.so libfakemx.so libfaketvm.so   the backend and fake frameworks, real CUDA
+#   gpu_pipeline      producer -> consumer pipeline (racy | devsync), figures for gpu-check.sh
+#   gpu_launch        launch-heavy loop, figures for gpu-check.sh
+#   gpu_probe         says whether a CUDA device is usable (exit 0) or not (exit 1)
+#
+# `make test-gpu` builds them with the shim and runs tests/gpu/run-gpu-tests.sh: every scenario,
+# racy and correct, plain / check / fix, one row each; without a usable GPU it reports them all as
+# skipped and succeeds. Nothing here is in ALL: `make` and `make test` never need nvcc.
+#   GPU_ARCH   nvcc code generation (default: Hopper machine code + PTX any newer GPU can JIT)
+
+NVCC     ?= $(CUDA_HOME)/bin/nvcc
+GPU_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
+GPU_DIR  := $(B)/gpu
+GPU_OBJ  := $(B)/obj/gpu
+GPU_CUDART := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(abspath $(CUDA_HOME))/lib64 -lcudart
+GPU_RPATH  := -L$(GPU_DIR) -Wl,-rpath,$(ABSB)/gpu
+GPU_NVFLAGS := -std=c++17 -O2 $(GPU_ARCH) -cudart shared -I tests/scenarios \
+               -Xcompiler -fPIC,-Wall,-Wextra -Werror all-warnings
+
+GPU_SCEN_NAMES := $(patsubst tests/scenarios/s_%.c,%,$(sort $(wildcard tests/scenarios/s_*.c)))
+GPU_SCEN_PROGS := $(GPU_SCEN_NAMES:%=$(GPU_DIR)/scen_%)
+GPU_SCEN_LIBS  := $(GPU_DIR)/libscenbackend.so $(GPU_DIR)/libfakemx.so $(GPU_DIR)/libfaketvm.so
+GPU_TOOLS      := $(GPU_DIR)/gpu_pipeline $(GPU_DIR)/gpu_launch $(GPU_DIR)/gpu_probe
+GPU_BINS       := $(GPU_SCEN_LIBS) $(GPU_SCEN_PROGS) $(GPU_TOOLS)
+
+# C sources: the scenario corpus compiled unchanged, and this folder's C programs.
+$(GPU_OBJ)/scenarios/%.o: tests/scenarios/%.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $< (real CUDA)")
+	$(Q)$(CC) $(CFLAGS) -fvisibility=default -I tests/scenarios -I $(CUDA_INC) -c $< -o $@
+$(GPU_OBJ)/%.o: tests/gpu/%.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -I tests/scenarios -I $(CUDA_INC) -c $< -o $@
+$(GPU_OBJ)/%.o: tests/gpu/%.cu
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  NVCC    $<")
+	$(Q)$(NVCC) $(GPU_NVFLAGS) -MMD -MP -c $< -o $@
+
+$(GPU_DIR)/libscenbackend.so: $(GPU_OBJ)/scen_backend_cuda.o
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(NVCC) -shared -cudart shared -Xlinker -soname,libscenbackend.so -o $@ $< \
+	    -Xlinker -rpath,$(abspath $(CUDA_HOME))/lib64
+
+$(GPU_DIR)/libfake%.so: $(GPU_OBJ)/scenarios/fake%.o $(GPU_DIR)/libscenbackend.so
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libfake$*.so $(LDFLAGS) $(GPU_RPATH) -o $@ $< -lscenbackend $(GPU_CUDART) $(LDLIBS)
+
+$(GPU_DIR)/scen_%: $(GPU_OBJ)/scenarios/s_%.o $(GPU_OBJ)/scenarios/scen.o $(GPU_SCEN_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -rdynamic $(LDFLAGS) $(GPU_RPATH) -o $@ $(filter %.o,$^) \
+	    -lfakemx -lfaketvm -lscenbackend $(GPU_CUDART) $(LDLIBS)
+
+$(GPU_DIR)/gpu_pipeline: $(GPU_OBJ)/gpu_pipeline.o $(GPU_SCEN_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(GPU_RPATH) -o $@ $< -lfakemx -lfaketvm -lscenbackend $(GPU_CUDART) $(LDLIBS)
+
+$(GPU_DIR)/gpu_launch: $(GPU_OBJ)/gpu_launch.o
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(NVCC) -cudart shared -o $@ $< -Xlinker -rpath,$(abspath $(CUDA_HOME))/lib64
+
+$(GPU_DIR)/gpu_probe: $(GPU_OBJ)/gpu_probe.o
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(GPU_CUDART) $(LDLIBS)
+
+.PHONY: gpu test-gpu
+gpu: $(SHIM_LIB) $(GPU_BINS)
+
+test-gpu: gpu
+	@tests/gpu/run-gpu-tests.sh $(ABSB)

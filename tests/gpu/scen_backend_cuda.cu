@@ -1,0 +1,143 @@
+/* scen_backend.h on a real GPU: the scenarios' kernels as CUDA kernels, built with nvcc against
+ * the real CUDA runtime.
+ *
+ * Races show without gates because the writer is slow: before writing, scen_write's kernel spins
+ * SCEN_SPIN_CYCLES GPU clock cycles (default 20,000,000: about 10 ms at 2 GHz), so a reader on
+ * another stream that nothing orders after it runs first and sees the old values.
+ *
+ * scen_hold(stream) enqueues a delay on the stream: a kernel that spins SCEN_HOLD_CYCLES cycles
+ * (default ten times the writer's spin). Work enqueued after it starts later, as behind the
+ * simulator's gate, but the delay ends by itself, so no host wait can deadlock on it. This is
+ * what makes the scenarios that hold a consumer stream (release_reuse) race on a GPU: the held
+ * read runs after the producer's next write. scen_release and scen_settle do nothing.
+ *
+ * SCEN_FAIL (simulator fault injection) has no meaning here and is ignored. Every CUDA error
+ * prints a line and exits 2, as scen_backend.h says. */
+#include "scen_backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define LARGE_PARAM 16384 /* bytes of the opaque kernel's parameter block, as on the simulator */
+
+/* The opaque block: pointers at the end, after padding, passed by value. */
+struct opaque_block {
+    char pad[LARGE_PARAM - 24];
+    const float *src;
+    float *dst;
+    long n;
+};
+
+static void ck(cudaError_t e, const char *what)
+{
+    if (e != cudaSuccess) {
+        fprintf(stderr, "scen: %s failed: %s\n", what, cudaGetErrorString(e));
+        exit(2);
+    }
+}
+
+/* Reads a cycle count from the environment: a positive decimal number, else `fallback`. */
+static long long cycles_from_env(const char *name, long long fallback)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return fallback;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (*end || v < 0) {
+        fprintf(stderr, "scen: %s=%s is not a cycle count; using %lld\n", name, s, fallback);
+        return fallback;
+    }
+    return v;
+}
+
+static long long spin_cycles(void)
+{
+    static long long v = -1;
+    if (v < 0)
+        v = cycles_from_env("SCEN_SPIN_CYCLES", 20000000LL);
+    return v;
+}
+
+static long long hold_cycles(void)
+{
+    static long long v = -1;
+    if (v < 0)
+        v = cycles_from_env("SCEN_HOLD_CYCLES", 10 * spin_cycles());
+    return v;
+}
+
+__device__ static void spin(long long cycles)
+{
+    long long start = clock64();
+    while (clock64() - start < cycles) {
+    }
+}
+
+__global__ static void k_write(float *p, int n, float value, long long cycles)
+{
+    spin(cycles);
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        p[i] = value;
+}
+
+__global__ static void k_read(const float *src, float *dst, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        dst[i] = src[i];
+}
+
+__global__ static void k_opaque(opaque_block b)
+{
+    for (long i = blockIdx.x * blockDim.x + threadIdx.x; i < b.n; i += gridDim.x * blockDim.x)
+        b.dst[i] = b.src[i];
+}
+
+__global__ static void k_delay(long long cycles)
+{
+    spin(cycles);
+}
+
+/* Blocks of 256 threads covering n elements, at most 1024 blocks (the loops stride over more). */
+static unsigned blocks_for(long n)
+{
+    long b = (n + 255) / 256;
+    return (unsigned)(b < 1 ? 1 : b > 1024 ? 1024 : b);
+}
+
+extern "C" void scen_write(cudaStream_t stream, float *p, int n, float value)
+{
+    k_write<<<blocks_for(n), 256, 0, stream>>>(p, n, value, spin_cycles());
+    ck(cudaGetLastError(), "scen_write launch");
+}
+
+extern "C" void scen_read(cudaStream_t stream, const float *src, float *dst, int n)
+{
+    k_read<<<blocks_for(n), 256, 0, stream>>>(src, dst, n);
+    ck(cudaGetLastError(), "scen_read launch");
+}
+
+extern "C" void scen_read_opaque(cudaStream_t stream, const float *src, float *dst, int n)
+{
+    static thread_local opaque_block b; /* large: kept off the stack; copied at launch */
+    b.src = src;
+    b.dst = dst;
+    b.n = n;
+    k_opaque<<<blocks_for(n), 256, 0, stream>>>(b);
+    ck(cudaGetLastError(), "scen_read_opaque launch");
+}
+
+extern "C" void scen_hold(cudaStream_t stream)
+{
+    k_delay<<<1, 1, 0, stream>>>(hold_cycles());
+    ck(cudaGetLastError(), "scen_hold delay launch");
+}
+
+extern "C" void scen_release(cudaStream_t stream)
+{
+    (void)stream;
+}
+
+extern "C" void scen_settle(void)
+{
+}
