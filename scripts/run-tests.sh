@@ -5,12 +5,14 @@
 # Exit status: 0 when nothing failed, 1 otherwise.
 #   scripts/run-tests.sh build/tests/test_a build/tests/test_b
 #   DLS_TEST_VERBOSE=1 shows every binary's whole output.
+#   DLS_TEST_TIMEOUT=S bounds each binary (default 900 s); a timeout counts as a failure.
 set -u
 passed=0; failed=0; skipped=0
 failed_names=()
 for bin in "$@"; do
   name=${bin##*/}
-  out=$("$bin" 2>&1); rc=$?
+  out=$(timeout --kill-after=10 "${DLS_TEST_TIMEOUT:-900}" "$bin" 2>&1); rc=$?
+  [ "$rc" -eq 124 ] && out+=$'\n'"run-tests: $name timed out after ${DLS_TEST_TIMEOUT:-900} s"
   p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\..*/\1/p' | awk '{s+=$1} END {print s+0}')
   f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s).*/\1/p' | awk '{s+=$1} END {print s+0}')
   s=$(printf '%s\n' "$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test(s).*/\1/p' | awk '{s+=$1} END {print s+0}')
