@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     double t1 = now_ns();
     ck(cudaStreamSynchronize(s), "cudaStreamSynchronize");
     double t2 = now_ns();
-    printf("launch: %ld launches, %.1f ns/launch (host issue), %.1f ns/launch (to completion)\n", n,
+    printf("launch: launches=%ld ns_issue=%.1f ns_complete=%.1f\n", n,
            (t1 - t0) / (double)n, (t2 - t0) / (double)n);
     ck(cudaStreamDestroy(s), "cudaStreamDestroy");
     return 0;

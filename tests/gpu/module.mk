@@ -76,5 +76,7 @@ $(GPU_DIR)/gpu_probe: $(GPU_OBJ)/gpu_probe.o
 .PHONY: gpu test-gpu
 gpu: $(SHIM_LIB) $(GPU_BINS)
 
+# GPU_TEST_LOGS=folder keeps each scenario run's shim log and stderr there.
+GPU_TEST_LOGS ?=
 test-gpu: gpu
-	@tests/gpu/run-gpu-tests.sh $(ABSB)
+	@tests/gpu/run-gpu-tests.sh $(ABSB) $(GPU_TEST_LOGS)

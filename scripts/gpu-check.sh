@@ -1,0 +1,301 @@
+#!/usr/bin/env bash
+# One-run validation of dlsync on a machine with an NVIDIA GPU (docs/gpu-validation.md).
+#
+#   scripts/gpu-check.sh            results in $OUT (default ./gpu-out)
+#
+# Steps, each under its own timeout; a failing step is recorded and the script goes on:
+#   env          machine, driver, toolkit, Python stack
+#   build        make -k -j$JOBS (everything the machine's packages allow)
+#   build-gpu    make gpu: the shim and the real-CUDA kit (tests/gpu)
+#   probe        is a CUDA device usable? (without one, the GPU-only steps below are skipped)
+#   test-gpu     make test-gpu: the scenario corpus on the GPU, plain / check / fix
+#   sim-rows     the same corpus on the simulator, compared row by row with the GPU rows
+#   injection    does preloading alone get the shim its CUPTI subscription on the real driver?
+#   torch-cupy   tests/gpu/torch_cupy_scenario.py (PyTorch -> CuPy, no stream handshake)
+#   launch       launch-heavy loop: ns/launch without the shim, under fix, under check
+#   exchange     cost of one legacy exchange: without the shim, under fix, under check
+#   pipeline     racy pipeline vs dlsync fix vs a device synchronize at every exchange
+# Figures are medians of $RUNS runs (default 5). The whole script stays inside $BUDGET seconds
+# (default 420): a step gets at most the time left, and is skipped when under 10 s remain.
+# $OUT receives results.md (the report), gpu-check.log (this script's output) and logs.tar.gz
+# (every step's log, the shim's JSON-lines logs and stderr of each scenario run).
+# Settings: OUT, BUILD (build folder, default build), JOBS (default 16), RUNS, BUDGET, CUDA_HOME.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$(pwd)
+OUT=${OUT:-./gpu-out}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 1
+BUILD=${BUILD:-build}
+JOBS=${JOBS:-16}
+RUNS=${RUNS:-5}
+BUDGET=${BUDGET:-420}
+W=$(mktemp -d) || exit 1
+mkdir -p "$W/logs"
+trap 'rm -rf "$W"' EXIT
+START=$(date +%s)
+exec > >(tee "$OUT/gpu-check.log") 2>&1
+
+if [ -z "${CUDA_HOME:-}" ]; then
+  CUDA_HOME=/usr/local/cuda
+  if [ ! -f "$CUDA_HOME/include/cuda.h" ] && command -v nvcc >/dev/null; then
+    CUDA_HOME=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
+  fi
+fi
+ABSB=$(mkdir -p "$BUILD" && cd "$BUILD" && pwd)
+SHIM=$ABSB/lib/libdlsync.so
+GPU=$ABSB/gpu
+export CUDA_HOME BUILD ABSB SHIM GPU JOBS RUNS W ROOT
+HAVE_GPU=0
+declare -A STATUS
+
+# step NAME LIMIT FUNCTION: runs FUNCTION under min(LIMIT, time left), logs to $W/logs/NAME.log,
+# prints the log's tail, records the outcome in STATUS[NAME]. Returns the function's status.
+step() {
+  local name=$1 limit=$2 fn=$3 left rc t0 dur
+  left=$((BUDGET - ($(date +%s) - START) - 5))
+  if [ "$left" -lt 10 ]; then
+    STATUS[$name]="SKIPPED (time budget spent)"; echo "== $name: ${STATUS[$name]}"; return 1
+  fi
+  [ "$limit" -gt "$left" ] && limit=$left
+  echo "== $name (limit ${limit}s)"
+  t0=$(date +%s)
+  timeout -k 10 "$limit" bash -c "$(declare -f "$fn" median); $fn" >"$W/logs/$name.log" 2>&1
+  rc=$?
+  dur=$(($(date +%s) - t0))
+  case $rc in
+    0) STATUS[$name]="ok (${dur}s)" ;;
+    124|137) STATUS[$name]="TIMEOUT after ${limit}s" ;;
+    *) STATUS[$name]="FAILED (exit $rc, ${dur}s)" ;;
+  esac
+  tail -n 30 "$W/logs/$name.log" | sed 's/^/   | /'
+  echo "== $name: ${STATUS[$name]}"
+  return $rc
+}
+skip() { STATUS[$1]="SKIPPED ($2)"; echo "== $1: ${STATUS[$1]}"; }
+
+# Reads numbers on stdin, prints their median ("n/a" for none).
+median() {
+  sort -g | awk '{a[NR] = $1} END {if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR + 1) / 2];
+                                   else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2}'
+}
+
+s_env() {
+  date -u +"date: %Y-%m-%dT%H:%M:%SZ"; uname -srm; echo "cpus: $(nproc)"
+  timeout 20 nvidia-smi -L || echo "nvidia-smi -L: unavailable"
+  timeout 20 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv || true
+  "$CUDA_HOME/bin/nvcc" --version | tail -n 2 || echo "nvcc: missing at $CUDA_HOME"
+  ${CC:-cc} --version | head -n 1
+  python3 - <<'EOF' || true
+import importlib
+for m in ("torch", "cupy"):
+    try:
+        print(m, importlib.import_module(m).__version__)
+    except Exception as e:
+        print(m, "unavailable:", e)
+EOF
+}
+
+# The shim needs <dlpack/dlpack.h>; Debian's libdlpack-dev may be absent on the GPU machine. Use
+# the copy a Python package ships instead, through CPATH, and say so.
+find_dlpack() {
+  echo '#include <dlpack/dlpack.h>' | ${CC:-cc} -E -x c - >/dev/null 2>&1 && return 0
+  local h
+  h=$(timeout 30 find /usr/include /usr/local /opt $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null) \
+        -name dlpack.h -path '*dlpack/dlpack.h' 2>/dev/null | head -n 1)
+  [ -n "$h" ] || h=$(timeout 30 find /usr/local /opt -name dlpack.h 2>/dev/null | head -n 1)
+  if [ -z "$h" ]; then echo "dlpack.h: not found; the build will fail"; return 1; fi
+  mkdir -p "$W/include/dlpack" && cp "$h" "$W/include/dlpack/dlpack.h"
+  export CPATH="$W/include${CPATH:+:$CPATH}"
+  echo "dlpack.h: none on the include path; using $h"
+}
+
+s_build() { make -k -j"$JOBS" BUILD="$BUILD" CUDA_HOME="$CUDA_HOME"; }
+s_build_gpu() { make -j"$JOBS" BUILD="$BUILD" CUDA_HOME="$CUDA_HOME" gpu; }
+s_probe() { "$GPU/gpu_probe"; }
+s_test_gpu() {
+  make --no-print-directory BUILD="$BUILD" CUDA_HOME="$CUDA_HOME" test-gpu GPU_TEST_LOGS="$W/logs/scen-gpu" \
+    | tee "$W/gpu-rows.txt"
+  return "${PIPESTATUS[0]}"
+}
+s_sim_rows() {
+  tests/gpu/run-scenarios.sh "$ABSB/scenarios" "$SHIM" "$W/logs/scen-sim" | tee "$W/sim-rows.txt"
+  return "${PIPESTATUS[0]}"
+}
+
+# Preload only, CUDA_INJECTION64_PATH unset: the shim must have registered itself for injection and
+# subscribed to CUPTI at cuInit. 1000 warm-up + 100 timed launches must each be seen.
+s_injection() {
+  env -u CUDA_INJECTION64_PATH LD_PRELOAD="$SHIM" DLSYNC_MODE=check DLSYNC_DEBUG_OPS=1 DLSYNC_VERBOSE=1 \
+    "$GPU/gpu_launch" 100 >"$W/inj.out" 2>"$W/inj.err"
+  local rc=$? seen
+  seen=$(grep -c '^dlsync: op exit launch ' "$W/inj.err")
+  cat "$W/inj.out"; grep -v '^dlsync: op ' "$W/inj.err"
+  echo "launches observed: $seen of 1100"
+  if [ "$rc" -eq 0 ] && [ "$seen" -ge 1100 ]; then
+    echo "CUPTI subscription by preload alone: YES"
+    return 0
+  fi
+  echo "CUPTI subscription by preload alone: NO"
+  env CUDA_INJECTION64_PATH="$SHIM" LD_PRELOAD="$SHIM" DLSYNC_MODE=check DLSYNC_DEBUG_OPS=1 \
+    "$GPU/gpu_launch" 100 >/dev/null 2>"$W/inj2.err"
+  echo "with CUDA_INJECTION64_PATH=$SHIM set by hand: $(grep -c '^dlsync: op exit launch ' "$W/inj2.err") launches observed"
+  return 1
+}
+
+s_torch_cupy() {
+  python3 tests/gpu/torch_cupy_scenario.py --shim "$SHIM" --logs "$W/logs/torch-cupy" | tee "$W/torch-rows.txt"
+  local rc=${PIPESTATUS[0]} cupti
+  if grep -q 'ops=0 ' "$W/torch-rows.txt"; then
+    for cupti in "$CUDA_HOME/lib64/libcupti.so.13" "$CUDA_HOME/extras/CUPTI/lib64/libcupti.so.13"; do
+      [ -f "$cupti" ] || continue
+      echo "the shim observed no CUDA operation in PyTorch; again with DLSYNC_CUPTI=$cupti:"
+      DLSYNC_CUPTI=$cupti python3 tests/gpu/torch_cupy_scenario.py --shim "$SHIM" \
+        --logs "$W/logs/torch-cupy-cupti" | tee -a "$W/torch-rows.txt"
+      break
+    done
+  fi
+  return "$rc"
+}
+
+# Prints "<mode> <median>" for each mode; $1 = field to pick, rest = command. Mode "plain" runs
+# without the shim.
+measure() {
+  local field=$1 mode i v; shift
+  for mode in plain fix check; do
+    for i in $(seq "$RUNS"); do
+      if [ "$mode" = plain ]; then v=$(env -u LD_PRELOAD "$@")
+      else v=$(env LD_PRELOAD="$SHIM" DLSYNC_MODE=$mode "$@"); fi
+      echo "$mode run $i: $v" >&2
+      printf '%s\n' "$v" | sed -n "s/.*$field=\([0-9.]*\).*/\1/p"
+    done | median | sed "s/^/$mode /"
+  done
+}
+s_launch() {
+  measure ns_issue "$GPU/gpu_launch" 200000 | tee "$W/launch.txt"
+}
+s_exchange() {
+  SCEN_SPIN_CYCLES=0 measure us_per_exchange "$GPU/gpu_pipeline" racy 2000 | tee "$W/exchange.txt"
+}
+s_pipeline() {
+  local mode i
+  for mode in racy-plain racy-fix devsync-plain; do
+    for i in $(seq "$RUNS"); do
+      case $mode in
+        racy-plain) env -u LD_PRELOAD SCEN_SPIN_CYCLES=20000 "$GPU/gpu_pipeline" racy 2000 ;;
+        racy-fix) env LD_PRELOAD="$SHIM" DLSYNC_MODE=fix SCEN_SPIN_CYCLES=20000 "$GPU/gpu_pipeline" racy 2000 ;;
+        devsync-plain) env -u LD_PRELOAD SCEN_SPIN_CYCLES=20000 "$GPU/gpu_pipeline" devsync 2000 ;;
+      esac | sed "s/^/$mode /"
+    done
+  done | tee "$W/pipeline.txt"
+}
+export -f median measure
+
+# ---- run -----------------------------------------------------------------------------------------
+step env 60 s_env
+find_dlpack
+step build 200 s_build
+step build-gpu 150 s_build_gpu
+if step probe 30 s_probe; then HAVE_GPU=1
+else STATUS[probe]="no usable GPU: $(tail -n 1 "$W/logs/probe.log" 2>/dev/null)"; fi
+step test-gpu 180 s_test_gpu
+if [ -x "$ABSB/scenarios/scen_side_stream" ]; then step sim-rows 60 s_sim_rows
+else skip sim-rows "the simulator corpus was not built"; fi
+if [ "$HAVE_GPU" = 1 ]; then
+  step injection 60 s_injection
+  step torch-cupy 200 s_torch_cupy
+  step launch 120 s_launch
+  step exchange 90 s_exchange
+  step pipeline 90 s_pipeline
+else
+  for s in injection torch-cupy launch exchange pipeline; do skip "$s" "no usable GPU"; done
+fi
+
+# ---- report --------------------------------------------------------------------------------------
+{
+  echo "# dlsync GPU check, $(date -u +%Y-%m-%d)"
+  echo
+  echo "Produced by \`scripts/gpu-check.sh\` (BUILD=$BUILD, RUNS=$RUNS) in $(($(date +%s) - START)) s."
+  echo
+  echo '```'
+  cat "$W/logs/env.log" 2>/dev/null
+  echo '```'
+  echo
+  echo "## Steps"
+  echo
+  echo "| step | outcome |"
+  echo "|---|---|"
+  for s in env build build-gpu probe test-gpu sim-rows injection torch-cupy launch exchange pipeline; do
+    echo "| $s | ${STATUS[$s]:-not run} |"
+  done
+  echo
+  echo "## CUPTI subscription by preload alone (CUDA_INJECTION64_PATH unset)"
+  echo
+  if [ -f "$W/logs/injection.log" ]; then
+    echo '```'; grep -E 'launches observed|CUPTI subscription|warning' "$W/logs/injection.log"; echo '```'
+  else
+    echo "Not checked: ${STATUS[injection]}."
+  fi
+  echo
+  echo "## Scenario corpus: GPU rows, and the simulator's where they differ"
+  echo
+  echo '```'
+  cat "$W/gpu-rows.txt" 2>/dev/null
+  echo '```'
+  if [ -f "$W/sim-rows.txt" ] && grep -q PASS "$W/gpu-rows.txt" 2>/dev/null; then
+    echo
+    echo "Rows where the GPU and the simulator differ (verdict, races or injected):"
+    echo
+    echo '```'
+    awk 'NR == FNR { if ($3 ~ /^(plain|check|fix)$/) sim[$1 " " $2 " " $3] = $4 " " $5 " " $6; next }
+         $3 ~ /^(plain|check|fix)$/ { k = $1 " " $2 " " $3; g = $4 " " $5 " " $6
+           if (!(k in sim)) print k ": gpu " g ", not in the simulator corpus"
+           else if (sim[k] != g) print k ": gpu " g ", simulator " sim[k]; n++ }
+         END { print n + 0 " GPU rows compared" }' "$W/sim-rows.txt" "$W/gpu-rows.txt"
+    echo '```'
+  fi
+  echo
+  echo "## PyTorch -> CuPy (tests/gpu/torch_cupy_scenario.py)"
+  echo
+  echo '```'
+  cat "$W/torch-rows.txt" 2>/dev/null || echo "${STATUS[torch-cupy]}"
+  echo '```'
+  echo
+  echo "## Overhead (medians of $RUNS runs)"
+  echo
+  if [ -f "$W/launch.txt" ]; then
+    echo "Launch-heavy loop (\`gpu_launch 200000\`, empty kernel, host issue time per launch; no exchange pending):"
+    echo
+    echo "| mode | ns/launch | vs plain |"
+    echo "|---|---|---|"
+    awk '$1 == "plain" {p = $2} {r = (p > 0 && $2 != "n/a") ? sprintf("%.2fx", $2 / p) : "-"; print "| " $1 " | " $2 " | " r " |"}' "$W/launch.txt"
+    echo
+  fi
+  if [ -f "$W/exchange.txt" ]; then
+    echo "Exchange cost (\`gpu_pipeline racy 2000\`, SCEN_SPIN_CYCLES=0: write, export, import, read, release):"
+    echo
+    echo "| mode | µs/exchange | added vs plain |"
+    echo "|---|---|---|"
+    awk '$1 == "plain" {p = $2} {d = ($2 != "n/a" && p != "") ? sprintf("%+.2f µs", $2 - p) : "-"; print "| " $1 " | " $2 " | " d " |"}' "$W/exchange.txt"
+    echo
+  fi
+  if [ -f "$W/pipeline.txt" ]; then
+    echo "Pipeline (\`gpu_pipeline\`, 2000 exchanges, writer spins 20000 cycles):"
+    echo
+    echo "| variant | median total ms | µs/exchange | wrong results (per run) |"
+    echo "|---|---|---|---|"
+    for m in racy-plain racy-fix devsync-plain; do
+      t=$(awk -v m="$m" '$1 == m' "$W/pipeline.txt" | sed -n 's/.*total_ms=\([0-9.]*\).*/\1/p' | median)
+      u=$(awk -v m="$m" '$1 == m' "$W/pipeline.txt" | sed -n 's/.*us_per_exchange=\([0-9.]*\).*/\1/p' | median)
+      w=$(awk -v m="$m" '$1 == m' "$W/pipeline.txt" | sed -n 's/.*wrong=\([0-9]*\).*/\1/p' | paste -sd, -)
+      echo "| $m | $t | $u | ${w:-n/a} |"
+    done
+    echo
+  fi
+  [ "$HAVE_GPU" = 1 ] || echo "No usable GPU: the GPU-only steps were skipped (see the probe step)."
+} >"$OUT/results.md"
+
+tar -czf "$OUT/logs.tar.gz" -C "$W" logs 2>/dev/null
+echo
+cat "$OUT/results.md"
+echo
+echo "gpu-check: results in $OUT/results.md, logs in $OUT/logs.tar.gz ($(($(date +%s) - START)) s)"
