@@ -8,6 +8,7 @@
 #   make test       build and run every test binary (ends with "N passed, N failed")
 #   make demo       run the headline story (simulator when there is no GPU)
 #   make bench      run the benchmarks and print their figures
+#   make test-gpu   the scenario corpus on a real GPU (skipped without one); scripts/gpu-check.sh for the full check
 #   make asan | ubsan | tsan | sanitize   the test suite under a sanitizer, in build/<name>/
 #   V=1             print full commands
 
@@ -52,7 +53,7 @@ DEMOS   :=
 TEST_CFLAGS := -I tests/common -DDLS_BUILD_DIR='"$(ABSB)"' -DDLS_SRC_DIR='"$(abspath .)"' \
                -DDLS_SAN_RUNTIME='"$(SAN_RUNTIME)"' -DDLS_SAN='"$(SAN)"'
 
-.PHONY: all test demo bench deps asan ubsan tsan sanitize clean
+.PHONY: all test demo bench deps asan ubsan tsan sanitize clean test-gpu gpu
 .SECONDARY:
 all:
 
