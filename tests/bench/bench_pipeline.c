@@ -1,0 +1,202 @@
+/* Benchmark: what dlsync's `fix` costs and what it saves, on the CUDA simulator, with the fake
+ * legacy producer of the API tests (tests/api/fakeprod.h: MXNDArrayToDLPack on a side stream).
+ * Runs itself as a child in each setting and prints medians of RUNS runs and ratios:
+ *   1. exchange cost: one exchange (producer write, wrapped export, consumer read of the tensor,
+ *      release), instant kernels, shim preloaded with DLSYNC_MODE=off vs fix (fix injects an
+ *      event record and a stream wait in every exchange);
+ *   2. pipeline: ITERS exchanges whose kernels take KERNEL_US each on the producer's and the
+ *      consumer's streams: unsynchronized (racy, no shim), a cudaDeviceSynchronize at every
+ *      exchange (the common workaround, no shim), and dlsync fix (no synchronization in the
+ *      program); printed as exchanges per second and ratios to the racy pipeline;
+ *   3. with valgrind: instructions per kernel launch in fix (callgrind, the difference between
+ *      runs of 2*LAUNCHES and LAUNCHES launches on memory no exchange touches) while no
+ *      exchanged tensor waits for its first use, and while one does. */
+#include "dls_test.h"
+#include "cudasim.h"
+#include "fakeprod.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RUNS 5
+#define EXCHANGES 2000
+#define ITERS 100
+#define KERNEL_US 500
+#define LAUNCHES 2000
+#define N 256
+#define WINDOW 4
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One exchange: write on the producer's stream, export, read on `consumer`. The tensor is
+ * released at once (*held NULL) or kept in *held until the slot comes round again. */
+static void exchange(fp_array *a, cudaStream_t consumer, float *dst, int sync, DLManagedTensor **held)
+{
+    DLManagedTensor *t;
+    if (held && *held)
+        (*held)->deleter(*held);
+    fp_write(a, 1);
+    if (MXNDArrayToDLPack(a, &t))
+        exit(2);
+    if (sync)
+        cudaDeviceSynchronize();
+    fp_read(consumer, t->dl_tensor.data, dst, N);
+    if (held)
+        *held = t;
+    else
+        t->deleter(t);
+}
+
+/* Child: prints the median ns of one exchange (what = "exchange") or of one pipeline step. */
+static int child(const char *what, int sync, int window)
+{
+    cudaStream_t consumer;
+    float *dst;
+    fp_array *a = fp_new(N), *ring[WINDOW];
+    for (int i = 0; i < WINDOW; i++)
+        ring[i] = fp_new(N);
+    if (!a || cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaMalloc((void **)&dst, N * sizeof(float)) != cudaSuccess)
+        return 2;
+    if (strcmp(what, "launches") == 0) {
+        int n = atoi(getenv("BENCH_LAUNCHES")), pending = getenv("BENCH_PENDING") != NULL;
+        DLManagedTensor *t = NULL;
+        if (pending && MXNDArrayToDLPack(a, &t)) /* exported, never used: waits for first use */
+            return 2;
+        float *other;
+        cudaMalloc((void **)&other, N * sizeof(float));
+        for (int i = 0; i < n; i++)
+            fp_read(consumer, other, dst, N);
+        cudaDeviceSynchronize();
+        if (t)
+            t->deleter(t);
+        return 0;
+    }
+    int pipeline = strcmp(what, "pipeline") == 0, n = pipeline ? ITERS : EXCHANGES;
+    if (pipeline) {
+        cudasim_set_kernel_duration("fp_write", KERNEL_US);
+        cudasim_set_kernel_duration("fp_read", KERNEL_US);
+    }
+    double per[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        double t0 = now_ns();
+        DLManagedTensor *held[WINDOW] = {NULL};
+        for (int i = 0; i < n; i++)
+            if (pipeline)
+                exchange(ring[i % WINDOW], consumer, dst, sync, window ? &held[i % WINDOW] : NULL);
+            else
+                exchange(a, consumer, dst, sync, NULL);
+        for (int i = 0; i < WINDOW; i++)
+            if (held[i])
+                held[i]->deleter(held[i]);
+        cudaDeviceSynchronize();
+        per[r] = (now_ns() - t0) / n;
+    }
+    qsort(per, RUNS, sizeof *per, cmp);
+    printf("%.0f\n", per[RUNS / 2]);
+    return 0;
+}
+
+/* Runs this binary as a child with the given settings and returns what it printed (a number). */
+static double run(const char *what, const char *mode, int sync, const char *const *pre, const char *extra)
+{
+    char self[1024], shim[1024], cupti[1024], preload[2048], e_pre[2100], e_mode[64], e_what[64];
+    dls_build_path(self, sizeof self, "tests/bench_pipeline");
+    dls_build_path(shim, sizeof shim, "lib/libdlsync.so");
+    dls_build_path(cupti, sizeof cupti, "cudasim/libcupti.so.13");
+    snprintf(e_pre, sizeof e_pre, "LD_PRELOAD=%s", mode ? dls_preload_value(preload, sizeof preload, shim) : "");
+    snprintf(e_mode, sizeof e_mode, "DLSYNC_MODE=%s", mode ? mode : "");
+    snprintf(e_what, sizeof e_what, "BENCH_CHILD=%s%s", what, sync ? ":sync" : "");
+    char e_cupti[1100];
+    snprintf(e_cupti, sizeof e_cupti, "DLSYNC_CUPTI=%s", cupti);
+    const char *env[] = {e_pre, e_mode, e_what, e_cupti, "CUDA_INJECTION64_PATH=", "DLSYNC_LOG=",
+                         extra ? extra : "BENCH_PENDING=", NULL};
+    const char *argv[12];
+    int k = 0;
+    for (; pre && pre[k]; k++)
+        argv[k] = pre[k];
+    argv[k++] = self;
+    argv[k] = NULL;
+    dls_run_result res;
+    if (dls_run(argv, env, &res) != 0 || res.status != 0) {
+        fprintf(stderr, "bench_pipeline: child %s/%s failed\n", what, mode ? mode : "no shim");
+        return -1;
+    }
+    double v = atof(res.out);
+    if (pre) { /* callgrind: "==pid== Collected : N" on stderr */
+        const char *c = strstr(res.err, "Collected : ");
+        v = c ? atof(c + 12) : -1;
+    }
+    dls_run_free(&res);
+    return v;
+}
+
+/* Instructions per launch in fix mode (pending: one exchanged tensor waits for first use). */
+static double per_launch(int pending)
+{
+    static const char *const vg[] = {"valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", NULL};
+    char one[64], two[64];
+    snprintf(one, sizeof one, "BENCH_LAUNCHES=%d", LAUNCHES);
+    snprintf(two, sizeof two, "BENCH_LAUNCHES=%d", 2 * LAUNCHES);
+    setenv("BENCH_PENDING", "1", 1);
+    if (!pending)
+        unsetenv("BENCH_PENDING");
+    double a = run("launches", "fix", 0, vg, one), b = run("launches", "fix", 0, vg, two);
+    unsetenv("BENCH_PENDING");
+    return a < 0 || b < 0 ? -1 : (b - a) / LAUNCHES;
+}
+
+int main(void)
+{
+    const char *c = getenv("BENCH_CHILD");
+    if (c) {
+        char what[32];
+        snprintf(what, sizeof what, "%s", c);
+        char *colon = strchr(what, ':');
+        if (colon)
+            *colon = '\0';
+        if (strcmp(what, "launches") == 0 && !getenv("BENCH_LAUNCHES"))
+            return 2;
+        return child(what, colon != NULL, getenv("BENCH_WINDOW") != NULL);
+    }
+    double off = run("exchange", "off", 0, NULL, NULL), fix = run("exchange", "fix", 0, NULL, NULL);
+    printf("exchange cost (instant kernels, median of %d x %d): shim off %.0f ns, fix %.0f ns, "
+           "fix adds %.0f ns per exchange\n", RUNS, EXCHANGES, off, fix, fix - off);
+    for (int w = 1; w >= 0; w--) {
+        const char *win = w ? "BENCH_WINDOW=1" : NULL;
+        double racy = run("pipeline", NULL, 0, NULL, win), sync = run("pipeline", NULL, 1, NULL, win),
+               fixed = run("pipeline", "fix", 0, NULL, win);
+        printf("pipeline, %s (%d exchanges over %d buffers, %d us kernels on two streams, median of %d):\n",
+               w ? "consumer releases each tensor when its buffer comes round again"
+                 : "consumer releases each tensor right after enqueuing its read",
+               ITERS, WINDOW, KERNEL_US, RUNS);
+        printf("  unsynchronized (racy)        %8.0f exchanges/s  ratio 1.00\n", 1e9 / racy);
+        printf("  device synchronize each time %8.0f exchanges/s  ratio %.2f\n", 1e9 / sync, racy / sync);
+        printf("  dlsync fix                   %8.0f exchanges/s  ratio %.2f\n", 1e9 / fixed, racy / fixed);
+    }
+    if (system("valgrind --version >/dev/null 2>&1") != 0) {
+        printf("per-launch instructions: valgrind not installed, skipped\n");
+        return 0;
+    }
+    double idle = per_launch(0), pending = per_launch(1);
+    printf("per-launch cost in fix (callgrind, instructions per cudaLaunchKernel incl. the simulator): "
+           "nothing pending %.0f, one tensor pending first use %.0f\n", idle, pending);
+    printf("  measured with: BENCH_CHILD=launches BENCH_LAUNCHES=<n> [BENCH_PENDING=1] DLSYNC_MODE=fix "
+           "LD_PRELOAD=lib/libdlsync.so valgrind --tool=callgrind tests/bench_pipeline, n=%d and %d\n",
+           LAUNCHES, 2 * LAUNCHES);
+    return 0;
+}
