@@ -1,0 +1,178 @@
+/* check mode: finding unordered uses of exchanged tensors and describing them (the reports
+ * themselves are formatted and deduplicated by shim/report/race.c). Never changes ordering.
+ * Every function runs with dls_pol_g.lock held. */
+#include "pol.h"
+
+#include "../hooks/extent.h"
+#include "../report/race.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Report name of a frontier or consumer entry. */
+static const char *touch_name(const dls_pol_touch *t)
+{
+    return t->name[0] ? t->name : t->api;
+}
+
+static dls_race_stream race_stream(uint64_t id, int device)
+{
+    const dls_pol_stream *st = dls_pol_stream_find(id);
+    dls_race_stream r = {.id = id, .device = device, .kind = "unknown"};
+    if (st) {
+        r.handle = st->handle;
+        r.kind = dls_cuda_stream_kind_name(st->kind);
+    }
+    return r;
+}
+
+static dls_race_stream host_side(int device)
+{
+    dls_race_stream r = {.host = 1, .device = device, .kind = "host"};
+    return r;
+}
+
+/* The parts of a report that describe the tensor. */
+static void fill_tensor(dls_race *r, const dls_pol_x *x, char *dtype, size_t n)
+{
+    const char *dev = dls_device_type_name(x->device.device_type);
+    r->xid = x->xid;
+    r->framework = x->framework;
+    r->symbol = x->symbol;
+    r->device = dev ? dev : "unknown";
+    r->device_id = x->device.device_id;
+    r->dtype = dls_dtype_name(x->dtype, dtype, n);
+    r->ndim = x->ndim;
+    r->shape = x->shape;
+    r->data = x->data;
+    r->lo = x->lo;
+    r->hi = x->hi;
+}
+
+/* 1 when op writes into [lo, hi) (a copy's destination or a set); launches count as reads. */
+static int op_writes(const dls_cuda_op *op, uintptr_t lo, uintptr_t hi)
+{
+    if (op->kind == DLS_OP_MEMSET)
+        return 1;
+    for (uint32_t i = 0; i < op->nranges; i++)
+        if (op->ranges[i].access == DLS_ACCESS_WRITE && op->ranges[i].addr < hi &&
+            lo < op->ranges[i].addr + op->ranges[i].len)
+            return 1;
+    return 0;
+}
+
+static int ordered(uint64_t tid, uint64_t stream, const dls_hb_epoch *at)
+{
+    int o = 0;
+    return at->stream == stream || (!dls_hb_ordered(dls_pol_g.hb, tid, stream, at->stream, at->pos, &o) && o);
+}
+
+/* Checks op on st against live x's frontier. */
+static void check_live(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid, dls_pol_x *x)
+{
+    int all = 1;
+    for (unsigned i = 0; i < x->nfront; i++) {
+        const dls_pol_touch *f = &x->front[i];
+        if (ordered(tid, st->id, &f->at))
+            continue;
+        all = 0;
+        char dtype[48], why[320];
+        dls_race r = {.kind = op_writes(op, x->lo, x->hi) ? DLS_RACE_WRITE_WRITE : DLS_RACE_WRITE_READ};
+        fill_tensor(&r, x, dtype, sizeof dtype);
+        r.producer.op = touch_name(f);
+        r.producer.stream = race_stream(f->at.stream, x->device.device_id);
+        r.producer.stack = &x->stack;
+        r.consumer.op = dls_pol_op_name(op);
+        r.consumer.stream = race_stream(st->id, x->device.device_id);
+        snprintf(why, sizeof why,
+                 "stream %llu (%s) has no wait on stream %llu (%s) after position %llu: no event wait, host "
+                 "synchronization or legacy-stream rule orders the use after the producer's write",
+                 (unsigned long long)st->id, r.consumer.stream.kind, (unsigned long long)f->at.stream,
+                 r.producer.stream.kind, (unsigned long long)f->at.pos);
+        r.why = why;
+        dls_race_report(&r);
+    }
+    if (all)
+        dls_pol_x_mark_ordered(x, st->id);
+}
+
+/* 1 when every consumer access of released x is known complete to thread tid. */
+static int release_complete(const dls_pol_x *x, uint64_t tid)
+{
+    for (unsigned i = 0; i < x->ncons; i++)
+        if (!ordered(tid, DLS_POL_HOST_STREAM, &x->cons[i].at))
+            return 0;
+    return 1;
+}
+
+/* Checks op on st against released x: a write into memory the consumer may still read. */
+static void check_released(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid, dls_pol_x *x)
+{
+    for (unsigned i = 0; i < x->ncons; i++) {
+        const dls_pol_touch *c = &x->cons[i];
+        if (ordered(tid, st->id, &c->at))
+            continue;
+        char dtype[48], why[320];
+        dls_race r = {.kind = DLS_RACE_RELEASE_REUSE};
+        fill_tensor(&r, x, dtype, sizeof dtype);
+        r.producer.op = dls_pol_op_name(op);
+        r.producer.stream = race_stream(st->id, x->device.device_id);
+        r.producer.stack = NULL;
+        r.consumer.op = touch_name(c);
+        r.consumer.stream = race_stream(c->at.stream, x->device.device_id);
+        r.consumer.stack = &x->stack;
+        snprintf(why, sizeof why,
+                 "the consumer released the tensor while its operation at position %llu of stream %llu (%s) "
+                 "was pending; stream %llu (%s) then touches the memory with no wait on it",
+                 (unsigned long long)c->at.pos, (unsigned long long)c->at.stream, r.consumer.stream.kind,
+                 (unsigned long long)st->id, r.producer.stream.kind);
+        r.why = why;
+        dls_race_report(&r);
+    }
+}
+
+void dls_pol_check_op(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid)
+{
+    for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
+        if (!dls_pol_x_is_ordered(x, st->id) && dls_pol_op_touches(op, x->lo, x->hi))
+            check_live(op, st, tid, x);
+    for (dls_pol_x *x = dls_pol_g.released, *next; x; x = next) {
+        next = x->next;
+        if (!dls_pol_op_touches(op, x->lo, x->hi))
+            continue;
+        if (release_complete(x, tid))
+            dls_pol_x_drop(x);
+        else
+            check_released(op, st, tid, x);
+    }
+}
+
+void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer)
+{
+    for (unsigned i = 0; i < x->nfront; i++) {
+        const dls_pol_touch *f = &x->front[i];
+        if (ordered(tid, DLS_POL_HOST_STREAM, &f->at))
+            continue;
+        char dtype[48], why[320], op[160];
+        dls_race r = {.kind = DLS_RACE_HOST_READ};
+        fill_tensor(&r, x, dtype, sizeof dtype);
+        r.producer.op = touch_name(f);
+        r.producer.stream = race_stream(f->at.stream, x->device.device_id);
+        r.producer.stack = &x->stack;
+        snprintf(op, sizeof op, "host access after %s", importer ? importer : "import");
+        r.consumer.op = op;
+        r.consumer.stream = host_side(x->device.device_id);
+        snprintf(why, sizeof why,
+                 "the tensor is host-visible and the host has not synchronized with stream %llu (%s) since "
+                 "position %llu (%s) when it was imported",
+                 (unsigned long long)f->at.stream, r.producer.stream.kind, (unsigned long long)f->at.pos,
+                 r.producer.op ? r.producer.op : "?");
+        r.why = why;
+        dls_race_report(&r);
+    }
+}
+
+int dls_pol_check_release(dls_pol_x *x, uint64_t tid)
+{
+    return release_complete(x, tid);
+}

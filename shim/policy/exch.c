@@ -1,0 +1,157 @@
+/* Policy state of exchanges: creation from a registry entry, the live and released lists, the
+ * lock-free bounding box the launch fast path tests, and per-stream bookkeeping (see pol.h).
+ * Everything runs with dls_pol_g.lock held except dls_pol_may_touch. */
+#include "pol.h"
+
+#include "../hooks/extent.h"
+#include "../report/warn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+dls_pol_x *dls_pol_x_new(const dls_exchange *x)
+{
+    dls_pol_x *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->xid = x->xid;
+    p->data = (uintptr_t)x->data;
+    p->lo = x->lo;
+    p->hi = x->hi;
+    p->alo = x->lo;
+    p->device = x->device;
+    p->dtype = x->dtype;
+    const dls_profile *prof = x->producer ? x->producer : x->seen_at;
+    p->framework = prof ? prof->framework : NULL;
+    p->symbol = prof ? dls_profile_name(prof) : NULL;
+    p->host_visible = x->device.device_type == kDLCPU || x->device.device_type == kDLCUDAHost ||
+                      x->device.device_type == kDLCUDAManaged;
+    dls_managed_view v;
+    if (!dls_managed_view_of((void *)x->tensor, x->versioned, &v) && v.tensor->ndim > 0 && v.tensor->shape) {
+        p->ndim = v.tensor->ndim < DLS_POL_NDIM ? v.tensor->ndim : DLS_POL_NDIM;
+        memcpy(p->shape, v.tensor->shape, (size_t)p->ndim * sizeof *p->shape);
+    }
+    return p;
+}
+
+/* Recomputes the bounding box of every watched exchange. */
+static void rebox(void)
+{
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    unsigned n = 0;
+    for (int list = 0; list < 2; list++)
+        for (dls_pol_x *p = list ? dls_pol_g.released : dls_pol_g.live; p; p = p->next, n++) {
+            if (p->lo < lo)
+                lo = p->lo;
+            if (p->hi > hi)
+                hi = p->hi;
+        }
+    atomic_store_explicit(&dls_pol_g.box_lo, lo, memory_order_relaxed);
+    atomic_store_explicit(&dls_pol_g.box_hi, hi, memory_order_relaxed);
+    atomic_store_explicit(&dls_pol_g.nlive, n, memory_order_release);
+}
+
+void dls_pol_x_link(dls_pol_x *x)
+{
+    x->next = dls_pol_g.live;
+    dls_pol_g.live = x;
+    rebox();
+}
+
+/* Unlinks x from the list at *head; returns 1 when it was there. */
+static int unlink_from(dls_pol_x **head, dls_pol_x *x)
+{
+    for (dls_pol_x **pp = head; *pp; pp = &(*pp)->next)
+        if (*pp == x) {
+            *pp = x->next;
+            return 1;
+        }
+    return 0;
+}
+
+void dls_pol_x_drop(dls_pol_x *x)
+{
+    if (!unlink_from(&dls_pol_g.live, x) && unlink_from(&dls_pol_g.released, x))
+        dls_pol_g.nreleased--;
+    free(x);
+    rebox();
+}
+
+void dls_pol_x_release(dls_pol_x *x)
+{
+    unlink_from(&dls_pol_g.live, x);
+    x->released = 1;
+    x->next = dls_pol_g.released;
+    dls_pol_g.released = x;
+    if (++dls_pol_g.nreleased > DLS_POL_RELEASED) {
+        dls_pol_x **pp = &dls_pol_g.released;
+        while ((*pp)->next)
+            pp = &(*pp)->next;
+        free(*pp);
+        *pp = NULL;
+        dls_pol_g.nreleased--;
+    }
+    rebox();
+}
+
+int dls_pol_x_is_ordered(const dls_pol_x *x, uint64_t stream)
+{
+    for (unsigned i = 0; i < x->nordered; i++)
+        if (x->ordered[i] == stream)
+            return 1;
+    return 0;
+}
+
+void dls_pol_x_mark_ordered(dls_pol_x *x, uint64_t stream)
+{
+    if (x->nordered < DLS_POL_MAXC && !dls_pol_x_is_ordered(x, stream))
+        x->ordered[x->nordered++] = stream;
+}
+
+/* Copies a report name into a touch entry. */
+static void set_name(dls_pol_touch *t, const char *name)
+{
+    size_t n = 0;
+    for (; name && n < DLS_POL_NAME - 1 && name[n]; n++)
+        t->name[n] = name[n];
+    t->name[n] = '\0';
+}
+
+void dls_pol_x_note_access(dls_pol_x *x, uint64_t stream, uint64_t pos, const char *name)
+{
+    for (unsigned i = 0; i < x->ncons; i++)
+        if (x->cons[i].at.stream == stream) {
+            if (pos > x->cons[i].at.pos) {
+                x->cons[i].at.pos = pos;
+                set_name(&x->cons[i], name);
+            }
+            return;
+        }
+    if (x->ncons == DLS_POL_MAXC) {
+        dls_warn_once("policy-consumers", "an exchanged tensor is used on more than %d streams; "
+                      "the extra streams are not tracked for release", DLS_POL_MAXC);
+        return;
+    }
+    x->cons[x->ncons].at.stream = stream;
+    x->cons[x->ncons].at.pos = pos;
+    x->cons[x->ncons].api = NULL;
+    set_name(&x->cons[x->ncons], name);
+    x->ncons++;
+}
+
+int dls_pol_may_touch(const dls_cuda_op *op)
+{
+    if (!atomic_load_explicit(&dls_pol_g.nlive, memory_order_acquire))
+        return 0;
+    if (op->kind == DLS_OP_GRAPH_LAUNCH || (op->flags & DLS_OPF_CONSERVATIVE))
+        return 1;
+    uintptr_t lo = atomic_load_explicit(&dls_pol_g.box_lo, memory_order_relaxed);
+    uintptr_t hi = atomic_load_explicit(&dls_pol_g.box_hi, memory_order_relaxed);
+    for (uint32_t i = 0; i < op->nwords; i++)
+        if (op->words[i] >= lo && op->words[i] < hi)
+            return 1;
+    for (uint32_t i = 0; i < op->nranges; i++)
+        if (op->ranges[i].addr < hi && lo < op->ranges[i].addr + op->ranges[i].len)
+            return 1;
+    return 0;
+}

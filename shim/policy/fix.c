@@ -1,0 +1,267 @@
+/* fix mode: the orderings the shim adds (event record on a producer stream + stream wait on the
+ * consumer stream, host waits, release fencing, the no-observer fallback), the event pool, and
+ * their `inject` / `fallback` log records. Runs with dls_pol_g.lock held (the no-observer
+ * fallback excepted); the CUDA calls made here only enqueue work, except the host waits, which
+ * block the calling thread as the program's own synchronize would.
+ *
+ * Failures: any CUDA call may fail. A failed event creation or record falls back to
+ * synchronizing the producer stream on the host; a failed stream wait to synchronizing the
+ * recorded event on the host; a failed host wait to a stream synchronize, then a context
+ * synchronize. Each kind of failure is warned about once; the program's data stays correct
+ * whenever any fallback succeeds, and nothing is changed when all fail. */
+#include "pol.h"
+
+#include "../cuda/drv.h"
+#include "../cuda/observer.h"
+#include "../report/log.h"
+#include "../report/summary.h"
+#include "../report/warn.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#define POOL 64
+
+/* Free events, each created in context ctx with CU_EVENT_DISABLE_TIMING. */
+static struct {
+    CUevent ev;
+    CUcontext ctx;
+} g_pool[POOL];
+static unsigned g_npool;
+
+static CUevent pool_get(CUcontext *ctx)
+{
+    *ctx = NULL;
+    dls_drv_ctx_get_current(ctx);
+    for (unsigned i = 0; i < g_npool; i++)
+        if (g_pool[i].ctx == *ctx) {
+            CUevent e = g_pool[i].ev;
+            g_pool[i] = g_pool[--g_npool];
+            return e;
+        }
+    CUevent e = NULL;
+    CUresult r = dls_drv_event_create(&e, CU_EVENT_DISABLE_TIMING);
+    if (r != CUDA_SUCCESS) {
+        dls_warn_once("fix-event-create", "cuEventCreate failed (CUDA error %d); ordering exchanges with host "
+                      "synchronization instead", (int)r);
+        return NULL;
+    }
+    return e;
+}
+
+static void pool_put(CUevent e, CUcontext ctx)
+{
+    if (g_npool < POOL) {
+        g_pool[g_npool].ev = e;
+        g_pool[g_npool].ctx = ctx;
+        g_npool++;
+    } else {
+        dls_drv_event_destroy(e);
+    }
+}
+
+static void log_inject(uint64_t xid, const char *what, const dls_pol_stream *from, const dls_pol_stream *to,
+                       const char *reason)
+{
+    dls_summary_add(DLS_COUNT_INJECTED, 1);
+    if (!dls_log_enabled())
+        return;
+    char f[96], t[96];
+    if (from)
+        snprintf(f, sizeof f, "{\"id\":%llu,\"handle\":\"0x%jx\",\"kind\":\"%s\"}", (unsigned long long)from->id,
+                 (uintmax_t)from->handle, dls_cuda_stream_kind_name(from->kind));
+    if (to)
+        snprintf(t, sizeof t, "{\"id\":%llu,\"handle\":\"0x%jx\",\"kind\":\"%s\"}", (unsigned long long)to->id,
+                 (uintmax_t)to->handle, dls_cuda_stream_kind_name(to->kind));
+    dls_json j;
+    dls_json_begin(&j, "inject");
+    dls_json_u64(&j, "xid", xid);
+    dls_json_str(&j, "what", what);
+    dls_json_raw(&j, "from", from ? f : "null");
+    dls_json_raw(&j, "to", to ? t : "null");
+    dls_json_str(&j, "reason", reason);
+    dls_log_write(&j);
+}
+
+static void log_fallback(const char *reason, const char *detail)
+{
+    dls_summary_add(DLS_COUNT_FALLBACKS, 1);
+    if (!dls_log_enabled())
+        return;
+    dls_json j;
+    dls_json_begin(&j, "fallback");
+    dls_json_str(&j, "reason", reason);
+    dls_json_str(&j, "detail", detail);
+    dls_log_write(&j);
+}
+
+/* The host waits for all of w's work by synchronizing it (or the context); 0 or EIO. */
+static int host_sync_stream(dls_pol_stream *w, uint64_t tid, uint64_t xid, const char *why)
+{
+    CUresult r = CUDA_ERROR_INVALID_HANDLE;
+    if (!(w->kind == DLS_STREAM_PER_THREAD && w->owner != tid))
+        r = dls_drv_stream_synchronize((CUstream)w->handle);
+    if (r == CUDA_SUCCESS) {
+        dls_hb_sync_stream(dls_pol_g.hb, tid, w->id);
+        dls_pol_stream_done(w, w->last);
+        log_inject(xid, "host-wait", w, NULL, why);
+        return 0;
+    }
+    r = dls_drv_ctx_synchronize();
+    if (r == CUDA_SUCCESS) {
+        dls_hb_sync_context(dls_pol_g.hb, tid, (uint64_t)w->ctx);
+        dls_pol_streams_done_ctx(w->ctx);
+        log_inject(xid, "context-sync", w, NULL, why);
+        return 0;
+    }
+    dls_warn_once("fix-host-sync", "the shim could not synchronize with stream %llu (CUDA error %d); an "
+                  "exchanged tensor may be used before it is ready", (unsigned long long)w->id, (int)r);
+    log_fallback("ordering failed", "stream and context synchronize failed");
+    return EIO;
+}
+
+/* Orders `to` (NULL: the host) after the current work of stream w. Returns 0 or EIO. */
+static int order_after(dls_pol_stream *w, dls_pol_stream *to, uint64_t tid, uint64_t xid, const char *why)
+{
+    if (w->kind == DLS_STREAM_PER_THREAD && w->owner != tid) /* not nameable from this thread */
+        return host_sync_stream(w, tid, xid, why);
+    CUcontext ctx;
+    CUevent ev = pool_get(&ctx);
+    if (!ev)
+        return host_sync_stream(w, tid, xid, why);
+    CUresult r = dls_drv_event_record(ev, (CUstream)w->handle);
+    if (r != CUDA_SUCCESS) {
+        dls_warn_once("fix-event-record", "cuEventRecord failed (CUDA error %d); ordering exchanges with "
+                      "host synchronization instead", (int)r);
+        pool_put(ev, ctx);
+        return host_sync_stream(w, tid, xid, why);
+    }
+    uint64_t evid = DLS_POL_OWN_EVENT + dls_pol_g.own_op;
+    uint64_t pos = w->last;
+    if (!dls_hb_event_record(dls_pol_g.hb, tid, w->id, evid, dls_pol_g.own_op++, &pos))
+        w->last = pos;
+    int rc = 0;
+    if (to) {
+        r = dls_drv_stream_wait_event((CUstream)to->handle, ev, 0);
+        if (r == CUDA_SUCCESS) {
+            if (!dls_hb_event_wait(dls_pol_g.hb, tid, to->id, evid, dls_pol_g.own_op++, &pos))
+                to->last = pos;
+            log_inject(xid, "event-wait", w, to, why);
+        } else {
+            dls_warn_once("fix-stream-wait", "cuStreamWaitEvent failed (CUDA error %d); waiting on the host "
+                          "instead", (int)r);
+            to = NULL;
+        }
+    }
+    if (!to) {
+        r = dls_drv_event_synchronize(ev);
+        if (r == CUDA_SUCCESS) {
+            dls_hb_sync_event(dls_pol_g.hb, tid, evid);
+            dls_pol_stream_done(w, pos);
+            log_inject(xid, "host-wait", w, NULL, why);
+        } else {
+            rc = host_sync_stream(w, tid, xid, why);
+        }
+    }
+    dls_hb_event_remove(dls_pol_g.hb, evid);
+    pool_put(ev, ctx);
+    return rc;
+}
+
+/* Orders `to` (NULL: the host, through the probe stream) after f[0..n). Returns 0 or EIO. */
+static int order_after_frontier(const dls_hb_epoch *f, size_t n, dls_pol_stream *to, uint64_t tid, uint64_t xid,
+                                const char *why)
+{
+    if (!n)
+        return 0;
+    dls_hb_epoch waits[DLS_POL_MAXF + DLS_POL_MAXC];
+    size_t nw = 0;
+    uint64_t probe = to ? to->id : DLS_POL_HOST_STREAM;
+    if (dls_hb_frontier_waits(dls_pol_g.hb, tid, probe, f, n, waits, sizeof waits / sizeof *waits, &nw))
+        return EIO;
+    int rc = 0;
+    for (size_t i = 0; i < nw && i < sizeof waits / sizeof *waits; i++) {
+        dls_pol_stream *w = dls_pol_stream_find(waits[i].stream);
+        if (w && order_after(w, to, tid, xid, why))
+            rc = EIO;
+    }
+    return rc;
+}
+
+/* x's frontier as plain epochs. */
+static size_t front_epochs(const dls_pol_x *x, dls_hb_epoch *out)
+{
+    for (unsigned i = 0; i < x->nfront; i++)
+        out[i] = x->front[i].at;
+    return x->nfront;
+}
+
+/* 1 when st is being captured into a graph (then it must not receive a wait). */
+static int capturing(const dls_pol_stream *st)
+{
+    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (dls_drv_stream_is_capturing((CUstream)st->handle, &cs) != CUDA_SUCCESS ||
+        cs == CU_STREAM_CAPTURE_STATUS_NONE)
+        return 0;
+    dls_warn_once("fix-capture", "an exchanged tensor is first used on a stream being captured into a CUDA "
+                  "graph; the shim orders the graph's launch instead of the captured stream");
+    return 1;
+}
+
+int dls_pol_fix_stream(dls_pol_x *x, dls_pol_stream *st, uint64_t tid, const char *reason)
+{
+    if (dls_pol_x_is_ordered(x, st->id))
+        return 0;
+    if (capturing(st))
+        return 0;
+    dls_hb_epoch f[DLS_POL_MAXF];
+    int rc = order_after_frontier(f, front_epochs(x, f), st, tid, x->xid, reason);
+    if (!rc)
+        dls_pol_x_mark_ordered(x, st->id);
+    return rc;
+}
+
+void dls_pol_fix_op(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid)
+{
+    for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
+        if (!dls_pol_x_is_ordered(x, st->id) && dls_pol_op_touches(op, x->lo, x->hi))
+            dls_pol_fix_stream(x, st, tid, op->kind == DLS_OP_GRAPH_LAUNCH ? "graph launch after the export"
+                                                                             : "first use on this stream");
+}
+
+void dls_pol_fix_import(dls_pol_x *x, uint64_t tid)
+{
+    dls_hb_epoch f[DLS_POL_MAXF];
+    order_after_frontier(f, front_epochs(x, f), NULL, tid, x->xid, "host-visible tensor imported");
+}
+
+void dls_pol_fix_release(dls_pol_x *x, uint64_t tid)
+{
+    dls_hb_epoch c[DLS_POL_MAXC];
+    for (unsigned i = 0; i < x->ncons; i++)
+        c[i] = x->cons[i].at;
+    unsigned nprod = 0;
+    for (unsigned i = 0; i < x->nfront; i++) {
+        dls_pol_stream *p = dls_pol_stream_find(x->front[i].at.stream);
+        if (!p || p->removed || (p->kind == DLS_STREAM_PER_THREAD && p->owner != tid))
+            continue;
+        nprod++;
+        order_after_frontier(c, x->ncons, p, tid, x->xid, "release: producer stream after the consumer's work");
+    }
+    if (!nprod)
+        order_after_frontier(c, x->ncons, NULL, tid, x->xid, "release: producer streams unknown");
+}
+
+void dls_pol_fix_no_observer(void)
+{
+    if (!dls_drv())
+        return;
+    char detail[512];
+    snprintf(detail, sizeof detail, "no CUDA observer (%s): synchronizing the producer context at export",
+             dls_cuda_observer_reason());
+    dls_warn_once("fix-no-observer", "%s", detail);
+    CUresult r = dls_drv_ctx_synchronize();
+    if (r != CUDA_SUCCESS)
+        dls_warn_once("fix-no-observer-sync", "cuCtxSynchronize failed (CUDA error %d) at an export", (int)r);
+    log_fallback("no CUDA observer", detail);
+}

@@ -1,0 +1,225 @@
+/* Internal state of the policy layer, shared by the files of shim/policy.
+ *
+ * Model (all under one mutex, `dls_pol_g.lock`, around every call of the hb engine):
+ * - Streams are added to the hb engine lazily, the first time an operation names them, with
+ *   their kind and context (the CUcontext handle is the hb context id). Operation ids are CUPTI
+ *   correlation ids; the shim's own injected operations take ids from DLS_POL_OWN_OP up.
+ * - Each stream keeps a bounded ring of its recent operations with what they touch (copy/set
+ *   ranges, launch argument words, the conservative flag, the kernel or API name). Entries at or
+ *   below the stream's `done` position (known complete to a host thread: stream sync, successful
+ *   query, event sync on an event recorded there, context sync, synchronous copy) are ignored;
+ *   when the ring overwrites an entry above `done`, `lost` remembers its position and a bounding
+ *   box of what the overwritten entries touched (words below 4096 are taken for sizes, not
+ *   pointers), and the stream counts as touching that box (everything, for a conservative one)
+ *   at that position.
+ * - Producer attribution at export: a launch is taken to touch the tensor when one of its words
+ *   points into [start of the allocation holding the tensor, hi): kernels are usually given the
+ *   base of a buffer and an offset, so a word below a view's start in the same allocation may
+ *   still write the view. Copies and sets use their exact ranges. The frontier of an exchange is, for every stream whose
+ *   pending ring entries may touch [lo, hi), the position of its latest touching entry (not the
+ *   stream's latest position, so an unrelated later op on the producer stream, or a busy
+ *   unrelated stream, never makes a correct program look racy). The frontier is a list of hb
+ *   epochs; order is asked with dls_hb_ordered and waits with dls_hb_frontier_waits.
+ * - The host as a consumer: a probe stream (DLS_POL_HOST_STREAM, non-blocking, in a context of
+ *   its own, never given an operation) is added to the engine; "the next operation of thread T
+ *   on the probe" is ordered after exactly what T observed complete, so the same two queries
+ *   answer host-visible imports and host waits.
+ * - Consumer uses: an operation touches an exchange when a launch word lies in [lo, hi), a copy
+ *   or set range overlaps it, or it is conservative (then it touches every live exchange). It is
+ *   checked (check) or made ordered (fix) at ENTER, and at EXIT its position is remembered per
+ *   stream as the consumer's latest access (for release fencing).
+ * - Release: the consumer's latest accesses are the release frontier. check keeps the range as
+ *   released (bounded list) while that frontier is not host-complete and reports a later
+ *   operation touching the memory that is not ordered after it (release-reuse); fix orders the
+ *   exchange's producer streams after it before the producer's deleter runs.
+ * - Streams with at most DLS_POL_MAXF frontier entries and DLS_POL_MAXC consumer streams per
+ *   exchange are tracked; beyond that a warning is printed once and the extra streams are
+ *   not tracked. */
+#ifndef DLS_POL_H
+#define DLS_POL_H
+
+#include "../cuda/ops.h"
+#include "../hb/hb.h"
+#include "../hooks/exchange.h"
+#include "../report/stack.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DLS_POL_RING 32      /* recent operations remembered per stream */
+#define DLS_POL_WORDS 16     /* launch argument words kept per entry; more = touches anything */
+#define DLS_POL_NAME 48      /* bytes of a kernel name kept */
+#define DLS_POL_MAXF 16      /* frontier entries per exchange */
+#define DLS_POL_MAXC 16      /* consumer streams per exchange */
+#define DLS_POL_NDIM 8       /* shape dimensions kept for reports */
+#define DLS_POL_RELEASED 32  /* released ranges kept in check mode */
+#define DLS_POL_HOST_STREAM UINT64_C(0xffffffffffffff00) /* the host probe stream's hb id */
+#define DLS_POL_HOST_CTX UINT64_C(0xffffffffffffff01)
+#define DLS_POL_OWN_OP (UINT64_C(1) << 40)    /* op ids of injected operations start here */
+#define DLS_POL_OWN_EVENT (UINT64_C(1) << 62) /* hb ids of the shim's pooled events */
+
+/* One remembered operation of a stream. */
+typedef struct {
+    uint64_t pos, op;
+    uint8_t conservative, nwords, nranges;
+    uintptr_t lo[2], hi[2];
+    uint64_t words[DLS_POL_WORDS];
+    const char *api;
+    char name[DLS_POL_NAME];
+} dls_pol_entry;
+
+/* A stream as the policy knows it. */
+typedef struct {
+    uint64_t id;
+    uintptr_t handle;  /* usable from any thread (CU_STREAM_LEGACY for the legacy stream) */
+    uintptr_t ctx;
+    uint64_t owner;    /* per-thread streams: the thread they belong to */
+    dls_stream_kind kind;
+    int removed;
+    uint64_t last, done;
+    uint64_t lost;                      /* position of the latest pending entry overwritten */
+    uintptr_t lost_lo, lost_hi;         /* what the overwritten pending entries touched */
+    int lost_cons;
+    unsigned head, count;
+    dls_pol_entry ring[DLS_POL_RING];
+} dls_pol_stream;
+
+/* A frontier entry: a producer operation position plus what reports say about it. */
+typedef struct {
+    dls_hb_epoch at;
+    const char *api;
+    char name[DLS_POL_NAME];
+} dls_pol_touch;
+
+/* Policy state of one exchange (live, or released and kept for release-reuse checks). */
+typedef struct dls_pol_x {
+    struct dls_pol_x *next;
+    uint64_t xid;
+    uintptr_t data, lo, hi;
+    uintptr_t alo;                     /* attribution: launch words in [alo, hi) count (alo = start of
+                                          the allocation holding lo, when the driver tells) */
+    DLDevice device;
+    DLDataType dtype;
+    int ndim;
+    int64_t shape[DLS_POL_NDIM];
+    const char *framework, *symbol;
+    int host_visible;
+    int released;
+    dls_pol_touch front[DLS_POL_MAXF];
+    unsigned nfront;
+    dls_pol_touch cons[DLS_POL_MAXC];  /* latest consumer access per stream */
+    unsigned ncons;
+    uint64_t ordered[DLS_POL_MAXC];    /* streams known ordered after the frontier */
+    unsigned nordered;
+    dls_stack stack;                   /* producer's host stack at export; the consumer's at release */
+} dls_pol_x;
+
+/* The policy's process state. Fields are guarded by `lock` unless said otherwise. */
+typedef struct {
+    pthread_mutex_t lock;
+    int mode;                      /* dls_mode; set once at start */
+    dls_hb *hb;
+    dls_pol_stream **streams;      /* open-addressed by id, `cap` slots (power of two) */
+    size_t nstreams, cap;
+    dls_pol_x *live;               /* live exchanges */
+    dls_pol_x *released;           /* check: released exchanges still watched, newest first */
+    unsigned nreleased;
+    uint64_t own_op;               /* next injected op id */
+    atomic_uint nlive;             /* live + released exchanges (read without the lock) */
+    _Atomic uintptr_t box_lo, box_hi; /* bounding box of their ranges (read without the lock) */
+} dls_pol_state;
+
+extern dls_pol_state dls_pol_g;
+
+/* streams.c: the stream table and rings (lock held). */
+
+/* The stream of `s` (an op's stream), adding it to the table and the engine at first sight;
+ * NULL when it cannot be modelled (unresolved) or memory is short. `tid` is the thread using it. */
+dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid);
+
+/* The known stream with hb id `id`, or NULL. */
+dls_pol_stream *dls_pol_stream_find(uint64_t id);
+
+/* Appends op (at position pos of st) to st's ring. */
+void dls_pol_ring_append(dls_pol_stream *st, const dls_cuda_op *op, uint64_t pos);
+
+/* The host observed completion of st up to position pos. */
+void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos);
+
+/* The host observed completion of every stream of context ctx (0: of every stream). */
+void dls_pol_streams_done_ctx(uintptr_t ctx);
+
+/* Event record bookkeeping for host syncs on events: event `ev` now captures (stream, pos). */
+void dls_pol_event_note(uint64_t ev, uint64_t stream, uint64_t pos);
+
+/* The host observed event `ev` complete. */
+void dls_pol_event_done(uint64_t ev);
+
+/* Fills the frontier of [lo, hi) into x->front (see the file comment). */
+void dls_pol_attribute(dls_pol_x *x);
+
+/* 1 when op touches [lo, hi) (words, ranges or conservative). */
+int dls_pol_op_touches(const dls_cuda_op *op, uintptr_t lo, uintptr_t hi);
+
+/* Report name of an op: the kernel name for launches, else the API. */
+const char *dls_pol_op_name(const dls_cuda_op *op);
+
+/* exch.c: exchange states (lock held unless said otherwise). */
+
+/* A new state for x (NULL when memory is short), not yet linked. Reads the tensor's shape. */
+dls_pol_x *dls_pol_x_new(const dls_exchange *x);
+
+/* Links x into the live list and widens the bounding box. */
+void dls_pol_x_link(dls_pol_x *x);
+
+/* Unlinks x from whichever list holds it and frees it. */
+void dls_pol_x_drop(dls_pol_x *x);
+
+/* Moves live x to the released list (check mode), dropping the oldest beyond the bound. */
+void dls_pol_x_release(dls_pol_x *x);
+
+/* 1 when stream id is in x->ordered; dls_pol_x_mark_ordered adds it. */
+int dls_pol_x_is_ordered(const dls_pol_x *x, uint64_t stream);
+void dls_pol_x_mark_ordered(dls_pol_x *x, uint64_t stream);
+
+/* Remembers that stream's operation `name` at pos touched x (consumer access). */
+void dls_pol_x_note_access(dls_pol_x *x, uint64_t stream, uint64_t pos, const char *name);
+
+/* Fast, lock-free: 0 when op certainly touches no live or released exchange. */
+int dls_pol_may_touch(const dls_cuda_op *op);
+
+/* check.c */
+
+/* Checks op (ENTER, on st by thread tid) against every exchange it touches; reports races. */
+void dls_pol_check_op(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid);
+
+/* Checks a host-visible import of x by thread tid through `importer` (reports host-read). */
+void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer);
+
+/* 1 when every consumer access of x is known complete to thread tid (nothing to watch after
+ * release). */
+int dls_pol_check_release(dls_pol_x *x, uint64_t tid);
+
+/* model.c: the sink registered with the CUDA observer. */
+void dls_pol_sink(const dls_cuda_op *op, void *user);
+
+/* fix.c */
+
+/* Makes st ordered after the frontier of every live exchange op touches (ENTER). */
+void dls_pol_fix_op(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid);
+
+/* Makes st ordered after x's frontier; returns 0, or EIO when the ordering could not be made. */
+int dls_pol_fix_stream(dls_pol_x *x, dls_pol_stream *st, uint64_t tid, const char *reason);
+
+/* Waits on the host for x's pending producer work (host-visible import). */
+void dls_pol_fix_import(dls_pol_x *x, uint64_t tid);
+
+/* Orders x's producer streams (or the host) after the consumer's accesses (release). */
+void dls_pol_fix_release(dls_pol_x *x, uint64_t tid);
+
+/* Synchronizes the current context because there is no observer (at an export); warns once. */
+void dls_pol_fix_no_observer(void);
+
+#endif

@@ -1,0 +1,260 @@
+/* Start-up of the policy layer, the exchange observer callbacks, and the internal API of
+ * policy.h. See pol.h for the model. */
+#include "policy.h"
+
+#include "../common/config.h"
+#include "../cuda/drv.h"
+#include "../cuda/observer.h"
+#include "../cuda/streams.h"
+#include "../hooks/policy_hooks.h"
+#include "../report/log.h"
+#include "../report/warn.h"
+#include "pol.h"
+
+#include <errno.h>
+
+dls_pol_state dls_pol_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+#define WORK_DEVICES 16
+
+static __thread struct {
+    int set;
+    uintptr_t stream;
+} t_consumer;
+
+/* The stream each device's producer last used, per thread (0: none). */
+static __thread uintptr_t t_work[WORK_DEVICES];
+
+static uint64_t tid_now(void)
+{
+    return (uint64_t)dls_log_tid();
+}
+
+/* 1 when exchanges can be modelled; otherwise applies the mode's fallback once per call. */
+static int observed(void)
+{
+    if (dls_cuda_observer_active())
+        return 1;
+    if (dls_pol_g.mode == DLS_MODE_FIX)
+        dls_pol_fix_no_observer();
+    else if (dls_drv())
+        dls_warn_once("check-no-observer", "no CUDA observer (%s): exchanges cannot be checked",
+                      dls_cuda_observer_reason());
+    return 0;
+}
+
+/* Resolves a stream handle given by the program (without the lock: it calls the driver). */
+static void resolve(uintptr_t handle, dls_cuda_stream *out)
+{
+    CUcontext ctx = NULL;
+    dls_drv_ctx_get_current(&ctx);
+    dls_cuda_stream_resolve((CUstream)handle, 0, ctx, out);
+}
+
+/* Remembers the stream of x's producer write (the first frontier stream) as the thread's work
+ * stream for its device. */
+static void note_work_stream(const dls_pol_x *x)
+{
+    if (x->device.device_id < 0 || x->device.device_id >= WORK_DEVICES || !x->nfront)
+        return;
+    const dls_pol_stream *st = dls_pol_stream_find(x->front[0].at.stream);
+    if (st)
+        t_work[x->device.device_id] = st->handle;
+}
+
+/* Start of the allocation holding x's range, or x->lo when the driver cannot tell (no lock:
+ * it calls the driver). */
+static uintptr_t alloc_start(const dls_exchange *x)
+{
+    CUdeviceptr base = 0;
+    if (dls_drv_pointer_get_attribute(&base, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (CUdeviceptr)x->lo) !=
+            CUDA_SUCCESS || !base || base > x->lo)
+        return x->lo;
+    return (uintptr_t)base;
+}
+
+/* The policy state of x, created (with its frontier) when x has none. Lock held. */
+static dls_pol_x *state_of(const dls_exchange *x, const dls_stack *stack, uintptr_t alo)
+{
+    dls_pol_x *p = x->policy;
+    if (p)
+        return p;
+    p = dls_pol_x_new(x);
+    if (!p) {
+        dls_warn_once("policy-memory", "out of memory: an exchanged tensor is not tracked");
+        return NULL;
+    }
+    p->alo = alo;
+    p->stack = *stack;
+    dls_pol_attribute(p);
+    dls_pol_x_link(p);
+    dls_exchange_set_policy(x->tensor, p);
+    return p;
+}
+
+static void on_export(void *ctx, const dls_exchange *x)
+{
+    (void)ctx;
+    if (!observed())
+        return;
+    uint64_t tid = tid_now();
+    dls_stack stack;
+    dls_stack_capture(&stack);
+    uintptr_t alo = alloc_start(x);
+    dls_cuda_stream cs;
+    if (t_consumer.set && dls_pol_g.mode == DLS_MODE_FIX)
+        resolve(t_consumer.stream, &cs);
+    pthread_mutex_lock(&dls_pol_g.lock);
+    dls_pol_x *p = x->policy;
+    if (p) { /* handed out again: the producer may have written since */
+        p->stack = stack;
+        p->nordered = 0;
+        dls_pol_attribute(p);
+    } else {
+        p = state_of(x, &stack, alo);
+    }
+    if (p) {
+        note_work_stream(p);
+        if (t_consumer.set && dls_pol_g.mode == DLS_MODE_FIX) {
+            dls_pol_stream *st = dls_pol_stream_get(&cs, tid);
+            if (st)
+                dls_pol_fix_stream(p, st, tid, "export with the thread's consumer stream set");
+        }
+    }
+    pthread_mutex_unlock(&dls_pol_g.lock);
+}
+
+static void on_import(void *ctx, const dls_exchange *x)
+{
+    (void)ctx;
+    if (!observed())
+        return;
+    uint64_t tid = tid_now();
+    dls_stack stack;
+    dls_stack_capture(&stack);
+    uintptr_t alo = x->policy ? 0 : alloc_start(x);
+    pthread_mutex_lock(&dls_pol_g.lock);
+    dls_pol_x *p = state_of(x, &stack, alo);
+    if (p && p->host_visible) {
+        if (dls_pol_g.mode == DLS_MODE_FIX)
+            dls_pol_fix_import(p, tid);
+        else
+            dls_pol_check_import(p, tid, x->consumer ? dls_profile_name(x->consumer) : NULL);
+    }
+    pthread_mutex_unlock(&dls_pol_g.lock);
+}
+
+static void on_release(void *ctx, const dls_exchange *x)
+{
+    (void)ctx;
+    dls_pol_x *p = x->policy;
+    if (!p)
+        return;
+    uint64_t tid = tid_now();
+    dls_stack stack;
+    dls_stack_capture(&stack);
+    pthread_mutex_lock(&dls_pol_g.lock);
+    if (dls_pol_g.mode == DLS_MODE_FIX) {
+        if (dls_cuda_observer_active())
+            dls_pol_fix_release(p, tid);
+        dls_pol_x_drop(p);
+    } else if (dls_pol_check_release(p, tid)) {
+        dls_pol_x_drop(p);
+    } else {
+        p->stack = stack;
+        dls_pol_x_release(p);
+    }
+    pthread_mutex_unlock(&dls_pol_g.lock);
+}
+
+static const dls_exchange_observer g_observer = {
+    .on_export = on_export,
+    .on_import = on_import,
+    .on_release = on_release,
+};
+
+void dls_policy_start(void)
+{
+    pthread_mutex_lock(&dls_pol_g.lock);
+    dls_mode m = dls_config_get()->mode;
+    if (dls_pol_g.hb || (m != DLS_MODE_CHECK && m != DLS_MODE_FIX)) {
+        pthread_mutex_unlock(&dls_pol_g.lock);
+        return;
+    }
+    dls_pol_g.mode = m;
+    dls_pol_g.own_op = DLS_POL_OWN_OP;
+    dls_pol_g.hb = dls_hb_create();
+    if (!dls_pol_g.hb || dls_hb_stream_add(dls_pol_g.hb, DLS_POL_HOST_STREAM, DLS_POL_HOST_CTX, DLS_HB_NON_BLOCKING)) {
+        dls_warn_once("policy-start", "out of memory at start-up; exchanges are only traced");
+        dls_hb_destroy(dls_pol_g.hb);
+        dls_pol_g.hb = NULL;
+        pthread_mutex_unlock(&dls_pol_g.lock);
+        return;
+    }
+    pthread_mutex_unlock(&dls_pol_g.lock);
+    dls_cuda_set_sink(dls_pol_sink, NULL);
+    dls_exchange_set_observer(&g_observer);
+}
+
+__attribute__((constructor)) static void policy_at_load(void)
+{
+    dls_policy_start();
+}
+
+void dls_policy_set_consumer_stream(uintptr_t stream)
+{
+    t_consumer.set = 1;
+    t_consumer.stream = stream;
+}
+
+void dls_policy_clear_consumer_stream(void)
+{
+    t_consumer.set = 0;
+    t_consumer.stream = 0;
+}
+
+int dls_policy_consumer_stream(uintptr_t *stream)
+{
+    if (stream)
+        *stream = t_consumer.stream;
+    return t_consumer.set;
+}
+
+int dls_policy_make_safe(const void *tensor, uintptr_t stream)
+{
+    if (!dls_pol_g.hb)
+        return ENOTSUP;
+    dls_exchange x;
+    if (!tensor || dls_exchange_find_tensor(tensor, &x))
+        return ENOENT;
+    if (!dls_cuda_observer_active()) {
+        dls_pol_fix_no_observer();
+        return 0;
+    }
+    uint64_t tid = tid_now();
+    dls_stack stack;
+    dls_stack_capture(&stack);
+    dls_cuda_stream cs;
+    resolve(stream, &cs);
+    uintptr_t alo = x.policy ? 0 : alloc_start(&x);
+    pthread_mutex_lock(&dls_pol_g.lock);
+    int rc = ENOENT;
+    dls_pol_x *p = state_of(&x, &stack, alo);
+    dls_pol_stream *st = p ? dls_pol_stream_get(&cs, tid) : NULL;
+    if (p && st)
+        rc = dls_pol_fix_stream(p, st, tid, "made safe for a stream on request");
+    else if (p)
+        rc = EINVAL;
+    pthread_mutex_unlock(&dls_pol_g.lock);
+    return rc;
+}
+
+int dls_policy_current_work_stream(int device_type, int device_id, void **out)
+{
+    if (!out || device_id < 0 ||
+        (device_type != kDLCUDA && device_type != kDLCUDAHost && device_type != kDLCUDAManaged))
+        return EINVAL;
+    uintptr_t s = device_id < WORK_DEVICES ? t_work[device_id] : 0;
+    *out = (void *)(s ? s : (uintptr_t)CU_STREAM_LEGACY);
+    return s ? 0 : ENOENT;
+}

@@ -1,0 +1,46 @@
+/* The policy layer: what `check` and `fix` do with exchanges and CUDA stream work.
+ *
+ * At startup (a constructor of libdlsync.so), when DLSYNC_MODE is check or fix, the policy
+ * installs the exchange observer (shim/hooks/policy_hooks.h) and the CUDA operation sink
+ * (shim/cuda/ops.h) and keeps one happens-before engine (shim/hb) behind one mutex. In trace
+ * and off modes it installs nothing. See pol.h for the model and design decisions.
+ *
+ * The functions below are the internal API other parts of the shim (the public C API) use.
+ * Streams are driver handles: a CUstream, CU_STREAM_LEGACY (0x1) or CU_STREAM_PER_THREAD (0x2);
+ * 0 names the legacy stream as in driver calls. All functions are thread-safe and never fail
+ * the caller's program: errors are return codes. */
+#ifndef DLS_POLICY_H
+#define DLS_POLICY_H
+
+#include <stdint.h>
+
+/* Installs the observers for the configured mode (idempotent). Runs by itself at load. */
+void dls_policy_start(void);
+
+/* Sets the calling thread's consumer stream: every later export made by this thread (through a
+ * wrapped legacy to_dlpack) is made safe on `stream` at once, in fix mode. */
+void dls_policy_set_consumer_stream(uintptr_t stream);
+
+/* Clears the calling thread's consumer stream. */
+void dls_policy_clear_consumer_stream(void);
+
+/* The calling thread's consumer stream in *stream; returns 1 when one is set, else 0. */
+int dls_policy_consumer_stream(uintptr_t *stream);
+
+/* Makes the live exchanged tensor `tensor` (a DLManagedTensor* or DLManagedTensorVersioned*
+ * known to the exchange registry) safe to use on `stream`: injects the event record(s) and the
+ * stream wait the model shows missing (none when ordered), whatever the mode is (the caller
+ * asked for it). Returns 0 on success (also when nothing was needed), ENOENT when the tensor is
+ * not a live exchange, ENODEV when there is no CUDA observer (then the producer's context was
+ * synchronized instead, which also makes it safe: the return is 0 in that case when the
+ * synchronize succeeded), EIO when a CUDA call failed and no fallback succeeded. */
+int dls_policy_make_safe(const void *tensor, uintptr_t stream);
+
+/* The stream the calling thread's legacy producer last used on device `device_id` of
+ * DLPack device type `device_type` (kDLCUDA, kDLCUDAHost, kDLCUDAManaged), as observed: the
+ * stream of the last producer operation that touched a tensor this thread exported for that
+ * device. Stores the handle in *out and returns 0, or returns ENOENT (nothing observed yet;
+ * *out = CU_STREAM_LEGACY, the array-API default) or EINVAL (bad arguments). */
+int dls_policy_current_work_stream(int device_type, int device_id, void **out);
+
+#endif

@@ -1,0 +1,269 @@
+/* The policy's stream table, the rings of recent operations, host-completion bookkeeping and
+ * producer attribution (see pol.h). Every function runs with dls_pol_g.lock held. */
+#include "pol.h"
+
+#include "../cuda/cuda_api.h"
+#include "../report/warn.h"
+
+#include <stdio.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Last record of each event, direct-mapped (a collision forgets one: the stream then stays
+ * pending longer, which only costs precision of attribution, never correctness). */
+#define EVENTS 512
+static struct {
+    uint64_t ev, stream, pos;
+} g_events[EVENTS];
+
+static size_t slot_of(uint64_t id, size_t cap)
+{
+    return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+dls_pol_stream *dls_pol_stream_find(uint64_t id)
+{
+    if (!dls_pol_g.cap)
+        return NULL;
+    for (size_t i = slot_of(id, dls_pol_g.cap);; i = (i + 1) & (dls_pol_g.cap - 1)) {
+        dls_pol_stream *s = dls_pol_g.streams[i];
+        if (!s || s->id == id)
+            return s;
+    }
+}
+
+/* Inserts s, growing the table at half load. Returns 0 or -1 (memory). */
+static int insert(dls_pol_stream *s)
+{
+    if (2 * (dls_pol_g.nstreams + 1) > dls_pol_g.cap) {
+        size_t cap = dls_pol_g.cap ? 2 * dls_pol_g.cap : 64;
+        dls_pol_stream **t = calloc(cap, sizeof *t);
+        if (!t)
+            return -1;
+        for (size_t i = 0; i < dls_pol_g.cap; i++) {
+            dls_pol_stream *o = dls_pol_g.streams[i];
+            if (!o)
+                continue;
+            size_t j = slot_of(o->id, cap);
+            while (t[j])
+                j = (j + 1) & (cap - 1);
+            t[j] = o;
+        }
+        free(dls_pol_g.streams);
+        dls_pol_g.streams = t;
+        dls_pol_g.cap = cap;
+    }
+    size_t j = slot_of(s->id, dls_pol_g.cap);
+    while (dls_pol_g.streams[j])
+        j = (j + 1) & (dls_pol_g.cap - 1);
+    dls_pol_g.streams[j] = s;
+    dls_pol_g.nstreams++;
+    return 0;
+}
+
+static dls_hb_stream_kind hb_kind(dls_stream_kind k)
+{
+    switch (k) {
+    case DLS_STREAM_LEGACY:
+        return DLS_HB_LEGACY;
+    case DLS_STREAM_PER_THREAD:
+        return DLS_HB_PER_THREAD;
+    case DLS_STREAM_BLOCKING:
+        return DLS_HB_BLOCKING;
+    default:
+        return DLS_HB_NON_BLOCKING; /* unknown flags: assume no implicit ordering */
+    }
+}
+
+dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid)
+{
+    if (!s->resolved || !s->id)
+        return NULL;
+    dls_pol_stream *st = dls_pol_stream_find(s->id);
+    if (st)
+        return st;
+    st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    st->id = s->id;
+    st->ctx = s->ctx;
+    st->kind = s->kind;
+    st->handle = s->kind == DLS_STREAM_LEGACY       ? (uintptr_t)CU_STREAM_LEGACY
+                 : s->kind == DLS_STREAM_PER_THREAD ? (uintptr_t)CU_STREAM_PER_THREAD
+                                                     : s->handle;
+    st->owner = s->kind == DLS_STREAM_PER_THREAD ? tid : 0;
+    int r = dls_hb_stream_add(dls_pol_g.hb, st->id, (uint64_t)st->ctx, hb_kind(s->kind));
+    if (r == EINVAL && s->kind == DLS_STREAM_LEGACY) /* a second legacy id in a context: model it as blocking */
+        r = dls_hb_stream_add(dls_pol_g.hb, st->id, (uint64_t)st->ctx, DLS_HB_BLOCKING);
+    if ((r && r != EEXIST) || insert(st)) {
+        free(st);
+        return NULL;
+    }
+    return st;
+}
+
+const char *dls_pol_op_name(const dls_cuda_op *op)
+{
+    if (op->kind == DLS_OP_LAUNCH && op->name)
+        return op->name;
+    return op->api;
+}
+
+static void widen(dls_pol_stream *st, uintptr_t lo, uintptr_t hi)
+{
+    if (lo < st->lost_lo)
+        st->lost_lo = lo;
+    if (hi > st->lost_hi)
+        st->lost_hi = hi;
+}
+
+/* Folds an entry about to be overwritten into the stream's summary of lost entries. */
+static void forget(dls_pol_stream *st, const dls_pol_entry *e)
+{
+    if (st->lost <= st->done) { /* the previous summary is complete: start afresh */
+        st->lost_lo = UINTPTR_MAX;
+        st->lost_hi = 0;
+        st->lost_cons = 0;
+    }
+    st->lost = e->pos;
+    st->lost_cons |= e->conservative;
+    for (unsigned i = 0; i < e->nwords; i++)
+        if (e->words[i] >= 4096)
+            widen(st, (uintptr_t)e->words[i], (uintptr_t)e->words[i] + 1);
+    for (unsigned i = 0; i < e->nranges; i++)
+        widen(st, e->lo[i], e->hi[i]);
+}
+
+void dls_pol_ring_append(dls_pol_stream *st, const dls_cuda_op *op, uint64_t pos)
+{
+    dls_pol_entry *e = &st->ring[st->head];
+    if (st->count == DLS_POL_RING && e->pos > st->done)
+        forget(st, e);
+    st->head = (st->head + 1) % DLS_POL_RING;
+    if (st->count < DLS_POL_RING)
+        st->count++;
+    e->pos = pos;
+    e->op = op->correlation_id;
+    e->api = op->api;
+    e->conservative = (op->flags & DLS_OPF_CONSERVATIVE) || op->kind == DLS_OP_GRAPH_LAUNCH ||
+                      op->nwords > DLS_POL_WORDS;
+    e->nwords = e->conservative ? 0 : (uint8_t)op->nwords;
+    if (e->nwords)
+        memcpy(e->words, op->words, e->nwords * sizeof *e->words);
+    e->nranges = 0;
+    for (uint32_t i = 0; i < op->nranges && e->nranges < 2; i++) {
+        e->lo[e->nranges] = op->ranges[i].addr;
+        e->hi[e->nranges] = op->ranges[i].addr + op->ranges[i].len;
+        e->nranges++;
+    }
+    if (op->nranges > 2)
+        e->conservative = 1;
+    size_t n = 0;
+    if (op->kind == DLS_OP_LAUNCH && op->name)
+        for (; n < DLS_POL_NAME - 1 && op->name[n]; n++)
+            e->name[n] = op->name[n];
+    e->name[n] = '\0';
+}
+
+void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos)
+{
+    if (pos > st->done)
+        st->done = pos;
+}
+
+void dls_pol_streams_done_ctx(uintptr_t ctx)
+{
+    for (size_t i = 0; i < dls_pol_g.cap; i++) {
+        dls_pol_stream *s = dls_pol_g.streams[i];
+        if (s && (!ctx || s->ctx == ctx))
+            dls_pol_stream_done(s, s->last);
+    }
+}
+
+void dls_pol_event_note(uint64_t ev, uint64_t stream, uint64_t pos)
+{
+    size_t i = (size_t)(ev % EVENTS);
+    g_events[i].ev = ev;
+    g_events[i].stream = stream;
+    g_events[i].pos = pos;
+}
+
+void dls_pol_event_done(uint64_t ev)
+{
+    size_t i = (size_t)(ev % EVENTS);
+    if (g_events[i].ev != ev)
+        return;
+    dls_pol_stream *s = dls_pol_stream_find(g_events[i].stream);
+    if (s)
+        dls_pol_stream_done(s, g_events[i].pos);
+}
+
+static int entry_touches(const dls_pol_entry *e, uintptr_t alo, uintptr_t lo, uintptr_t hi)
+{
+    if (e->conservative)
+        return 1;
+    for (unsigned i = 0; i < e->nwords; i++)
+        if (e->words[i] >= alo && e->words[i] < hi)
+            return 1;
+    for (unsigned i = 0; i < e->nranges; i++)
+        if (e->lo[i] < hi && lo < e->hi[i])
+            return 1;
+    return 0;
+}
+
+int dls_pol_op_touches(const dls_cuda_op *op, uintptr_t lo, uintptr_t hi)
+{
+    switch (op->kind) {
+    case DLS_OP_GRAPH_LAUNCH:
+        return 1;
+    case DLS_OP_LAUNCH:
+    case DLS_OP_MEMCPY:
+    case DLS_OP_MEMSET:
+        break;
+    default:
+        return 0;
+    }
+    if (op->flags & DLS_OPF_CONSERVATIVE)
+        return 1;
+    for (uint32_t i = 0; i < op->nwords; i++)
+        if (op->words[i] >= lo && op->words[i] < hi)
+            return 1;
+    for (uint32_t i = 0; i < op->nranges; i++)
+        if (op->ranges[i].addr < hi && lo < op->ranges[i].addr + op->ranges[i].len)
+            return 1;
+    return 0;
+}
+
+void dls_pol_attribute(dls_pol_x *x)
+{
+    x->nfront = 0;
+    for (size_t i = 0; i < dls_pol_g.cap; i++) {
+        dls_pol_stream *s = dls_pol_g.streams[i];
+        if (!s || s->last <= s->done)
+            continue;
+        const dls_pol_entry *best = NULL;
+        uint64_t pos = s->lost > s->done && (s->lost_cons || (s->lost_lo < x->hi && x->alo < s->lost_hi)) ? s->lost : 0;
+        for (unsigned k = 0; k < s->count; k++) {
+            const dls_pol_entry *e = &s->ring[k];
+            if (e->pos > s->done && e->pos > pos && entry_touches(e, x->alo, x->lo, x->hi)) {
+                pos = e->pos;
+                best = e;
+            }
+        }
+        if (!pos)
+            continue;
+        if (x->nfront == DLS_POL_MAXF) {
+            dls_warn_once("policy-frontier", "an exchanged tensor has pending writers on more than %d streams; "
+                          "the extra streams are not tracked", DLS_POL_MAXF);
+            return;
+        }
+        dls_pol_touch *t = &x->front[x->nfront++];
+        t->at.stream = s->id;
+        t->at.pos = pos;
+        t->api = best ? best->api : NULL;
+        memcpy(t->name, best ? best->name : "", best ? DLS_POL_NAME : 1);
+        if (!best)
+            snprintf(t->name, sizeof t->name, "(an operation no longer in the history)");
+    }
+}
