@@ -1,0 +1,66 @@
+/* Two fake legacy frameworks for the scenarios, each a shared library with its own stream per
+ * thread and the REAL DLPack C entry points of the framework it imitates, so the shim's built-in
+ * profiles wrap them:
+ *   libfakemx.so  ("mxnet")  MXNDArrayToDLPack / MXNDArrayFromDLPack; a caching allocator that
+ *                             hands freed blocks of the same size and kind out again.
+ *   libfaketvm.so ("tvm")    TVMArrayFromDLPack / TVMArrayToDLPack.
+ * Kernels come from scen_backend.h. Every function exits the process (status 2) on a CUDA
+ * error; none synchronizes unless it says so. */
+#ifndef FAKEFW_H
+#define FAKEFW_H
+
+#include <cuda_runtime_api.h>
+#include <dlpack/dlpack.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a framework makes its per-thread stream. */
+typedef enum {
+    FW_NON_BLOCKING = 0, /* cudaStreamCreateWithFlags(cudaStreamNonBlocking) */
+    FW_BLOCKING,         /* cudaStreamCreate */
+    FW_LEGACY,           /* the legacy default stream (0) */
+    FW_PER_THREAD,       /* cudaStreamPerThread */
+} fw_stream_kind;
+
+/* ---- libfakemx.so ---- */
+typedef struct mx_array mx_array;
+
+int MXNDArrayToDLPack(void *handle, DLManagedTensor **out);
+int MXNDArrayFromDLPack(DLManagedTensor *tensor, void **out);
+
+void mx_init(fw_stream_kind kind);             /* before first use; applies to streams made later */
+cudaStream_t mx_stream(void);                  /* the calling thread's stream */
+mx_array *mx_empty(int n, DLDeviceType where); /* kDLCUDA or kDLCUDAHost; memory from the cache */
+mx_array *mx_view(mx_array *a, int offset, int n); /* a view of a's memory (a must outlive it) */
+void mx_fill(mx_array *a, float value);        /* write kernel on the thread's stream */
+void mx_copy(mx_array *dst, const mx_array *src); /* async copy on the thread's stream */
+void mx_read(mx_array *a);                     /* read kernel on the thread's stream into a's result buffer */
+float mx_result(mx_array *a, int i);           /* synchronizes the stream, returns element i read by mx_read */
+void mx_sync(void);                            /* synchronizes the thread's stream */
+void mx_free(mx_array *a);                     /* drops the program's reference */
+
+/* ---- libfaketvm.so ---- */
+typedef struct tvm_array tvm_array;
+
+int TVMArrayFromDLPack(DLManagedTensor *from, void **out);
+int TVMArrayToDLPack(void *from, DLManagedTensor **out);
+
+void tvm_init(fw_stream_kind kind);
+cudaStream_t tvm_stream(void);
+/* Reads are numbered from 0 in the order made; each writes its own pinned result buffer. */
+void tvm_read(tvm_array *a);                   /* read kernel on the thread's stream */
+void tvm_read_on(tvm_array *a, cudaStream_t s);/* read kernel on stream s */
+void tvm_read_opaque(tvm_array *a);            /* read through a parameter block the shim cannot scan */
+void tvm_fill(tvm_array *a, float value);      /* write kernel (in place) on the thread's stream */
+float tvm_result(tvm_array *a, int read, int i); /* synchronizes the read's stream; element i it saw */
+float tvm_host_get(tvm_array *a, int i);       /* element i read by the host (host-visible tensors) */
+void tvm_sync(void);
+void tvm_release(tvm_array *a);                /* calls the DLPack deleter; results stay readable */
+void tvm_free(tvm_array *a);                   /* waits for the reads, releases, frees */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,216 @@
+/* libfakemx.so: a fake legacy producer framework imitating MXNet's DLPack C API (see fakefw.h). */
+#include "fakefw.h"
+#include "scen_backend.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+struct mx_array {
+    float *data;
+    int n;
+    DLDeviceType where;
+    int refs;              /* the program's reference + live DLPack exports */
+    int owns;              /* data is a cache block owned by this array */
+    DLManagedTensor *from; /* imported: the tensor to release */
+    float *result;         /* pinned buffer mx_read writes into */
+};
+
+static fw_stream_kind g_kind;
+static __thread cudaStream_t t_stream;
+static __thread int t_made;
+
+static void ck(cudaError_t e, const char *what)
+{
+    if (e != cudaSuccess) {
+        fprintf(stderr, "fakemx: %s: %s\n", what, cudaGetErrorString(e));
+        exit(2);
+    }
+}
+
+EXPORT void mx_init(fw_stream_kind kind)
+{
+    g_kind = kind;
+}
+
+EXPORT cudaStream_t mx_stream(void)
+{
+    if (!t_made) {
+        t_made = 1;
+        if (g_kind == FW_NON_BLOCKING)
+            ck(cudaStreamCreateWithFlags(&t_stream, cudaStreamNonBlocking), "stream");
+        else if (g_kind == FW_BLOCKING)
+            ck(cudaStreamCreate(&t_stream), "stream");
+        else
+            t_stream = g_kind == FW_PER_THREAD ? cudaStreamPerThread : 0;
+    }
+    return t_stream;
+}
+
+/* The caching allocator: freed blocks are kept and handed out again for the same size/kind. */
+#define CACHE 16
+static pthread_mutex_t g_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    float *p;
+    int n;
+    DLDeviceType where;
+} g_cache[CACHE];
+static int g_ncache;
+
+static float *block_get(int n, DLDeviceType where)
+{
+    pthread_mutex_lock(&g_cache_lock);
+    for (int i = 0; i < g_ncache; i++)
+        if (g_cache[i].n == n && g_cache[i].where == where) {
+            float *p = g_cache[i].p;
+            g_cache[i] = g_cache[--g_ncache];
+            pthread_mutex_unlock(&g_cache_lock);
+            return p;
+        }
+    pthread_mutex_unlock(&g_cache_lock);
+    void *p = NULL;
+    if (where == kDLCUDAHost)
+        ck(cudaMallocHost(&p, (size_t)n * sizeof(float)), "cudaMallocHost");
+    else
+        ck(cudaMalloc(&p, (size_t)n * sizeof(float)), "cudaMalloc");
+    return p;
+}
+
+static void block_put(float *p, int n, DLDeviceType where)
+{
+    pthread_mutex_lock(&g_cache_lock);
+    if (g_ncache < CACHE) {
+        g_cache[g_ncache].p = p;
+        g_cache[g_ncache].n = n;
+        g_cache[g_ncache].where = where;
+        g_ncache++;
+        p = NULL;
+    }
+    pthread_mutex_unlock(&g_cache_lock);
+    if (p)
+        ck(where == kDLCUDAHost ? cudaFreeHost(p) : cudaFree(p), "free");
+}
+
+static void unref(mx_array *a)
+{
+    if (--a->refs > 0)
+        return;
+    if (a->owns)
+        block_put(a->data, a->n, a->where);
+    if (a->from && a->from->deleter)
+        a->from->deleter(a->from);
+    if (a->result)
+        cudaFreeHost(a->result);
+    free(a);
+}
+
+static mx_array *make(float *data, int n, DLDeviceType where, int owns)
+{
+    mx_array *a = calloc(1, sizeof *a);
+    if (!a)
+        exit(2);
+    a->data = data;
+    a->n = n;
+    a->where = where;
+    a->owns = owns;
+    a->refs = 1;
+    return a;
+}
+
+EXPORT mx_array *mx_empty(int n, DLDeviceType where)
+{
+    return make(block_get(n, where), n, where, 1);
+}
+
+EXPORT mx_array *mx_view(mx_array *a, int offset, int n)
+{
+    return make(a->data + offset, n, a->where, 0);
+}
+
+EXPORT void mx_fill(mx_array *a, float value)
+{
+    scen_write(mx_stream(), a->data, a->n, value);
+}
+
+EXPORT void mx_copy(mx_array *dst, const mx_array *src)
+{
+    ck(cudaMemcpyAsync(dst->data, src->data, (size_t)src->n * sizeof(float), cudaMemcpyDefault, mx_stream()),
+       "cudaMemcpyAsync");
+}
+
+EXPORT void mx_read(mx_array *a)
+{
+    if (!a->result)
+        ck(cudaMallocHost((void **)&a->result, (size_t)a->n * sizeof(float)), "cudaMallocHost");
+    scen_read(mx_stream(), a->data, a->result, a->n);
+}
+
+EXPORT float mx_result(mx_array *a, int i)
+{
+    mx_sync();
+    return a->result[i];
+}
+
+EXPORT void mx_sync(void)
+{
+    ck(cudaStreamSynchronize(mx_stream()), "cudaStreamSynchronize");
+}
+
+EXPORT void mx_free(mx_array *a)
+{
+    unref(a);
+}
+
+/* What an exported tensor keeps alive. */
+typedef struct {
+    DLManagedTensor t;
+    int64_t shape[1];
+    mx_array *a;
+} export_ctx;
+
+static void export_deleter(DLManagedTensor *t)
+{
+    export_ctx *c = t->manager_ctx;
+    unref(c->a);
+    free(c);
+}
+
+EXPORT int MXNDArrayToDLPack(void *handle, DLManagedTensor **out)
+{
+    mx_array *a = handle;
+    export_ctx *c = calloc(1, sizeof *c);
+    if (!a || !out || !c) {
+        free(c);
+        return -1;
+    }
+    a->refs++;
+    c->a = a;
+    c->shape[0] = a->n;
+    c->t.dl_tensor.data = a->data;
+    c->t.dl_tensor.device.device_type = a->where;
+    c->t.dl_tensor.device.device_id = 0;
+    c->t.dl_tensor.ndim = 1;
+    c->t.dl_tensor.dtype.code = kDLFloat;
+    c->t.dl_tensor.dtype.bits = 32;
+    c->t.dl_tensor.dtype.lanes = 1;
+    c->t.dl_tensor.shape = c->shape;
+    c->t.manager_ctx = c;
+    c->t.deleter = export_deleter;
+    *out = &c->t;
+    return 0;
+}
+
+EXPORT int MXNDArrayFromDLPack(DLManagedTensor *tensor, void **out)
+{
+    if (!tensor || !out)
+        return -1;
+    DLTensor *t = &tensor->dl_tensor;
+    mx_array *a = make((float *)((char *)t->data + t->byte_offset), (int)t->shape[0],
+                       (DLDeviceType)t->device.device_type, 0);
+    a->from = tensor;
+    *out = a;
+    return 0;
+}

@@ -1,0 +1,45 @@
+# The race scenario corpus: fake legacy frameworks (libfakemx.so "mxnet", libfaketvm.so "tvm"),
+# the simulator backend of scen_backend.h (libscenbackend.so), one program per scenario
+# ($(SCEN_DIR)/scen_<name>, argument racy|correct), and the test binaries that run them with and
+# without the shim: test_scenarios (every mode, assertions on the log) and test_scenarios_fix
+# (fix mode, 100 runs of every racy scenario).
+#
+# A GPU build compiles the same scenario and framework sources with a CUDA backend instead of
+# scen_backend_sim.c; nothing else here includes cudasim.h.
+
+SCEN_DIR   := $(B)/scenarios
+SCEN_NAMES := $(patsubst tests/scenarios/s_%.c,%,$(sort $(wildcard tests/scenarios/s_*.c)))
+SCEN_PROGS := $(SCEN_NAMES:%=$(SCEN_DIR)/scen_%)
+SCEN_LIBS  := $(SCEN_DIR)/libscenbackend.so $(SCEN_DIR)/libfakemx.so $(SCEN_DIR)/libfaketvm.so
+SCEN_OBJ   := $(B)/obj/tests/scenarios
+SCEN_RPATH := -L$(SCEN_DIR) -Wl,-rpath,$(ABSB)/scenarios
+
+$(SCEN_OBJ)/%.o: EXTRA_CFLAGS += $(CUDASIM_CFLAGS) -fvisibility=default
+
+$(SCEN_DIR)/libscenbackend.so: $(SCEN_OBJ)/scen_backend_sim.o $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libscenbackend.so $(LDFLAGS) $(CUDASIM_LDFLAGS) -o $@ $< -lcudart -lcuda $(LDLIBS)
+
+$(SCEN_DIR)/libfake%.so: $(SCEN_OBJ)/fake%.o $(SCEN_DIR)/libscenbackend.so $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libfake$*.so $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $< \
+	    -lscenbackend -lcudart $(LDLIBS)
+
+$(SCEN_DIR)/scen_%: $(SCEN_OBJ)/s_%.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS) $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -rdynamic $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
+	    -lfakemx -lfaketvm -lscenbackend -lcudart $(LDLIBS)
+
+SCEN_TESTS := $(B)/tests/test_scenarios $(B)/tests/test_scenarios_fix
+$(B)/obj/tests/scenarios/test_%.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
+$(SCEN_TESTS): $(B)/tests/%: $(SCEN_OBJ)/%.o $(SCEN_OBJ)/scen_run.o $(TEST_COMMON_OBJ) $(SCEN_PROGS) $(SHIM_LIB)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka $(LDLIBS)
+$(SCEN_OBJ)/scen_run.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
+
+ALL   += $(SCEN_LIBS) $(SCEN_PROGS) $(SCEN_TESTS)
+TESTS += $(SCEN_TESTS)

@@ -1,0 +1,34 @@
+/* Scenario per_thread: the producer writes on the per-thread default stream (cudaStreamPerThread);
+ * the consumer reads on the same per-thread stream in the correct twin (stream order) and on
+ * its own non-blocking stream in the racy one. */
+#include "fakefw.h"
+#include "scen.h"
+#include "scen_backend.h"
+
+#define N 4
+
+int main(int argc, char **argv)
+{
+    int racy = scen_racy(argc, argv);
+    mx_init(FW_PER_THREAD);
+    tvm_init(racy ? FW_NON_BLOCKING : FW_PER_THREAD);
+    mx_array *a = mx_empty(N, kDLCUDA);
+    mx_fill(a, 0);
+    mx_sync();
+    scen_hold(mx_stream());
+    mx_fill(a, 42);
+    DLManagedTensor *t;
+    void *h;
+    if (MXNDArrayToDLPack(a, &t) || TVMArrayFromDLPack(t, &h))
+        return 2;
+    mx_free(a);
+    tvm_read(h);
+    scen_settle();
+    scen_release(mx_stream());
+    float seen[N];
+    for (int i = 0; i < N; i++)
+        seen[i] = tvm_result(h, 0, i);
+    scen_verdict(seen, N, 42);
+    tvm_free(h);
+    return 0;
+}

@@ -1,0 +1,41 @@
+/* Helpers of the scenario programs (see scen.h). */
+#include <cuda_runtime_api.h>
+
+#include "scen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int scen_racy(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "racy") == 0)
+        return 1;
+    if (argc == 2 && strcmp(argv[1], "correct") == 0)
+        return 0;
+    fprintf(stderr, "usage: %s racy|correct\n", argc ? argv[0] : "scenario");
+    exit(2);
+}
+
+void scen_verdict(const float *seen, int n, float want)
+{
+    int ok = 1;
+    printf("result:");
+    for (int i = 0; i < n; i++) {
+        printf(" %g", seen[i]);
+        ok &= seen[i] == want;
+    }
+    printf("\nverdict: %s\n", ok ? "correct" : "stale");
+    fflush(stdout);
+}
+
+void scen_order(cudaStream_t from, cudaStream_t to)
+{
+    cudaEvent_t e;
+    if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess ||
+        cudaEventRecord(e, from) != cudaSuccess || cudaStreamWaitEvent(to, e, 0) != cudaSuccess ||
+        cudaEventDestroy(e) != cudaSuccess) {
+        fprintf(stderr, "scenario: event ordering failed\n");
+        exit(2);
+    }
+}

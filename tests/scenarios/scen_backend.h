@@ -1,0 +1,41 @@
+/* The kernels and test controls the scenarios and fake frameworks use, behind one small
+ * interface so the same sources run on the CUDA simulator (scen_backend_sim.c) and on a real
+ * GPU (a CUDA backend compiled with nvcc, where hold/release/settle do nothing and the writer
+ * kernel is slow enough for the race to show).
+ *
+ * All kernels work on `n` floats and are launched on `stream` with the CUDA runtime; errors
+ * make the process print a line and exit 2 (a scenario cannot continue without its kernels). */
+#ifndef SCEN_BACKEND_H
+#define SCEN_BACKEND_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* p[i] = value for i < n. */
+void scen_write(cudaStream_t stream, float *p, int n, float value);
+
+/* dst[i] = src[i] for i < n (the consumer's "read"). */
+void scen_read(cudaStream_t stream, const float *src, float *dst, int n);
+
+/* The same read, but src and dst travel inside a large parameter block passed by value, so a
+ * tool scanning the launch's arguments cannot find them (it must be conservative). */
+void scen_read_opaque(cudaStream_t stream, const float *src, float *dst, int n);
+
+/* Test control: the stream starts nothing new until scen_release (simulator gate; no-op on a
+ * GPU). A host wait on a held stream does not deadlock: the backend opens the gates when the
+ * thread that closed one sleeps outside scen_settle. */
+void scen_hold(cudaStream_t stream);
+
+/* Opens the gate of scen_hold. */
+void scen_release(cudaStream_t stream);
+
+/* Returns once all work that can run has run (simulator; on a GPU: nothing). */
+void scen_settle(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,206 @@
+/* scen_backend.h on the CUDA simulator: kernels are host functions registered with cudasim,
+ * gates are cudasim stream holds, settle is cudasim_settle.
+ *
+ * A watchdog thread opens every gate when the thread that closed one is asleep (blocked in a
+ * host synchronization the tool under test added, for example) for a few milliseconds outside
+ * scen_settle, so host waits on held streams finish instead of deadlocking. SCEN_FAIL=name,...
+ * makes the next call of each named CUDA function fail (cudasim_fail_next), for fault tests. */
+#include "scen_backend.h"
+
+#include "cudasim.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LARGE_PARAM 16384 /* bytes of the opaque kernel's parameter block */
+
+static CUfunction g_write, g_read, g_opaque;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void k_write(void **args)
+{
+    float *p = *(float **)args[0];
+    int n = *(int *)args[1];
+    float v = *(float *)args[2];
+    for (int i = 0; i < n; i++)
+        p[i] = v;
+}
+
+static void k_read(void **args)
+{
+    const float *src = *(const float **)args[0];
+    float *dst = *(float **)args[1];
+    int n = *(int *)args[2];
+    for (int i = 0; i < n; i++)
+        dst[i] = src[i];
+}
+
+/* The opaque block: pointers at the end, after padding. */
+typedef struct {
+    char pad[LARGE_PARAM - 24];
+    const float *src;
+    float *dst;
+    long n;
+} opaque_block;
+
+static void k_opaque(void **args)
+{
+    const opaque_block *b = args[0];
+    for (long i = 0; i < b->n; i++)
+        b->dst[i] = b->src[i];
+}
+
+/* Gates closed and not yet opened, with the thread that closed them. */
+#define GATES 16
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    cudaStream_t s;
+    pid_t holder;
+} g_gates[GATES];
+static int g_ngates;
+static atomic_int g_settling;
+
+/* 1 when thread tid of this process is asleep (state S or D). */
+static int asleep(pid_t tid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    return p && (p[2] == 'S' || p[2] == 'D');
+}
+
+static void open_all(void)
+{
+    for (int i = 0; i < g_ngates; i++)
+        cudasim_stream_release((CUstream)g_gates[i].s);
+    g_ngates = 0;
+}
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    int streak = 0;
+    for (;;) {
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&g_lock);
+        int blocked = 0;
+        if (!atomic_load(&g_settling))
+            for (int i = 0; i < g_ngates && !blocked; i++)
+                blocked = asleep(g_gates[i].holder);
+        streak = blocked ? streak + 1 : 0;
+        if (streak >= 3) {
+            open_all();
+            streak = 0;
+        }
+        pthread_mutex_unlock(&g_lock);
+    }
+    return NULL;
+}
+
+static void fail_from_env(void)
+{
+    const char *spec = getenv("SCEN_FAIL");
+    if (!spec || !*spec)
+        return;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        cudasim_fail_next(tok, CUDA_ERROR_LAUNCH_FAILED);
+}
+
+static void init(void)
+{
+    size_t w[] = {sizeof(float *), sizeof(int), sizeof(float)};
+    size_t r[] = {sizeof(float *), sizeof(float *), sizeof(int)};
+    size_t o[] = {sizeof(opaque_block)};
+    g_write = cudasim_register_kernel("scen_write", k_write, 3, w);
+    g_read = cudasim_register_kernel("scen_read", k_read, 3, r);
+    g_opaque = cudasim_register_kernel("scen_read_opaque", k_opaque, 1, o);
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &a, watchdog, NULL)) {
+        fprintf(stderr, "scen: cannot start the watchdog\n");
+        exit(2);
+    }
+    pthread_attr_destroy(&a);
+    fail_from_env();
+}
+
+static void launch(const CUfunction *f, cudaStream_t s, void **args)
+{
+    pthread_once(&g_once, init);
+    dim3 one = {1, 1, 1};
+    cudaError_t e = cudaLaunchKernel((const void *)*f, one, one, args, 0, s);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "scen: launch failed: %s\n", cudaGetErrorString(e));
+        exit(2);
+    }
+}
+
+void scen_write(cudaStream_t stream, float *p, int n, float value)
+{
+    void *args[] = {&p, &n, &value};
+    launch(&g_write, stream, args);
+}
+
+void scen_read(cudaStream_t stream, const float *src, float *dst, int n)
+{
+    void *args[] = {&src, &dst, &n};
+    launch(&g_read, stream, args);
+}
+
+void scen_read_opaque(cudaStream_t stream, const float *src, float *dst, int n)
+{
+    static __thread opaque_block b; /* copied at launch */
+    b.src = src;
+    b.dst = dst;
+    b.n = n;
+    void *args[] = {&b};
+    launch(&g_opaque, stream, args);
+}
+
+void scen_hold(cudaStream_t stream)
+{
+    pthread_once(&g_once, init);
+    pthread_mutex_lock(&g_lock);
+    if (g_ngates < GATES && cudasim_stream_hold((CUstream)stream) == 0) {
+        g_gates[g_ngates].s = stream;
+        g_gates[g_ngates].holder = (pid_t)syscall(SYS_gettid);
+        g_ngates++;
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+void scen_release(cudaStream_t stream)
+{
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < g_ngates; i++)
+        if (g_gates[i].s == stream) {
+            cudasim_stream_release((CUstream)stream);
+            g_gates[i] = g_gates[--g_ngates];
+            break;
+        }
+    pthread_mutex_unlock(&g_lock);
+}
+
+void scen_settle(void)
+{
+    atomic_store(&g_settling, 1);
+    cudasim_settle();
+    atomic_store(&g_settling, 0);
+}
