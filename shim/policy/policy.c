@@ -30,11 +30,14 @@ static uint64_t tid_now(void)
     return (uint64_t)dls_log_tid();
 }
 
-/* 1 when exchanges can be modelled; otherwise applies the mode's fallback once per call. */
-static int observed(void)
+/* 1 when exchanges can be modelled; otherwise applies the mode's fallback (`fallback` 0: an
+ * import of a tensor whose export already had it: nothing to do). */
+static int observed(int fallback)
 {
     if (dls_cuda_observer_active())
         return 1;
+    if (!fallback)
+        return 0;
     if (dls_pol_g.mode == DLS_MODE_FIX)
         dls_pol_fix_no_observer();
     else if (dls_drv())
@@ -95,7 +98,7 @@ static dls_pol_x *state_of(const dls_exchange *x, const dls_stack *stack, uintpt
 static void on_export(void *ctx, const dls_exchange *x)
 {
     (void)ctx;
-    if (!observed())
+    if (!observed(1))
         return;
     uint64_t tid = tid_now();
     dls_stack stack;
@@ -127,7 +130,7 @@ static void on_export(void *ctx, const dls_exchange *x)
 static void on_import(void *ctx, const dls_exchange *x)
 {
     (void)ctx;
-    if (!observed())
+    if (!observed(x->producer == NULL))
         return;
     uint64_t tid = tid_now();
     dls_stack stack;

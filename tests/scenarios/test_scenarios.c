@@ -1,0 +1,216 @@
+/* The scenario corpus end to end on the simulator: every scenario without the shim (the racy
+ * version is wrong, the twin right), under check (one report per hazard with the right tensor
+ * and sides, nothing on the twin), trace and check (stdout unchanged), fix (racy version right,
+ * no injection on the twin), forced failures of the shim's own CUDA calls, the exit summary,
+ * and the no-observer fallback. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "scen_run.h"
+
+/* What check must report for each racy scenario. */
+static const struct {
+    const char *name, *kind, *framework, *producer_op, *consumer_op;
+} g_expect[] = {
+    {"side_stream", "write-read", "mxnet", "scen_write", "scen_read"},
+    {"legacy_stream", "write-read", "mxnet", "scen_write", "scen_read"},
+    {"per_thread", "write-read", "mxnet", "scen_write", "scen_read"},
+    {"host_copy", "host-read", "mxnet", "cudaMemcpyAsync", "host access after TVMArrayFromDLPack"},
+    {"release_reuse", "release-reuse", "mxnet", "scen_write", "scen_read"},
+    {"round_trip", "write-read", "tvm", "scen_write", "scen_read"},
+    {"two_streams", "write-read", "mxnet", "scen_write", "scen_read"},
+    {"overlap_views", "write-read", "mxnet", "scen_write", "scen_read"},
+    {"threads", "write-read", "mxnet", "scen_write", "scen_read"},
+    {"dlsym", "write-read", "mxnet", "scen_write", "scen_read"},
+    {"opaque", "write-read", "mxnet", "scen_write", "scen_read_opaque"},
+};
+#define NSCEN (sizeof g_expect / sizeof *g_expect)
+
+static void run(const char *name, const char *variant, const char *mode, const char *const *extra, scen_outcome *o)
+{
+    if (scen_run(name, variant, mode, extra, o) != 0)
+        fail_msg("%s %s: could not start", name, variant);
+    if (o->r.status != 0)
+        fail_msg("%s %s (mode %s): exit %d\n%s", name, variant, mode ? mode : "none", o->r.status, o->r.err);
+}
+
+static void verdict(const scen_outcome *o, const char *name, const char *variant, const char *want)
+{
+    char line[64];
+    snprintf(line, sizeof line, "verdict: %s\n", want);
+    if (!strstr(o->r.out, line))
+        fail_msg("%s %s: expected \"%s\", got:\n%s%s", name, variant, want, o->r.out, o->r.err);
+}
+
+static void without_the_shim_the_racy_version_is_wrong(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NSCEN; i++) {
+        scen_outcome o;
+        run(g_expect[i].name, "racy", NULL, NULL, &o);
+        verdict(&o, g_expect[i].name, "racy", "stale");
+        scen_run_free(&o);
+        run(g_expect[i].name, "correct", NULL, NULL, &o);
+        verdict(&o, g_expect[i].name, "correct", "correct");
+        scen_run_free(&o);
+    }
+}
+
+/* The text of the JSON object after `"key":` in s (up to its closing brace), in buf. */
+static const char *object_of(const char *s, const char *key, char *buf, size_t n)
+{
+    char k[32];
+    snprintf(k, sizeof k, "\"%s\":{", key);
+    const char *p = s ? strstr(s, k) : NULL;
+    buf[0] = '\0';
+    if (!p)
+        return buf;
+    const char *e = strstr(p, "\"stack\"");
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    snprintf(buf, n, "%.*s", (int)(len < n ? len : n - 1), p);
+    return buf;
+}
+
+static void check_reports_each_hazard_once_with_both_sides(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NSCEN; i++) {
+        scen_outcome o;
+        run(g_expect[i].name, "racy", "check", NULL, &o);
+        const char *name = g_expect[i].name;
+        if (scen_records(&o, "race") != 1)
+            fail_msg("%s: %d race records\n%s", name, scen_records(&o, "race"), o.log);
+        const char *race = strstr(o.log, "{\"ev\":\"race\"");
+        char want[160], side[512];
+        snprintf(want, sizeof want, "\"kind\":\"%s\"", g_expect[i].kind);
+        assert_non_null(strstr(race, want));
+        snprintf(want, sizeof want, "\"framework\":\"%s\"", g_expect[i].framework);
+        assert_non_null(strstr(race, want));
+        assert_non_null(strstr(race, "\"dtype\":\"float32\""));
+        assert_non_null(strstr(race, "\"device\":{\"type\":\""));
+        snprintf(want, sizeof want, "{\"op\":\"%s", g_expect[i].producer_op);
+        if (!strstr(object_of(race, "producer", side, sizeof side), want))
+            fail_msg("%s: producer side %s, want %s", name, side, want);
+        snprintf(want, sizeof want, "{\"op\":\"%s\"", g_expect[i].consumer_op);
+        if (!strstr(object_of(race, "consumer", side, sizeof side), want))
+            fail_msg("%s: consumer side %s, want %s", name, side, want);
+        /* Both stacks are symbolized and reach the scenario program's own functions. */
+        snprintf(want, sizeof want, "scen_%s", name);
+        if (dls_count(race, want) < 2)
+            fail_msg("%s: stacks without program frames: %s", name, race);
+        assert_non_null(strstr(o.r.err, "dlsync: race ("));
+        assert_non_null(strstr(o.r.err, "  why: "));
+        scen_run_free(&o);
+
+        run(name, "correct", "check", NULL, &o);
+        if (scen_records(&o, "race") || strstr(o.r.err, "dlsync:"))
+            fail_msg("%s correct: reported\n%s", name, o.r.err);
+        scen_run_free(&o);
+    }
+}
+
+static void trace_and_check_leave_stdout_unchanged(void **state)
+{
+    (void)state;
+    static const char *const modes[] = {"trace", "check"};
+    static const char *const variants[] = {"racy", "correct"};
+    for (size_t i = 0; i < NSCEN; i++)
+        for (int v = 0; v < 2; v++) {
+            scen_outcome plain;
+            run(g_expect[i].name, variants[v], NULL, NULL, &plain);
+            for (int m = 0; m < 2; m++) {
+                scen_outcome o;
+                run(g_expect[i].name, variants[v], modes[m], NULL, &o);
+                if (strcmp(o.r.out, plain.r.out) != 0)
+                    fail_msg("%s %s under %s: stdout differs:\n%s---\n%s", g_expect[i].name, variants[v], modes[m],
+                             plain.r.out, o.r.out);
+                assert_int_equal(scen_records(&o, "inject"), 0);
+                scen_run_free(&o);
+            }
+            scen_run_free(&plain);
+        }
+}
+
+static void fix_corrects_the_racy_version_and_leaves_the_twin_alone(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NSCEN; i++) {
+        scen_outcome o;
+        run(g_expect[i].name, "racy", "fix", NULL, &o);
+        verdict(&o, g_expect[i].name, "racy under fix", "correct");
+        if (scen_records(&o, "inject") < 1)
+            fail_msg("%s: nothing injected\n%s", g_expect[i].name, o.log);
+        assert_null(strstr(o.r.err, "dlsync: warning"));
+        scen_run_free(&o);
+        run(g_expect[i].name, "correct", "fix", NULL, &o);
+        verdict(&o, g_expect[i].name, "correct under fix", "correct");
+        if (scen_records(&o, "inject") != 0)
+            fail_msg("%s correct: injected\n%s", g_expect[i].name, o.log);
+        assert_non_null(strstr(o.log, "\"injected\":0"));
+        scen_run_free(&o);
+    }
+}
+
+static void failing_shim_cuda_calls_keep_the_output_correct(void **state)
+{
+    (void)state;
+    static const char *const fails[] = {"SCEN_FAIL=cuEventRecord", "SCEN_FAIL=cuStreamWaitEvent",
+                                        "SCEN_FAIL=cuEventCreate"};
+    for (size_t f = 0; f < sizeof fails / sizeof *fails; f++) {
+        const char *extra[] = {fails[f], NULL};
+        scen_outcome o;
+        run("side_stream", "racy", "fix", extra, &o);
+        verdict(&o, "side_stream", fails[f], "correct");
+        if (dls_count(o.r.err, "dlsync: warning") != 1)
+            fail_msg("%s: warnings:\n%s", fails[f], o.r.err);
+        assert_int_equal(scen_records(&o, "inject"), 1);
+        assert_non_null(strstr(o.log, "\"what\":\"host-wait\""));
+        scen_run_free(&o);
+    }
+}
+
+static void the_summary_counts_ops_reports_and_injections(void **state)
+{
+    (void)state;
+    const char *extra[] = {"DLSYNC_VERBOSE=1", NULL};
+    scen_outcome o;
+    run("side_stream", "racy", "check", extra, &o);
+    assert_non_null(strstr(o.r.err, "dlsync: mode=check exchanges=1"));
+    assert_non_null(strstr(o.r.err, " races=1 injected=0"));
+    assert_null(strstr(o.r.err, " ops=0 "));
+    scen_run_free(&o);
+    run("side_stream", "racy", "fix", extra, &o);
+    assert_non_null(strstr(o.r.err, " races=0 injected=1 fallbacks=0"));
+    scen_run_free(&o);
+}
+
+static void without_an_observer_fix_synchronizes_at_export(void **state)
+{
+    (void)state;
+    const char *extra[] = {"CUDASIM_CUPTI_BUSY=CUPTI for othertool", NULL};
+    scen_outcome o;
+    run("side_stream", "racy", "fix", extra, &o);
+    verdict(&o, "side_stream", "racy without observer", "correct");
+    assert_int_equal(scen_records(&o, "fallback"), 1);
+    assert_int_equal(dls_count(o.r.err, "synchronizing the producer context at export"), 1);
+    assert_int_equal(dls_count(o.r.err, "CUPTI subscription held by CUPTI for othertool"), 2);
+    scen_run_free(&o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(without_the_shim_the_racy_version_is_wrong),
+        cmocka_unit_test(check_reports_each_hazard_once_with_both_sides),
+        cmocka_unit_test(trace_and_check_leave_stdout_unchanged),
+        cmocka_unit_test(fix_corrects_the_racy_version_and_leaves_the_twin_alone),
+        cmocka_unit_test(failing_shim_cuda_calls_keep_the_output_correct),
+        cmocka_unit_test(the_summary_counts_ops_reports_and_injections),
+        cmocka_unit_test(without_an_observer_fix_synchronizes_at_export),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
