@@ -1,0 +1,226 @@
+/* Unit tests of the policy layer's model (shim/policy): producer attribution from the
+ * per-stream history, host completion, overflow, touch tests, check-mode conflict detection on
+ * synthesized operations, and report deduplication (shim/report/race). No CUDA is involved:
+ * operations are fed to the sink as the observer would deliver them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/config.h"
+#include "policy/pol.h"
+#include "report/race.h"
+#include "report/summary.h"
+
+#define TID 100
+static uint32_t g_corr;
+
+static int setup(void **state)
+{
+    (void)state;
+    dls_hb_destroy(dls_pol_g.hb); /* the one the library's constructor made for the environment's mode */
+    dls_pol_g.hb = dls_hb_create();
+    dls_pol_g.mode = DLS_MODE_CHECK;
+    assert_int_equal(dls_hb_stream_add(dls_pol_g.hb, DLS_POL_HOST_STREAM, DLS_POL_HOST_CTX, DLS_HB_NON_BLOCKING), 0);
+    dls_race_reset_for_tests();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    while (dls_pol_g.live)
+        dls_pol_x_drop(dls_pol_g.live);
+    while (dls_pol_g.released)
+        dls_pol_x_drop(dls_pol_g.released);
+    for (size_t i = 0; i < dls_pol_g.cap; i++)
+        free(dls_pol_g.streams[i]);
+    free(dls_pol_g.streams);
+    dls_pol_g.streams = NULL;
+    dls_pol_g.cap = dls_pol_g.nstreams = 0;
+    dls_hb_destroy(dls_pol_g.hb);
+    dls_pol_g.hb = NULL;
+    return 0;
+}
+
+static dls_cuda_stream stream(uint64_t id, dls_stream_kind kind)
+{
+    dls_cuda_stream s = {.id = id, .handle = 0x1000 + id, .ctx = 0xc0, .ctx_id = 1, .kind = kind, .resolved = 1};
+    return s;
+}
+
+/* Delivers a launch of `name` with the given argument words on stream s (ENTER and EXIT). */
+static void launch(uint64_t sid, const char *name, const uint64_t *words, uint32_t nwords, unsigned flags)
+{
+    dls_cuda_op op = {.kind = DLS_OP_LAUNCH, .flags = DLS_OPF_ASYNC | DLS_OPF_HAS_STREAM | flags,
+                      .api = "cuLaunchKernel", .name = name, .tid = TID, .correlation_id = ++g_corr,
+                      .stream = stream(sid, DLS_STREAM_NON_BLOCKING), .words = words, .nwords = nwords};
+    op.phase = DLS_PHASE_ENTER;
+    dls_pol_sink(&op, NULL);
+    op.phase = DLS_PHASE_EXIT;
+    dls_pol_sink(&op, NULL);
+}
+
+static void stream_sync(uint64_t sid)
+{
+    dls_cuda_op op = {.kind = DLS_OP_STREAM_SYNC, .phase = DLS_PHASE_EXIT, .flags = DLS_OPF_HAS_STREAM,
+                      .api = "cuStreamSynchronize", .tid = TID, .correlation_id = ++g_corr,
+                      .stream = stream(sid, DLS_STREAM_NON_BLOCKING)};
+    dls_pol_sink(&op, NULL);
+}
+
+/* A live exchange of [lo, hi) with its frontier attributed now. */
+static dls_pol_x *export_range(uintptr_t lo, uintptr_t hi)
+{
+    static uint64_t xid;
+    static int64_t shape[1] = {4};
+    static DLManagedTensor mt;
+    mt.dl_tensor.ndim = 1;
+    mt.dl_tensor.shape = shape;
+    mt.dl_tensor.data = (void *)lo;
+    dls_exchange x = {.xid = ++xid, .tensor = &mt, .data = (void *)lo, .lo = lo, .hi = hi,
+                      .device = {kDLCUDA, 0}, .dtype = {kDLFloat, 32, 1}};
+    dls_pol_x *p = dls_pol_x_new(&x);
+    assert_non_null(p);
+    dls_pol_attribute(p);
+    dls_pol_x_link(p);
+    return p;
+}
+
+static void unrelated_busy_streams_are_not_producers(void **state)
+{
+    (void)state;
+    uint64_t mine = 0x10000, other = 0x90000;
+    launch(1, "producer", &mine, 1, 0);
+    launch(2, "busy", &other, 1, 0);
+    dls_pol_x *x = export_range(0x10000, 0x10100);
+    assert_int_equal(x->nfront, 1);
+    assert_int_equal(x->front[0].at.stream, 1);
+    assert_string_equal(x->front[0].name, "producer");
+}
+
+static void the_frontier_is_the_touching_op_not_the_latest(void **state)
+{
+    (void)state;
+    uint64_t mine = 0x10000, other = 0x90000;
+    launch(1, "producer", &mine, 1, 0);
+    launch(1, "later", &other, 1, 0);
+    dls_pol_x *x = export_range(0x10000, 0x10100);
+    assert_int_equal(x->nfront, 1);
+    assert_int_equal(x->front[0].at.pos, 1);
+}
+
+static void host_synchronized_work_is_not_pending(void **state)
+{
+    (void)state;
+    uint64_t mine = 0x10000;
+    launch(1, "producer", &mine, 1, 0);
+    stream_sync(1);
+    dls_pol_x *x = export_range(0x10000, 0x10100);
+    assert_int_equal(x->nfront, 0);
+}
+
+static void a_conservative_launch_touches_everything(void **state)
+{
+    (void)state;
+    launch(1, "opaque", NULL, 0, DLS_OPF_CONSERVATIVE);
+    dls_pol_x *x = export_range(0x10000, 0x10100);
+    assert_int_equal(x->nfront, 1);
+}
+
+static void an_overflowed_history_still_attributes_what_it_lost(void **state)
+{
+    (void)state;
+    uint64_t mine = 0x10000, other = 0x90000;
+    launch(1, "producer", &mine, 1, 0);
+    for (int i = 0; i < DLS_POL_RING + 4; i++)
+        launch(1, "later", &other, 1, 0);
+    dls_pol_x *x = export_range(0x10000, 0x10100);
+    assert_int_equal(x->nfront, 1);
+    assert_true(x->front[0].at.pos >= 1);
+    dls_pol_x *y = export_range(0xa0000, 0xa0100); /* outside everything the stream touched */
+    assert_int_equal(y->nfront, 0);
+}
+
+static void a_copy_touches_exactly_its_ranges(void **state)
+{
+    (void)state;
+    dls_cuda_range r[2] = {{0x20000, 0x100, DLS_ACCESS_READ}, {0x30000, 0x100, DLS_ACCESS_WRITE}};
+    dls_cuda_op op = {.kind = DLS_OP_MEMCPY, .ranges = r, .nranges = 2};
+    assert_true(dls_pol_op_touches(&op, 0x200f0, 0x20200));
+    assert_true(dls_pol_op_touches(&op, 0x30000, 0x30001));
+    assert_false(dls_pol_op_touches(&op, 0x20100, 0x30000));
+    op.kind = DLS_OP_EVENT_RECORD;
+    assert_false(dls_pol_op_touches(&op, 0x20000, 0x30000));
+}
+
+static void an_unordered_consumer_is_reported_once(void **state)
+{
+    (void)state;
+    uint64_t mine = 0x10000;
+    launch(1, "producer", &mine, 1, 0);
+    export_range(0x10000, 0x10100);
+    uint64_t before = dls_summary_get(DLS_COUNT_RACES);
+    launch(2, "consumer", &mine, 1, 0);
+    launch(2, "consumer", &mine, 1, 0);
+    assert_int_equal(dls_summary_get(DLS_COUNT_RACES), before + 1);
+    assert_int_equal(dls_race_distinct(), 1);
+}
+
+static void an_event_wait_orders_the_consumer(void **state)
+{
+    (void)state;
+    uint64_t mine = 0x10000;
+    launch(1, "producer", &mine, 1, 0);
+    dls_cuda_op rec = {.kind = DLS_OP_EVENT_RECORD, .phase = DLS_PHASE_EXIT,
+                       .flags = DLS_OPF_HAS_STREAM | DLS_OPF_HAS_EVENT, .api = "cuEventRecord", .tid = TID,
+                       .correlation_id = ++g_corr, .stream = stream(1, DLS_STREAM_NON_BLOCKING), .event_id = 7};
+    dls_pol_sink(&rec, NULL);
+    dls_cuda_op wait = rec;
+    wait.kind = DLS_OP_STREAM_WAIT_EVENT;
+    wait.correlation_id = ++g_corr;
+    wait.stream = stream(2, DLS_STREAM_NON_BLOCKING);
+    dls_pol_sink(&wait, NULL);
+    export_range(0x10000, 0x10100);
+    launch(2, "consumer", &mine, 1, 0);
+    assert_int_equal(dls_race_distinct(), 0);
+}
+
+static void identical_reports_share_a_key(void **state)
+{
+    (void)state;
+    int64_t shape[1] = {4};
+    dls_race r = {.kind = DLS_RACE_WRITE_READ, .framework = "f", .symbol = "s", .device = "cuda", .dtype = "float32",
+                  .ndim = 1, .shape = shape, .why = "test"};
+    r.producer.op = "w";
+    r.producer.stream.kind = "blocking";
+    r.consumer.op = "r";
+    r.consumer.stream.kind = "non-blocking";
+    r.consumer.stream.id = 3;
+    uint64_t k = dls_race_key(&r);
+    r.xid = 99; /* another exchange from the same site: same hazard */
+    assert_int_equal(dls_race_key(&r), k);
+    r.consumer.stream.id = 4;
+    assert_true(dls_race_key(&r) != k);
+    r.kind = DLS_RACE_HOST_READ;
+    assert_string_equal(dls_race_kind_name(r.kind), "host-read");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(unrelated_busy_streams_are_not_producers, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_frontier_is_the_touching_op_not_the_latest, setup, teardown),
+        cmocka_unit_test_setup_teardown(host_synchronized_work_is_not_pending, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_conservative_launch_touches_everything, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_overflowed_history_still_attributes_what_it_lost, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_copy_touches_exactly_its_ranges, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_unordered_consumer_is_reported_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_event_wait_orders_the_consumer, setup, teardown),
+        cmocka_unit_test(identical_reports_share_a_key),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
