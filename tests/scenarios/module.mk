@@ -43,3 +43,14 @@ $(SCEN_OBJ)/scen_run.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
 
 ALL   += $(SCEN_LIBS) $(SCEN_PROGS) $(SCEN_TESTS)
 TESTS += $(SCEN_TESTS)
+
+# bench_observer: per-launch cost of the observer in each mode (make bench).
+BENCH_OBSERVER := $(B)/tests/bench_observer
+$(BENCH_OBSERVER): $(SCEN_OBJ)/bench_observer.o $(TEST_COMMON_OBJ) $(SCEN_LIBS) $(SHIM_LIB) $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
+	    -lfakemx -lfaketvm -lscenbackend -lcudart $(LDLIBS)
+$(SCEN_OBJ)/bench_observer.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
+ALL     += $(BENCH_OBSERVER)
+BENCHES += $(BENCH_OBSERVER)
