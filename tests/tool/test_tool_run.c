@@ -44,7 +44,10 @@ static void environment_is_prepared(void **state)
     dls_build_path(old, sizeof old, "tests/tool/libscanfix.so");
     char preload[700];
     snprintf(preload, sizeof preload, "LD_PRELOAD=%s", old);
-    const char *env[] = {preload, "CUDA_INJECTION64_PATH=", "DLSYNC_MODE=", "DLSYNC_LOG=", "DLSYNC_VERBOSE=", NULL};
+    /* The existing LD_PRELOAD also applies to the dlsync command itself: in an ASan build its
+     * runtime then does not come first, which ASan refuses unless told not to check. */
+    const char *env[] = {preload, "CUDA_INJECTION64_PATH=", "DLSYNC_MODE=", "DLSYNC_LOG=", "DLSYNC_VERBOSE=",
+                         "ASAN_OPTIONS=verify_asan_link_order=0", NULL};
     const char *argv[] = {g_bin, "run", "--mode", "trace", "--log", "/tmp/x.%p.%r.jsonl", "--profiles=/tmp/p.txt",
                           "--verbose", "--", "/usr/bin/env", NULL};
     dls_run_result r;
