@@ -2,6 +2,7 @@
 #include "wrap.h"
 
 #include "../common/config.h"
+#include "../report/nvtx.h"
 #include "../report/summary.h"
 #include "../report/warn.h"
 #include "bindings.h"
@@ -66,6 +67,16 @@ static void track(dls_exchange *x, const dls_managed_view *v)
     dls_summary_add(DLS_COUNT_EXCHANGES, 1);
 }
 
+/* An NVTX marker "<what> xid N" inside the wrapped call's range, when a tool listens. */
+static void mark_exchange(const char *what, uint64_t xid)
+{
+    if (!dls_nvtx_active())
+        return;
+    char msg[48];
+    snprintf(msg, sizeof msg, "%s xid %llu", what, (unsigned long long)xid);
+    dls_nvtx_mark(msg);
+}
+
 void dls_wrap_export(const dls_profile *p, const char *lib, void *mt)
 {
     dls_managed_view v;
@@ -81,6 +92,7 @@ void dls_wrap_export(const dls_profile *p, const char *lib, void *mt)
         track(&x, &v);
     }
     dls_summary_add(DLS_COUNT_EXPORTS, 1);
+    mark_exchange("export", x.xid);
     if (obs && obs->on_export)
         obs->on_export(obs->ctx, &x);
     dls_record_exchange("export", x.xid, p, lib, mt, &v, &ext, x.producer ? x.producer->framework : NULL);
@@ -106,6 +118,7 @@ void dls_wrap_import(const dls_profile *p, const char *lib, void *mt)
         track(&x, &v);
     }
     dls_summary_add(DLS_COUNT_IMPORTS, 1);
+    mark_exchange("import", x.xid);
     const dls_exchange_observer *obs = dls_exchange_get_observer();
     if (obs && obs->on_import)
         obs->on_import(obs->ctx, &x);
@@ -158,16 +171,15 @@ void *dls_hook_pre(dls_frame *f)
     }
     t_depth++;
     f->state = 1;
+    dls_nvtx_range_push(dls_profile_name(p));
     if (p->role == DLS_ROLE_IMPORT)
         dls_wrap_import(p, lib, (void *)f->arg[p->index]);
     return real;
 }
 
-void dls_hook_post(dls_frame *f)
+/* After a wrapped export returned: finds the tensor it produced and records the export. */
+static void finish_export(dls_frame *f)
 {
-    if (!f->state)
-        return;
-    t_depth--;
     dls_binding *b = dls_binding_at(f->index);
     const dls_profile *p = dls_binding_profile(b);
     if (p->role != DLS_ROLE_EXPORT)
@@ -192,6 +204,15 @@ void dls_hook_post(dls_frame *f)
         dls_wrap_export(p, lib, mt);
 }
 
+void dls_hook_post(dls_frame *f)
+{
+    if (!f->state)
+        return;
+    t_depth--;
+    finish_export(f);
+    dls_nvtx_range_pop();
+}
+
 /* Personality routine of the trampoline: a C++ exception (or forced unwind) leaving the real
  * function unwinds the trampoline's frame without running the post-hook; undo its depth count. */
 __attribute__((visibility("hidden"))) _Unwind_Reason_Code
@@ -205,7 +226,9 @@ _Unwind_Reason_Code dls_tramp_personality(int version, _Unwind_Action actions, _
     (void)cls;
     (void)exc;
     (void)ctx;
-    if ((actions & _UA_CLEANUP_PHASE) && t_depth > 0)
+    if ((actions & _UA_CLEANUP_PHASE) && t_depth > 0) {
         t_depth--;
+        dls_nvtx_range_pop();
+    }
     return _URC_CONTINUE_UNWIND;
 }

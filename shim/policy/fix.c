@@ -13,6 +13,7 @@
 
 #include "../cuda/drv.h"
 #include "../cuda/observer.h"
+#include "../report/nvtx.h"
 #include "../report/log.h"
 #include "../report/summary.h"
 #include "../report/warn.h"
@@ -64,6 +65,11 @@ static void log_inject(uint64_t xid, const char *what, const dls_pol_stream *fro
                        const char *reason)
 {
     dls_summary_add(DLS_COUNT_INJECTED, 1);
+    if (dls_nvtx_active()) {
+        char m[64];
+        snprintf(m, sizeof m, "inject %s xid %llu", what, (unsigned long long)xid);
+        dls_nvtx_mark(m);
+    }
     if (!dls_log_enabled())
         return;
     char f[96], t[96];

@@ -29,6 +29,11 @@ static nvtxEventAttributes_t attributes(const char *message)
     return a;
 }
 
+int dls_nvtx_active(void)
+{
+    return domain() != NULL;
+}
+
 void dls_nvtx_mark(const char *message)
 {
     nvtxDomainHandle_t d = domain();

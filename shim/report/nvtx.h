@@ -8,6 +8,10 @@
 #ifndef DLS_NVTX_H
 #define DLS_NVTX_H
 
+/* 1 when an NVTX tool is injected and took the "dlsync" domain, else 0: callers format a
+ * message only when it will be seen. */
+int dls_nvtx_active(void);
+
 /* Places an instantaneous marker with `message` (e.g. "inject event-wait xid 3") in the
  * "dlsync" domain. message may be freed after the call. */
 void dls_nvtx_mark(const char *message);

@@ -6,7 +6,8 @@ TOOLTEST_BINS := $(TOOLTEST_SRCS:tests/tool/%.c=$(B)/tests/tool/%)
 TOOLTEST_FAKE_NVTX := $(B)/tests/tool/libfake_nvtx.so
 TOOLTEST_NVTX_DRIVER := $(B)/tests/tool/nvtx_driver
 TOOLTEST_SCANFIX := $(B)/tests/tool/libscanfix.so
-TOOLTEST_HELPERS := $(TOOLTEST_FAKE_NVTX) $(TOOLTEST_NVTX_DRIVER) $(TOOLTEST_SCANFIX)
+# The shim end-to-end NVTX test runs a scenario program of tests/scenarios.
+TOOLTEST_HELPERS := $(TOOLTEST_FAKE_NVTX) $(TOOLTEST_NVTX_DRIVER) $(TOOLTEST_SCANFIX) $(B)/scenarios/scen_side_stream
 
 $(B)/obj/tests/tool/%.o: EXTRA_CFLAGS += -I tools -I shim -I shim/include -I $(CUDA_INC) \
     -DDLS_TEST_CUDA_HOME='"$(CUDA_HOME)"'

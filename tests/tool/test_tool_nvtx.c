@@ -72,6 +72,43 @@ static void marks_reach_an_injected_tool(void **state)
     free(seen);
 }
 
+/* The real shim preloaded into a scenario program that exchanges one tensor: the wrapped calls
+ * appear as ranges named after the wrapped symbols, each exchange as a marker inside its range,
+ * and (in fix mode) the injected wait as a marker. */
+static void the_shim_marks_exchanges_and_injections(void **state)
+{
+    fixture *fx = *state;
+    char prog[512], shim[512], preload[1200], cupti[600];
+    dls_build_path(prog, sizeof prog, "scenarios/scen_side_stream");
+    dls_build_path(shim, sizeof shim, "lib/libdlsync.so");
+    char pv[1100];
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s", dls_preload_value(pv, sizeof pv, shim));
+    snprintf(cupti, sizeof cupti, "DLSYNC_CUPTI=%s/cudasim/libcupti.so.13", DLS_BUILD_DIR);
+    const char *argv[] = {prog, "racy", NULL};
+    const char *env[] = {fx->toolenv, fx->outenv, preload, cupti, "DLSYNC_MODE=fix", "CUDA_INJECTION64_PATH=",
+                         "ASAN_OPTIONS=detect_leaks=0", NULL};
+    dls_run_result r;
+    assert_int_equal(dls_run(argv, env, &r), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "verdict: correct"));
+    dls_run_free(&r);
+    char *seen = dls_read_file(fx->out);
+    assert_non_null(seen);
+    const char *push = strstr(seen, "push dlsync MXNDArrayToDLPack\n");
+    const char *exp = strstr(seen, "mark dlsync export xid 1\n");
+    const char *pop = push ? strstr(push, "pop dlsync\n") : NULL;
+    assert_non_null(push);
+    assert_non_null(exp);
+    assert_non_null(pop);
+    assert_true(push < exp && exp < pop);
+    const char *ipush = strstr(seen, "push dlsync TVMArrayFromDLPack\n");
+    assert_non_null(ipush);
+    assert_true(strstr(ipush, "mark dlsync import xid 1\n") != NULL);
+    assert_non_null(strstr(seen, "mark dlsync inject event-wait xid 1\n"));
+    assert_int_equal(dls_count(seen, "push "), dls_count(seen, "pop "));
+    free(seen);
+}
+
 static void without_a_tool_nothing_happens(void **state)
 {
     fixture *fx = *state;
@@ -103,6 +140,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(marks_reach_an_injected_tool, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_shim_marks_exchanges_and_injections, setup, teardown),
         cmocka_unit_test_setup_teardown(without_a_tool_nothing_happens, setup, teardown),
         cmocka_unit_test_setup_teardown(a_missing_tool_is_harmless, setup, teardown),
     };
