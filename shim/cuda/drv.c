@@ -2,6 +2,7 @@
 #include "drv.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -10,6 +11,15 @@ static dls_drv_table g_resolved;
 static _Atomic(const dls_drv_table *) g_table;
 static _Atomic(const dls_drv_table *) g_test_table;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long long g_failed_at_adds; /* loader's load count when libcuda was last not found */
+
+/* dl_iterate_phdr callback: the loader's count of objects ever loaded (same for every object). */
+static int read_adds(struct dl_phdr_info *info, size_t size, void *out)
+{
+    (void)size;
+    *(unsigned long long *)out = info->dlpi_adds;
+    return 1;
+}
 
 /* Fills g_resolved from the loaded libcuda; 0 on success, -1 when none is loaded. */
 static int resolve(void)
@@ -52,9 +62,17 @@ const dls_drv_table *dls_drv(void)
         return t;
     pthread_mutex_lock(&g_lock);
     t = atomic_load_explicit(&g_table, memory_order_relaxed);
-    if (!t && resolve() == 0) {
-        t = &g_resolved;
-        atomic_store_explicit(&g_table, t, memory_order_release);
+    if (!t) {
+        /* Looking libcuda up searches the library path (a dozen failing opens); in a process
+         * without CUDA, ask again only once another object has been loaded since. */
+        unsigned long long adds = 0;
+        dl_iterate_phdr(read_adds, &adds);
+        if (adds != g_failed_at_adds && resolve() == 0) {
+            t = &g_resolved;
+            atomic_store_explicit(&g_table, t, memory_order_release);
+        } else {
+            g_failed_at_adds = adds;
+        }
     }
     pthread_mutex_unlock(&g_lock);
     return t;
