@@ -9,11 +9,13 @@
 #include "sim.h"
 
 static const dls_sim_proc *const g_ptds_tables[] = { dls_sim_procs_queue_ptds,
-                                                     dls_sim_procs_work_ptds };
-static const dls_sim_proc *const g_tables[] = { dls_sim_procs_init,   dls_sim_procs_errors,
-                                                dls_sim_procs_stream, dls_sim_procs_mem,
-                                                dls_sim_procs_kernel, dls_sim_procs_queue,
-                                                dls_sim_procs_work };
+                                                     dls_sim_procs_work_ptds,
+                                                     dls_sim_procs_capture_ptds };
+static const dls_sim_proc *const g_tables[] = { dls_sim_procs_init,    dls_sim_procs_errors,
+                                                dls_sim_procs_stream,  dls_sim_procs_mem,
+                                                dls_sim_procs_kernel,  dls_sim_procs_queue,
+                                                dls_sim_procs_work,    dls_sim_procs_graph,
+                                                dls_sim_procs_capture };
 
 static void (*find(const dls_sim_proc *const *tables, size_t n, const char *name))(void)
 {

@@ -6,8 +6,9 @@
  * is the calling thread's per-thread default stream.
  * Models: host syncs that return after the covered work; a legacy-stream synchronize also waits
  * for the blocking streams' earlier work (it enqueues a marker that carries the implicit waits).
- * Does not model: stream capture (cuStreamIsCapturing always answers NONE), stream callbacks
- * (cuStreamAddCallback), memory operations (cuStreamWaitValue). */
+ * A synchronize or query of a capturing stream fails with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+ * and invalidates the capture; records and waits on a capturing stream follow drv_sched.c.
+ * Does not model: stream callbacks (cuStreamAddCallback), memory operations (cuStreamWaitValue). */
 #include "cudasim.h"
 #include "sim.h"
 
@@ -15,6 +16,8 @@ static CUresult stream_sync(CUstream h)
 {
     struct CUstream_st *s;
     CUresult r = dls_sim_stream_resolve(h, SIM_PTDS, &s);
+    if (r == CUDA_SUCCESS)
+        r = dls_sim_capture_forbids_sync(s);
     if (r != CUDA_SUCCESS)
         return r;
     uint64_t seq = s->kind == SIM_STREAM_LEGACY ? dls_sim_enqueue(s, dls_sim_op_new(SIM_OP_MARK), NULL)
@@ -33,6 +36,8 @@ static CUresult stream_query(CUstream h)
 {
     struct CUstream_st *s;
     CUresult r = dls_sim_stream_resolve(h, SIM_PTDS, &s);
+    if (r == CUDA_SUCCESS)
+        r = dls_sim_capture_forbids_sync(s);
     if (r != CUDA_SUCCESS)
         return r;
     return dls_sim_done(s, dls_sim_position(s)) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
@@ -52,9 +57,7 @@ static CUresult stream_wait_event(CUstream h, CUevent e, unsigned flags)
     if (flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL)
         return CUDA_ERROR_INVALID_VALUE;
     CUresult r = dls_sim_stream_resolve(h, SIM_PTDS, &s);
-    if (r == CUDA_SUCCESS)
-        dls_sim_event_wait(s, e);
-    return r;
+    return r == CUDA_SUCCESS ? dls_sim_event_wait(s, e, flags) : r;
 }
 
 CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
@@ -107,24 +110,6 @@ CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority)
     DRV_CALL(cuStreamGetPriority, &p, NULL, stream_prop(hStream, PROP_PRIORITY, priority));
 }
 
-/* The place for stream capture: nothing is ever captured yet. */
-static CUresult stream_is_capturing(CUstream h, CUstreamCaptureStatus *status)
-{
-    struct CUstream_st *s;
-    if (!status)
-        return CUDA_ERROR_INVALID_VALUE;
-    CUresult r = dls_sim_stream_resolve(h, SIM_PTDS, &s);
-    if (r == CUDA_SUCCESS)
-        *status = CU_STREAM_CAPTURE_STATUS_NONE;
-    return r;
-}
-
-CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
-{
-    DRV_PARAMS(cuStreamIsCapturing) p = { hStream, captureStatus };
-    DRV_CALL(cuStreamIsCapturing, &p, NULL, stream_is_capturing(hStream, captureStatus));
-}
-
 static CUresult event_record(CUevent e, CUstream h)
 {
     struct CUstream_st *s;
@@ -175,7 +160,6 @@ const dls_sim_proc SIM_TABLE(dls_sim_procs_queue)[] = {
     SIM_PROC(cuStreamGetFlags),
     SIM_PROC(cuStreamGetCtx),
     SIM_PROC(cuStreamGetPriority),
-    SIM_PROC(cuStreamIsCapturing),
     SIM_PROC(cuEventRecord),
     SIM_PROC(cuEventRecordWithFlags),
     SIM_PROC(cuLaunchHostFunc),

@@ -75,7 +75,7 @@ static void run_op(dls_sim_op *op, unsigned duration_us)
     }
 }
 
-static void free_op(dls_sim_op *op)
+void dls_sim_op_free(dls_sim_op *op)
 {
     if (op->kind == SIM_OP_KERNEL) {
         free(op->u.k.args);
@@ -106,7 +106,7 @@ static void *worker(void *arg)
         s->completed = op->seq;
         s->running = 0;
         pthread_cond_broadcast(&g_cv);
-        free_op(op);
+        dls_sim_op_free(op);
     }
     pthread_mutex_unlock(&g_lock);
     return NULL;
@@ -237,6 +237,10 @@ static int is_blocking(const struct CUstream_st *s)
 
 static uint64_t enqueue_locked(struct CUstream_st *s, dls_sim_op *op, const dls_sim_dep *extra)
 {
+    if (s->cap) {
+        dls_sim_capture_add_locked(s, op);
+        return 0;
+    }
     if (extra)
         add_dep(op, extra->s, extra->seq);
     if (s->kind == SIM_STREAM_LEGACY) {
@@ -276,23 +280,53 @@ CUresult dls_sim_event_record(struct CUevent_st *e, struct CUstream_st *s)
 {
     dls_sim_op *op = dls_sim_op_new(SIM_OP_MARK);
     pthread_mutex_lock(&g_lock);
+    if (s->cap) { /* a captured record: only capture-internal ordering, nothing runs */
+        e->cap_id = s->cap->id;
+        pthread_mutex_unlock(&g_lock);
+        dls_sim_op_free(op);
+        return CUDA_SUCCESS;
+    }
+    e->cap_id = 0;
     e->s = s;
     e->seq = enqueue_locked(s, op, NULL);
     pthread_mutex_unlock(&g_lock);
     return CUDA_SUCCESS;
 }
 
-void dls_sim_event_wait(struct CUstream_st *s, struct CUevent_st *e)
+/* A wait made by a capturing stream s: on a record of the same capture it adds nothing (the
+ * capture is a chain); on another capture's record it would merge two captures; on a record made
+ * outside capture it is an external event wait node with CU_EVENT_WAIT_EXTERNAL and a capture
+ * isolation error without it. Errors invalidate the capture. */
+static CUresult capture_wait_locked(struct CUstream_st *s, struct CUevent_st *e, unsigned flags)
 {
-    dls_sim_op *op = dls_sim_op_new(SIM_OP_MARK);
+    if (e->cap_id == s->cap->id)
+        return CUDA_SUCCESS;
+    if (e->cap_id)
+        return dls_sim_capture_invalidate_locked(s, CUDA_ERROR_STREAM_CAPTURE_MERGE);
+    if (!(flags & CU_EVENT_WAIT_EXTERNAL))
+        return dls_sim_capture_invalidate_locked(s, CUDA_ERROR_STREAM_CAPTURE_ISOLATION);
+    dls_sim_op *op = dls_sim_op_new(SIM_OP_EXT_WAIT);
+    op->u.wait.e = e;
+    dls_sim_capture_add_locked(s, op);
+    return CUDA_SUCCESS;
+}
+
+CUresult dls_sim_event_wait(struct CUstream_st *s, struct CUevent_st *e, unsigned flags)
+{
+    CUresult r = CUDA_SUCCESS;
     pthread_mutex_lock(&g_lock);
-    if (e->s) {
+    if (s->cap) {
+        r = capture_wait_locked(s, e, flags);
+    } else if (flags & CU_EVENT_WAIT_EXTERNAL) {
+        r = CUDA_ERROR_INVALID_VALUE; /* "invalid outside of stream capture" */
+    } else if (e->cap_id) {
+        r = CUDA_ERROR_NOT_SUPPORTED; /* joining a capture through its event (fork): not modelled */
+    } else if (e->s) {
         dls_sim_dep dep = { e->s, e->seq };
-        enqueue_locked(s, op, &dep);
-        op = NULL;
+        enqueue_locked(s, dls_sim_op_new(SIM_OP_MARK), &dep);
     }
     pthread_mutex_unlock(&g_lock);
-    free(op);
+    return r;
 }
 
 void dls_sim_wait(struct CUstream_st *s, uint64_t seq)

@@ -2,7 +2,8 @@
  *
  * Models: blocking and non-blocking streams (priority is stored, not used), stream ids that are
  * never reused, resource callbacks at stream creation and destruction, event creation with flags
- * (timing and blocking-sync flags are accepted and ignored), event synchronize / query.
+ * (timing and blocking-sync flags are accepted and ignored), event synchronize / query (both fail
+ * with CUDA_ERROR_CAPTURED_EVENT on an event last recorded in a capturing stream).
  * Does not model: interprocess events, event timing (cuEventElapsedTime). */
 #include <stdlib.h>
 
@@ -99,8 +100,9 @@ static CUresult event_position(CUevent e, struct CUstream_st **s, uint64_t *seq)
     dls_sim_lock();
     *s = e->s;
     *seq = e->seq;
+    int captured = e->cap_id != 0;
     dls_sim_unlock();
-    return CUDA_SUCCESS;
+    return captured ? CUDA_ERROR_CAPTURED_EVENT : CUDA_SUCCESS;
 }
 
 static CUresult event_sync(CUevent e)

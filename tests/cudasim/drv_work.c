@@ -7,7 +7,9 @@
  * are asynchronous to the host (as on a GPU for device memory); kernel arguments are copied when
  * the launch is enqueued (from kernelParams, or from a CU_LAUNCH_PARAM_BUFFER_POINTER buffer).
  * Does not model: pitched / 2D / 3D / array copies, pageable-memory staging, launch attributes,
- * grid shape (a kernel body runs once per launch), device faults. */
+ * grid shape (a kernel body runs once per launch), device faults.
+ * On a capturing stream the work becomes a graph node (drv_sched.c); a synchronous copy there
+ * fails with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates the capture. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,8 @@ static CUresult copy(void *dst, const void *src, size_t n, CUstream h, int wait)
     if ((!dst || !src) && n)
         return CUDA_ERROR_INVALID_VALUE;
     CUresult r = dls_sim_stream_resolve(h, SIM_PTDS, &s);
+    if (r == CUDA_SUCCESS && wait)
+        r = dls_sim_capture_forbids_sync(s);
     if (r != CUDA_SUCCESS)
         return r;
     dls_sim_op *op = dls_sim_op_new(SIM_OP_COPY);

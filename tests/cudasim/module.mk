@@ -30,8 +30,8 @@ endef
 # Sources: drv_* make libcuda, rt_* libcudart, cupti_* libcupti. The files listed in *_PTDS are
 # compiled a second time with CUDA_API_PER_THREAD_DEFAULT_STREAM, which renames their functions
 # to the _ptsz / _ptds exports.
-CUDASIM_DRV_PTDS := drv_queue drv_work
-CUDASIM_RT_PTDS  := rt_work
+CUDASIM_DRV_PTDS := drv_queue drv_work drv_capture
+CUDASIM_RT_PTDS  := rt_work rt_capture
 CUDASIM_OBJDIR   := $(B)/obj/tests/cudasim
 cudasim_objs = $(patsubst tests/cudasim/%.c,$(CUDASIM_OBJDIR)/%.o,$(wildcard tests/cudasim/$(1)_*.c)) \
                $(patsubst %,$(CUDASIM_OBJDIR)/%_ptds.o,$(2))
@@ -77,7 +77,7 @@ $(CUDASIM_TEST_BINS): $(B)/tests/%: $(CUDASIM_OBJDIR)/tests/%.o $(CUDASIM_TEST_H
                       $(TEST_COMMON_OBJ) $(CUDASIM_LIBS)
 	$(CUDASIM_LINK) $(CUDASIM_EXTRA) -lcmocka
 
-$(B)/tests/test_sim_cupti $(B)/tests/test_sim_injection: CUDASIM_EXTRA := -lcupti
+$(B)/tests/test_sim_cupti $(B)/tests/test_sim_injection $(B)/tests/test_sim_capture: CUDASIM_EXTRA := -lcupti
 $(B)/tests/test_sim_injection: $(CUDASIM_INJECTION)
 
 $(CUDASIM_INJECTION): $(CUDASIM_OBJDIR)/tests/sim_injection.o $(CUDASIM_LIBS)

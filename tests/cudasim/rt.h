@@ -3,7 +3,7 @@
  * The runtime is a thin layer over the simulated driver, as the real one is: each runtime call
  * is reported in the runtime domain and then calls driver functions, which report themselves.
  * Driver error codes become runtime codes unchanged (the codes the simulator produces have the
- * same numbers in both enums: 1, 2, 3, 101, 201, 400, 500, 600, 719). */
+ * same numbers in both enums: 1, 2, 3, 101, 201, 400, 401, 500, 600, 719, 801, 900-908). */
 #ifndef CUDASIM_RT_H
 #define CUDASIM_RT_H
 

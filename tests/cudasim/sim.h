@@ -3,14 +3,16 @@
  * Models: devices with one primary context each, streams executed in order by one worker thread
  * each, dependencies between stream positions (event waits and the legacy default stream's
  * implicit synchronization), a range-tracking allocator, and registered host-function kernels.
- * Does not model: non-primary contexts, graphs and capture, modules, arrays, peer access, unified
- * memory migration, priorities' effect on scheduling.
+ * Stream capture into graphs and graph launch are modelled in drv_graph.c / drv_capture.c (see
+ * there). Does not model: non-primary contexts, graphs built node by node, modules, arrays, peer
+ * access, unified memory migration, priorities' effect on scheduling.
  *
  * Locking: one global mutex (dls_sim_lock) guards all scheduler state; API callbacks are never
  * reported while it is held. Everything here is hidden from the library's exports. */
 #ifndef CUDASIM_SIM_H
 #define CUDASIM_SIM_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <cuda.h>
 #include <cupti_callbacks.h>
@@ -33,6 +35,8 @@ typedef struct CUDA_ARRAY3D_DESCRIPTOR_v1_st CUDA_ARRAY3D_DESCRIPTOR_v1;
 #define SIM_MAGIC_STREAM 0x5354524du
 #define SIM_MAGIC_EVENT 0x45564e54u
 #define SIM_MAGIC_FUNC 0x46554e43u
+#define SIM_MAGIC_GRAPH 0x47524148u
+#define SIM_MAGIC_EXEC 0x47455845u
 
 /* 1 in the per-thread-default-stream build of a source (the _ptsz / _ptds exports). */
 #ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
@@ -42,8 +46,10 @@ typedef struct CUDA_ARRAY3D_DESCRIPTOR_v1_st CUDA_ARRAY3D_DESCRIPTOR_v1;
 #endif
 
 enum dls_sim_stream_kind { SIM_STREAM_USER, SIM_STREAM_LEGACY, SIM_STREAM_PER_THREAD };
+/* SIM_OP_EXT_WAIT exists only in graphs: an external event wait node (CU_EVENT_WAIT_EXTERNAL),
+ * which waits for the event's most recent record as of the graph's launch. */
 enum dls_sim_op_kind { SIM_OP_MARK, SIM_OP_KERNEL, SIM_OP_COPY, SIM_OP_SET8, SIM_OP_SET32,
-                       SIM_OP_HOSTFN };
+                       SIM_OP_HOSTFN, SIM_OP_EXT_WAIT };
 
 struct CUctx_st {
     uint32_t magic;
@@ -71,8 +77,32 @@ typedef struct dls_sim_op {
         struct { void *dst; const void *src; size_t n; } copy;
         struct { void *dst; unsigned value; size_t n; } set;
         struct { CUhostFn fn; void *user; } host;
+        struct { struct CUevent_st *e; } wait;
     } u;
 } dls_sim_op;
+
+/* A capture sequence in progress on its origin stream (guarded by the scheduler lock). */
+typedef struct {
+    struct CUgraph_st *graph; /* the nodes captured so far */
+    CUstreamCaptureMode mode;
+    unsigned long long id;    /* unique per capture sequence, never 0 */
+    pthread_t thread;         /* the thread that began it */
+    int invalidated;          /* an error invalidated it: EndCapture fails and returns no graph */
+} dls_sim_capture;
+
+/* A graph: captured nodes in capture order (a single-stream capture is a chain). */
+struct CUgraph_st {
+    uint32_t magic;
+    dls_sim_op *head, *tail;
+    unsigned nnodes;
+};
+
+/* An executable graph: its own copy of the nodes, taken at instantiation. */
+struct CUgraphExec_st {
+    uint32_t magic;
+    dls_sim_op *head;
+    unsigned nnodes;
+};
 
 /* Streams are never freed (a destroyed stream's worker drains its queue and exits), so a
  * dependency may always point at one. */
@@ -86,6 +116,7 @@ struct CUstream_st {
     uint64_t submitted, completed;
     dls_sim_op *head, *tail;
     int running, held, destroyed;
+    dls_sim_capture *cap; /* non-NULL while the stream is capturing */
     struct CUstream_st *next_in_ctx;
 };
 
@@ -94,6 +125,7 @@ struct CUevent_st {
     unsigned flags;
     struct CUstream_st *s; /* NULL until first recorded */
     uint64_t seq;
+    unsigned long long cap_id; /* last recorded into capture sequence cap_id (0: recorded for real) */
 };
 
 struct CUfunc_st {
@@ -127,15 +159,20 @@ void dls_sim_stream_retire(struct CUstream_st *s);
 CUresult dls_sim_stream_resolve(CUstream h, int ptds, struct CUstream_st **out);
 /* A zeroed operation of `kind` (aborts on allocation failure: test infrastructure). */
 dls_sim_op *dls_sim_op_new(int kind);
+/* Frees an operation and what it owns (a kernel's argument copies, its dependencies). */
+void dls_sim_op_free(dls_sim_op *op);
 /* Appends `op` to `s`, with the legacy-stream implicit dependencies and `extra` (may be NULL),
- * and returns its sequence number. Takes ownership of op. */
+ * and returns its sequence number. Takes ownership of op. While s is capturing, op becomes a
+ * node of the capture's graph instead (not executed, dependencies dropped) and 0 is returned. */
 uint64_t dls_sim_enqueue(struct CUstream_st *s, dls_sim_op *op, const dls_sim_dep *extra);
 /* The sequence number of the last operation submitted to s (takes the lock). */
 uint64_t dls_sim_position(struct CUstream_st *s);
 /* Records event e at the current end of s (a marker operation) and returns CUDA_SUCCESS. */
 CUresult dls_sim_event_record(struct CUevent_st *e, struct CUstream_st *s);
-/* Makes s wait for e's most recent record (nothing when e was never recorded). */
-void dls_sim_event_wait(struct CUstream_st *s, struct CUevent_st *e);
+/* Makes s wait for e's most recent record (nothing when e was never recorded). While s is
+ * capturing, see drv_graph.c for what a wait means; `flags` are cuStreamWaitEvent's. Returns
+ * CUDA_SUCCESS or the capture error. */
+CUresult dls_sim_event_wait(struct CUstream_st *s, struct CUevent_st *e, unsigned flags);
 /* Blocks the host until s has completed operation `seq`. */
 void dls_sim_wait(struct CUstream_st *s, uint64_t seq);
 /* Non-zero when s has completed `seq` (takes the lock). */
@@ -144,6 +181,22 @@ int dls_sim_done(struct CUstream_st *s, uint64_t seq);
 void dls_sim_ctx_sync(struct CUctx_st *ctx);
 /* The next unique stream id. Call with the lock held. */
 unsigned long long dls_sim_next_stream_id(void);
+
+/* --- capture and graphs (drv_graph.c); the *_locked functions need the scheduler lock --- */
+/* Appends op to the graph of s's capture (s->cap non-NULL); takes ownership. */
+void dls_sim_capture_add_locked(struct CUstream_st *s, dls_sim_op *op);
+/* Marks s's capture invalidated (an error happened in it) and returns `err`. */
+CUresult dls_sim_capture_invalidate_locked(struct CUstream_st *s, CUresult err);
+/* The error a host synchronization covering s must return while s captures (invalidating the
+ * capture), or CUDA_SUCCESS when s is not capturing. Takes the lock. */
+CUresult dls_sim_capture_forbids_sync(struct CUstream_st *s);
+/* Starts a capture sequence on s / ends it into *graph (see drv_capture.c for the errors). */
+CUresult dls_sim_capture_begin(struct CUstream_st *s, CUstreamCaptureMode mode);
+CUresult dls_sim_capture_end(struct CUstream_st *s, CUgraph *graph);
+/* s's capture status and, when capturing, its id and graph (outputs may be NULL). */
+void dls_sim_capture_status(struct CUstream_st *s, CUstreamCaptureStatus *st, cuuint64_t *id, CUgraph *graph);
+/* Enqueues the nodes of exec on s in order (a graph launch). */
+CUresult dls_sim_graph_launch(CUgraphExec exec, struct CUstream_st *s);
 
 /* --- memory (drv_mem.c) --- */
 /* Finds the allocation containing p: sets base, size, is_host, ctx; returns 0 or -1. */
@@ -168,7 +221,8 @@ typedef struct {
 } dls_sim_proc;
 extern const dls_sim_proc dls_sim_procs_init[], dls_sim_procs_errors[], dls_sim_procs_stream[],
     dls_sim_procs_mem[], dls_sim_procs_kernel[], dls_sim_procs_queue[], dls_sim_procs_work[],
-    dls_sim_procs_queue_ptds[], dls_sim_procs_work_ptds[];
+    dls_sim_procs_graph[], dls_sim_procs_capture[], dls_sim_procs_queue_ptds[],
+    dls_sim_procs_work_ptds[], dls_sim_procs_capture_ptds[];
 
 #pragma GCC visibility pop
 
