@@ -1,6 +1,6 @@
 /* Decoding of driver calls that order work rather than touch memory: events, stream waits,
  * stream and context synchronization and queries, stream creation and destruction, host
- * functions and graph launches (see decode.h). */
+ * functions, stream capture begin / end and graph launches (see decode.h). */
 #include "decode.h"
 
 #include "streams.h"
@@ -112,6 +112,14 @@ int dls_cuda_decode_sync(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dl
         ON_STREAM(cuLaunchHostFunc_ptsz, DLS_OP_HOST_FUNC, 1, 1)
         ON_STREAM(cuStreamAddCallback, DLS_OP_HOST_FUNC, 0, 1)
         ON_STREAM(cuStreamAddCallback_ptsz, DLS_OP_HOST_FUNC, 1, 1)
+        ON_STREAM(cuStreamBeginCapture, DLS_OP_CAPTURE_BEGIN, 0, 0)
+        ON_STREAM(cuStreamBeginCapture_ptsz, DLS_OP_CAPTURE_BEGIN, 1, 0)
+        ON_STREAM(cuStreamBeginCapture_v2, DLS_OP_CAPTURE_BEGIN, 0, 0)
+        ON_STREAM(cuStreamBeginCapture_v2_ptsz, DLS_OP_CAPTURE_BEGIN, 1, 0)
+        ON_STREAM(cuStreamBeginCaptureToGraph, DLS_OP_CAPTURE_BEGIN, 0, 0)
+        ON_STREAM(cuStreamBeginCaptureToGraph_ptsz, DLS_OP_CAPTURE_BEGIN, 1, 0)
+        ON_STREAM(cuStreamEndCapture, DLS_OP_CAPTURE_END, 0, 0)
+        ON_STREAM(cuStreamEndCapture_ptsz, DLS_OP_CAPTURE_END, 1, 0)
     case CBID(cuGraphLaunch):
         on_stream(op, DLS_OP_GRAPH_LAUNCH, cb, P(cuGraphLaunch)->hStream, 0);
         op->flags |= DLS_OPF_ASYNC | DLS_OPF_CONSERVATIVE;

@@ -21,6 +21,8 @@ static const char *const kind_names[DLS_OP_KIND_COUNT] = {
     [DLS_OP_STREAM_CREATE] = "stream-create",
     [DLS_OP_STREAM_DESTROY] = "stream-destroy",
     [DLS_OP_FREE] = "free",
+    [DLS_OP_CAPTURE_BEGIN] = "capture-begin",
+    [DLS_OP_CAPTURE_END] = "capture-end",
 };
 
 const char *dls_cuda_op_kind_name(dls_op_kind k)

@@ -38,6 +38,8 @@ typedef enum {
     DLS_OP_STREAM_CREATE,     /* stream known at EXIT, with its kind */
     DLS_OP_STREAM_DESTROY,    /* stream id retired after EXIT */
     DLS_OP_FREE,              /* cuMemFree / cuMemFreeHost (host-ordered) or cuMemFreeAsync (on stream) */
+    DLS_OP_CAPTURE_BEGIN,     /* the stream starts capturing into a graph: its later work is recorded, not run */
+    DLS_OP_CAPTURE_END,       /* the stream's capture ends (whatever the result: it no longer captures) */
     DLS_OP_KIND_COUNT
 } dls_op_kind;
 

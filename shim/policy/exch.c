@@ -139,6 +139,13 @@ void dls_pol_x_note_access(dls_pol_x *x, uint64_t stream, uint64_t pos, const ch
     x->ncons++;
 }
 
+void dls_pol_capture_use(const dls_cuda_op *op, const dls_pol_stream *st)
+{
+    for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
+        if (!dls_pol_x_is_ordered(x, st->id) && dls_pol_op_touches(op, x->lo, x->hi))
+            x->captured = 1;
+}
+
 int dls_pol_may_touch(const dls_cuda_op *op)
 {
     if (!atomic_load_explicit(&dls_pol_g.nlive, memory_order_acquire))

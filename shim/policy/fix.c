@@ -1,6 +1,7 @@
 /* fix mode: the orderings the shim adds (event record on a producer stream + stream wait on the
  * consumer stream, host waits, release fencing, the no-observer fallback), the event pool, and
- * their `inject` / `fallback` log records. Runs with dls_pol_g.lock held (the no-observer
+ * their `inject` / `fallback` log records. Capturing streams never receive an injected operation
+ * (see pol.h: the graph launch is ordered instead). Runs with dls_pol_g.lock held (the no-observer
  * fallback excepted); the CUDA calls made here only enqueue work, except the host waits, which
  * block the calling thread as the program's own synchronize would.
  *
@@ -22,6 +23,9 @@
 #include <stdio.h>
 
 #define POOL 64
+
+/* The `what` of waits made at a graph launch for a use captured into the graph. */
+static const char CAPTURE_END_WAIT[] = "capture-end-wait";
 
 /* Free events, each created in context ctx with CU_EVENT_DISABLE_TIMING. */
 static struct {
@@ -126,9 +130,17 @@ static int host_sync_stream(dls_pol_stream *w, uint64_t tid, uint64_t xid, const
     return EIO;
 }
 
-/* Orders `to` (NULL: the host) after the current work of stream w. Returns 0 or EIO. */
-static int order_after(dls_pol_stream *w, dls_pol_stream *to, uint64_t tid, uint64_t xid, const char *why)
+/* Orders `to` (NULL: the host) after the current work of stream w; an event wait is logged as
+ * `what`. Returns 0 or EIO. */
+static int order_after(dls_pol_stream *w, dls_pol_stream *to, uint64_t tid, uint64_t xid, const char *what,
+                       const char *why)
 {
+    if (w->capturing) { /* a record there would be captured, a host sync would break the capture */
+        dls_warn_once("fix-capture-source", "stream %llu is being captured into a CUDA graph while work the "
+                      "shim must wait for is pending on it; that ordering is not made", (unsigned long long)w->id);
+        log_fallback("ordering failed", "the stream to wait for is capturing");
+        return EIO;
+    }
     if (w->kind == DLS_STREAM_PER_THREAD && w->owner != tid) /* not nameable from this thread */
         return host_sync_stream(w, tid, xid, why);
     CUcontext ctx;
@@ -152,7 +164,7 @@ static int order_after(dls_pol_stream *w, dls_pol_stream *to, uint64_t tid, uint
         if (r == CUDA_SUCCESS) {
             if (!dls_hb_event_wait(dls_pol_g.hb, tid, to->id, evid, dls_pol_g.own_op++, &pos))
                 to->last = pos;
-            log_inject(xid, "event-wait", w, to, why);
+            log_inject(xid, what, w, to, why);
         } else {
             dls_warn_once("fix-stream-wait", "cuStreamWaitEvent failed (CUDA error %d); waiting on the host "
                           "instead", (int)r);
@@ -174,10 +186,13 @@ static int order_after(dls_pol_stream *w, dls_pol_stream *to, uint64_t tid, uint
     return rc;
 }
 
-/* Orders `to` (NULL: the host, through the probe stream) after f[0..n). Returns 0 or EIO. */
+/* Orders `to` (NULL: the host, through the probe stream) after f[0..n), logging event waits as
+ * `what`; *nwaits (may be NULL) = the number of streams waited for. Returns 0 or EIO. */
 static int order_after_frontier(const dls_hb_epoch *f, size_t n, dls_pol_stream *to, uint64_t tid, uint64_t xid,
-                                const char *why)
+                                const char *what, const char *why, size_t *nwaits)
 {
+    if (nwaits)
+        *nwaits = 0;
     if (!n)
         return 0;
     dls_hb_epoch waits[DLS_POL_MAXF + DLS_POL_MAXC];
@@ -188,9 +203,11 @@ static int order_after_frontier(const dls_hb_epoch *f, size_t n, dls_pol_stream 
     int rc = 0;
     for (size_t i = 0; i < nw && i < sizeof waits / sizeof *waits; i++) {
         dls_pol_stream *w = dls_pol_stream_find(waits[i].stream);
-        if (w && order_after(w, to, tid, xid, why))
+        if (w && order_after(w, to, tid, xid, what, why))
             rc = EIO;
     }
+    if (nwaits)
+        *nwaits = nw;
     return rc;
 }
 
@@ -202,43 +219,60 @@ static size_t front_epochs(const dls_pol_x *x, dls_hb_epoch *out)
     return x->nfront;
 }
 
-/* 1 when st is being captured into a graph (then it must not receive a wait). */
+/* 1 when st is being captured into a graph (then it must not receive a wait): tracked from the
+ * capture calls, or, for a stream joined to a capture, as the driver says. */
 static int capturing(const dls_pol_stream *st)
 {
+    if (st->capturing)
+        return 1;
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (dls_drv_stream_is_capturing((CUstream)st->handle, &cs) != CUDA_SUCCESS ||
-        cs == CU_STREAM_CAPTURE_STATUS_NONE)
-        return 0;
-    dls_warn_once("fix-capture", "an exchanged tensor is first used on a stream being captured into a CUDA "
-                  "graph; the shim orders the graph's launch instead of the captured stream");
-    return 1;
+    return dls_drv_stream_is_capturing((CUstream)st->handle, &cs) == CUDA_SUCCESS &&
+           cs != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
-int dls_pol_fix_stream(dls_pol_x *x, dls_pol_stream *st, uint64_t tid, const char *reason)
+/* dls_pol_fix_stream, with the event waits logged as `what`. */
+static int fix_stream_as(dls_pol_x *x, dls_pol_stream *st, uint64_t tid, const char *what, const char *reason)
 {
     if (dls_pol_x_is_ordered(x, st->id))
         return 0;
-    if (capturing(st))
+    if (capturing(st)) {
+        x->captured = 1;
         return 0;
+    }
     dls_hb_epoch f[DLS_POL_MAXF];
-    int rc = order_after_frontier(f, front_epochs(x, f), st, tid, x->xid, reason);
+    size_t nw = 0;
+    int rc = order_after_frontier(f, front_epochs(x, f), st, tid, x->xid, what, reason, &nw);
+    if (nw && what == CAPTURE_END_WAIT)
+        dls_warn_once("fix-capture", "an exchanged tensor was used by work captured into a CUDA graph before "
+                      "it was ordered; the shim orders the graph's launch instead of the capturing stream");
     if (!rc)
         dls_pol_x_mark_ordered(x, st->id);
     return rc;
 }
 
+int dls_pol_fix_stream(dls_pol_x *x, dls_pol_stream *st, uint64_t tid, const char *reason)
+{
+    return fix_stream_as(x, st, tid, "event-wait", reason);
+}
+
 void dls_pol_fix_op(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid)
 {
-    for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
-        if (!dls_pol_x_is_ordered(x, st->id) && dls_pol_op_touches(op, x->lo, x->hi))
-            dls_pol_fix_stream(x, st, tid, op->kind == DLS_OP_GRAPH_LAUNCH ? "graph launch after the export"
-                                                                             : "first use on this stream");
+    for (dls_pol_x *x = dls_pol_g.live; x; x = x->next) {
+        if (dls_pol_x_is_ordered(x, st->id) || !dls_pol_op_touches(op, x->lo, x->hi))
+            continue;
+        if (op->kind != DLS_OP_GRAPH_LAUNCH)
+            fix_stream_as(x, st, tid, "event-wait", "first use on this stream");
+        else if (x->captured)
+            fix_stream_as(x, st, tid, CAPTURE_END_WAIT, "graph launch of work captured after the export");
+        else
+            fix_stream_as(x, st, tid, "event-wait", "graph launch after the export");
+    }
 }
 
 void dls_pol_fix_import(dls_pol_x *x, uint64_t tid)
 {
     dls_hb_epoch f[DLS_POL_MAXF];
-    order_after_frontier(f, front_epochs(x, f), NULL, tid, x->xid, "host-visible tensor imported");
+    order_after_frontier(f, front_epochs(x, f), NULL, tid, x->xid, "event-wait", "host-visible tensor imported", NULL);
 }
 
 void dls_pol_fix_release(dls_pol_x *x, uint64_t tid)
@@ -249,13 +283,14 @@ void dls_pol_fix_release(dls_pol_x *x, uint64_t tid)
     unsigned nprod = 0;
     for (unsigned i = 0; i < x->nfront; i++) {
         dls_pol_stream *p = dls_pol_stream_find(x->front[i].at.stream);
-        if (!p || p->removed || (p->kind == DLS_STREAM_PER_THREAD && p->owner != tid))
+        if (!p || p->removed || (p->kind == DLS_STREAM_PER_THREAD && p->owner != tid) || capturing(p))
             continue;
         nprod++;
-        order_after_frontier(c, x->ncons, p, tid, x->xid, "release: producer stream after the consumer's work");
+        order_after_frontier(c, x->ncons, p, tid, x->xid, "event-wait", "release: producer stream after the "
+                             "consumer's work", NULL);
     }
     if (!nprod)
-        order_after_frontier(c, x->ncons, NULL, tid, x->xid, "release: producer streams unknown");
+        order_after_frontier(c, x->ncons, NULL, tid, x->xid, "event-wait", "release: producer streams unknown", NULL);
 }
 
 void dls_pol_fix_no_observer(void)

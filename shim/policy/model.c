@@ -8,6 +8,7 @@
 #include "pol.h"
 
 #include "../common/config.h"
+#include "../cuda/cuda_api.h"
 #include "../report/summary.h"
 
 #include <pthread.h>
@@ -43,12 +44,13 @@ static int is_memory_op(dls_op_kind k)
     return k == DLS_OP_LAUNCH || k == DLS_OP_MEMCPY || k == DLS_OP_MEMSET || k == DLS_OP_GRAPH_LAUNCH;
 }
 
-/* An operation enqueued on a stream: hb op, ring entry, consumer accesses. */
+/* An operation enqueued on a stream: hb op, ring entry, consumer accesses (none while the stream
+ * captures: the work is recorded into a graph, not run). */
 static void enqueue(const dls_cuda_op *op)
 {
     dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
     uint64_t pos;
-    if (!st || dls_hb_op(dls_pol_g.hb, op->tid, st->id, op->correlation_id, &pos))
+    if (!st || st->capturing || dls_hb_op(dls_pol_g.hb, op->tid, st->id, op->correlation_id, &pos))
         return;
     st->last = pos;
     if (!is_memory_op(op->kind))
@@ -95,14 +97,14 @@ static void on_exit_locked(const dls_cuda_op *op)
         break;
     case DLS_OP_EVENT_RECORD:
         st = dls_pol_stream_get(&op->stream, op->tid);
-        if (st && !dls_hb_event_record(hb, op->tid, st->id, op->event_id, op->correlation_id, &pos)) {
+        if (st && !st->capturing && !dls_hb_event_record(hb, op->tid, st->id, op->event_id, op->correlation_id, &pos)) {
             st->last = pos;
             dls_pol_event_note(op->event_id, st->id, pos);
         }
         break;
     case DLS_OP_STREAM_WAIT_EVENT:
         st = dls_pol_stream_get(&op->stream, op->tid);
-        if (st && !dls_hb_event_wait(hb, op->tid, st->id, op->event_id, op->correlation_id, &pos))
+        if (st && !st->capturing && !dls_hb_event_wait(hb, op->tid, st->id, op->event_id, op->correlation_id, &pos))
             st->last = pos;
         break;
     case DLS_OP_EVENT_SYNC:
@@ -130,6 +132,14 @@ static void on_exit_locked(const dls_cuda_op *op)
     case DLS_OP_EVENT_DESTROY:
         dls_hb_event_remove(hb, op->event_id);
         break;
+    case DLS_OP_CAPTURE_BEGIN:
+        if ((st = dls_pol_stream_get(&op->stream, op->tid)))
+            st->capturing = 1;
+        break;
+    case DLS_OP_CAPTURE_END:
+        if ((st = dls_pol_stream_get(&op->stream, op->tid)))
+            st->capturing = 0;
+        break;
     default:
         break;
     }
@@ -144,7 +154,9 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
         pthread_mutex_lock(&dls_pol_g.lock);
         register_thread(op->tid);
         dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
-        if (st) {
+        if (st && st->capturing)
+            dls_pol_capture_use(op, st);
+        else if (st) {
             if (dls_pol_g.mode == DLS_MODE_FIX)
                 dls_pol_fix_op(op, st, op->tid);
             else
@@ -154,8 +166,8 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
         return;
     }
     dls_summary_add(DLS_COUNT_OPS, 1);
-    if (op->result != 0)
-        return;
+    if (op->result != 0 && !(op->kind == DLS_OP_CAPTURE_END && op->result == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED))
+        return; /* an invalidated capture still ends */
     pthread_mutex_lock(&dls_pol_g.lock);
     register_thread(op->tid);
     on_exit_locked(op);

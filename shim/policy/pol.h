@@ -32,6 +32,17 @@
  *   released (bounded list) while that frontier is not host-complete and reports a later
  *   operation touching the memory that is not ordered after it (release-reuse); fix orders the
  *   exchange's producer streams after it before the producer's deleter runs.
+ * - Graph capture: a stream is capturing from the EXIT of its cuStreamBeginCapture to the EXIT of
+ *   its cuStreamEndCapture (`capturing`; fix also asks the driver before ordering a stream, for
+ *   streams joined to a capture by an event). Work enqueued on a capturing stream is recorded into
+ *   a graph, not run: it is no operation of the stream (no hb op, ring entry or consumer access),
+ *   it is never checked at ENTER, and no wait is ever injected on a capturing stream (a wait on an
+ *   event recorded outside the capture is a capture error in CUDA, and one with
+ *   CU_EVENT_WAIT_EXTERNAL would read the shim's pooled event at launch time). The captured work
+ *   runs when a graph is launched, and a graph launch is conservative (it touches every watched
+ *   tensor), so the ordering the captured use needed is made at the ENTER of the graph launch on
+ *   the launch stream (fix: `capture-end-wait`, warned once; check: reported there). An exchange
+ *   whose use was captured unordered is marked `captured` for that label.
  * - Streams with at most DLS_POL_MAXF frontier entries and DLS_POL_MAXC consumer streams per
  *   exchange are tracked; beyond that a warning is printed once and the extra streams are
  *   not tracked. */
@@ -78,6 +89,7 @@ typedef struct {
     uint64_t owner;    /* per-thread streams: the thread they belong to */
     dls_stream_kind kind;
     int removed;
+    int capturing;                      /* between its capture begin and end (see the file comment) */
     uint64_t last, done;
     uint64_t lost;                      /* position of the latest pending entry overwritten */
     uintptr_t lost_lo, lost_hi;         /* what the overwritten pending entries touched */
@@ -107,6 +119,7 @@ typedef struct dls_pol_x {
     const char *framework, *symbol;
     int host_visible;
     int released;
+    int captured;                      /* a use was captured into a graph before it was ordered */
     dls_pol_touch front[DLS_POL_MAXF];
     unsigned nfront;
     dls_pol_touch cons[DLS_POL_MAXC];  /* latest consumer access per stream */
@@ -190,6 +203,10 @@ void dls_pol_x_note_access(dls_pol_x *x, uint64_t stream, uint64_t pos, const ch
 /* Fast, lock-free: 0 when op certainly touches no live or released exchange. */
 int dls_pol_may_touch(const dls_cuda_op *op);
 
+/* Notes that op, enqueued on capturing stream st, is recorded into a graph: every live exchange
+ * it touches that st is not ordered for is marked captured. */
+void dls_pol_capture_use(const dls_cuda_op *op, const dls_pol_stream *st);
+
 /* check.c */
 
 /* Checks op (ENTER, on st by thread tid) against every exchange it touches; reports races. */
@@ -210,7 +227,8 @@ void dls_pol_sink(const dls_cuda_op *op, void *user);
 /* Makes st ordered after the frontier of every live exchange op touches (ENTER). */
 void dls_pol_fix_op(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid);
 
-/* Makes st ordered after x's frontier; returns 0, or EIO when the ordering could not be made. */
+/* Makes st ordered after x's frontier; returns 0, or EIO when the ordering could not be made.
+ * A capturing st is left alone (x is marked captured; the graph launch is ordered instead). */
 int dls_pol_fix_stream(dls_pol_x *x, dls_pol_stream *st, uint64_t tid, const char *reason);
 
 /* Waits on the host for x's pending producer work (host-visible import). */

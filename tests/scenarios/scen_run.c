@@ -8,7 +8,8 @@
 
 const char *const scen_names[] = {
     "side_stream", "legacy_stream", "per_thread", "host_copy", "release_reuse", "round_trip",
-    "two_streams", "overlap_views", "threads",     "dlsym",     "opaque",        NULL,
+    "two_streams", "overlap_views", "threads",     "dlsym",     "opaque",        "graph_capture",
+    NULL,
 };
 
 int scen_run(const char *name, const char *variant, const char *mode, const char *const *extra, scen_outcome *o)

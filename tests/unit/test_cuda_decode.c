@@ -394,6 +394,16 @@ static void syncs_queries_host_funcs_and_graphs(void **state)
     op = decode1(CBID(cuGraphLaunch), CUPTI_API_ENTER, "cuGraphLaunch", &gl);
     assert_int_equal(op.kind, DLS_OP_GRAPH_LAUNCH);
     assert_true(op.flags & DLS_OPF_CONSERVATIVE);
+    cuStreamBeginCapture_v2_params bc = {.hStream = CU_STREAM_PER_THREAD, .mode = CU_STREAM_CAPTURE_MODE_RELAXED};
+    op = decode1(CBID(cuStreamBeginCapture_v2), CUPTI_API_EXIT, "cuStreamBeginCapture_v2", &bc);
+    assert_int_equal(op.kind, DLS_OP_CAPTURE_BEGIN);
+    assert_true(op.flags & DLS_OPF_HAS_STREAM);
+    assert_int_equal(op.stream.kind, DLS_STREAM_PER_THREAD);
+    CUgraph graph = NULL;
+    cuStreamEndCapture_ptsz_params ec = {.hStream = NULL, .phGraph = &graph};
+    op = decode1(CBID(cuStreamEndCapture_ptsz), CUPTI_API_EXIT, "cuStreamEndCapture_ptsz", &ec);
+    assert_int_equal(op.kind, DLS_OP_CAPTURE_END);
+    assert_int_equal(op.stream.kind, DLS_STREAM_PER_THREAD);
 }
 
 /* Every enabled driver id decodes into an op, even from all-zero parameters (NULL pointers). */
