@@ -44,6 +44,10 @@ int cudasim_stream_hold(CUstream stream);
 /* Opens the gate closed by cudasim_stream_hold (same handle rules). Returns 0 or -1. */
 int cudasim_stream_release(CUstream stream);
 
+/* Opens every closed gate, whichever thread closed it (CU_STREAM_PER_THREAD names the calling
+ * thread's stream, so only this call can open another thread's per-thread stream). */
+void cudasim_release_all(void);
+
 /* Returns once every stream worker is quiescent: idle, held, or blocked on an unmet dependency
  * (an event wait or a legacy-stream implicit wait). Work that can run has run when it returns, so
  * a test can hold a producer, enqueue a consumer on another stream, settle, and know whether the

@@ -379,6 +379,15 @@ static int set_hold(CUstream h, int held)
 int cudasim_stream_hold(CUstream stream) { return set_hold(stream, 1); }
 int cudasim_stream_release(CUstream stream) { return set_hold(stream, 0); }
 
+void cudasim_release_all(void)
+{
+    pthread_mutex_lock(&g_lock);
+    for (unsigned i = 0; i < g_nall; i++)
+        g_all[i]->held = 0;
+    pthread_cond_broadcast(&g_cv);
+    pthread_mutex_unlock(&g_lock);
+}
+
 static int quiescent(const struct CUstream_st *s)
 {
     return !s->running && !can_start(s);
