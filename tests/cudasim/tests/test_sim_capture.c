@@ -98,7 +98,9 @@ static void host_syncs_of_a_capturing_stream_fail_and_invalidate_it(void **state
         assert_int_equal(cuStreamBeginCapture(g_a, CU_STREAM_CAPTURE_MODE_RELAXED), CUDA_SUCCESS);
         CUresult r = i == 0 ? cuStreamSynchronize(g_a) : i == 1 ? cuStreamQuery(g_a) : CUDA_SUCCESS;
         if (i == 2) { /* a synchronous copy on a capturing per-thread stream */
-            assert_int_equal(cuStreamEndCapture(g_a, &(CUgraph){NULL}), CUDA_SUCCESS);
+            CUgraph empty;
+            assert_int_equal(cuStreamEndCapture(g_a, &empty), CUDA_SUCCESS);
+            assert_int_equal(cuGraphDestroy(empty), CUDA_SUCCESS);
             assert_int_equal(cuStreamBeginCapture(CU_STREAM_PER_THREAD, CU_STREAM_CAPTURE_MODE_GLOBAL),
                              CUDA_SUCCESS);
             r = cuMemcpyDtoH_v2_ptds(&host, (CUdeviceptr)(uintptr_t)x, sizeof host);
