@@ -11,6 +11,8 @@
 
 #include <cuda_runtime_api.h>
 #include <dlpack/dlpack.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,6 +25,32 @@ typedef enum {
     FW_LEGACY,           /* the legacy default stream (0) */
     FW_PER_THREAD,       /* cudaStreamPerThread */
 } fw_stream_kind;
+
+/* Shared by both frameworks: exits the process (status 2) naming `who` and `what` when e is an
+ * error. */
+static inline void fw_check(cudaError_t e, const char *who, const char *what)
+{
+    if (e != cudaSuccess) {
+        fprintf(stderr, "%s: %s: %s\n", who, what, cudaGetErrorString(e));
+        exit(2);
+    }
+}
+
+/* Shared by both frameworks: the stream a framework of this kind uses on the calling thread,
+ * created on first use (*made tracks that, per thread, in the caller's thread-local storage). */
+static inline cudaStream_t fw_thread_stream(fw_stream_kind kind, cudaStream_t *stream, int *made, const char *who)
+{
+    if (!*made) {
+        *made = 1;
+        if (kind == FW_NON_BLOCKING)
+            fw_check(cudaStreamCreateWithFlags(stream, cudaStreamNonBlocking), who, "stream");
+        else if (kind == FW_BLOCKING)
+            fw_check(cudaStreamCreate(stream), who, "stream");
+        else
+            *stream = kind == FW_PER_THREAD ? cudaStreamPerThread : 0;
+    }
+    return *stream;
+}
 
 /* ---- libfakemx.so ---- */
 typedef struct mx_array mx_array;

@@ -25,10 +25,7 @@ static __thread int t_made;
 
 static void ck(cudaError_t e, const char *what)
 {
-    if (e != cudaSuccess) {
-        fprintf(stderr, "fakemx: %s: %s\n", what, cudaGetErrorString(e));
-        exit(2);
-    }
+    fw_check(e, "fakemx", what);
 }
 
 EXPORT void mx_init(fw_stream_kind kind)
@@ -38,16 +35,7 @@ EXPORT void mx_init(fw_stream_kind kind)
 
 EXPORT cudaStream_t mx_stream(void)
 {
-    if (!t_made) {
-        t_made = 1;
-        if (g_kind == FW_NON_BLOCKING)
-            ck(cudaStreamCreateWithFlags(&t_stream, cudaStreamNonBlocking), "stream");
-        else if (g_kind == FW_BLOCKING)
-            ck(cudaStreamCreate(&t_stream), "stream");
-        else
-            t_stream = g_kind == FW_PER_THREAD ? cudaStreamPerThread : 0;
-    }
-    return t_stream;
+    return fw_thread_stream(g_kind, &t_stream, &t_made, "fakemx");
 }
 
 /* The caching allocator: freed blocks are kept and handed out again for the same size/kind. */

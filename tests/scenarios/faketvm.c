@@ -23,10 +23,7 @@ static __thread int t_made;
 
 static void ck(cudaError_t e, const char *what)
 {
-    if (e != cudaSuccess) {
-        fprintf(stderr, "faketvm: %s: %s\n", what, cudaGetErrorString(e));
-        exit(2);
-    }
+    fw_check(e, "faketvm", what);
 }
 
 EXPORT void tvm_init(fw_stream_kind kind)
@@ -36,16 +33,7 @@ EXPORT void tvm_init(fw_stream_kind kind)
 
 EXPORT cudaStream_t tvm_stream(void)
 {
-    if (!t_made) {
-        t_made = 1;
-        if (g_kind == FW_NON_BLOCKING)
-            ck(cudaStreamCreateWithFlags(&t_stream, cudaStreamNonBlocking), "stream");
-        else if (g_kind == FW_BLOCKING)
-            ck(cudaStreamCreate(&t_stream), "stream");
-        else
-            t_stream = g_kind == FW_PER_THREAD ? cudaStreamPerThread : 0;
-    }
-    return t_stream;
+    return fw_thread_stream(g_kind, &t_stream, &t_made, "faketvm");
 }
 
 EXPORT int TVMArrayFromDLPack(DLManagedTensor *from, void **out)
