@@ -1,5 +1,5 @@
 /* fix mode: the orderings the shim adds (event record on a producer stream + stream wait on the
- * consumer stream, host waits, release fencing, the no-observer fallback), the event pool, and
+ * consumer stream, host waits, lazy release fences, the no-observer fallback), the event pool, and
  * their `inject` / `fallback` log records. Capturing streams never receive an injected operation
  * (see pol.h: the graph launch is ordered instead). Runs with dls_pol_g.lock held (the no-observer
  * fallback excepted); the CUDA calls made here only enqueue work, except the host waits, which
@@ -275,22 +275,123 @@ void dls_pol_fix_import(dls_pol_x *x, uint64_t tid)
     order_after_frontier(f, front_epochs(x, f), NULL, tid, x->xid, "event-wait", "host-visible tensor imported", NULL);
 }
 
-void dls_pol_fix_release(dls_pol_x *x, uint64_t tid)
+/* x's consumer accesses as plain epochs. */
+static size_t cons_epochs(const dls_pol_x *x, dls_hb_epoch *out)
+{
+    for (unsigned i = 0; i < x->ncons; i++)
+        out[i] = x->cons[i].at;
+    return x->ncons;
+}
+
+/* 1 when thread tid knows every consumer access of x complete. */
+static int cons_complete(const dls_pol_x *x, uint64_t tid)
+{
+    for (unsigned i = 0; i < x->ncons; i++) {
+        int o = 0;
+        if (dls_hb_ordered(dls_pol_g.hb, tid, DLS_POL_HOST_STREAM, x->cons[i].at.stream, x->cons[i].at.pos, &o) ||
+            !o)
+            return 0;
+    }
+    return 1;
+}
+
+/* The eager release fence: orders x's producer streams (the host when none can be named) after
+ * the consumer's accesses now. */
+static void fence_now(dls_pol_x *x, uint64_t tid)
 {
     dls_hb_epoch c[DLS_POL_MAXC];
-    for (unsigned i = 0; i < x->ncons; i++)
-        c[i] = x->cons[i].at;
+    size_t nc = cons_epochs(x, c);
     unsigned nprod = 0;
     for (unsigned i = 0; i < x->nfront; i++) {
         dls_pol_stream *p = dls_pol_stream_find(x->front[i].at.stream);
         if (!p || p->removed || (p->kind == DLS_STREAM_PER_THREAD && p->owner != tid) || capturing(p))
             continue;
         nprod++;
-        order_after_frontier(c, x->ncons, p, tid, x->xid, "event-wait", "release: producer stream after the "
-                             "consumer's work", NULL);
+        if (!dls_pol_x_is_ordered(x, p->id))
+            order_after_frontier(c, nc, p, tid, x->xid, "event-wait", "release: producer stream after the "
+                                 "consumer's work", NULL);
     }
     if (!nprod)
-        order_after_frontier(c, x->ncons, NULL, tid, x->xid, "event-wait", "release: producer streams unknown", NULL);
+        order_after_frontier(c, nc, NULL, tid, x->xid, "event-wait", "release: producer streams unknown", NULL);
+}
+
+int dls_pol_fix_release(dls_pol_x *x, uint64_t tid)
+{
+    if (!x->ncons || cons_complete(x, tid))
+        return 0;
+    if (x->host_visible) { /* the host may reuse the memory without any CUDA operation */
+        dls_hb_epoch c[DLS_POL_MAXC];
+        order_after_frontier(c, cons_epochs(x, c), NULL, tid, x->xid, "event-wait", "release: host-visible memory",
+                             NULL);
+        return 0;
+    }
+    for (dls_pol_x *r = dls_pol_g.released, *next; r; r = next) { /* forget fences the host saw complete */
+        next = r->next;
+        if (cons_complete(r, tid))
+            dls_pol_x_drop(r);
+    }
+    if (dls_pol_g.nreleased == DLS_POL_RELEASED) { /* full: the oldest fence is made now */
+        dls_pol_x *old = dls_pol_g.released;
+        while (old->next)
+            old = old->next;
+        fence_now(old, tid);
+        dls_pol_x_drop(old);
+    }
+    x->nordered = 0;
+    dls_pol_x_release(x);
+    return 1;
+}
+
+/* 1 when op uses or frees memory of released x (a stream-ordered free counts: the allocator may
+ * hand the memory to other work ordered after the free). */
+static int reuses(const dls_cuda_op *op, const dls_pol_x *x)
+{
+    if (op->kind != DLS_OP_FREE)
+        return dls_pol_op_touches(op, x->lo, x->hi);
+    if (op->flags & DLS_OPF_CONSERVATIVE)
+        return 1;
+    for (uint32_t i = 0; i < op->nranges; i++)
+        if (op->ranges[i].addr < x->hi && x->lo < op->ranges[i].addr + op->ranges[i].len)
+            return 1;
+    return 0;
+}
+
+/* 1 when op reuses all of released x: conservative, a launch given the start of the range or of
+ * its allocation, or a copy, set or free range covering it. Later users of the memory are then
+ * ordered after op by the program itself (or race with op, not with the consumer). */
+static int reuses_all(const dls_cuda_op *op, const dls_pol_x *x)
+{
+    if (op->kind == DLS_OP_GRAPH_LAUNCH || (op->flags & DLS_OPF_CONSERVATIVE))
+        return 1;
+    for (uint32_t i = 0; i < op->nwords; i++)
+        if (op->words[i] == x->lo || op->words[i] == x->alo)
+            return 1;
+    for (uint32_t i = 0; i < op->nranges; i++)
+        if (op->ranges[i].addr <= x->lo && x->hi <= op->ranges[i].addr + op->ranges[i].len)
+            return 1;
+    return 0;
+}
+
+void dls_pol_fix_reuse(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid)
+{
+    for (dls_pol_x *x = dls_pol_g.released, *next; x; x = next) {
+        next = x->next;
+        if (!reuses(op, x))
+            continue;
+        if (cons_complete(x, tid)) {
+            dls_pol_x_drop(x);
+            continue;
+        }
+        if (!dls_pol_x_is_ordered(x, st->id)) {
+            dls_hb_epoch c[DLS_POL_MAXC];
+            if (capturing(st) || order_after_frontier(c, cons_epochs(x, c), st, tid, x->xid, "event-wait",
+                                                      "release: first reuse of the memory", NULL))
+                continue;
+            dls_pol_x_mark_ordered(x, st->id);
+        }
+        if (reuses_all(op, x))
+            dls_pol_x_drop(x);
+    }
 }
 
 void dls_pol_fix_no_observer(void)

@@ -1,6 +1,7 @@
 /* The CUDA operation sink: every observed operation becomes hb engine calls, ring entries and
  * consumer accesses; operations that may touch an exchanged tensor are checked (check) or
- * ordered (fix) at ENTER. See pol.h for the model.
+ * ordered (fix) at ENTER, and so (fix) are those that reuse released memory, stream-ordered frees
+ * included. See pol.h for the model.
  *
  * Fast path: ENTER of an operation that touches no watched range costs a kind test and a
  * bounding-box test without the lock; EXIT takes the lock for the hb operation and one ring
@@ -42,6 +43,17 @@ static void register_thread(uint64_t tid)
 static int is_memory_op(dls_op_kind k)
 {
     return k == DLS_OP_LAUNCH || k == DLS_OP_MEMCPY || k == DLS_OP_MEMSET || k == DLS_OP_GRAPH_LAUNCH;
+}
+
+/* 1 when op is looked at on ENTER: a memory operation on a stream, or (fix) a stream-ordered free,
+ * which may hand released memory to other work. */
+static int entered(const dls_cuda_op *op)
+{
+    if (!(op->flags & DLS_OPF_HAS_STREAM))
+        return 0;
+    if (op->kind == DLS_OP_FREE)
+        return (op->flags & DLS_OPF_ASYNC) && dls_pol_g.mode == DLS_MODE_FIX;
+    return is_memory_op(op->kind);
 }
 
 /* An operation enqueued on a stream: hb op, ring entry, consumer accesses (none while the stream
@@ -149,7 +161,7 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
 {
     (void)user;
     if (op->phase == DLS_PHASE_ENTER) {
-        if (!is_memory_op(op->kind) || !(op->flags & DLS_OPF_HAS_STREAM) || !dls_pol_may_touch(op))
+        if (!entered(op) || !dls_pol_may_touch(op))
             return;
         pthread_mutex_lock(&dls_pol_g.lock);
         register_thread(op->tid);
@@ -157,9 +169,10 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
         if (st && st->capturing)
             dls_pol_capture_use(op, st);
         else if (st) {
-            if (dls_pol_g.mode == DLS_MODE_FIX)
+            if (dls_pol_g.mode == DLS_MODE_FIX) {
                 dls_pol_fix_op(op, st, op->tid);
-            else
+                dls_pol_fix_reuse(op, st, op->tid);
+            } else
                 dls_pol_check_op(op, st, op->tid);
         }
         pthread_mutex_unlock(&dls_pol_g.lock);

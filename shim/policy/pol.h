@@ -30,8 +30,18 @@
  *   stream as the consumer's latest access (for release fencing).
  * - Release: the consumer's latest accesses are the release frontier. check keeps the range as
  *   released (bounded list) while that frontier is not host-complete and reports a later
- *   operation touching the memory that is not ordered after it (release-reuse); fix orders the
- *   exchange's producer streams after it before the producer's deleter runs.
+ *   operation touching the memory that is not ordered after it (release-reuse). fix fences
+ *   lazily: the released range stays in the same list as a pending fence, and at the ENTER of the
+ *   first operation that touches it again (launch word or copy/set range in it, conservative, a
+ *   graph launch, or a stream-ordered free of it), on any stream, that stream is made ordered
+ *   after the frontier; the producer's unrelated work is never delayed. A fence is dropped when
+ *   the host knows the frontier complete, or once an operation that reuses all of the range (a
+ *   launch given its start or its allocation's, a covering copy/set/free, a conservative one) is
+ *   ordered after it: later users of the memory are ordered after that operation by the program
+ *   itself. Host-visible memory can be reused by the host with no CUDA operation, so its release
+ *   waits on the host at once; a synchronous free waits for the device anyway. When the list is
+ *   full, the oldest fence is made at once on the exchange's producer streams (the host when none
+ *   can be named). The released list (check and fix) is `released`.
  * - Graph capture: a stream is capturing from the EXIT of its cuStreamBeginCapture to the EXIT of
  *   its cuStreamEndCapture (`capturing`; fix also asks the driver before ordering a stream, for
  *   streams joined to a capture by an event). Work enqueued on a capturing stream is recorded into
@@ -65,7 +75,7 @@
 #define DLS_POL_MAXF 16      /* frontier entries per exchange */
 #define DLS_POL_MAXC 16      /* consumer streams per exchange */
 #define DLS_POL_NDIM 8       /* shape dimensions kept for reports */
-#define DLS_POL_RELEASED 32  /* released ranges kept in check mode */
+#define DLS_POL_RELEASED 32  /* released ranges kept (check: watched; fix: pending fences) */
 #define DLS_POL_HOST_STREAM UINT64_C(0xffffffffffffff00) /* the host probe stream's hb id */
 #define DLS_POL_HOST_CTX UINT64_C(0xffffffffffffff01)
 #define DLS_POL_OWN_OP (UINT64_C(1) << 40)    /* op ids of injected operations start here */
@@ -124,7 +134,8 @@ typedef struct dls_pol_x {
     unsigned nfront;
     dls_pol_touch cons[DLS_POL_MAXC];  /* latest consumer access per stream */
     unsigned ncons;
-    uint64_t ordered[DLS_POL_MAXC];    /* streams known ordered after the frontier */
+    uint64_t ordered[DLS_POL_MAXC];    /* streams known ordered after the frontier (released, in fix:
+                                          after the consumer's accesses) */
     unsigned nordered;
     dls_stack stack;                   /* producer's host stack at export; the consumer's at release */
 } dls_pol_x;
@@ -137,7 +148,8 @@ typedef struct {
     dls_pol_stream **streams;      /* open-addressed by id, `cap` slots (power of two) */
     size_t nstreams, cap;
     dls_pol_x *live;               /* live exchanges */
-    dls_pol_x *released;           /* check: released exchanges still watched, newest first */
+    dls_pol_x *released;           /* released exchanges still watched (check) or fenced (fix),
+                                      newest first */
     unsigned nreleased;
     uint64_t own_op;               /* next injected op id */
     atomic_uint nlive;             /* live + released exchanges (read without the lock) */
@@ -190,7 +202,7 @@ void dls_pol_x_link(dls_pol_x *x);
 /* Unlinks x from whichever list holds it and frees it. */
 void dls_pol_x_drop(dls_pol_x *x);
 
-/* Moves live x to the released list (check mode), dropping the oldest beyond the bound. */
+/* Moves live x to the released list, dropping the oldest beyond the bound. */
 void dls_pol_x_release(dls_pol_x *x);
 
 /* 1 when stream id is in x->ordered; dls_pol_x_mark_ordered adds it. */
@@ -234,8 +246,14 @@ int dls_pol_fix_stream(dls_pol_x *x, dls_pol_stream *st, uint64_t tid, const cha
 /* Waits on the host for x's pending producer work (host-visible import). */
 void dls_pol_fix_import(dls_pol_x *x, uint64_t tid);
 
-/* Orders x's producer streams (or the host) after the consumer's accesses (release). */
-void dls_pol_fix_release(dls_pol_x *x, uint64_t tid);
+/* Release of x by thread tid: returns 1 when x was moved to the released list as a pending fence
+ * (ownership passes to the list), 0 when the caller drops it (nothing pending, or host-visible
+ * memory, which the host then waits for). Makes the oldest fence at once when the list is full. */
+int dls_pol_fix_release(dls_pol_x *x, uint64_t tid);
+
+/* Orders st after the pending fence of every released exchange op reuses (ENTER); drops fences
+ * that are complete or that op reuses all of once it is ordered. */
+void dls_pol_fix_reuse(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid);
 
 /* Synchronizes the current context because there is no observer (at an export); warns once. */
 void dls_pol_fix_no_observer(void);

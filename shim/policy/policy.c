@@ -46,6 +46,16 @@ static int observed(int fallback)
     return 0;
 }
 
+/* The calling thread's stack for check's reports; fix reports nothing, so it leaves it empty
+ * (an unwind costs more than the rest of an exchange). */
+static void capture_stack(dls_stack *s)
+{
+    if (dls_pol_g.mode == DLS_MODE_CHECK)
+        dls_stack_capture(s);
+    else
+        s->n = 0;
+}
+
 /* Resolves a stream handle given by the program (without the lock: it calls the driver). */
 static void resolve(uintptr_t handle, dls_cuda_stream *out)
 {
@@ -102,7 +112,7 @@ static void on_export(void *ctx, const dls_exchange *x)
         return;
     uint64_t tid = tid_now();
     dls_stack stack;
-    dls_stack_capture(&stack);
+    capture_stack(&stack);
     uintptr_t alo = alloc_start(x);
     dls_cuda_stream cs;
     if (t_consumer.set && dls_pol_g.mode == DLS_MODE_FIX)
@@ -134,7 +144,7 @@ static void on_import(void *ctx, const dls_exchange *x)
         return;
     uint64_t tid = tid_now();
     dls_stack stack;
-    dls_stack_capture(&stack);
+    capture_stack(&stack);
     uintptr_t alo = x->policy ? 0 : alloc_start(x);
     pthread_mutex_lock(&dls_pol_g.lock);
     dls_pol_x *p = state_of(x, &stack, alo);
@@ -155,12 +165,11 @@ static void on_release(void *ctx, const dls_exchange *x)
         return;
     uint64_t tid = tid_now();
     dls_stack stack;
-    dls_stack_capture(&stack);
+    capture_stack(&stack);
     pthread_mutex_lock(&dls_pol_g.lock);
     if (dls_pol_g.mode == DLS_MODE_FIX) {
-        if (dls_cuda_observer_active())
-            dls_pol_fix_release(p, tid);
-        dls_pol_x_drop(p);
+        if (!dls_cuda_observer_active() || !dls_pol_fix_release(p, tid))
+            dls_pol_x_drop(p);
     } else if (dls_pol_check_release(p, tid)) {
         dls_pol_x_drop(p);
     } else {
@@ -236,7 +245,7 @@ int dls_policy_make_safe(const void *tensor, uintptr_t stream)
     }
     uint64_t tid = tid_now();
     dls_stack stack;
-    dls_stack_capture(&stack);
+    capture_stack(&stack);
     dls_cuda_stream cs;
     resolve(stream, &cs);
     uintptr_t alo = x.policy ? 0 : alloc_start(&x);
