@@ -1,5 +1,6 @@
 /* Policy state of exchanges: creation from a registry entry, the live and released lists, the
- * lock-free bounding box the launch fast path tests, and per-stream bookkeeping (see pol.h).
+ * lock-free bounding box the launch fast path tests, per-stream bookkeeping (see pol.h), and a
+ * few freed states kept for reuse.
  * Everything runs with dls_pol_g.lock held except dls_pol_may_touch. */
 #include "pol.h"
 
@@ -9,11 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Freed states kept for reuse (an exchange's state is a few kilobytes: allocating and clearing
+ * it anew cost more than the rest of the state's setup). */
+#define SPARE 16
+static dls_pol_x *g_spare[SPARE];
+static unsigned g_nspare;
+
+static void recycle(dls_pol_x *p)
+{
+    if (g_nspare < SPARE)
+        g_spare[g_nspare++] = p;
+    else
+        free(p);
+}
+
 dls_pol_x *dls_pol_x_new(const dls_exchange *x)
 {
-    dls_pol_x *p = calloc(1, sizeof *p);
+    dls_pol_x *p = g_nspare ? g_spare[--g_nspare] : malloc(sizeof *p);
     if (!p)
         return NULL;
+    memset(p, 0, sizeof *p);
     p->xid = x->xid;
     p->data = (uintptr_t)x->data;
     p->lo = x->lo;
@@ -73,7 +89,7 @@ void dls_pol_x_drop(dls_pol_x *x)
 {
     if (!unlink_from(&dls_pol_g.live, x) && unlink_from(&dls_pol_g.released, x))
         dls_pol_g.nreleased--;
-    free(x);
+    recycle(x);
     rebox();
 }
 
@@ -87,7 +103,7 @@ void dls_pol_x_release(dls_pol_x *x)
         dls_pol_x **pp = &dls_pol_g.released;
         while ((*pp)->next)
             pp = &(*pp)->next;
-        free(*pp);
+        recycle(*pp);
         *pp = NULL;
         dls_pol_g.nreleased--;
     }

@@ -220,11 +220,14 @@ static size_t front_epochs(const dls_pol_x *x, dls_hb_epoch *out)
 }
 
 /* 1 when st is being captured into a graph (then it must not receive a wait): tracked from the
- * capture calls, or, for a stream joined to a capture, as the driver says. */
+ * capture calls, or, for a stream joined to a capture, as the driver says (asked only while some
+ * stream captures: no stream can be joined to a capture otherwise). */
 static int capturing(const dls_pol_stream *st)
 {
     if (st->capturing)
         return 1;
+    if (!dls_pol_g.ncapturing)
+        return 0;
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
     return dls_drv_stream_is_capturing((CUstream)st->handle, &cs) == CUDA_SUCCESS &&
            cs != CU_STREAM_CAPTURE_STATUS_NONE;

@@ -145,12 +145,16 @@ static void on_exit_locked(const dls_cuda_op *op)
         dls_hb_event_remove(hb, op->event_id);
         break;
     case DLS_OP_CAPTURE_BEGIN:
-        if ((st = dls_pol_stream_get(&op->stream, op->tid)))
+        if ((st = dls_pol_stream_get(&op->stream, op->tid)) && !st->capturing) {
             st->capturing = 1;
+            dls_pol_g.ncapturing++;
+        }
         break;
     case DLS_OP_CAPTURE_END:
-        if ((st = dls_pol_stream_get(&op->stream, op->tid)))
+        if ((st = dls_pol_stream_get(&op->stream, op->tid)) && st->capturing) {
             st->capturing = 0;
+            dls_pol_g.ncapturing--;
+        }
         break;
     default:
         break;

@@ -43,8 +43,9 @@
  *   full, the oldest fence is made at once on the exchange's producer streams (the host when none
  *   can be named). The released list (check and fix) is `released`.
  * - Graph capture: a stream is capturing from the EXIT of its cuStreamBeginCapture to the EXIT of
- *   its cuStreamEndCapture (`capturing`; fix also asks the driver before ordering a stream, for
- *   streams joined to a capture by an event). Work enqueued on a capturing stream is recorded into
+ *   its cuStreamEndCapture (`capturing`; while some stream captures (`ncapturing`), fix also asks
+ *   the driver before ordering a stream, for streams joined to a capture by an event: a stream can
+ *   only join a capture some other stream began). Work enqueued on a capturing stream is recorded into
  *   a graph, not run: it is no operation of the stream (no hb op, ring entry or consumer access),
  *   it is never checked at ENTER, and no wait is ever injected on a capturing stream (a wait on an
  *   event recorded outside the capture is a capture error in CUDA, and one with
@@ -152,6 +153,7 @@ typedef struct {
                                       newest first */
     unsigned nreleased;
     uint64_t own_op;               /* next injected op id */
+    unsigned ncapturing;           /* streams with `capturing` set */
     atomic_uint nlive;             /* live + released exchanges (read without the lock) */
     _Atomic uintptr_t box_lo, box_hi; /* bounding box of their ranges (read without the lock) */
 } dls_pol_state;

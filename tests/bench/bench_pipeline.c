@@ -3,7 +3,9 @@
  * Runs itself as a child in each setting and prints medians of RUNS runs and ratios:
  *   1. exchange cost: one exchange (producer write, wrapped export, consumer read of the tensor,
  *      release), instant kernels, shim preloaded with DLSYNC_MODE=off vs fix (fix injects an
- *      event record and a stream wait in every exchange);
+ *      event record and a stream wait before the read, and another pair before the producer's
+ *      next write of the released memory), and, for reference, the same two record + wait pairs
+ *      written in the program with the shim off (what the simulator itself costs for them);
  *   2. pipeline: ITERS exchanges whose kernels take KERNEL_US each on the producer's and the
  *      consumer's streams: unsynchronized (racy, no shim), a cudaDeviceSynchronize at every
  *      exchange (the common workaround, no shim), and dlsync fix (no synchronization in the
@@ -42,19 +44,34 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* One exchange: write on the producer's stream, export, read on `consumer`. The tensor is
- * released at once (*held NULL) or kept in *held until the slot comes round again. */
-static void exchange(fp_array *a, cudaStream_t consumer, float *dst, int sync, DLManagedTensor **held)
+/* How the program orders an exchange itself. */
+enum { ORDER_NONE, ORDER_DEVICE_SYNC, ORDER_EVENTS };
+
+/* The program's own events of ORDER_EVENTS: after the write, after the read. */
+static cudaEvent_t g_written, g_read;
+
+/* One exchange: write on the producer's stream, export, read on `consumer`, ordered as `order`
+ * says. The tensor is released at once (*held NULL) or kept in *held until the slot comes round
+ * again. */
+static void exchange(fp_array *a, cudaStream_t consumer, float *dst, int order, DLManagedTensor **held)
 {
     DLManagedTensor *t;
     if (held && *held)
         (*held)->deleter(*held);
+    if (order == ORDER_EVENTS)
+        cudaStreamWaitEvent(fp_side_stream(), g_read, 0);
     fp_write(a, 1);
     if (MXNDArrayToDLPack(a, &t))
         exit(2);
-    if (sync)
+    if (order == ORDER_DEVICE_SYNC)
         cudaDeviceSynchronize();
+    if (order == ORDER_EVENTS) {
+        cudaEventRecord(g_written, fp_side_stream());
+        cudaStreamWaitEvent(consumer, g_written, 0);
+    }
     fp_read(consumer, t->dl_tensor.data, dst, N);
+    if (order == ORDER_EVENTS)
+        cudaEventRecord(g_read, consumer);
     if (held)
         *held = t;
     else
@@ -62,7 +79,7 @@ static void exchange(fp_array *a, cudaStream_t consumer, float *dst, int sync, D
 }
 
 /* Child: prints the median ns of one exchange (what = "exchange") or of one pipeline step. */
-static int child(const char *what, int sync, int window)
+static int child(const char *what, int order, int window)
 {
     cudaStream_t consumer;
     float *dst;
@@ -70,7 +87,9 @@ static int child(const char *what, int sync, int window)
     for (int i = 0; i < WINDOW; i++)
         ring[i] = fp_new(N);
     if (!a || cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking) != cudaSuccess ||
-        cudaMalloc((void **)&dst, N * sizeof(float)) != cudaSuccess)
+        cudaMalloc((void **)&dst, N * sizeof(float)) != cudaSuccess ||
+        cudaEventCreateWithFlags(&g_written, cudaEventDisableTiming) != cudaSuccess ||
+        cudaEventCreateWithFlags(&g_read, cudaEventDisableTiming) != cudaSuccess)
         return 2;
     if (strcmp(what, "launches") == 0) {
         int n = atoi(getenv("BENCH_LAUNCHES")), pending = getenv("BENCH_PENDING") != NULL;
@@ -97,9 +116,9 @@ static int child(const char *what, int sync, int window)
         DLManagedTensor *held[WINDOW] = {NULL};
         for (int i = 0; i < n; i++)
             if (pipeline)
-                exchange(ring[i % WINDOW], consumer, dst, sync, window ? &held[i % WINDOW] : NULL);
+                exchange(ring[i % WINDOW], consumer, dst, order, window ? &held[i % WINDOW] : NULL);
             else
-                exchange(a, consumer, dst, sync, NULL);
+                exchange(a, consumer, dst, order, NULL);
         for (int i = 0; i < WINDOW; i++)
             if (held[i])
                 held[i]->deleter(held[i]);
@@ -112,7 +131,7 @@ static int child(const char *what, int sync, int window)
 }
 
 /* Runs this binary as a child with the given settings and returns what it printed (a number). */
-static double run(const char *what, const char *mode, int sync, const char *const *pre, const char *extra)
+static double run(const char *what, const char *mode, int order, const char *const *pre, const char *extra)
 {
     char self[1024], shim[1024], cupti[1024], preload[2048], e_pre[2100], e_mode[64], e_what[64];
     dls_build_path(self, sizeof self, "tests/bench_pipeline");
@@ -120,7 +139,8 @@ static double run(const char *what, const char *mode, int sync, const char *cons
     dls_build_path(cupti, sizeof cupti, "cudasim/libcupti.so.13");
     snprintf(e_pre, sizeof e_pre, "LD_PRELOAD=%s", mode ? dls_preload_value(preload, sizeof preload, shim) : "");
     snprintf(e_mode, sizeof e_mode, "DLSYNC_MODE=%s", mode ? mode : "");
-    snprintf(e_what, sizeof e_what, "BENCH_CHILD=%s%s", what, sync ? ":sync" : "");
+    snprintf(e_what, sizeof e_what, "BENCH_CHILD=%s%s", what,
+             order == ORDER_DEVICE_SYNC ? ":sync" : order == ORDER_EVENTS ? ":events" : "");
     char e_cupti[1100];
     snprintf(e_cupti, sizeof e_cupti, "DLSYNC_CUPTI=%s", cupti);
     const char *env[] = {e_pre, e_mode, e_what, e_cupti, "CUDA_INJECTION64_PATH=", "DLSYNC_LOG=",
@@ -155,7 +175,7 @@ static double per_launch(int pending)
     setenv("BENCH_PENDING", "1", 1);
     if (!pending)
         unsetenv("BENCH_PENDING");
-    double a = run("launches", "fix", 0, vg, one), b = run("launches", "fix", 0, vg, two);
+    double a = run("launches", "fix", ORDER_NONE, vg, one), b = run("launches", "fix", ORDER_NONE, vg, two);
     unsetenv("BENCH_PENDING");
     return a < 0 || b < 0 ? -1 : (b - a) / LAUNCHES;
 }
@@ -171,15 +191,20 @@ int main(void)
             *colon = '\0';
         if (strcmp(what, "launches") == 0 && !getenv("BENCH_LAUNCHES"))
             return 2;
-        return child(what, colon != NULL, getenv("BENCH_WINDOW") != NULL);
+        int order = !colon ? ORDER_NONE : strcmp(colon + 1, "events") == 0 ? ORDER_EVENTS : ORDER_DEVICE_SYNC;
+        return child(what, order, getenv("BENCH_WINDOW") != NULL);
     }
-    double off = run("exchange", "off", 0, NULL, NULL), fix = run("exchange", "fix", 0, NULL, NULL);
+    double off = run("exchange", "off", ORDER_NONE, NULL, NULL), fix = run("exchange", "fix", ORDER_NONE, NULL, NULL),
+           events = run("exchange", "off", ORDER_EVENTS, NULL, NULL);
     printf("exchange cost (instant kernels, median of %d x %d): shim off %.0f ns, fix %.0f ns, "
            "fix adds %.0f ns per exchange\n", RUNS, EXCHANGES, off, fix, fix - off);
+    printf("  the program's own two event record + wait pairs per exchange, shim off: %.0f ns (the "
+           "simulator's share of fix's cost: %.0f ns)\n", events, events - off);
     for (int w = 1; w >= 0; w--) {
         const char *win = w ? "BENCH_WINDOW=1" : NULL;
-        double racy = run("pipeline", NULL, 0, NULL, win), sync = run("pipeline", NULL, 1, NULL, win),
-               fixed = run("pipeline", "fix", 0, NULL, win);
+        double racy = run("pipeline", NULL, ORDER_NONE, NULL, win),
+               sync = run("pipeline", NULL, ORDER_DEVICE_SYNC, NULL, win),
+               fixed = run("pipeline", "fix", ORDER_NONE, NULL, win);
         printf("pipeline, %s (%d exchanges over %d buffers, %d us kernels on two streams, median of %d):\n",
                w ? "consumer releases each tensor when its buffer comes round again"
                  : "consumer releases each tensor right after enqueuing its read",
