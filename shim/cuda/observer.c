@@ -83,8 +83,15 @@ static void enable_table(CUpti_CallbackDomain dom, const dls_cuda_cbid *t, size_
 
 static int start_locked(void)
 {
-    if (dls_config_get()->mode == DLS_MODE_OFF) {
+    const dls_config *c = dls_config_get();
+    if (c->mode == DLS_MODE_OFF) {
         snprintf(g_reason, sizeof g_reason, "DLSYNC_MODE=off");
+        return 0;
+    }
+    /* trace records exchanges only: watching every CUDA call would cost each launch for nothing
+     * (DLSYNC_DEBUG_OPS=1 still observes, to print the operations). */
+    if (c->mode == DLS_MODE_TRACE && !c->debug_ops) {
+        snprintf(g_reason, sizeof g_reason, "DLSYNC_MODE=trace records exchanges only");
         return 0;
     }
     void *lib = load_cupti();

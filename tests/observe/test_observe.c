@@ -132,6 +132,30 @@ static void another_injection_tool_is_left_alone(void **state)
     dls_run_free(&r);
 }
 
+/* trace records exchanges only: it does not even try to subscribe (a busy CUPTI would be warned
+ * about by check), unless DLSYNC_DEBUG_OPS asks to see the operations. */
+static void trace_mode_does_not_observe(void **state)
+{
+    (void)state;
+    const char *busy_check[] = {"DLSYNC_MODE=check", "CUDASIM_CUPTI_BUSY=othertool", NULL};
+    const char *busy_trace[] = {"DLSYNC_MODE=trace", "CUDASIM_CUPTI_BUSY=othertool", NULL};
+    const char *debug_trace[] = {"DLSYNC_MODE=trace", "DLSYNC_DEBUG_OPS=1", NULL};
+    dls_run_result r;
+    run(app, busy_check, &r);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(dls_count(r.err, "CUPTI subscription held by othertool"), 1);
+    dls_run_free(&r);
+    run(app, busy_trace, &r);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "app done"));
+    assert_int_equal(dls_count(r.err, "dlsync:"), 0);
+    dls_run_free(&r);
+    run(app, debug_trace, &r);
+    assert_int_equal(r.status, 0);
+    assert_true(dls_count(r.err, "dlsync: op") > 0);
+    dls_run_free(&r);
+}
+
 static void mode_off_registers_nothing(void **state)
 {
     (void)state;
@@ -154,6 +178,7 @@ int main(void)
         cmocka_unit_test(another_subscriber_means_one_warning_and_no_observer),
         cmocka_unit_test(a_process_without_cuda_loads_nothing),
         cmocka_unit_test(another_injection_tool_is_left_alone),
+        cmocka_unit_test(trace_mode_does_not_observe),
         cmocka_unit_test(mode_off_registers_nothing),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
