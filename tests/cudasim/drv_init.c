@@ -62,18 +62,19 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
                                         : (pthread_once(&g_init_once, init_once), CUDA_SUCCESS)));
 }
 
-static CUresult driver_version(int *v)
+/* Stores value in *out; INVALID_VALUE when out is NULL. */
+static CUresult int_out(int *out, int value)
 {
-    if (!v)
+    if (!out)
         return CUDA_ERROR_INVALID_VALUE;
-    *v = CUDA_VERSION;
+    *out = value;
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
 {
     cuDriverGetVersion_params p = { driverVersion };
-    DRV_CALL_ANYTIME(cuDriverGetVersion, &p, driver_version(driverVersion));
+    DRV_CALL_ANYTIME(cuDriverGetVersion, &p, int_out(driverVersion, CUDA_VERSION));
 }
 
 static CUresult device_get(CUdevice *d, int ordinal)
@@ -90,18 +91,10 @@ CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
     DRV_CALL(cuDeviceGet, &p, NULL, device_get(device, ordinal));
 }
 
-static CUresult device_count(int *n)
-{
-    if (!n)
-        return CUDA_ERROR_INVALID_VALUE;
-    *n = g_ndevices;
-    return CUDA_SUCCESS;
-}
-
 CUresult CUDAAPI cuDeviceGetCount(int *count)
 {
     cuDeviceGetCount_params p = { count };
-    DRV_CALL(cuDeviceGetCount, &p, NULL, device_count(count));
+    DRV_CALL(cuDeviceGetCount, &p, NULL, int_out(count, g_ndevices));
 }
 
 static CUresult device_name(char *name, int len, CUdevice dev)

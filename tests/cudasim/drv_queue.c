@@ -12,12 +12,18 @@
 #include "cudasim.h"
 #include "sim.h"
 
+/* Resolves h into *s for a host synchronize or query; fails (and invalidates the capture, as
+ * dls_sim_capture_forbids_sync does) when the stream is capturing. */
+static CUresult resolve_for_host_sync(CUstream h, struct CUstream_st **s)
+{
+    CUresult r = dls_sim_stream_resolve(h, SIM_PTDS, s);
+    return r == CUDA_SUCCESS ? dls_sim_capture_forbids_sync(*s) : r;
+}
+
 static CUresult stream_sync(CUstream h)
 {
     struct CUstream_st *s;
-    CUresult r = dls_sim_stream_resolve(h, SIM_PTDS, &s);
-    if (r == CUDA_SUCCESS)
-        r = dls_sim_capture_forbids_sync(s);
+    CUresult r = resolve_for_host_sync(h, &s);
     if (r != CUDA_SUCCESS)
         return r;
     uint64_t seq = s->kind == SIM_STREAM_LEGACY ? dls_sim_enqueue(s, dls_sim_op_new(SIM_OP_MARK), NULL)
@@ -35,9 +41,7 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 static CUresult stream_query(CUstream h)
 {
     struct CUstream_st *s;
-    CUresult r = dls_sim_stream_resolve(h, SIM_PTDS, &s);
-    if (r == CUDA_SUCCESS)
-        r = dls_sim_capture_forbids_sync(s);
+    CUresult r = resolve_for_host_sync(h, &s);
     if (r != CUDA_SUCCESS)
         return r;
     return dls_sim_done(s, dls_sim_position(s)) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
