@@ -20,6 +20,14 @@ CUcontext simtest_init(void)
     return ctx;
 }
 
+void simtest_init_streams(CUstream *a, CUstream *b, CUstream *c)
+{
+    simtest_init();
+    assert_int_equal(cuStreamCreate(a, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    assert_int_equal(cuStreamCreate(b, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    assert_int_equal(cuStreamCreate(c, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+}
+
 static void store_body(void **args) { **(int **)args[0] = *(int *)args[1]; }
 static void copy_body(void **args) { **(int **)args[0] = **(const int **)args[1]; }
 

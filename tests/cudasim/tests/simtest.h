@@ -8,6 +8,8 @@
 /* cuInit, then makes device 0's primary context current on the calling thread, registers the
  * three kernels; returns the context. */
 CUcontext simtest_init(void);
+/* simtest_init, then creates three non-blocking streams into *a, *b and *c. */
+void simtest_init_streams(CUstream *a, CUstream *b, CUstream *c);
 
 /* Kernel "store_int" (int *dst, int value): *dst = value. */
 CUfunction simtest_store_kernel(void);

@@ -26,10 +26,7 @@ static CUstream g_a, g_b, g_c;
 static int setup(void **state)
 {
     (void)state;
-    simtest_init();
-    assert_int_equal(cuStreamCreate(&g_a, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
-    assert_int_equal(cuStreamCreate(&g_b, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
-    assert_int_equal(cuStreamCreate(&g_c, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    simtest_init_streams(&g_a, &g_b, &g_c);
     return 0;
 }
 
