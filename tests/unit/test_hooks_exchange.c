@@ -11,6 +11,7 @@
 #include "hooks/policy_hooks.h"
 #include "hooks/wrap.h"
 #include "report/summary.h"
+#include "test_profile_find.h"
 
 static int g_producer_releases;
 static char g_events[256];
@@ -56,16 +57,6 @@ static const dls_exchange_observer g_obs = {on_export, on_import, on_release, on
 static float g_data[8];
 static int64_t g_shape[1] = {8};
 
-static const dls_profile *row(const char *symbol)
-{
-    size_t n;
-    const dls_profile *t = dls_profiles_builtin(&n);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(t[i].symbol, symbol) == 0)
-            return &t[i];
-    return NULL;
-}
-
 static void make(DLManagedTensor *m)
 {
     memset(m, 0, sizeof *m);
@@ -92,7 +83,7 @@ static void export_import_release_in_order(void **state)
     (void)state;
     DLManagedTensor m;
     make(&m);
-    dls_wrap_export(row("MXNDArrayToDLPack"), "lib", &m);
+    dls_wrap_export(builtin_profile("MXNDArrayToDLPack"), "lib", &m);
     assert_ptr_equal(m.deleter, (void *)dls_exchange_deleter);
     uint64_t xid = g_last_xid;
     dls_exchange x;
@@ -101,7 +92,7 @@ static void export_import_release_in_order(void **state)
     assert_int_equal(x.hi - x.lo, 32);
     assert_int_equal(dls_exchange_find_addr((uintptr_t)&g_data[7], &x), 0);
     assert_int_equal(dls_exchange_find_addr((uintptr_t)&g_data[7] + 4, NULL), -1);
-    dls_wrap_import(row("MXNDArrayFromDLPack"), "lib", &m);
+    dls_wrap_import(builtin_profile("MXNDArrayFromDLPack"), "lib", &m);
     assert_int_equal(g_last_xid, xid); /* same exchange */
     assert_int_equal(dls_exchange_find_tensor(&m, &x), 0);
     assert_int_equal(x.imports, 1);
@@ -118,7 +109,7 @@ static void second_release_is_reported_not_passed_on(void **state)
     DLManagedTensor m;
     make(&m);
     uint64_t before = dls_summary_get(DLS_COUNT_DOUBLE_RELEASES);
-    dls_wrap_export(row("MXNDArrayToDLPack"), "lib", &m);
+    dls_wrap_export(builtin_profile("MXNDArrayToDLPack"), "lib", &m);
     uint64_t xid = g_last_xid;
     m.deleter(&m);
     m.deleter(&m);
@@ -133,7 +124,7 @@ static void foreign_import_gets_an_id_and_release_is_seen(void **state)
     (void)state;
     DLManagedTensor m;
     make(&m);
-    dls_wrap_import(row("_ZN2at10fromDLPackEPK15DLManagedTensor"), "lib", &m);
+    dls_wrap_import(builtin_profile("_ZN2at10fromDLPackEPK15DLManagedTensor"), "lib", &m);
     assert_ptr_equal(m.deleter, (void *)dls_exchange_deleter);
     dls_exchange x;
     assert_int_equal(dls_exchange_find_tensor(&m, &x), 0);
@@ -152,12 +143,12 @@ static void malformed_tensor_left_untouched(void **state)
     make(&m);
     m.dl_tensor.ndim = -2;
     uint64_t before = dls_summary_get(DLS_COUNT_MALFORMED);
-    dls_wrap_import(row("MXNDArrayFromDLPack"), "lib", &m);
+    dls_wrap_import(builtin_profile("MXNDArrayFromDLPack"), "lib", &m);
     assert_ptr_equal(m.deleter, (void *)producer_deleter);
     assert_int_equal(dls_exchange_live(), 0);
     assert_string_equal(g_events, "");
     assert_int_equal(dls_summary_get(DLS_COUNT_MALFORMED), before + 1);
-    dls_wrap_import(row("MXNDArrayFromDLPack"), "lib", NULL);
+    dls_wrap_import(builtin_profile("MXNDArrayFromDLPack"), "lib", NULL);
     assert_int_equal(dls_summary_get(DLS_COUNT_MALFORMED), before + 2);
 }
 
@@ -172,7 +163,7 @@ static void versioned_tensor_and_null_deleter(void **state)
     v.dl_tensor.ndim = 1;
     v.dl_tensor.dtype = (DLDataType){kDLFloat, 32, 1};
     v.dl_tensor.shape = g_shape;
-    dls_wrap_export(row("_ZN2at17toDLPackVersionedERKNS_6TensorE"), "lib", &v);
+    dls_wrap_export(builtin_profile("_ZN2at17toDLPackVersionedERKNS_6TensorE"), "lib", &v);
     assert_null(v.deleter); /* nothing to observe: not registered, left as it was */
     assert_int_equal(dls_exchange_live(), 0);
     assert_string_equal(g_events, "E");

@@ -7,35 +7,26 @@
 #include <cmocka.h>
 
 #include "hooks/profiles.h"
-
-static const dls_profile *find(const char *symbol)
-{
-    size_t n;
-    const dls_profile *t = dls_profiles_builtin(&n);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(t[i].symbol, symbol) == 0)
-            return &t[i];
-    return NULL;
-}
+#include "test_profile_find.h"
 
 static void builtin_rows_cover_the_known_frameworks(void **state)
 {
     (void)state;
-    const dls_profile *p = find("_ZN2at8toDLPackERKNS_6TensorE");
+    const dls_profile *p = builtin_profile("_ZN2at8toDLPackERKNS_6TensorE");
     assert_non_null(p);
     assert_int_equal(p->role, DLS_ROLE_EXPORT);
     assert_int_equal(p->where, DLS_WHERE_RET);
     assert_int_equal(p->versioned, 0);
     assert_string_equal(p->framework, "pytorch");
-    p = find("_ZN2at10fromDLPackEPK15DLManagedTensor");
+    p = builtin_profile("_ZN2at10fromDLPackEPK15DLManagedTensor");
     assert_non_null(p);
     assert_int_equal(p->role, DLS_ROLE_IMPORT);
     assert_int_equal(p->where, DLS_WHERE_ARG);
     assert_int_equal(p->index, 1); /* hidden return slot for at::Tensor */
-    p = find("_ZN2at19fromDLPackVersionedEP24DLManagedTensorVersionedSt8functionIFvPvEE");
+    p = builtin_profile("_ZN2at19fromDLPackVersionedEP24DLManagedTensorVersionedSt8functionIFvPvEE");
     assert_non_null(p);
     assert_int_equal(p->versioned, 1);
-    p = find("MXNDArrayToDLPack");
+    p = builtin_profile("MXNDArrayToDLPack");
     assert_non_null(p);
     assert_int_equal(p->where, DLS_WHERE_OUT);
     assert_int_equal(p->index, 1);
@@ -47,7 +38,7 @@ static void builtin_rows_cover_the_known_frameworks(void **state)
                           "_ZN10tensorflow18TFE_HandleToDLPackEP16TFE_TensorHandleP9TF_Status",
                           "_ZN10tensorflow20TFE_HandleFromDLPackEPvP9TF_Status"};
     for (size_t i = 0; i < sizeof more / sizeof *more; i++)
-        assert_non_null(find(more[i]));
+        assert_non_null(builtin_profile(more[i]));
 }
 
 static void every_builtin_row_round_trips_through_text(void **state)
