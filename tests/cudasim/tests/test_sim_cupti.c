@@ -88,6 +88,21 @@ static int find(int from, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
     return -1;
 }
 
+/* Asserts that the first recorded (dom, cbid) call has an ENTER and an EXIT with the recorded
+ * (inner_dom, inner_cbid, inner_site) callback between them; returns the index of that ENTER
+ * and, when inner is not NULL, stores the inner callback's index there. */
+static int assert_nested(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, CUpti_CallbackDomain inner_dom,
+                         CUpti_CallbackId inner_cbid, CUpti_ApiCallbackSite inner_site, int *inner)
+{
+    int outer = find(0, dom, cbid, CUPTI_API_ENTER);
+    int in = find(0, inner_dom, inner_cbid, inner_site);
+    int outer_exit = find(0, dom, cbid, CUPTI_API_EXIT);
+    assert_true(outer >= 0 && in > outer && outer_exit > in);
+    if (inner)
+        *inner = in;
+    return outer;
+}
+
 static void second_subscriber_is_refused_with_the_holders_name(void **state)
 {
     (void)state;
@@ -208,13 +223,10 @@ static void runtime_call_reports_driver_calls_beneath_it(void **state)
     g_n = 0;
     void *p = NULL;
     assert_int_equal(cudaMalloc(&p, 32), cudaSuccess);
-    int rt_enter = find(0, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
-                        CUPTI_API_ENTER);
-    int drv = find(0, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
-                   CUPTI_API_ENTER);
-    int rt_exit = find(0, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
-                       CUPTI_API_EXIT);
-    assert_true(rt_enter >= 0 && drv > rt_enter && rt_exit > drv);
+    int drv;
+    int rt_enter = assert_nested(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
+                                 CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
+                                 CUPTI_API_ENTER, &drv);
     assert_int_not_equal(g_rec[rt_enter].correlation, g_rec[drv].correlation);
 
     g_n = 0;
@@ -244,13 +256,8 @@ static void calls_inside_callbacks_are_reported(void **state)
     g_call_inside = 1;
     CUdeviceptr d;
     assert_int_equal(cuMemAlloc(&d, 8), CUDA_SUCCESS);
-    int outer = find(0, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
-                     CUPTI_API_ENTER);
-    int inner = find(0, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
-                     CUPTI_API_EXIT);
-    int outer_exit = find(0, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
-                          CUPTI_API_EXIT);
-    assert_true(outer >= 0 && inner > outer && outer_exit > inner);
+    assert_nested(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
+                  CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice, CUPTI_API_EXIT, NULL);
     cuMemFree(d);
     cuptiEnableDomain(0, g_sub, CUPTI_CB_DOMAIN_DRIVER_API);
 }
