@@ -37,6 +37,15 @@ static void run(const char *const argv[], const char *const env[], dls_run_resul
     assert_int_equal(dls_run(argv, env, r), 0);
 }
 
+/* Runs argv with env added, asserts that it exited with `status`, and frees its result. */
+static void expect_status(const char *const argv[], const char *const env[], int status)
+{
+    dls_run_result r;
+    run(argv, env, &r);
+    assert_int_equal(r.status, status);
+    dls_run_free(&r);
+}
+
 static void environment_is_prepared(void **state)
 {
     (void)state;
@@ -90,13 +99,8 @@ static void exit_status_is_the_programs(void **state)
         const char *flag = fail_on_race ? "--fail-on-race" : "--verbose";
         const char *exit7[] = {g_bin, "run", flag, "--", "/bin/sh", "-c", "exit 7", NULL};
         const char *killed[] = {g_bin, "run", flag, "--", "/bin/sh", "-c", "kill -TERM $$", NULL};
-        dls_run_result r;
-        run(exit7, NULL, &r);
-        assert_int_equal(r.status, 7);
-        dls_run_free(&r);
-        run(killed, NULL, &r);
-        assert_int_equal(r.status, 128 + 15);
-        dls_run_free(&r);
+        expect_status(exit7, NULL, 7);
+        expect_status(killed, NULL, 128 + 15);
     }
 }
 
@@ -137,9 +141,7 @@ static void missing_library_is_reported(void **state)
     snprintf(copy, sizeof copy, "%s/dlsync", dir);
     const char *cp[] = {"/bin/cp", g_bin, copy, NULL};
     dls_run_result r;
-    run(cp, NULL, &r);
-    assert_int_equal(r.status, 0);
-    dls_run_free(&r);
+    expect_status(cp, NULL, 0);
     const char *argv[] = {copy, "run", "/bin/true", NULL};
     run(argv, NULL, &r);
     assert_int_equal(r.status, 125);
@@ -171,12 +173,8 @@ static void fail_on_race_with_temporary_log(void **state)
     assert_int_equal(r.status, 3);
     assert_non_null(strstr(r.err, "1 race record logged"));
     dls_run_free(&r);
-    run(racy5, env, &r);
-    assert_int_equal(r.status, 5);
-    dls_run_free(&r);
-    run(clean, env, &r);
-    assert_int_equal(r.status, 0);
-    dls_run_free(&r);
+    expect_status(racy5, env, 5);
+    expect_status(clean, env, 0);
     /* Every temporary log directory was removed. */
     assert_int_equal(rmdir(tmp), 0);
 }
@@ -194,12 +192,8 @@ static void fail_on_race_with_named_log_ignores_older_runs(void **state)
     const char *clean[] = {g_bin, "run", "--fail-on-race", "--log", pattern, "/bin/true", NULL};
     const char *racy[] = {g_bin, "run", "--fail-on-race", "--log", pattern, "--", "/bin/sh", "-c", race_script, "sh", "0", NULL};
     dls_run_result r;
-    run(clean, NULL, &r);
-    assert_int_equal(r.status, 0);
-    dls_run_free(&r);
-    run(racy, NULL, &r);
-    assert_int_equal(r.status, 3);
-    dls_run_free(&r);
+    expect_status(clean, NULL, 0);
+    expect_status(racy, NULL, 3);
     /* The named logs stay. */
     const char *ls[] = {"/bin/sh", "-c", "ls \"$0\" | wc -l", dir, NULL};
     run(ls, NULL, &r);
