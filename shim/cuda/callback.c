@@ -45,40 +45,53 @@ void dls_cuda_set_sink(dls_cuda_sink fn, void *user)
     }
 }
 
-/* Runtime frames: the outermost runtime call in progress on this thread. */
+/* Runtime frames: the outermost runtime call in progress on a thread. */
 static atomic_uint_fast64_t g_rt_epoch = 1;
-static __thread struct {
-    uint64_t epoch;
-    int depth;
-    const char *name;
-    uint32_t corr;
-} t_rt;
 
 void dls_cuda_callback_reset_runtime_frames(void)
 {
     atomic_fetch_add_explicit(&g_rt_epoch, 1, memory_order_acq_rel);
 }
 
-static void on_runtime(const CUpti_CallbackData *cb)
+/* Everything the callback keeps per thread, in one thread-local object: the shim is a shared
+ * object, so each access to a thread-local costs a call to the TLS resolver, and the callback
+ * takes the object's address once per delivery. `kept` is the launch decoded at the ENTER of the
+ * driver call (cbid, corr, params): the EXIT of that call delivers it again instead of decoding
+ * the launch twice (a launch has no output parameter, so both phases decode the same). Any
+ * other decode on the thread replaces the scratch area, so it clears `kept` first. */
+typedef struct {
+    uint64_t rt_epoch;
+    int rt_depth;
+    const char *rt_name;
+    uint32_t rt_corr;
+    uint64_t tid;
+    int delivering;
+    int kept_valid;
+    CUpti_CallbackId kept_cbid;
+    uint32_t kept_corr;
+    const void *kept_params;
+    dls_cuda_op kept;
+    dls_cuda_scratch scratch;
+} thread_state;
+
+static __thread thread_state t_state;
+
+static void on_runtime(thread_state *t, const CUpti_CallbackData *cb)
 {
     uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_acquire);
-    if (t_rt.epoch != epoch) {
-        t_rt.epoch = epoch;
-        t_rt.depth = 0;
+    if (t->rt_epoch != epoch) {
+        t->rt_epoch = epoch;
+        t->rt_depth = 0;
     }
     if (cb->callbackSite == CUPTI_API_ENTER) {
-        if (t_rt.depth++ == 0) {
-            t_rt.name = cb->functionName;
-            t_rt.corr = cb->correlationId;
+        if (t->rt_depth++ == 0) {
+            t->rt_name = cb->functionName;
+            t->rt_corr = cb->correlationId;
         }
-    } else if (t_rt.depth > 0) {
-        t_rt.depth--;
+    } else if (t->rt_depth > 0) {
+        t->rt_depth--;
     }
 }
-
-static __thread uint64_t t_tid;
-static __thread int t_delivering;
-static __thread dls_cuda_scratch t_scratch;
 
 static void debug_print(const dls_cuda_op *op)
 {
@@ -91,7 +104,37 @@ static void debug_print(const dls_cuda_op *op)
     (void)w;
 }
 
-static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+/* 1 when `cbid` decodes to one kernel launch with no output parameter (its EXIT may reuse
+ * the ENTER's decode). */
+static int single_launch(CUpti_CallbackId cbid, const dls_cuda_op *op)
+{
+    return op->kind == DLS_OP_LAUNCH && cbid != CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice;
+}
+
+/* Decodes the index-th operation of the call into *op, reusing the launch kept at its ENTER. */
+static int decode(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigned index, int exit,
+                  dls_cuda_op *op)
+{
+    if (exit && index == 0 && t->kept_valid && t->kept_cbid == cbid && t->kept_corr == cb->correlationId &&
+        t->kept_params == cb->functionParams) {
+        t->kept_valid = 0;
+        *op = t->kept;
+        return 1;
+    }
+    t->kept_valid = 0;
+    if (!dls_cuda_decode(cbid, cb, index, op, &t->scratch))
+        return 0;
+    if (!exit && index == 0 && single_launch(cbid, op)) {
+        t->kept = *op;
+        t->kept_cbid = cbid;
+        t->kept_corr = cb->correlationId;
+        t->kept_params = cb->functionParams;
+        t->kept_valid = 1;
+    }
+    return 1;
+}
+
+static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     if (dls_cuda_cbid_is_invalidation(cbid)) {
         if (cb->callbackSite == CUPTI_API_EXIT) {
@@ -100,21 +143,21 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         }
         return;
     }
-    if (!t_tid)
-        t_tid = (uint64_t)syscall(SYS_gettid);
+    if (!t->tid)
+        t->tid = (uint64_t)syscall(SYS_gettid);
     uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_acquire);
-    int under_runtime = t_rt.depth > 0 && t_rt.epoch == epoch;
+    int under_runtime = t->rt_depth > 0 && t->rt_epoch == epoch;
     int debug = dls_config_get()->debug_ops;
     int exit = cb->callbackSite == CUPTI_API_EXIT;
     dls_cuda_op op;
-    for (unsigned i = 0; dls_cuda_decode(cbid, cb, i, &op, &t_scratch); i++) {
+    for (unsigned i = 0; decode(t, cbid, cb, i, exit, &op); i++) {
         op.phase = exit ? DLS_PHASE_EXIT : DLS_PHASE_ENTER;
         op.result = exit && cb->functionReturnValue ? (int)*(const CUresult *)cb->functionReturnValue : 0;
-        op.api = under_runtime ? t_rt.name : cb->functionName;
+        op.api = under_runtime ? t->rt_name : cb->functionName;
         op.name = op.kind == DLS_OP_LAUNCH ? cb->symbolName : NULL;
-        op.tid = t_tid;
+        op.tid = t->tid;
         op.correlation_id = cb->correlationId;
-        op.rt_correlation_id = under_runtime ? t_rt.corr : 0;
+        op.rt_correlation_id = under_runtime ? t->rt_corr : 0;
         if (debug)
             debug_print(&op);
         sink_pair *s = atomic_load_explicit(&g_sink, memory_order_acquire);
@@ -124,6 +167,8 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             dls_cuda_streams_invalidate();
         if (exit && op.kind == DLS_OP_EVENT_DESTROY)
             dls_cuda_event_forget((CUevent)op.event);
+        if (single_launch(cbid, &op))
+            break; /* its only operation */
     }
 }
 
@@ -131,12 +176,16 @@ void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUp
                                 const void *cbdata)
 {
     (void)userdata;
-    if (!cbdata || dls_drv_in_shim() || t_delivering)
+    if (!cbdata || dls_drv_in_shim())
         return;
-    t_delivering = 1;
+    thread_state *t = &t_state;
+    __asm__("" : "+r"(t)); /* the address is resolved once: the compiler may not recompute it per use */
+    if (t->delivering)
+        return;
+    t->delivering = 1;
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
-        on_runtime(cbdata);
+        on_runtime(t, cbdata);
     else if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
-        on_driver(cbid, cbdata);
-    t_delivering = 0;
+        on_driver(t, cbid, cbdata);
+    t->delivering = 0;
 }

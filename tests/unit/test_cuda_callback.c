@@ -264,6 +264,33 @@ static void threads_observe_concurrently(void **state)
     assert_int_equal(atomic_load(&mt_delivered), 4 * 200 * 3);
 }
 
+/* A launch is decoded at ENTER; its EXIT delivers the same words, also when another call was
+ * decoded on the thread in between (its EXIT then decodes the launch again). */
+static void launch_exit_carries_the_enter_decode(void **state)
+{
+    (void)state;
+    uint64_t buf[2] = {0x5000, 0x6000};
+    size_t size = sizeof buf;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+    cuLaunchKernel_params lp = {.f = (CUfunction)0xf00, .extra = extra};
+    cuMemsetD8Async_params mp = {.dstDevice = 0x1000, .uc = 1, .N = 64};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuLaunchKernel), CUPTI_API_ENTER, "cuLaunchKernel", &lp);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuLaunchKernel), CUPTI_API_EXIT, "cuLaunchKernel", &lp);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuLaunchKernel), CUPTI_API_ENTER, "cuLaunchKernel", &lp);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemsetD8Async), CUPTI_API_ENTER, "cuMemsetD8Async", &mp);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuLaunchKernel), CUPTI_API_EXIT, "cuLaunchKernel", &lp);
+    assert_int_equal(nseen, 5);
+    static const int launches[] = {0, 1, 2, 4};
+    for (int i = 0; i < 4; i++) {
+        const dls_cuda_op *op = &seen[launches[i]];
+        assert_int_equal(op->kind, DLS_OP_LAUNCH);
+        assert_int_equal(op->phase, i % 2 ? DLS_PHASE_EXIT : DLS_PHASE_ENTER);
+        assert_true(op->flags & DLS_OPF_WORDS_EXACT);
+        assert_int_equal(op->nwords, 2);
+    }
+    assert_int_equal(seen[3].kind, DLS_OP_MEMSET);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +298,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(runtime_call_annotates_the_driver_call_beneath, setup, teardown),
         cmocka_unit_test_setup_teardown(switching_callbacks_forgets_runtime_frames, setup, teardown),
         cmocka_unit_test_setup_teardown(shim_calls_are_not_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(launch_exit_carries_the_enter_decode, setup, teardown),
         cmocka_unit_test_setup_teardown(destroyed_handles_get_new_ids_when_reused, setup, teardown),
         cmocka_unit_test_setup_teardown(unhandled_calls_and_other_domains_deliver_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(formatting_names_every_part, setup, teardown),
