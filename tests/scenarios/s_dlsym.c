@@ -14,11 +14,7 @@ int main(int argc, char **argv)
     int racy = scen_racy(argc, argv);
     mx_init(FW_NON_BLOCKING);
     tvm_init(FW_NON_BLOCKING);
-    mx_array *a = mx_empty(N, kDLCUDA);
-    mx_fill(a, 0);
-    mx_sync();
-    scen_hold(mx_stream());
-    mx_fill(a, 42);
+    mx_array *a = scen_held_write(N);
     DLManagedTensor *t;
     void *h;
     void *mx = dlopen("libfakemx.so", RTLD_NOW | RTLD_NOLOAD);
@@ -35,12 +31,6 @@ int main(int argc, char **argv)
     if (!racy)
         scen_order(mx_stream(), tvm_stream());
     tvm_read(h);
-    scen_settle();
-    scen_release(mx_stream());
-    float seen[N];
-    for (int i = 0; i < N; i++)
-        seen[i] = tvm_result(h, 0, i);
-    scen_verdict(seen, N, 42);
-    tvm_free(h);
+    scen_finish(h, 1, N);
     return 0;
 }

@@ -15,11 +15,7 @@ int main(int argc, char **argv)
     cudaStream_t second;
     if (cudaStreamCreateWithFlags(&second, cudaStreamNonBlocking) != cudaSuccess)
         return 2;
-    mx_array *a = mx_empty(N, kDLCUDA);
-    mx_fill(a, 0);
-    mx_sync();
-    scen_hold(mx_stream());
-    mx_fill(a, 42);
+    mx_array *a = scen_held_write(N);
     DLManagedTensor *t;
     void *h;
     if (MXNDArrayToDLPack(a, &t) || TVMArrayFromDLPack(t, &h))
@@ -30,15 +26,7 @@ int main(int argc, char **argv)
         scen_order(mx_stream(), second);
     tvm_read(h);
     tvm_read_on(h, second);
-    scen_settle();
-    scen_release(mx_stream());
-    float seen[2 * N];
-    for (int i = 0; i < N; i++) {
-        seen[i] = tvm_result(h, 0, i);
-        seen[N + i] = tvm_result(h, 1, i);
-    }
-    scen_verdict(seen, 2 * N, 42);
-    tvm_free(h);
+    scen_finish(h, 2, N);
     cudaStreamDestroy(second);
     return 0;
 }

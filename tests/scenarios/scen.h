@@ -18,4 +18,17 @@ void scen_verdict(const float *seen, int n, float want);
 /* Records an event on `from` and makes `to` wait for it (the correct twins' synchronization). */
 void scen_order(cudaStream_t from, cudaStream_t to);
 
+/* The producer side most scenarios share: an n-float array of the fake MXNet, zeroed and known
+ * complete, then MXNet's stream held and SCEN_VALUE written on it (so the write cannot run before
+ * scen_finish releases the stream). Returns the array (an mx_array *). */
+void *scen_held_write(int n);
+
+/* The ending most scenarios share: settles, releases MXNet's stream, prints the verdict of the
+ * first n elements seen by each of the `reads` reads of TVM array h against SCEN_VALUE, and
+ * frees h. */
+void scen_finish(void *h, int reads, int n);
+
+/* The value the producer writes. */
+#define SCEN_VALUE 42
+
 #endif
