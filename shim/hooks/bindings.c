@@ -32,11 +32,6 @@ static dls_profile g_file_rows[DLS_MAX_FILE_ROWS];
 static size_t g_file_n;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
-size_t dls_builtin_count(void)
-{
-    return BUILTIN_COUNT;
-}
-
 void *dls_stub_address(size_t i)
 {
     return (void *)(dls_stubs + i * DLS_STUB_SIZE);

@@ -1,7 +1,7 @@
 /* Bindings: which wrapper stub stands for which profile row and which real function.
  *
  * Stub i (16 bytes each, laid out from dls_stubs, see trampoline.h) uses binding i. The first
- * dls_builtin_count() bindings are the built-in rows, each exported by the shim under the row's
+ * bindings are the built-in rows (profiles.def order), each exported by the shim under the row's
  * own name; their real function is found lazily at the first call (resolve.h), again later if
  * it was not found and libraries were loaded since. The next DLS_POOL_SLOTS bindings are a pool
  * bound at run time to (row, real address) pairs by the dlsym hook: that is how rows read from
@@ -21,9 +21,6 @@
 #define DLS_MAX_FILE_ROWS 64
 
 typedef struct dls_binding dls_binding;
-
-/* Number of built-in rows (the exported stubs). */
-size_t dls_builtin_count(void);
 
 /* Binding of stub i, or NULL when i is out of range or a pool slot not bound yet. */
 dls_binding *dls_binding_at(size_t i);
