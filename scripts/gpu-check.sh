@@ -11,7 +11,9 @@
 #   test-gpu     make test-gpu: the scenario corpus on the GPU, plain / check / fix
 #   sim-rows     the same corpus on the simulator, compared row by row with the GPU rows
 #   injection    does preloading alone get the shim its CUPTI subscription on the real driver?
-#   torch-cupy   tests/gpu/torch_cupy_scenario.py (PyTorch -> CuPy, no stream handshake)
+#   frameworks   tests/gpu/frameworks.py: torch, CuPy and JAX in every ordered pair, every handover
+#                path (legacy capsule, protocol without / with the wrong / with the right stream)
+#   shipped-tests the DLPack interop tests the frameworks' installed packages ship, under check
 #   launch       launch-heavy loop: ns/launch without the shim, under fix, under check
 #   exchange     cost of one legacy exchange: without the shim, under fix, under check
 #   pipeline     racy pipeline vs dlsync fix vs a device synchronize at every exchange
@@ -87,7 +89,7 @@ s_env() {
   ${CC:-cc} --version | head -n 1
   python3 - <<'EOF' || true
 import importlib
-for m in ("torch", "cupy"):
+for m in ("torch", "cupy", "jax"):
     try:
         print(m, importlib.import_module(m).__version__)
     except Exception as e:
@@ -142,19 +144,53 @@ s_injection() {
   return 1
 }
 
-s_torch_cupy() {
-  python3 tests/gpu/torch_cupy_scenario.py --shim "$SHIM" --logs "$W/logs/torch-cupy" | tee "$W/torch-rows.txt"
+s_frameworks() {
+  FRAMEWORKS_TIMEOUT=90 python3 tests/gpu/frameworks.py --shim "$SHIM" --logs "$W/logs/frameworks" \
+    --jobs "$JOBS" | tee "$W/frameworks.txt"
   local rc=${PIPESTATUS[0]} cupti
-  if grep -q 'ops=0 ' "$W/torch-rows.txt"; then
+  # No CUDA operation seen in any check run: the shim found no CUPTI it could use; run again with
+  # the toolkit's.
+  if grep -q '^note: ' "$W/frameworks.txt" && ! grep -q '^note: .*, [1-9][0-9]* CUDA op' "$W/frameworks.txt"; then
     for cupti in "$CUDA_HOME/lib64/libcupti.so.13" "$CUDA_HOME/extras/CUPTI/lib64/libcupti.so.13"; do
       [ -f "$cupti" ] || continue
-      echo "the shim observed no CUDA operation in PyTorch; again with DLSYNC_CUPTI=$cupti:"
-      DLSYNC_CUPTI=$cupti python3 tests/gpu/torch_cupy_scenario.py --shim "$SHIM" \
-        --logs "$W/logs/torch-cupy-cupti" | tee -a "$W/torch-rows.txt"
+      echo "the shim observed no CUDA operation; again with DLSYNC_CUPTI=$cupti:"
+      DLSYNC_CUPTI=$cupti FRAMEWORKS_TIMEOUT=90 python3 tests/gpu/frameworks.py --shim "$SHIM" \
+        --logs "$W/logs/frameworks-cupti" --jobs "$JOBS" | tee -a "$W/frameworks.txt"
+      rc=${PIPESTATUS[0]}
       break
     done
   fi
   return "$rc"
+}
+
+# The frameworks' own DLPack interop tests, where their installed packages ship them: each runs
+# once under check; its race reports are listed for reading (true race or false positive).
+s_shipped_tests() {
+  local files f n=0 races
+  files=$(python3 - <<'EOF'
+import glob, importlib, os, sys
+for m in ("torch", "cupy", "cupyx", "jax", "jaxlib"):
+    try:
+        root = os.path.dirname(importlib.import_module(m).__file__)
+    except Exception as e:
+        print(f"{m}: not importable ({e})", file=sys.stderr)
+        continue
+    hits = sorted(f for f in glob.glob(root + "/**/*.py", recursive=True)
+                  if "dlpack" in os.path.basename(f).lower() and "test" in f[len(root):].lower())
+    print(f"{m}: {len(hits)} DLPack test file(s) shipped under {root}", file=sys.stderr)
+    print("\n".join(hits))
+EOF
+)
+  for f in $files; do
+    n=$((n + 1))
+    env -u CUDA_INJECTION64_PATH LD_PRELOAD="$SHIM" DLSYNC_MODE=check DLSYNC_VERBOSE=1 \
+      DLSYNC_LOG="$W/logs/shipped-$n.jsonl" XLA_PYTHON_CLIENT_PREALLOCATE=false \
+      timeout -k 5 60 python3 -m pytest -q -x -p no:cacheprovider "$f" 2>&1 | tail -n 3
+    races=$(grep -c '"ev":"race"' "$W/logs/shipped-$n.jsonl" 2>/dev/null)
+    echo "shipped test $f: ${races:-0} race report(s) (log shipped-$n.jsonl)"
+    grep '"ev":"race"' "$W/logs/shipped-$n.jsonl" 2>/dev/null | head -n 5
+  done
+  [ "$n" -gt 0 ] || echo "no DLPack interop test ships in the installed torch, CuPy or JAX packages"
 }
 
 # Prints "<mode> <median>" for each mode; $1 = field to pick, rest = command. Mode "plain" runs
@@ -202,12 +238,13 @@ if [ -x "$ABSB/scenarios/scen_side_stream" ]; then step sim-rows 60 s_sim_rows
 else skip sim-rows "the simulator corpus was not built"; fi
 if [ "$HAVE_GPU" = 1 ]; then
   step injection 60 s_injection
-  step torch-cupy 200 s_torch_cupy
+  step frameworks 200 s_frameworks
+  step shipped-tests 60 s_shipped_tests
   step launch 120 s_launch
   step exchange 90 s_exchange
   step pipeline 90 s_pipeline
 else
-  for s in injection torch-cupy launch exchange pipeline; do skip "$s" "no usable GPU"; done
+  for s in injection frameworks shipped-tests launch exchange pipeline; do skip "$s" "no usable GPU"; done
 fi
 
 # ---- report --------------------------------------------------------------------------------------
@@ -224,7 +261,7 @@ fi
   echo
   echo "| step | outcome |"
   echo "|---|---|"
-  for s in env build build-gpu probe test-gpu sim-rows injection torch-cupy launch exchange pipeline; do
+  for s in env build build-gpu probe test-gpu sim-rows injection frameworks shipped-tests launch exchange pipeline; do
     echo "| $s | ${STATUS[$s]:-not run} |"
   done
   echo
@@ -254,10 +291,16 @@ fi
     echo '```'
   fi
   echo
-  echo "## PyTorch -> CuPy (tests/gpu/torch_cupy_scenario.py)"
+  echo "## Frameworks: torch, CuPy and JAX exchanging (tests/gpu/frameworks.py)"
   echo
   echo '```'
-  cat "$W/torch-rows.txt" 2>/dev/null || echo "${STATUS[torch-cupy]}"
+  cat "$W/frameworks.txt" 2>/dev/null || echo "${STATUS[frameworks]}"
+  echo '```'
+  echo
+  echo "## DLPack tests shipped with the frameworks, under check"
+  echo
+  echo '```'
+  grep -v '^ *$' "$W/logs/shipped-tests.log" 2>/dev/null || echo "${STATUS[shipped-tests]}"
   echo '```'
   echo
   echo "## Overhead (medians of $RUNS runs)"

@@ -80,3 +80,16 @@ gpu: $(SHIM_LIB) $(GPU_BINS)
 GPU_TEST_LOGS ?=
 test-gpu: gpu
 	@tests/gpu/run-gpu-tests.sh $(ABSB) $(GPU_TEST_LOGS)
+
+# test_frameworks_dryrun (in `make test`, no nvcc): frameworks.py's plan, its rows on the simulator
+# with the scenario corpus's fake frameworks, and its timeouts. tests/scenarios/module.mk is read
+# after this file, so the fake frameworks' paths are spelled out.
+GPU_DRYRUN := $(B)/tests/test_frameworks_dryrun
+$(B)/obj/tests/gpu/test_frameworks_dryrun.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
+$(GPU_DRYRUN): $(B)/obj/tests/gpu/test_frameworks_dryrun.o $(TEST_COMMON_OBJ) $(SHIM_LIB) \
+               $(B)/scenarios/libfakemx.so $(B)/scenarios/libfaketvm.so $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka $(LDLIBS)
+ALL   += $(GPU_DRYRUN)
+TESTS += $(GPU_DRYRUN)

@@ -7,7 +7,8 @@
 # usable. With one, runs run-scenarios.sh on <build>/gpu with <build>/lib/libdlsync.so and exits
 # with its status. Without one, prints why, one "skip" line per scenario, and the closing line
 # "0 passed, 0 failed, N skipped" (N = the rows that would have run: scenarios x 2 variants x
-# 3 modes), and exits 0, so CI without a GPU still proves the GPU code builds.
+# 3 modes, and the framework step's cases, whose plan tests/gpu/frameworks.py prints), and
+# exits 0, so CI without a GPU still proves the GPU code builds.
 # DLS_GPU_PROBE_TIMEOUT (seconds, default 30) bounds the probe.
 set -u
 build=${1:?usage: run-gpu-tests.sh <build folder> [log folder]}
@@ -26,4 +27,8 @@ for prog in "$build"/gpu/scen_*; do
   echo "skip  ${prog##*/scen_} (racy, correct) x (plain, check, fix)"
   n=$((n + 6))
 done
+# The GPU check's framework step (scripts/gpu-check.sh) says what it would run.
+fw=$(python3 "$(dirname "$0")/frameworks.py" --plan 2>&1) || fw="frameworks.py failed: $fw"
+printf '%s\n' "$fw" | grep -v '^[0-9]* passed, '
+n=$((n + $(printf '%s\n' "$fw" | grep -c '^skip ')))
 echo "0 passed, 0 failed, $n skipped"
