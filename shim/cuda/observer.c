@@ -2,10 +2,12 @@
 #include "observer.h"
 
 #include "../common/config.h"
+#include "../report/summary.h"
 #include "../report/warn.h"
 #include "callback.h"
 #include "cbids.h"
 #include "cupti_search.h"
+#include "cupti_subscriber.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -13,8 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef CUptiResult (*subscribe_v2_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *, CUpti_SubscriberParams *);
+typedef CUptiResult (*subscribe_v2_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *,
+                                       dls_cupti_subscriber_params *);
 typedef CUptiResult (*subscribe_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+typedef CUptiResult (*version_fn)(uint32_t *);
 typedef CUptiResult (*enable_fn)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -23,6 +27,7 @@ static atomic_int g_active;
 static int g_launch_on = 1;
 static enable_fn g_enable;
 static CUpti_SubscriberHandle g_sub;
+static atomic_int g_warned;
 static char g_reason[DLS_PATH_MAX + 320] = "CUDA was not initialized in this process (no observer started)";
 
 int dls_cuda_observer_active(void)
@@ -43,12 +48,29 @@ void dls_cuda_observer_set_reason(const char *reason)
     pthread_mutex_unlock(&g_lock);
 }
 
-/* With the lock held: fails the start with a reason and one warning. */
+/* What running without the observer means in the configured mode (README: the fallback). */
+static const char *consequence(void)
+{
+    switch (dls_config_get()->mode) {
+    case DLS_MODE_FIX: return "fix synchronizes the producer's context at each export instead";
+    case DLS_MODE_CHECK: return "check cannot check exchanges";
+    default: return "no CUDA operation is observed";
+    }
+}
+
+/* With the lock held: fails the start with a reason and the one warning about it (the policy's
+ * fallbacks then stay silent: dls_cuda_observer_reason). */
 static int fail(const char *key, const char *reason)
 {
     snprintf(g_reason, sizeof g_reason, "%s", reason);
-    dls_warn_once(key, "%s; running without CUDA observation", reason);
+    dls_warn_once(key, "%s; running without CUDA observation: %s", reason, consequence());
+    atomic_store_explicit(&g_warned, 1, memory_order_release);
     return 0;
+}
+
+int dls_cuda_observer_warned(void)
+{
+    return atomic_load_explicit(&g_warned, memory_order_acquire);
 }
 
 /* dlopens the first CUPTI candidate that loads; NULL when none does. */
@@ -107,25 +129,32 @@ static int start_locked(void)
     }
     subscribe_v2_fn sub2 = (subscribe_v2_fn)dlsym(lib, "cuptiSubscribe_v2");
     subscribe_fn sub1 = (subscribe_fn)dlsym(lib, "cuptiSubscribe");
+    version_fn get_version = (version_fn)dlsym(lib, "cuptiGetVersion");
     g_enable = (enable_fn)dlsym(lib, "cuptiEnableCallback");
     if ((!sub2 && !sub1) || !g_enable)
         return fail("cuda-cupti-symbols", "the CUPTI library lacks cuptiSubscribe / cuptiEnableCallback");
+    uint32_t version = 0;
+    if (!get_version || get_version(&version) != CUPTI_SUCCESS)
+        version = 0;
+    int multi = sub2 && dls_cupti_has_multi_subscriber(version);
     char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = "";
     CUptiResult r;
     if (sub2) {
-        CUpti_SubscriberParams p = {
-            .structSize = CUpti_SubscriberParams_STRUCT_SIZE,
+        dls_cupti_subscriber_params p = {
+            .structSize = dls_cupti_subscriber_params_size(version),
             .subscriberName = "dlsync",
             .oldSubscriberName = holder,
             .oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN,
+            .allowMultipleSubscribers = (uint8_t)multi,
         };
         r = sub2(&g_sub, dls_cuda_callback, NULL, &p);
     } else {
         r = sub1(&g_sub, dls_cuda_callback, NULL);
     }
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-        char why[160];
-        snprintf(why, sizeof why, "CUPTI subscription held by %s", holder[0] ? holder : "another tool");
+        char why[256];
+        snprintf(why, sizeof why, "CUPTI subscription held by %s (%s)", holder[0] ? holder : "another tool",
+                 multi ? "a tool that does not share CUPTI" : "this CUPTI allows one subscriber; 13.2 and later can share");
         return fail("cuda-subscriber", why);
     }
     if (r != CUPTI_SUCCESS) {
@@ -133,6 +162,7 @@ static int start_locked(void)
         snprintf(why, sizeof why, "cuptiSubscribe failed (CUPTI error %d)", (int)r);
         return fail("cuda-subscribe", why);
     }
+    dls_summary_set_cupti(multi ? "shared" : "exclusive");
     size_t nd, nr;
     const dls_cuda_cbid *d = dls_cuda_driver_cbids(&nd);
     const dls_cuda_cbid *rt = dls_cuda_runtime_cbids(&nr);

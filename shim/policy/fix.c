@@ -404,7 +404,8 @@ void dls_pol_fix_no_observer(void)
     char detail[512];
     snprintf(detail, sizeof detail, "no CUDA observer (%s): synchronizing the producer context at export",
              dls_cuda_observer_reason());
-    dls_warn_once("fix-no-observer", "%s", detail);
+    if (!dls_cuda_observer_warned())
+        dls_warn_once("fix-no-observer", "%s", detail);
     CUresult r = dls_drv_ctx_synchronize();
     if (r != CUDA_SUCCESS)
         dls_warn_once("fix-no-observer-sync", "cuCtxSynchronize failed (CUDA error %d) at an export", (int)r);

@@ -40,7 +40,7 @@ static int observed(int fallback)
         return 0;
     if (dls_pol_g.mode == DLS_MODE_FIX)
         dls_pol_fix_no_observer();
-    else if (dls_drv())
+    else if (dls_drv() && !dls_cuda_observer_warned())
         dls_warn_once("check-no-observer", "no CUDA observer (%s): exchanges cannot be checked",
                       dls_cuda_observer_reason());
     return 0;

@@ -11,6 +11,7 @@
 
 static _Atomic uint64_t g_count[DLS_COUNT_N_];
 static atomic_int g_emitted;
+static const char *_Atomic g_cupti = "none";
 
 static const char *const g_names[DLS_COUNT_N_] = {
     "exchanges", "exports", "imports", "releases", "double_releases",
@@ -28,9 +29,15 @@ uint64_t dls_summary_get(dls_counter c)
     return (unsigned)c < DLS_COUNT_N_ ? atomic_load_explicit(&g_count[c], memory_order_relaxed) : 0;
 }
 
+void dls_summary_set_cupti(const char *sharing)
+{
+    atomic_store_explicit(&g_cupti, sharing, memory_order_release);
+}
+
 void dls_summary_line(char *buf, unsigned n)
 {
-    int k = snprintf(buf, n, "dlsync: mode=%s", dls_mode_name(dls_config_get()->mode));
+    int k = snprintf(buf, n, "dlsync: mode=%s cupti=%s", dls_mode_name(dls_config_get()->mode),
+                     atomic_load_explicit(&g_cupti, memory_order_acquire));
     for (int i = 0; i < DLS_COUNT_N_ && k >= 0 && (unsigned)k < n; i++)
         k += snprintf(buf + k, n - (unsigned)k, " %s=%llu", g_names[i],
                       (unsigned long long)dls_summary_get((dls_counter)i));
@@ -43,6 +50,7 @@ void dls_summary_emit(void)
     if (dls_log_enabled()) {
         dls_json j;
         dls_json_begin(&j, "summary");
+        dls_json_str(&j, "cupti", atomic_load_explicit(&g_cupti, memory_order_acquire));
         for (int i = 0; i < DLS_COUNT_N_; i++)
             dls_json_u64(&j, g_names[i], dls_summary_get((dls_counter)i));
         dls_log_write(&j);

@@ -28,7 +28,12 @@ void dls_summary_add(dls_counter c, uint64_t n);
 /* Current value of counter c. */
 uint64_t dls_summary_get(dls_counter c);
 
-/* Formats the one-line summary ("dlsync: mode=... exchanges=N ...", no newline) into buf. */
+/* Records how CUDA is observed, for the summary's `cupti` field: "shared" (CUPTI's
+ * multi-subscriber mode), "exclusive" (the only subscriber an older CUPTI allows); "none" (not
+ * observing) until set. `sharing` must stay valid for the life of the process. */
+void dls_summary_set_cupti(const char *sharing);
+
+/* Formats the one-line summary ("dlsync: mode=... cupti=... exchanges=N ...", no newline) into buf. */
 void dls_summary_line(char *buf, unsigned n);
 
 /* Writes the summary: the `summary` record when the log is enabled, and the line on stderr

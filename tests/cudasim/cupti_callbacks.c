@@ -1,12 +1,21 @@
 /* cupti_callbacks.c: the simulated libcupti.so.13, callback API subset.
  *
- * Models: one subscriber at a time (a second gets CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
- * and cuptiSubscribe_v2 writes the holder's name into oldSubscriberName), per-callback enable
- * state in every domain, callbacks for the driver, runtime and resource domains as libcuda.so.1
- * reports them (including calls made from inside a callback), result strings, the version.
- * CUDASIM_CUPTI_BUSY=<name> makes every subscription fail as if the tool <name> (say, Nsight)
- * already held CUPTI. Does not model: activity buffers, the synchronize, NVTX and state domains'
- * events (they can be enabled; nothing reports them), profiling APIs. */
+ * Models two CUPTI generations, chosen by CUDASIM_CUPTI_VERSION (the API version cuptiGetVersion
+ * reports; default: CUPTI_API_VERSION of the headers, 130001):
+ * - before 13.2 (< 130200): one subscriber at a time; a second gets
+ *   CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED and cuptiSubscribe_v2 writes the holder's name
+ *   into oldSubscriberName. A structSize larger than this generation's struct is refused with
+ *   CUPTI_ERROR_INVALID_PARAMETER (the simulator's strict reading of "structSize ... used to check
+ *   what fields are available").
+ * - 13.2 and later: CUpti_SubscriberParams.allowMultipleSubscribers (shim/cuda/cupti_subscriber.h).
+ *   Subscribers that all asked for it coexist (up to MAX_SUBSCRIBERS); one that did not ask, or
+ *   an existing one that did not, makes the new subscription fail as above. Each subscriber has
+ *   its own enable state and userdata and receives exactly the callbacks it enabled.
+ * Per-callback enable state in every domain, callbacks for the driver, runtime and resource
+ * domains as libcuda.so.1 reports them (including calls made from inside a callback), result
+ * strings, the version. CUDASIM_CUPTI_BUSY=<name> makes every subscription fail as if the tool
+ * <name> (say, Nsight) already held CUPTI. Does not model: activity buffers, the synchronize,
+ * NVTX and state domains' events (they can be enabled; nothing reports them), profiling APIs. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -20,20 +29,30 @@
 #include <cupti_runtime_cbid.h>
 #include <cupti_nvtx_cbid.h>
 
+#include "../../shim/cuda/cupti_subscriber.h"
 #include "cudasim_hook.h"
 
 #define MAX_CBIDS 1024 /* above CUPTI_DRIVER_TRACE_CBID_SIZE and every other domain's size */
+#define MAX_SUBSCRIBERS 4
 
 struct CUpti_Subscriber_st {
+    atomic_int active;
+    int multi; /* asked for allowMultipleSubscribers */
     CUpti_CallbackFunc callback;
     void *userdata;
     char name[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN];
+    atomic_uchar enabled[CUPTI_CB_DOMAIN_SIZE][MAX_CBIDS];
 };
 
-static struct CUpti_Subscriber_st g_sub;
-static atomic_int g_active;
-static atomic_uchar g_enabled[CUPTI_CB_DOMAIN_SIZE][MAX_CBIDS];
+static struct CUpti_Subscriber_st g_subs[MAX_SUBSCRIBERS];
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The API version this process's simulated CUPTI reports. */
+static uint32_t api_version(void)
+{
+    const char *v = getenv("CUDASIM_CUPTI_VERSION");
+    return v && *v ? (uint32_t)strtoul(v, NULL, 10) : CUPTI_API_VERSION;
+}
 
 static unsigned domain_size(CUpti_CallbackDomain d)
 {
@@ -50,12 +69,14 @@ static unsigned domain_size(CUpti_CallbackDomain d)
 
 static void hook(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata)
 {
-    if (!atomic_load_explicit(&g_active, memory_order_acquire))
+    if (cbid >= MAX_CBIDS || (unsigned)domain >= CUPTI_CB_DOMAIN_SIZE)
         return;
-    if (cbid >= MAX_CBIDS || (unsigned)domain >= CUPTI_CB_DOMAIN_SIZE ||
-        !atomic_load_explicit(&g_enabled[domain][cbid], memory_order_relaxed))
-        return;
-    g_sub.callback(g_sub.userdata, domain, cbid, cbdata);
+    for (int i = 0; i < MAX_SUBSCRIBERS; i++) {
+        struct CUpti_Subscriber_st *s = &g_subs[i];
+        if (atomic_load_explicit(&s->active, memory_order_acquire) &&
+            atomic_load_explicit(&s->enabled[domain][cbid], memory_order_relaxed))
+            s->callback(s->userdata, domain, cbid, cbdata);
+    }
 }
 
 static void copy_name(char *dst, size_t size, const char *src)
@@ -64,39 +85,65 @@ static void copy_name(char *dst, size_t size, const char *src)
         snprintf(dst, size, "%s", src);
 }
 
+/* With g_lock held: a subscriber that refuses a newcomer (`multi`: it asked to share), or NULL. */
+static struct CUpti_Subscriber_st *refusing_holder(int multi)
+{
+    for (int i = 0; i < MAX_SUBSCRIBERS; i++)
+        if (atomic_load(&g_subs[i].active) && (!multi || !g_subs[i].multi))
+            return &g_subs[i];
+    return NULL;
+}
+
+/* With g_lock held: a free slot, or NULL. */
+static struct CUpti_Subscriber_st *free_slot(void)
+{
+    for (int i = 0; i < MAX_SUBSCRIBERS; i++)
+        if (!atomic_load(&g_subs[i].active))
+            return &g_subs[i];
+    return NULL;
+}
+
 CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber,
                                        CUpti_CallbackFunc callback, void *userdata,
                                        CUpti_SubscriberParams *pParams)
 {
     if (!subscriber || !callback)
         return CUPTI_ERROR_INVALID_PARAMETER;
-    char *old = pParams ? pParams->oldSubscriberName : NULL;
-    size_t old_size = pParams ? pParams->oldSubscriberSize : 0;
+    const dls_cupti_subscriber_params *p = (const dls_cupti_subscriber_params *)pParams;
+    uint32_t version = api_version();
+    if (p && (p->structSize < DLS_CUPTI_SUBSCRIBER_PARAMS_SIZE_BASE ||
+              p->structSize > dls_cupti_subscriber_params_size(version)))
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    int multi = p && p->structSize >= DLS_CUPTI_SUBSCRIBER_PARAMS_SIZE_MULTI && p->allowMultipleSubscribers;
+    char *old = p ? p->oldSubscriberName : NULL;
+    size_t old_size = p ? p->oldSubscriberSize : 0;
     const char *busy = getenv("CUDASIM_CUPTI_BUSY");
     if (busy && *busy) {
         copy_name(old, old_size, busy);
         return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
     }
     pthread_mutex_lock(&g_lock);
-    if (atomic_load(&g_active)) {
-        copy_name(old, old_size, g_sub.name);
+    struct CUpti_Subscriber_st *holder = refusing_holder(multi);
+    struct CUpti_Subscriber_st *s = holder ? NULL : free_slot();
+    if (!s) {
+        copy_name(old, old_size, holder ? holder->name : "CUPTI (every simulated slot taken)");
         pthread_mutex_unlock(&g_lock);
         return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
     }
-    g_sub.callback = callback;
-    g_sub.userdata = userdata;
-    if (pParams && pParams->subscriberName)
-        snprintf(g_sub.name, sizeof g_sub.name, "CUPTI for %.*s", CUPTI_SUBSCRIBER_NAME_MAX_LEN,
-                 pParams->subscriberName);
+    s->multi = multi;
+    s->callback = callback;
+    s->userdata = userdata;
+    if (p && p->subscriberName)
+        snprintf(s->name, sizeof s->name, "CUPTI for %.*s", CUPTI_SUBSCRIBER_NAME_MAX_LEN, p->subscriberName);
     else
-        snprintf(g_sub.name, sizeof g_sub.name, "CUPTI");
+        snprintf(s->name, sizeof s->name, "CUPTI");
     for (unsigned d = 0; d < CUPTI_CB_DOMAIN_SIZE; d++)
         for (unsigned i = 0; i < MAX_CBIDS; i++)
-            atomic_store(&g_enabled[d][i], 0);
+            atomic_store(&s->enabled[d][i], 0);
     cudasim_set_callback_hook(hook);
-    atomic_store_explicit(&g_active, 1, memory_order_release);
+    atomic_store_explicit(&s->active, 1, memory_order_release);
     pthread_mutex_unlock(&g_lock);
-    *subscriber = &g_sub;
+    *subscriber = s;
     return CUPTI_SUCCESS;
 }
 
@@ -108,7 +155,7 @@ CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscriber,
 
 static int valid(CUpti_SubscriberHandle s)
 {
-    return s == &g_sub && atomic_load(&g_active);
+    return s >= g_subs && s < g_subs + MAX_SUBSCRIBERS && atomic_load(&s->active);
 }
 
 CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
@@ -118,7 +165,7 @@ CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
         pthread_mutex_unlock(&g_lock);
         return CUPTI_ERROR_INVALID_PARAMETER;
     }
-    atomic_store(&g_active, 0);
+    atomic_store(&subscriber->active, 0);
     pthread_mutex_unlock(&g_lock);
     return CUPTI_SUCCESS;
 }
@@ -128,7 +175,7 @@ CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle
 {
     if (!valid(subscriber) || cbid >= domain_size(domain))
         return CUPTI_ERROR_INVALID_PARAMETER;
-    atomic_store(&g_enabled[domain][cbid], enable ? 1 : 0);
+    atomic_store(&subscriber->enabled[domain][cbid], enable ? 1 : 0);
     return CUPTI_SUCCESS;
 }
 
@@ -139,7 +186,7 @@ CUptiResult CUPTIAPI cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle s
     if (!valid(subscriber) || !n)
         return CUPTI_ERROR_INVALID_PARAMETER;
     for (unsigned i = 0; i < n; i++)
-        atomic_store(&g_enabled[domain][i], enable ? 1 : 0);
+        atomic_store(&subscriber->enabled[domain][i], enable ? 1 : 0);
     return CUPTI_SUCCESS;
 }
 
@@ -157,7 +204,7 @@ CUptiResult CUPTIAPI cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHan
 {
     if (!enable || !valid(subscriber) || cbid >= domain_size(domain))
         return CUPTI_ERROR_INVALID_PARAMETER;
-    *enable = atomic_load(&g_enabled[domain][cbid]);
+    *enable = atomic_load(&subscriber->enabled[domain][cbid]);
     return CUPTI_SUCCESS;
 }
 
@@ -194,6 +241,6 @@ CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *version)
 {
     if (!version)
         return CUPTI_ERROR_INVALID_PARAMETER;
-    *version = CUPTI_API_VERSION;
+    *version = api_version();
     return CUPTI_SUCCESS;
 }

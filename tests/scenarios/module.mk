@@ -1,8 +1,8 @@
 # The race scenario corpus: fake legacy frameworks (libfakemx.so "mxnet", libfaketvm.so "tvm"),
 # the simulator backend of scen_backend.h (libscenbackend.so), one program per scenario
 # ($(SCEN_DIR)/scen_<name>, argument racy|correct), and the test binaries that run them with and
-# without the shim: test_scenarios (every mode, assertions on the log) and test_scenarios_fix
-# (fix mode, 100 runs of every racy scenario).
+# without the shim: test_scenarios (every mode, assertions on the log), test_scenarios_fix
+# (fix mode, 100 runs of every racy scenario) and test_profilers (dlsync beside a CUPTI profiler).
 #
 # A GPU build compiles the same scenario and framework sources with a CUDA backend instead of
 # scen_backend_sim.c; nothing else here includes cudasim.h.
@@ -33,15 +33,24 @@ $(SCEN_DIR)/scen_%: $(SCEN_OBJ)/s_%.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS) $(CUDASIM_
 	$(Q)$(CC) -rdynamic $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
 	    -lfakemx -lfaketvm -lscenbackend -lcudart $(LDLIBS)
 
-SCEN_TESTS := $(B)/tests/test_scenarios $(B)/tests/test_scenarios_fix
+# scen_profiled: the side_stream exchange under a fake CUPTI profiler (test_profilers).
+SCEN_PROFILED := $(SCEN_DIR)/scen_profiled
+$(SCEN_PROFILED): $(SCEN_OBJ)/profiled.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS) $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -rdynamic $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
+	    -lfakemx -lfaketvm -lscenbackend -lcudart -lcupti $(LDLIBS)
+
+SCEN_TESTS := $(B)/tests/test_scenarios $(B)/tests/test_scenarios_fix $(B)/tests/test_profilers
 $(B)/obj/tests/scenarios/test_%.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
-$(SCEN_TESTS): $(B)/tests/%: $(SCEN_OBJ)/%.o $(SCEN_OBJ)/scen_run.o $(TEST_COMMON_OBJ) $(SCEN_PROGS) $(SHIM_LIB)
+$(SCEN_TESTS): $(B)/tests/%: $(SCEN_OBJ)/%.o $(SCEN_OBJ)/scen_run.o $(TEST_COMMON_OBJ) $(SCEN_PROGS) \
+               $(SCEN_PROFILED) $(SHIM_LIB)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka $(LDLIBS)
 $(SCEN_OBJ)/scen_run.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
 
-ALL   += $(SCEN_LIBS) $(SCEN_PROGS) $(SCEN_TESTS)
+ALL   += $(SCEN_LIBS) $(SCEN_PROGS) $(SCEN_PROFILED) $(SCEN_TESTS)
 TESTS += $(SCEN_TESTS)
 
 # bench_observer: per-launch cost of the observer in each mode (make bench).

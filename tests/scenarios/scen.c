@@ -67,3 +67,19 @@ void scen_finish(void *h, int reads, int n)
     free(seen);
     tvm_free(h);
 }
+
+void scen_side_stream(int racy, int n)
+{
+    mx_init(FW_NON_BLOCKING);
+    tvm_init(FW_NON_BLOCKING);
+    mx_array *a = scen_held_write(n);
+    DLManagedTensor *t;
+    void *h;
+    if (MXNDArrayToDLPack(a, &t) || TVMArrayFromDLPack(t, &h))
+        exit(2);
+    mx_free(a);
+    if (!racy)
+        scen_order(mx_stream(), tvm_stream());
+    tvm_read(h);
+    scen_finish(h, 1, n);
+}

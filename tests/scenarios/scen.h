@@ -28,6 +28,10 @@ void *scen_held_write(int n);
  * frees h. */
 void scen_finish(void *h, int reads, int n);
 
+/* The side_stream scenario's exchange of n floats (see s_side_stream.c), racy or correct, with
+ * its verdict. */
+void scen_side_stream(int racy, int n);
+
 /* The value the producer writes. */
 #define SCEN_VALUE 42
 
