@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -88,9 +89,10 @@ static void read_profiles_file(void)
     }
     size_t nb;
     const dls_profile *builtin = dls_profiles_builtin(&nb);
-    char line[1024];
+    char *line = NULL; /* getline: a line of any length is one line */
+    size_t cap = 0;
     int lineno = 0;
-    while (fgets(line, sizeof line, fp)) {
+    while (getline(&line, &cap, fp) >= 0) {
         char err[160], key[64];
         dls_profile row;
         lineno++;
@@ -115,6 +117,7 @@ static void read_profiles_file(void)
         }
         g_file_rows[g_file_n++] = row;
     }
+    free(line);
     fclose(fp);
 }
 

@@ -1,11 +1,16 @@
-/* Unit tests of shim/hooks/profiles.c: the built-in table and the text-row parser. */
+/* Unit tests of shim/hooks/profiles.c: the built-in table and the text-row parser; and the
+ * reading of a DLSYNC_PROFILES file (shim/hooks/bindings.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "common/config.h"
+#include "hooks/bindings.h"
 #include "hooks/profiles.h"
 #include "test_profile_find.h"
 
@@ -130,9 +135,43 @@ static void overlong_symbol_is_rejected(void **state)
     assert_non_null(strstr(err, "longer"));
 }
 
+/* A string of n copies of c (static storage, n < 8192). */
+static const char *repeat(char c, size_t n)
+{
+    static char buf[2][8192];
+    static int k;
+    k ^= 1;
+    memset(buf[k], c, n);
+    buf[k][n] = '\0';
+    return buf[k];
+}
+
+/* DLSYNC_PROFILES lines of any length: a comment longer than any buffer stays a comment (its
+ * tail is not read as a row), and a long line holding a row is that row. */
+static void file_lines_of_any_length(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/dlsync-profiles-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    assert_non_null(fp);
+    fprintf(fp, "# %s fwc_to_dlpack mxnet export out:1 v0\n", repeat('x', 1021));
+    fprintf(fp, "%s fwc_from_dlpack mxnet import arg:0 v0\n", repeat(' ', 5000));
+    fclose(fp);
+    setenv("DLSYNC_PROFILES", path, 1);
+    dls_config_reset_for_tests();
+    size_t n;
+    const dls_profile *rows = dls_file_rows(&n);
+    assert_int_equal(n, 1);
+    assert_string_equal(rows[0].symbol, "fwc_from_dlpack");
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(file_lines_of_any_length),
         cmocka_unit_test(builtin_rows_cover_the_known_frameworks),
         cmocka_unit_test(every_builtin_row_round_trips_through_text),
         cmocka_unit_test(parses_a_row_with_blanks_and_comment),
