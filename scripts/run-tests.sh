@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs each test binary given as an argument, continues past failures, and ends with one line
 # "N passed, N failed" (", N skipped" when some skipped). Counts come from cmocka's own summary
-# lines; a binary that dies or exits non-zero without reporting a failure counts as one failure.
+# lines; a binary that dies or exits non-zero without reporting a failure counts as one failure,
+# and so does one that ran no test at all (nothing passed, failed or skipped).
 # Exit status: 0 when nothing failed, 1 otherwise.
 #   scripts/run-tests.sh build/tests/test_a build/tests/test_b
 #   DLS_TEST_VERBOSE=1 shows every binary's whole output.
@@ -17,6 +18,7 @@ for bin in "$@"; do
   f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s).*/\1/p' | awk '{s+=$1} END {print s+0}')
   s=$(printf '%s\n' "$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test(s).*/\1/p' | awk '{s+=$1} END {print s+0}')
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  if [ $((p + f + s)) -eq 0 ]; then f=1; out+=$'\n'"run-tests: $name ran no tests"; fi
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
   if [ "$f" -gt 0 ]; then
     failed_names+=("$name")
