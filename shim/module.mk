@@ -1,5 +1,8 @@
 # libdlsync.so: every C file under shim/<area>/ goes into the library. The same objects are
 # also archived (libdlsync_internal.a) so unit tests can call internal functions directly.
+# -z nodelete: a program that dlopens the library and dlcloses it while tensors still carry the
+# shim's deleter (or a CUPTI callback or thread-exit handler still points into it) must not
+# find the code unmapped.
 SHIM_SRCS := $(sort $(wildcard shim/*/*.c))
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(B)/obj/%.o)
 SHIM_LIB  := $(B)/lib/libdlsync.so
@@ -12,7 +15,7 @@ $(SHIM_LIB): $(SHIM_OBJS) shim/dlsync.map
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,-soname,libdlsync.so -Wl,--version-script=shim/dlsync.map \
-	    -Wl,-z,defs $(LDFLAGS) -o $@ $(SHIM_OBJS) $(SHIM_LIBS)
+	    -Wl,-z,defs -Wl,-z,nodelete $(LDFLAGS) -o $@ $(SHIM_OBJS) $(SHIM_LIBS)
 
 $(SHIM_AR): $(SHIM_OBJS)
 	@mkdir -p $(@D)

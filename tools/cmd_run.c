@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/names.h"
 #include "logread.h"
 #include "shimpath.h"
 
@@ -92,8 +93,7 @@ static int parse(int argc, char **argv, run_options *o)
     if (i >= argc)
         return usage_error("%s", "no PROGRAM to run");
     o->program = argv + i;
-    if (o->mode && strcmp(o->mode, "fix") != 0 && strcmp(o->mode, "check") != 0 && strcmp(o->mode, "trace") != 0 &&
-        strcmp(o->mode, "off") != 0)
+    if (o->mode && dls_mode_from_name(o->mode) < 0)
         return usage_error("--mode %s: expected trace, check, fix or off", o->mode);
     if (o->fail_on_race && o->mode && strcmp(o->mode, "check") != 0)
         return usage_error("--fail-on-race works in check mode only, not with --mode %s", o->mode);
@@ -124,7 +124,9 @@ static int set_preload(const char *shim)
 static int set_environment(const run_options *o, const char *shim, const char *log)
 {
     const char *inj = getenv("CUDA_INJECTION64_PATH");
-    if (set_preload(shim) != 0 || ((!inj || !*inj) && setenv("CUDA_INJECTION64_PATH", shim, 1) != 0) ||
+    int inject = !inj || !*inj; /* marked as dlsync's own, like the shim does (cuda/inject.h) */
+    if (set_preload(shim) != 0 ||
+        (inject && (setenv("CUDA_INJECTION64_PATH", shim, 1) != 0 || setenv(DLS_INJECTION_MARKER, shim, 1) != 0)) ||
         (o->mode && setenv("DLSYNC_MODE", o->mode, 1) != 0) || (log && setenv("DLSYNC_LOG", log, 1) != 0) ||
         (o->profiles && setenv("DLSYNC_PROFILES", o->profiles, 1) != 0) ||
         (o->verbose && setenv("DLSYNC_VERBOSE", "1", 1) != 0)) {

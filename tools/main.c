@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "common/names.h"
 
 int main(int argc, char **argv)
 {
@@ -17,6 +18,10 @@ int main(int argc, char **argv)
         return dls_cmd_scan(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)
         return dls_cmd_report(argc - 1, argv + 1);
+    if (strcmp(cmd, "--version") == 0) {
+        puts("dlsync " DLS_VERSION);
+        return 0;
+    }
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         fputs(dls_usage_text, stdout);
         return 0;

@@ -33,7 +33,7 @@ ALL += $(TOOL_BIN) $(TOOL_AR)
 # looks for it there, next to $(PREFIX)/bin)
 PREFIX        ?= /usr/local
 DESTDIR       ?=
-DLSYNC_VERSION ?= 0.1.0
+DLSYNC_VERSION := $(shell sed -n 's/^\#define DLS_VERSION "\(.*\)"/\1/p' shim/common/names.h)
 INST_BIN      := $(DESTDIR)$(PREFIX)/bin
 INST_LIB      := $(DESTDIR)$(PREFIX)/lib
 INST_INC      := $(DESTDIR)$(PREFIX)/include

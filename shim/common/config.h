@@ -1,17 +1,21 @@
 /* dlsync configuration: every DLSYNC_* environment variable, read once.
  *
  * The values are read with secure_getenv on first use (thread-safe, once per process) and never
- * change afterwards. A bad value prints one warning and falls back to the default; nothing here
- * can fail or abort. The README's environment table documents each field. */
+ * change afterwards. A bad value falls back to the default and is described in `problems`, which
+ * the shim's start-up prints as warnings (this module writes nothing); nothing here can fail or
+ * abort. The README's environment table documents each field. */
 #ifndef DLS_CONFIG_H
 #define DLS_CONFIG_H
 
+#include "names.h"
+
 typedef enum {
-    DLS_MODE_OFF = 0, /* wrappers pass straight through, nothing recorded */
-    DLS_MODE_TRACE,   /* record exchanges only */
-    DLS_MODE_CHECK,   /* record and report unsynchronized uses; never change ordering */
-    DLS_MODE_FIX,     /* default: make every exchanged tensor safe on its consumer stream */
+#define DLS_MODE_ENUM_(id, name) DLS_MODE_##id,
+    DLS_MODES(DLS_MODE_ENUM_)
+#undef DLS_MODE_ENUM_
 } dls_mode;
+
+#define DLS_CONFIG_PROBLEMS 4 /* bad values remembered (one per variable that can be bad) */
 
 typedef struct {
     dls_mode mode;             /* DLSYNC_MODE: off|trace|check|fix (default fix) */
@@ -20,6 +24,9 @@ typedef struct {
     const char *cupti_path;    /* DLSYNC_CUPTI: CUPTI library to load instead of searching; NULL = search */
     const char *profiles_path; /* DLSYNC_PROFILES: extra profile rows file; NULL = built-ins only */
     int debug_ops;             /* DLSYNC_DEBUG_OPS: 1 = one stderr line per observed CUDA operation */
+    int inert;                 /* 1: dlsync was not asked for in this process (dls_config_make_inert) */
+    unsigned nproblems;        /* bad values, each "DLSYNC_X=value is not ...; using ..." */
+    char problems[DLS_CONFIG_PROBLEMS][160];
 } dls_config;
 
 /* Returns the process configuration, reading the environment on the first call. Never NULL. */
@@ -27,6 +34,11 @@ const dls_config *dls_config_get(void);
 
 /* Name of a mode as written in DLSYNC_MODE ("off", "trace", "check", "fix"). */
 const char *dls_mode_name(dls_mode m);
+
+/* Makes the configuration that of DLSYNC_MODE=off with `inert` set, whatever the environment
+ * says: the shim arrived in a process that did not ask for it. Call once, from the shim's start-up,
+ * before any other thread may read the configuration. */
+void dls_config_make_inert(void);
 
 /* Tests only: forget the cached configuration so the next dls_config_get re-reads the
  * environment. Not thread-safe; call only while no other thread uses the configuration. */

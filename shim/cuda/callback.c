@@ -2,6 +2,7 @@
 #include "callback.h"
 
 #include "../common/config.h"
+#include "../common/ownfd.h"
 #include "cbids.h"
 #include "decode.h"
 #include "drv.h"
@@ -100,8 +101,7 @@ static void debug_print(const dls_cuda_op *op)
     memcpy(line, "dlsync: ", n);
     n += dls_cuda_op_format(op, line + n, sizeof line - n - 1);
     line[n++] = '\n';
-    ssize_t w = write(2, line, n);
-    (void)w;
+    dls_ownfd_stderr(line, n);
 }
 
 /* 1 when `cbid` decodes to one kernel launch with no output parameter (its EXIT may reuse

@@ -1,13 +1,8 @@
-/* How the driver finds the shim: InitializeInjection, and self-registration when preloaded.
- *
- * The driver loads the library named by CUDA_INJECTION64_PATH at cuInit and calls its
- * InitializeInjection; that is where the observer subscribes to CUPTI. A preloaded shim makes
- * this happen by itself: its constructor sets CUDA_INJECTION64_PATH to the shim's own absolute
- * path when the variable is unset, long before any cuInit. Nothing here loads or initializes
- * CUDA, and a process that never calls cuInit never loads CUPTI. When the variable already names
- * another library, that tool is left alone and the shim runs without an observer. */
-#include "../common/config.h"
+/* InitializeInjection, self-registration and the inert-child test (see inject.h). */
+#include "inject.h"
+
 #include "../common/export.h"
+#include "../common/names.h"
 #include "../report/warn.h"
 #include "observer.h"
 
@@ -26,6 +21,13 @@ int InitializeInjection(void)
     return 1;
 }
 
+/* The shim's own absolute path in self (PATH_MAX bytes); 0, or -1 when unknown. */
+static int self_path(char *self)
+{
+    Dl_info info;
+    return dladdr((void *)InitializeInjection, &info) && info.dli_fname && realpath(info.dli_fname, self) ? 0 : -1;
+}
+
 /* 1 when `path` names the same file as `self`. */
 static int same_file(const char *path, const char *self)
 {
@@ -33,13 +35,45 @@ static int same_file(const char *path, const char *self)
     return realpath(path, a) && strcmp(a, self) == 0;
 }
 
-__attribute__((constructor)) static void self_register(void)
+/* 1 when LD_PRELOAD (entries separated by ':' or blanks) names the shim: by path, or by its file
+ * name alone (found through the library path). */
+static int preloaded(const char *self)
 {
-    if (dls_config_get()->mode == DLS_MODE_OFF)
-        return;
-    Dl_info info;
+    const char *v = getenv("LD_PRELOAD");
+    const char *base = strrchr(self, '/') ? strrchr(self, '/') + 1 : self;
+    while (v && *v) {
+        size_t n = strcspn(v, ": \t");
+        char entry[PATH_MAX];
+        if (n > 0 && n < sizeof entry) {
+            memcpy(entry, v, n);
+            entry[n] = '\0';
+            if (strchr(entry, '/') ? same_file(entry, self) : strcmp(entry, base) == 0)
+                return 1;
+        }
+        v += n + (v[n] != '\0');
+    }
+    return 0;
+}
+
+int dls_inject_unrequested(void)
+{
+    const char *inj = getenv("CUDA_INJECTION64_PATH");
+    const char *mark = getenv(DLS_INJECTION_MARKER);
     char self[PATH_MAX];
-    if (!dladdr((void *)InitializeInjection, &info) || !info.dli_fname || !realpath(info.dli_fname, self)) {
+    if (!inj || !mark || strcmp(inj, mark) != 0 || self_path(self) != 0 || !same_file(inj, self) ||
+        preloaded(self))
+        return 0;
+    void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!cuda)
+        return 0; /* loaded before CUDA: linked or opened by the program itself */
+    dlclose(cuda);
+    return 1;
+}
+
+void dls_inject_register(void)
+{
+    char self[PATH_MAX];
+    if (self_path(self) != 0) {
         dls_warn_once("cuda-self-path", "cannot find the path of libdlsync.so; CUDA observation needs CUDA_INJECTION64_PATH");
         dls_cuda_observer_set_reason("the shim could not find its own path to register with the CUDA driver");
         return;
@@ -47,6 +81,7 @@ __attribute__((constructor)) static void self_register(void)
     const char *current = getenv("CUDA_INJECTION64_PATH");
     if (!current || !*current) {
         setenv("CUDA_INJECTION64_PATH", self, 1);
+        setenv(DLS_INJECTION_MARKER, self, 1);
         return;
     }
     if (same_file(current, self))

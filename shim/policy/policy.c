@@ -208,11 +208,6 @@ void dls_policy_start(void)
     dls_exchange_set_observer(&g_observer);
 }
 
-__attribute__((constructor)) static void policy_at_load(void)
-{
-    dls_policy_start();
-}
-
 void dls_policy_set_consumer_stream(uintptr_t stream)
 {
     t_consumer.set = 1;

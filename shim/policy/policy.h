@@ -1,6 +1,6 @@
 /* The policy layer: what `check` and `fix` do with exchanges and CUDA stream work.
  *
- * At startup (a constructor of libdlsync.so), when DLSYNC_MODE is check or fix, the policy
+ * At startup (shim/startup/startup.c), when DLSYNC_MODE is check or fix, the policy
  * installs the exchange observer (shim/hooks/policy_hooks.h) and the CUDA operation sink
  * (shim/cuda/ops.h) and keeps one happens-before engine (shim/hb) behind one mutex. In trace
  * and off modes it installs nothing. See pol.h for the model and design decisions.
@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-/* Installs the observers for the configured mode (idempotent). Runs by itself at load. */
+/* Installs the observers for the configured mode (idempotent). Called by the shim's start-up. */
 void dls_policy_start(void);
 
 /* Sets the calling thread's consumer stream: every later export made by this thread (through a

@@ -2,9 +2,10 @@
 #include "log.h"
 
 #include "../common/config.h"
+#include "../common/ownfd.h"
 #include "warn.h"
 
-#include <fcntl.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -15,11 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DLS_VERSION "0.1.0"
-
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static pthread_once_t g_clock_once = PTHREAD_ONCE_INIT;
-static atomic_int g_fd = -1;
+static dls_ownfd g_file = {.fd = -1}; /* written before g_open is set, then read-only */
+static atomic_int g_open;             /* 1 while records are written to g_file */
+static char g_path[4096];             /* the expanded path, for warnings */
 static uint64_t g_real0, g_mono0;
 static __thread int t_tid;
 
@@ -70,7 +71,7 @@ int dls_log_expand_path(const char *pattern, int pid, const char *rank, char *bu
             snprintf(tmp, sizeof tmp, "%d", pid);
             p++;
         } else if (p[0] == '%' && p[1] == 'r') {
-            add = rank ? rank : "";
+            add = rank ? rank : DLS_LOG_NO_RANK;
             p++;
         } else if (p[0] == '%' && p[1] == '%') {
             add = "%";
@@ -116,17 +117,17 @@ static void open_log(void)
     const char *pattern = dls_config_get()->log_path;
     if (!pattern)
         return;
-    char path[4096];
-    if (dls_log_expand_path(pattern, (int)getpid(), dls_log_rank(), path, sizeof path) != 0) {
+    if (dls_log_expand_path(pattern, (int)getpid(), dls_log_rank(), g_path, sizeof g_path) != 0) {
         dls_warn_once("log-path", "DLSYNC_LOG path is too long; no log is written");
         return;
     }
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        dls_warn_once("log-open", "cannot open DLSYNC_LOG=%s; no log is written", path);
+    int err = dls_ownfd_open_append(g_path, &g_file);
+    if (err) {
+        dls_warn_once("log-open", "cannot open DLSYNC_LOG=%s (%s); no log is written", g_path,
+                      err == ENXIO ? "a FIFO without a reader" : strerror(err));
         return;
     }
-    atomic_store(&g_fd, fd);
+    atomic_store(&g_open, 1);
     write_start();
 }
 
@@ -135,10 +136,9 @@ static void after_fork_child(void)
 {
     t_tid = 0;
     const char *pattern = dls_config_get()->log_path;
-    int fd = atomic_load(&g_fd);
-    if (fd >= 0 && pattern && strstr(pattern, "%p")) {
-        atomic_store(&g_fd, -1);
-        close(fd);
+    if (atomic_load(&g_open) && pattern && strstr(pattern, "%p")) {
+        atomic_store(&g_open, 0);
+        dls_ownfd_close(&g_file);
         open_log();
     }
 }
@@ -153,7 +153,7 @@ static void init_once(void)
 int dls_log_enabled(void)
 {
     pthread_once(&g_once, init_once);
-    return atomic_load_explicit(&g_fd, memory_order_relaxed) >= 0;
+    return atomic_load_explicit(&g_open, memory_order_acquire);
 }
 
 static void put(dls_json *j, const char *s, size_t n)
@@ -281,11 +281,12 @@ void dls_json_i64s(dls_json *j, const char *k, const int64_t *v, size_t n)
 void dls_log_write(dls_json *j)
 {
     put(j, "}\n", 2);
-    int fd = atomic_load_explicit(&g_fd, memory_order_relaxed);
-    if (!j->failed && fd >= 0) {
-        ssize_t w = write(fd, j->buf, j->len); /* one write per line: O_APPEND keeps lines whole */
-        if (w != (ssize_t)j->len)
-            dls_warn_once("log-write", "writing the DLSYNC_LOG file failed; records may be missing");
+    if (!j->failed && atomic_load_explicit(&g_open, memory_order_acquire)) {
+        /* one write per line: O_APPEND keeps lines whole */
+        int err = dls_ownfd_write(&g_file, j->buf, j->len);
+        if (err && atomic_exchange(&g_open, 0))
+            dls_warn_once("log-write", "%s DLSYNC_LOG=%s; no more records are written", err == ESTALE
+                          ? "the program closed or replaced the descriptor of" : "writing failed for", g_path);
     }
     if (j->buf != j->inline_buf)
         free(j->buf);

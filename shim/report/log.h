@@ -4,9 +4,12 @@
  * very long records) and written with a single write(2) to a file opened with O_APPEND, so
  * lines from threads and processes never interleave. The file is opened on first use; "%p" in
  * the path becomes the pid, "%r" the launcher rank (OMPI_COMM_WORLD_RANK, PMI_RANK,
- * SLURM_PROCID or RANK; empty when none), "%%" a '%'. The first line is a `start` record. A
- * forked child with "%p" in the path reopens its own file. Nothing here can fail the caller:
- * when the log cannot be written, one warning is printed and records are dropped. */
+ * SLURM_PROCID or RANK; DLS_LOG_NO_RANK when none), "%%" a '%'. The first line is a `start`
+ * record. A forked child with "%p" in the path reopens its own file. The file is one of dlsync's
+ * own descriptors (common/ownfd.h): opened without blocking, checked before each write. Nothing
+ * here can fail the caller: when the log cannot be opened or a write fails (a full device, the
+ * program closed or reused the descriptor), one warning is printed and no more records are
+ * written. */
 #ifndef DLS_LOG_H
 #define DLS_LOG_H
 
@@ -14,6 +17,7 @@
 #include <stdint.h>
 
 #define DLS_JSON_INLINE 1536
+#define DLS_LOG_NO_RANK "norank" /* what %r becomes in a process without a launcher rank */
 
 /* One record under construction. Fill only through the functions below. */
 typedef struct {
@@ -50,7 +54,7 @@ uint64_t dls_log_now_ns(void);
 int dls_log_tid(void);
 
 /* Expands %p, %r and %% of a DLSYNC_LOG path into buf (size n) for process `pid` and rank
- * `rank` (NULL: none). Returns 0, or -1 when the result does not fit. */
+ * `rank` (NULL: none, written DLS_LOG_NO_RANK). Returns 0, or -1 when the result does not fit. */
 int dls_log_expand_path(const char *pattern, int pid, const char *rank, char *buf, size_t n);
 
 /* The launcher rank from the usual variables, or NULL when none is set. */

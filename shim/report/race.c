@@ -1,6 +1,7 @@
 /* Race report formatting and deduplication (see race.h). */
 #include "race.h"
 
+#include "../common/ownfd.h"
 #include "log.h"
 #include "summary.h"
 
@@ -204,8 +205,7 @@ static void write_text(const dls_race *r, const frames *pf, const frames *cf)
     for (int i = 0; i < cf->n; i++)
         put(&t, "    at %s\n", cf->f[i]);
     put(&t, "  why: %s\n", r->why);
-    ssize_t w = write(2, t.buf, t.len);
-    (void)w;
+    dls_ownfd_stderr(t.buf, t.len);
 }
 
 unsigned dls_race_report(const dls_race *r)
@@ -252,7 +252,7 @@ void dls_race_reset_for_tests(void)
     pthread_mutex_unlock(&g_lock);
 }
 
-__attribute__((destructor)) static void repeated_at_exit(void)
+void dls_race_emit_repeats(void)
 {
     pthread_mutex_lock(&g_lock);
     for (size_t i = 0; i < g_n; i++) {
@@ -262,8 +262,7 @@ __attribute__((destructor)) static void repeated_at_exit(void)
         int k = snprintf(line, sizeof line, "dlsync: race %016llx (%s, exchange %llu) seen %u times\n",
                          (unsigned long long)g_seen[i].key, dls_race_kind_name(g_seen[i].kind),
                          (unsigned long long)g_seen[i].xid, g_seen[i].count);
-        ssize_t w = write(2, line, (size_t)k);
-        (void)w;
+        dls_ownfd_stderr(line, (size_t)k);
     }
     pthread_mutex_unlock(&g_lock);
 }

@@ -72,4 +72,8 @@ size_t dls_race_distinct(void);
 /* Tests only: forget every report. */
 void dls_race_reset_for_tests(void);
 
+/* Writes one "seen N times" line on stderr for each hazard reported more than once (at exit,
+ * by the shim's start-up file). */
+void dls_race_emit_repeats(void);
+
 #endif

@@ -2,6 +2,7 @@
 #include "summary.h"
 
 #include "../common/config.h"
+#include "../common/ownfd.h"
 #include "log.h"
 
 #include <stdatomic.h>
@@ -60,12 +61,6 @@ void dls_summary_emit(void)
         dls_summary_line(line, sizeof line - 1);
         size_t l = strlen(line);
         line[l++] = '\n';
-        ssize_t w = write(2, line, l);
-        (void)w;
+        dls_ownfd_stderr(line, l);
     }
-}
-
-__attribute__((destructor)) static void summary_at_exit(void)
-{
-    dls_summary_emit();
 }

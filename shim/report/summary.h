@@ -37,8 +37,8 @@ void dls_summary_set_cupti(const char *sharing);
 void dls_summary_line(char *buf, unsigned n);
 
 /* Writes the summary: the `summary` record when the log is enabled, and the line on stderr
- * when DLSYNC_VERBOSE=1 (nothing with DLSYNC_MODE=off). Runs by itself at exit; only the first
- * call writes anything. */
+ * when DLSYNC_VERBOSE=1 (nothing with DLSYNC_MODE=off). Called at exit by the shim's start-up
+ * file; only the first call writes anything. */
 void dls_summary_emit(void);
 
 #endif

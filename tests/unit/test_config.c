@@ -6,7 +6,6 @@
 #include <cmocka.h>
 
 #include "common/config.h"
-#include "report/warn.h"
 
 static int reset(void **state)
 {
@@ -17,7 +16,6 @@ static int reset(void **state)
     unsetenv("DLSYNC_CUPTI");
     unsetenv("DLSYNC_PROFILES");
     dls_config_reset_for_tests();
-    dls_warn_reset_for_tests();
     return 0;
 }
 
@@ -44,13 +42,39 @@ static void each_mode_name_is_parsed(void **state)
     }
 }
 
-static void bad_mode_falls_back_to_fix_and_warns_once(void **state)
+static void bad_mode_falls_back_to_fix_and_says_why(void **state)
 {
     (void)state;
     setenv("DLSYNC_MODE", "fast", 1);
-    assert_int_equal(dls_config_get()->mode, DLS_MODE_FIX);
-    /* The warning was printed while reading: asking again for the same key prints nothing. */
-    assert_int_equal(dls_warn_once("config-mode", "again"), 0);
+    setenv("DLSYNC_VERBOSE", "yes", 1);
+    const dls_config *c = dls_config_get();
+    assert_int_equal(c->mode, DLS_MODE_FIX);
+    assert_int_equal(c->verbose, 0);
+    /* The start-up prints these as warnings. */
+    assert_int_equal(c->nproblems, 2);
+    assert_string_equal(c->problems[0], "DLSYNC_MODE=fast is not one of off, trace, check, fix; using fix");
+    assert_string_equal(c->problems[1], "DLSYNC_VERBOSE=yes is not 0 or 1; using 0");
+}
+
+static void an_inert_process_is_off_whatever_the_environment_says(void **state)
+{
+    (void)state;
+    setenv("DLSYNC_MODE", "check", 1);
+    dls_config_make_inert();
+    assert_int_equal(dls_config_get()->mode, DLS_MODE_OFF);
+    assert_int_equal(dls_config_get()->inert, 1);
+    dls_config_reset_for_tests();
+    assert_int_equal(dls_config_get()->mode, DLS_MODE_CHECK);
+}
+
+/* The command and the shim share the mode names (common/names.h). */
+static void mode_names_round_trip(void **state)
+{
+    (void)state;
+    for (int i = DLS_MODE_OFF; i <= DLS_MODE_FIX; i++)
+        assert_int_equal(dls_mode_from_name(dls_mode_name((dls_mode)i)), i);
+    assert_int_equal(dls_mode_from_name("fast"), -1);
+    assert_int_equal(dls_mode_from_name(NULL), -1);
 }
 
 static void values_are_read_once(void **state)
@@ -79,7 +103,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(defaults_are_fix_and_quiet, reset),
         cmocka_unit_test_setup(each_mode_name_is_parsed, reset),
-        cmocka_unit_test_setup(bad_mode_falls_back_to_fix_and_warns_once, reset),
+        cmocka_unit_test_setup(bad_mode_falls_back_to_fix_and_says_why, reset),
+        cmocka_unit_test_setup(an_inert_process_is_off_whatever_the_environment_says, reset),
+        cmocka_unit_test(mode_names_round_trip),
         cmocka_unit_test_setup(values_are_read_once, reset),
         cmocka_unit_test_setup(empty_values_count_as_unset, reset),
     };

@@ -1,0 +1,26 @@
+/* How the CUDA driver comes to load the shim as its injection library, and whether a shim that
+ * arrived that way was asked for.
+ *
+ * The driver loads the library named by CUDA_INJECTION64_PATH at cuInit and calls its
+ * InitializeInjection; that is where the observer subscribes to CUPTI. A preloaded shim makes
+ * this happen by itself (dls_inject_register), long before any cuInit. Because children inherit
+ * the environment, a child started without LD_PRELOAD would still get the shim through that
+ * variable and lose the CUPTI subscription to it; the shim therefore marks the value it set
+ * (DLS_INJECTION_MARKER in common/names.h) and such a child stays inert (dls_inject_unrequested).
+ * A CUDA_INJECTION64_PATH the user set to libdlsync.so carries no marker and works as asked.
+ * Nothing here loads or initializes CUDA. */
+#ifndef DLS_CUDA_INJECT_H
+#define DLS_CUDA_INJECT_H
+
+/* 1 when this process did not ask for the shim: it is not in LD_PRELOAD, CUDA_INJECTION64_PATH
+ * names it with the marker of an automatic injection beside it, and libcuda was loaded before
+ * the shim (the driver is loading it now). Then the shim must stay inert. Call once, from the
+ * shim's start-up. */
+int dls_inject_unrequested(void);
+
+/* Sets CUDA_INJECTION64_PATH (and its marker) to the shim's own absolute path when it is unset.
+ * When it names another library, that tool is left alone, the observer is told why, and one
+ * warning says the shim runs without CUDA observation. */
+void dls_inject_register(void);
+
+#endif
