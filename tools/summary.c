@@ -13,6 +13,7 @@ typedef struct {
     dls_tally injects;   /* what */
     dls_tally race_pid;  /* "pid\tkey": aux = occurrences in that process */
     dls_tally races;     /* key: count = occurrences over processes, first = first record */
+    dls_tally fixes;     /* fix id of the races: count = occurrences, aux = distinct races */
     dls_tally fallbacks; /* reason */
     dls_tally warnings;  /* reason */
     long long exports, imports, unmatched_imports, injected, fallback_records;
@@ -21,7 +22,8 @@ typedef struct {
 
 static void analysis_free(analysis *a)
 {
-    dls_tally *all[] = {&a->pids, &a->pairs, &a->injects, &a->race_pid, &a->races, &a->fallbacks, &a->warnings};
+    dls_tally *all[] = {&a->pids,  &a->pairs,     &a->injects,  &a->race_pid,
+                        &a->races, &a->fixes, &a->fallbacks, &a->warnings};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         dls_tally_free(all[i]);
 }
@@ -192,22 +194,74 @@ static void print_side(const dls_json *race, const char *name, FILE *out)
             dls_stream_text(dls_json_get(side, "stream"), st, sizeof st));
 }
 
-static void print_races(const dls_log_set *set, const analysis *a, dls_tally_entry **v, FILE *out)
+/* The fix named in a race record ("(none)" in logs written before races had one). */
+static const char *fix_id(const dls_json *race)
+{
+    const char *id = dls_json_get_str(dls_json_get(race, "fix"), "id");
+    return id ? id : "(none)";
+}
+
+/* The heading of the races fixed by `id` (advice.def). */
+static const char *fix_title(const char *id)
+{
+    static const struct {
+        const char *id, *title;
+    } titles[] = {
+#define DLS_ADVICE_PATH(way, fix, title, text) {fix, title},
+#define DLS_ADVICE_KIND(kind, fix, title, text) {fix, title},
+#include "report/advice.def"
+#undef DLS_ADVICE_PATH
+#undef DLS_ADVICE_KIND
+    };
+    for (size_t i = 0; i < sizeof titles / sizeof *titles; i++)
+        if (strcmp(titles[i].id, id) == 0)
+            return titles[i].title;
+    return strcmp(id, "(none)") == 0 ? "no fix recorded (a log of an older dlsync)" : "a fix this dlsync does not know";
+}
+
+/* Groups the distinct races by fix (occurrences and distinct races per fix). -1: out of memory. */
+static int group_by_fix(const dls_log_set *set, analysis *a, dls_tally_entry **v)
 {
     for (size_t i = 0; i < a->races.n; i++) {
-        const dls_json *r = set->recs[v[i]->first].obj;
-        char xid[32], pid[32], dev[64];
-        const dls_json *tensor = dls_json_get(r, "tensor");
-        fprintf(out, "  %s x%lld  (key %s; first in pid %s, xid %s, %s:%ld)\n",
-                or_unknown(dls_json_get_str(r, "kind")), v[i]->count, v[i]->key, dls_scalar_text(r, "pid", pid, sizeof pid),
-                dls_scalar_text(r, "xid", xid, sizeof xid), set->recs[v[i]->first].file, set->recs[v[i]->first].line);
-        fprintf(out, "      tensor    %s %s on %s\n", or_unknown(dls_json_get_str(tensor, "dtype")),
-                or_unknown(dls_json_get_str(tensor, "data")), dls_device_text(dls_json_get(tensor, "device"), dev, sizeof dev));
-        print_side(r, "producer", out);
-        print_side(r, "consumer", out);
-        const char *why = dls_json_get_str(r, "why");
-        if (why)
-            fprintf(out, "      why       %s\n", why);
+        dls_tally_entry *e = dls_tally_add(&a->fixes, fix_id(set->recs[v[i]->first].obj), NULL);
+        if (!e)
+            return -1;
+        e->count += v[i]->count;
+        e->aux++;
+    }
+    return 0;
+}
+
+static void print_race(const dls_log_set *set, const dls_tally_entry *v, FILE *out)
+{
+    const dls_json *r = set->recs[v->first].obj;
+    char xid[32], pid[32], dev[64];
+    const dls_json *tensor = dls_json_get(r, "tensor");
+    fprintf(out, "    %s x%lld  (key %s; first in pid %s, xid %s, %s:%ld)\n", or_unknown(dls_json_get_str(r, "kind")),
+            v->count, v->key, dls_scalar_text(r, "pid", pid, sizeof pid), dls_scalar_text(r, "xid", xid, sizeof xid),
+            set->recs[v->first].file, set->recs[v->first].line);
+    fprintf(out, "      tensor    %s %s on %s\n", or_unknown(dls_json_get_str(tensor, "dtype")),
+            or_unknown(dls_json_get_str(tensor, "data")), dls_device_text(dls_json_get(tensor, "device"), dev, sizeof dev));
+    print_side(r, "producer", out);
+    print_side(r, "consumer", out);
+    const char *why = dls_json_get_str(r, "why");
+    if (why)
+        fprintf(out, "      why       %s\n", why);
+    const char *fix = dls_json_get_str(dls_json_get(r, "fix"), "text");
+    if (fix)
+        fprintf(out, "      fix       %s\n", fix);
+}
+
+/* The races grouped by fix, the most frequent fix first; within a group, by occurrences. */
+static void print_races(const dls_log_set *set, const analysis *a, dls_tally_entry **races, dls_tally_entry **fixes,
+                        FILE *out)
+{
+    for (size_t f = 0; f < a->fixes.n; f++) {
+        fprintf(out, "  fix %s: %s (%lld distinct, %lld occurrences)\n", fixes[f]->key, fix_title(fixes[f]->key),
+                fixes[f]->aux, fixes[f]->count);
+        for (size_t i = 0; i < a->races.n; i++)
+            if (strcmp(fix_id(set->recs[races[i]->first].obj), fixes[f]->key) == 0)
+                print_race(set, races[i], out);
     }
 }
 
@@ -224,9 +278,10 @@ int dls_summary_print(const dls_log_set *set, FILE *out)
     analysis a;
     if (analyse(set, &a) != 0)
         return -1;
-    dls_tally *tables[] = {&a.pids, &a.pairs, &a.injects, &a.races, &a.fallbacks, &a.warnings};
+    dls_tally_entry **races = dls_tally_sorted(&a.races);
+    int rc = (a.races.n && !races) || group_by_fix(set, &a, races) != 0 ? -1 : 0;
+    dls_tally *tables[] = {&a.pids, &a.pairs, &a.injects, &a.fixes, &a.fallbacks, &a.warnings};
     dls_tally_entry **sorted[6];
-    int rc = 0;
     for (size_t i = 0; i < 6; i++) {
         sorted[i] = dls_tally_sorted(tables[i]);
         if (tables[i]->n && !sorted[i])
@@ -235,7 +290,7 @@ int dls_summary_print(const dls_log_set *set, FILE *out)
     if (rc == 0) {
         long long race_total = 0;
         for (size_t i = 0; i < a.races.n; i++)
-            race_total += sorted[3][i]->count;
+            race_total += races[i]->count;
         fprintf(out, "dlsync report: %zu records from %lld process%s\n", set->n, (long long)a.pids.n,
                 a.pids.n == 1 ? "" : "es");
         print_processes(set, &a, sorted[0], out);
@@ -246,7 +301,7 @@ int dls_summary_print(const dls_log_set *set, FILE *out)
         fprintf(out, "\nInjected syncs: %lld\n", a.injected);
         print_reasons(set, &a.injects, sorted[2], out);
         fprintf(out, "\nRaces: %zu distinct, %lld occurrences\n", a.races.n, race_total);
-        print_races(set, &a, sorted[3], out);
+        print_races(set, &a, races, sorted[3], out);
         fprintf(out, "\nFallbacks: %lld\n", a.fallback_records);
         print_reasons(set, &a.fallbacks, sorted[4], out);
         fprintf(out, "\nWarnings: %lld\n", a.warning_records);
@@ -258,6 +313,7 @@ int dls_summary_print(const dls_log_set *set, FILE *out)
     }
     for (size_t i = 0; i < 6; i++)
         free(sorted[i]);
+    free(races);
     analysis_free(&a);
     return rc;
 }

@@ -37,6 +37,7 @@ static void fill_tensor(dls_race *r, const dls_pol_x *x, char *dtype, size_t n)
 {
     const char *dev = dls_device_type_name(x->device.device_type);
     r->xid = x->xid;
+    r->path = x->path;
     r->framework = x->framework;
     r->symbol = x->symbol;
     r->device = dev ? dev : "unknown";

@@ -40,6 +40,7 @@ dls_pol_x *dls_pol_x_new(const dls_exchange *x)
     const dls_profile *prof = x->producer ? x->producer : x->seen_at;
     p->framework = prof ? prof->framework : NULL;
     p->symbol = prof ? dls_profile_name(prof) : NULL;
+    p->path = x->path;
     p->host_visible = x->device.device_type == kDLCPU || x->device.device_type == kDLCUDAHost ||
                       x->device.device_type == kDLCUDAManaged;
     dls_managed_view v;

@@ -128,6 +128,7 @@ typedef struct dls_pol_x {
     int ndim;
     int64_t shape[DLS_POL_NDIM];
     const char *framework, *symbol;
+    dls_xpath path;                    /* how it was exchanged (reports' fix line) */
     int host_visible;
     int released;
     int captured;                      /* a use was captured into a graph before it was ordered */

@@ -151,10 +151,23 @@ static void side_json(char *buf, size_t n, const dls_race_side *side, const fram
     snprintf(buf + len, n - len, "]}");
 }
 
-static void write_log(const dls_race *r, uint64_t key, const frames *pf, const frames *cf)
+/* {"id": ..., "text": ...} of r's fix into buf. */
+static void fix_json(char *buf, size_t n, const char *id, const char *text)
+{
+    size_t len = (size_t)snprintf(buf, n, "{\"id\":");
+    json_string(buf, n, &len, id);
+    len += (size_t)snprintf(buf + len, n - len, ",\"text\":");
+    json_string(buf, n, &len, text);
+    snprintf(buf + len, n - len, "}");
+}
+
+static void write_log(const dls_race *r, uint64_t key, const frames *pf, const frames *cf, const char *fix_id,
+                      const char *fix_text)
 {
     if (!dls_log_enabled())
         return;
+    char fix[1024];
+    fix_json(fix, sizeof fix, fix_id, fix_text);
     char tensor[1024], shape[512], side[4096];
     size_t sl = 0;
     shape[sl++] = '[';
@@ -182,10 +195,11 @@ static void write_log(const dls_race *r, uint64_t key, const frames *pf, const f
     side_json(side, sizeof side, &r->consumer, cf);
     dls_json_raw(&j, "consumer", side);
     dls_json_str(&j, "why", r->why);
+    dls_json_raw(&j, "fix", fix);
     dls_log_write(&j);
 }
 
-static void write_text(const dls_race *r, const frames *pf, const frames *cf)
+static void write_text(const dls_race *r, const frames *pf, const frames *cf, const char *fix_text)
 {
     text t = {.len = 0};
     put(&t, "dlsync: race (%s) on exchange %llu: %s[", dls_race_kind_name(r->kind), (unsigned long long)r->xid,
@@ -205,6 +219,7 @@ static void write_text(const dls_race *r, const frames *pf, const frames *cf)
     for (int i = 0; i < cf->n; i++)
         put(&t, "    at %s\n", cf->f[i]);
     put(&t, "  why: %s\n", r->why);
+    put(&t, "  fix: %s\n", fix_text);
     dls_ownfd_stderr(t.buf, t.len);
 }
 
@@ -231,8 +246,10 @@ unsigned dls_race_report(const dls_race *r)
     frames pf, cf;
     side_stack(&r->producer, &pf);
     side_stack(&r->consumer, &cf);
-    write_text(r, &pf, &cf);
-    write_log(r, key, &pf, &cf);
+    char fix[768];
+    const char *fix_id = dls_advice(r, fix, sizeof fix);
+    write_text(r, &pf, &cf, fix);
+    write_log(r, key, &pf, &cf, fix_id, fix);
     dls_summary_add(DLS_COUNT_RACES, 1);
     return count;
 }

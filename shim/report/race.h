@@ -3,14 +3,16 @@
  * A report describes one unsynchronized use of an exchanged tensor: the tensor, the producer
  * side (framework, symbol, the last conflicting operation and its stream, the stack captured at
  * export), the consumer side (operation, stream, the stack of the thread that made the use),
- * and why the two are unordered. Reports with the same key (exchange site, producer operation
- * and stream kind, consumer operation and stream, hazard kind) are one hazard: only the first
+ * why the two are unordered, and what to change (the fix line, advice.h). Reports with the same
+ * key (exchange site, producer operation and stream kind, consumer operation and stream, hazard
+ * kind) are one hazard: only the first
  * is printed and logged; later ones only raise its count, and hazards seen more than once get
  * one "seen N times" line on stderr at exit. Thread-safe (one lock around the table; the text
  * is written with one write(2) outside it). */
 #ifndef DLS_RACE_H
 #define DLS_RACE_H
 
+#include "advice.h"
 #include "stack.h"
 
 #include <stddef.h>
@@ -39,8 +41,9 @@ typedef struct {
     const dls_stack *stack; /* NULL: capture the calling thread's stack when the report is new */
 } dls_race_side;
 
-typedef struct {
+typedef struct dls_race {
     dls_race_kind kind;
+    dls_xpath path;                 /* how the tensor was exchanged: selects the fix line */
     uint64_t xid;
     const char *framework, *symbol; /* producer (or first wrapped entry point) of the tensor */
     const char *device;             /* device type name ("cuda", "cpu", ...) */

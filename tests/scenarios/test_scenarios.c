@@ -1,6 +1,6 @@
 /* The scenario corpus end to end on the simulator: every scenario without the shim (the racy
- * version is wrong, the twin right), under check (one report per hazard with the right tensor
- * and sides, nothing on the twin), trace and check (stdout unchanged), fix (racy version right,
+ * version is wrong, the twin right), under check (one report per hazard with the right tensor,
+ * sides and fix line, nothing on the twin), trace and check (stdout unchanged), fix (racy version right,
  * no injection on the twin), forced failures of the shim's own CUDA calls, the exit summary,
  * and the no-observer fallback. */
 #include <setjmp.h>
@@ -12,23 +12,25 @@
 
 #include "scen_run.h"
 
-/* What check must report for each racy scenario, and the one warning fix gives on it (NULL: none). */
+/* What check must report for each racy scenario (the kind, both sides, the fix's name), and the
+ * one warning fix gives on it (NULL: none). */
 static const struct {
-    const char *name, *kind, *framework, *producer_op, *consumer_op, *fix_warning;
+    const char *name, *kind, *framework, *producer_op, *consumer_op, *fix, *fix_warning;
 } g_expect[] = {
-    {"side_stream", "write-read", "mxnet", "scen_write", "scen_read", NULL},
-    {"legacy_stream", "write-read", "mxnet", "scen_write", "scen_read", NULL},
-    {"per_thread", "write-read", "mxnet", "scen_write", "scen_read", NULL},
-    {"host_copy", "host-read", "mxnet", "cudaMemcpyAsync", "host access after TVMArrayFromDLPack", NULL},
-    {"release_reuse", "release-reuse", "mxnet", "scen_write", "scen_read", NULL},
-    {"round_trip", "write-read", "tvm", "scen_write", "scen_read", NULL},
-    {"two_streams", "write-read", "mxnet", "scen_write", "scen_read", NULL},
-    {"overlap_views", "write-read", "mxnet", "scen_write", "scen_read", NULL},
-    {"threads", "write-read", "mxnet", "scen_write", "scen_read", NULL},
-    {"dlsym", "write-read", "mxnet", "scen_write", "scen_read", NULL},
-    {"opaque", "write-read", "mxnet", "scen_write", "scen_read_opaque", NULL},
+    {"side_stream", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
+    {"legacy_stream", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
+    {"per_thread", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
+    {"host_copy", "host-read", "mxnet", "cudaMemcpyAsync", "host access after TVMArrayFromDLPack", "host-sync",
+     NULL},
+    {"release_reuse", "release-reuse", "mxnet", "scen_write", "scen_read", "keep-alive", NULL},
+    {"round_trip", "write-read", "tvm", "scen_write", "scen_read", "consumer-stream", NULL},
+    {"two_streams", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
+    {"overlap_views", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
+    {"threads", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
+    {"dlsym", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
+    {"opaque", "write-read", "mxnet", "scen_write", "scen_read_opaque", "consumer-stream", NULL},
     /* the simulator names runtime calls by their callback id, as cupti_runtime_cbid.h spells it */
-    {"graph_capture", "write-read", "mxnet", "scen_write", "cudaGraphLaunch_v10000",
+    {"graph_capture", "write-read", "mxnet", "scen_write", "cudaGraphLaunch_v10000", "consumer-stream",
      "dlsync: warning: an exchanged tensor was used by work captured into a CUDA graph"},
 };
 #define NSCEN (sizeof g_expect / sizeof *g_expect)
@@ -105,13 +107,70 @@ static void check_reports_each_hazard_once_with_both_sides(void **state)
         snprintf(want, sizeof want, "scen_%s", name);
         if (dls_count(race, want) < 2)
             fail_msg("%s: stacks without program frames: %s", name, race);
+        snprintf(want, sizeof want, "\"fix\":{\"id\":\"%s\",\"text\":\"", g_expect[i].fix);
+        assert_non_null(strstr(race, want));
         assert_non_null(strstr(o.r.err, "dlsync: race ("));
         assert_non_null(strstr(o.r.err, "  why: "));
+        assert_non_null(strstr(o.r.err, "  fix: "));
         scen_run_free(&o);
 
         run(name, "correct", "check", NULL, &o);
         if (scen_records(&o, "race") || strstr(o.r.err, "dlsync:"))
             fail_msg("%s correct: reported\n%s", name, o.r.err);
+        scen_run_free(&o);
+    }
+}
+
+/* The "  fix: " line of a report in err, with every hexadecimal number written 0x?, in buf. */
+static const char *fix_line(const char *err, char *buf, size_t n)
+{
+    const char *p = strstr(err, "  fix: ");
+    size_t len = 0;
+    for (; p && *p && *p != '\n' && len + 4 < n; p++) {
+        buf[len++] = *p;
+        if (p[0] == '0' && p[1] == 'x') {
+            buf[len++] = 'x';
+            buf[len++] = '?';
+            for (p += 2; p[1] && strchr("0123456789abcdef", p[1]); p++)
+                ;
+        }
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+/* The whole fix line of one scenario of each kind: a legacy C exchange between non-blocking
+ * streams, from a per-thread default stream, a host read, a release and reuse. */
+static void check_reports_say_what_to_change(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *line;
+    } pinned[] = {
+        {"side_stream",
+         "  fix: get the tensor for the consumer's stream with dlsync_to_dlpack(\"mxnet\", handle, (intptr_t)0x?, &t) "
+         "(dlsync.h) instead of MXNDArrayToDLPack, or cudaEventRecord(ev, (cudaStream_t)0x?) after scen_write and "
+         "cudaStreamWaitEvent((cudaStream_t)0x?, ev, 0) before scen_read"},
+        {"per_thread",
+         "  fix: get the tensor for the consumer's stream with dlsync_to_dlpack(\"mxnet\", handle, (intptr_t)0x?, &t) "
+         "(dlsync.h) instead of MXNDArrayToDLPack, or cudaEventRecord(ev, cudaStreamPerThread) after scen_write and "
+         "cudaStreamWaitEvent((cudaStream_t)0x?, ev, 0) before scen_read"},
+        {"host_copy",
+         "  fix: synchronize the producer's stream before the host reads the tensor: "
+         "cudaStreamSynchronize((cudaStream_t)0x?) after cudaMemcpyAsync_v3020, or cudaEventSynchronize on an event "
+         "recorded there"},
+        {"release_reuse",
+         "  fix: keep the tensor alive until the consumer's stream finishes scen_read: release it after "
+         "cudaStreamSynchronize((cudaStream_t)0x?), or cudaEventRecord(ev, (cudaStream_t)0x?) and "
+         "cudaStreamWaitEvent((cudaStream_t)0x?, ev, 0) before scen_write reuses the memory (record_stream-like "
+         "ordering, as torch's tensor.record_stream(consumer_stream))"},
+    };
+    for (size_t i = 0; i < sizeof pinned / sizeof *pinned; i++) {
+        scen_outcome o;
+        char line[1024];
+        run(pinned[i].name, "racy", "check", NULL, &o);
+        if (strcmp(fix_line(o.r.err, line, sizeof line), pinned[i].line) != 0)
+            fail_msg("%s: fix line\n%s\nwant\n%s", pinned[i].name, line, pinned[i].line);
         scen_run_free(&o);
     }
 }
@@ -232,6 +291,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(without_the_shim_the_racy_version_is_wrong),
         cmocka_unit_test(check_reports_each_hazard_once_with_both_sides),
+        cmocka_unit_test(check_reports_say_what_to_change),
         cmocka_unit_test(trace_and_check_leave_stdout_unchanged),
         cmocka_unit_test(fix_corrects_the_racy_version_and_leaves_the_twin_alone),
         cmocka_unit_test(fix_orders_the_launch_of_a_captured_use),

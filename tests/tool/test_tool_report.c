@@ -31,11 +31,13 @@ static const char log_a[] =
     "{\"ev\":\"export\",\"t\":1000003000,\"pid\":100,\"tid\":100,\"xid\":2,\"framework\":\"pytorch\",\"device\":{\"type\":\"cuda\",\"id\":1}}\n"
     "{\"ev\":\"race\",\"t\":1000004000,\"pid\":100,\"tid\":101,\"xid\":1,\"key\":\"k1\",\"count\":1,\"kind\":\"write-read\","
     "\"tensor\":{\"device\":" DEV0 ",\"dtype\":\"float32\",\"data\":\"0x7000\"},"
-    "\"producer\":{\"op\":\"kernel fill\",\"stream\":" S0 ",\"stack\":[\"a\"]},\"consumer\":{\"op\":\"kernel use\",\"stream\":" S3 ",\"stack\":[]},\"why\":\"no event wait\"}\n"
+    "\"producer\":{\"op\":\"kernel fill\",\"stream\":" S0 ",\"stack\":[\"a\"]},\"consumer\":{\"op\":\"kernel use\",\"stream\":" S3 ",\"stack\":[]},\"why\":\"no event wait\","
+    "\"fix\":{\"id\":\"consumer-stream\",\"text\":\"wait for stream 0 on stream 3\"}}\n"
     "{\"ev\":\"race\",\"t\":1000005000,\"pid\":100,\"tid\":101,\"xid\":1,\"key\":\"k1\",\"count\":2,\"kind\":\"write-read\","
     "\"producer\":{\"op\":\"kernel fill\",\"stream\":" S0 "},\"consumer\":{\"op\":\"kernel use\",\"stream\":" S3 "}}\n"
     "{\"ev\":\"race\",\"t\":1000006000,\"pid\":100,\"tid\":101,\"xid\":2,\"key\":\"k2\",\"count\":1,\"kind\":\"host-read\","
-    "\"producer\":{\"op\":\"memcpy DtoH\",\"stream\":" S3 "},\"consumer\":{\"op\":\"host read\",\"stream\":null}}\n"
+    "\"producer\":{\"op\":\"memcpy DtoH\",\"stream\":" S3 "},\"consumer\":{\"op\":\"host read\",\"stream\":null},"
+    "\"fix\":{\"id\":\"host-sync\",\"text\":\"synchronize stream 3\"}}\n"
     "{\"ev\":\"inject\",\"t\":1000007000,\"pid\":100,\"tid\":101,\"xid\":1,\"what\":\"event-wait\",\"from\":" S0 ",\"to\":" S3 ",\"reason\":\"first use\"}\n"
     "{\"ev\":\"fallback\",\"t\":1000008000,\"pid\":100,\"tid\":100,\"reason\":\"no CUPTI observer\",\"detail\":\"context sync at export\"}\n"
     "{\"ev\":\"release\",\"t\":1000009000,\"pid\":100,\"tid\":101,\"xid\":1}\n"
@@ -126,6 +128,16 @@ static void command_prints_pairs_races_and_damage(void **state)
     assert_non_null(strstr(r.out, "Races: 2 distinct, 6 occurrences"));
     assert_non_null(strstr(r.out, "write-read x5"));
     assert_non_null(strstr(r.out, "kernel fill on stream 0 (legacy, dev 0)"));
+    /* Grouped by fix, the most frequent first, each under its heading from advice.def. */
+    const char *by_stream = strstr(r.out, "\n  fix consumer-stream: legacy C to_dlpack/from_dlpack: hand the tensor "
+                                          "over for the consumer's stream, or make that stream wait for the "
+                                          "producer's (1 distinct, 5 occurrences)\n    write-read x5");
+    const char *by_sync = strstr(r.out, "\n  fix host-sync: host read: synchronize the producer's stream before "
+                                        "reading (1 distinct, 1 occurrences)\n    host-read x1");
+    assert_non_null(by_stream);
+    assert_non_null(by_sync);
+    assert_true(by_stream < by_sync);
+    assert_non_null(strstr(r.out, "      fix       wait for stream 0 on stream 3\n"));
     assert_non_null(strstr(r.out, "Injected syncs: 1"));
     assert_non_null(strstr(r.out, "no CUPTI observer: context sync at export"));
     char where[160];
