@@ -10,6 +10,8 @@
 #   make bench      run the benchmarks and print their figures
 #   make test-gpu   the scenario corpus on a real GPU (skipped without one); scripts/gpu-check.sh for the full check
 #   make asan | ubsan | tsan | sanitize   the test suite under a sanitizer, in build/<name>/
+#   make fuzz       the libFuzzer harnesses (clang), each for FUZZ_SECONDS, in build/fuzz/
+#   make format | format-check   apply / check .clang-format on every tracked C, C++ and CUDA file
 #   V=1             print full commands
 
 CUDA_HOME ?= /usr/local/cuda
@@ -53,7 +55,7 @@ DEMOS   :=
 TEST_CFLAGS := -I tests/common -DDLS_BUILD_DIR='"$(ABSB)"' -DDLS_SRC_DIR='"$(abspath .)"' \
                -DDLS_SAN_RUNTIME='"$(SAN_RUNTIME)"' -DDLS_SAN='"$(SAN)"'
 
-.PHONY: all test demo bench deps asan ubsan tsan sanitize clean test-gpu gpu
+.PHONY: all test demo bench deps asan ubsan tsan sanitize clean test-gpu gpu format format-check
 .SECONDARY:
 all:
 
@@ -90,6 +92,19 @@ tsan:
 	@$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread test
 sanitize:
 	@$(MAKE) --no-print-directory BUILD=build/sanitize SAN=address,undefined test
+
+# The sources clang-format owns: every tracked C, C++ and CUDA file.
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cc' '*.cu')
+CLANG_FORMAT ?= clang-format
+
+format:
+	@$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+# Lists each file whose formatting differs and fails when there is one.
+format-check:
+	@bad=0; for f in $(FORMAT_FILES); do \
+	    $(CLANG_FORMAT) --dry-run -Werror "$$f" >/dev/null 2>&1 || { echo "format: $$f"; bad=$$((bad+1)); }; \
+	done; [ $$bad -eq 0 ] || { echo "format-check: $$bad files differ from .clang-format (make format)"; exit 1; }
 
 clean:
 	rm -rf build
