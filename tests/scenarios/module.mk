@@ -63,3 +63,14 @@ $(BENCH_OBSERVER): $(SCEN_OBJ)/bench_observer.o $(TEST_COMMON_OBJ) $(SCEN_LIBS) 
 $(SCEN_OBJ)/bench_observer.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
 ALL     += $(BENCH_OBSERVER)
 BENCHES += $(BENCH_OBSERVER)
+
+# bench_cost: the instructions dlsync adds per stream operation, exchange and log record (make bench).
+BENCH_COST := $(B)/tests/bench_cost
+$(BENCH_COST): $(SCEN_OBJ)/bench_cost.o $(TEST_COMMON_OBJ) $(SCEN_LIBS) $(SHIM_LIB) $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
+	    -lfakemx -lfaketvm -lscenbackend -lcudart $(LDLIBS)
+$(SCEN_OBJ)/bench_cost.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
+ALL     += $(BENCH_COST)
+BENCHES += $(BENCH_COST)

@@ -1,0 +1,181 @@
+/* Benchmark: what dlsync adds, in callgrind instructions (whole process, the simulator
+ * included), per stream operation, per legacy exchange and per log record. The probe is this
+ * program run as a child: OPS cudaMemsetAsync of a buffer no exchange covers, on one stream,
+ * and EXCH legacy exchanges of a device tensor (MXNDArrayToDLPack, TVMArrayFromDLPack, release),
+ * with LIVE exchanged tensors kept live (exported, waiting for their first use) across the
+ * operations; with LIVE > 1 they are allocated around the memset buffer, spread over the heap.
+ * Each figure is the difference between two runs that differ only in OPS (or EXCH), divided by
+ * the difference, minus the same difference without the shim: the simulator's own work cancels
+ * out. Prints each figure with the command that measured it. Needs valgrind; no assertions. */
+#include "dls_test.h"
+#include "fakefw.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define N 64
+#define OPS1 1000
+#define OPS2 3000
+#define EXCH1 200
+#define EXCH2 600
+#define SPREAD 10000
+
+static int env_int(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? atoi(v) : 0;
+}
+
+/* The probe. */
+static int child(void)
+{
+    int ops = env_int("COST_OPS"), exch = env_int("COST_EXCH"), live = env_int("COST_LIVE");
+    mx_init(FW_NON_BLOCKING);
+    tvm_init(FW_NON_BLOCKING);
+    DLManagedTensor **held = calloc((size_t)live + 1, sizeof *held);
+    mx_array **arrays = calloc((size_t)live + 1, sizeof *arrays);
+    if (!held || !arrays)
+        return 2;
+    void *target = NULL;
+    for (int i = 0; i <= live; i++) {
+        if (i == live / 2 && cudaMalloc(&target, N * sizeof(float)) != cudaSuccess)
+            return 2;
+        if (i < live && (!(arrays[i] = mx_empty(N + i % 7, kDLCUDA)) || MXNDArrayToDLPack(arrays[i], &held[i])))
+            return 2;
+    }
+    cudaStream_t s = mx_stream();
+    for (int i = 0; i < ops; i++)
+        if (cudaMemsetAsync(target, 0, N * sizeof(float), s) != cudaSuccess)
+            return 2;
+    mx_array *a = mx_empty(N, kDLCUDA);
+    for (int i = 0; i < exch; i++) {
+        DLManagedTensor *t;
+        void *h;
+        if (MXNDArrayToDLPack(a, &t) || TVMArrayFromDLPack(t, &h))
+            return 2;
+        tvm_free(h);
+    }
+    if (cudaStreamSynchronize(s) != cudaSuccess)
+        return 2;
+    for (int i = 0; i < live; i++) {
+        held[i]->deleter(held[i]);
+        mx_free(arrays[i]);
+    }
+    mx_free(a);
+    free(held);
+    free(arrays);
+    return 0;
+}
+
+/* One setting of the probe: shim mode (NULL: no shim), log on or off, live tensors. */
+typedef struct {
+    const char *mode;
+    int log;
+    int live;
+} setting;
+
+/* The probe's instruction total under callgrind with `ops` operations and `exch` exchanges;
+ * -1 when it failed. */
+static double instructions(const setting *s, int ops, int exch)
+{
+    char self[1024], shim[1024], cupti[1024], preload[2048], e_pre[2100], e_mode[64], e_ops[64], e_exch[64],
+        e_live[64], e_cupti[1100], e_log[300], log[256];
+    dls_build_path(self, sizeof self, "tests/bench_cost");
+    dls_build_path(shim, sizeof shim, "lib/libdlsync.so");
+    dls_build_path(cupti, sizeof cupti, "cudasim/libcupti.so.13");
+    snprintf(e_pre, sizeof e_pre, "LD_PRELOAD=%s", s->mode ? dls_preload_value(preload, sizeof preload, shim) : "");
+    snprintf(e_mode, sizeof e_mode, "DLSYNC_MODE=%s", s->mode ? s->mode : "");
+    snprintf(e_ops, sizeof e_ops, "COST_OPS=%d", ops);
+    snprintf(e_exch, sizeof e_exch, "COST_EXCH=%d", exch);
+    snprintf(e_live, sizeof e_live, "COST_LIVE=%d", s->live);
+    snprintf(e_cupti, sizeof e_cupti, "DLSYNC_CUPTI=%s", cupti);
+    snprintf(log, sizeof log, "/tmp/dls_bench_cost.%d.jsonl", (int)getpid());
+    snprintf(e_log, sizeof e_log, "DLSYNC_LOG=%s", s->log ? log : "");
+    const char *env[] = {e_pre, e_mode, e_ops, e_exch, e_live, e_cupti, e_log, "COST_CHILD=1",
+                         "CUDA_INJECTION64_PATH=", NULL};
+    const char *argv[] = {"valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", self, NULL};
+    dls_run_result r;
+    if (dls_run(argv, env, &r) != 0)
+        return -1;
+    const char *c = strstr(r.err, "Collected : ");
+    double v = r.status == 0 && c ? atof(c + 12) : -1;
+    if (r.status != 0)
+        fprintf(stderr, "bench_cost: probe failed (status %d):\n%s\n", r.status, r.err);
+    dls_run_free(&r);
+    unlink(log);
+    return v;
+}
+
+/* Instructions per unit of the probe in setting s: per operation (ops) or per exchange. */
+static double per_unit(const setting *s, int per_op)
+{
+    double a = per_op ? instructions(s, OPS1, 0) : instructions(s, 0, EXCH1);
+    double b = per_op ? instructions(s, OPS2, 0) : instructions(s, 0, EXCH2);
+    return a < 0 || b < 0 ? -1 : (b - a) / (per_op ? OPS2 - OPS1 : EXCH2 - EXCH1);
+}
+
+/* The command that measures a setting (the figure is the difference of two such runs). */
+static void print_command(const setting *s, int per_op)
+{
+    printf("      COST_CHILD=1 COST_OPS=%s COST_EXCH=%s COST_LIVE=%d%s%s%s%s valgrind --tool=callgrind "
+           "build/tests/bench_cost\n",
+           per_op ? "{1000,3000}" : "0", per_op ? "0" : "{200,600}", s->live, s->mode ? " DLSYNC_MODE=" : "",
+           s->mode ? s->mode : "", s->mode ? " LD_PRELOAD=build/lib/libdlsync.so" : "",
+           s->log ? " DLSYNC_LOG=/tmp/log.jsonl" : "");
+}
+
+int main(void)
+{
+    if (getenv("COST_CHILD"))
+        return child();
+    if (system("valgrind --version >/dev/null 2>&1") != 0) {
+        printf("bench_cost: valgrind not installed, skipped\n");
+        return 0;
+    }
+    printf("instructions added by dlsync (callgrind, whole process; the no-shim run's instructions "
+           "subtracted)\n");
+    static const setting op_settings[] = {
+        {NULL, 0, 0}, {"trace", 0, 0}, {"check", 0, 0}, {"fix", 0, 0}, {"fix", 0, 1}, {"fix", 0, SPREAD},
+        {"check", 0, SPREAD},
+    };
+    static const char *const op_names[] = {
+        "no shim (the simulator's own cost)", "trace", "check", "fix", "fix, one exchanged tensor pending",
+        "fix, 10000 exchanged tensors pending, spread over the heap",
+        "check, 10000 exchanged tensors live, spread over the heap",
+    };
+    double base = 0, one = 0;
+    printf("  per cudaMemsetAsync on one stream, touching no exchanged tensor:\n");
+    for (size_t i = 0; i < sizeof op_settings / sizeof *op_settings; i++) {
+        double v = per_unit(&op_settings[i], 1);
+        if (i == 0) {
+            base = v;
+            printf("    %-58s %8.0f instructions\n", op_names[i], v);
+        } else {
+            printf("    %-58s %+8.0f instructions", op_names[i], v - base);
+            if (op_settings[i].live == 1)
+                one = v - base;
+            if (op_settings[i].live == SPREAD && !strcmp(op_settings[i].mode, "fix") && one > 0)
+                printf("  (%.2fx the cost with one)", (v - base) / one);
+            printf("\n");
+        }
+        print_command(&op_settings[i], 1);
+    }
+    static const setting x_settings[] = {{NULL, 0, 0}, {"fix", 0, 0}, {"check", 0, 0}, {"trace", 0, 0}, {"trace", 1, 0}};
+    static const char *const x_names[] = {"no shim", "fix", "check", "trace, log off", "trace, log on"};
+    double xv[5];
+    printf("  per legacy exchange of a device tensor (export + import + release):\n");
+    for (size_t i = 0; i < sizeof x_settings / sizeof *x_settings; i++) {
+        xv[i] = per_unit(&x_settings[i], 0);
+        if (i == 0)
+            printf("    %-58s %8.0f instructions\n", x_names[i], xv[i]);
+        else
+            printf("    %-58s %+8.0f instructions\n", x_names[i], xv[i] - xv[0]);
+        print_command(&x_settings[i], 0);
+    }
+    printf("  per log record (3 records per exchange: export, import, release): %.0f instructions\n",
+           (xv[4] - xv[3]) / 3);
+    printf("      the difference of the two trace runs above, divided by 3\n");
+    return 0;
+}
