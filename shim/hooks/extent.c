@@ -1,7 +1,7 @@
 /* Tensor checks, byte extents and names (see extent.h). */
 #include "extent.h"
 
-#include <stdio.h>
+#include "../report/json.h"
 
 static const char *const g_device_names[] = {
     [1] = "cpu",        [2] = "cuda",         [3] = "cuda_host", [4] = "opencl",  [7] = "vulkan",
@@ -16,21 +16,52 @@ const char *dls_device_type_name(int32_t type)
     return g_device_names[type];
 }
 
+/* Appends text s, then (when num >= 0) the decimal num, to buf[*k..n), keeping room for the NUL. */
+static void append(char *buf, size_t n, size_t *k, const char *s, long num)
+{
+    char digits[20];
+    size_t nd = num >= 0 ? (size_t)(dls_json_utoa((uint64_t)num, digits) - digits) : 0;
+    for (; *s && *k + 1 < n; s++)
+        buf[(*k)++] = *s;
+    for (size_t i = 0; i < nd && *k + 1 < n; i++)
+        buf[(*k)++] = digits[i];
+    buf[*k] = '\0';
+}
+
+/* The names of the common single-lane types, by code and log2(bits / 8). */
+static const char *const g_common[6][5] = {
+    {"int8", "int16", "int32", "int64", "int128"},
+    {"uint8", "uint16", "uint32", "uint64", "uint128"},
+    {"float8", "float16", "float32", "float64", "float128"},
+    {NULL},
+    {"bfloat8", "bfloat16", "bfloat32", "bfloat64", "bfloat128"},
+    {"complex8", "complex16", "complex32", "complex64", "complex128"},
+};
+
 const char *dls_dtype_name(DLDataType dt, char *buf, size_t n)
 {
     static const char *const base[] = {"int", "uint", "float", NULL, "bfloat", "complex"};
     const char *b = dt.code < sizeof base / sizeof *base ? base[dt.code] : NULL;
-    int w;
-    if (dt.code == 6 && dt.bits == 8) /* kDLBool (1.x) */
-        w = snprintf(buf, n, "bool");
-    else if (b)
-        w = snprintf(buf, n, "%s%u", b, (unsigned)dt.bits);
-    else {
-        snprintf(buf, n, "code(%u)bits(%u)x(%u)", (unsigned)dt.code, (unsigned)dt.bits, (unsigned)dt.lanes);
+    unsigned log2 = (unsigned)__builtin_ctz(dt.bits | 256u) - 3;
+    if (b && dt.lanes == 1 && dt.bits >= 8 && dt.bits == 8u << log2 && log2 < 5)
+        return g_common[dt.code][log2];
+    size_t k = 0;
+    if (!n)
+        return buf;
+    buf[0] = '\0';
+    if (dt.code == 6 && dt.bits == 8) { /* kDLBool (1.x) */
+        append(buf, n, &k, "bool", -1);
+    } else if (b) {
+        append(buf, n, &k, b, dt.bits);
+    } else {
+        append(buf, n, &k, "code(", dt.code);
+        append(buf, n, &k, ")bits(", dt.bits);
+        append(buf, n, &k, ")x(", dt.lanes);
+        append(buf, n, &k, ")", -1);
         return buf;
     }
-    if (dt.lanes != 1 && w >= 0 && (size_t)w < n)
-        snprintf(buf + w, n - (size_t)w, "x%u", (unsigned)dt.lanes);
+    if (dt.lanes != 1)
+        append(buf, n, &k, "x", dt.lanes);
     return buf;
 }
 

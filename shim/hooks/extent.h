@@ -46,8 +46,8 @@ const char *dls_managed_view_of(void *mt, int versioned, dls_managed_view *v);
 const char *dls_device_type_name(int32_t type);
 
 /* Writes the dtype's log name ("float32", "int64", "bool", "bfloat16", "complex64", with an
- * "xL" suffix for L > 1 lanes, or "code(C)bits(B)x(L)" for an unknown code) into buf and
- * returns buf. */
+ * "xL" suffix for L > 1 lanes, or "code(C)bits(B)x(L)" for an unknown code): a constant string
+ * for the common single-lane types, else written into buf (size n), which is returned. */
 const char *dls_dtype_name(DLDataType dt, char *buf, size_t n);
 
 #endif

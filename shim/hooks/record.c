@@ -3,40 +3,43 @@
 
 #include "../report/log.h"
 
-#include <stdio.h>
-
 void dls_record_exchange(const char *ev, uint64_t xid, const dls_profile *p, const char *lib, const void *mt,
                          const dls_managed_view *v, const dls_extent *ext, const char *producer)
 {
     if (!dls_log_enabled())
         return;
     const DLTensor *t = v->tensor;
-    char dev[96], dtype[48], extent[64];
+    char dtype[48];
     const char *dname = dls_device_type_name(t->device.device_type);
-    snprintf(dev, sizeof dev, "{\"type\":\"%s\",\"id\":%d}", dname ? dname : "unknown", (int)t->device.device_id);
-    snprintf(extent, sizeof extent, "{\"lo\":%lld,\"hi\":%lld}", (long long)ext->lo, (long long)ext->hi);
     dls_json j;
-    dls_json_begin(&j, ev);
+    dls_log_begin(&j, ev);
     dls_json_u64(&j, "xid", xid);
     dls_json_str(&j, "framework", p->framework);
     dls_json_str(&j, "symbol", dls_profile_name(p));
     dls_json_str(&j, "lib", lib);
     dls_json_ptr(&j, "tensor", mt);
     dls_json_ptr(&j, "data", t->data);
-    dls_json_raw(&j, "device", dev);
+    dls_json_object(&j, "device");
+    dls_json_str(&j, "type", dname ? dname : "unknown");
+    dls_json_i64(&j, "id", t->device.device_id);
+    dls_json_close(&j, '}');
     dls_json_str(&j, "dtype", dls_dtype_name(t->dtype, dtype, sizeof dtype));
     dls_json_i64(&j, "ndim", t->ndim);
     static const int64_t no_dims[1];
     dls_json_i64s(&j, "shape", t->ndim > 0 ? t->shape : no_dims, (size_t)t->ndim);
     dls_json_i64s(&j, "strides", t->strides, (size_t)t->ndim);
     dls_json_u64(&j, "byte_offset", t->byte_offset);
-    dls_json_raw(&j, "extent", extent);
+    dls_json_object(&j, "extent");
+    dls_json_i64(&j, "lo", ext->lo);
+    dls_json_i64(&j, "hi", ext->hi);
+    dls_json_close(&j, '}');
     dls_json_raw(&j, "versioned", v->versioned ? "true" : "false");
     dls_json_u64(&j, "flags", v->flags);
     if (v->versioned) {
-        char ver[32];
-        snprintf(ver, sizeof ver, "[%u,%u]", (unsigned)v->major, (unsigned)v->minor);
-        dls_json_raw(&j, "version", ver);
+        dls_json_array(&j, "version");
+        dls_json_u64(&j, NULL, v->major);
+        dls_json_u64(&j, NULL, v->minor);
+        dls_json_close(&j, ']');
     } else {
         dls_json_raw(&j, "version", "null");
     }
@@ -49,7 +52,7 @@ void dls_record_malformed(const dls_profile *p, const void *mt, const char *reas
     if (!dls_log_enabled())
         return;
     dls_json j;
-    dls_json_begin(&j, "malformed");
+    dls_log_begin(&j, "malformed");
     dls_json_str(&j, "framework", p->framework);
     dls_json_str(&j, "symbol", dls_profile_name(p));
     dls_json_str(&j, "reason", reason);
@@ -62,7 +65,7 @@ void dls_record_double_release(const void *mt, uint64_t xid)
     if (!dls_log_enabled())
         return;
     dls_json j;
-    dls_json_begin(&j, "double_release");
+    dls_log_begin(&j, "double_release");
     if (xid)
         dls_json_u64(&j, "xid", xid);
     else

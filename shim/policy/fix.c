@@ -65,6 +65,20 @@ static void pool_put(CUevent e, CUcontext ctx)
     }
 }
 
+/* `"key": {"id", "handle", "kind"}` of st, or null. */
+static void stream_json(dls_json *j, const char *key, const dls_pol_stream *st)
+{
+    if (!st) {
+        dls_json_raw(j, key, "null");
+        return;
+    }
+    dls_json_object(j, key);
+    dls_json_u64(j, "id", st->id);
+    dls_json_hex(j, "handle", st->handle);
+    dls_json_str(j, "kind", dls_cuda_stream_kind_name(st->kind));
+    dls_json_close(j, '}');
+}
+
 static void log_inject(uint64_t xid, const char *what, const dls_pol_stream *from, const dls_pol_stream *to,
                        const char *reason)
 {
@@ -76,19 +90,12 @@ static void log_inject(uint64_t xid, const char *what, const dls_pol_stream *fro
     }
     if (!dls_log_enabled())
         return;
-    char f[96], t[96];
-    if (from)
-        snprintf(f, sizeof f, "{\"id\":%llu,\"handle\":\"0x%jx\",\"kind\":\"%s\"}", (unsigned long long)from->id,
-                 (uintmax_t)from->handle, dls_cuda_stream_kind_name(from->kind));
-    if (to)
-        snprintf(t, sizeof t, "{\"id\":%llu,\"handle\":\"0x%jx\",\"kind\":\"%s\"}", (unsigned long long)to->id,
-                 (uintmax_t)to->handle, dls_cuda_stream_kind_name(to->kind));
     dls_json j;
-    dls_json_begin(&j, "inject");
+    dls_log_begin(&j, "inject");
     dls_json_u64(&j, "xid", xid);
     dls_json_str(&j, "what", what);
-    dls_json_raw(&j, "from", from ? f : "null");
-    dls_json_raw(&j, "to", to ? t : "null");
+    stream_json(&j, "from", from);
+    stream_json(&j, "to", to);
     dls_json_str(&j, "reason", reason);
     dls_log_write(&j);
 }
@@ -99,7 +106,7 @@ static void log_fallback(const char *reason, const char *detail)
     if (!dls_log_enabled())
         return;
     dls_json j;
-    dls_json_begin(&j, "fallback");
+    dls_log_begin(&j, "fallback");
     dls_json_str(&j, "reason", reason);
     dls_json_str(&j, "detail", detail);
     dls_log_write(&j);

@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@ static atomic_int g_open;             /* 1 while records are written to g_file *
 static char g_path[4096];             /* the expanded path, for warnings */
 static uint64_t g_real0, g_mono0;
 static __thread int t_tid;
+static int g_pid; /* read once per process (a forked child reads its own) */
 
 static uint64_t clock_ns(clockid_t c)
 {
@@ -98,7 +98,7 @@ static void write_start(void)
     char exe[512];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
-    dls_json_begin(&j, "start");
+    dls_log_begin(&j, "start");
     dls_json_str(&j, "exe", exe);
     dls_json_str(&j, "mode", dls_mode_name(dls_config_get()->mode));
     dls_json_str(&j, "version", DLS_VERSION);
@@ -135,6 +135,7 @@ static void open_log(void)
 static void after_fork_child(void)
 {
     t_tid = 0;
+    g_pid = 0;
     const char *pattern = dls_config_get()->log_path;
     if (atomic_load(&g_open) && pattern && strstr(pattern, "%p")) {
         atomic_store(&g_open, 0);
@@ -156,131 +157,26 @@ int dls_log_enabled(void)
     return atomic_load_explicit(&g_open, memory_order_acquire);
 }
 
-static void put(dls_json *j, const char *s, size_t n)
+static int pid_now(void)
 {
-    if (j->failed)
-        return;
-    if (j->len + n + 2 > j->cap) {
-        size_t cap = j->cap * 2;
-        while (cap < j->len + n + 2)
-            cap *= 2;
-        char *nb = j->buf == j->inline_buf ? malloc(cap) : realloc(j->buf, cap);
-        if (!nb) {
-            j->failed = 1;
-            return;
-        }
-        if (j->buf == j->inline_buf)
-            memcpy(nb, j->inline_buf, j->len);
-        j->buf = nb;
-        j->cap = cap;
-    }
-    memcpy(j->buf + j->len, s, n);
-    j->len += n;
+    if (!g_pid)
+        g_pid = (int)getpid();
+    return g_pid;
 }
 
-static void putf(dls_json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void putf(dls_json *j, const char *fmt, ...)
+void dls_log_begin(dls_json *j, const char *ev)
 {
-    char tmp[64];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    put(j, tmp, n < 0 ? 0 : (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
-static void key(dls_json *j, const char *k)
-{
-    put(j, ",\"", 2);
-    put(j, k, strlen(k));
-    put(j, "\":", 2);
-}
-
-static void escaped(dls_json *j, const char *s)
-{
-    put(j, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            char e[2] = {'\\', (char)*p};
-            put(j, e, 2);
-        } else if (*p < 0x20) {
-            putf(j, "\\u%04x", *p);
-        } else {
-            put(j, (const char *)p, 1);
-        }
-    }
-    put(j, "\"", 1);
-}
-
-void dls_json_begin(dls_json *j, const char *ev)
-{
-    j->buf = j->inline_buf;
-    j->len = 0;
-    j->cap = sizeof j->inline_buf;
-    j->failed = 0;
-    put(j, "{\"ev\":", 6);
-    escaped(j, ev);
-    key(j, "t");
-    putf(j, "%llu", (unsigned long long)dls_log_now_ns());
-    key(j, "pid");
-    putf(j, "%d", (int)getpid());
-    key(j, "tid");
-    putf(j, "%d", dls_log_tid());
-}
-
-void dls_json_str(dls_json *j, const char *k, const char *val)
-{
-    key(j, k);
-    if (val)
-        escaped(j, val);
-    else
-        put(j, "null", 4);
-}
-
-void dls_json_i64(dls_json *j, const char *k, int64_t v)
-{
-    key(j, k);
-    putf(j, "%lld", (long long)v);
-}
-
-void dls_json_u64(dls_json *j, const char *k, uint64_t v)
-{
-    key(j, k);
-    putf(j, "%llu", (unsigned long long)v);
-}
-
-void dls_json_ptr(dls_json *j, const char *k, const void *p)
-{
-    key(j, k);
-    if (p)
-        putf(j, "\"%p\"", p);
-    else
-        put(j, "null", 4);
-}
-
-void dls_json_raw(dls_json *j, const char *k, const char *json)
-{
-    key(j, k);
-    put(j, json, strlen(json));
-}
-
-void dls_json_i64s(dls_json *j, const char *k, const int64_t *v, size_t n)
-{
-    key(j, k);
-    if (!v) {
-        put(j, "null", 4);
-        return;
-    }
-    put(j, "[", 1);
-    for (size_t i = 0; i < n; i++)
-        putf(j, i ? ",%lld" : "%lld", (long long)v[i]);
-    put(j, "]", 1);
+    dls_json_start(j);
+    dls_json_object(j, NULL);
+    dls_json_str(j, "ev", ev);
+    dls_json_u64(j, "t", dls_log_now_ns());
+    dls_json_i64(j, "pid", pid_now());
+    dls_json_i64(j, "tid", t_tid ? t_tid : dls_log_tid());
 }
 
 void dls_log_write(dls_json *j)
 {
-    put(j, "}\n", 2);
+    dls_json_bytes(j, "}\n", 2);
     if (!j->failed && atomic_load_explicit(&g_open, memory_order_acquire)) {
         /* one write per line: O_APPEND keeps lines whole */
         int err = dls_ownfd_write(&g_file, j->buf, j->len);
@@ -288,8 +184,5 @@ void dls_log_write(dls_json *j)
             dls_warn_once("log-write", "%s DLSYNC_LOG=%s; no more records are written", err == ESTALE
                           ? "the program closed or replaced the descriptor of" : "writing failed for", g_path);
     }
-    if (j->buf != j->inline_buf)
-        free(j->buf);
-    j->buf = j->inline_buf;
-    j->len = 0;
+    dls_json_done(j);
 }

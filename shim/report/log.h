@@ -1,8 +1,8 @@
 /* The JSON-lines log (DLSYNC_LOG, format in docs/log-format.md).
  *
- * A record is built in a dls_json buffer (on the caller's stack; it moves to the heap only for
- * very long records) and written with a single write(2) to a file opened with O_APPEND, so
- * lines from threads and processes never interleave. The file is opened on first use; "%p" in
+ * A record is built with the JSON writer (json.h) in the calling thread's buffer and written
+ * with a single write(2) to a file opened with O_APPEND, so lines from threads and processes
+ * never interleave. The file is opened on first use; "%p" in
  * the path becomes the pid, "%r" the launcher rank (OMPI_COMM_WORLD_RANK, PMI_RANK,
  * SLURM_PROCID or RANK; DLS_LOG_NO_RANK when none), "%%" a '%'. The first line is a `start`
  * record. A forked child with "%p" in the path reopens its own file. The file is one of dlsync's
@@ -13,37 +13,22 @@
 #ifndef DLS_LOG_H
 #define DLS_LOG_H
 
+#include "json.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
-#define DLS_JSON_INLINE 1536
 #define DLS_LOG_NO_RANK "norank" /* what %r becomes in a process without a launcher rank */
-
-/* One record under construction. Fill only through the functions below. */
-typedef struct {
-    char *buf;
-    size_t len, cap;
-    int failed;                   /* out of memory: the record is dropped */
-    char inline_buf[DLS_JSON_INLINE];
-} dls_json;
 
 /* 1 when DLSYNC_LOG is set and the log could be opened (opens it on the first call). */
 int dls_log_enabled(void);
 
-/* Starts a record of kind `ev` with the keys every line has: ev, t, pid, tid. */
-void dls_json_begin(dls_json *j, const char *ev);
+/* Starts a record of kind `ev` in j (see json.h for the values) with the keys every line has:
+ * ev, t, pid, tid. */
+void dls_log_begin(dls_json *j, const char *ev);
 
-/* Appends "key": value. Strings are escaped; dls_json_ptr writes "0x..." (null for NULL);
- * dls_json_raw appends an already-formatted JSON value; dls_json_i64s writes an array of n
- * integers (null when v is NULL). */
-void dls_json_str(dls_json *j, const char *key, const char *val);
-void dls_json_i64(dls_json *j, const char *key, int64_t v);
-void dls_json_u64(dls_json *j, const char *key, uint64_t v);
-void dls_json_ptr(dls_json *j, const char *key, const void *p);
-void dls_json_raw(dls_json *j, const char *key, const char *json);
-void dls_json_i64s(dls_json *j, const char *key, const int64_t *v, size_t n);
-
-/* Closes the record, writes it as one line (when the log is enabled) and releases j. */
+/* Closes the record, writes it as one line with one write(2) (when the log is enabled) and
+ * releases j. */
 void dls_log_write(dls_json *j);
 
 /* Nanoseconds since the Unix epoch: the realtime clock read once at startup plus the monotonic

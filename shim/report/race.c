@@ -77,15 +77,6 @@ static void stream_text(text *t, const dls_race_stream *s)
         put(t, "stream %llu (%s, 0x%jx)", (unsigned long long)s->id, s->kind, (uintmax_t)s->handle);
 }
 
-static void stream_json(char *buf, size_t n, const dls_race_stream *s)
-{
-    if (s->host)
-        snprintf(buf, n, "null");
-    else
-        snprintf(buf, n, "{\"id\":%llu,\"handle\":\"0x%jx\",\"kind\":\"%s\",\"device\":%d}",
-                 (unsigned long long)s->id, (uintmax_t)s->handle, s->kind, s->device);
-}
-
 /* Symbolized frames of one side, collected for both the text and the JSON array. */
 typedef struct {
     char f[FRAMES][160];
@@ -111,54 +102,26 @@ static void side_stack(const dls_race_side *side, frames *out)
     dls_stack_symbolize(s, FRAMES, keep_frame, out);
 }
 
-/* Appends s as a JSON string (quoted, escaped) to buf[*len..n). */
-static void json_string(char *buf, size_t n, size_t *len, const char *s)
+/* `"key": {"op": ..., "stream": ..., "stack": [...]}` of one side. */
+static void side_json(dls_json *j, const char *key, const dls_race_side *side, const frames *fr)
 {
-    if (*len + 2 >= n)
-        return;
-    buf[(*len)++] = '"';
-    for (; s && *s && *len + 8 < n; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            buf[(*len)++] = '\\';
-            buf[(*len)++] = (char)c;
-        } else if (c < 0x20) {
-            *len += (size_t)snprintf(buf + *len, n - *len, "\\u%04x", c);
-        } else {
-            buf[(*len)++] = (char)c;
-        }
+    dls_json_object(j, key);
+    dls_json_str(j, "op", side->op);
+    if (side->stream.host) {
+        dls_json_raw(j, "stream", "null");
+    } else {
+        dls_json_object(j, "stream");
+        dls_json_u64(j, "id", side->stream.id);
+        dls_json_hex(j, "handle", side->stream.handle);
+        dls_json_str(j, "kind", side->stream.kind);
+        dls_json_i64(j, "device", side->stream.device);
+        dls_json_close(j, '}');
     }
-    buf[(*len)++] = '"';
-    buf[*len] = '\0';
-}
-
-/* {"op": ..., "stream": ..., "stack": [...]} of one side into buf. */
-static void side_json(char *buf, size_t n, const dls_race_side *side, const frames *fr)
-{
-    size_t len = (size_t)snprintf(buf, n, "{\"op\":");
-    if (side->op)
-        json_string(buf, n, &len, side->op);
-    else
-        len += (size_t)snprintf(buf + len, n - len, "null");
-    char st[160];
-    stream_json(st, sizeof st, &side->stream);
-    len += (size_t)snprintf(buf + len, n - len, ",\"stream\":%s,\"stack\":[", st);
-    for (int i = 0; i < fr->n && len + 200 < n; i++) {
-        if (i)
-            buf[len++] = ',';
-        json_string(buf, n, &len, fr->f[i]);
-    }
-    snprintf(buf + len, n - len, "]}");
-}
-
-/* {"id": ..., "text": ...} of r's fix into buf. */
-static void fix_json(char *buf, size_t n, const char *id, const char *text)
-{
-    size_t len = (size_t)snprintf(buf, n, "{\"id\":");
-    json_string(buf, n, &len, id);
-    len += (size_t)snprintf(buf + len, n - len, ",\"text\":");
-    json_string(buf, n, &len, text);
-    snprintf(buf + len, n - len, "}");
+    dls_json_array(j, "stack");
+    for (int i = 0; i < fr->n; i++)
+        dls_json_str(j, NULL, fr->f[i]);
+    dls_json_close(j, ']');
+    dls_json_close(j, '}');
 }
 
 static void write_log(const dls_race *r, uint64_t key, const frames *pf, const frames *cf, const char *fix_id,
@@ -166,36 +129,36 @@ static void write_log(const dls_race *r, uint64_t key, const frames *pf, const f
 {
     if (!dls_log_enabled())
         return;
-    char fix[1024];
-    fix_json(fix, sizeof fix, fix_id, fix_text);
-    char tensor[1024], shape[512], side[4096];
-    size_t sl = 0;
-    shape[sl++] = '[';
-    for (int i = 0; i < r->ndim && sl + 24 < sizeof shape; i++)
-        sl += (size_t)snprintf(shape + sl, sizeof shape - sl, "%s%lld", i ? "," : "", (long long)r->shape[i]);
-    snprintf(shape + sl, sizeof shape - sl, "]");
-    snprintf(tensor, sizeof tensor,
-             "{\"device\":{\"type\":\"%s\",\"id\":%d},\"dtype\":\"%s\",\"shape\":%s,\"data\":\"0x%jx\","
-             "\"extent\":{\"lo\":%jd,\"hi\":%jd}}",
-             r->device, r->device_id, r->dtype, shape, (uintmax_t)r->data, (intmax_t)(r->lo - r->data),
-             (intmax_t)(r->hi - r->data));
     dls_json j;
-    dls_json_begin(&j, "race");
+    dls_log_begin(&j, "race");
     dls_json_u64(&j, "xid", r->xid);
-    char k[24];
-    snprintf(k, sizeof k, "%016llx", (unsigned long long)key);
+    char k[17];
+    *dls_json_xtoa(key, 16, k) = '\0';
     dls_json_str(&j, "key", k);
     dls_json_u64(&j, "count", 1);
     dls_json_str(&j, "kind", dls_race_kind_name(r->kind));
-    dls_json_raw(&j, "tensor", tensor);
+    dls_json_object(&j, "tensor");
+    dls_json_object(&j, "device");
+    dls_json_str(&j, "type", r->device);
+    dls_json_i64(&j, "id", r->device_id);
+    dls_json_close(&j, '}');
+    dls_json_str(&j, "dtype", r->dtype);
+    dls_json_i64s(&j, "shape", r->shape, (size_t)r->ndim);
+    dls_json_hex(&j, "data", r->data);
+    dls_json_object(&j, "extent");
+    dls_json_i64(&j, "lo", (int64_t)(r->lo - r->data));
+    dls_json_i64(&j, "hi", (int64_t)(r->hi - r->data));
+    dls_json_close(&j, '}');
+    dls_json_close(&j, '}');
     dls_json_str(&j, "framework", r->framework);
     dls_json_str(&j, "symbol", r->symbol);
-    side_json(side, sizeof side, &r->producer, pf);
-    dls_json_raw(&j, "producer", side);
-    side_json(side, sizeof side, &r->consumer, cf);
-    dls_json_raw(&j, "consumer", side);
+    side_json(&j, "producer", &r->producer, pf);
+    side_json(&j, "consumer", &r->consumer, cf);
     dls_json_str(&j, "why", r->why);
-    dls_json_raw(&j, "fix", fix);
+    dls_json_object(&j, "fix");
+    dls_json_str(&j, "id", fix_id);
+    dls_json_str(&j, "text", fix_text);
+    dls_json_close(&j, '}');
     dls_log_write(&j);
 }
 

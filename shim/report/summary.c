@@ -50,7 +50,7 @@ void dls_summary_emit(void)
         return;
     if (dls_log_enabled()) {
         dls_json j;
-        dls_json_begin(&j, "summary");
+        dls_log_begin(&j, "summary");
         dls_json_str(&j, "cupti", atomic_load_explicit(&g_cupti, memory_order_acquire));
         for (int i = 0; i < DLS_COUNT_N_; i++)
             dls_json_u64(&j, g_names[i], dls_summary_get((dls_counter)i));

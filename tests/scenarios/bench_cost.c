@@ -42,7 +42,9 @@ static int child(void)
     for (int i = 0; i <= live; i++) {
         if (i == live / 2 && cudaMalloc(&target, N * sizeof(float)) != cudaSuccess)
             return 2;
-        if (i < live && (!(arrays[i] = mx_empty(N + i % 7, kDLCUDA)) || MXNDArrayToDLPack(arrays[i], &held[i])))
+        if (i < live && !(arrays[i] = mx_empty(N + i % 7, kDLCUDA)))
+            return 2;
+        if (i < live && MXNDArrayToDLPack(arrays[i], &held[i]))
             return 2;
     }
     cudaStream_t s = mx_stream();
@@ -80,8 +82,8 @@ typedef struct {
  * -1 when it failed. */
 static double instructions(const setting *s, int ops, int exch)
 {
-    char self[1024], shim[1024], cupti[1024], preload[2048], e_pre[2100], e_mode[64], e_ops[64], e_exch[64],
-        e_live[64], e_cupti[1100], e_log[300], log[256];
+    char self[1024], shim[1024], cupti[1024], preload[2048], e_pre[2100], e_mode[64], e_ops[64];
+    char e_exch[64], e_live[64], e_cupti[1100], e_log[300], log[256];
     dls_build_path(self, sizeof self, "tests/bench_cost");
     dls_build_path(shim, sizeof shim, "lib/libdlsync.so");
     dls_build_path(cupti, sizeof cupti, "cudasim/libcupti.so.13");
@@ -162,7 +164,9 @@ int main(void)
         }
         print_command(&op_settings[i], 1);
     }
-    static const setting x_settings[] = {{NULL, 0, 0}, {"fix", 0, 0}, {"check", 0, 0}, {"trace", 0, 0}, {"trace", 1, 0}};
+    static const setting x_settings[] = {
+        {NULL, 0, 0}, {"fix", 0, 0}, {"check", 0, 0}, {"trace", 0, 0}, {"trace", 1, 0},
+    };
     static const char *const x_names[] = {"no shim", "fix", "check", "trace, log off", "trace, log on"};
     double xv[5];
     printf("  per legacy exchange of a device tensor (export + import + release):\n");

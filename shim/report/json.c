@@ -1,0 +1,252 @@
+/* The JSON writer (see json.h). */
+#include "json.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#define FIRST_CAP 4096
+
+/* The calling thread's record buffer; freed when the thread exits. */
+static __thread struct {
+    char *buf;
+    size_t cap;
+    int busy;
+} t_buf;
+
+static pthread_key_t g_key;
+static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
+static int g_key_ok;
+
+static void free_thread_buffer(void *buf)
+{
+    free(buf);
+}
+
+static void make_key(void)
+{
+    g_key_ok = pthread_key_create(&g_key, free_thread_buffer) == 0;
+}
+
+void dls_json_start(dls_json *j)
+{
+    j->len = 0;
+    j->failed = 0;
+    if (!t_buf.busy) {
+        if (!t_buf.buf) {
+            t_buf.buf = malloc(FIRST_CAP);
+            t_buf.cap = t_buf.buf ? FIRST_CAP : 0;
+            pthread_once(&g_key_once, make_key);
+            if (g_key_ok)
+                pthread_setspecific(g_key, t_buf.buf);
+        }
+        t_buf.busy = 1;
+        j->buf = t_buf.buf;
+        j->cap = t_buf.cap;
+        j->own = 0;
+    } else { /* a record built while another is being built on this thread */
+        j->buf = NULL;
+        j->cap = 0;
+        j->own = 1;
+    }
+}
+
+void dls_json_done(dls_json *j)
+{
+    if (j->own) {
+        free(j->buf);
+    } else {
+        if (j->buf != t_buf.buf) { /* grown: the bigger block becomes the thread's buffer */
+            t_buf.buf = j->buf;
+            t_buf.cap = j->cap;
+            if (g_key_ok)
+                pthread_setspecific(g_key, t_buf.buf);
+        }
+        t_buf.busy = 0;
+    }
+    j->buf = NULL;
+    j->len = j->cap = 0;
+}
+
+char *dls_json_room(dls_json *j, size_t n)
+{
+    if (j->failed)
+        return NULL;
+    if (j->len + n > j->cap) {
+        size_t cap = j->cap ? j->cap : 256;
+        while (cap < j->len + n)
+            cap *= 2;
+        char *nb = realloc(j->buf, cap);
+        if (!nb) {
+            j->failed = 1;
+            return NULL;
+        }
+        j->buf = nb;
+        j->cap = cap;
+    }
+    return j->buf + j->len;
+}
+
+void dls_json_bytes(dls_json *j, const char *s, size_t n)
+{
+    char *d = dls_json_room(j, n);
+    if (d) {
+        memcpy(d, s, n);
+        j->len += n;
+    }
+}
+
+/* 0: copied as is; 1: backslash and the character; 2: \u00XX. */
+static const unsigned char g_escape[256] = {
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    ['"'] = 1, ['\\'] = 1,
+};
+
+static const char g_hex[] = "0123456789abcdef";
+
+/* "000102...ff": the two hex digits of each byte. */
+static char g_hex_pairs[512];
+
+__attribute__((constructor)) static void make_hex_pairs(void)
+{
+    for (int i = 0; i < 256; i++) {
+        g_hex_pairs[2 * i] = g_hex[i >> 4];
+        g_hex_pairs[2 * i + 1] = g_hex[i & 15];
+    }
+}
+
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGH UINT64_C(0x8080808080808080)
+
+/* 1 when none of the 8 bytes of x needs escaping (a control character, '"' or '\\'). */
+static int clean8(uint64_t x)
+{
+    uint64_t q = x ^ (ONES * '"'), b = x ^ (ONES * '\\');
+    return !((((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) | ((b - ONES) & ~b)) & HIGH);
+}
+
+/* Writes s[i] escaped at d; returns the end. */
+static char *escape1(char *d, unsigned char c)
+{
+    if (!g_escape[c]) {
+        *d++ = (char)c;
+    } else if (g_escape[c] == 1) {
+        *d++ = '\\';
+        *d++ = (char)c;
+    } else {
+        memcpy(d, "\\u00", 4);
+        d[4] = g_hex[c >> 4];
+        d[5] = g_hex[c & 15];
+        d += 6;
+    }
+    return d;
+}
+
+char *dls_json_escape(char *d, const char *s, size_t n)
+{
+    *d++ = '"';
+    size_t i = 0;
+    uint64_t x;
+    while (i + 8 <= n) {
+        memcpy(&x, s + i, 8);
+        if (clean8(x)) {
+            memcpy(d, &x, 8);
+            d += 8;
+            i += 8;
+        } else {
+            for (size_t end = i + 8; i < end; i++)
+                d = escape1(d, (unsigned char)s[i]);
+        }
+    }
+    if (i < n && n >= 8 && (memcpy(&x, s + n - 8, 8), clean8(x))) { /* the tail, as the last 8 bytes */
+        memcpy(d - (i + 8 - n), &x, 8);
+        d += n - i;
+        i = n;
+    } else if (n >= 4 && n < 8) { /* a short string: its first and last 4 bytes */
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + n - 4, 4);
+        if (clean8(lo | (uint64_t)hi << 32)) {
+            memcpy(d, &lo, 4);
+            memcpy(d + n - 4, &hi, 4);
+            d += n;
+            i = n;
+        }
+    }
+    for (; i < n; i++)
+        d = escape1(d, (unsigned char)s[i]);
+    *d++ = '"';
+    return d;
+}
+
+static const char g_pairs[201] = "0001020304050607080910111213141516171819"
+                                 "2021222324252627282930313233343536373839"
+                                 "4041424344454647484950515253545556575859"
+                                 "6061626364656667686970717273747576777879"
+                                 "8081828384858687888990919293949596979899";
+
+static const uint64_t g_pow10[20] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
+    10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull,
+    1000000000000000ull, 10000000000000000ull, 100000000000000000ull, 1000000000000000000ull,
+    10000000000000000000ull,
+};
+
+char *dls_json_utoa(uint64_t v, char *d)
+{
+    unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12; /* ~log10 from the bit length */
+    size_t n = t + (v >= g_pow10[t]);
+    n += !n;
+    char *p = d + n;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        p -= 2;
+        memcpy(p, g_pairs + 2 * r, 2);
+    }
+    if (v >= 10)
+        memcpy(p - 2, g_pairs + 2 * v, 2);
+    else
+        p[-1] = (char)('0' + v);
+    return d + n;
+}
+
+char *dls_json_xtoa(uint64_t v, size_t min, char *d)
+{
+    size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1;
+    if (n < min)
+        n = min;
+    char *p = d + n;
+    for (; p - d >= 2; v >>= 8) {
+        p -= 2;
+        memcpy(p, g_hex_pairs + 2 * (v & 0xff), 2);
+    }
+    if (p > d)
+        *--p = g_hex[v & 15];
+    return d + n;
+}
+
+void dls_json_i64s_n(dls_json *j, const char *key, size_t klen, const int64_t *v, size_t n)
+{
+    if (!v) {
+        dls_json_raw(j, key, "null");
+        return;
+    }
+    dls_json_open_n(j, key, klen, '[');
+    for (size_t i = 0; i < n; i++)
+        dls_json_i64(j, NULL, v[i]);
+    dls_json_close(j, ']');
+}
+
+void dls_json_open_n(dls_json *j, const char *key, size_t klen, char bracket)
+{
+    char *d = dls_json_k(j, key, klen, 1);
+    if (d) {
+        *d++ = bracket;
+        j->len = (size_t)(d - j->buf);
+    }
+}
+
+void dls_json_close(dls_json *j, char bracket)
+{
+    dls_json_bytes(j, &bracket, 1);
+}

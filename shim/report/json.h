@@ -1,0 +1,167 @@
+/* The one JSON writer of the shim: every log record (shim/report/log.h) is built with it.
+ *
+ * A record is built into the calling thread's own buffer (allocated on its first record, grown
+ * when a record does not fit, kept for the next one), so building needs no lock and, after a
+ * thread's first records, no allocation. No printf-family function is used: integers are
+ * converted by digit pairs, strings are escaped by a 256-entry table and copied in runs.
+ * Keys are C string literals (inline wrappers below take their length at compile time);
+ * commas are put where they belong, so values follow one another as written.
+ *
+ * Every function takes a `key`: the member name inside an object, or NULL for an array element
+ * (or a top-level value). Nothing here fails the caller: when memory for a long record cannot be
+ * found the record is marked failed and the log writer drops it. Not async-signal-safe. */
+#ifndef DLS_JSON_H
+#define DLS_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* One record under construction. Fill only through the functions below. */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    int failed; /* out of memory: the record is dropped */
+    int own;    /* buf is this record's own heap block (nested records), not the thread's buffer */
+} dls_json;
+
+/* Starts an empty text in the calling thread's buffer (a heap block when that buffer is taken
+ * by a record still being built on this thread). Pair with dls_json_done. */
+void dls_json_start(dls_json *j);
+
+/* Releases the buffer of j (the thread's buffer stays for the next record). */
+void dls_json_done(dls_json *j);
+
+/* Makes room for n more bytes; returns the write position or NULL (then j is failed). */
+char *dls_json_room(dls_json *j, size_t n);
+
+/* Appends the n bytes of s as they are. */
+void dls_json_bytes(dls_json *j, const char *s, size_t n);
+
+/* Writes v in decimal at d (room for 20 bytes); returns the end. No NUL. */
+char *dls_json_utoa(uint64_t v, char *d);
+
+/* Writes v in lower-case hex at d (room for 16 bytes), at least `min` digits (zero padded);
+ * returns the end. No NUL. */
+char *dls_json_xtoa(uint64_t v, size_t min, char *d);
+
+/* Writes the n bytes of s at d as a quoted JSON string, escaped (room for 6 * n + 2 bytes);
+ * returns the end. */
+char *dls_json_escape(char *d, const char *s, size_t n);
+
+/* Opens an object or array value ('{' or '['); close it with dls_json_close. */
+void dls_json_open_n(dls_json *j, const char *key, size_t klen, char bracket);
+
+/* Closes the innermost open object ('}') or array (']'). */
+void dls_json_close(dls_json *j, char bracket);
+
+/* Appends an array of n integers (null for NULL v). */
+void dls_json_i64s_n(dls_json *j, const char *key, size_t klen, const int64_t *v, size_t n);
+
+/* The building blocks of the values below: reserves room for the key and `more` bytes, writes
+ * the comma the position needs and `"key":` (nothing for a NULL key), and returns where the
+ * value goes (NULL when memory is short); the value's writer then sets j->len. Inline, so that
+ * a literal key is copied with its length known at compile time. */
+static inline char *dls_json_k(dls_json *j, const char *key, size_t klen, size_t more)
+{
+    char *d;
+    if (__builtin_expect(j->len + klen + 4 + more <= j->cap, 1))
+        d = j->buf + j->len;
+    else if (!(d = dls_json_room(j, klen + 4 + more)))
+        return NULL;
+    if (j->len && d[-1] != '{' && d[-1] != '[')
+        *d++ = ',';
+    if (key) {
+        *d++ = '"';
+        memcpy(d, key, klen);
+        d += klen;
+        *d++ = '"';
+        *d++ = ':';
+    }
+    return d;
+}
+
+#define DLS_JSON_KLEN(key) ((key) ? __builtin_strlen(key) : 0)
+
+/* The values: `key` is the member name, NULL for an array element. */
+
+/* A string, escaped; NULL writes null. */
+static inline void dls_json_str(dls_json *j, const char *key, const char *v)
+{
+    size_t n = v ? strlen(v) : 0;
+    char *d = dls_json_k(j, key, DLS_JSON_KLEN(key), v ? 6 * n + 2 : 4);
+    if (d && v) {
+        j->len = (size_t)(dls_json_escape(d, v, n) - j->buf);
+    } else if (d) {
+        memcpy(d, "null", 4);
+        j->len = (size_t)(d + 4 - j->buf);
+    }
+}
+
+static inline void dls_json_u64(dls_json *j, const char *key, uint64_t v)
+{
+    char *d = dls_json_k(j, key, DLS_JSON_KLEN(key), 20);
+    if (d)
+        j->len = (size_t)(dls_json_utoa(v, d) - j->buf);
+}
+
+static inline void dls_json_i64(dls_json *j, const char *key, int64_t v)
+{
+    char *d = dls_json_k(j, key, DLS_JSON_KLEN(key), 21);
+    if (!d)
+        return;
+    if (v < 0)
+        *d++ = '-';
+    j->len = (size_t)(dls_json_utoa(v < 0 ? -(uint64_t)v : (uint64_t)v, d) - j->buf);
+}
+
+/* "0x..." for any value, 0x0 included. */
+static inline void dls_json_hex(dls_json *j, const char *key, uint64_t v)
+{
+    char *d = dls_json_k(j, key, DLS_JSON_KLEN(key), 20);
+    if (!d)
+        return;
+    memcpy(d, "\"0x", 3);
+    d = dls_json_xtoa(v, 1, d + 3);
+    *d++ = '"';
+    j->len = (size_t)(d - j->buf);
+}
+
+/* An already-formatted JSON value. */
+static inline void dls_json_raw(dls_json *j, const char *key, const char *json)
+{
+    size_t n = strlen(json);
+    char *d = dls_json_k(j, key, DLS_JSON_KLEN(key), n);
+    if (d) {
+        memcpy(d, json, n);
+        j->len = (size_t)(d + n - j->buf);
+    }
+}
+
+/* "0x...", or null for NULL. */
+static inline void dls_json_ptr(dls_json *j, const char *key, const void *p)
+{
+    if (p)
+        dls_json_hex(j, key, (uint64_t)(uintptr_t)p);
+    else
+        dls_json_raw(j, key, "null");
+}
+
+/* An array of n integers; null when v is NULL. */
+static inline void dls_json_i64s(dls_json *j, const char *key, const int64_t *v, size_t n)
+{
+    dls_json_i64s_n(j, key, DLS_JSON_KLEN(key), v, n);
+}
+
+/* Opens an object / array member or element; close with dls_json_close(j, '}' or ']'). */
+static inline void dls_json_object(dls_json *j, const char *key)
+{
+    dls_json_open_n(j, key, DLS_JSON_KLEN(key), '{');
+}
+
+static inline void dls_json_array(dls_json *j, const char *key)
+{
+    dls_json_open_n(j, key, DLS_JSON_KLEN(key), '[');
+}
+
+#endif

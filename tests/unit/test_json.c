@@ -1,0 +1,175 @@
+/* Unit tests of the JSON writer (shim/report/json.c): escaping of every byte class, integers at
+ * their limits against printf, hex, nesting and commas, records longer than the thread's buffer,
+ * and a record built while another one is being built on the same thread. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "report/json.h"
+
+/* The text of j, NUL-terminated in a static buffer. */
+static const char *text(const dls_json *j)
+{
+    static char out[1 << 16];
+    assert_false(j->failed);
+    assert_true(j->len < sizeof out);
+    memcpy(out, j->buf, j->len);
+    out[j->len] = '\0';
+    return out;
+}
+
+static void strings_are_escaped_by_class(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"", "\"\""},
+        {"abc", "\"abc\""},
+        {"abcdefg", "\"abcdefg\""},
+        {"a\"b\\c", "\"a\\\"b\\\\c\""},
+        {"line\nfeed\ttab\x01\x1f", "\"line\\u000afeed\\u0009tab\\u0001\\u001f\""},
+        {"/usr/lib/x86_64-linux-gnu/libtorch_cpu.so", "\"/usr/lib/x86_64-linux-gnu/libtorch_cpu.so\""},
+        {"0123456789abcde\"", "\"0123456789abcde\\\"\""},
+        {"\"234567", "\"\\\"234567\""},
+        {"caf\xc3\xa9 \x7f", "\"caf\xc3\xa9 \x7f\""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        dls_json j;
+        dls_json_start(&j);
+        dls_json_str(&j, NULL, cases[i].in);
+        assert_string_equal(text(&j), cases[i].out);
+        dls_json_done(&j);
+    }
+    dls_json j;
+    dls_json_start(&j);
+    dls_json_str(&j, NULL, NULL);
+    assert_string_equal(text(&j), "null");
+    dls_json_done(&j);
+}
+
+static void every_byte_round_trips_as_printf_would_escape_it(void **state)
+{
+    (void)state;
+    char in[2], want[16];
+    for (int c = 1; c < 256; c++) {
+        in[0] = (char)c;
+        in[1] = '\0';
+        if (c < 0x20)
+            snprintf(want, sizeof want, "\"\\u%04x\"", c);
+        else if (c == '"' || c == '\\')
+            snprintf(want, sizeof want, "\"\\%c\"", c);
+        else
+            snprintf(want, sizeof want, "\"%c\"", c);
+        dls_json j;
+        dls_json_start(&j);
+        dls_json_str(&j, NULL, in);
+        assert_string_equal(text(&j), want);
+        dls_json_done(&j);
+    }
+}
+
+static void integers_match_printf(void **state)
+{
+    (void)state;
+    const uint64_t u[] = {0, 1, 9, 10, 99, 100, 12345, 999999999, 1000000000, UINT32_MAX, UINT64_C(1) << 63,
+                          UINT64_MAX, UINT64_C(10000000000000000000), UINT64_C(9999999999999999999)};
+    const int64_t s[] = {0, -1, 1, INT64_MIN, INT64_MAX, -100, -99};
+    char want[32];
+    for (size_t i = 0; i < sizeof u / sizeof *u; i++) {
+        dls_json j;
+        dls_json_start(&j);
+        dls_json_u64(&j, NULL, u[i]);
+        snprintf(want, sizeof want, "%llu", (unsigned long long)u[i]);
+        assert_string_equal(text(&j), want);
+        dls_json_done(&j);
+        dls_json_start(&j);
+        dls_json_hex(&j, NULL, u[i]);
+        snprintf(want, sizeof want, "\"0x%llx\"", (unsigned long long)u[i]);
+        assert_string_equal(text(&j), want);
+        dls_json_done(&j);
+    }
+    for (size_t i = 0; i < sizeof s / sizeof *s; i++) {
+        dls_json j;
+        dls_json_start(&j);
+        dls_json_i64(&j, NULL, s[i]);
+        snprintf(want, sizeof want, "%lld", (long long)s[i]);
+        assert_string_equal(text(&j), want);
+        dls_json_done(&j);
+    }
+    char digits[17];
+    *dls_json_xtoa(0xabc, 16, digits) = '\0';
+    assert_string_equal(digits, "0000000000000abc");
+}
+
+static void members_elements_and_nesting_get_their_commas(void **state)
+{
+    (void)state;
+    dls_json j;
+    dls_json_start(&j);
+    dls_json_object(&j, NULL);
+    dls_json_str(&j, "ev", "x");
+    dls_json_object(&j, "device");
+    dls_json_str(&j, "type", "cuda");
+    dls_json_i64(&j, "id", 1);
+    dls_json_close(&j, '}');
+    static const int64_t shape[] = {2, -3};
+    dls_json_i64s(&j, "shape", shape, 2);
+    dls_json_i64s(&j, "strides", NULL, 2);
+    dls_json_i64s(&j, "empty", shape, 0);
+    dls_json_ptr(&j, "null_ptr", NULL);
+    dls_json_ptr(&j, "ptr", (void *)0x1234);
+    dls_json_array(&j, "stack");
+    dls_json_str(&j, NULL, "a");
+    dls_json_raw(&j, NULL, "true");
+    dls_json_close(&j, ']');
+    dls_json_close(&j, '}');
+    assert_string_equal(text(&j), "{\"ev\":\"x\",\"device\":{\"type\":\"cuda\",\"id\":1},\"shape\":[2,-3],"
+                                  "\"strides\":null,\"empty\":[],\"null_ptr\":null,\"ptr\":\"0x1234\","
+                                  "\"stack\":[\"a\",true]}");
+    dls_json_done(&j);
+}
+
+static void a_long_record_grows_and_a_nested_one_gets_its_own_buffer(void **state)
+{
+    (void)state;
+    static char big[20000];
+    memset(big, 'x', sizeof big - 1);
+    dls_json outer;
+    dls_json_start(&outer);
+    dls_json_array(&outer, NULL);
+    dls_json_str(&outer, NULL, big);
+    dls_json inner; /* built while outer is: must not share its buffer */
+    dls_json_start(&inner);
+    dls_json_str(&inner, NULL, "inner");
+    assert_string_equal(text(&inner), "\"inner\"");
+    dls_json_done(&inner);
+    dls_json_u64(&outer, NULL, 7);
+    dls_json_close(&outer, ']');
+    const char *t = text(&outer);
+    assert_int_equal(strlen(t), sizeof big - 1 + 6);
+    assert_memory_equal(t + 2, big, sizeof big - 1);
+    assert_string_equal(t + sizeof big + 1, "\",7]");
+    dls_json_done(&outer);
+    dls_json again; /* the grown buffer is the thread's now */
+    dls_json_start(&again);
+    assert_true(again.cap >= sizeof big);
+    dls_json_done(&again);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(strings_are_escaped_by_class),
+        cmocka_unit_test(every_byte_round_trips_as_printf_would_escape_it),
+        cmocka_unit_test(integers_match_printf),
+        cmocka_unit_test(members_elements_and_nesting_get_their_commas),
+        cmocka_unit_test(a_long_record_grows_and_a_nested_one_gets_its_own_buffer),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
