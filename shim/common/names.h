@@ -1,5 +1,5 @@
 /* Names the shim and the dlsync command share: the version, the DLSYNC_MODE names, and the
- * marker variable of an automatic CUDA injection. Header only, libc only, so the command
+ * variables of an automatic CUDA injection. Header only, libc only, so the command
  * compiles it without the rest of the shim. */
 #ifndef DLS_NAMES_H
 #define DLS_NAMES_H
@@ -19,6 +19,10 @@
  * run`) sets CUDA_INJECTION64_PATH itself. A process that inherits both but was not given the
  * shim by LD_PRELOAD (a child that dropped it) knows the injection was not asked for. */
 #define DLS_INJECTION_MARKER "DLSYNC_AUTO_INJECTION"
+
+/* The library CUDA_INJECTION64_PATH named before the shim took its place (a profiler such as
+ * Nsight Systems): the shim's InitializeInjection initializes it first. Inherited by children. */
+#define DLS_INJECTION_CHAIN "DLSYNC_CHAINED_INJECTION"
 
 #define DLS_MODE_NAME_(id, name) name,
 

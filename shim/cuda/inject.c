@@ -15,8 +15,27 @@
 /* Called by the CUDA driver during cuInit (CUDA_INJECTION64_PATH). Returns 1. */
 DLS_EXPORT int InitializeInjection(void);
 
+/* Loads the injection library the shim took the place of and runs its InitializeInjection, as
+ * the driver would have; says once when that fails. */
+static void initialize_chained(void)
+{
+    const char *tool = getenv(DLS_INJECTION_CHAIN);
+    if (!tool || !*tool)
+        return;
+    void *lib = dlopen(tool, RTLD_NOW | RTLD_LOCAL);
+    int (*init)(void) = lib ? (int (*)(void))dlsym(lib, "InitializeInjection") : NULL;
+    if (!init) {
+        const char *err = dlerror();
+        dls_warn_once("cuda-chained-injection", "could not initialize the CUDA injection library %s (%s)", tool,
+                      err ? err : "no InitializeInjection");
+        return;
+    }
+    init();
+}
+
 int InitializeInjection(void)
 {
+    initialize_chained();
     dls_cuda_observer_start();
     return 1;
 }
@@ -79,15 +98,10 @@ void dls_inject_register(void)
         return;
     }
     const char *current = getenv("CUDA_INJECTION64_PATH");
-    if (!current || !*current) {
-        setenv("CUDA_INJECTION64_PATH", self, 1);
-        setenv(DLS_INJECTION_MARKER, self, 1);
+    if (current && *current && same_file(current, self))
         return;
-    }
-    if (same_file(current, self))
-        return;
-    char why[PATH_MAX + 64];
-    snprintf(why, sizeof why, "CUDA_INJECTION64_PATH names another tool (%s)", current);
-    dls_warn_once("cuda-injection-taken", "%s; running without CUDA observation", why);
-    dls_cuda_observer_set_reason(why);
+    if (current && *current)
+        setenv(DLS_INJECTION_CHAIN, current, 1);
+    setenv("CUDA_INJECTION64_PATH", self, 1);
+    setenv(DLS_INJECTION_MARKER, self, 1);
 }

@@ -8,6 +8,7 @@
  * variable and lose the CUPTI subscription to it; the shim therefore marks the value it set
  * (DLS_INJECTION_MARKER in common/names.h) and such a child stays inert (dls_inject_unrequested).
  * A CUDA_INJECTION64_PATH the user set to libdlsync.so carries no marker and works as asked.
+ * An inert child still initializes a chained injection library (dls_inject_register).
  * Nothing here loads or initializes CUDA. */
 #ifndef DLS_CUDA_INJECT_H
 #define DLS_CUDA_INJECT_H
@@ -18,9 +19,11 @@
  * shim's start-up. */
 int dls_inject_unrequested(void);
 
-/* Sets CUDA_INJECTION64_PATH (and its marker) to the shim's own absolute path when it is unset.
- * When it names another library, that tool is left alone, the observer is told why, and one
- * warning says the shim runs without CUDA observation. */
+/* Sets CUDA_INJECTION64_PATH (and its marker) to the shim's own absolute path unless it names
+ * the shim already. When it names another library (Nsight Systems, Nsight Compute, another
+ * tool), that library goes into DLS_INJECTION_CHAIN: the shim's InitializeInjection loads it
+ * and runs its InitializeInjection first, as the driver would have, then subscribes beside it
+ * (or, with a CUPTI that allows one subscriber, warns once and falls back). */
 void dls_inject_register(void);
 
 #endif

@@ -1,6 +1,7 @@
 /* A program with no CUDA at all, for the observer's end-to-end tests: prints which CUDA or CUPTI
- * libraries are loaded in it ("loaded: none" when there are none) and the value of
- * CUDA_INJECTION64_PATH ("injection: <value>" or "injection: unset"). */
+ * libraries are loaded in it ("loaded: none" when there are none), the value of
+ * CUDA_INJECTION64_PATH ("injection: <value>" or "injection: unset") and the injection library
+ * dlsync chained ("chained: <value>" or "chained: unset"). */
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,5 +27,7 @@ int main(void)
         printf("loaded: none\n");
     const char *inj = getenv("CUDA_INJECTION64_PATH");
     printf("injection: %s\n", inj ? inj : "unset");
+    const char *chained = getenv("DLSYNC_CHAINED_INJECTION");
+    printf("chained: %s\n", chained ? chained : "unset");
     return 0;
 }

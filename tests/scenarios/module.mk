@@ -33,13 +33,19 @@ $(SCEN_DIR)/scen_%: $(SCEN_OBJ)/s_%.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS) $(CUDASIM_
 	$(Q)$(CC) -rdynamic $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
 	    -lfakemx -lfaketvm -lscenbackend -lcudart $(LDLIBS)
 
-# scen_profiled: the side_stream exchange under a fake CUPTI profiler (test_profilers).
-SCEN_PROFILED := $(SCEN_DIR)/scen_profiled
-$(SCEN_PROFILED): $(SCEN_OBJ)/profiled.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS) $(CUDASIM_LIBS)
+# scen_profiled: the side_stream exchange beside a fake CUPTI profiler, libfakeprof.so, which
+# also serves as a CUDA injection library (test_profilers).
+SCEN_PROFILED := $(SCEN_DIR)/scen_profiled $(SCEN_DIR)/libfakeprof.so
+$(SCEN_DIR)/libfakeprof.so: $(SCEN_OBJ)/fakeprof.o $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libfakeprof.so $(LDFLAGS) $(CUDASIM_LDFLAGS) -o $@ $< -lcupti $(LDLIBS)
+
+$(SCEN_DIR)/scen_profiled: $(SCEN_OBJ)/profiled.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS) $(SCEN_DIR)/libfakeprof.so
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) -rdynamic $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
-	    -lfakemx -lfaketvm -lscenbackend -lcudart -lcupti $(LDLIBS)
+	    -lfakemx -lfaketvm -lscenbackend -lfakeprof -lcudart $(LDLIBS)
 
 SCEN_TESTS := $(B)/tests/test_scenarios $(B)/tests/test_scenarios_fix $(B)/tests/test_profilers
 $(B)/obj/tests/scenarios/test_%.o: EXTRA_CFLAGS += $(TEST_CFLAGS)

@@ -1,11 +1,13 @@
 /* dlsync beside a CUPTI profiler (scen_profiled: the side_stream exchange with a fake profiler
- * subscribing before or after dlsync), on both simulated CUPTI generations:
+ * subscribing before or after dlsync, or loaded as the CUDA injection library the way Nsight
+ * Systems loads itself), on both simulated CUPTI generations:
  * - 13.2 (multi-subscriber mode): both get their callbacks whichever subscribes first; the
  *   profiler sees exactly the launches it sees without dlsync, fix corrects the race, check
  *   reports it, the program's output is unchanged, and the summary says cupti=shared.
  * - 13.0 (one subscriber): the first one wins. A profiler first: dlsync gives exactly one warning
  *   and falls back (fix: a context synchronize at export, still correct). dlsync first: it
- *   observes as before and the profiler is refused. */
+ *   observes as before and the profiler is refused.
+ * - An injection library dlsync cannot load: one warning, and dlsync observes as usual. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,16 +20,22 @@
 #define OLD_CUPTI "CUDASIM_CUPTI_VERSION=130001"
 #define NEW_CUPTI "CUDASIM_CUPTI_VERSION=130202"
 
-static void run(const char *variant, const char *mode, const char *cupti, const char *when, scen_outcome *o)
+/* How the profiler comes in: subscribing itself before or after CUDA starts, or as the injection
+ * library. */
+static const char *const g_ways[] = {"FAKEPROF=before", "FAKEPROF=after", NULL /* injection */};
+#define NWAYS (sizeof g_ways / sizeof *g_ways)
+
+/* Runs scen_profiled with the profiler coming in `way` (NULL: CUDA_INJECTION64_PATH). */
+static void run(const char *variant, const char *mode, const char *cupti, const char *way, scen_outcome *o)
 {
-    char when_env[32];
-    snprintf(when_env, sizeof when_env, "FAKEPROF=%s", when);
-    const char *extra[] = {cupti, when_env, "DLSYNC_VERBOSE=1", "CUDASIM_CUPTI_BUSY=", NULL};
+    char inject[1100], lib[1024];
+    snprintf(inject, sizeof inject, "CUDA_INJECTION64_PATH=%s", dls_build_path(lib, sizeof lib, "scenarios/libfakeprof.so"));
+    const char *extra[] = {cupti, way ? way : inject, "DLSYNC_VERBOSE=1", "CUDASIM_CUPTI_BUSY=", NULL};
     if (scen_run("profiled", variant, mode, extra, o) != 0)
         fail_msg("scen_profiled %s: could not start", variant);
     if (o->r.status != 0)
-        fail_msg("scen_profiled %s (mode %s, %s, %s): exit %d\n%s", variant, mode ? mode : "none", cupti, when,
-                 o->r.status, o->r.err);
+        fail_msg("scen_profiled %s (mode %s, %s, %s): exit %d\n%s", variant, mode ? mode : "none", cupti,
+                 way ? way : "injection", o->r.status, o->r.err);
 }
 
 /* The "profiler: ..." line of o's output (up to its newline) in buf. */
@@ -51,20 +59,19 @@ static const char *results(const scen_outcome *o, char *buf, size_t n)
 static void in_multi_subscriber_mode_both_get_their_callbacks(void **state)
 {
     (void)state;
-    static const char *const whens[] = {"before", "after"};
     static const char *const variants[] = {"racy", "correct"};
-    for (int v = 0; v < 2; v++) {
-        scen_outcome plain;
-        run(variants[v], NULL, NEW_CUPTI, "before", &plain);
-        char want_prof[128], want_out[256], got[256];
-        profiler_line(&plain, want_prof, sizeof want_prof);
-        assert_non_null(strstr(want_prof, "profiler: subscribed launches="));
-        assert_non_null(strstr(want_prof, " wrong=0"));
-        for (int w = 0; w < 2; w++) {
+    for (int v = 0; v < 2; v++)
+        for (size_t w = 0; w < NWAYS; w++) {
+            scen_outcome plain;
+            run(variants[v], NULL, NEW_CUPTI, g_ways[w], &plain);
+            char want_prof[128], want_out[256], got[256];
+            profiler_line(&plain, want_prof, sizeof want_prof);
+            assert_non_null(strstr(want_prof, "profiler: subscribed launches="));
+            assert_non_null(strstr(want_prof, " wrong=0"));
             scen_outcome o;
-            run(variants[v], "fix", NEW_CUPTI, whens[w], &o);
+            run(variants[v], "fix", NEW_CUPTI, g_ways[w], &o);
             if (strcmp(profiler_line(&o, got, sizeof got), want_prof) != 0)
-                fail_msg("%s %s: profiler saw \"%s\", without dlsync \"%s\"", variants[v], whens[w], got, want_prof);
+                fail_msg("%s %zu: profiler saw \"%s\", without dlsync \"%s\"", variants[v], w, got, want_prof);
             assert_non_null(strstr(o.r.out, "verdict: correct\n"));
             assert_int_equal(scen_records(&o, "inject"), v == 0 ? 1 : 0);
             assert_int_equal(dls_count(o.r.err, "dlsync: warning"), 0);
@@ -72,15 +79,14 @@ static void in_multi_subscriber_mode_both_get_their_callbacks(void **state)
             assert_non_null(strstr(o.log, "\"cupti\":\"shared\""));
             scen_run_free(&o);
 
-            run(variants[v], "check", NEW_CUPTI, whens[w], &o);
+            run(variants[v], "check", NEW_CUPTI, g_ways[w], &o);
             assert_string_equal(profiler_line(&o, got, sizeof got), want_prof);
             assert_string_equal(results(&o, got, sizeof got), results(&plain, want_out, sizeof want_out));
             assert_int_equal(scen_records(&o, "race"), v == 0 ? 1 : 0);
             assert_non_null(strstr(o.r.err, "dlsync: mode=check cupti=shared "));
             scen_run_free(&o);
+            scen_run_free(&plain);
         }
-        scen_run_free(&plain);
-    }
 }
 
 static void with_one_subscriber_a_profiler_first_means_one_warning_and_the_fallback(void **state)
@@ -88,19 +94,23 @@ static void with_one_subscriber_a_profiler_first_means_one_warning_and_the_fallb
     (void)state;
     scen_outcome o;
     char got[256];
-    run("racy", "fix", OLD_CUPTI, "before", &o);
-    assert_non_null(strstr(profiler_line(&o, got, sizeof got), "profiler: subscribed launches="));
-    assert_non_null(strstr(o.r.out, "verdict: correct\n"));
-    assert_int_equal(dls_count(o.r.err, "dlsync: warning"), 1);
-    assert_non_null(strstr(o.r.err, "dlsync: warning: CUPTI subscription held by CUPTI for fakeprof (this CUPTI "
-                                    "allows one subscriber; 13.2 and later can share); running without CUDA "
-                                    "observation: fix synchronizes the producer's context at each export instead\n"));
-    assert_int_equal(scen_records(&o, "fallback"), 1);
-    assert_int_equal(scen_records(&o, "inject"), 0);
-    assert_non_null(strstr(o.r.err, "dlsync: mode=fix cupti=none "));
-    scen_run_free(&o);
+    /* An injection library is initialized before dlsync subscribes, as the driver would. */
+    for (int inject = 0; inject < 2; inject++) {
+        run("racy", "fix", OLD_CUPTI, inject ? NULL : "FAKEPROF=before", &o);
+        assert_non_null(strstr(profiler_line(&o, got, sizeof got), "profiler: subscribed launches="));
+        assert_non_null(strstr(o.r.out, "verdict: correct\n"));
+        assert_int_equal(dls_count(o.r.err, "dlsync: warning"), 1);
+        assert_non_null(strstr(o.r.err, "dlsync: warning: CUPTI subscription held by CUPTI for fakeprof (this CUPTI "
+                                        "allows one subscriber; 13.2 and later can share); running without CUDA "
+                                        "observation: fix synchronizes the producer's context at each export "
+                                        "instead\n"));
+        assert_int_equal(scen_records(&o, "fallback"), 1);
+        assert_int_equal(scen_records(&o, "inject"), 0);
+        assert_non_null(strstr(o.r.err, "dlsync: mode=fix cupti=none "));
+        scen_run_free(&o);
+    }
 
-    run("racy", "check", OLD_CUPTI, "before", &o);
+    run("racy", "check", OLD_CUPTI, "FAKEPROF=before", &o);
     assert_int_equal(dls_count(o.r.err, "dlsync: warning"), 1);
     assert_non_null(strstr(o.r.err, "running without CUDA observation: check cannot check exchanges\n"));
     assert_int_equal(scen_records(&o, "race"), 0);
@@ -112,12 +122,28 @@ static void with_one_subscriber_dlsync_first_keeps_observing(void **state)
     (void)state;
     scen_outcome o;
     char got[256];
-    run("racy", "fix", OLD_CUPTI, "after", &o);
+    run("racy", "fix", OLD_CUPTI, "FAKEPROF=after", &o);
     assert_string_equal(profiler_line(&o, got, sizeof got), "profiler: refused by CUPTI for dlsync");
     assert_non_null(strstr(o.r.out, "verdict: correct\n"));
     assert_int_equal(dls_count(o.r.err, "dlsync: warning"), 0);
     assert_int_equal(scen_records(&o, "inject"), 1);
     assert_non_null(strstr(o.r.err, "dlsync: mode=fix cupti=exclusive "));
+    scen_run_free(&o);
+}
+
+static void an_injection_library_that_cannot_be_loaded_is_named_once(void **state)
+{
+    (void)state;
+    const char *extra[] = {NEW_CUPTI, "CUDA_INJECTION64_PATH=/nonexistent/libtool.so", "DLSYNC_VERBOSE=1", NULL};
+    scen_outcome o;
+    assert_int_equal(scen_run("profiled", "racy", "fix", extra, &o), 0);
+    assert_int_equal(o.r.status, 0);
+    assert_non_null(strstr(o.r.out, "verdict: correct\n"));
+    assert_int_equal(dls_count(o.r.err, "dlsync: warning"), 1);
+    assert_non_null(strstr(o.r.err, "dlsync: warning: could not initialize the CUDA injection library "
+                                    "/nonexistent/libtool.so ("));
+    assert_int_equal(scen_records(&o, "inject"), 1);
+    assert_non_null(strstr(o.r.err, "dlsync: mode=fix cupti=shared "));
     scen_run_free(&o);
 }
 
@@ -127,6 +153,7 @@ int main(void)
         cmocka_unit_test(in_multi_subscriber_mode_both_get_their_callbacks),
         cmocka_unit_test(with_one_subscriber_a_profiler_first_means_one_warning_and_the_fallback),
         cmocka_unit_test(with_one_subscriber_dlsync_first_keeps_observing),
+        cmocka_unit_test(an_injection_library_that_cannot_be_loaded_is_named_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

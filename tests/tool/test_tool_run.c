@@ -78,7 +78,8 @@ static void environment_is_prepared(void **state)
     dls_run_free(&r);
 }
 
-static void existing_injection_path_is_kept(void **state)
+/* Another tool's injection library is initialized by the shim first (test_profilers). */
+static void existing_injection_path_is_chained(void **state)
 {
     (void)state;
     const char *env[] = {"CUDA_INJECTION64_PATH=/opt/other/inject.so", "DLSYNC_MODE=", NULL};
@@ -87,7 +88,8 @@ static void existing_injection_path_is_kept(void **state)
     char v[1024];
     run(argv, env, &r);
     assert_int_equal(r.status, 0);
-    assert_string_equal(env_line(r.out, "CUDA_INJECTION64_PATH", v, sizeof v), "/opt/other/inject.so");
+    assert_string_equal(env_line(r.out, "CUDA_INJECTION64_PATH", v, sizeof v), g_shim);
+    assert_string_equal(env_line(r.out, "DLSYNC_CHAINED_INJECTION", v, sizeof v), "/opt/other/inject.so");
     assert_null(env_line(r.out, "DLSYNC_MODE", v, sizeof v));
     dls_run_free(&r);
 }
@@ -255,7 +257,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(environment_is_prepared),
-        cmocka_unit_test(existing_injection_path_is_kept),
+        cmocka_unit_test(existing_injection_path_is_chained),
         cmocka_unit_test(exit_status_is_the_programs),
         cmocka_unit_test(bad_command_lines_are_refused),
         cmocka_unit_test(missing_library_is_reported),
