@@ -38,10 +38,8 @@ _Static_assert(offsetof(dls_cupti_subscriber_params, oldSubscriberSize) ==
                "CUpti_SubscriberParams layout changed");
 
 /* structSize of the layout before CUPTI 13.2 and of the 13.2 layout. */
-#define DLS_CUPTI_SUBSCRIBER_PARAMS_SIZE_BASE \
-    CUPTI_CALLBACK_STRUCT_SIZE(dls_cupti_subscriber_params, oldSubscriberSize)
-#define DLS_CUPTI_SUBSCRIBER_PARAMS_SIZE_MULTI \
-    CUPTI_CALLBACK_STRUCT_SIZE(dls_cupti_subscriber_params, padding)
+#define DLS_CUPTI_SUBSCRIBER_PARAMS_SIZE_BASE CUPTI_CALLBACK_STRUCT_SIZE(dls_cupti_subscriber_params, oldSubscriberSize)
+#define DLS_CUPTI_SUBSCRIBER_PARAMS_SIZE_MULTI CUPTI_CALLBACK_STRUCT_SIZE(dls_cupti_subscriber_params, padding)
 
 /* 1 when a CUPTI reporting API version `version` offers multi-subscriber mode. */
 static inline int dls_cupti_has_multi_subscriber(uint32_t version)

@@ -20,8 +20,7 @@ typedef struct {
 
 static profiler g_prof;
 
-static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                 const void *data)
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
     const CUpti_CallbackData *d = data;
     if (userdata != &g_prof || domain != CUPTI_CB_DOMAIN_RUNTIME_API ||
@@ -53,9 +52,8 @@ void fakeprof_subscribe(void)
     CUptiResult r = cuptiSubscribe_v2(&sub, on_callback, &g_prof, (CUpti_SubscriberParams *)&p);
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
         return;
-    if (r != CUPTI_SUCCESS ||
-        cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000) !=
-            CUPTI_SUCCESS) {
+    if (r != CUPTI_SUCCESS || cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                                  CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000) != CUPTI_SUCCESS) {
         fprintf(stderr, "fakeprof: CUPTI error %d\n", (int)r);
         exit(2);
     }

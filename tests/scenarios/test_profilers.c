@@ -29,7 +29,8 @@ static const char *const g_ways[] = {"FAKEPROF=before", "FAKEPROF=after", NULL /
 static void run(const char *variant, const char *mode, const char *cupti, const char *way, scen_outcome *o)
 {
     char inject[1100], lib[1024];
-    snprintf(inject, sizeof inject, "CUDA_INJECTION64_PATH=%s", dls_build_path(lib, sizeof lib, "scenarios/libfakeprof.so"));
+    snprintf(inject, sizeof inject, "CUDA_INJECTION64_PATH=%s",
+             dls_build_path(lib, sizeof lib, "scenarios/libfakeprof.so"));
     const char *extra[] = {cupti, way ? way : inject, "DLSYNC_VERBOSE=1", "CUDASIM_CUPTI_BUSY=", NULL};
     if (scen_run("profiled", variant, mode, extra, o) != 0)
         fail_msg("scen_profiled %s: could not start", variant);
