@@ -23,8 +23,8 @@ typedef struct {
     dls_api_producer best;
 } search;
 
-/* Considers row p (builtin index i, or -1 for a DLSYNC_PROFILES row). */
-static void consider(search *s, const dls_profile *p, long i)
+/* Considers row p. */
+static void consider(search *s, const dls_profile *p)
 {
     if (p->role != DLS_ROLE_EXPORT)
         return;
@@ -32,14 +32,16 @@ static void consider(search *s, const dls_profile *p, long i)
         return;
     const char *lib;
     unsigned long long adds = 0;
-    void *real = i >= 0 ? dls_binding_real(dls_binding_at((size_t)i), &lib) : dls_resolve(p->symbol, &lib, &adds);
+    void *real = dls_resolve(p->symbol, &lib, &adds);
     if (!real)
         return;
     if (!callable(p)) {
         s->resolved_uncallable = 1;
         return;
     }
-    void *stub = i >= 0 ? dls_stub_address((size_t)i) : dls_binding_wrap(p->symbol, real);
+    void *stub = dls_binding_stub(p, real);
+    if (!stub)
+        return;
     s->found = 1;
     s->best = (dls_api_producer){.row = p, .real = real, .stub = stub};
 }
@@ -54,11 +56,11 @@ int dls_api_find_producer(const char *name, dls_api_producer *out)
         by_symbol = strcmp(rows[i].symbol, name) == 0;
     for (size_t i = 0; i < n; i++)
         if (strcmp(by_symbol ? rows[i].symbol : rows[i].framework, name) == 0)
-            consider(&s, &rows[i], (long)i);
+            consider(&s, &rows[i]);
     rows = dls_file_rows(&n);
     for (size_t i = 0; i < n; i++)
         if (strcmp(rows[i].symbol, name) == 0 || (!by_symbol && strcmp(rows[i].framework, name) == 0))
-            consider(&s, &rows[i], -1);
+            consider(&s, &rows[i]);
     if (s.found) {
         *out = s.best;
         return DLSYNC_OK;

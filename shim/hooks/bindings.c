@@ -1,4 +1,4 @@
-/* Stub bindings, lazy resolution and DLSYNC_PROFILES rows (see bindings.h). */
+/* Stub bindings and DLSYNC_PROFILES rows (see bindings.h). */
 #include "bindings.h"
 
 #include "../common/config.h"
@@ -12,22 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-#define DLS_PROFILE(sym, ...) DLS_ROW_##sym,
-#include "profiles.def"
-#undef DLS_PROFILE
-    BUILTIN_COUNT
-};
-
 struct dls_binding {
-    _Atomic(const dls_profile *) profile;
-    _Atomic(void *) real;
-    const char *lib;               /* written before `real` is published */
-    unsigned long long adds;       /* loader counter at the last failed search */
+    _Atomic(const dls_profile *) profile; /* published last: the binding is complete once set */
+    void *real;
+    const char *lib;
 };
 
-static dls_binding g_bind[BUILTIN_COUNT + DLS_POOL_SLOTS];
-static size_t g_pool_used;
+static dls_binding g_bind[DLS_STUB_COUNT];
+static size_t g_used;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static dls_profile g_file_rows[DLS_MAX_FILE_ROWS];
 static size_t g_file_n;
@@ -40,16 +32,9 @@ void *dls_stub_address(size_t i)
 
 dls_binding *dls_binding_at(size_t i)
 {
-    if (i >= BUILTIN_COUNT + DLS_POOL_SLOTS)
+    if (i >= DLS_STUB_COUNT || !atomic_load_explicit(&g_bind[i].profile, memory_order_acquire))
         return NULL;
-    if (i < BUILTIN_COUNT) {
-        if (!atomic_load_explicit(&g_bind[i].profile, memory_order_acquire)) {
-            size_t n;
-            atomic_store_explicit(&g_bind[i].profile, &dls_profiles_builtin(&n)[i], memory_order_release);
-        }
-        return &g_bind[i];
-    }
-    return atomic_load_explicit(&g_bind[i].profile, memory_order_acquire) ? &g_bind[i] : NULL;
+    return &g_bind[i];
 }
 
 const dls_profile *dls_binding_profile(const dls_binding *b)
@@ -57,24 +42,32 @@ const dls_profile *dls_binding_profile(const dls_binding *b)
     return atomic_load_explicit(&b->profile, memory_order_acquire);
 }
 
-void *dls_binding_real(dls_binding *b, const char **lib)
+void *dls_binding_real(const dls_binding *b, const char **lib)
 {
-    void *f = atomic_load_explicit(&b->real, memory_order_acquire);
-    if (!f) {
-        pthread_mutex_lock(&g_lock);
-        f = atomic_load_explicit(&b->real, memory_order_relaxed);
-        if (!f) {
-            const char *path = "";
-            f = dls_resolve(dls_binding_profile(b)->symbol, &path, &b->adds);
-            if (f) {
-                b->lib = path;
-                atomic_store_explicit(&b->real, f, memory_order_release);
-            }
-        }
-        pthread_mutex_unlock(&g_lock);
+    *lib = b->lib;
+    return b->real;
+}
+
+void *dls_binding_stub(const dls_profile *row, void *real)
+{
+    const char *lib = dls_object_path(real);
+    void *stub = NULL;
+    pthread_mutex_lock(&g_lock);
+    for (size_t i = 0; i < g_used && !stub; i++)
+        if (atomic_load_explicit(&g_bind[i].profile, memory_order_relaxed) == row && g_bind[i].real == real)
+            stub = dls_stub_address(i);
+    if (!stub && g_used < DLS_STUB_COUNT) {
+        dls_binding *b = &g_bind[g_used];
+        b->real = real;
+        b->lib = lib;
+        atomic_store_explicit(&b->profile, row, memory_order_release);
+        stub = dls_stub_address(g_used++);
     }
-    *lib = f ? b->lib : "";
-    return f;
+    pthread_mutex_unlock(&g_lock);
+    if (!stub)
+        dls_warn_once("stubs-full", "more than %d wrapped functions; %s in %s is not traced", DLS_STUB_COUNT,
+                      dls_profile_name(row), lib);
+    return stub;
 }
 
 static void read_profiles_file(void)
@@ -133,50 +126,16 @@ const dls_profile *dls_file_rows(size_t *n)
     return g_file_rows;
 }
 
-/* The row named `name` (built-in index in *builtin, or -1 for a file row), or NULL. */
-static const dls_profile *find_row(const char *name, long *builtin)
+const dls_profile *dls_profile_find(const char *name)
 {
     size_t n;
     const dls_profile *rows = dls_profiles_builtin(&n);
     for (size_t i = 0; i < n; i++)
-        if (rows[i].symbol[0] == name[0] && strcmp(rows[i].symbol, name) == 0) {
-            *builtin = (long)i;
+        if (rows[i].symbol[0] == name[0] && strcmp(rows[i].symbol, name) == 0)
             return &rows[i];
-        }
-    *builtin = -1;
     rows = dls_file_rows(&n);
     for (size_t i = 0; i < n; i++)
         if (strcmp(rows[i].symbol, name) == 0)
             return &rows[i];
     return NULL;
-}
-
-void *dls_binding_wrap(const char *name, void *real)
-{
-    long bi;
-    const dls_profile *row = find_row(name, &bi);
-    if (!row || dls_addr_in_shim(real))
-        return real;
-    if (bi >= 0 && atomic_load_explicit(&g_bind[bi].real, memory_order_acquire) == real)
-        return dls_stub_address((size_t)bi);
-    void *stub = NULL;
-    pthread_mutex_lock(&g_lock);
-    for (size_t i = BUILTIN_COUNT; i < BUILTIN_COUNT + g_pool_used && !stub; i++)
-        if (atomic_load_explicit(&g_bind[i].profile, memory_order_relaxed) == row &&
-            atomic_load_explicit(&g_bind[i].real, memory_order_relaxed) == real)
-            stub = dls_stub_address(i);
-    if (!stub && g_pool_used < DLS_POOL_SLOTS) {
-        dls_binding *b = &g_bind[BUILTIN_COUNT + g_pool_used];
-        b->lib = dls_object_path(real);
-        atomic_store_explicit(&b->real, real, memory_order_release);
-        atomic_store_explicit(&b->profile, row, memory_order_release);
-        stub = dls_stub_address(BUILTIN_COUNT + g_pool_used++);
-    }
-    pthread_mutex_unlock(&g_lock);
-    if (!stub) {
-        dls_warn_once("pool-full", "more than %d functions looked up by dlsym need wrapping; %s is not traced",
-                      DLS_POOL_SLOTS, name);
-        return real;
-    }
-    return stub;
 }

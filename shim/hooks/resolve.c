@@ -1,14 +1,14 @@
 /* Real-function resolution (see resolve.h). */
 #include "resolve.h"
 
+#include "loader.h"
+
 #include <dlfcn.h>
 #include <link.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
-
-#define MAX_OBJECTS 1024
 
 static _Atomic(dls_dlsym_fn) g_real_dlsym;
 
@@ -29,6 +29,13 @@ void *dls_real_dlsym(void *handle, const char *name)
 {
     dls_dlsym_fn f = dls_real_dlsym_fn();
     return f ? f(handle, name) : NULL;
+}
+
+static const void *shim_base(void);
+
+uintptr_t dls_shim_base(void)
+{
+    return (uintptr_t)shim_base();
 }
 
 static const void *shim_base(void)
@@ -57,26 +64,37 @@ const char *dls_object_path(const void *addr)
 }
 
 typedef struct {
-    const char *names[MAX_OBJECTS];
-    size_t n;
+    char **names;
+    size_t n, cap;
     unsigned long long adds;
     uintptr_t skip;
 } object_list;
 
+/* Runs under the loader's lock: copies names only (no loader call, no dlsync lock). */
 static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     object_list *l = arg;
     l->adds = info->dlpi_adds;
-    if (info->dlpi_name && info->dlpi_name[0] && info->dlpi_addr != l->skip && l->n < MAX_OBJECTS)
-        l->names[l->n++] = info->dlpi_name;
+    if (!info->dlpi_name || !info->dlpi_name[0] || info->dlpi_addr == l->skip)
+        return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        char **v = realloc(l->names, cap * sizeof *v);
+        if (!v)
+            return 1;
+        l->names = v;
+        l->cap = cap;
+    }
+    if ((l->names[l->n] = strdup(info->dlpi_name)))
+        l->n++;
     return 0;
 }
 
 static void *search(const object_list *l, const char *name, const char **lib)
 {
     for (size_t i = 0; i < l->n; i++) {
-        void *h = dlopen(l->names[i], RTLD_LAZY | RTLD_NOLOAD);
+        void *h = dls_real_dlopen(l->names[i], RTLD_LAZY | RTLD_NOLOAD);
         if (!h)
             continue;
         void *f = dls_real_dlsym(h, name);
@@ -98,18 +116,15 @@ void *dls_resolve(const char *name, const char **lib, unsigned long long *adds)
     }
     /* The list is collected first and searched after: dlopen is not called from inside the
      * dl_iterate_phdr callback, which runs under the loader's lock. */
-    static object_list l;
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&lock);
-    l.n = 0;
-    l.adds = 0;
-    l.skip = (uintptr_t)shim_base();
+    object_list l = {.skip = (uintptr_t)shim_base()};
     dl_iterate_phdr(collect, &l);
     f = NULL;
     if (l.adds != *adds)
         f = search(&l, name, lib);
     if (!f)
         *adds = l.adds;
-    pthread_mutex_unlock(&lock);
+    for (size_t i = 0; i < l.n; i++)
+        free(l.names[i]);
+    free(l.names);
     return f;
 }

@@ -4,10 +4,12 @@
  * shim in the global scope. Libraries loaded with RTLD_LOCAL (Python extension modules and
  * everything they pull in, such as libtorch_cpu.so) are not in that scope, so the loaded
  * objects are then searched one by one (dl_iterate_phdr, then dlopen(RTLD_NOLOAD) + dlsym on
- * each), skipping the shim itself and the main program. All lookups use the real dlsym, never
- * the shim's hook. */
+ * each), skipping the shim itself and the main program. All lookups use the real dlsym and
+ * dlopen, never the shim's hooks; no dlsync lock is held. The C API uses it to find producers. */
 #ifndef DLS_RESOLVE_H
 #define DLS_RESOLVE_H
+
+#include <stdint.h>
 
 typedef void *(*dls_dlsym_fn)(void *handle, const char *name);
 
@@ -24,6 +26,9 @@ void *dls_real_dlsym(void *handle, const char *name);
  * program), or returns NULL. `*adds` (in/out) holds the loader's object-load counter seen by the
  * last unsuccessful search: when nothing was loaded since, the search is skipped. Start it at 0. */
 void *dls_resolve(const char *name, const char **lib, unsigned long long *adds);
+
+/* Load bias of the object that contains the shim. */
+uintptr_t dls_shim_base(void);
 
 /* 1 when addr lies in the object that contains the shim. */
 int dls_addr_in_shim(const void *addr);

@@ -17,7 +17,8 @@ _Static_assert(sizeof(dls_frame) == 256, "frame layout");
 #define DLS_STR(x) DLS_STR_(x)
 
 /* One stub: its own address into r11, then the common trampoline. Exactly DLS_STUB_SIZE bytes
- * apart (.p2align 4), so the trampoline turns r11 into the stub index. */
+ * apart (.p2align 4), so the trampoline turns r11 into the stub index. None is exported: the
+ * binding engine hands their addresses to callers (GOT slots, dlsym results). */
 #define DLS_STUB_BODY                  \
     ".cfi_startproc\n"                 \
     "1: endbr64\n"                     \
@@ -30,15 +31,7 @@ __asm__(".text\n"
         ".globl dls_stubs\n"
         ".hidden dls_stubs\n"
         "dls_stubs:\n"
-#define DLS_PROFILE(sym, ...)                                   \
-        ".p2align 4\n"                                          \
-        ".globl " #sym "\n"                                     \
-        ".type " #sym ", @function\n"                           \
-        #sym ":\n" DLS_STUB_BODY                                \
-        ".size " #sym ", .-" #sym "\n"
-#include "profiles.def"
-#undef DLS_PROFILE
-        ".rept " DLS_STR(DLS_POOL_SLOTS) "\n"
+        ".rept " DLS_STR(DLS_STUB_COUNT) "\n"
         ".p2align 4\n"
         DLS_STUB_BODY
         ".endr\n"

@@ -1,6 +1,6 @@
 /* The wrapper stubs and the generic x86-64 trampoline they jump to.
  *
- * Each wrapped name is a 16-byte stub (endbr64; lea <own address>, %r11; jmp common). The
+ * Each wrapped (profile row, real function) pair is a 16-byte stub (endbr64; lea <own address>, %r11; jmp common). The
  * common trampoline works for any signature of the profile rows without knowing its C or C++
  * types, relying on the x86-64 System V ABI:
  *   - arguments travel in rdi, rsi, rdx, rcx, r8, r9 and xmm0-7, plus al (vector-register count
@@ -42,8 +42,8 @@ typedef struct {
     uint64_t state;         /* 248: the hooks' own word, 0 on entry */
 } dls_frame;
 
-/* Start of the stub area: stub i is at dls_stubs + i * DLS_STUB_SIZE. The built-in rows come
- * first, in profiles.def order, then the DLS_POOL_SLOTS pool stubs. */
+/* Start of the stub area: stub i is at dls_stubs + i * DLS_STUB_SIZE, for DLS_STUB_COUNT stubs
+ * (bindings.h). */
 extern const char dls_stubs[] __attribute__((visibility("hidden")));
 
 /* Called by the trampoline before the real function; returns it (NULL: not found). */

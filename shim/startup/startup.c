@@ -6,11 +6,13 @@
  *   2. stay inert when the process did not ask for dlsync (a child that dropped LD_PRELOAD but
  *      inherited CUDA_INJECTION64_PATH): the configuration becomes DLSYNC_MODE=off, so nothing is
  *      hooked, subscribed or written;
- *   3. turn the dlsym hook on (before this, sanitizer runtimes may look symbols up freely);
- *   4. read the configuration and warn about its bad values; with DLSYNC_MODE=off, stop here;
- *   5. read DLSYNC_PROFILES, open the log (its `start` record);
- *   6. arrange to be the CUDA injection library (CUDA_INJECTION64_PATH);
- *   7. install the policy for check and fix.
+ *   3. read the configuration and warn about its bad values; with DLSYNC_MODE=off, stop here
+ *      (the loader hooks stay off: every dlsym/dlopen goes straight to the C library);
+ *   4. read DLSYNC_PROFILES, open the log (its `start` record);
+ *   5. arrange to be the CUDA injection library (CUDA_INJECTION64_PATH);
+ *   6. install the policy for check and fix;
+ *   7. turn the loader hooks on and patch the loaded objects (hooks/engine.h): from here on,
+ *      wrapped calls reach the policy.
  * Nothing here initializes CUDA or starts a thread: the CUPTI observer starts when the program's
  * own cuInit calls InitializeInjection.
  * At exit: the repeat counts of race reports, then the summary (the log's last record). */
@@ -18,7 +20,8 @@
 #include "../common/ownfd.h"
 #include "../cuda/inject.h"
 #include "../hooks/bindings.h"
-#include "../hooks/dlsym_hook.h"
+#include "../hooks/engine.h"
+#include "../hooks/loader.h"
 #include "../policy/policy.h"
 #include "../report/log.h"
 #include "../report/race.h"
@@ -34,7 +37,6 @@ __attribute__((constructor)) static void dls_start(void)
         dls_config_make_inert();
         return;
     }
-    dls_dlsym_hook_enable();
     const dls_config *c = dls_config_get();
     for (unsigned i = 0; i < c->nproblems; i++) {
         char key[32];
@@ -47,6 +49,8 @@ __attribute__((constructor)) static void dls_start(void)
     dls_log_enabled();
     dls_inject_register();
     dls_policy_start();
+    dls_loader_hooks_enable();
+    dls_engine_scan(0);
 }
 
 __attribute__((destructor)) static void dls_stop(void)

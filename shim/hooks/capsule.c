@@ -1,0 +1,200 @@
+/* The Python capsule layer (see capsule.h). */
+#include "capsule.h"
+
+#include "exchange.h"
+#include "loader.h"
+#include "resolve.h"
+#include "wrap.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef void *(*capsule_new_fn)(void *pointer, const char *name, void *destructor);
+typedef int (*capsule_set_name_fn)(void *capsule, const char *name);
+typedef void *(*capsule_get_pointer_fn)(void *capsule, const char *name);
+
+static _Atomic(capsule_new_fn) g_new;
+static _Atomic(capsule_set_name_fn) g_set_name;
+static _Atomic(capsule_get_pointer_fn) g_get_pointer;
+
+/* 1 for "dltensor", 2 for "dltensor_versioned" after `prefix`; 0 otherwise. */
+static int dltensor_kind(const char *name, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    if (!name || strncmp(name, prefix, n) != 0 || strncmp(name + n, "dltensor", 8) != 0)
+        return 0;
+    if (name[n + 8] == '\0')
+        return 1;
+    return strcmp(name + n + 8, "_versioned") == 0 ? 2 : 0;
+}
+
+/* ---- framework names ---- */
+
+static const struct {
+    const char *fragment, *framework;
+} g_frameworks[] = {
+    {"tvm_ffi", "tvm-ffi"}, {"numpy", "numpy"}, {"jaxlib", "jax"}, {"/jax/", "jax"},
+    {"cupy", "cupy"},       {"tensorflow", "tensorflow"}, {"paddle", "paddle"}, {"torch", "pytorch"},
+    {"tvm", "tvm"},         {"mxnet", "mxnet"}, {"cudf", "cudf"}, {"dask", "dask"},
+};
+
+const char *dls_capsule_framework(const char *path, char *buf, size_t n)
+{
+    for (size_t i = 0; i < sizeof g_frameworks / sizeof *g_frameworks; i++)
+        if (strstr(path, g_frameworks[i].fragment)) {
+            snprintf(buf, n, "%s", g_frameworks[i].framework);
+            return buf;
+        }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    snprintf(buf, n, "%s", base[0] ? base : "python");
+    return buf;
+}
+
+/* ---- per-caller profile rows, made once per (object, role, version) ---- */
+
+#define MAX_ROWS 64
+#define CACHE_SLOTS 256
+
+typedef struct {
+    const void *caller;
+    const dls_profile *row;
+    const char *lib;
+} caller_info;
+
+static dls_profile g_rows[MAX_ROWS];
+static const char *g_row_lib[MAX_ROWS];
+static size_t g_rows_n;
+static pthread_mutex_t g_rows_lock = PTHREAD_MUTEX_INITIALIZER;
+static caller_info g_info[CACHE_SLOTS * 2];
+static atomic_size_t g_info_n;
+static _Atomic(const caller_info *) g_cache[CACHE_SLOTS];
+
+/* The row for (fw, role, versioned), made on first use; NULL when the table is full. */
+static const dls_profile *row_for(const char *fw, const char *lib, dls_role role, int versioned,
+                                  const char **row_lib)
+{
+    const dls_profile *r = NULL;
+    pthread_mutex_lock(&g_rows_lock);
+    for (size_t i = 0; i < g_rows_n && !r; i++)
+        if (g_rows[i].role == role && g_rows[i].versioned == versioned && strcmp(g_rows[i].framework, fw) == 0 &&
+            strcmp(g_row_lib[i], lib) == 0)
+            r = &g_rows[i];
+    if (!r && g_rows_n < MAX_ROWS) {
+        dls_profile *p = &g_rows[g_rows_n];
+        g_row_lib[g_rows_n++] = lib;
+        int exp = role == DLS_ROLE_EXPORT;
+        snprintf(p->symbol, sizeof p->symbol, "%s", exp ? "PyCapsule_New" : "PyCapsule_SetName");
+        snprintf(p->framework, sizeof p->framework, "%s", fw);
+        p->role = role;
+        p->where = exp ? DLS_WHERE_RET : DLS_WHERE_ARG;
+        p->versioned = versioned;
+        snprintf(p->display, sizeof p->display, "%s(\"%sdltensor%s\")",
+                 exp ? "PyCapsule_New" : "PyCapsule_SetName", exp ? "" : "used_", versioned ? "_versioned" : "");
+        r = p;
+    }
+    pthread_mutex_unlock(&g_rows_lock);
+    *row_lib = lib;
+    return r;
+}
+
+/* The row for a call from `caller` (its return address); cached per caller. */
+static const dls_profile *row_of_caller(const void *caller, dls_role role, int versioned, const char **lib)
+{
+    size_t h = (((uintptr_t)caller >> 2) ^ (size_t)role * 7 ^ (size_t)versioned * 13) & (CACHE_SLOTS - 1);
+    const caller_info *c = atomic_load_explicit(&g_cache[h], memory_order_acquire);
+    if (c && c->caller == caller && c->row->role == role && c->row->versioned == versioned) {
+        *lib = c->lib;
+        return c->row;
+    }
+    const char *path = dls_object_path(caller);
+    char fw[DLS_PROFILE_FRAMEWORK_MAX];
+    const dls_profile *r = row_for(dls_capsule_framework(path, fw, sizeof fw), path, role, versioned, lib);
+    size_t k = atomic_fetch_add(&g_info_n, 1);
+    if (r && k < sizeof g_info / sizeof *g_info) {
+        g_info[k] = (caller_info){caller, r, *lib};
+        atomic_store_explicit(&g_cache[h], &g_info[k], memory_order_release);
+    }
+    return r;
+}
+
+/* ---- the hooks ---- */
+
+static void *capsule_new(void *pointer, const char *name, void *destructor)
+{
+    capsule_new_fn real = atomic_load_explicit(&g_new, memory_order_acquire);
+    void *cap = real(pointer, name, destructor);
+    int kind = dltensor_kind(name, "");
+    if (!cap || !pointer || !kind)
+        return cap;
+    dls_exchange x;
+    if (dls_exchange_find_tensor(pointer, &x) == 0)
+        return cap; /* exported by a native profile row already: the same exchange */
+    const char *lib;
+    const dls_profile *row = row_of_caller(__builtin_return_address(0), DLS_ROLE_EXPORT, kind == 2, &lib);
+    if (row)
+        dls_wrap_export(row, lib, pointer);
+    return cap;
+}
+
+static int capsule_set_name(void *capsule, const char *name)
+{
+    capsule_set_name_fn real = atomic_load_explicit(&g_set_name, memory_order_acquire);
+    int rc = real(capsule, name);
+    int kind = dltensor_kind(name, "used_");
+    capsule_get_pointer_fn get = atomic_load_explicit(&g_get_pointer, memory_order_acquire);
+    if (rc != 0 || !kind || !get)
+        return rc;
+    void *mt = get(capsule, name);
+    dls_exchange x;
+    if (!mt || (dls_exchange_find_tensor(mt, &x) == 0 && x.imports > 0))
+        return rc; /* imported by a native profile row already: the same exchange */
+    const char *lib;
+    const dls_profile *row = row_of_caller(__builtin_return_address(0), DLS_ROLE_IMPORT, kind == 2, &lib);
+    if (row)
+        dls_wrap_import(row, lib, mt);
+    return rc;
+}
+
+static void bind_new(void *real)
+{
+    capsule_new_fn expected = NULL;
+    atomic_compare_exchange_strong(&g_new, &expected, (capsule_new_fn)real);
+}
+
+/* PyCapsule_GetPointer comes from the object that defines the real PyCapsule_SetName. */
+static void bind_set_name(void *real)
+{
+    capsule_set_name_fn expected = NULL;
+    atomic_compare_exchange_strong(&g_set_name, &expected, (capsule_set_name_fn)real);
+    if (atomic_load(&g_get_pointer))
+        return;
+    Dl_info di;
+    struct link_map *map = NULL;
+    if (!dladdr1(real, &di, (void **)&map, RTLD_DL_LINKMAP) || !map)
+        return;
+    void *h = dls_real_dlopen(map->l_name[0] ? map->l_name : NULL, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return;
+    capsule_get_pointer_fn get = (capsule_get_pointer_fn)dls_real_dlsym(h, "PyCapsule_GetPointer");
+    dlclose(h);
+    capsule_get_pointer_fn expected_get = NULL;
+    if (get)
+        atomic_compare_exchange_strong(&g_get_pointer, &expected_get, get);
+}
+
+static const dls_engine_hook g_hooks[] = {
+    {"PyCapsule_New", (void *)capsule_new, bind_new, 1},
+    {"PyCapsule_SetName", (void *)capsule_set_name, bind_set_name, 1},
+};
+
+const dls_engine_hook *dls_capsule_hooks(size_t *n)
+{
+    *n = sizeof g_hooks / sizeof *g_hooks;
+    return g_hooks;
+}

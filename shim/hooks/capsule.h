@@ -1,0 +1,37 @@
+/* The Python capsule layer: DLPack exchanges seen through PyCapsule_New and PyCapsule_SetName.
+ *
+ * numpy, jax, cupy and others implement DLPack in code the dynamic linker cannot see into; what
+ * they all do through it is create the capsule (`PyCapsule_New(tensor, "dltensor" or
+ * "dltensor_versioned", destructor)`: an export) and, as consumers, read it and rename it
+ * (`PyCapsule_GetPointer(capsule, "dltensor")`, then `PyCapsule_SetName(capsule,
+ * "used_dltensor")` or "used_dltensor_versioned": an import). The binding engine points the
+ * callers' GOT slots for these two functions at the hooks below, whether libpython is a shared
+ * library or part of the executable (Debian's /usr/bin/python3), and dlsym of their names
+ * (ctypes.pythonapi) returns the hooks too. dlsync never links libpython: the real functions
+ * are what the callers' own slots stood for; a process without Python never has such a slot.
+ *
+ *   - export: after the real PyCapsule_New succeeded, the tensor is registered with the shim's
+ *     deleter (wrap.h), unless a native profile row already exported it (one exchange);
+ *   - import: after the real SetName succeeded, the tensor (read back with the real
+ *     PyCapsule_GetPointer under the new name, which cannot fail or raise) is imported, unless a
+ *     native profile row already imported it;
+ *   - release: the tensor's deleter, called by the consumer or, for a capsule never consumed,
+ *     by the capsule's destructor, is the shim's (wrap.h).
+ * The framework is named after the object that called: a table of path fragments (numpy, jax,
+ * cupy, tensorflow, paddle, torch, tvm_ffi, tvm, mxnet, ...), else the object's file name.
+ * Every other capsule name costs one string comparison. */
+#ifndef DLS_CAPSULE_H
+#define DLS_CAPSULE_H
+
+#include "engine.h"
+
+#include <stddef.h>
+
+/* The capsule hooks for the binding engine (never NULL); *n gets their number. */
+const dls_engine_hook *dls_capsule_hooks(size_t *n);
+
+/* The framework name for the object at `path` (the table above), written into buf (n bytes);
+ * returns buf. */
+const char *dls_capsule_framework(const char *path, char *buf, size_t n);
+
+#endif

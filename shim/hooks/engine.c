@@ -1,0 +1,331 @@
+/* The binding engine (see engine.h). */
+#include "engine.h"
+
+#include "../common/config.h"
+#include "../report/warn.h"
+#include "bindings.h"
+#include "caller.h"
+#include "capsule.h"
+#include "got.h"
+#include "loader.h"
+#include "resolve.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- wrapped names: an open-addressing table filled once, read lock-free ---- */
+
+#define NAME_SLOTS 512
+
+typedef struct {
+    const char *name;
+    const dls_profile *row;     /* a profile row, or */
+    const dls_engine_hook *hook; /* a hook */
+} wanted;
+
+static wanted g_names[NAME_SLOTS];
+static atomic_int g_names_ready;
+static pthread_once_t g_names_once = PTHREAD_ONCE_INIT;
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return h;
+}
+
+static void add_name(const char *name, const dls_profile *row, const dls_engine_hook *hook)
+{
+    for (uint64_t i = name_hash(name), k = 0; k < NAME_SLOTS; i++, k++) {
+        wanted *w = &g_names[i & (NAME_SLOTS - 1)];
+        if (!w->name) {
+            *w = (wanted){name, row, hook};
+            return;
+        }
+        if (strcmp(w->name, name) == 0)
+            return;
+    }
+}
+
+static const dls_engine_hook g_dlvsym_hook = {"dlvsym", (void *)dls_dlvsym_entry, NULL, 0};
+
+static void fill_names(void)
+{
+    size_t n;
+    const dls_profile *rows = dls_profiles_builtin(&n);
+    for (size_t i = 0; i < n; i++)
+        add_name(rows[i].symbol, &rows[i], NULL);
+    rows = dls_file_rows(&n);
+    for (size_t i = 0; i < n; i++)
+        add_name(rows[i].symbol, &rows[i], NULL);
+    const dls_engine_hook *hooks = dls_capsule_hooks(&n);
+    for (size_t i = 0; i < n; i++)
+        add_name(hooks[i].name, NULL, &hooks[i]);
+    add_name(g_dlvsym_hook.name, NULL, &g_dlvsym_hook);
+    atomic_store_explicit(&g_names_ready, 1, memory_order_release);
+}
+
+static const wanted *find_name(const char *name)
+{
+    if (!atomic_load_explicit(&g_names_ready, memory_order_acquire))
+        return NULL;
+    for (uint64_t i = name_hash(name), k = 0; k < NAME_SLOTS; i++, k++) {
+        const wanted *w = &g_names[i & (NAME_SLOTS - 1)];
+        if (!w->name)
+            return NULL;
+        if (strcmp(w->name, name) == 0)
+            return w;
+    }
+    return NULL;
+}
+
+int dls_engine_wants(const char *name)
+{
+    const wanted *w = find_name(name);
+    return w && (w->row || w->hook->by_dlsym);
+}
+
+/* The value a slot referring to w gets when its function is `real` (NULL: leave it). */
+static void *target_of(const wanted *w, void *real)
+{
+    if (w->row)
+        return dls_binding_stub(w->row, real);
+    if (w->hook->bind)
+        w->hook->bind(real);
+    return w->hook->entry;
+}
+
+void *dls_engine_wrap(const char *name, void *real)
+{
+    const wanted *w = find_name(name);
+    if (!w || (!w->row && !w->hook->by_dlsym) || dls_addr_in_shim(real))
+        return real;
+    void *t = target_of(w, real);
+    return t ? t : real;
+}
+
+/* ---- objects already finished, keyed by load bias and program headers ---- */
+
+#define DONE_SLOTS 8192
+
+static struct {
+    uintptr_t base, phdr;
+} g_done[DONE_SLOTS];
+static size_t g_done_n;
+static unsigned long long g_subs;
+static pthread_mutex_t g_done_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_ulong g_slots_written, g_objects_seen;
+
+static size_t done_index(uintptr_t base, uintptr_t phdr)
+{
+    return (size_t)((base ^ (phdr >> 4)) * 0x9e3779b97f4a7c15ull >> 51) & (DONE_SLOTS - 1);
+}
+
+/* 1 when (base, phdr) is finished; with `mark`, marks it. */
+static int done(uintptr_t base, uintptr_t phdr, int mark)
+{
+    int found = 0;
+    pthread_mutex_lock(&g_done_lock);
+    for (size_t i = done_index(base, phdr), k = 0; k < DONE_SLOTS; i = (i + 1) & (DONE_SLOTS - 1), k++) {
+        if (g_done[i].base == base && g_done[i].phdr == phdr) {
+            found = 1;
+            break;
+        }
+        if (!g_done[i].phdr) {
+            if (mark && g_done_n < DONE_SLOTS / 2) {
+                g_done[i].base = base;
+                g_done[i].phdr = phdr;
+                g_done_n++;
+            }
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g_done_lock);
+    return found;
+}
+
+/* Forgets every finished object when an object was unloaded since the last scan (another may
+ * now sit at the same address). */
+static void note_unloads(unsigned long long subs)
+{
+    pthread_mutex_lock(&g_done_lock);
+    if (subs != g_subs) {
+        memset(g_done, 0, sizeof g_done);
+        g_done_n = 0;
+        g_subs = subs;
+    }
+    pthread_mutex_unlock(&g_done_lock);
+}
+
+/* ---- one scan ---- */
+
+typedef struct {
+    uintptr_t base;
+    const ElfW(Phdr) *phdr;
+    ElfW(Half) phnum;
+    char *name;
+} object;
+
+typedef struct {
+    object *v;
+    size_t n, cap;
+    unsigned long long subs;
+    uintptr_t shim;
+} object_list;
+
+static int collect(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    object_list *l = arg;
+    l->subs = info->dlpi_subs;
+    if (info->dlpi_addr == l->shim && l->shim)
+        return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        object *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return 1;
+        l->v = v;
+        l->cap = cap;
+    }
+    char *name = strdup(info->dlpi_name ? info->dlpi_name : "");
+    if (!name)
+        return 1;
+    l->v[l->n++] = (object){info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum, name};
+    return 0;
+}
+
+typedef struct {
+    void **slot;
+    const wanted *w;
+} candidate;
+
+typedef struct {
+    candidate *v;
+    size_t n, cap;
+    int failed;
+} candidate_list;
+
+static void note_slot(void **slot, const char *name, void *arg)
+{
+    candidate_list *c = arg;
+    const wanted *w = find_name(name);
+    if (!w || c->failed)
+        return;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 16;
+        candidate *v = realloc(c->v, cap * sizeof *v);
+        if (!v) {
+            c->failed = 1;
+            return;
+        }
+        c->v = v;
+        c->cap = cap;
+    }
+    c->v[c->n++] = (candidate){slot, w};
+}
+
+/* Patches the candidates of one held object; returns 1 when every one was resolved. */
+static int patch(const object *o, const ElfW(Dyn) *dyn, const candidate_list *c, uintptr_t relro_lo,
+                 uintptr_t relro_hi)
+{
+    const void *gadget = dls_gadget_of_object(o->base, dyn);
+    void *(*real_dlsym)(void *, const char *) = dls_real_dlsym_fn();
+    int complete = 1;
+    for (size_t i = 0; i < c->n; i++) {
+        void *real = dls_call_as(gadget, (void *)real_dlsym, (uintptr_t)RTLD_DEFAULT, (uintptr_t)c->v[i].w->name,
+                                 0, 0);
+        if (!real || dls_addr_in_shim(real)) {
+            complete &= real != NULL;
+            continue;
+        }
+        void *t = target_of(c->v[i].w, real);
+        if (!t || __atomic_load_n(c->v[i].slot, __ATOMIC_ACQUIRE) == t)
+            continue;
+        if (dls_got_write(c->v[i].slot, t, relro_lo, relro_hi) == 0)
+            atomic_fetch_add_explicit(&g_slots_written, 1, memory_order_relaxed);
+        else
+            dls_warn_once("got-write", "cannot make the GOT of %s writable; %s called from it is not traced",
+                          o->name[0] ? o->name : "the program", c->v[i].w->name);
+    }
+    /* A lazy binding in flight when a slot was written may store the real function after it:
+     * look once more after letting it finish. */
+    sched_yield();
+    for (size_t i = 0; i < c->n; i++) {
+        void *v = __atomic_load_n(c->v[i].slot, __ATOMIC_ACQUIRE);
+        if (c->v[i].w->row ? !dls_addr_in_shim(v) : v != c->v[i].w->hook->entry)
+            complete = 0;
+    }
+    return complete;
+}
+
+/* Reads and patches one object while it is held loaded. */
+static void scan_object(const object *o)
+{
+    const ElfW(Dyn) *dyn = NULL;
+    uintptr_t relro_lo = 0, relro_hi = 0;
+    for (ElfW(Half) i = 0; i < o->phnum; i++) {
+        if (o->phdr[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(o->base + o->phdr[i].p_vaddr);
+        else if (o->phdr[i].p_type == PT_GNU_RELRO) {
+            relro_lo = o->base + o->phdr[i].p_vaddr;
+            relro_hi = relro_lo + o->phdr[i].p_memsz;
+        }
+    }
+    candidate_list c = {0};
+    if (dyn)
+        dls_got_each(o->base, dyn, note_slot, &c);
+    int complete = !c.failed && (c.n == 0 || patch(o, dyn, &c, relro_lo, relro_hi));
+    free(c.v);
+    if (complete)
+        done(o->base, (uintptr_t)o->phdr, 1);
+}
+
+/* Holds o loaded (NULL when it is gone or is another object by now). */
+static void *hold(const object *o)
+{
+    void *h = o->name[0] ? dls_real_dlopen(o->name, RTLD_LAZY | RTLD_NOLOAD) : dls_real_dlopen(NULL, RTLD_LAZY);
+    struct link_map *map = NULL;
+    if (h && (dlinfo(h, RTLD_DI_LINKMAP, &map) != 0 || !map || map->l_addr != o->base)) {
+        dlclose(h);
+        h = NULL;
+    }
+    return h;
+}
+
+void dls_engine_scan(int hold_objects)
+{
+    if (dls_config_get()->mode == DLS_MODE_OFF)
+        return;
+    pthread_once(&g_names_once, fill_names);
+    object_list l = {.shim = dls_shim_base()};
+    dl_iterate_phdr(collect, &l);
+    note_unloads(l.subs);
+    for (size_t i = 0; i < l.n; i++) {
+        const object *o = &l.v[i];
+        if (!done(o->base, (uintptr_t)o->phdr, 0)) {
+            void *h = hold_objects ? hold(o) : NULL;
+            if (h || !hold_objects) {
+                atomic_fetch_add_explicit(&g_objects_seen, 1, memory_order_relaxed);
+                scan_object(o);
+            }
+            if (h)
+                dlclose(h);
+        }
+        free(o->name);
+    }
+    free(l.v);
+}
+
+void dls_engine_counts(unsigned long *slots, unsigned long *objects)
+{
+    *slots = atomic_load(&g_slots_written);
+    *objects = atomic_load(&g_objects_seen);
+}

@@ -1,0 +1,47 @@
+/* The binding engine: how dlsync reaches the functions it wraps.
+ *
+ * dlsync exports no framework name. It rewrites, in every loaded object other than itself, the
+ * GOT slots (JUMP_SLOT and GLOB_DAT, got.h) that refer to a wrapped name:
+ *   - a profile row (built-in or DLSYNC_PROFILES): the slot gets the wrapper stub bound to (row,
+ *     the function the object's slot stands for, bindings.h);
+ *   - a Python capsule function (capsule.h) or dlvsym (loader.h): the slot gets dlsync's hook.
+ * The function a slot stands for is looked up in the object's own scope, as the loader binds it
+ * (dlsym(RTLD_DEFAULT) on the object's behalf, caller.h), so lazily bound slots and libraries
+ * loaded with RTLD_LOCAL are handled alike. A scan runs once at start-up and after each
+ * successful dlopen/dlmopen; it visits the objects it has not finished yet (all of them again
+ * after an object was unloaded), each held with dlopen(RTLD_NOLOAD) while it is read so that it
+ * cannot be unloaded meanwhile; a slot whose name cannot be resolved yet is retried at the next
+ * scan. Holding an object with dlopen runs the initializers it still lacks, so a scan made while
+ * this thread is inside the loader (the shim's constructor, a dlopen made by a library's
+ * constructor) must not hold objects: the constructor's scan reads them unheld (the objects loaded
+ * at start-up cannot be unloaded) and nested loads leave the scan to the outermost one. Scans may run concurrently in several threads: writes are idempotent and serialized per
+ * slot write (got.h), and no dlsync lock is held while the loader is called. With
+ * DLSYNC_MODE=off nothing is patched. */
+#ifndef DLS_ENGINE_H
+#define DLS_ENGINE_H
+
+/* A function dlsync hooks through the engine without the trampoline (its own C or assembly
+ * entry). */
+typedef struct {
+    const char *name;          /* the symbol callers refer to */
+    void *entry;               /* what their GOT slots get */
+    void (*bind)(void *real);  /* learns the real function (may be NULL); called outside locks */
+    int by_dlsym;              /* 1: dlsym of `name` returns `entry` too */
+} dls_engine_hook;
+
+/* Patches the loaded objects not finished yet (see above), holding each while it is read when
+ * hold_objects is 1. Never under a dlsync lock. */
+void dls_engine_scan(int hold_objects);
+
+/* 1 when `name` is wrapped for dlsym lookups (a profile row or a Python capsule function).
+ * Lock-free; callable before the engine was set up (0 then). */
+int dls_engine_wants(const char *name);
+
+/* What dlsym of `name` returns when the lookup found `real`: the wrapper bound to it (a stub, or
+ * the capsule hook), or real itself when name is not wrapped or no stub is free. */
+void *dls_engine_wrap(const char *name, void *real);
+
+/* Tests and benchmarks: number of slots written by scans so far, and objects visited. */
+void dls_engine_counts(unsigned long *slots, unsigned long *objects);
+
+#endif

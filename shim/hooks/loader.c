@@ -1,0 +1,180 @@
+/* The loader hooks (see loader.h). */
+#include "loader.h"
+
+#include "../report/warn.h"
+#include "caller.h"
+#include "engine.h"
+#include "resolve.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Read by the assembly entries; 0 until dls_loader_hooks_enable. */
+__attribute__((visibility("hidden"))) unsigned char dls_loader_on;
+
+#define NO_SAN __attribute__((no_sanitize("address", "undefined", "thread")))
+
+/* The C library's version of `name` (the current one, else the x86-64 base version). */
+NO_SAN static void *libc_fn(_Atomic(void *) *cache, const char *name)
+{
+    void *f = atomic_load_explicit(cache, memory_order_acquire);
+    if (!f) {
+        f = dlvsym(RTLD_NEXT, name, "GLIBC_2.34");
+        if (!f)
+            f = dlvsym(RTLD_NEXT, name, "GLIBC_2.2.5");
+        atomic_store_explicit(cache, f, memory_order_release);
+    }
+    return f;
+}
+
+static _Atomic(void *) g_dlopen, g_dlmopen, g_dlvsym;
+
+/* Called by the assembly entries. */
+#define ENTRY_FN NO_SAN __attribute__((visibility("hidden")))
+ENTRY_FN void *dls_real_dlopen_fn(void);
+ENTRY_FN void *dls_real_dlmopen_fn(void);
+ENTRY_FN void *dls_real_dlvsym_fn(void);
+ENTRY_FN int dls_loader_wants(const char *name);
+ENTRY_FN int dls_loader_active(void);
+
+void *dls_real_dlopen_fn(void)
+{
+    return libc_fn(&g_dlopen, "dlopen");
+}
+
+void *dls_real_dlmopen_fn(void)
+{
+    return libc_fn(&g_dlmopen, "dlmopen");
+}
+
+void *dls_real_dlvsym_fn(void)
+{
+    /* dlvsym itself: the shim does not export it, so RTLD_NEXT finds the C library's. */
+    void *f = atomic_load_explicit(&g_dlvsym, memory_order_acquire);
+    if (!f) {
+        f = (void *)dlvsym;
+        atomic_store_explicit(&g_dlvsym, f, memory_order_release);
+    }
+    return f;
+}
+
+int dls_loader_active(void)
+{
+    return __atomic_load_n(&dls_loader_on, __ATOMIC_ACQUIRE);
+}
+
+int dls_loader_wants(const char *name)
+{
+    return dls_loader_active() && name && dls_engine_wants(name);
+}
+
+void dls_loader_hooks_enable(void)
+{
+    __atomic_store_n(&dls_loader_on, 1, __ATOMIC_RELEASE);
+}
+
+void *dls_real_dlopen(const char *file, int mode)
+{
+    void *(*f)(const char *, int) = (void *(*)(const char *, int))dls_real_dlopen_fn();
+    return f ? f(file, mode) : NULL;
+}
+
+/* Saves the four argument registers around a call (the stack stays 16-byte aligned). */
+#define SAVE                                                                                  \
+    "push %rdi\n.cfi_adjust_cfa_offset 8\npush %rsi\n.cfi_adjust_cfa_offset 8\n"              \
+    "push %rdx\n.cfi_adjust_cfa_offset 8\npush %rcx\n.cfi_adjust_cfa_offset 8\n"              \
+    "sub $8, %rsp\n.cfi_adjust_cfa_offset 8\n"
+#define RESTORE                                                                               \
+    "add $8, %rsp\n.cfi_adjust_cfa_offset -8\npop %rcx\n.cfi_adjust_cfa_offset -8\n"          \
+    "pop %rdx\n.cfi_adjust_cfa_offset -8\npop %rsi\n.cfi_adjust_cfa_offset -8\n"              \
+    "pop %rdi\n.cfi_adjust_cfa_offset -8\n"
+
+/* An entry: `test` decides (eax != 0: take the hook), `setup` prepares its argument (rdi), the
+ * hook gets the caller's return address in `ret_reg`; otherwise a tail jump to `real()`. */
+#define ENTRY(name, global, setup, test, ret_reg, hook, real)                                 \
+    ".text\n.p2align 4\n" global ".type " name ", @function\n" name ":\n.cfi_startproc\n"     \
+    "endbr64\n" SAVE setup "call " test "\n"                                                  \
+    "test %eax, %eax\n"                                                                       \
+    "jz 1f\n" RESTORE "mov (%rsp), " ret_reg "\n"                                             \
+    "jmp " hook "\n"                                                                          \
+    ".cfi_adjust_cfa_offset 40\n"                                                             \
+    "1:\ncall " real "\n" RESTORE "test %rax, %rax\n"                                         \
+    "jz 2f\njmp *%rax\n2:\nret\n.cfi_endproc\n.size " name ", .-" name "\n"
+
+__asm__(ENTRY("dlsym", ".globl dlsym\n", "mov %rsi, %rdi\n", "dls_loader_wants", "%rdx", "dls_dlsym_hook",
+              "dls_real_dlsym_fn")
+        ENTRY("dls_dlvsym_entry", ".globl dls_dlvsym_entry\n.hidden dls_dlvsym_entry\n", "mov %rsi, %rdi\n",
+              "dls_loader_wants", "%rcx", "dls_dlvsym_hook", "dls_real_dlvsym_fn")
+        ENTRY("dlopen", ".globl dlopen\n", "", "dls_loader_active", "%rdx", "dls_dlopen_hook",
+              "dls_real_dlopen_fn")
+        ENTRY("dlmopen", ".globl dlmopen\n", "", "dls_loader_active", "%rcx", "dls_dlmopen_hook",
+              "dls_real_dlmopen_fn"));
+
+/* The gadget standing for `caller`, warning once when there is none (the call is then made
+ * from the shim, which changes RTLD_DEFAULT, RUNPATH and namespace for that caller). */
+static const void *gadget_for(const void *caller)
+{
+    const void *g = dls_caller_gadget(caller);
+    if (!g)
+        dls_warn_once("no-gadget", "cannot call the loader on behalf of %s (no _fini epilogue found); "
+                      "its dlopen/dlsym of wrapped names run as if called from dlsync", dls_object_path(caller));
+    return g;
+}
+
+__attribute__((visibility("hidden"))) void *dls_dlsym_hook(void *handle, const char *name, const void *caller);
+__attribute__((visibility("hidden"))) void *dls_dlvsym_hook(void *handle, const char *name, const char *version,
+                                                            const void *caller);
+__attribute__((visibility("hidden"))) void *dls_dlopen_hook(const char *file, int mode, const void *caller);
+__attribute__((visibility("hidden"))) void *dls_dlmopen_hook(long lmid, const char *file, int mode,
+                                                             const void *caller);
+
+void *dls_dlsym_hook(void *handle, const char *name, const void *caller)
+{
+    const void *g = gadget_for(caller);
+    void *real = dls_call_as(g, (void *)dls_real_dlsym_fn(), (uintptr_t)handle, (uintptr_t)name, 0, 0);
+    return real ? dls_engine_wrap(name, real) : NULL;
+}
+
+void *dls_dlvsym_hook(void *handle, const char *name, const char *version, const void *caller)
+{
+    const void *g = gadget_for(caller);
+    void *real = dls_call_as(g, dls_real_dlvsym_fn(), (uintptr_t)handle, (uintptr_t)name, (uintptr_t)version, 0);
+    return real ? dls_engine_wrap(name, real) : NULL;
+}
+
+/* dlopen/dlmopen calls in progress on this thread (a library's constructor may load another). */
+static __thread int t_loading;
+
+/* After a successful load: patch what it brought, leaving errno and the dlerror state as the
+ * load left them (no error). A load made inside another leaves it to the outer one. */
+static void after_load(void *h, int mode)
+{
+    if (!h || (mode & RTLD_NOLOAD) || t_loading > 0)
+        return;
+    int e = errno;
+    dls_engine_scan(1);
+    dlerror();
+    errno = e;
+}
+
+void *dls_dlopen_hook(const char *file, int mode, const void *caller)
+{
+    t_loading++;
+    void *h = dls_call_as(gadget_for(caller), dls_real_dlopen_fn(), (uintptr_t)file, (uintptr_t)mode, 0, 0);
+    t_loading--;
+    after_load(h, mode);
+    return h;
+}
+
+void *dls_dlmopen_hook(long lmid, const char *file, int mode, const void *caller)
+{
+    t_loading++;
+    void *h = dls_call_as(gadget_for(caller), dls_real_dlmopen_fn(), (uintptr_t)lmid, (uintptr_t)file,
+                          (uintptr_t)mode, 0);
+    t_loading--;
+    after_load(h, mode);
+    return h;
+}

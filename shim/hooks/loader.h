@@ -1,0 +1,29 @@
+/* The shim's dlsym, dlvsym, dlopen and dlmopen.
+ *
+ * The shim exports dlsym, dlopen and dlmopen (a preload library's definitions come first in
+ * every lookup); dlvsym is reached through the callers' GOT slots (engine.h), so the shim's own
+ * calls of dlvsym keep going to the C library. Each entry is a short assembly routine:
+ *   - until the shim's constructor turns the hooks on, and always with DLSYNC_MODE=off, it jumps
+ *     straight to the C library's function, with the caller's own return address;
+ *   - dlsym and dlvsym of a name that is not wrapped (no profile row, not a Python capsule
+ *     function) do the same: the C library sees the real caller, so RTLD_DEFAULT, RTLD_NEXT and
+ *     handles resolve exactly as without dlsync;
+ *   - dlsym and dlvsym of a wrapped name make the lookup on behalf of the caller (caller.h) and
+ *     return the wrapper bound to what it found (engine.h);
+ *   - dlopen and dlmopen load on behalf of the caller (its RUNPATH, $ORIGIN and namespace apply)
+ *     and, after each successful load, let the binding engine patch the new objects.
+ * Sanitizer runtimes call dlsym while they initialize, before any instrumented code may run: the
+ * paths taken before the hooks are on are not instrumented. */
+#ifndef DLS_LOADER_H
+#define DLS_LOADER_H
+
+/* Turns the hooks on (called once by the shim's constructor, never in mode off). */
+void dls_loader_hooks_enable(void);
+
+/* The C library's functions, for the shim's own use (never the hooks). NULL when missing. */
+void *dls_real_dlopen(const char *file, int mode);
+
+/* The entry of the dlvsym hook, which the binding engine writes into callers' GOT slots. */
+void *dls_dlvsym_entry(void *handle, const char *name, const char *version);
+
+#endif
