@@ -2,7 +2,10 @@
  *
  * Models: the CUfunction / CUkernel handle of a kernel, its name (reported as symbolName of
  * launches), its parameter offsets and sizes (cuFuncGetParamInfo, cuKernelGetParamInfo), and a
- * per-kernel simulated duration. Does not model: modules, libraries, function attributes. */
+ * per-kernel simulated duration, and lazy module loading (CUDA_MODULE_LOADING=LAZY: the first
+ * launch of a kernel in a context waits for the context's earlier work). Does not model: modules,
+ * libraries, function attributes; loading is eager unless CUDA_MODULE_LOADING=LAZY (real CUDA 13
+ * defaults to lazy). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,3 +118,37 @@ const dls_sim_proc dls_sim_procs_kernel[] = {
     SIM_PROC(cuKernelGetParamInfo),
     { NULL, NULL },
 };
+
+/* A context a kernel was loaded into. */
+struct dls_sim_loaded {
+    struct CUctx_st *ctx;
+    struct dls_sim_loaded *next;
+};
+
+static int lazy_loading(void)
+{
+    static int lazy = -1;
+    if (lazy < 0) {
+        const char *v = getenv("CUDA_MODULE_LOADING");
+        lazy = v && strcmp(v, "LAZY") == 0;
+    }
+    return lazy;
+}
+
+int dls_sim_kernel_first_load(struct CUfunc_st *k, struct CUctx_st *ctx)
+{
+    if (!lazy_loading())
+        return 0;
+    dls_sim_lock();
+    struct dls_sim_loaded *l = k->loaded;
+    while (l && l->ctx != ctx)
+        l = l->next;
+    if (!l && (l = malloc(sizeof *l)) != NULL) {
+        *l = (struct dls_sim_loaded){ ctx, k->loaded };
+        k->loaded = l;
+        dls_sim_unlock();
+        return 1;
+    }
+    dls_sim_unlock();
+    return 0;
+}

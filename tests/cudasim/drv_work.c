@@ -165,6 +165,8 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     CUresult r = dls_sim_stream_resolve(h, SIM_PTDS, &s);
     if (r != CUDA_SUCCESS)
         return r;
+    if (dls_sim_kernel_first_load(k, s->ctx))
+        dls_sim_ctx_sync(s->ctx);
     dls_sim_op *op = dls_sim_op_new(SIM_OP_KERNEL);
     op->u.k.f = k;
     op->u.k.buf = malloc(k->argbytes ? k->argbytes : 1);

@@ -17,7 +17,9 @@
 
 CUDASIM_DIR     := $(B)/cudasim
 CUDASIM_CFLAGS  := -I tests/cudasim -I $(CUDA_INC)
-CUDASIM_LDFLAGS := -L$(CUDASIM_DIR) -Wl,-rpath,$(ABSB)/cudasim
+# DT_RPATH, not DT_RUNPATH: the simulator must win over an LD_LIBRARY_PATH that names the real
+# CUDA libraries (GPU machines point it at the driver's folder).
+CUDASIM_LDFLAGS := -L$(CUDASIM_DIR) -Wl,-rpath,$(ABSB)/cudasim -Wl,--disable-new-dtags
 CUDASIM_LIBS    := $(CUDASIM_DIR)/libcuda.so.1 $(CUDASIM_DIR)/libcudart.so.13 \
                    $(CUDASIM_DIR)/libcupti.so.13
 
@@ -56,7 +58,7 @@ define cudasim_shlib
 endef
 
 # libcudart and libcupti find the simulated libcuda.so.1 next to themselves.
-CUDASIM_ON_DRIVER := -L$(CUDASIM_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN'
+CUDASIM_ON_DRIVER := -L$(CUDASIM_DIR) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN' -Wl,--disable-new-dtags
 
 $(CUDASIM_DIR)/libcuda.so.1: $(CUDASIM_DRV_OBJS)
 	$(call cudasim_shlib,libcuda.so.1,)
@@ -79,6 +81,7 @@ $(CUDASIM_TEST_BINS): $(B)/tests/%: $(CUDASIM_OBJDIR)/tests/%.o $(CUDASIM_TEST_H
 
 $(B)/tests/test_sim_cupti $(B)/tests/test_sim_injection $(B)/tests/test_sim_capture: CUDASIM_EXTRA := -lcupti
 $(B)/tests/test_sim_injection: $(CUDASIM_INJECTION)
+$(CUDASIM_OBJDIR)/tests/test_sim_loading.o: EXTRA_CFLAGS += -DDLS_TEST_CUDA_HOME='"$(CUDA_HOME)"'
 
 $(CUDASIM_INJECTION): $(CUDASIM_OBJDIR)/tests/sim_injection.o $(CUDASIM_LIBS)
 	@mkdir -p $(@D)

@@ -136,6 +136,7 @@ struct CUfunc_st {
     size_t *sizes, *offsets;
     size_t argbytes;
     unsigned duration_us; /* guarded by the scheduler lock */
+    struct dls_sim_loaded *loaded; /* contexts the kernel was loaded in (lazy loading; scheduler lock) */
     struct CUfunc_st *next;
 };
 
@@ -206,6 +207,12 @@ int dls_sim_mem_find(const void *p, uintptr_t *base, size_t *size, int *is_host,
 /* --- kernels (drv_kernel.c) --- */
 /* The registered kernel behind f, or NULL when f is not one. */
 struct CUfunc_st *dls_sim_kernel(CUfunction f);
+/* Module loading: under CUDA_MODULE_LOADING=LAZY, a kernel is loaded into a context at its first
+ * launch there, and loading waits for the context's earlier work (as CUDA's lazy loading may:
+ * it needs a context synchronization). Returns 1 when this launch of k in ctx is that first one
+ * under lazy loading (and records k as loaded in ctx), else 0. Eager loading (the default here,
+ * or CUDA_MODULE_LOADING=EAGER) loads every kernel up front: always 0. */
+int dls_sim_kernel_first_load(struct CUfunc_st *k, struct CUctx_st *ctx);
 
 /* --- API reporting (drv_call.c) --- */
 /* Fills in context fields of a report for the calling thread. */

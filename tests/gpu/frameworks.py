@@ -117,6 +117,9 @@ class Torch:
         self.cons.synchronize()
         return z.cpu().numpy()
 
+    def warm(self):
+        self.read(self.t.zeros(N_ELEMS, device="cuda"))
+
 
 SPIN = r'''extern "C" __global__ void spin(long long cycles)
 { long long t0 = clock64(); while (clock64() - t0 < cycles) { } }'''
@@ -171,6 +174,9 @@ class Cupy:
         self.cons.synchronize()
         return self.c.asnumpy(z)
 
+    def warm(self):
+        self.read(self.c.zeros(N_ELEMS, dtype=self.c.float32))
+
 
 class Jax:
     """JAX runs everything on its own compute stream (non-default); the producer's slow kernel is
@@ -220,6 +226,9 @@ class Jax:
     def read(self, y):
         import numpy
         return numpy.asarray(y * 2)
+
+    def warm(self):
+        self.read(self.jnp.zeros(N_ELEMS, dtype=self.jnp.float32))
 
 
 # ---- the simulator's fake frameworks (dry run) --------------------------------------------------
@@ -320,6 +329,9 @@ class FakeTvm(_Fake):
         self.tvm.tvm_free(h)
         return seen
 
+    def warm(self):
+        pass  # the simulator loads kernels eagerly
+
 
 # ---- one child run -------------------------------------------------------------------------------
 
@@ -343,6 +355,9 @@ def child(args):
     warnings.simplefilter("ignore")
     try:
         prod, cons = make(args.producer, args), make(args.consumer, args)
+        # The consumer's kernel runs once before the exchanges: CUDA loads kernels lazily, and the
+        # first launch of one may synchronize the context, hiding the race in the first exchange.
+        cons.warm()
         for _ in range(args.reps):
             x = prod.produce()
             try:

@@ -15,6 +15,7 @@
  * prints a line and exits 2, as scen_backend.h says. */
 #include "scen_backend.h"
 
+#include <atomic>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -98,6 +99,27 @@ __global__ static void k_delay(long long cycles)
     spin(cycles);
 }
 
+/* Loads every kernel of this file into the current device's context once, before its first
+ * launch there: with lazy loading (CUDA's default since 12.2) the first launch of a kernel loads
+ * it, and loading may synchronize the context, which orders a racy read after the write it races
+ * with and hides the race (the first GPU run showed exactly that). cudaFuncGetAttributes loads a
+ * kernel. Two threads may both load: harmless. */
+static void load_kernels(void)
+{
+    static std::atomic<unsigned long long> loaded; /* bit d: device d's context has them */
+    int dev = 0;
+    ck(cudaGetDevice(&dev), "cudaGetDevice");
+    unsigned long long bit = 1ULL << (dev & 63);
+    if (loaded.load() & bit)
+        return;
+    cudaFuncAttributes a;
+    ck(cudaFuncGetAttributes(&a, k_write), "load k_write");
+    ck(cudaFuncGetAttributes(&a, k_read), "load k_read");
+    ck(cudaFuncGetAttributes(&a, k_opaque), "load k_opaque");
+    ck(cudaFuncGetAttributes(&a, k_delay), "load k_delay");
+    loaded.fetch_or(bit);
+}
+
 /* Blocks of 256 threads covering n elements, at most 1024 blocks (the loops stride over more). */
 static unsigned blocks_for(long n)
 {
@@ -107,18 +129,21 @@ static unsigned blocks_for(long n)
 
 extern "C" void scen_write(cudaStream_t stream, float *p, int n, float value)
 {
+    load_kernels();
     k_write<<<blocks_for(n), 256, 0, stream>>>(p, n, value, spin_cycles());
     ck(cudaGetLastError(), "scen_write launch");
 }
 
 extern "C" void scen_read(cudaStream_t stream, const float *src, float *dst, int n)
 {
+    load_kernels();
     k_read<<<blocks_for(n), 256, 0, stream>>>(src, dst, n);
     ck(cudaGetLastError(), "scen_read launch");
 }
 
 extern "C" void scen_read_opaque(cudaStream_t stream, const float *src, float *dst, int n)
 {
+    load_kernels();
     static thread_local opaque_block b; /* large: kept off the stack; copied at launch */
     b.src = src;
     b.dst = dst;
@@ -129,6 +154,7 @@ extern "C" void scen_read_opaque(cudaStream_t stream, const float *src, float *d
 
 extern "C" void scen_hold(cudaStream_t stream)
 {
+    load_kernels();
     k_delay<<<1, 1, 0, stream>>>(hold_cycles());
     ck(cudaGetLastError(), "scen_hold delay launch");
 }
