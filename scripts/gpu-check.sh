@@ -98,9 +98,15 @@ EOF
 }
 
 # The shim needs <dlpack/dlpack.h>; Debian's libdlpack-dev may be absent on the GPU machine. Use
-# the copy a Python package ships instead, through CPATH, and say so.
+# the copy carried in .gpuinc/ (docs/gpu-validation.md), else one a Python package ships, through
+# CPATH, and say so.
 find_dlpack() {
   echo '#include <dlpack/dlpack.h>' | ${CC:-cc} -E -x c - >/dev/null 2>&1 && return 0
+  if [ -f "$ROOT/.gpuinc/dlpack/dlpack.h" ]; then
+    export CPATH="$ROOT/.gpuinc${CPATH:+:$CPATH}"
+    echo "dlpack.h: none on the include path; using the carried $ROOT/.gpuinc/dlpack/dlpack.h"
+    return 0
+  fi
   local h
   h=$(timeout 30 find /usr/include /usr/local /opt $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null) \
         -name dlpack.h -path '*dlpack/dlpack.h' 2>/dev/null | head -n 1)
