@@ -6,11 +6,17 @@
  *      event record and a stream wait before the read, and another pair before the producer's
  *      next write of the released memory), and, for reference, the same two record + wait pairs
  *      written in the program with the shim off (what the simulator itself costs for them);
- *   2. pipeline: ITERS exchanges whose kernels take KERNEL_US each on the producer's and the
- *      consumer's streams: unsynchronized (racy, no shim), a cudaDeviceSynchronize at every
- *      exchange (the common workaround, no shim), and dlsync fix (no synchronization in the
- *      program); printed as exchanges per second and ratios to the racy pipeline;
- *   3. with valgrind: instructions per kernel launch in fix (callgrind, the difference between
+ *   2. the simulator's own host time per cudaEventRecord and per cudaStreamWaitEvent (on idle
+ *      streams, median of RUNS x EVENTS), without the shim and with it in fix (the CUPTI
+ *      callbacks and dlsync's observer included);
+ *   3. pipeline: ITERS steps in which the host prepares the next input (HOST_US of host time,
+ *      a data loader's share, spent sleeping) and then exchanges a tensor whose kernels take
+ *      KERNEL_US each on the producer's and the consumer's streams (kernels sleep: the two
+ *      streams overlap on any number of cores): unsynchronized (racy, no shim), a
+ *      cudaDeviceSynchronize at every exchange (the common workaround, no shim: the host cannot
+ *      prepare while the device works), and dlsync fix (no synchronization in the program);
+ *      printed as exchanges per second and ratios;
+ *   4. with valgrind: instructions per kernel launch in fix (callgrind, the difference between
  *      runs of 2*LAUNCHES and LAUNCHES launches on memory no exchange touches) while no
  *      exchanged tensor waits for its first use, and while one does. */
 #include "dls_test.h"
@@ -27,6 +33,8 @@
 #define EXCHANGES 2000
 #define ITERS 100
 #define KERNEL_US 500
+#define HOST_US 500
+#define EVENTS 2000
 #define LAUNCHES 2000
 #define N 256
 #define WINDOW 4
@@ -42,6 +50,13 @@ static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+static void sleep_us(unsigned us)
+{
+    struct timespec ts = {0, (long)us * 1000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
 }
 
 /* How the program orders an exchange itself. */
@@ -105,6 +120,24 @@ static int child(const char *what, int order, int window)
             t->deleter(t);
         return 0;
     }
+    if (strcmp(what, "record") == 0 || strcmp(what, "wait") == 0) { /* host time of one call, in ns */
+        int wait = strcmp(what, "wait") == 0;
+        double per[RUNS];
+        for (int r = 0; r < RUNS; r++) {
+            double spent = 0;
+            for (int i = 0; i < EVENTS; i++) {
+                double t0 = now_ns();
+                cudaEventRecord(g_written, fp_side_stream());
+                double t1 = now_ns();
+                cudaStreamWaitEvent(consumer, g_written, 0);
+                spent += wait ? now_ns() - t1 : t1 - t0;
+            }
+            per[r] = spent / EVENTS;
+        }
+        qsort(per, RUNS, sizeof *per, cmp);
+        printf("%.0f\n", per[RUNS / 2]);
+        return 0;
+    }
     int pipeline = strcmp(what, "pipeline") == 0, n = pipeline ? ITERS : EXCHANGES;
     if (pipeline) {
         cudasim_set_kernel_duration("fp_write", KERNEL_US);
@@ -115,10 +148,12 @@ static int child(const char *what, int order, int window)
         double t0 = now_ns();
         DLManagedTensor *held[WINDOW] = {NULL};
         for (int i = 0; i < n; i++)
-            if (pipeline)
+            if (pipeline) {
+                sleep_us(HOST_US); /* the host prepares the next input */
                 exchange(ring[i % WINDOW], consumer, dst, order, window ? &held[i % WINDOW] : NULL);
-            else
+            } else {
                 exchange(a, consumer, dst, order, NULL);
+            }
         for (int i = 0; i < WINDOW; i++)
             if (held[i])
                 held[i]->deleter(held[i]);
@@ -200,18 +235,31 @@ int main(void)
            "fix adds %.0f ns per exchange\n", RUNS, EXCHANGES, off, fix, fix - off);
     printf("  the program's own two event record + wait pairs per exchange, shim off: %.0f ns (the "
            "simulator's share of fix's cost: %.0f ns)\n", events, events - off);
+    printf("  measured with: BENCH_CHILD=exchange[:events] DLSYNC_MODE=off|fix LD_PRELOAD=build/lib/libdlsync.so "
+           "build/tests/bench_pipeline\n");
+    double rec = run("record", NULL, ORDER_NONE, NULL, NULL), wait = run("wait", NULL, ORDER_NONE, NULL, NULL),
+           rec_fix = run("record", "fix", ORDER_NONE, NULL, NULL), wait_fix = run("wait", "fix", ORDER_NONE, NULL, NULL);
+    printf("simulator host time per call (idle streams, median of %d x %d): cudaEventRecord %.1f us, "
+           "cudaStreamWaitEvent %.1f us; with dlsync fix (CUPTI callbacks and observer included): %.1f us, %.1f us\n",
+           RUNS, EVENTS, rec / 1e3, wait / 1e3, rec_fix / 1e3, wait_fix / 1e3);
+    printf("  measured with: BENCH_CHILD=record|wait [DLSYNC_MODE=fix LD_PRELOAD=build/lib/libdlsync.so] "
+           "build/tests/bench_pipeline\n");
     for (int w = 1; w >= 0; w--) {
         const char *win = w ? "BENCH_WINDOW=1" : NULL;
         double racy = run("pipeline", NULL, ORDER_NONE, NULL, win),
                sync = run("pipeline", NULL, ORDER_DEVICE_SYNC, NULL, win),
                fixed = run("pipeline", "fix", ORDER_NONE, NULL, win);
-        printf("pipeline, %s (%d exchanges over %d buffers, %d us kernels on two streams, median of %d):\n",
+        printf("pipeline, %s (%d steps over %d buffers: %d us of host preparation, then %d us kernels on two "
+               "streams; median of %d):\n",
                w ? "consumer releases each tensor when its buffer comes round again"
                  : "consumer releases each tensor right after enqueuing its read",
-               ITERS, WINDOW, KERNEL_US, RUNS);
-        printf("  unsynchronized (racy)        %8.0f exchanges/s  ratio 1.00\n", 1e9 / racy);
-        printf("  device synchronize each time %8.0f exchanges/s  ratio %.2f\n", 1e9 / sync, racy / sync);
-        printf("  dlsync fix                   %8.0f exchanges/s  ratio %.2f\n", 1e9 / fixed, racy / fixed);
+               ITERS, WINDOW, HOST_US, KERNEL_US, RUNS);
+        printf("  unsynchronized (racy)        %8.0f exchanges/s\n", 1e9 / racy);
+        printf("  device synchronize each time %8.0f exchanges/s\n", 1e9 / sync);
+        printf("  dlsync fix                   %8.0f exchanges/s  %.2fx the racy run, %.2fx the device "
+               "synchronize workaround\n", 1e9 / fixed, racy / fixed, sync / fixed);
+        printf("  measured with: BENCH_CHILD=pipeline[:sync]%s [DLSYNC_MODE=fix LD_PRELOAD=build/lib/libdlsync.so] "
+               "build/tests/bench_pipeline\n", w ? " BENCH_WINDOW=1" : "");
     }
     if (system("valgrind --version >/dev/null 2>&1") != 0) {
         printf("per-launch instructions: valgrind not installed, skipped\n");

@@ -17,10 +17,11 @@
 static _Atomic(cudasim_hook_fn) g_hook;
 static atomic_uint g_correlation;
 
-/* Call counts: a fixed table of (name, count) keyed by the reported function name. */
-#define COUNT_SLOTS 512
+/* Call counts: a fixed open-addressed table of (name, count) keyed by the address of the
+ * reported function name (a string constant per function: a lookup is one hash probe, not a
+ * string comparison per known name); queries add up the entries whose names match. */
+#define COUNT_SLOTS 1024
 static struct { const char *name; unsigned long count; } g_counts[COUNT_SLOTS];
-static unsigned g_ncounts;
 
 /* Pending forced failures, consumed in order. */
 typedef struct pending_fail {
@@ -44,15 +45,17 @@ static int name_matches(const char *api, const char *query)
 
 static void count_call(const char *name)
 {
-    for (unsigned i = 0; i < g_ncounts; i++) {
-        if (g_counts[i].name == name || strcmp(g_counts[i].name, name) == 0) {
+    size_t i = (size_t)(((uintptr_t)name * 0x9e3779b97f4a7c15ull) >> 40) & (COUNT_SLOTS - 1);
+    for (unsigned probes = 0; probes < COUNT_SLOTS; probes++, i = (i + 1) & (COUNT_SLOTS - 1)) {
+        if (g_counts[i].name == name) {
             g_counts[i].count++;
             return;
         }
-    }
-    if (g_ncounts < COUNT_SLOTS) {
-        g_counts[g_ncounts].name = name;
-        g_counts[g_ncounts++].count = 1;
+        if (!g_counts[i].name) {
+            g_counts[i].name = name;
+            g_counts[i].count = 1;
+            return;
+        }
     }
 }
 
@@ -144,8 +147,8 @@ unsigned long cudasim_call_count(const char *function_name)
 {
     unsigned long total = 0;
     pthread_mutex_lock(&g_count_lock);
-    for (unsigned i = 0; i < g_ncounts; i++)
-        if (name_matches(g_counts[i].name, function_name))
+    for (unsigned i = 0; i < COUNT_SLOTS; i++)
+        if (g_counts[i].name && name_matches(g_counts[i].name, function_name))
             total += g_counts[i].count;
     pthread_mutex_unlock(&g_count_lock);
     return total;
@@ -154,7 +157,7 @@ unsigned long cudasim_call_count(const char *function_name)
 void cudasim_reset_counts(void)
 {
     pthread_mutex_lock(&g_count_lock);
-    for (unsigned i = 0; i < g_ncounts; i++)
+    for (unsigned i = 0; i < COUNT_SLOTS; i++)
         g_counts[i].count = 0;
     while (g_fails) {
         pending_fail *f = g_fails;

@@ -7,7 +7,12 @@
  * count as blocking), host waits, and the test gates (hold / release / settle).
  * Does not model: priorities, preemption, device-side limits on concurrency.
  *
- * All state is guarded by one mutex and one condition variable that every change broadcasts. */
+ * All state is guarded by one mutex. Each stream's worker sleeps on its own condition variable,
+ * woken only when its stream may start something (work enqueued, a dependency completed, its
+ * gate opened); host threads wait on one shared condition variable, broadcast on completions
+ * only while some host thread waits. An operation that does nothing (an event record, a wait
+ * whose dependencies are met) enqueued on an idle stream completes at once, in the calling
+ * thread: the host pays no thread switch for it, as a GPU's command processor would not. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -18,7 +23,8 @@
 #include "sim.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER; /* host waiters */
+static unsigned g_host_waiters;
 static struct CUstream_st *g_all[1024]; /* every stream ever created, for cudasim_settle */
 static unsigned g_nall;
 static unsigned long long g_next_id;
@@ -39,6 +45,25 @@ static int deps_met(const dls_sim_op *op)
 static int can_start(const struct CUstream_st *s)
 {
     return s->head && !s->held && deps_met(s->head);
+}
+
+/* Wakes whoever may proceed now that an operation completed: host waiters, and the workers of
+ * streams whose next operation can start. Lock held. */
+static void wake_after_completion(void)
+{
+    if (g_host_waiters)
+        pthread_cond_broadcast(&g_cv);
+    for (unsigned i = 0; i < g_nall; i++)
+        if (!g_all[i]->running && can_start(g_all[i]))
+            pthread_cond_signal(&g_all[i]->cv);
+}
+
+/* Host side: waits for a change under the lock. */
+static void host_wait_locked(void)
+{
+    g_host_waiters++;
+    pthread_cond_wait(&g_cv, &g_lock);
+    g_host_waiters--;
 }
 
 static void sleep_us(unsigned us)
@@ -91,7 +116,7 @@ static void *worker(void *arg)
     pthread_mutex_lock(&g_lock);
     for (;;) {
         while (!can_start(s) && !(s->destroyed && !s->head))
-            pthread_cond_wait(&g_cv, &g_lock);
+            pthread_cond_wait(&s->cv, &g_lock);
         if (!s->head)
             break;
         dls_sim_op *op = s->head;
@@ -105,7 +130,7 @@ static void *worker(void *arg)
         pthread_mutex_lock(&g_lock);
         s->completed = op->seq;
         s->running = 0;
-        pthread_cond_broadcast(&g_cv);
+        wake_after_completion();
         dls_sim_op_free(op);
     }
     pthread_mutex_unlock(&g_lock);
@@ -122,6 +147,7 @@ struct CUstream_st *dls_sim_stream_new(struct CUctx_st *ctx, int kind, unsigned 
     s->kind = kind;
     s->flags = flags;
     s->priority = prio;
+    pthread_cond_init(&s->cv, NULL);
     pthread_mutex_lock(&g_lock);
     if (g_nall == sizeof g_all / sizeof g_all[0]) {
         pthread_mutex_unlock(&g_lock);
@@ -151,7 +177,7 @@ void dls_sim_stream_retire(struct CUstream_st *s)
 {
     pthread_mutex_lock(&g_lock);
     s->destroyed = 1;
-    pthread_cond_broadcast(&g_cv);
+    pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -251,12 +277,19 @@ static uint64_t enqueue_locked(struct CUstream_st *s, dls_sim_op *op, const dls_
         add_dep(op, s->ctx->legacy, s->ctx->legacy->submitted);
     }
     op->seq = ++s->submitted;
+    if (op->kind == SIM_OP_MARK && !s->head && !s->running && !s->held && deps_met(op)) {
+        s->completed = op->seq; /* nothing ahead of it and nothing to do: complete at once */
+        dls_sim_op_free(op);
+        wake_after_completion();
+        return s->submitted;
+    }
     if (s->tail)
         s->tail->next = op;
     else
         s->head = op;
     s->tail = op;
-    pthread_cond_broadcast(&g_cv);
+    if (!s->running && can_start(s))
+        pthread_cond_signal(&s->cv);
     return s->submitted;
 }
 
@@ -333,7 +366,7 @@ void dls_sim_wait(struct CUstream_st *s, uint64_t seq)
 {
     pthread_mutex_lock(&g_lock);
     while (s->completed < seq)
-        pthread_cond_wait(&g_cv, &g_lock);
+        host_wait_locked();
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -359,7 +392,7 @@ void dls_sim_ctx_sync(struct CUctx_st *ctx)
         snap[n++] = (dls_sim_dep){ s, s->submitted };
     for (unsigned i = 0; i < n; i++)
         while (snap[i].s->completed < snap[i].seq)
-            pthread_cond_wait(&g_cv, &g_lock);
+            host_wait_locked();
     pthread_mutex_unlock(&g_lock);
     free(snap);
 }
@@ -371,7 +404,9 @@ static int set_hold(CUstream h, int held)
         return -1;
     pthread_mutex_lock(&g_lock);
     s->held = held;
-    pthread_cond_broadcast(&g_cv);
+    pthread_cond_signal(&s->cv);
+    if (g_host_waiters)
+        pthread_cond_broadcast(&g_cv);
     pthread_mutex_unlock(&g_lock);
     return 0;
 }
@@ -382,9 +417,12 @@ int cudasim_stream_release(CUstream stream) { return set_hold(stream, 0); }
 void cudasim_release_all(void)
 {
     pthread_mutex_lock(&g_lock);
-    for (unsigned i = 0; i < g_nall; i++)
+    for (unsigned i = 0; i < g_nall; i++) {
         g_all[i]->held = 0;
-    pthread_cond_broadcast(&g_cv);
+        pthread_cond_signal(&g_all[i]->cv);
+    }
+    if (g_host_waiters)
+        pthread_cond_broadcast(&g_cv);
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -402,7 +440,7 @@ void cudasim_settle(void)
             i++;
         if (i == g_nall)
             break;
-        pthread_cond_wait(&g_cv, &g_lock);
+        host_wait_locked();
     }
     pthread_mutex_unlock(&g_lock);
 }

@@ -116,6 +116,7 @@ struct CUstream_st {
     uint64_t submitted, completed;
     dls_sim_op *head, *tail;
     int running, held, destroyed;
+    pthread_cond_t cv;    /* the stream's worker waits on it for work it can start */
     dls_sim_capture *cap; /* non-NULL while the stream is capturing */
     struct CUstream_st *next_in_ctx;
 };
