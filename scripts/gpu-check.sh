@@ -11,6 +11,8 @@
 #   test-gpu     make test-gpu: the scenario corpus on the GPU, plain / check / fix
 #   sim-rows     the same corpus on the simulator, compared row by row with the GPU rows
 #   injection    does preloading alone get the shim its CUPTI subscription on the real driver?
+#   cupti-share  two CUPTI clients side by side (the simulator's model of this CUPTI generation),
+#                dlsync as a third; torch.profiler's CUDA events without and with dlsync
 #   frameworks   tests/gpu/frameworks.py: torch, CuPy and JAX in every ordered pair, every handover
 #                path (legacy capsule, protocol without / with the wrong / with the right stream)
 #   shipped-tests the DLPack interop tests the frameworks' installed packages ship, under check
@@ -150,6 +152,27 @@ s_injection() {
   return 1
 }
 
+# CUPTI sharing (README "Run under a profiler"): two clients subscribing as dlsync and a profiler
+# do, against the simulator's model of this CUPTI's generation, then with the shim as a third;
+# torch.profiler's CUDA events without and with dlsync.
+s_cupti_share() {
+  "$GPU/gpu_cupti_share"
+  local rc=$?
+  echo "--- with dlsync preloaded"
+  env LD_PRELOAD="$SHIM" DLSYNC_VERBOSE=1 "$GPU/gpu_cupti_share" 2>&1
+  local prof='import torch
+from torch.profiler import profile, ProfilerActivity
+x = torch.ones(4, device="cuda")
+with profile(activities=[ProfilerActivity.CUDA]) as p:
+    (x * 2).sum(); torch.cuda.synchronize()
+print(len([e for e in p.events() if e.device_type.name == "CUDA"]))'
+  if python3 -c 'import torch' 2>/dev/null; then
+    echo "torch.profiler CUDA events: $(python3 -c "$prof" 2>/dev/null | tail -n 1)"
+    echo "torch.profiler CUDA events under dlsync: $(LD_PRELOAD="$SHIM" python3 -c "$prof" 2>/dev/null | tail -n 1)"
+  fi
+  return "$rc"
+}
+
 s_frameworks() {
   FRAMEWORKS_TIMEOUT=90 python3 tests/gpu/frameworks.py --shim "$SHIM" --logs "$W/logs/frameworks" \
     --jobs "$JOBS" | tee "$W/frameworks.txt"
@@ -244,13 +267,14 @@ if [ -x "$ABSB/scenarios/scen_side_stream" ]; then step sim-rows 60 s_sim_rows
 else skip sim-rows "the simulator corpus was not built"; fi
 if [ "$HAVE_GPU" = 1 ]; then
   step injection 60 s_injection
+  step cupti-share 60 s_cupti_share
   step frameworks 200 s_frameworks
   step shipped-tests 60 s_shipped_tests
   step launch 120 s_launch
   step exchange 90 s_exchange
   step pipeline 90 s_pipeline
 else
-  for s in injection frameworks shipped-tests launch exchange pipeline; do skip "$s" "no usable GPU"; done
+  for s in injection cupti-share frameworks shipped-tests launch exchange pipeline; do skip "$s" "no usable GPU"; done
 fi
 
 # ---- report --------------------------------------------------------------------------------------

@@ -12,7 +12,8 @@
  *   When the request cannot be fulfilled cuptiSubscribe_v2 still returns
  *   CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED.
  * The struct below is the 13.2 layout; `structSize` must be the size the loaded CUPTI knows
- * (dls_cupti_subscriber_params_size), never more. */
+ * (dls_cupti_subscriber_params_size), never more: CUPTI 13.0 refuses a larger one with
+ * CUPTI_ERROR_INVALID_PARAMETER (docs/gpu-results-2026-11-30.md). */
 #ifndef DLS_CUPTI_SUBSCRIBER_H
 #define DLS_CUPTI_SUBSCRIBER_H
 

@@ -5,8 +5,7 @@
  * - before 13.2 (< 130200): one subscriber at a time; a second gets
  *   CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED and cuptiSubscribe_v2 writes the holder's name
  *   into oldSubscriberName. A structSize larger than this generation's struct is refused with
- *   CUPTI_ERROR_INVALID_PARAMETER (the simulator's strict reading of "structSize ... used to check
- *   what fields are available").
+ *   CUPTI_ERROR_INVALID_PARAMETER, as the real CUPTI 13.0 does (docs/gpu-results-2026-11-30.md).
  * - 13.2 and later: CUpti_SubscriberParams.allowMultipleSubscribers (shim/cuda/cupti_subscriber.h).
  *   Subscribers that all asked for it coexist (up to MAX_SUBSCRIBERS); one that did not ask, or
  *   an existing one that did not, makes the new subscription fail as above. Each subscriber has

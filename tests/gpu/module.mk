@@ -6,6 +6,7 @@
 #   gpu_pipeline      producer -> consumer pipeline (racy | devsync), figures for gpu-check.sh
 #   gpu_launch        launch-heavy loop, figures for gpu-check.sh
 #   gpu_probe         says whether a CUDA device is usable (exit 0) or not (exit 1)
+#   gpu_cupti_share   two CUPTI clients side by side: does the real CUPTI match the simulator's model
 #
 # `make test-gpu` builds them with the shim and runs tests/gpu/run-gpu-tests.sh: every scenario,
 # racy and correct, plain / check / fix, one row each; without a usable GPU it reports them all as
@@ -24,7 +25,7 @@ GPU_NVFLAGS := -std=c++17 -O2 $(GPU_ARCH) -cudart shared -I tests/scenarios \
 GPU_SCEN_NAMES := $(patsubst tests/scenarios/s_%.c,%,$(sort $(wildcard tests/scenarios/s_*.c)))
 GPU_SCEN_PROGS := $(GPU_SCEN_NAMES:%=$(GPU_DIR)/scen_%)
 GPU_SCEN_LIBS  := $(GPU_DIR)/libscenbackend.so $(GPU_DIR)/libfakemx.so $(GPU_DIR)/libfaketvm.so
-GPU_TOOLS      := $(GPU_DIR)/gpu_pipeline $(GPU_DIR)/gpu_launch $(GPU_DIR)/gpu_probe
+GPU_TOOLS      := $(GPU_DIR)/gpu_pipeline $(GPU_DIR)/gpu_launch $(GPU_DIR)/gpu_probe $(GPU_DIR)/gpu_cupti_share
 GPU_BINS       := $(GPU_SCEN_LIBS) $(GPU_SCEN_PROGS) $(GPU_TOOLS)
 
 # C sources: the scenario corpus compiled unchanged, and this folder's C programs.
@@ -72,6 +73,11 @@ $(GPU_DIR)/gpu_probe: $(GPU_OBJ)/gpu_probe.o
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(GPU_CUDART) $(LDLIBS)
+
+$(GPU_DIR)/gpu_cupti_share: $(GPU_OBJ)/gpu_cupti_share.o
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
 .PHONY: gpu test-gpu
 gpu: $(SHIM_LIB) $(GPU_BINS)
