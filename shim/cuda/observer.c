@@ -103,6 +103,23 @@ static void enable_table(CUpti_CallbackDomain dom, const dls_cuda_cbid *t, size_
             g_enable(!t[i].launch || g_launch_on, g_sub, dom, t[i].cbid);
 }
 
+/* Subscribes dls_cuda_callback as "dlsync" (cuptiSubscribe_v2 when there is one, its structSize
+ * as CUPTI `version` knows it), asking for multi-subscriber mode when `multi`. On refusal the
+ * holder's name is in holder (CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN bytes). */
+static CUptiResult subscribe(subscribe_v2_fn sub2, subscribe_fn sub1, uint32_t version, int multi, char *holder)
+{
+    if (!sub2)
+        return sub1(&g_sub, dls_cuda_callback, NULL);
+    dls_cupti_subscriber_params p = {
+        .structSize = dls_cupti_subscriber_params_size(version),
+        .subscriberName = "dlsync",
+        .oldSubscriberName = holder,
+        .oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN,
+        .allowMultipleSubscribers = (uint8_t)multi,
+    };
+    return sub2(&g_sub, dls_cuda_callback, NULL, &p);
+}
+
 static int start_locked(void)
 {
     const dls_config *c = dls_config_get();
@@ -136,25 +153,22 @@ static int start_locked(void)
     uint32_t version = 0;
     if (!get_version || get_version(&version) != CUPTI_SUCCESS)
         version = 0;
-    int multi = sub2 && dls_cupti_has_multi_subscriber(version);
+    int sharable = sub2 && dls_cupti_has_multi_subscriber(version);
     char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = "";
-    CUptiResult r;
-    if (sub2) {
-        dls_cupti_subscriber_params p = {
-            .structSize = dls_cupti_subscriber_params_size(version),
-            .subscriberName = "dlsync",
-            .oldSubscriberName = holder,
-            .oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN,
-            .allowMultipleSubscribers = (uint8_t)multi,
-        };
-        r = sub2(&g_sub, dls_cuda_callback, NULL, &p);
-    } else {
-        r = sub1(&g_sub, dls_cuda_callback, NULL);
+    int multi = sharable;
+    CUptiResult r = subscribe(sub2, sub1, version, multi, holder);
+    if (r != CUPTI_SUCCESS && multi) {
+        /* The request for multi-subscriber mode (a beta feature) may be what failed: alone, as
+         * before 13.2, is still better than no observer. */
+        multi = 0;
+        holder[0] = '\0';
+        r = subscribe(sub2, sub1, version, multi, holder);
     }
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
         char why[256];
         snprintf(why, sizeof why, "CUPTI subscription held by %s (%s)", holder[0] ? holder : "another tool",
-                 multi ? "a tool that does not share CUPTI" : "this CUPTI allows one subscriber; 13.2 and later can share");
+                 sharable ? "a tool that does not share CUPTI"
+                          : "this CUPTI allows one subscriber; 13.2 and later can share");
         return fail("cuda-subscriber", why);
     }
     if (r != CUPTI_SUCCESS) {

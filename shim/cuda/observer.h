@@ -5,10 +5,11 @@
  * beside the loaded CUDA libraries, else by soname), subscribes as "dlsync" with
  * cuptiSubscribe_v2, and enables exactly the callback ids in cbids.h. A CUPTI of API version
  * 130200 or later (cuptiGetVersion) is asked for multi-subscriber mode, so dlsync and a profiler
- * (Nsight Systems, the PyTorch profiler) each get their callbacks; an older one is subscribed
- * alone (cupti_subscriber.h); the summary says which (dls_summary_set_cupti). When CUPTI cannot be loaded or another tool holds the
- * subscription, it warns once, naming what the configured mode does instead, and stays
- * inactive: the policy then falls back (dls_cuda_observer_active / _reason). Thread-safe. */
+ * (Nsight Systems, the PyTorch profiler) each get their callbacks; an older one, or one that
+ * refuses the request, is subscribed alone (cupti_subscriber.h); the summary says which
+ * (dls_summary_set_cupti). When CUPTI cannot be loaded or another tool holds the subscription,
+ * it warns once, naming what the configured mode does instead, and stays inactive: the policy
+ * then falls back (dls_cuda_observer_active / _reason). Thread-safe. */
 #ifndef DLS_CUDA_OBSERVER_H
 #define DLS_CUDA_OBSERVER_H
 

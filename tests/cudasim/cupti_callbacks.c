@@ -10,6 +10,8 @@
  *   Subscribers that all asked for it coexist (up to MAX_SUBSCRIBERS); one that did not ask, or
  *   an existing one that did not, makes the new subscription fail as above. Each subscriber has
  *   its own enable state and userdata and receives exactly the callbacks it enabled.
+ *   CUDASIM_CUPTI_NO_MULTI=1 models one that cannot fulfil the request (CUPTI's static library):
+ *   asking for it fails with CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, naming nobody.
  * Per-callback enable state in every domain, callbacks for the driver, runtime and resource
  * domains as libcuda.so.1 reports them (including calls made from inside a callback), result
  * strings, the version. CUDASIM_CUPTI_BUSY=<name> makes every subscription fail as if the tool
@@ -116,6 +118,9 @@ CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber,
     int multi = p && p->structSize >= DLS_CUPTI_SUBSCRIBER_PARAMS_SIZE_MULTI && p->allowMultipleSubscribers;
     char *old = p ? p->oldSubscriberName : NULL;
     size_t old_size = p ? p->oldSubscriberSize : 0;
+    const char *no_multi = getenv("CUDASIM_CUPTI_NO_MULTI");
+    if (multi && no_multi && strcmp(no_multi, "1") == 0)
+        return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
     const char *busy = getenv("CUDASIM_CUPTI_BUSY");
     if (busy && *busy) {
         copy_name(old, old_size, busy);

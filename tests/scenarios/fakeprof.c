@@ -2,7 +2,8 @@
  * be, for test_profilers. It subscribes when the program calls fakeprof_subscribe (before or
  * after CUDA starts), or when the CUDA driver calls its InitializeInjection (named in
  * CUDA_INJECTION64_PATH, as Nsight Systems loads itself). Like a real profiler it asks for
- * CUPTI's multi-subscriber mode when the loaded CUPTI offers it.
+ * CUPTI's multi-subscriber mode when the loaded CUPTI offers it, unless FAKEPROF_ALONE=1 (a
+ * profiler that does not share).
  *
  * It enables only the runtime's cudaLaunchKernel and counts the launches it is told about; a
  * callback for anything else, or with other userdata, is counted as wrong. At exit it prints
@@ -10,6 +11,7 @@
 #include <cupti.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../shim/cuda/cupti_subscriber.h"
 
@@ -40,12 +42,14 @@ void fakeprof_subscribe(void)
     uint32_t version = 0;
     if (cuptiGetVersion(&version) != CUPTI_SUCCESS)
         version = 0;
+    const char *alone_env = getenv("FAKEPROF_ALONE");
+    int alone = alone_env && strcmp(alone_env, "1") == 0;
     dls_cupti_subscriber_params p = {
         .structSize = dls_cupti_subscriber_params_size(version),
         .subscriberName = "fakeprof",
         .oldSubscriberName = g_prof.holder,
         .oldSubscriberSize = sizeof g_prof.holder,
-        .allowMultipleSubscribers = (uint8_t)dls_cupti_has_multi_subscriber(version),
+        .allowMultipleSubscribers = (uint8_t)(dls_cupti_has_multi_subscriber(version) && !alone),
     };
     CUpti_SubscriberHandle sub;
     g_prof.tried = 1;

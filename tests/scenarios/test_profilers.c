@@ -7,6 +7,8 @@
  * - 13.0 (one subscriber): the first one wins. A profiler first: dlsync gives exactly one warning
  *   and falls back (fix: a context synchronize at export, still correct). dlsync first: it
  *   observes as before and the profiler is refused.
+ * - A 13.2 CUPTI that cannot share (the static library): dlsync subscribes alone, silently. A
+ *   profiler that does not ask to share keeps CUPTI: one warning and the fallback.
  * - An injection library dlsync cannot load: one warning, and dlsync observes as usual. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -132,6 +134,39 @@ static void with_one_subscriber_dlsync_first_keeps_observing(void **state)
     scen_run_free(&o);
 }
 
+static void a_cupti_that_cannot_share_still_observes_alone(void **state)
+{
+    (void)state;
+    const char *extra[] = {NEW_CUPTI, "CUDASIM_CUPTI_NO_MULTI=1", "DLSYNC_VERBOSE=1", NULL};
+    scen_outcome o;
+    assert_int_equal(scen_run("profiled", "racy", "fix", extra, &o), 0);
+    assert_int_equal(o.r.status, 0);
+    assert_non_null(strstr(o.r.out, "verdict: correct\n"));
+    assert_int_equal(dls_count(o.r.err, "dlsync: warning"), 0);
+    assert_int_equal(scen_records(&o, "inject"), 1);
+    assert_non_null(strstr(o.r.err, "dlsync: mode=fix cupti=exclusive "));
+    scen_run_free(&o);
+}
+
+static void a_profiler_that_does_not_share_keeps_cupti(void **state)
+{
+    (void)state;
+    const char *extra[] = {NEW_CUPTI, "FAKEPROF=before", "FAKEPROF_ALONE=1", "DLSYNC_VERBOSE=1", NULL};
+    scen_outcome o;
+    char got[256];
+    assert_int_equal(scen_run("profiled", "racy", "fix", extra, &o), 0);
+    assert_int_equal(o.r.status, 0);
+    assert_non_null(strstr(profiler_line(&o, got, sizeof got), "profiler: subscribed launches="));
+    assert_non_null(strstr(o.r.out, "verdict: correct\n"));
+    assert_int_equal(dls_count(o.r.err, "dlsync: warning"), 1);
+    assert_non_null(strstr(o.r.err, "dlsync: warning: CUPTI subscription held by CUPTI for fakeprof (a tool that "
+                                    "does not share CUPTI); running without CUDA observation: fix synchronizes "
+                                    "the producer's context at each export instead\n"));
+    assert_int_equal(scen_records(&o, "fallback"), 1);
+    assert_non_null(strstr(o.r.err, "dlsync: mode=fix cupti=none "));
+    scen_run_free(&o);
+}
+
 static void an_injection_library_that_cannot_be_loaded_is_named_once(void **state)
 {
     (void)state;
@@ -154,6 +189,8 @@ int main(void)
         cmocka_unit_test(in_multi_subscriber_mode_both_get_their_callbacks),
         cmocka_unit_test(with_one_subscriber_a_profiler_first_means_one_warning_and_the_fallback),
         cmocka_unit_test(with_one_subscriber_dlsync_first_keeps_observing),
+        cmocka_unit_test(a_cupti_that_cannot_share_still_observes_alone),
+        cmocka_unit_test(a_profiler_that_does_not_share_keeps_cupti),
         cmocka_unit_test(an_injection_library_that_cannot_be_loaded_is_named_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
