@@ -5,7 +5,7 @@
 # $CUDA_HOME (default /usr/local/cuda).
 set -u
 pkgs=(build-essential pkg-config libcmocka-dev libdlpack-dev libelf-dev libdw-dev
-      valgrind python3 python3-numpy python3-torch)
+      valgrind python3 python3-numpy python3-torch python3-venv libpython3-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
