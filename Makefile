@@ -17,6 +17,7 @@
 CUDA_HOME ?= /usr/local/cuda
 BUILD     ?= build
 SAN       ?=
+FUZZ      ?= 0
 V         ?= 0
 
 ifeq ($(wildcard $(CUDA_HOME)/include/cuda.h $(CUDA_HOME)/include/cupti_callbacks.h),)
@@ -39,6 +40,11 @@ CFLAGS  += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=$(SAN)
 endif
 
+# make fuzz: every object gets libFuzzer's coverage instrumentation (clang only).
+ifeq ($(FUZZ),1)
+CFLAGS  += -fsanitize=fuzzer-no-link
+endif
+
 # The sanitizer runtime a preloaded shim needs in front of it when it is injected into a
 # program that was not built with the sanitizer (python3, /bin/true). Empty without SAN.
 SAN_RUNTIME := $(strip $(if $(filter address%,$(SAN)),$(shell $(CC) -print-file-name=libasan.so),\
@@ -55,7 +61,7 @@ DEMOS   :=
 TEST_CFLAGS := -I tests/common -DDLS_BUILD_DIR='"$(ABSB)"' -DDLS_SRC_DIR='"$(abspath .)"' \
                -DDLS_SAN_RUNTIME='"$(SAN_RUNTIME)"' -DDLS_SAN='"$(SAN)"'
 
-.PHONY: all test demo bench deps asan ubsan tsan sanitize clean test-gpu gpu format format-check
+.PHONY: all test demo bench deps asan ubsan tsan sanitize fuzz fuzz-run clean test-gpu gpu format format-check
 .SECONDARY:
 all:
 
@@ -92,16 +98,21 @@ tsan:
 	@$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread test
 sanitize:
 	@$(MAKE) --no-print-directory BUILD=build/sanitize SAN=address,undefined test
+fuzz:
+	@scripts/deps.sh --ci
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang SAN=address,undefined FUZZ=1 fuzz-run
 
 # The sources clang-format owns: every tracked C, C++ and CUDA file.
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cc' '*.cu')
 CLANG_FORMAT ?= clang-format
 
 format:
+	@scripts/deps.sh --ci
 	@$(CLANG_FORMAT) -i $(FORMAT_FILES)
 
 # Lists each file whose formatting differs and fails when there is one.
 format-check:
+	@scripts/deps.sh --ci
 	@bad=0; for f in $(FORMAT_FILES); do \
 	    $(CLANG_FORMAT) --dry-run -Werror "$$f" >/dev/null 2>&1 || { echo "format: $$f"; bad=$$((bad+1)); }; \
 	done; [ $$bad -eq 0 ] || { echo "format-check: $$bad files differ from .clang-format (make format)"; exit 1; }

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages dlsync's build, tests and benchmarks need, when they are missing.
+# With --ci also what CI and `make fuzz` / `make format` add: clang (the clang build, libFuzzer
+# through libclang-rt-dev), llvm (llvm-symbolizer for sanitizer stacks), clang-format.
 # As root it runs apt-get; otherwise it prints the exact command to run and fails.
 # The CUDA 13 toolkit (headers, nvcc, libcupti) is not a Debian package: it must already be at
 # $CUDA_HOME (default /usr/local/cuda).
 set -u
 pkgs=(build-essential pkg-config libcmocka-dev libdlpack-dev libelf-dev libdw-dev
       valgrind python3 python3-numpy python3-torch python3-venv libpython3-dev)
+[ "${1:-}" = --ci ] && pkgs+=(clang llvm libclang-rt-dev clang-format)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

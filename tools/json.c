@@ -2,6 +2,7 @@
 #include "json.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,10 +343,16 @@ static dls_json *parse_number(parser *p)
     }
     memcpy(tmp, p->s + start, len);
     tmp[len] = '\0';
+    double num = strtod(tmp, NULL);
+    if (isinf(num)) { /* JSON cannot write it back */
+        p->pos = start;
+        fail(p, "number out of range");
+        return NULL;
+    }
     dls_json *v = node(p, DLS_JSON_NUMBER);
     if (!v)
         return NULL;
-    v->num = strtod(tmp, NULL);
+    v->num = num;
     if (integer) {
         errno = 0;
         long long i = strtoll(tmp, NULL, 10);

@@ -1,0 +1,80 @@
+/* libFuzzer harness: the JSON reader (tools/json.c) and the log reader (tools/logread.c).
+ * Properties: parsing never crashes or leaks; what the writer writes for a parsed value parses
+ * again, and from then on writing is a fixed point (the first write may differ from the input's
+ * text: invalid UTF-8 in a string becomes \ufffd); the log reader reads any bytes, skipping what is
+ * damaged. */
+#include "json.h"
+#include "logread.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* v written as JSON text (malloc'd, *len bytes). */
+static char *written(const dls_json *v, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f)
+        abort();
+    dls_json_write(f, v);
+    fclose(f);
+    return buf;
+}
+
+/* Parses what was written for v (which must parse), frees v, and returns the new value. */
+static dls_json *reparse(dls_json *v, char **text, size_t *len)
+{
+    *text = written(v, len);
+    dls_json_free(v);
+    dls_json *w = dls_json_parse(*text, *len, NULL);
+    if (!w)
+        abort();
+    return w;
+}
+
+static void round_trip(const char *text, size_t n)
+{
+    dls_json *v = dls_json_parse(text, n, NULL);
+    if (!v)
+        return;
+    char *t1, *t2, *t3;
+    size_t l1, l2, l3;
+    v = reparse(v, &t1, &l1);
+    v = reparse(v, &t2, &l2);
+    v = reparse(v, &t3, &l3);
+    if (l2 != l3 || memcmp(t2, t3, l2) != 0)
+        abort();
+    free(t1);
+    free(t2);
+    free(t3);
+    dls_json_free(v);
+}
+
+static void log_lines(const uint8_t *data, size_t n)
+{
+    int fd = memfd_create("log", 0);
+    if (fd < 0 || write(fd, data, n) != (ssize_t)n)
+        abort();
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    dls_log_set set = {0};
+    dls_log_read(&set, path, NULL);
+    for (size_t i = 0; i < set.n; i++)
+        if (!set.recs[i].ev || !set.recs[i].obj)
+            abort();
+    dls_log_set_free(&set);
+    close(fd);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+{
+    round_trip((const char *)data, n);
+    log_lines(data, n);
+    return 0;
+}
