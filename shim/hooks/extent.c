@@ -43,7 +43,8 @@ const char *dls_dtype_name(DLDataType dt, char *buf, size_t n)
     static const char *const base[] = {"int", "uint", "float", NULL, "bfloat", "complex"};
     const char *b = dt.code < sizeof base / sizeof *base ? base[dt.code] : NULL;
     unsigned log2 = (unsigned)__builtin_ctz(dt.bits | 256u) - 3;
-    if (b && dt.lanes == 1 && dt.bits >= 8 && dt.bits == 8u << log2 && log2 < 5)
+    /* log2 wraps for bits with fewer than 3 trailing zeros: test it before shifting by it */
+    if (b && dt.lanes == 1 && dt.bits >= 8 && log2 < 5 && dt.bits == 8u << log2)
         return g_common[dt.code][log2];
     size_t k = 0;
     if (!n)

@@ -17,7 +17,7 @@ $(B)/tests/fuzz_json: $(B)/obj/tools/json.o $(B)/obj/tools/logread.o
 $(B)/tests/fuzz_profiles: $(B)/obj/shim/hooks/profiles.o
 $(B)/tests/fuzz_elf: $(B)/obj/tools/elfsyms.o
 $(B)/tests/fuzz_elf: FUZZ_LIBS := -lelf
-$(B)/tests/fuzz_tensor: $(B)/obj/shim/hooks/extent.o
+$(B)/tests/fuzz_tensor: $(B)/obj/shim/hooks/extent.o $(B)/obj/shim/report/json.o
 
 $(B)/tests/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o
 	@mkdir -p $(@D)

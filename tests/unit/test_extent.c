@@ -133,6 +133,7 @@ static void names_for_the_log(void **state)
     assert_string_equal(dls_dtype_name((DLDataType){kDLBfloat, 16, 1}, b, sizeof b), "bfloat16");
     assert_string_equal(dls_dtype_name((DLDataType){6, 8, 1}, b, sizeof b), "bool");
     assert_string_equal(dls_dtype_name((DLDataType){kDLFloat, 32, 4}, b, sizeof b), "float32x4");
+    assert_string_equal(dls_dtype_name((DLDataType){kDLFloat, 12, 1}, b, sizeof b), "float12"); /* odd width */
     assert_string_equal(dls_dtype_name((DLDataType){9, 8, 2}, b, sizeof b), "code(9)bits(8)x(2)");
 }
 
