@@ -37,6 +37,8 @@ static int resolve(void)
     SYM(stream_synchronize, "cuStreamSynchronize");
     SYM(stream_query, "cuStreamQuery");
     SYM(ctx_get_current, "cuCtxGetCurrent");
+    SYM(ctx_push_current, "cuCtxPushCurrent_v2");
+    SYM(ctx_pop_current, "cuCtxPopCurrent_v2");
     SYM(ctx_get_id, "cuCtxGetId");
     SYM(ctx_synchronize, "cuCtxSynchronize");
     SYM(event_create, "cuEventCreate");
@@ -108,6 +110,8 @@ CUresult dls_drv_stream_wait_event(CUstream s, CUevent e, unsigned int flags) { 
 CUresult dls_drv_stream_synchronize(CUstream s) { GUARDED(stream_synchronize, s); }
 CUresult dls_drv_stream_query(CUstream s) { GUARDED(stream_query, s); }
 CUresult dls_drv_ctx_get_current(CUcontext *ctx) { GUARDED(ctx_get_current, ctx); }
+CUresult dls_drv_ctx_push_current(CUcontext ctx) { GUARDED(ctx_push_current, ctx); }
+CUresult dls_drv_ctx_pop_current(CUcontext *ctx) { GUARDED(ctx_pop_current, ctx); }
 CUresult dls_drv_ctx_get_id(CUcontext ctx, unsigned long long *id) { GUARDED(ctx_get_id, ctx, id); }
 CUresult dls_drv_ctx_synchronize(void) { GUARDED(ctx_synchronize); }
 CUresult dls_drv_event_create(CUevent *e, unsigned int flags) { GUARDED(event_create, e, flags); }
@@ -118,3 +122,21 @@ CUresult dls_drv_event_synchronize(CUevent e) { GUARDED(event_synchronize, e); }
 CUresult dls_drv_pointer_get_attribute(void *data, CUpointer_attribute a, CUdeviceptr p) { GUARDED(pointer_get_attribute, data, a, p); }
 CUresult dls_drv_func_get_param_info(CUfunction f, size_t i, size_t *off, size_t *size) { GUARDED(func_get_param_info, f, i, off, size); }
 CUresult dls_drv_kernel_get_param_info(CUkernel k, size_t i, size_t *off, size_t *size) { GUARDED(kernel_get_param_info, k, i, off, size); }
+
+CUresult dls_drv_ctx_enter(CUcontext ctx, int *pushed)
+{
+    *pushed = 0;
+    CUcontext cur = NULL;
+    if (!ctx || (dls_drv_ctx_get_current(&cur) == CUDA_SUCCESS && cur == ctx))
+        return CUDA_SUCCESS;
+    CUresult r = dls_drv_ctx_push_current(ctx);
+    *pushed = r == CUDA_SUCCESS;
+    return r;
+}
+
+void dls_drv_ctx_leave(int pushed)
+{
+    CUcontext popped;
+    if (pushed)
+        dls_drv_ctx_pop_current(&popped);
+}

@@ -22,6 +22,8 @@ typedef struct {
     CUresult (*stream_synchronize)(CUstream);
     CUresult (*stream_query)(CUstream);
     CUresult (*ctx_get_current)(CUcontext *);
+    CUresult (*ctx_push_current)(CUcontext);
+    CUresult (*ctx_pop_current)(CUcontext *);
     CUresult (*ctx_get_id)(CUcontext, unsigned long long *);
     CUresult (*ctx_synchronize)(void);
     CUresult (*event_create)(CUevent *, unsigned int);
@@ -51,6 +53,8 @@ CUresult dls_drv_stream_wait_event(CUstream s, CUevent e, unsigned int flags);  
 CUresult dls_drv_stream_synchronize(CUstream s);                                /* cuStreamSynchronize */
 CUresult dls_drv_stream_query(CUstream s);                                      /* cuStreamQuery */
 CUresult dls_drv_ctx_get_current(CUcontext *ctx);                               /* cuCtxGetCurrent */
+CUresult dls_drv_ctx_push_current(CUcontext ctx);                               /* cuCtxPushCurrent_v2 */
+CUresult dls_drv_ctx_pop_current(CUcontext *ctx);                               /* cuCtxPopCurrent_v2 */
 CUresult dls_drv_ctx_get_id(CUcontext ctx, unsigned long long *id);             /* cuCtxGetId */
 CUresult dls_drv_ctx_synchronize(void);                                         /* cuCtxSynchronize */
 CUresult dls_drv_event_create(CUevent *e, unsigned int flags);                  /* cuEventCreate */
@@ -61,6 +65,17 @@ CUresult dls_drv_event_synchronize(CUevent e);                                  
 CUresult dls_drv_pointer_get_attribute(void *data, CUpointer_attribute a, CUdeviceptr p); /* cuPointerGetAttribute */
 CUresult dls_drv_func_get_param_info(CUfunction f, size_t i, size_t *off, size_t *size);  /* cuFuncGetParamInfo */
 CUresult dls_drv_kernel_get_param_info(CUkernel k, size_t i, size_t *off, size_t *size);  /* cuKernelGetParamInfo */
+
+/* Makes `ctx` current on the calling thread for the shim's next calls (cuCtxPushCurrent), unless
+ * ctx is NULL or already current. An event must be created and recorded in the context of its
+ * stream, and the legacy and per-thread handles name the current context's streams, so the shim
+ * enters a stream's context before such calls. Returns CUDA_SUCCESS with *pushed = 1 when a
+ * context was pushed (dls_drv_ctx_leave pops it), 0 when none was; or the driver's error, with
+ * nothing pushed. */
+CUresult dls_drv_ctx_enter(CUcontext ctx, int *pushed);
+
+/* Undoes dls_drv_ctx_enter: pops the context it pushed, if it pushed one. */
+void dls_drv_ctx_leave(int pushed);
 
 /* Tests only: use `t` instead of the libcuda table (NULL returns to normal resolution). */
 void dls_drv_set_table_for_tests(const dls_drv_table *t);

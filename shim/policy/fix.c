@@ -34,10 +34,12 @@ static struct {
 } g_pool[POOL];
 static unsigned g_npool;
 
+/* A free event of context ctx (the current one when NULL; *ctx is set to it), created with ctx
+ * current when the pool has none: the caller has entered ctx. NULL when creation failed. */
 static CUevent pool_get(CUcontext *ctx)
 {
-    *ctx = NULL;
-    dls_drv_ctx_get_current(ctx);
+    if (!*ctx)
+        dls_drv_ctx_get_current(ctx);
     for (unsigned i = 0; i < g_npool; i++)
         if (g_pool[i].ctx == *ctx) {
             CUevent e = g_pool[i].ev;
@@ -112,19 +114,35 @@ static void log_fallback(const char *reason, const char *detail)
     dls_log_write(&j);
 }
 
-/* The host waits for all of w's work by synchronizing it (or the context); 0 or EIO. */
+/* Warns once that the shim could not make the context of stream w current (it then cannot name
+ * w's default stream, record an event there, or synchronize it). */
+static void warn_ctx(const dls_pol_stream *w, CUresult r)
+{
+    dls_warn_once("fix-ctx", "cuCtxPushCurrent failed (CUDA error %d) for the context of stream %llu",
+                  (int)r, (unsigned long long)w->id);
+}
+
+/* The host waits for all of w's work by synchronizing it (or its context), with w's context
+ * current; 0 or EIO. */
 static int host_sync_stream(dls_pol_stream *w, uint64_t tid, uint64_t xid, const char *why)
 {
-    CUresult r = CUDA_ERROR_INVALID_HANDLE;
-    if (!(w->kind == DLS_STREAM_PER_THREAD && w->owner != tid))
-        r = dls_drv_stream_synchronize((CUstream)w->handle);
+    int pushed = 0;
+    CUresult r = dls_drv_ctx_enter((CUcontext)w->ctx, &pushed), rs = CUDA_ERROR_INVALID_HANDLE;
     if (r == CUDA_SUCCESS) {
+        if (!(w->kind == DLS_STREAM_PER_THREAD && w->owner != tid))
+            rs = dls_drv_stream_synchronize((CUstream)w->handle);
+        if (rs != CUDA_SUCCESS)
+            r = dls_drv_ctx_synchronize();
+        dls_drv_ctx_leave(pushed);
+    } else {
+        warn_ctx(w, r);
+    }
+    if (rs == CUDA_SUCCESS) {
         dls_hb_sync_stream(dls_pol_g.hb, tid, w->id);
         dls_pol_stream_done(w, w->last);
         log_inject(xid, "host-wait", w, NULL, why);
         return 0;
     }
-    r = dls_drv_ctx_synchronize();
     if (r == CUDA_SUCCESS) {
         dls_hb_sync_context(dls_pol_g.hb, tid, (uint64_t)w->ctx);
         dls_pol_streams_done_ctx(w->ctx);
@@ -135,6 +153,43 @@ static int host_sync_stream(dls_pol_stream *w, uint64_t tid, uint64_t xid, const
                   "exchanged tensor may be used before it is ready", (unsigned long long)w->id, (int)r);
     log_fallback("ordering failed", "stream and context synchronize failed");
     return EIO;
+}
+
+/* Records a pooled event of w's context at the current end of w, with that context current
+ * (an event records only on a stream of its own context; w's default-stream handle means the
+ * stream of the context it was observed in). Sets *ctx to the event's context; NULL when the
+ * event could not be made or recorded (warned once). */
+static CUevent record_on(const dls_pol_stream *w, CUcontext *ctx)
+{
+    *ctx = (CUcontext)w->ctx;
+    int pushed = 0;
+    CUresult r = dls_drv_ctx_enter(*ctx, &pushed);
+    if (r != CUDA_SUCCESS) {
+        warn_ctx(w, r);
+        return NULL;
+    }
+    CUevent ev = pool_get(ctx);
+    if (ev && (r = dls_drv_event_record(ev, (CUstream)w->handle)) != CUDA_SUCCESS) {
+        dls_warn_once("fix-event-record", "cuEventRecord failed (CUDA error %d); ordering exchanges with "
+                      "host synchronization instead", (int)r);
+        pool_put(ev, *ctx);
+        ev = NULL;
+    }
+    dls_drv_ctx_leave(pushed);
+    return ev;
+}
+
+/* Makes stream `to` wait for ev, with to's context current (its default-stream handle means the
+ * stream of the context it was observed in; the event may belong to any context). */
+static CUresult wait_on(const dls_pol_stream *to, CUevent ev)
+{
+    int pushed = 0;
+    CUresult r = dls_drv_ctx_enter((CUcontext)to->ctx, &pushed);
+    if (r != CUDA_SUCCESS)
+        return r;
+    r = dls_drv_stream_wait_event((CUstream)to->handle, ev, 0);
+    dls_drv_ctx_leave(pushed);
+    return r;
 }
 
 /* Orders `to` (NULL: the host) after the current work of stream w; an event wait is logged as
@@ -151,23 +206,17 @@ static int order_after(dls_pol_stream *w, dls_pol_stream *to, uint64_t tid, uint
     if (w->kind == DLS_STREAM_PER_THREAD && w->owner != tid) /* not nameable from this thread */
         return host_sync_stream(w, tid, xid, why);
     CUcontext ctx;
-    CUevent ev = pool_get(&ctx);
+    CUevent ev = record_on(w, &ctx);
     if (!ev)
         return host_sync_stream(w, tid, xid, why);
-    CUresult r = dls_drv_event_record(ev, (CUstream)w->handle);
-    if (r != CUDA_SUCCESS) {
-        dls_warn_once("fix-event-record", "cuEventRecord failed (CUDA error %d); ordering exchanges with "
-                      "host synchronization instead", (int)r);
-        pool_put(ev, ctx);
-        return host_sync_stream(w, tid, xid, why);
-    }
     uint64_t evid = DLS_POL_OWN_EVENT + dls_pol_g.own_op;
     uint64_t pos = w->last;
     if (!dls_hb_event_record(dls_pol_g.hb, tid, w->id, evid, dls_pol_g.own_op++, &pos))
         w->last = pos;
     int rc = 0;
+    CUresult r;
     if (to) {
-        r = dls_drv_stream_wait_event((CUstream)to->handle, ev, 0);
+        r = wait_on(to, ev);
         if (r == CUDA_SUCCESS) {
             if (!dls_hb_event_wait(dls_pol_g.hb, tid, to->id, evid, dls_pol_g.own_op++, &pos))
                 to->last = pos;

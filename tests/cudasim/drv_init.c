@@ -3,8 +3,9 @@
  * Models: cuInit (once; loads CUDA_INJECTION64_PATH and calls its InitializeInjection, as the
  * real driver does for tools), a fixed number of identical devices (CUDASIM_DEVICES, 1 to 4,
  * default 1), one primary context per device with a legacy default stream, a thread-local
- * current context, context/device synchronization.
- * Does not model: cuCtxCreate'd contexts, context stacks, device properties beyond a few. */
+ * context stack (cuCtxPushCurrent / cuCtxPopCurrent; cuCtxSetCurrent replaces its top),
+ * context/device synchronization.
+ * Does not model: cuCtxCreate'd contexts, device properties beyond a few. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -21,10 +22,14 @@ static int g_ndevices = 1;
 static struct CUctx_st *g_primary[SIM_MAX_DEVICES];
 static pthread_mutex_t g_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t g_next_ctx_uid;
-static __thread struct CUctx_st *tls_current;
+
+/* The calling thread's context stack; its top is the current context. */
+#define CTX_STACK 16
+static __thread struct CUctx_st *tls_stack[CTX_STACK];
+static __thread int tls_depth;
 
 int dls_sim_initialized(void) { return atomic_load(&g_initialized); }
-struct CUctx_st *dls_sim_current_ctx(void) { return tls_current; }
+struct CUctx_st *dls_sim_current_ctx(void) { return tls_depth ? tls_stack[tls_depth - 1] : NULL; }
 
 static void load_injection(void)
 {
@@ -178,7 +183,7 @@ static CUresult ctx_get_current(CUcontext *pctx)
 {
     if (!pctx)
         return CUDA_ERROR_INVALID_VALUE;
-    *pctx = tls_current;
+    *pctx = dls_sim_current_ctx();
     return CUDA_SUCCESS;
 }
 
@@ -188,11 +193,17 @@ CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
     DRV_CALL(cuCtxGetCurrent, &p, NULL, ctx_get_current(pctx));
 }
 
+/* Replaces the top of the stack with ctx (pushes it on an empty stack); NULL pops. */
 static CUresult ctx_set_current(CUcontext ctx)
 {
     if (ctx && ctx->magic != SIM_MAGIC_CTX)
         return CUDA_ERROR_INVALID_CONTEXT;
-    tls_current = ctx;
+    if (!ctx)
+        tls_depth -= tls_depth > 0;
+    else if (!tls_depth)
+        tls_stack[tls_depth++] = ctx;
+    else
+        tls_stack[tls_depth - 1] = ctx;
     return CUDA_SUCCESS;
 }
 
@@ -202,13 +213,46 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
     DRV_CALL(cuCtxSetCurrent, &p, NULL, ctx_set_current(ctx));
 }
 
+static CUresult ctx_push(CUcontext ctx)
+{
+    if (!ctx || ctx->magic != SIM_MAGIC_CTX)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (tls_depth == CTX_STACK)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    tls_stack[tls_depth++] = ctx;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx)
+{
+    DRV_PARAMS(cuCtxPushCurrent) p = { ctx };
+    DRV_CALL(cuCtxPushCurrent, &p, NULL, ctx_push(ctx));
+}
+
+static CUresult ctx_pop(CUcontext *pctx)
+{
+    if (!tls_depth)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    struct CUctx_st *top = tls_stack[--tls_depth];
+    if (pctx)
+        *pctx = top;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxPopCurrent(CUcontext *pctx)
+{
+    DRV_PARAMS(cuCtxPopCurrent) p = { pctx };
+    DRV_CALL(cuCtxPopCurrent, &p, NULL, ctx_pop(pctx));
+}
+
 static CUresult ctx_get_device(CUdevice *dev)
 {
     if (!dev)
         return CUDA_ERROR_INVALID_VALUE;
-    if (!tls_current)
+    struct CUctx_st *ctx = dls_sim_current_ctx();
+    if (!ctx)
         return CUDA_ERROR_INVALID_CONTEXT;
-    *dev = tls_current->dev;
+    *dev = ctx->dev;
     return CUDA_SUCCESS;
 }
 
@@ -223,7 +267,7 @@ static CUresult ctx_get_id(CUcontext ctx, unsigned long long *id)
     if (!id)
         return CUDA_ERROR_INVALID_VALUE;
     if (!ctx)
-        ctx = tls_current;
+        ctx = dls_sim_current_ctx();
     if (!ctx || ctx->magic != SIM_MAGIC_CTX)
         return CUDA_ERROR_INVALID_CONTEXT;
     *id = ctx->uid;
@@ -238,9 +282,10 @@ CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 
 static CUresult ctx_sync(void)
 {
-    if (!tls_current)
+    struct CUctx_st *ctx = dls_sim_current_ctx();
+    if (!ctx)
         return CUDA_ERROR_INVALID_CONTEXT;
-    dls_sim_ctx_sync(tls_current);
+    dls_sim_ctx_sync(ctx);
     return CUDA_SUCCESS;
 }
 
@@ -259,6 +304,8 @@ const dls_sim_proc dls_sim_procs_init[] = {
     SIM_PROC(cuDevicePrimaryCtxRelease),
     SIM_PROC(cuCtxGetCurrent),
     SIM_PROC(cuCtxSetCurrent),
+    SIM_PROC(cuCtxPushCurrent),
+    SIM_PROC(cuCtxPopCurrent),
     SIM_PROC(cuCtxGetDevice),
     SIM_PROC(cuCtxGetId),
     SIM_PROC(cuCtxSynchronize),

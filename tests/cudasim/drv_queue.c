@@ -4,7 +4,8 @@
  * Built twice: normally (stream 0 = legacy default stream) and with
  * CUDA_API_PER_THREAD_DEFAULT_STREAM, which cuda.h turns into the _ptsz exports where stream 0
  * is the calling thread's per-thread default stream.
- * Models: host syncs that return after the covered work; a legacy-stream synchronize also waits
+ * Models: host syncs that return after the covered work; event records only on a stream of the
+ * event's context; waits on events of any context or device; a legacy-stream synchronize also waits
  * for the blocking streams' earlier work (it enqueues a marker that carries the implicit waits).
  * A synchronize or query of a capturing stream fails with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
  * and invalidates the capture; records and waits on a capturing stream follow drv_sched.c.
@@ -114,12 +115,16 @@ CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority)
     DRV_CALL(cuStreamGetPriority, &p, NULL, stream_prop(hStream, PROP_PRIORITY, priority));
 }
 
+/* As in CUDA, the event and the stream must belong to the same context (a NULL, legacy or
+ * per-thread handle names the current context's stream). */
 static CUresult event_record(CUevent e, CUstream h)
 {
     struct CUstream_st *s;
     if (!e || e->magic != SIM_MAGIC_EVENT)
         return CUDA_ERROR_INVALID_HANDLE;
     CUresult r = dls_sim_stream_resolve(h, SIM_PTDS, &s);
+    if (r == CUDA_SUCCESS && s->ctx != e->ctx)
+        r = CUDA_ERROR_INVALID_HANDLE;
     return r == CUDA_SUCCESS ? dls_sim_event_record(e, s) : r;
 }
 

@@ -2,7 +2,8 @@
  *
  * Models: blocking and non-blocking streams (priority is stored, not used), stream ids that are
  * never reused, resource callbacks at stream creation and destruction, event creation with flags
- * (timing and blocking-sync flags are accepted and ignored), event synchronize / query (both fail
+ * in the current context (timing and blocking-sync flags are accepted and ignored), event
+ * synchronize / query from any context (both fail
  * with CUDA_ERROR_CAPTURED_EVENT on an event last recorded in a capturing stream).
  * Does not model: interprocess events, event timing (cuEventElapsedTime). */
 #include <stdlib.h>
@@ -60,12 +61,14 @@ static CUresult event_create(CUevent *ph, unsigned flags)
 {
     if (!ph)
         return CUDA_ERROR_INVALID_VALUE;
-    if (!dls_sim_current_ctx())
+    struct CUctx_st *ctx = dls_sim_current_ctx();
+    if (!ctx)
         return CUDA_ERROR_INVALID_CONTEXT;
     struct CUevent_st *e = calloc(1, sizeof *e);
     if (!e)
         return CUDA_ERROR_OUT_OF_MEMORY;
     e->magic = SIM_MAGIC_EVENT;
+    e->ctx = ctx;
     e->flags = flags;
     *ph = e;
     return CUDA_SUCCESS;

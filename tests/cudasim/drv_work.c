@@ -2,8 +2,8 @@
  *
  * Built twice, like drv_queue.c: the second build gives the _ptds / _ptsz exports, where stream 0
  * is the calling thread's per-thread default stream.
- * Models: all memory is host memory, so every copy direction is a memmove run on the stream's
- * worker; synchronous copies run on the default stream and return when done; synchronous sets
+ * Models: all memory is host memory, so every copy direction (peer copies between devices
+ * included) is a memmove run on the stream's worker; synchronous copies run on the default stream and return when done; synchronous sets
  * are asynchronous to the host (as on a GPU for device memory); kernel arguments are copied when
  * the launch is enqueued (from kernelParams, or from a CU_LAUNCH_PARAM_BUFFER_POINTER buffer).
  * Does not model: pitched / 2D / 3D / array copies, pageable-memory staging, launch attributes,
@@ -88,6 +88,31 @@ CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
     DRV_PARAMS(cuMemcpyDtoDAsync) p = { dstDevice, srcDevice, ByteCount, hStream };
     DRV_CALL(cuMemcpyDtoDAsync, &p, NULL,
              copy(PTR(dstDevice), PTR(srcDevice), ByteCount, hStream, 0));
+}
+
+/* A peer copy names the contexts of both sides; all memory is host memory, so it is a copy. */
+static CUresult copy_peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext sctx, size_t n,
+                          CUstream h, int wait)
+{
+    if (!dctx || dctx->magic != SIM_MAGIC_CTX || !sctx || sctx->magic != SIM_MAGIC_CTX)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return copy(PTR(dst), PTR(src), n, h, wait);
+}
+
+CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                              CUcontext srcContext, size_t ByteCount)
+{
+    DRV_PARAMS(cuMemcpyPeer) p = { dstDevice, dstContext, srcDevice, srcContext, ByteCount };
+    DRV_CALL(cuMemcpyPeer, &p, NULL,
+             copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, NULL, 1));
+}
+
+CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                                   CUcontext srcContext, size_t ByteCount, CUstream hStream)
+{
+    DRV_PARAMS(cuMemcpyPeerAsync) p = { dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream };
+    DRV_CALL(cuMemcpyPeerAsync, &p, NULL,
+             copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, 0));
 }
 
 static CUresult set(CUdeviceptr dst, int kind, unsigned value, size_t n, CUstream h)
@@ -219,6 +244,8 @@ const dls_sim_proc SIM_TABLE(dls_sim_procs_work)[] = {
     SIM_PROC(cuMemcpyHtoDAsync),
     SIM_PROC(cuMemcpyDtoHAsync),
     SIM_PROC(cuMemcpyDtoDAsync),
+    SIM_PROC(cuMemcpyPeer),
+    SIM_PROC(cuMemcpyPeerAsync),
     SIM_PROC(cuMemsetD8),
     SIM_PROC(cuMemsetD32),
     SIM_PROC(cuMemsetD8Async),

@@ -3,13 +3,16 @@
  *
  * Models: lazy initialization (cuInit, primary context of the current device made current),
  * cudaSetDevice / cudaGetDevice per host thread, the sticky-free last error of the thread,
- * allocation, stream and event creation with flags, device synchronize, param info, pointer
- * attributes. Does not model: device properties, peer access, managed memory, the fatbin
+ * allocation, peer copies (cudaMemcpyPeer / cudaMemcpyPeerAsync: the driver's peer copies between
+ * the devices' primary contexts), stream and event creation with flags, device synchronize,
+ * param info, pointer attributes. Does not model: device properties, peer access enablement, managed memory, the fatbin
  * registration that maps host stubs to kernels (a simulated kernel's CUfunction is its `func`). */
 #include <pthread.h>
 #include <string.h>
 
 #include "rt.h"
+
+#define DPTR(p) ((CUdeviceptr)(uintptr_t)(p))
 
 static __thread int tls_device;
 static __thread cudaError_t tls_last_error;
@@ -189,6 +192,43 @@ cudaError_t CUDARTAPI cudaFreeHost(void *ptr)
 {
     RT_PARAMS(cudaFreeHost_v3020) p = { ptr };
     RT_CALL(cudaFreeHost_v3020, &p, NULL, (cudaError_t)cuMemFreeHost(ptr));
+}
+
+/* A peer copy between the primary contexts of two devices, on `stream` (synchronous when
+ * `wait`), as the runtime makes it. */
+static cudaError_t memcpy_peer(void *dst, int ddev, const void *src, int sdev, size_t n,
+                               cudaStream_t stream, int wait)
+{
+    CUcontext dctx, sctx;
+    CUresult r = cuDevicePrimaryCtxRetain(&dctx, ddev);
+    if (r != CUDA_SUCCESS)
+        return r == CUDA_ERROR_INVALID_DEVICE ? cudaErrorInvalidDevice : (cudaError_t)r;
+    r = cuDevicePrimaryCtxRetain(&sctx, sdev);
+    if (r == CUDA_SUCCESS) {
+        r = wait ? cuMemcpyPeer(DPTR(dst), dctx, DPTR(src), sctx, n)
+                 : cuMemcpyPeerAsync(DPTR(dst), dctx, DPTR(src), sctx, n, stream);
+        cuDevicePrimaryCtxRelease(sdev);
+    } else if (r == CUDA_ERROR_INVALID_DEVICE) {
+        r = (CUresult)cudaErrorInvalidDevice;
+    }
+    cuDevicePrimaryCtxRelease(ddev);
+    return (cudaError_t)r;
+}
+
+cudaError_t CUDARTAPI cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice,
+                                     size_t count)
+{
+    RT_PARAMS(cudaMemcpyPeer_v4000) p = { dst, dstDevice, src, srcDevice, count };
+    RT_CALL(cudaMemcpyPeer_v4000, &p, NULL,
+            memcpy_peer(dst, dstDevice, src, srcDevice, count, NULL, 1));
+}
+
+cudaError_t CUDARTAPI cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
+                                          int srcDevice, size_t count, cudaStream_t stream)
+{
+    RT_PARAMS(cudaMemcpyPeerAsync_v4000) p = { dst, dstDevice, src, srcDevice, count, stream };
+    RT_CALL(cudaMemcpyPeerAsync_v4000, &p, NULL,
+            memcpy_peer(dst, dstDevice, src, srcDevice, count, stream, 0));
 }
 
 static cudaError_t pointer_attributes(struct cudaPointerAttributes *a, const void *ptr)

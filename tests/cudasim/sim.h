@@ -124,6 +124,7 @@ struct CUstream_st {
 struct CUevent_st {
     uint32_t magic;
     unsigned flags;
+    struct CUctx_st *ctx;  /* the context current at creation: records need a stream of it */
     struct CUstream_st *s; /* NULL until first recorded */
     uint64_t seq;
     unsigned long long cap_id; /* last recorded into capture sequence cap_id (0: recorded for real) */

@@ -7,7 +7,9 @@
 #   tests/gpu/run-scenarios.sh <folder with scen_* programs> <libdlsync.so> [log folder]
 #
 # Row: scenario, variant, mode, verdict (what the program printed: correct | stale | exit N |
-# timeout), races and injected (from the shim's exit summary, "-" when plain), and the outcome.
+# timeout | skip), races and injected (from the shim's exit summary, "-" when plain), and the
+# outcome. A program that exits 77 cannot run on this machine (the two-device scenarios on a
+# single GPU): its rows are SKIP, counted apart, and the closing line adds ", N skipped".
 # Expectations (the simulator corpus's):
 #   plain   racy: stale                       correct: correct
 #   check   racy: stale and races >= 1        correct: correct and races = 0
@@ -25,7 +27,7 @@ limit=${SCEN_RUN_TIMEOUT:-60}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-passed=0; failed=0
+passed=0; failed=0; skipped=0
 printf '%-16s %-8s %-6s %-8s %6s %9s  %s\n' scenario variant mode verdict races injected outcome
 for prog in "$dir"/scen_*; do
   [ -x "$prog" ] || continue
@@ -43,6 +45,11 @@ for prog in "$dir"/scen_*; do
       rc=$?
       [ -n "$logs" ] && cp "$tmp/err" "$logs/$name.$variant.$mode.err"
       verdict=$(sed -n 's/^verdict: //p' "$tmp/out" | head -n 1)
+      if [ "$rc" -eq 77 ]; then
+        skipped=$((skipped + 1))
+        printf '%-16s %-8s %-6s %-8s %6s %9s  %s\n' "$name" "$variant" "$mode" skip - - "SKIP ($(head -n 1 "$tmp/out"))"
+        continue
+      fi
       if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then verdict=timeout
       elif [ "$rc" -ne 0 ] || [ -z "$verdict" ]; then verdict="exit $rc"; fi
       summary=$(grep '^dlsync: mode=' "$tmp/err" | tail -n 1)
@@ -67,5 +74,6 @@ for prog in "$dir"/scen_*; do
     done
   done
 done
-echo "$passed passed, $failed failed"
+if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"
+else echo "$passed passed, $failed failed"; fi
 [ "$failed" -eq 0 ]

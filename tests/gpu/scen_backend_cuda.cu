@@ -11,6 +11,9 @@
  * what makes the scenarios that hold a consumer stream (release_reuse) race on a GPU: the held
  * read runs after the producer's next write. scen_release and scen_settle do nothing.
  *
+ * scen_devices enables peer access among the devices a scenario needs, or skips it (exit
+ * SCEN_SKIP) on a machine with fewer devices or without peer access.
+ *
  * SCEN_FAIL (simulator fault injection) has no meaning here and is ignored. Every CUDA error
  * prints a line and exits 2, as scen_backend.h says. */
 #include "scen_backend.h"
@@ -166,4 +169,35 @@ extern "C" void scen_release(cudaStream_t stream)
 
 extern "C" void scen_settle(void)
 {
+}
+
+/* Prints why the scenario cannot run here and exits with SCEN_SKIP. */
+static void skip(const char *why, int have, int n)
+{
+    printf("skip: %s (%d devices, the scenario needs %d)\n", why, have, n);
+    exit(SCEN_SKIP);
+}
+
+extern "C" void scen_devices(int n)
+{
+    int have = 0;
+    if (cudaGetDeviceCount(&have) != cudaSuccess || have < n)
+        skip("too few CUDA devices", have, n);
+    for (int d = 0; d < n; d++) {
+        ck(cudaSetDevice(d), "cudaSetDevice");
+        for (int peer = 0; peer < n; peer++) {
+            int can = 0;
+            if (peer == d)
+                continue;
+            ck(cudaDeviceCanAccessPeer(&can, d, peer), "cudaDeviceCanAccessPeer");
+            if (!can)
+                skip("no peer access between the devices", have, n);
+            cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
+            if (e == cudaErrorPeerAccessAlreadyEnabled)
+                (void)cudaGetLastError();
+            else
+                ck(e, "cudaDeviceEnablePeerAccess");
+        }
+    }
+    ck(cudaSetDevice(0), "cudaSetDevice");
 }

@@ -81,6 +81,8 @@ cudaStream_t tvm_stream(void);
 void tvm_read(tvm_array *a);                   /* read kernel on the thread's stream */
 void tvm_read_on(tvm_array *a, cudaStream_t s);/* read kernel on stream s */
 void tvm_read_opaque(tvm_array *a);            /* read through a parameter block the shim cannot scan */
+void tvm_fetch(tvm_array *a);                  /* peer copy (cudaMemcpyPeerAsync, thread's stream) from the
+                                                  tensor's device to the current one; later reads read it */
 void tvm_fill(tvm_array *a, float value);      /* write kernel (in place) on the thread's stream */
 float tvm_result(tvm_array *a, int read, int i); /* synchronizes the read's stream; element i it saw */
 float tvm_host_get(tvm_array *a, int i);       /* element i read by the host (host-visible tensors) */

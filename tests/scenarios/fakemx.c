@@ -13,6 +13,7 @@ struct mx_array {
     float *data;
     int n;
     DLDeviceType where;
+    int device;            /* the device current when the memory was allocated */
     int refs;              /* the program's reference + live DLPack exports */
     int owns;              /* data is a cache block owned by this array */
     DLManagedTensor *from; /* imported: the tensor to release */
@@ -38,21 +39,23 @@ EXPORT cudaStream_t mx_stream(void)
     return fw_thread_stream(g_kind, &t_stream, &t_made, "fakemx");
 }
 
-/* The caching allocator: freed blocks are kept and handed out again for the same size/kind. */
+/* The caching allocator: freed blocks are kept and handed out again for the same size, kind and
+ * device. */
 #define CACHE 16
 static pthread_mutex_t g_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     float *p;
     int n;
     DLDeviceType where;
+    int device;
 } g_cache[CACHE];
 static int g_ncache;
 
-static float *block_get(int n, DLDeviceType where)
+static float *block_get(int n, DLDeviceType where, int device)
 {
     pthread_mutex_lock(&g_cache_lock);
     for (int i = 0; i < g_ncache; i++)
-        if (g_cache[i].n == n && g_cache[i].where == where) {
+        if (g_cache[i].n == n && g_cache[i].where == where && g_cache[i].device == device) {
             float *p = g_cache[i].p;
             g_cache[i] = g_cache[--g_ncache];
             pthread_mutex_unlock(&g_cache_lock);
@@ -67,13 +70,14 @@ static float *block_get(int n, DLDeviceType where)
     return p;
 }
 
-static void block_put(float *p, int n, DLDeviceType where)
+static void block_put(float *p, int n, DLDeviceType where, int device)
 {
     pthread_mutex_lock(&g_cache_lock);
     if (g_ncache < CACHE) {
         g_cache[g_ncache].p = p;
         g_cache[g_ncache].n = n;
         g_cache[g_ncache].where = where;
+        g_cache[g_ncache].device = device;
         g_ncache++;
         p = NULL;
     }
@@ -87,7 +91,7 @@ static void unref(mx_array *a)
     if (--a->refs > 0)
         return;
     if (a->owns)
-        block_put(a->data, a->n, a->where);
+        block_put(a->data, a->n, a->where, a->device);
     if (a->from && a->from->deleter)
         a->from->deleter(a->from);
     if (a->result)
@@ -110,12 +114,18 @@ static mx_array *make(float *data, int n, DLDeviceType where, int owns)
 
 EXPORT mx_array *mx_empty(int n, DLDeviceType where)
 {
-    return make(block_get(n, where), n, where, 1);
+    int device = 0;
+    ck(cudaGetDevice(&device), "cudaGetDevice");
+    mx_array *a = make(block_get(n, where, device), n, where, 1);
+    a->device = device;
+    return a;
 }
 
 EXPORT mx_array *mx_view(mx_array *a, int offset, int n)
 {
-    return make(a->data + offset, n, a->where, 0);
+    mx_array *v = make(a->data + offset, n, a->where, 0);
+    v->device = a->device;
+    return v;
 }
 
 EXPORT void mx_fill(mx_array *a, float value)
@@ -179,7 +189,7 @@ EXPORT int MXNDArrayToDLPack(void *handle, DLManagedTensor **out)
     c->shape[0] = a->n;
     c->t.dl_tensor.data = a->data;
     c->t.dl_tensor.device.device_type = a->where;
-    c->t.dl_tensor.device.device_id = 0;
+    c->t.dl_tensor.device.device_id = a->device;
     c->t.dl_tensor.ndim = 1;
     c->t.dl_tensor.dtype.code = kDLFloat;
     c->t.dl_tensor.dtype.bits = 32;
@@ -198,6 +208,7 @@ EXPORT int MXNDArrayFromDLPack(DLManagedTensor *tensor, void **out)
     DLTensor *t = &tensor->dl_tensor;
     mx_array *a = make((float *)((char *)t->data + t->byte_offset), (int)t->shape[0],
                        (DLDeviceType)t->device.device_type, 0);
+    a->device = t->device.device_id;
     a->from = tensor;
     *out = a;
     return 0;

@@ -12,6 +12,7 @@ struct tvm_array {
     DLManagedTensor *from;
     float *data;
     int n;
+    float *copy;                             /* tvm_fetch's copy on the consumer's device */
     float *result[MAX_READ_STREAMS];         /* pinned buffer of each read */
     cudaStream_t read_on[MAX_READ_STREAMS];  /* the stream of each read */
     int nread;
@@ -110,6 +111,17 @@ EXPORT void tvm_read_opaque(tvm_array *a)
     read_into(a, tvm_stream(), 1);
 }
 
+EXPORT void tvm_fetch(tvm_array *a)
+{
+    int device = 0;
+    ck(cudaGetDevice(&device), "cudaGetDevice");
+    ck(cudaMalloc((void **)&a->copy, (size_t)a->n * sizeof(float)), "cudaMalloc");
+    ck(cudaMemcpyPeerAsync(a->copy, device, a->data, (int)a->from->dl_tensor.device.device_id,
+                           (size_t)a->n * sizeof(float), tvm_stream()),
+       "cudaMemcpyPeerAsync");
+    a->data = a->copy;
+}
+
 EXPORT void tvm_fill(tvm_array *a, float value)
 {
     scen_write(tvm_stream(), a->data, a->n, value);
@@ -150,5 +162,7 @@ EXPORT void tvm_free(tvm_array *a)
     tvm_release(a);
     for (int k = 0; k < a->nread; k++)
         cudaFreeHost(a->result[k]);
+    if (a->copy)
+        cudaFree(a->copy);
     free(a);
 }

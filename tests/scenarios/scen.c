@@ -32,15 +32,52 @@ void scen_verdict(const float *seen, int n, float want)
     fflush(stdout);
 }
 
+/* Exits (status 2) naming `what` when e is an error. */
+static void ck(cudaError_t e, const char *what)
+{
+    fw_check(e, "scenario", what);
+}
+
 void scen_order(cudaStream_t from, cudaStream_t to)
 {
     cudaEvent_t e;
-    if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess ||
-        cudaEventRecord(e, from) != cudaSuccess || cudaStreamWaitEvent(to, e, 0) != cudaSuccess ||
-        cudaEventDestroy(e) != cudaSuccess) {
-        fprintf(stderr, "scenario: event ordering failed\n");
+    ck(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    ck(cudaEventRecord(e, from), "cudaEventRecord");
+    ck(cudaStreamWaitEvent(to, e, 0), "cudaStreamWaitEvent");
+    ck(cudaEventDestroy(e), "cudaEventDestroy");
+}
+
+void scen_order_across(int device, cudaStream_t from, cudaStream_t to)
+{
+    int current;
+    cudaEvent_t e;
+    ck(cudaGetDevice(&current), "cudaGetDevice");
+    ck(cudaSetDevice(device), "cudaSetDevice");
+    ck(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    ck(cudaEventRecord(e, from), "cudaEventRecord");
+    ck(cudaSetDevice(current), "cudaSetDevice");
+    ck(cudaStreamWaitEvent(to, e, 0), "cudaStreamWaitEvent");
+    ck(cudaEventDestroy(e), "cudaEventDestroy");
+}
+
+void *scen_to_device1(fw_stream_kind producer, int racy, int n)
+{
+    scen_devices(2);
+    mx_init(producer);
+    tvm_init(FW_NON_BLOCKING);
+    mx_array *a = scen_held_write(n);
+    cudaStream_t from = mx_stream();
+    ck(cudaSetDevice(1), "cudaSetDevice");
+    DLManagedTensor *t;
+    void *h;
+    if (MXNDArrayToDLPack(a, &t) || TVMArrayFromDLPack(t, &h)) {
+        fprintf(stderr, "scenario: exchange failed\n");
         exit(2);
     }
+    mx_free(a);
+    if (!racy)
+        scen_order_across(0, from, tvm_stream());
+    return h;
 }
 
 void *scen_held_write(int n)

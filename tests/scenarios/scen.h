@@ -8,6 +8,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "fakefw.h"
+
 /* 1 for "racy", 0 for "correct"; anything else prints usage and exits 2. */
 int scen_racy(int argc, char **argv);
 
@@ -17,6 +19,19 @@ void scen_verdict(const float *seen, int n, float want);
 
 /* Records an event on `from` and makes `to` wait for it (the correct twins' synchronization). */
 void scen_order(cudaStream_t from, cudaStream_t to);
+
+/* Records an event on stream `from` with `device` current (an event records only on a stream of
+ * its own context, and a default-stream handle names the current device's stream), then makes
+ * `to` wait for it with the calling thread's device current again (a stream may wait on an
+ * event of another device). */
+void scen_order_across(int device, cudaStream_t from, cudaStream_t to);
+
+/* The start the two-device scenarios share: two devices (scen_devices), the fake MXNet on
+ * streams of kind `producer` and the fake TVM on non-blocking ones; with device 0 current, the
+ * held producer write (scen_held_write); then device 1 current for the export, the import and,
+ * in the correct twin (`racy` 0), the program's own ordering of TVM's stream (made on device 1)
+ * after the write. Returns the TVM array (a tvm_array *). */
+void *scen_to_device1(fw_stream_kind producer, int racy, int n);
 
 /* The producer side most scenarios share: an n-float array of the fake MXNet, zeroed and known
  * complete, then MXNet's stream held and SCEN_VALUE written on it (so the write cannot run before

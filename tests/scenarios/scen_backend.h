@@ -24,12 +24,22 @@ void scen_read(cudaStream_t stream, const float *src, float *dst, int n);
  * tool scanning the launch's arguments cannot find them (it must be conservative). */
 void scen_read_opaque(cudaStream_t stream, const float *src, float *dst, int n);
 
+/* Makes `n` devices usable by the scenario: asks the simulator for n devices (CUDASIM_DEVICES,
+ * unless set), or on a GPU enables peer access among the first n, so a kernel on one device can
+ * read another's memory. Call before any other CUDA call. When fewer than n devices (or no peer
+ * access) are available, prints "skip: <why>" and exits 77. Leaves device 0 current. */
+void scen_devices(int n);
+
+/* Exit status of a scenario that cannot run here (see scen_devices). */
+#define SCEN_SKIP 77
+
 /* Test control: the stream starts nothing new until scen_release (simulator gate; no-op on a
  * GPU). A host wait on a held stream does not deadlock: the backend opens the gates when the
  * thread that closed one sleeps outside scen_settle. */
 void scen_hold(cudaStream_t stream);
 
-/* Opens the gate of scen_hold. */
+/* Opens the gate of scen_hold; a default-stream handle (0, cudaStreamLegacy, cudaStreamPerThread)
+ * names the stream of the device that was current at scen_hold, whichever is current now. */
 void scen_release(cudaStream_t stream);
 
 /* Returns once all work that can run has run (simulator; on a GPU: nothing). */

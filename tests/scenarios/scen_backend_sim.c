@@ -61,6 +61,7 @@ static void k_opaque(void **args)
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     cudaStream_t s;
+    int device; /* current at the hold: a default-stream handle names that device's stream */
     pid_t holder;
 } g_gates[GATES];
 static int g_ngates;
@@ -179,12 +180,30 @@ void scen_hold(cudaStream_t stream)
 {
     pthread_once(&g_once, init);
     pthread_mutex_lock(&g_lock);
-    if (g_ngates < GATES && cudasim_stream_hold((CUstream)stream) == 0) {
+    int device = 0;
+    if (g_ngates < GATES && cudaGetDevice(&device) == cudaSuccess && cudasim_stream_hold((CUstream)stream) == 0) {
         g_gates[g_ngates].s = stream;
+        g_gates[g_ngates].device = device;
         g_gates[g_ngates].holder = (pid_t)syscall(SYS_gettid);
         g_ngates++;
     }
     pthread_mutex_unlock(&g_lock);
+}
+
+static int is_default_stream(cudaStream_t s)
+{
+    return s == NULL || s == cudaStreamLegacy || s == cudaStreamPerThread;
+}
+
+/* Opens the gate of `stream`, with `device` current when the handle names a default stream. */
+static void release_on(int device, cudaStream_t stream)
+{
+    int cur = device;
+    if (is_default_stream(stream) && cudaGetDevice(&cur) == cudaSuccess && cur != device)
+        cudaSetDevice(device);
+    cudasim_stream_release((CUstream)stream);
+    if (cur != device)
+        cudaSetDevice(cur);
 }
 
 void scen_release(cudaStream_t stream)
@@ -192,11 +211,23 @@ void scen_release(cudaStream_t stream)
     pthread_mutex_lock(&g_lock);
     for (int i = 0; i < g_ngates; i++)
         if (g_gates[i].s == stream) {
-            cudasim_stream_release((CUstream)stream);
+            release_on(g_gates[i].device, stream);
             g_gates[i] = g_gates[--g_ngates];
             break;
         }
     pthread_mutex_unlock(&g_lock);
+}
+
+void scen_devices(int n)
+{
+    char want[16];
+    snprintf(want, sizeof want, "%d", n);
+    setenv("CUDASIM_DEVICES", want, 0);
+    int have = 0;
+    if (cudaGetDeviceCount(&have) != cudaSuccess || have < n) {
+        printf("skip: %d simulated devices, the scenario needs %d\n", have, n);
+        exit(SCEN_SKIP);
+    }
 }
 
 void scen_settle(void)

@@ -32,6 +32,9 @@ static const struct {
     /* the simulator names runtime calls by their callback id, as cupti_runtime_cbid.h spells it */
     {"graph_capture", "write-read", "mxnet", "scen_write", "cudaGraphLaunch_v10000", "consumer-stream",
      "dlsync: warning: an exchanged tensor was used by work captured into a CUDA graph"},
+    {"devices_legacy", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
+    {"devices_stream", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
+    {"devices_peer", "write-read", "mxnet", "scen_write", "cudaMemcpyPeerAsync_v4000", "consumer-stream", NULL},
 };
 #define NSCEN (sizeof g_expect / sizeof *g_expect)
 
@@ -238,6 +241,25 @@ static void fix_orders_the_launch_of_a_captured_use(void **state)
     scen_run_free(&o);
 }
 
+/* Two devices: the event is recorded on device 0's legacy stream (not on device 1's, which the
+ * legacy handle names while device 1 is current) and the consumer's device-1 stream waits for
+ * it: one event wait from the producer's legacy stream to the consumer's stream, no fallback. */
+static void fix_records_on_the_producer_device_and_waits_on_the_consumer_stream(void **state)
+{
+    (void)state;
+    scen_outcome o;
+    run("devices_legacy", "racy", "fix", NULL, &o);
+    verdict(&o, "devices_legacy", "racy under fix", "correct");
+    assert_int_equal(scen_records(&o, "inject"), 1);
+    const char *inj = strstr(o.log, "{\"ev\":\"inject\"");
+    assert_non_null(strstr(inj, "\"what\":\"event-wait\""));
+    assert_non_null(strstr(inj, "\"from\":{\"id\":"));
+    assert_non_null(strstr(inj, "\"handle\":\"0x1\",\"kind\":\"legacy\"},\"to\":{"));
+    assert_non_null(strstr(inj, "\"kind\":\"non-blocking\"},\"reason\""));
+    assert_int_equal(scen_records(&o, "fallback"), 0);
+    scen_run_free(&o);
+}
+
 static void failing_shim_cuda_calls_keep_the_output_correct(void **state)
 {
     (void)state;
@@ -295,6 +317,7 @@ int main(void)
         cmocka_unit_test(trace_and_check_leave_stdout_unchanged),
         cmocka_unit_test(fix_corrects_the_racy_version_and_leaves_the_twin_alone),
         cmocka_unit_test(fix_orders_the_launch_of_a_captured_use),
+        cmocka_unit_test(fix_records_on_the_producer_device_and_waits_on_the_consumer_stream),
         cmocka_unit_test(failing_shim_cuda_calls_keep_the_output_correct),
         cmocka_unit_test(the_summary_counts_ops_reports_and_injections),
         cmocka_unit_test(without_an_observer_fix_synchronizes_at_export),
