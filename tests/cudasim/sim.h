@@ -5,7 +5,8 @@
  * implicit synchronization), a range-tracking allocator, and registered host-function kernels.
  * Stream capture into graphs and graph launch are modelled in drv_graph.c / drv_capture.c (see
  * there). Does not model: non-primary contexts, graphs built node by node, modules, arrays, peer
- * access, unified memory migration, priorities' effect on scheduling.
+ * access enablement (every device reads all memory), unified memory migration, priorities'
+ * effect on scheduling.
  *
  * Locking: one global mutex (dls_sim_lock) guards all scheduler state; API callbacks are never
  * reported while it is held. Everything here is hidden from the library's exports. */

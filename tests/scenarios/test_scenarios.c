@@ -35,8 +35,15 @@ static const struct {
     {"devices_legacy", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"devices_stream", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"devices_peer", "write-read", "mxnet", "scen_write", "cudaMemcpyPeerAsync_v4000", "consumer-stream", NULL},
+    {"devices_threads", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
 };
 #define NSCEN (sizeof g_expect / sizeof *g_expect)
+
+/* Hazards in a racy scenario: one, except where two threads each make a racy exchange. */
+static int hazards(const char *name)
+{
+    return strcmp(name, "devices_threads") == 0 ? 2 : 1;
+}
 
 static void run(const char *name, const char *variant, const char *mode, const char *const *extra, scen_outcome *o)
 {
@@ -90,7 +97,7 @@ static void check_reports_each_hazard_once_with_both_sides(void **state)
         scen_outcome o;
         run(g_expect[i].name, "racy", "check", NULL, &o);
         const char *name = g_expect[i].name;
-        if (scen_records(&o, "race") != 1)
+        if (scen_records(&o, "race") != hazards(name))
             fail_msg("%s: %d race records\n%s", name, scen_records(&o, "race"), o.log);
         const char *race = strstr(o.log, "{\"ev\":\"race\"");
         char want[160], side[512];
@@ -207,7 +214,7 @@ static void fix_corrects_the_racy_version_and_leaves_the_twin_alone(void **state
         scen_outcome o;
         run(g_expect[i].name, "racy", "fix", NULL, &o);
         verdict(&o, g_expect[i].name, "racy under fix", "correct");
-        if (scen_records(&o, "inject") < 1)
+        if (scen_records(&o, "inject") < hazards(g_expect[i].name))
             fail_msg("%s: nothing injected\n%s", g_expect[i].name, o.log);
         const char *warning = g_expect[i].fix_warning;
         if (dls_count(o.r.err, "dlsync: warning") != (warning ? 1 : 0) || (warning && !strstr(o.r.err, warning)))
