@@ -47,6 +47,16 @@ void dls_record_exchange(const char *ev, uint64_t xid, const dls_profile *p, con
     dls_log_write(&j);
 }
 
+void dls_record_release(const dls_exchange *x)
+{
+    dls_managed_view v;
+    dls_extent ext;
+    if (dls_log_enabled() && !dls_managed_view_of((void *)x->tensor, x->versioned, &v) &&
+        !dls_tensor_check(v.tensor, v.flags, &ext))
+        dls_record_exchange("release", x->xid, x->seen_at, x->producer_lib ? x->producer_lib : "", x->tensor, &v,
+                            &ext, x->producer ? x->producer->framework : NULL);
+}
+
 void dls_record_malformed(const dls_profile *p, const void *mt, const char *reason)
 {
     if (!dls_log_enabled())

@@ -3,6 +3,7 @@
 #ifndef DLS_RECORD_H
 #define DLS_RECORD_H
 
+#include "exchange.h"
 #include "extent.h"
 #include "profiles.h"
 
@@ -13,6 +14,9 @@
  * the framework that exported it (NULL: unknown). */
 void dls_record_exchange(const char *ev, uint64_t xid, const dls_profile *p, const char *lib, const void *mt,
                          const dls_managed_view *v, const dls_extent *ext, const char *producer);
+
+/* The release of live exchange x (its tensor still readable: before the producer's deleter). */
+void dls_record_release(const dls_exchange *x);
 
 /* Input that was not interpreted and was passed on untouched. */
 void dls_record_malformed(const dls_profile *p, const void *mt, const char *reason);

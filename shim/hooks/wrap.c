@@ -142,11 +142,7 @@ void dls_exchange_deleter(void *mt)
     dls_summary_add(DLS_COUNT_RELEASES, 1);
     if (obs && obs->on_release)
         obs->on_release(obs->ctx, &x);
-    dls_managed_view v;
-    dls_extent ext;
-    if (!dls_managed_view_of(mt, x.versioned, &v) && !dls_tensor_check(v.tensor, v.flags, &ext))
-        dls_record_exchange("release", x.xid, x.seen_at, x.producer_lib ? x.producer_lib : "", mt, &v, &ext,
-                            x.producer ? x.producer->framework : NULL);
+    dls_record_release(&x);
     x.deleter(mt);
 }
 

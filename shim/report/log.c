@@ -144,16 +144,20 @@ static void after_fork_child(void)
     }
 }
 
+static atomic_int g_ready; /* init_once has run */
+
 static void init_once(void)
 {
     pthread_once(&g_clock_once, init_clock);
     pthread_atfork(NULL, NULL, after_fork_child);
     open_log();
+    atomic_store_explicit(&g_ready, 1, memory_order_release);
 }
 
 int dls_log_enabled(void)
 {
-    pthread_once(&g_once, init_once);
+    if (!atomic_load_explicit(&g_ready, memory_order_acquire))
+        pthread_once(&g_once, init_once);
     return atomic_load_explicit(&g_open, memory_order_acquire);
 }
 
