@@ -3,58 +3,209 @@
 
 #include "../report/log.h"
 
-void dls_record_exchange(const char *ev, uint64_t xid, const dls_profile *p, const char *lib, const void *mt,
-                         const dls_managed_view *v, const dls_extent *ext, const char *producer)
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Each thread remembers the last fragments it wrote, so the records of one exchange (export,
+ * import, release) and of one binding format their repeated parts once: the description of a
+ * tensor, and the framework/symbol/lib of a profile row and library. A fragment is used again
+ * only when what it was made from is unchanged (the tensor's fields and the library name are
+ * compared, not trusted; profile rows live as long as the process). */
+#define CACHED_NDIM 8
+#define ROWS 4
+
+typedef struct {
+    void *data;
+    DLDevice device;
+    int32_t ndim;
+    DLDataType dtype;
+    uint64_t byte_offset, flags;
+    int versioned, has_strides;
+    uint32_t major, minor;
+    int64_t shape[CACHED_NDIM], strides[CACHED_NDIM];
+} tensor_key; /* everything the description is made from (the extent follows from it) */
+
+typedef struct {
+    int valid;
+    tensor_key key;
+    size_t len;
+    char text[512];
+} tensor_fragment;
+
+typedef struct {
+    const dls_profile *p;
+    char lib[256];
+    size_t len;
+    char text[480];
+} row_fragment;
+
+typedef struct {
+    tensor_fragment tensor;
+    row_fragment rows[ROWS];
+    unsigned next_row;
+} record_cache;
+
+static __thread record_cache *t_cache;
+static pthread_key_t g_cache_key;
+static pthread_once_t g_cache_once = PTHREAD_ONCE_INIT;
+
+static void make_cache_key(void)
 {
-    if (!dls_log_enabled())
-        return;
+    if (pthread_key_create(&g_cache_key, free) != 0)
+        g_cache_key = (pthread_key_t)-1;
+}
+
+/* The calling thread's cache, or NULL when memory is short (then nothing is cached). */
+static record_cache *cache(void)
+{
+    if (!t_cache && (t_cache = calloc(1, sizeof *t_cache))) {
+        pthread_once(&g_cache_once, make_cache_key);
+        if (g_cache_key != (pthread_key_t)-1)
+            pthread_setspecific(g_cache_key, t_cache);
+    }
+    return t_cache;
+}
+
+/* Fills the key describing t as viewed by v; 0 when the tensor has too many dimensions (or
+ * cannot be read: the check of the caller then says why). */
+static int make_key(tensor_key *k, const dls_managed_view *v)
+{
+    const DLTensor *t = v->tensor;
+    if (t->ndim < 0 || t->ndim > CACHED_NDIM || (t->ndim > 0 && !t->shape))
+        return 0;
+    memset(k, 0, sizeof *k);
+    k->data = t->data;
+    k->device = t->device;
+    k->ndim = t->ndim;
+    k->dtype = t->dtype;
+    k->byte_offset = t->byte_offset;
+    k->flags = v->flags;
+    k->versioned = v->versioned;
+    k->major = v->major;
+    k->minor = v->minor;
+    k->has_strides = t->strides != NULL;
+    if (t->ndim > 0) {
+        memcpy(k->shape, t->shape, (size_t)t->ndim * sizeof *t->shape);
+        if (t->strides)
+            memcpy(k->strides, t->strides, (size_t)t->ndim * sizeof *t->strides);
+    }
+    return 1;
+}
+
+/* Remembers j's bytes from `from` to its end in dst (of size cap); 0 when they do not fit. */
+static size_t keep(const dls_json *j, size_t from, char *dst, size_t cap)
+{
+    size_t n = j->len - from;
+    if (j->failed || n > cap)
+        return 0;
+    memcpy(dst, j->buf + from, n);
+    return n;
+}
+
+/* The framework, symbol and lib members. */
+static void write_row(dls_json *j, record_cache *c, const dls_profile *p, const char *lib)
+{
+    for (unsigned i = 0; c && i < ROWS; i++)
+        if (c->rows[i].p == p && c->rows[i].len && strcmp(c->rows[i].lib, lib) == 0) {
+            dls_json_bytes(j, c->rows[i].text, c->rows[i].len);
+            return;
+        }
+    size_t from = j->len;
+    dls_json_str(j, "framework", p->framework);
+    dls_json_str(j, "symbol", dls_profile_name(p));
+    dls_json_str(j, "lib", lib);
+    size_t nlib = strlen(lib);
+    if (c && nlib < sizeof c->rows[0].lib) {
+        row_fragment *r = &c->rows[c->next_row++ % ROWS];
+        r->len = keep(j, from, r->text, sizeof r->text);
+        r->p = r->len ? p : NULL;
+        memcpy(r->lib, lib, nlib + 1);
+    }
+}
+
+/* The members that describe the tensor, from "data" to "version". A NULL ext is computed here
+ * when needed; returns 0 (nothing written) when the tensor cannot be interpreted. */
+static int write_tensor(dls_json *j, record_cache *c, const dls_managed_view *v, const dls_extent *ext)
+{
+    tensor_key k;
+    int cacheable = c && make_key(&k, v);
+    if (cacheable && c->tensor.valid && memcmp(&k, &c->tensor.key, sizeof k) == 0) {
+        dls_json_bytes(j, c->tensor.text, c->tensor.len);
+        return 1;
+    }
+    dls_extent computed;
+    if (!ext && dls_tensor_check(v->tensor, v->flags, &computed))
+        return 0;
+    if (!ext)
+        ext = &computed;
     const DLTensor *t = v->tensor;
     char dtype[48];
     const char *dname = dls_device_type_name(t->device.device_type);
+    size_t from = j->len;
+    dls_json_ptr(j, "data", t->data);
+    dls_json_object(j, "device");
+    dls_json_str(j, "type", dname ? dname : "unknown");
+    dls_json_i64(j, "id", t->device.device_id);
+    dls_json_close(j, '}');
+    dls_json_str(j, "dtype", dls_dtype_name(t->dtype, dtype, sizeof dtype));
+    dls_json_i64(j, "ndim", t->ndim);
+    static const int64_t no_dims[1];
+    dls_json_i64s(j, "shape", t->ndim > 0 ? t->shape : no_dims, (size_t)t->ndim);
+    dls_json_i64s(j, "strides", t->strides, (size_t)t->ndim);
+    dls_json_u64(j, "byte_offset", t->byte_offset);
+    dls_json_object(j, "extent");
+    dls_json_i64(j, "lo", ext->lo);
+    dls_json_i64(j, "hi", ext->hi);
+    dls_json_close(j, '}');
+    dls_json_raw(j, "versioned", v->versioned ? "true" : "false");
+    dls_json_u64(j, "flags", v->flags);
+    if (v->versioned) {
+        dls_json_array(j, "version");
+        dls_json_u64(j, NULL, v->major);
+        dls_json_u64(j, NULL, v->minor);
+        dls_json_close(j, ']');
+    } else {
+        dls_json_raw(j, "version", "null");
+    }
+    if (cacheable) {
+        c->tensor.len = keep(j, from, c->tensor.text, sizeof c->tensor.text);
+        c->tensor.valid = c->tensor.len > 0;
+        memcpy(&c->tensor.key, &k, sizeof k);
+    }
+    return 1;
+}
+
+/* dls_record_exchange with the log known to be on and ext possibly NULL (computed when needed;
+ * nothing is written when the tensor cannot be interpreted). */
+static void record(const char *ev, uint64_t xid, const dls_profile *p, const char *lib, const void *mt,
+                   const dls_managed_view *v, const dls_extent *ext, const char *producer)
+{
+    record_cache *c = cache();
     dls_json j;
     dls_log_begin(&j, ev);
     dls_json_u64(&j, "xid", xid);
-    dls_json_str(&j, "framework", p->framework);
-    dls_json_str(&j, "symbol", dls_profile_name(p));
-    dls_json_str(&j, "lib", lib);
+    write_row(&j, c, p, lib);
     dls_json_ptr(&j, "tensor", mt);
-    dls_json_ptr(&j, "data", t->data);
-    dls_json_object(&j, "device");
-    dls_json_str(&j, "type", dname ? dname : "unknown");
-    dls_json_i64(&j, "id", t->device.device_id);
-    dls_json_close(&j, '}');
-    dls_json_str(&j, "dtype", dls_dtype_name(t->dtype, dtype, sizeof dtype));
-    dls_json_i64(&j, "ndim", t->ndim);
-    static const int64_t no_dims[1];
-    dls_json_i64s(&j, "shape", t->ndim > 0 ? t->shape : no_dims, (size_t)t->ndim);
-    dls_json_i64s(&j, "strides", t->strides, (size_t)t->ndim);
-    dls_json_u64(&j, "byte_offset", t->byte_offset);
-    dls_json_object(&j, "extent");
-    dls_json_i64(&j, "lo", ext->lo);
-    dls_json_i64(&j, "hi", ext->hi);
-    dls_json_close(&j, '}');
-    dls_json_raw(&j, "versioned", v->versioned ? "true" : "false");
-    dls_json_u64(&j, "flags", v->flags);
-    if (v->versioned) {
-        dls_json_array(&j, "version");
-        dls_json_u64(&j, NULL, v->major);
-        dls_json_u64(&j, NULL, v->minor);
-        dls_json_close(&j, ']');
-    } else {
-        dls_json_raw(&j, "version", "null");
-    }
+    if (!write_tensor(&j, c, v, ext))
+        j.failed = 1; /* dropped */
     dls_json_str(&j, "producer", producer);
     dls_log_write(&j);
+}
+
+void dls_record_exchange(const char *ev, uint64_t xid, const dls_profile *p, const char *lib, const void *mt,
+                         const dls_managed_view *v, const dls_extent *ext, const char *producer)
+{
+    if (dls_log_enabled())
+        record(ev, xid, p, lib, mt, v, ext, producer);
 }
 
 void dls_record_release(const dls_exchange *x)
 {
     dls_managed_view v;
-    dls_extent ext;
-    if (dls_log_enabled() && !dls_managed_view_of((void *)x->tensor, x->versioned, &v) &&
-        !dls_tensor_check(v.tensor, v.flags, &ext))
-        dls_record_exchange("release", x->xid, x->seen_at, x->producer_lib ? x->producer_lib : "", x->tensor, &v,
-                            &ext, x->producer ? x->producer->framework : NULL);
+    if (dls_log_enabled() && !dls_managed_view_of((void *)x->tensor, x->versioned, &v) && v.tensor)
+        record("release", x->xid, x->seen_at, x->producer_lib ? x->producer_lib : "", x->tensor, &v, NULL,
+               x->producer ? x->producer->framework : NULL);
 }
 
 void dls_record_malformed(const dls_profile *p, const void *mt, const char *reason)

@@ -168,14 +168,28 @@ static int pid_now(void)
     return g_pid;
 }
 
+/* The calling thread's `,"pid":P,"tid":T` (made again in a forked child, whose ids differ). */
+static __thread struct {
+    int pid;
+    unsigned char len;
+    char text[64];
+} t_ids;
+
 void dls_log_begin(dls_json *j, const char *ev)
 {
     dls_json_start(j);
     dls_json_object(j, NULL);
     dls_json_str(j, "ev", ev);
     dls_json_u64(j, "t", dls_log_now_ns());
-    dls_json_i64(j, "pid", pid_now());
-    dls_json_i64(j, "tid", t_tid ? t_tid : dls_log_tid());
+    if (t_ids.pid != pid_now()) {
+        dls_json ids = {.buf = t_ids.text + 1, .cap = sizeof t_ids.text - 1}; /* fits: no growth */
+        t_ids.text[0] = ',';
+        dls_json_i64(&ids, "pid", pid_now());
+        dls_json_i64(&ids, "tid", dls_log_tid());
+        t_ids.len = (unsigned char)(ids.len + 1);
+        t_ids.pid = pid_now();
+    }
+    dls_json_bytes(j, t_ids.text, t_ids.len);
 }
 
 void dls_log_write(dls_json *j)
