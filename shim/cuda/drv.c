@@ -40,6 +40,7 @@ static int resolve(void)
     SYM(ctx_push_current, "cuCtxPushCurrent_v2");
     SYM(ctx_pop_current, "cuCtxPopCurrent_v2");
     SYM(ctx_get_id, "cuCtxGetId");
+    SYM(ctx_get_device, "cuCtxGetDevice");
     SYM(ctx_synchronize, "cuCtxSynchronize");
     SYM(event_create, "cuEventCreate");
     SYM(event_record, "cuEventRecord");
@@ -113,6 +114,7 @@ CUresult dls_drv_ctx_get_current(CUcontext *ctx) { GUARDED(ctx_get_current, ctx)
 CUresult dls_drv_ctx_push_current(CUcontext ctx) { GUARDED(ctx_push_current, ctx); }
 CUresult dls_drv_ctx_pop_current(CUcontext *ctx) { GUARDED(ctx_pop_current, ctx); }
 CUresult dls_drv_ctx_get_id(CUcontext ctx, unsigned long long *id) { GUARDED(ctx_get_id, ctx, id); }
+CUresult dls_drv_ctx_get_device(CUdevice *dev) { GUARDED(ctx_get_device, dev); }
 CUresult dls_drv_ctx_synchronize(void) { GUARDED(ctx_synchronize); }
 CUresult dls_drv_event_create(CUevent *e, unsigned int flags) { GUARDED(event_create, e, flags); }
 CUresult dls_drv_event_record(CUevent e, CUstream s) { GUARDED(event_record, e, s); }

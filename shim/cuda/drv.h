@@ -25,6 +25,7 @@ typedef struct {
     CUresult (*ctx_push_current)(CUcontext);
     CUresult (*ctx_pop_current)(CUcontext *);
     CUresult (*ctx_get_id)(CUcontext, unsigned long long *);
+    CUresult (*ctx_get_device)(CUdevice *);
     CUresult (*ctx_synchronize)(void);
     CUresult (*event_create)(CUevent *, unsigned int);
     CUresult (*event_record)(CUevent, CUstream);
@@ -56,6 +57,7 @@ CUresult dls_drv_ctx_get_current(CUcontext *ctx);                               
 CUresult dls_drv_ctx_push_current(CUcontext ctx);                               /* cuCtxPushCurrent_v2 */
 CUresult dls_drv_ctx_pop_current(CUcontext *ctx);                               /* cuCtxPopCurrent_v2 */
 CUresult dls_drv_ctx_get_id(CUcontext ctx, unsigned long long *id);             /* cuCtxGetId */
+CUresult dls_drv_ctx_get_device(CUdevice *dev);                                 /* cuCtxGetDevice */
 CUresult dls_drv_ctx_synchronize(void);                                         /* cuCtxSynchronize */
 CUresult dls_drv_event_create(CUevent *e, unsigned int flags);                  /* cuEventCreate */
 CUresult dls_drv_event_record(CUevent e, CUstream s);                           /* cuEventRecord */

@@ -62,6 +62,7 @@ typedef struct {
     uintptr_t handle;  /* the handle as passed by the caller (0, 0x1, 0x2 or a real CUstream) */
     uint64_t ctx_id;   /* cuCtxGetId of the stream's context; 0 when unknown */
     uintptr_t ctx;     /* CUcontext of the stream */
+    int device;        /* ordinal of the device of the stream's context; -1 when unknown */
     dls_stream_kind kind;
     int resolved;
 } dls_cuda_stream;

@@ -25,6 +25,19 @@ void dls_cuda_streams_invalidate(void)
     atomic_fetch_add_explicit(&g_gen, 1, memory_order_acq_rel);
 }
 
+/* The device of ctx (entered for the question when it is not current), or -1. */
+static int context_device(CUcontext ctx)
+{
+    CUdevice dev = -1;
+    int pushed = 0;
+    if (!ctx || dls_drv_ctx_enter(ctx, &pushed) != CUDA_SUCCESS)
+        return -1;
+    if (dls_drv_ctx_get_device(&dev) != CUDA_SUCCESS)
+        dev = -1;
+    dls_drv_ctx_leave(pushed);
+    return dev;
+}
+
 /* Asks the driver for what the cache does not know. */
 static void query(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, dls_cuda_stream *s)
 {
@@ -48,6 +61,7 @@ static void query(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, d
     s->kind = kind;
     s->ctx = (uintptr_t)ctx;
     s->ctx_id = ctx_id;
+    s->device = context_device(ctx);
 }
 
 void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, dls_cuda_stream *out)

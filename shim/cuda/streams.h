@@ -2,7 +2,8 @@
  *
  * Streams: a handle as passed to a driver call (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD or
  * a real CUstream; NULL means the per-thread stream in _ptsz/_ptds calls) is resolved to the
- * driver's stream id, its context, and its kind, through the shim's guarded driver calls. Results
+ * driver's stream id, its context (for a default-stream handle: the context current at the call,
+ * which the handle names a stream of), that context's device, and its kind, through the shim's guarded driver calls. Results
  * are cached per thread without locks; destroying a stream or a context invalidates every
  * thread's cache (a global generation), so a handle reused after destroy is resolved afresh.
  *

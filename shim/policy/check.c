@@ -15,6 +15,7 @@ static const char *touch_name(const dls_pol_touch *t)
     return t->name[0] ? t->name : t->api;
 }
 
+/* The report's view of stream id: its own device when known, else `device` (the tensor's). */
 static dls_race_stream race_stream(uint64_t id, int device)
 {
     const dls_pol_stream *st = dls_pol_stream_find(id);
@@ -22,6 +23,8 @@ static dls_race_stream race_stream(uint64_t id, int device)
     if (st) {
         r.handle = st->handle;
         r.kind = dls_cuda_stream_kind_name(st->kind);
+        if (st->device >= 0)
+            r.device = st->device;
     }
     return r;
 }

@@ -96,7 +96,8 @@ typedef struct {
 typedef struct {
     uint64_t id;
     uintptr_t handle;  /* usable from any thread (CU_STREAM_LEGACY for the legacy stream) */
-    uintptr_t ctx;
+    uintptr_t ctx;     /* the context the stream belongs to (default streams: where observed) */
+    int device;        /* ordinal of that context's device; -1 when unknown */
     uint64_t owner;    /* per-thread streams: the thread they belong to */
     dls_stream_kind kind;
     int removed;

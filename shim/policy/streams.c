@@ -88,6 +88,7 @@ dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid)
         return NULL;
     st->id = s->id;
     st->ctx = s->ctx;
+    st->device = s->device;
     st->kind = s->kind;
     st->handle = s->kind == DLS_STREAM_LEGACY       ? (uintptr_t)CU_STREAM_LEGACY
                  : s->kind == DLS_STREAM_PER_THREAD ? (uintptr_t)CU_STREAM_PER_THREAD

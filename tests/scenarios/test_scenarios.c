@@ -267,6 +267,27 @@ static void fix_records_on_the_producer_device_and_waits_on_the_consumer_stream(
     scen_run_free(&o);
 }
 
+/* A race across devices names each side's stream with its own device: the producer's legacy
+ * stream of device 0, the consumer's stream of device 1 (the tensor is on device 0). */
+static void check_names_the_device_of_each_side(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"devices_legacy", "devices_stream", "devices_peer"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        scen_outcome o;
+        char side[512];
+        run(names[i], "racy", "check", NULL, &o);
+        const char *race = strstr(o.log, "{\"ev\":\"race\"");
+        assert_non_null(race);
+        assert_non_null(strstr(race, "\"tensor\":{\"device\":{\"type\":\"cuda\",\"id\":0}"));
+        if (!strstr(object_of(race, "producer", side, sizeof side), "\"device\":0}"))
+            fail_msg("%s: producer side %s", names[i], side);
+        if (!strstr(object_of(race, "consumer", side, sizeof side), "\"device\":1}"))
+            fail_msg("%s: consumer side %s", names[i], side);
+        scen_run_free(&o);
+    }
+}
+
 static void failing_shim_cuda_calls_keep_the_output_correct(void **state)
 {
     (void)state;
@@ -325,6 +346,7 @@ int main(void)
         cmocka_unit_test(fix_corrects_the_racy_version_and_leaves_the_twin_alone),
         cmocka_unit_test(fix_orders_the_launch_of_a_captured_use),
         cmocka_unit_test(fix_records_on_the_producer_device_and_waits_on_the_consumer_stream),
+        cmocka_unit_test(check_names_the_device_of_each_side),
         cmocka_unit_test(failing_shim_cuda_calls_keep_the_output_correct),
         cmocka_unit_test(the_summary_counts_ops_reports_and_injections),
         cmocka_unit_test(without_an_observer_fix_synchronizes_at_export),
