@@ -236,5 +236,7 @@ int main(int argc, char **argv)
         printf("  %-8s %5u streams, %6u ranges: %8.1f instructions/op\n", names[cg[i].scenario],
                cg[i].streams, cg[i].ranges,
                callgrind_per_op(argv[0], cg[i].scenario, cg[i].streams, cg[i].ranges, cg[i].ops));
+    printf("measured with: [valgrind --tool=callgrind --toggle-collect=measured_loop] build/bench/bench_hb "
+           "--scenario no-range|sync|query --ops N --streams K --ranges R\n");
     return 0;
 }
