@@ -27,13 +27,19 @@
 static const char *const g_ways[] = {"FAKEPROF=before", "FAKEPROF=after", NULL /* injection */};
 #define NWAYS (sizeof g_ways / sizeof *g_ways)
 
+/* "CUDA_INJECTION64_PATH=<libfakeprof.so>": the profiler as the CUDA injection library. */
+static const char *injected(void)
+{
+    static char env[1100];
+    char lib[1024];
+    snprintf(env, sizeof env, "CUDA_INJECTION64_PATH=%s", dls_build_path(lib, sizeof lib, "scenarios/libfakeprof.so"));
+    return env;
+}
+
 /* Runs scen_profiled with the profiler coming in `way` (NULL: CUDA_INJECTION64_PATH). */
 static void run(const char *variant, const char *mode, const char *cupti, const char *way, scen_outcome *o)
 {
-    char inject[1100], lib[1024];
-    snprintf(inject, sizeof inject, "CUDA_INJECTION64_PATH=%s",
-             dls_build_path(lib, sizeof lib, "scenarios/libfakeprof.so"));
-    const char *extra[] = {cupti, way ? way : inject, "DLSYNC_VERBOSE=1", "CUDASIM_CUPTI_BUSY=", NULL};
+    const char *extra[] = {cupti, way ? way : injected(), "DLSYNC_VERBOSE=1", "CUDASIM_CUPTI_BUSY=", NULL};
     if (scen_run("profiled", variant, mode, extra, o) != 0)
         fail_msg("scen_profiled %s: could not start", variant);
     if (o->r.status != 0)
@@ -92,24 +98,43 @@ static void in_multi_subscriber_mode_both_get_their_callbacks(void **state)
         }
 }
 
+/* Runs the racy exchange under fix with `extra` settings (NULL-terminated, at most five) and checks
+ * what every such run must show: exit 0, correct data, `warnings` warnings, "cupti=<cupti>" in the
+ * summary. */
+static void fixed(const char *const *extra, int warnings, const char *cupti, scen_outcome *o)
+{
+    const char *env[8] = {"DLSYNC_VERBOSE=1", "CUDASIM_CUPTI_BUSY="};
+    int n = 2;
+    for (; extra && *extra && n < 7; extra++)
+        env[n++] = *extra;
+    env[n] = NULL;
+    if (scen_run("profiled", "racy", "fix", env, o) != 0 || o->r.status != 0)
+        fail_msg("scen_profiled racy under fix (%s): exit %d\n%s", env[2], o->r.status, o->r.err);
+    assert_non_null(strstr(o->r.out, "verdict: correct\n"));
+    if (dls_count(o->r.err, "dlsync: warning") != warnings)
+        fail_msg("%s: want %d warning(s):\n%s", env[2], warnings, o->r.err);
+    char want[64];
+    snprintf(want, sizeof want, "dlsync: mode=fix cupti=%s ", cupti);
+    assert_non_null(strstr(o->r.err, want));
+}
+
 static void with_one_subscriber_a_profiler_first_means_one_warning_and_the_fallback(void **state)
 {
     (void)state;
     scen_outcome o;
     char got[256];
     /* An injection library is initialized before dlsync subscribes, as the driver would. */
-    for (int inject = 0; inject < 2; inject++) {
-        run("racy", "fix", OLD_CUPTI, inject ? NULL : "FAKEPROF=before", &o);
+    const char *ways[] = {"FAKEPROF=before", injected()};
+    for (int w = 0; w < 2; w++) {
+        const char *extra[] = {OLD_CUPTI, ways[w], NULL};
+        fixed(extra, 1, "none", &o);
         assert_non_null(strstr(profiler_line(&o, got, sizeof got), "profiler: subscribed launches="));
-        assert_non_null(strstr(o.r.out, "verdict: correct\n"));
-        assert_int_equal(dls_count(o.r.err, "dlsync: warning"), 1);
         assert_non_null(strstr(o.r.err, "dlsync: warning: CUPTI subscription held by CUPTI for fakeprof (this CUPTI "
                                         "allows one subscriber; 13.2 and later can share); running without CUDA "
                                         "observation: fix synchronizes the producer's context at each export "
                                         "instead\n"));
         assert_int_equal(scen_records(&o, "fallback"), 1);
         assert_int_equal(scen_records(&o, "inject"), 0);
-        assert_non_null(strstr(o.r.err, "dlsync: mode=fix cupti=none "));
         scen_run_free(&o);
     }
 
@@ -125,61 +150,47 @@ static void with_one_subscriber_dlsync_first_keeps_observing(void **state)
     (void)state;
     scen_outcome o;
     char got[256];
-    run("racy", "fix", OLD_CUPTI, "FAKEPROF=after", &o);
+    const char *extra[] = {OLD_CUPTI, "FAKEPROF=after", NULL};
+    fixed(extra, 0, "exclusive", &o);
     assert_string_equal(profiler_line(&o, got, sizeof got), "profiler: refused by CUPTI for dlsync");
-    assert_non_null(strstr(o.r.out, "verdict: correct\n"));
-    assert_int_equal(dls_count(o.r.err, "dlsync: warning"), 0);
     assert_int_equal(scen_records(&o, "inject"), 1);
-    assert_non_null(strstr(o.r.err, "dlsync: mode=fix cupti=exclusive "));
     scen_run_free(&o);
 }
 
 static void a_cupti_that_cannot_share_still_observes_alone(void **state)
 {
     (void)state;
-    const char *extra[] = {NEW_CUPTI, "CUDASIM_CUPTI_NO_MULTI=1", "DLSYNC_VERBOSE=1", NULL};
+    const char *extra[] = {NEW_CUPTI, "CUDASIM_CUPTI_NO_MULTI=1", NULL};
     scen_outcome o;
-    assert_int_equal(scen_run("profiled", "racy", "fix", extra, &o), 0);
-    assert_int_equal(o.r.status, 0);
-    assert_non_null(strstr(o.r.out, "verdict: correct\n"));
-    assert_int_equal(dls_count(o.r.err, "dlsync: warning"), 0);
+    fixed(extra, 0, "exclusive", &o);
     assert_int_equal(scen_records(&o, "inject"), 1);
-    assert_non_null(strstr(o.r.err, "dlsync: mode=fix cupti=exclusive "));
     scen_run_free(&o);
 }
 
 static void a_profiler_that_does_not_share_keeps_cupti(void **state)
 {
     (void)state;
-    const char *extra[] = {NEW_CUPTI, "FAKEPROF=before", "FAKEPROF_ALONE=1", "DLSYNC_VERBOSE=1", NULL};
+    const char *extra[] = {NEW_CUPTI, "FAKEPROF=before", "FAKEPROF_ALONE=1", NULL};
     scen_outcome o;
     char got[256];
-    assert_int_equal(scen_run("profiled", "racy", "fix", extra, &o), 0);
-    assert_int_equal(o.r.status, 0);
+    fixed(extra, 1, "none", &o);
     assert_non_null(strstr(profiler_line(&o, got, sizeof got), "profiler: subscribed launches="));
-    assert_non_null(strstr(o.r.out, "verdict: correct\n"));
-    assert_int_equal(dls_count(o.r.err, "dlsync: warning"), 1);
     assert_non_null(strstr(o.r.err, "dlsync: warning: CUPTI subscription held by CUPTI for fakeprof (a tool that "
                                     "does not share CUPTI); running without CUDA observation: fix synchronizes "
                                     "the producer's context at each export instead\n"));
     assert_int_equal(scen_records(&o, "fallback"), 1);
-    assert_non_null(strstr(o.r.err, "dlsync: mode=fix cupti=none "));
     scen_run_free(&o);
 }
 
 static void an_injection_library_that_cannot_be_loaded_is_named_once(void **state)
 {
     (void)state;
-    const char *extra[] = {NEW_CUPTI, "CUDA_INJECTION64_PATH=/nonexistent/libtool.so", "DLSYNC_VERBOSE=1", NULL};
+    const char *extra[] = {NEW_CUPTI, "CUDA_INJECTION64_PATH=/nonexistent/libtool.so", NULL};
     scen_outcome o;
-    assert_int_equal(scen_run("profiled", "racy", "fix", extra, &o), 0);
-    assert_int_equal(o.r.status, 0);
-    assert_non_null(strstr(o.r.out, "verdict: correct\n"));
-    assert_int_equal(dls_count(o.r.err, "dlsync: warning"), 1);
+    fixed(extra, 1, "shared", &o);
     assert_non_null(strstr(o.r.err, "dlsync: warning: could not initialize the CUDA injection library "
                                     "/nonexistent/libtool.so ("));
     assert_int_equal(scen_records(&o, "inject"), 1);
-    assert_non_null(strstr(o.r.err, "dlsync: mode=fix cupti=shared "));
     scen_run_free(&o);
 }
 
