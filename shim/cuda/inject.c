@@ -1,6 +1,7 @@
 /* InitializeInjection, self-registration and the inert-child test (see inject.h). */
 #include "inject.h"
 
+#include "../common/config.h"
 #include "../common/export.h"
 #include "../common/names.h"
 #include "../report/warn.h"
@@ -15,19 +16,37 @@
 /* Called by the CUDA driver during cuInit (CUDA_INJECTION64_PATH). Returns 1. */
 DLS_EXPORT int InitializeInjection(void);
 
+/* The shim's own absolute path in self (PATH_MAX bytes); 0, or -1 when unknown. The address asked
+ * about is a static function's: an exported one (InitializeInjection) may resolve to another
+ * library's definition loaded earlier in the global scope (an injection tool). */
+static int self_path(char *self)
+{
+    Dl_info info;
+    return dladdr((void *)self_path, &info) && info.dli_fname && realpath(info.dli_fname, self) ? 0 : -1;
+}
+
+/* 1 when `path` names the same file as `self`. */
+static int same_file(const char *path, const char *self)
+{
+    char a[PATH_MAX];
+    return realpath(path, a) && strcmp(a, self) == 0;
+}
+
 /* Loads the injection library the shim took the place of and runs its InitializeInjection, as
- * the driver would have; says once when that fails. */
+ * the driver would have; says once when that fails (an inert shim says nothing). */
 static void initialize_chained(void)
 {
     const char *tool = getenv(DLS_INJECTION_CHAIN);
-    if (!tool || !*tool)
+    char self[PATH_MAX];
+    if (!tool || !*tool || self_path(self) != 0 || same_file(tool, self))
         return;
     void *lib = dlopen(tool, RTLD_NOW | RTLD_LOCAL);
     int (*init)(void) = lib ? (int (*)(void))dlsym(lib, "InitializeInjection") : NULL;
     if (!init) {
         const char *err = dlerror();
-        dls_warn_once("cuda-chained-injection", "could not initialize the CUDA injection library %s (%s)", tool,
-                      err ? err : "no InitializeInjection");
+        if (dls_config_get()->mode != DLS_MODE_OFF)
+            dls_warn_once("cuda-chained-injection", "could not initialize the CUDA injection library %s (%s)",
+                          tool, err ? err : "no InitializeInjection");
         return;
     }
     init();
@@ -40,19 +59,6 @@ int InitializeInjection(void)
     return 1;
 }
 
-/* The shim's own absolute path in self (PATH_MAX bytes); 0, or -1 when unknown. */
-static int self_path(char *self)
-{
-    Dl_info info;
-    return dladdr((void *)InitializeInjection, &info) && info.dli_fname && realpath(info.dli_fname, self) ? 0 : -1;
-}
-
-/* 1 when `path` names the same file as `self`. */
-static int same_file(const char *path, const char *self)
-{
-    char a[PATH_MAX];
-    return realpath(path, a) && strcmp(a, self) == 0;
-}
 
 /* 1 when LD_PRELOAD (entries separated by ':' or blanks) names the shim: by path, or by its file
  * name alone (found through the library path). */

@@ -9,11 +9,13 @@
  *   observes as before and the profiler is refused.
  * - A 13.2 CUPTI that cannot share (the static library): dlsync subscribes alone, silently. A
  *   profiler that does not ask to share keeps CUPTI: one warning and the fallback.
- * - An injection library dlsync cannot load: one warning, and dlsync observes as usual. */
+ * - An injection library dlsync cannot load: one warning, and dlsync observes as usual. A child
+ *   that dropped LD_PRELOAD stays inert and still initializes the injection library. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -194,6 +196,28 @@ static void an_injection_library_that_cannot_be_loaded_is_named_once(void **stat
     scen_run_free(&o);
 }
 
+static void an_inert_child_still_initializes_the_chained_tool(void **state)
+{
+    (void)state;
+    char shim[1024], lib[1024], inj[1100], mark[1100], chain[1100];
+    char *real = realpath(dls_build_path(shim, sizeof shim, "lib/libdlsync.so"), NULL);
+    assert_non_null(real);
+    snprintf(inj, sizeof inj, "CUDA_INJECTION64_PATH=%s", real);
+    snprintf(mark, sizeof mark, "DLSYNC_AUTO_INJECTION=%s", real);
+    snprintf(chain, sizeof chain, "DLSYNC_CHAINED_INJECTION=%s",
+             dls_build_path(lib, sizeof lib, "scenarios/libfakeprof.so"));
+    free(real);
+    const char *extra[] = {NEW_CUPTI, inj, mark, chain, "DLSYNC_VERBOSE=1", NULL};
+    scen_outcome o;
+    char got[256];
+    assert_int_equal(scen_run("profiled", "racy", NULL, extra, &o), 0);
+    assert_int_equal(o.r.status, 0);
+    assert_non_null(strstr(o.r.out, "verdict: stale\n"));
+    assert_non_null(strstr(profiler_line(&o, got, sizeof got), "profiler: subscribed launches="));
+    assert_null(strstr(o.r.err, "dlsync"));
+    scen_run_free(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -203,6 +227,7 @@ int main(void)
         cmocka_unit_test(a_cupti_that_cannot_share_still_observes_alone),
         cmocka_unit_test(a_profiler_that_does_not_share_keeps_cupti),
         cmocka_unit_test(an_injection_library_that_cannot_be_loaded_is_named_once),
+        cmocka_unit_test(an_inert_child_still_initializes_the_chained_tool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
