@@ -94,6 +94,9 @@ static const dls_profile *row_for(const char *fw, const char *lib, dls_role role
         p->role = role;
         p->where = exp ? DLS_WHERE_RET : DLS_WHERE_ARG;
         p->versioned = versioned;
+        /* Only the protocol (__dlpack__ with max_version) makes versioned capsules; an unversioned
+         * one may come from a legacy to_dlpack(), which cannot carry a stream. */
+        p->path = versioned ? DLS_XPATH_PROTOCOL : DLS_XPATH_LEGACY_CAPSULE;
         snprintf(p->display, sizeof p->display, "%s(\"%sdltensor%s\")",
                  exp ? "PyCapsule_New" : "PyCapsule_SetName", exp ? "" : "used_", versioned ? "_versioned" : "");
         r = p;

@@ -31,7 +31,7 @@ typedef struct {
     const char *producer_lib;    /* object defining that export; NULL when producer is NULL */
     const dls_profile *consumer; /* last wrapped import that took it; NULL until imported */
     const dls_profile *seen_at;  /* the first wrapped entry point that saw it */
-    dls_xpath path;              /* how it was exchanged (DLS_XPATH_NATIVE: a profile row) */
+    dls_xpath path;              /* how it was exchanged: the path of seen_at */
     dls_deleter_fn deleter;      /* the producer's own deleter, called by the shim's */
     unsigned imports;            /* wrapped imports of this tensor so far */
     void *policy;                /* opaque pointer owned by the policy layer; NULL initially */

@@ -13,9 +13,11 @@
  *     <exported-symbol> <framework> <export|import> <ret|out:N|arg:N> <v0|v1>
  *
  * N is 0..5: only the six integer argument registers of x86-64 System V are supported. This
- * file depends on libc only, so tools can compile it on its own. */
+ * file depends on libc and report/advice.h (an enum) only, so tools can compile it on its own. */
 #ifndef DLS_PROFILES_H
 #define DLS_PROFILES_H
+
+#include "../report/advice.h"
 
 #include <stddef.h>
 
@@ -40,6 +42,9 @@ typedef struct {
     int index;                                 /* argument register index for OUT/ARG, 0 for RET */
     int versioned;                             /* 1: DLManagedTensorVersioned, 0: DLManagedTensor */
     char display[DLS_PROFILE_DISPLAY_MAX];     /* human-readable name; "" for rows read from text */
+    dls_xpath path;                            /* how an exchange through it happens: NATIVE for
+                                                  every row of profiles.def and of text; the
+                                                  capsule layer's rows say which capsule */
 } dls_profile;
 
 /* Returns the built-in rows (never NULL) and stores their number in *n. Row i of this table is

@@ -52,6 +52,7 @@ static dls_exchange make_exchange(const dls_profile *p, const char *lib, void *m
         .producer_lib = is_export ? lib : NULL,
         .consumer = is_export ? NULL : p,
         .seen_at = p,
+        .path = p->path,
         .deleter = (dls_deleter_fn)*v->deleter_slot,
         .imports = is_export ? 0 : 1,
     };

@@ -72,14 +72,15 @@ static void the_python_protocol_gets_the_consumers_stream(void **state)
            "(with torch.cuda.stream(...))");
 }
 
-static void legacy_capsules_cannot_carry_a_stream(void **state)
+static void unversioned_capsules_cannot_carry_a_stream(void **state)
 {
     (void)state;
     dls_race r = racy(DLS_RACE_WRITE_READ, DLS_XPATH_LEGACY_CAPSULE);
     r.framework = "cupy";
     expect(&r, "capsule-sync",
-           "a capsule from cupy's legacy to_dlpack() cannot carry a stream: pass the object itself to from_dlpack "
-           "(the __dlpack__(stream=...) protocol), or synchronize (cudaStream_t)0x5000 after scen_write "
+           "an unversioned capsule from cupy (a legacy to_dlpack(), or __dlpack__() given no stream) carries no "
+           "stream: pass the object itself to from_dlpack, so that __dlpack__(stream=0x6000) orders scen_write "
+           "before the consumer's stream, or synchronize (cudaStream_t)0x5000 after scen_write "
            "(cudaStreamSynchronize, torch.cuda.current_stream().synchronize()) before making the capsule");
 }
 
@@ -134,7 +135,7 @@ int main(void)
         cmocka_unit_test(legacy_c_entry_points_get_dlsync_to_dlpack_or_an_event_wait),
         cmocka_unit_test(default_streams_are_named_as_code_names_them),
         cmocka_unit_test(the_python_protocol_gets_the_consumers_stream),
-        cmocka_unit_test(legacy_capsules_cannot_carry_a_stream),
+        cmocka_unit_test(unversioned_capsules_cannot_carry_a_stream),
         cmocka_unit_test(host_reads_and_release_reuse_have_one_fix_whatever_the_way),
         cmocka_unit_test(unknown_names_and_ways_still_give_a_fix),
         cmocka_unit_test(a_short_buffer_gets_the_beginning),

@@ -1,10 +1,16 @@
-/* Unit tests of shim/hooks/capsule.c: naming the framework of a capsule's caller. */
+/* Unit tests of shim/hooks/capsule.c: naming the framework of a capsule's caller; an exchange made
+ * through a capsule says which kind (the fix line of its race reports depends on it). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <stdint.h>
+#include <string.h>
+
 #include "hooks/capsule.h"
+#include "hooks/exchange.h"
+#include "hooks/policy_hooks.h"
 
 static void frameworks_named_from_the_calling_object(void **state)
 {
@@ -38,11 +44,67 @@ static void capsule_functions_are_hooked(void **state)
     assert_true(h[0].by_dlsym && h[1].by_dlsym);
 }
 
+static void *fake_capsule_new(void *pointer, const char *name, void *destructor)
+{
+    (void)name;
+    (void)destructor;
+    return pointer; /* any non-NULL capsule */
+}
+
+static void note_export(void *ctx, const dls_exchange *x)
+{
+    *(dls_xpath *)ctx = x->path;
+}
+
+static void noop_deleter(void *self)
+{
+    (void)self;
+}
+
+/* Exports a fresh float[4] tensor through the hooked PyCapsule_New under `name`; returns the path
+ * of the exchange the observer was told about (DLS_XPATH_N_: none). */
+static dls_xpath exported_path(const char *name, int versioned)
+{
+    static float data[4];
+    static int64_t shape[1] = {4};
+    static DLManagedTensorVersioned v1;
+    static DLManagedTensor v0;
+    DLTensor t = {.data = data, .device = {kDLCUDA, 0}, .ndim = 1, .dtype = {kDLFloat, 32, 1}, .shape = shape};
+    void *mt;
+    if (versioned) {
+        v1 = (DLManagedTensorVersioned){
+            .version = {1, 0}, .deleter = (void (*)(DLManagedTensorVersioned *))noop_deleter, .dl_tensor = t};
+        mt = &v1;
+    } else {
+        v0 = (DLManagedTensor){.dl_tensor = t, .deleter = (void (*)(DLManagedTensor *))noop_deleter};
+        mt = &v0;
+    }
+    dls_xpath path = DLS_XPATH_N_;
+    dls_exchange_observer obs = {.on_export = note_export, .ctx = &path};
+    dls_exchange_set_observer(&obs);
+    size_t n;
+    const dls_engine_hook *h = dls_capsule_hooks(&n);
+    h[0].bind((void *)fake_capsule_new);
+    void *(*hooked_new)(void *, const char *, void *) = (void *(*)(void *, const char *, void *))h[0].entry;
+    assert_ptr_equal(hooked_new(mt, name, NULL), mt);
+    dls_exchange_set_observer(NULL);
+    dls_exchange_reset_for_tests();
+    return path;
+}
+
+static void capsule_exchanges_say_which_capsule(void **state)
+{
+    (void)state;
+    assert_int_equal(exported_path("dltensor_versioned", 1), DLS_XPATH_PROTOCOL);
+    assert_int_equal(exported_path("dltensor", 0), DLS_XPATH_LEGACY_CAPSULE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(frameworks_named_from_the_calling_object),
         cmocka_unit_test(capsule_functions_are_hooked),
+        cmocka_unit_test(capsule_exchanges_say_which_capsule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
