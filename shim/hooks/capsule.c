@@ -145,6 +145,55 @@ static void *capsule_new(void *pointer, const char *name, void *destructor)
     return cap;
 }
 
+/* The consumer's read of a DLPack capsule on this thread, awaiting its rename or the release. */
+static __thread struct {
+    void *mt;
+    const void *caller;
+    int versioned;
+} t_read;
+
+/* Imports mt for the consumer that called from `caller`. */
+static void import_from(void *mt, const void *caller, int versioned)
+{
+    const char *lib;
+    const dls_profile *row = row_of_caller(caller, DLS_ROLE_IMPORT, versioned, &lib);
+    if (row)
+        dls_wrap_import(row, lib, mt);
+}
+
+/* A tensor a wrapped export registered is imported at the rename (or at its release when the
+ * consumer releases it first, as jax does); an unregistered one is imported at once, while its
+ * memory is known to be valid. */
+static void *capsule_get_pointer(void *capsule, const char *name)
+{
+    capsule_get_pointer_fn real = atomic_load_explicit(&g_get_pointer, memory_order_acquire);
+    void *mt = real(capsule, name);
+    int kind = dltensor_kind(name, "");
+    if (!mt || !kind)
+        return mt;
+    dls_exchange x;
+    if (dls_exchange_find_tensor(mt, &x) != 0) {
+        import_from(mt, __builtin_return_address(0), kind == 2);
+        return mt;
+    }
+    t_read.mt = mt;
+    t_read.caller = __builtin_return_address(0);
+    t_read.versioned = kind == 2;
+    return mt;
+}
+
+void dls_capsule_before_release(void *mt)
+{
+    if (t_read.mt != mt)
+        return;
+    t_read.mt = NULL;
+    dls_exchange x;
+    const char *lib = dls_object_path(t_read.caller);
+    if (dls_exchange_find_tensor(mt, &x) == 0 && x.imports == 0 &&
+        !(x.producer_lib && strcmp(x.producer_lib, lib) == 0))
+        import_from(mt, t_read.caller, t_read.versioned);
+}
+
 static int capsule_set_name(void *capsule, const char *name)
 {
     capsule_set_name_fn real = atomic_load_explicit(&g_set_name, memory_order_acquire);
@@ -154,13 +203,13 @@ static int capsule_set_name(void *capsule, const char *name)
     if (rc != 0 || !kind || !get)
         return rc;
     void *mt = get(capsule, name);
+    if (t_read.mt == mt)
+        t_read.mt = NULL;
     dls_exchange x;
-    if (!mt || (dls_exchange_find_tensor(mt, &x) == 0 && x.imports > 0))
-        return rc; /* imported by a native profile row already: the same exchange */
-    const char *lib;
-    const dls_profile *row = row_of_caller(__builtin_return_address(0), DLS_ROLE_IMPORT, kind == 2, &lib);
-    if (row)
-        dls_wrap_import(row, lib, mt);
+    /* Not live: released already (its import, if any, was recorded then). Imported: by a native
+     * profile row or at the read, the same exchange. */
+    if (mt && dls_exchange_find_tensor(mt, &x) == 0 && x.imports == 0)
+        import_from(mt, __builtin_return_address(0), kind == 2);
     return rc;
 }
 
@@ -170,7 +219,14 @@ static void bind_new(void *real)
     atomic_compare_exchange_strong(&g_new, &expected, (capsule_new_fn)real);
 }
 
-/* PyCapsule_GetPointer comes from the object that defines the real PyCapsule_SetName. */
+static void bind_get_pointer(void *real)
+{
+    capsule_get_pointer_fn expected = NULL;
+    atomic_compare_exchange_strong(&g_get_pointer, &expected, (capsule_get_pointer_fn)real);
+}
+
+/* PyCapsule_GetPointer (for the rename, whose caller may not call it through its GOT) comes from
+ * the object that defines the real PyCapsule_SetName. */
 static void bind_set_name(void *real)
 {
     capsule_set_name_fn expected = NULL;
@@ -184,16 +240,16 @@ static void bind_set_name(void *real)
     void *h = dls_real_dlopen(map->l_name[0] ? map->l_name : NULL, RTLD_LAZY | RTLD_NOLOAD);
     if (!h)
         return;
-    capsule_get_pointer_fn get = (capsule_get_pointer_fn)dls_real_dlsym(h, "PyCapsule_GetPointer");
+    void *get = dls_real_dlsym(h, "PyCapsule_GetPointer");
     dlclose(h);
-    capsule_get_pointer_fn expected_get = NULL;
     if (get)
-        atomic_compare_exchange_strong(&g_get_pointer, &expected_get, get);
+        bind_get_pointer(get);
 }
 
 static const dls_engine_hook g_hooks[] = {
     {"PyCapsule_New", (void *)capsule_new, bind_new, 1},
     {"PyCapsule_SetName", (void *)capsule_set_name, bind_set_name, 1},
+    {"PyCapsule_GetPointer", (void *)capsule_get_pointer, bind_get_pointer, 1},
 };
 
 const dls_engine_hook *dls_capsule_hooks(size_t *n)

@@ -5,7 +5,7 @@
  * "dltensor_versioned", destructor)`: an export) and, as consumers, read it and rename it
  * (`PyCapsule_GetPointer(capsule, "dltensor")`, then `PyCapsule_SetName(capsule,
  * "used_dltensor")` or "used_dltensor_versioned": an import). The binding engine points the
- * callers' GOT slots for these two functions at the hooks below, whether libpython is a shared
+ * callers' GOT slots for these three functions at the hooks below, whether libpython is a shared
  * library or part of the executable (Debian's /usr/bin/python3), and dlsym of their names
  * (ctypes.pythonapi) returns the hooks too. dlsync never links libpython: the real functions
  * are what the callers' own slots stood for; a process without Python never has such a slot.
@@ -14,7 +14,10 @@
  *     deleter (wrap.h), unless a native profile row already exported it (one exchange);
  *   - import: after the real SetName succeeded, the tensor (read back with the real
  *     PyCapsule_GetPointer under the new name, which cannot fail or raise) is imported, unless a
- *     native profile row already imported it;
+ *     native profile row already imported it; a consumer that releases the tensor before the
+ *     rename (jax) imports it at the release, after its PyCapsule_GetPointer on that thread; a
+ *     tensor no wrapped export registered is imported at the PyCapsule_GetPointer itself (its
+ *     memory may be gone by the rename);
  *   - release: the tensor's deleter, called by the consumer or, for a capsule never consumed,
  *     by the capsule's destructor, is the shim's (wrap.h).
  * The framework is named after the object that called: a table of path fragments (numpy, jax,
@@ -26,6 +29,11 @@
 #include "engine.h"
 
 #include <stddef.h>
+
+/* Called by the shim's deleter before it removes mt from the registry: a consumer that read the
+ * capsule on this thread and releases the tensor before renaming the capsule (jax) imported it;
+ * the import is recorded first. Does nothing otherwise (one thread-local comparison). */
+void dls_capsule_before_release(void *mt);
 
 /* The capsule hooks for the binding engine (never NULL); *n gets their number. */
 const dls_engine_hook *dls_capsule_hooks(size_t *n);

@@ -6,6 +6,7 @@
 #include "../report/summary.h"
 #include "../report/warn.h"
 #include "bindings.h"
+#include "capsule.h"
 #include "exchange.h"
 #include "policy_hooks.h"
 #include "record.h"
@@ -130,6 +131,7 @@ void dls_exchange_deleter(void *mt)
 {
     const dls_exchange_observer *obs = dls_exchange_get_observer();
     dls_exchange x;
+    dls_capsule_before_release(mt);
     if (dls_exchange_remove(mt, &x) != 0) {
         uint64_t xid = dls_exchange_removed_xid(mt);
         dls_warn_once("double-release", "a DLPack tensor's deleter was called twice (tensor %p); "

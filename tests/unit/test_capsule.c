@@ -38,7 +38,7 @@ static void capsule_functions_are_hooked(void **state)
     (void)state;
     size_t n;
     const dls_engine_hook *h = dls_capsule_hooks(&n);
-    assert_int_equal(n, 2);
+    assert_int_equal(n, 3);
     assert_string_equal(h[0].name, "PyCapsule_New");
     assert_string_equal(h[1].name, "PyCapsule_SetName");
     assert_true(h[0].by_dlsym && h[1].by_dlsym);
