@@ -268,7 +268,7 @@ else skip sim-rows "the simulator corpus was not built"; fi
 if [ "$HAVE_GPU" = 1 ]; then
   step injection 60 s_injection
   step cupti-share 60 s_cupti_share
-  step frameworks 200 s_frameworks
+  step frameworks 240 s_frameworks
   step shipped-tests 60 s_shipped_tests
   step launch 120 s_launch
   step exchange 90 s_exchange
@@ -291,7 +291,7 @@ fi
   echo
   echo "| step | outcome |"
   echo "|---|---|"
-  for s in env build build-gpu probe test-gpu sim-rows injection frameworks shipped-tests launch exchange pipeline; do
+  for s in env build build-gpu probe test-gpu sim-rows injection cupti-share frameworks shipped-tests launch exchange pipeline; do
     echo "| $s | ${STATUS[$s]:-not run} |"
   done
   echo
@@ -320,6 +320,12 @@ fi
          END { print n + 0 " GPU rows compared" }' "$W/sim-rows.txt" "$W/gpu-rows.txt"
     echo '```'
   fi
+  echo
+  echo "## CUPTI sharing: two clients, dlsync as a third, torch.profiler under dlsync"
+  echo
+  echo '```'
+  cat "$W/logs/cupti-share.log" 2>/dev/null || echo "${STATUS[cupti-share]}"
+  echo '```'
   echo
   echo "## Frameworks: torch, CuPy and JAX exchanging (tests/gpu/frameworks.py)"
   echo
