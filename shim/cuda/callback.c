@@ -56,10 +56,10 @@ void dls_cuda_callback_reset_runtime_frames(void)
 
 /* Everything the callback keeps per thread, in one thread-local object: the shim is a shared
  * object, so each access to a thread-local costs a call to the TLS resolver, and the callback
- * takes the object's address once per delivery. `kept` is the launch decoded at the ENTER of the
- * driver call (cbid, corr, params): the EXIT of that call delivers it again instead of decoding
- * the launch twice (a launch has no output parameter, so both phases decode the same). Any
- * other decode on the thread replaces the scratch area, so it clears `kept` first. */
+ * takes the object's address once per delivery. `kept` is the launch, copy or set decoded at the
+ * ENTER of the driver call (cbid, corr, params): the EXIT of that call delivers it again instead
+ * of decoding it twice (these calls have no output parameter, so both phases decode the same).
+ * Any other decode on the thread replaces the scratch area, so it clears `kept` first. */
 typedef struct {
     uint64_t rt_epoch;
     int rt_depth;
@@ -104,10 +104,12 @@ static void debug_print(const dls_cuda_op *op)
     dls_ownfd_stderr(line, n);
 }
 
-/* 1 when `cbid` decodes to one kernel launch with no output parameter (its EXIT may reuse
- * the ENTER's decode). */
-static int single_launch(CUpti_CallbackId cbid, const dls_cuda_op *op)
+/* 1 when `cbid` decodes to one launch, copy or set, calls with no output parameter (the EXIT
+ * may reuse the ENTER's decode). */
+static int single_op(CUpti_CallbackId cbid, const dls_cuda_op *op)
 {
+    if (op->kind == DLS_OP_MEMCPY || op->kind == DLS_OP_MEMSET)
+        return 1;
     return op->kind == DLS_OP_LAUNCH && cbid != CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice;
 }
 
@@ -124,7 +126,7 @@ static int decode(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackDa
     t->kept_valid = 0;
     if (!dls_cuda_decode(cbid, cb, index, op, &t->scratch))
         return 0;
-    if (!exit && index == 0 && single_launch(cbid, op)) {
+    if (!exit && index == 0 && single_op(cbid, op)) {
         t->kept = *op;
         t->kept_cbid = cbid;
         t->kept_corr = cb->correlationId;
@@ -167,7 +169,7 @@ static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_Callba
             dls_cuda_streams_invalidate();
         if (exit && op.kind == DLS_OP_EVENT_DESTROY)
             dls_cuda_event_forget((CUevent)op.event);
-        if (single_launch(cbid, &op))
+        if (single_op(cbid, &op))
             break; /* its only operation */
     }
 }
