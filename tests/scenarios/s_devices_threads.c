@@ -1,10 +1,10 @@
 /* Scenario devices_threads (two devices, two threads, at the same time): thread d works on device
- * d. Each writes an array on its own stream (held) and exports it; once both have exported, each
+ * d. Each writes an array on its own stream and exports it; once both have exported, each
  * imports the other's tensor and reads it on its own stream, so every exchange crosses devices
  * and both are made concurrently. Racy: nothing orders the reads; correct: each producer records
  * an event after its write and each consumer's stream waits for the other thread's event.
- * The threads meet at a spinning barrier: a thread asleep while it holds a stream would make the
- * simulator backend's watchdog open the gates. */
+ * The main thread holds both producer streams and waits by spinning: the simulator backend's
+ * watchdog opens every gate when the thread that closed one sleeps. */
 #include "fakefw.h"
 #include "scen.h"
 #include "scen_backend.h"
@@ -17,7 +17,7 @@
 #define N 4
 
 static int g_racy;
-static atomic_int g_exported;
+static atomic_int g_ready, g_held, g_exported, g_done;
 static DLManagedTensor *g_t[2];
 static cudaEvent_t g_written[2];
 static cudaStream_t g_producer[2];
@@ -28,12 +28,24 @@ static void ck(cudaError_t e, const char *what)
     fw_check(e, "scenario", what);
 }
 
+/* Returns once *v reaches n, without sleeping. */
+static void spin_until(atomic_int *v, int n)
+{
+    while (atomic_load(v) < n)
+        sched_yield();
+}
+
 static void *worker(void *arg)
 {
     int d = (int)(intptr_t)arg;
     ck(cudaSetDevice(d), "cudaSetDevice");
-    mx_array *a = scen_held_write(N);
+    mx_array *a = mx_empty(N, kDLCUDA);
+    mx_fill(a, 0);
+    mx_sync();
     g_producer[d] = mx_stream();
+    atomic_fetch_add(&g_ready, 1);
+    spin_until(&g_held, 1);
+    mx_fill(a, SCEN_VALUE);
     if (!g_racy) {
         ck(cudaEventCreateWithFlags(&g_written[d], cudaEventDisableTiming), "cudaEventCreateWithFlags");
         ck(cudaEventRecord(g_written[d], g_producer[d]), "cudaEventRecord");
@@ -42,13 +54,13 @@ static void *worker(void *arg)
         exit(2);
     mx_free(a);
     atomic_fetch_add(&g_exported, 1);
-    while (atomic_load(&g_exported) < 2)
-        sched_yield();
+    spin_until(&g_exported, 2);
     if (TVMArrayFromDLPack(g_t[1 - d], &g_h[d]))
         exit(2);
     if (!g_racy)
         ck(cudaStreamWaitEvent(tvm_stream(), g_written[1 - d], 0), "cudaStreamWaitEvent");
     tvm_read(g_h[d]);
+    atomic_fetch_add(&g_done, 1);
     return NULL;
 }
 
@@ -62,6 +74,13 @@ int main(int argc, char **argv)
     for (intptr_t d = 0; d < 2; d++)
         if (pthread_create(&t[d], NULL, worker, (void *)d))
             return 2;
+    spin_until(&g_ready, 2);
+    for (int d = 1; d >= 0; d--) { /* with the stream's device current (a GPU holds with a kernel) */
+        ck(cudaSetDevice(d), "cudaSetDevice");
+        scen_hold(g_producer[d]);
+    }
+    atomic_store(&g_held, 1);
+    spin_until(&g_done, 2);
     for (int d = 0; d < 2; d++)
         if (pthread_join(t[d], NULL))
             return 2;

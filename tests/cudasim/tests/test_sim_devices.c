@@ -186,8 +186,9 @@ static void peer_copies_move_data_between_devices_in_stream_order(void **state)
     CUstream s1;
     assert_int_equal(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
     assert_int_equal(cudasim_stream_hold(s1), 0);
-    assert_int_equal(cuMemcpyPeerAsync((CUdeviceptr)(uintptr_t)dst, g_ctx[1], (CUdeviceptr)(uintptr_t)src,
-                                       g_ctx[0], sizeof(int), s1), CUDA_SUCCESS);
+    assert_int_equal(cuMemcpyPeerAsync((CUdeviceptr)(uintptr_t)dst, g_ctx[1], (CUdeviceptr)(uintptr_t)src, g_ctx[0],
+                                       sizeof(int), s1),
+                     CUDA_SUCCESS);
     assert_int_equal(cudaMemcpyPeerAsync(dst2, 1, src, 0, sizeof(int), s1), cudaSuccess);
     cudasim_settle();
     assert_int_equal(*dst, 0);
@@ -196,13 +197,15 @@ static void peer_copies_move_data_between_devices_in_stream_order(void **state)
     assert_int_equal(*dst, 5);
     assert_int_equal(*dst2, 5);
     *src = 6;
-    assert_int_equal(cuMemcpyPeer((CUdeviceptr)(uintptr_t)dst, g_ctx[1], (CUdeviceptr)(uintptr_t)src, g_ctx[0],
-                                  sizeof(int)), CUDA_SUCCESS);
+    assert_int_equal(
+        cuMemcpyPeer((CUdeviceptr)(uintptr_t)dst, g_ctx[1], (CUdeviceptr)(uintptr_t)src, g_ctx[0], sizeof(int)),
+        CUDA_SUCCESS);
     assert_int_equal(*dst, 6);
     assert_int_equal(cudaMemcpyPeer(dst2, 1, src, 0, sizeof(int)), cudaSuccess);
     assert_int_equal(*dst2, 6);
-    assert_int_equal(cuMemcpyPeerAsync((CUdeviceptr)(uintptr_t)dst, NULL, (CUdeviceptr)(uintptr_t)src, g_ctx[0],
-                                       sizeof(int), s1), CUDA_ERROR_INVALID_CONTEXT);
+    assert_int_equal(
+        cuMemcpyPeerAsync((CUdeviceptr)(uintptr_t)dst, NULL, (CUdeviceptr)(uintptr_t)src, g_ctx[0], sizeof(int), s1),
+        CUDA_ERROR_INVALID_CONTEXT);
     assert_int_equal(cudaMemcpyPeerAsync(dst, 3, src, 0, sizeof(int), s1), cudaErrorInvalidDevice);
     cuStreamDestroy(s1);
     use(0);
