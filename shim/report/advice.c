@@ -55,6 +55,17 @@ static void stream_value(char *buf, size_t n, const dls_race_stream *s, int styl
         snprintf(buf, n, "%s0x%jx", cast[style], (uintmax_t)s->handle);
 }
 
+/* A stream as a cudaStream_t expression; when the sides are on different devices it says the
+ * stream's device (an event records only with its stream's device current, and a default-stream
+ * handle names the current device's stream). */
+static void stream_expression(char *buf, size_t n, const dls_race *r, const dls_race_stream *s)
+{
+    stream_value(buf, n, s, 0);
+    size_t k = strlen(buf);
+    if (dls_race_across_devices(r) && k < n)
+        snprintf(buf + k, n - k, " /* of device %d */", s->device);
+}
+
 /* The text of placeholder `name` (len bytes) for r, in buf. */
 static const char *placeholder(const dls_race *r, const char *name, size_t len, char *buf, size_t n)
 {
@@ -68,9 +79,9 @@ static const char *placeholder(const dls_race *r, const char *name, size_t len, 
     if (IS("cop"))
         return r->consumer.op ? r->consumer.op : "the consumer's operation";
     if (IS("ps"))
-        stream_value(buf, n, &r->producer.stream, 0);
+        stream_expression(buf, n, r, &r->producer.stream);
     else if (IS("cs"))
-        stream_value(buf, n, &r->consumer.stream, 0);
+        stream_expression(buf, n, r, &r->consumer.stream);
     else if (IS("csarg"))
         stream_value(buf, n, &r->consumer.stream, 1);
     else if (IS("cspy"))
@@ -93,7 +104,7 @@ const char *dls_advice(const dls_race *r, char *buf, size_t n)
             buf[len++] = *p++;
             continue;
         }
-        char value[64];
+        char value[128];
         const char *v = placeholder(r, p + 1, (size_t)(close - p - 1), value, sizeof value);
         size_t k = strlen(v) < n - 1 - len ? strlen(v) : n - 1 - len;
         memcpy(buf + len, v, k);

@@ -69,12 +69,15 @@ __attribute__((format(printf, 2, 3))) static void put(text *t, const char *fmt, 
         t->len += (size_t)k < sizeof t->buf - t->len ? (size_t)k : sizeof t->buf - t->len - 1;
 }
 
-static void stream_text(text *t, const dls_race_stream *s)
+/* A stream for the text; `device`: name its device too (the two sides are on different ones). */
+static void stream_text(text *t, const dls_race_stream *s, int device)
 {
     if (s->host)
         put(t, "the host");
     else
         put(t, "stream %llu (%s, 0x%jx)", (unsigned long long)s->id, s->kind, (uintmax_t)s->handle);
+    if (device && !s->host)
+        put(t, " of device %d", s->device);
 }
 
 /* Symbolized frames of one side, collected for both the text and the JSON array. */
@@ -172,18 +175,25 @@ static void write_text(const dls_race *r, const frames *pf, const frames *cf, co
     put(&t, "] on %s:%d, bytes [0x%jx, 0x%jx)\n", r->device, r->device_id, (uintmax_t)r->lo, (uintmax_t)r->hi);
     put(&t, "  producer: %s %s, last write by %s on ", r->framework ? r->framework : "?",
         r->symbol ? r->symbol : "?", r->producer.op ? r->producer.op : "an unknown operation");
-    stream_text(&t, &r->producer.stream);
+    int devices = dls_race_across_devices(r);
+    stream_text(&t, &r->producer.stream, devices);
     put(&t, "\n");
     for (int i = 0; i < pf->n; i++)
         put(&t, "    at %s\n", pf->f[i]);
     put(&t, "  consumer: %s on ", r->consumer.op ? r->consumer.op : "an unknown operation");
-    stream_text(&t, &r->consumer.stream);
+    stream_text(&t, &r->consumer.stream, devices);
     put(&t, "\n");
     for (int i = 0; i < cf->n; i++)
         put(&t, "    at %s\n", cf->f[i]);
     put(&t, "  why: %s\n", r->why);
     put(&t, "  fix: %s\n", fix_text);
     dls_ownfd_stderr(t.buf, t.len);
+}
+
+int dls_race_across_devices(const dls_race *r)
+{
+    return !r->producer.stream.host && !r->consumer.stream.host &&
+           r->producer.stream.device != r->consumer.stream.device;
 }
 
 unsigned dls_race_report(const dls_race *r)

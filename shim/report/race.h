@@ -60,6 +60,10 @@ typedef struct dls_race {
 /* Stable name of a kind as written in the log ("write-read", ...). */
 const char *dls_race_kind_name(dls_race_kind k);
 
+/* 1 when both sides of r are streams and on different devices (the report then names each
+ * side's device, and how to order them across devices). */
+int dls_race_across_devices(const dls_race *r);
+
 /* The deduplication key of r. */
 uint64_t dls_race_key(const dls_race *r);
 

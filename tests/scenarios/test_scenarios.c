@@ -150,7 +150,7 @@ static const char *fix_line(const char *err, char *buf, size_t n)
 }
 
 /* The whole fix line of one scenario of each kind: a legacy C exchange between non-blocking
- * streams, from a per-thread default stream, a host read, a release and reuse. */
+ * streams, from a per-thread default stream, a host read, a release and reuse, across devices. */
 static void check_reports_say_what_to_change(void **state)
 {
     (void)state;
@@ -174,6 +174,10 @@ static void check_reports_say_what_to_change(void **state)
          "cudaStreamSynchronize((cudaStream_t)0x?), or cudaEventRecord(ev, (cudaStream_t)0x?) and "
          "cudaStreamWaitEvent((cudaStream_t)0x?, ev, 0) before scen_write reuses the memory (record_stream-like "
          "ordering, as torch's tensor.record_stream(consumer_stream))"},
+        {"devices_legacy",
+         "  fix: get the tensor for the consumer's stream with dlsync_to_dlpack(\"mxnet\", handle, (intptr_t)0x?, &t) "
+         "(dlsync.h) instead of MXNDArrayToDLPack, or cudaEventRecord(ev, cudaStreamLegacy /* of device 0 */) after "
+         "scen_write and cudaStreamWaitEvent((cudaStream_t)0x? /* of device 1 */, ev, 0) before scen_read"},
     };
     for (size_t i = 0; i < sizeof pinned / sizeof *pinned; i++) {
         scen_outcome o;
@@ -267,8 +271,9 @@ static void fix_records_on_the_producer_device_and_waits_on_the_consumer_stream(
     scen_run_free(&o);
 }
 
-/* A race across devices names each side's stream with its own device: the producer's legacy
- * stream of device 0, the consumer's stream of device 1 (the tensor is on device 0). */
+/* A race across devices names each side's stream with its own device, in the log and in the
+ * text: the producer's stream of device 0, the consumer's stream of device 1 (the tensor is on
+ * device 0). */
 static void check_names_the_device_of_each_side(void **state)
 {
     (void)state;
@@ -284,6 +289,8 @@ static void check_names_the_device_of_each_side(void **state)
             fail_msg("%s: producer side %s", names[i], side);
         if (!strstr(object_of(race, "consumer", side, sizeof side), "\"device\":1}"))
             fail_msg("%s: consumer side %s", names[i], side);
+        if (!strstr(o.r.err, ") of device 0\n") || !strstr(o.r.err, ") of device 1\n"))
+            fail_msg("%s: report text\n%s", names[i], o.r.err);
         scen_run_free(&o);
     }
 }
