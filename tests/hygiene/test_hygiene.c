@@ -42,6 +42,23 @@ static void run(const char *const argv[], int preload, const char *const extra[]
     assert_int_equal(dls_run(argv, env, r), 0);
 }
 
+/* Runs argv preloaded, with DLSYNC_VERBOSE=1 and the log at dir/logname; the run must succeed. */
+static void run_logged(const char *const argv[], const char *dir, const char *logname, dls_run_result *r)
+{
+    char log[128];
+    snprintf(log, sizeof log, "DLSYNC_LOG=%s/%s", dir, logname);
+    const char *extra[] = {log, "DLSYNC_VERBOSE=1", NULL};
+    run(argv, 1, extra, r);
+    assert_int_equal(r->status, 0);
+}
+
+static void remove_dir(const char *dir)
+{
+    char cmd[100];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* A log that cannot be opened for writing, or written: one warning, no log, the program runs to
  * its end. `timeout` bounds a hang (a FIFO open would block forever); it is preloaded too, as in
  * the issue's report, so two processes warn once each. */
@@ -89,16 +106,13 @@ static void full_device(void **state)
 static void reused_descriptor(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/dlsync-hyg-XXXXXX", logp[64], data[64], log[80];
+    char dir[] = "/tmp/dlsync-hyg-XXXXXX", logp[64], data[64];
     assert_non_null(mkdtemp(dir));
     snprintf(logp, sizeof logp, "%s/log.jsonl", dir);
     snprintf(data, sizeof data, "%s/data", dir);
-    snprintf(log, sizeof log, "DLSYNC_LOG=%s", logp);
     const char *argv[] = {g_app, "daemon", logp, data, NULL};
-    const char *extra[] = {log, "DLSYNC_VERBOSE=1", NULL};
     dls_run_result r;
-    run(argv, 1, extra, &r);
-    assert_int_equal(r.status, 0);
+    run_logged(argv, dir, "log.jsonl", &r);
     int fd = -1, cloexec = -1;
     assert_int_equal(sscanf(r.out, "logfd=%d cloexec=%d", &fd, &cloexec), 2);
     assert_true(fd >= 100); /* above the descriptors programs usually hold */
@@ -117,9 +131,7 @@ static void reused_descriptor(void **state)
     assert_int_equal(dls_count(r.err, "closed or replaced the descriptor"), 1);
     assert_int_equal(dls_count(r.err, "dlsync: mode=fix"), 1);
     dls_run_free(&r);
-    unlink(logp);
-    unlink(data);
-    rmdir(dir);
+    remove_dir(dir);
 }
 
 /* The program closes 0-2 and everything else, then opens files that become 0-2: the warning
@@ -127,14 +139,11 @@ static void reused_descriptor(void **state)
 static void closed_stderr(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/dlsync-hyg-XXXXXX", log[80], path[64];
+    char dir[] = "/tmp/dlsync-hyg-XXXXXX", path[64];
     assert_non_null(mkdtemp(dir));
-    snprintf(log, sizeof log, "DLSYNC_LOG=%s/log.jsonl", dir);
     const char *argv[] = {g_app, "closed-stderr", dir, NULL};
-    const char *extra[] = {log, "DLSYNC_VERBOSE=1", NULL};
     dls_run_result r;
-    run(argv, 1, extra, &r);
-    assert_int_equal(r.status, 0);
+    run_logged(argv, dir, "log.jsonl", &r);
     dls_run_free(&r);
     const char *want[] = {"", "", "program 21.0\n"};
     for (int i = 0; i < 3; i++) {
@@ -143,11 +152,8 @@ static void closed_stderr(void **state)
         assert_non_null(text);
         assert_string_equal(text, want[i]);
         free(text);
-        unlink(path);
     }
-    snprintf(path, sizeof path, "%s/log.jsonl", dir);
-    unlink(path);
-    rmdir(dir);
+    remove_dir(dir);
 }
 
 /* Number of files in dir. */
@@ -168,22 +174,17 @@ static int files_in(const char *dir)
 static void child_without_preload_is_inert(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/dlsync-hyg-XXXXXX", log[80];
+    char dir[] = "/tmp/dlsync-hyg-XXXXXX";
     assert_non_null(mkdtemp(dir));
-    snprintf(log, sizeof log, "DLSYNC_LOG=%s/log.%%p.jsonl", dir);
     const char *argv[] = {g_app, "spawn", g_cuda, NULL};
-    const char *extra[] = {log, "DLSYNC_VERBOSE=1", NULL};
     dls_run_result r;
-    run(argv, 1, extra, &r);
-    assert_int_equal(r.status, 0);
+    run_logged(argv, dir, "log.%p.jsonl", &r);
     assert_string_equal(r.out, "subscribe=0\n");
     assert_int_equal(dls_count(r.err, "dlsync:"), 1); /* the parent's summary only */
     assert_int_equal(dls_count(r.err, "dlsync: mode=fix"), 1);
     dls_run_free(&r);
     assert_int_equal(files_in(dir), 1); /* the parent's log only */
-    char cmd[100];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    remove_dir(dir);
 }
 
 /* CUDA_INJECTION64_PATH pointed at libdlsync.so by the user (no marker): dlsync runs, observes
