@@ -65,7 +65,7 @@ static int op_writes(const dls_cuda_op *op, uintptr_t lo, uintptr_t hi)
     return 0;
 }
 
-static int ordered(uint64_t tid, uint64_t stream, const dls_hb_epoch *at)
+int dls_pol_ordered(uint64_t tid, uint64_t stream, const dls_hb_epoch *at)
 {
     int o = 0;
     return at->stream == stream || (!dls_hb_ordered(dls_pol_g.hb, tid, stream, at->stream, at->pos, &o) && o);
@@ -77,7 +77,7 @@ static void check_live(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid, 
     int all = 1;
     for (unsigned i = 0; i < x->nfront; i++) {
         const dls_pol_touch *f = &x->front[i];
-        if (ordered(tid, st->id, &f->at))
+        if (dls_pol_ordered(tid, st->id, &f->at))
             continue;
         all = 0;
         char dtype[48], why[320];
@@ -104,7 +104,7 @@ static void check_live(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid, 
 static int release_complete(const dls_pol_x *x, uint64_t tid)
 {
     for (unsigned i = 0; i < x->ncons; i++)
-        if (!ordered(tid, DLS_POL_HOST_STREAM, &x->cons[i].at))
+        if (!dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &x->cons[i].at))
             return 0;
     return 1;
 }
@@ -114,7 +114,7 @@ static void check_released(const dls_cuda_op *op, dls_pol_stream *st, uint64_t t
 {
     for (unsigned i = 0; i < x->ncons; i++) {
         const dls_pol_touch *c = &x->cons[i];
-        if (ordered(tid, st->id, &c->at))
+        if (dls_pol_ordered(tid, st->id, &c->at))
             continue;
         char dtype[48], why[320];
         dls_race r = {.kind = DLS_RACE_RELEASE_REUSE};
@@ -155,7 +155,7 @@ void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer)
 {
     for (unsigned i = 0; i < x->nfront; i++) {
         const dls_pol_touch *f = &x->front[i];
-        if (ordered(tid, DLS_POL_HOST_STREAM, &f->at))
+        if (dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &f->at))
             continue;
         char dtype[48], why[320], op[160];
         dls_race r = {.kind = DLS_RACE_HOST_READ};

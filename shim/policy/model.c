@@ -1,7 +1,8 @@
 /* The CUDA operation sink: every observed operation becomes hb engine calls, ring entries and
  * consumer accesses; operations that may touch an exchanged tensor are checked (check) or
- * ordered (fix) at ENTER, and so (fix) are those that reuse released memory, stream-ordered frees
- * included. See pol.h for the model.
+ * ordered (fix) at ENTER, after asking whether host-function marks show the producer's work
+ * complete, and so (fix) are those that reuse released memory, stream-ordered frees included.
+ * A host-function launch records its mark at ENTER. See pol.h for the model.
  *
  * Fast path: ENTER of an operation that touches no watched range costs a kind test and a
  * bounding-box test without the lock; EXIT takes the lock for the hb operation and one ring
@@ -165,11 +166,22 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
 {
     (void)user;
     if (op->phase == DLS_PHASE_ENTER) {
+        if (op->kind == DLS_OP_HOST_FUNC && (op->flags & DLS_OPF_HAS_STREAM)) {
+            dls_pol_hostfn_launch(op);
+            return;
+        }
         if (!entered(op) || !dls_pol_may_touch(op))
             return;
         pthread_mutex_lock(&dls_pol_g.lock);
         register_thread(op->tid);
         dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
+        dls_pol_hostfn_ask ask;
+        if (st && !st->capturing && dls_pol_hostfn_wanted(op, st, op->tid, &ask)) {
+            pthread_mutex_unlock(&dls_pol_g.lock); /* the driver is asked with no lock held */
+            dls_pol_hostfn_query(&ask);
+            pthread_mutex_lock(&dls_pol_g.lock);
+            dls_pol_hostfn_learn(&ask, op->tid);
+        }
         if (st && st->capturing)
             dls_pol_capture_use(op, st);
         else if (st) {

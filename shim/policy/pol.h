@@ -54,12 +54,24 @@
  *   tensor), so the ordering the captured use needed is made at the ENTER of the graph launch on
  *   the launch stream (fix: `capture-end-wait`, warned once; check: reported there). An exchange
  *   whose use was captured unordered is marked `captured` for that label.
+ * - Host functions: a host thread may wait for a host function H (cuLaunchHostFunc,
+ *   cuStreamAddCallback) instead of a stream or event (XLA does: an event on the compute stream, a
+ *   second stream waiting on it, H there waking the thread that wants the buffer). The shim cannot
+ *   see that wait, so at the ENTER of every host-function launch on a stream that is not capturing
+ *   it records a mark: an event of its own, just before H (hostfn.c). At the ENTER of an operation
+ *   that touches a live exchange with a frontier entry W that hb does not order it after, the marks
+ *   hb places after W (on W's stream, or on a stream ordered after W) are queried with no lock
+ *   held; a complete mark is an observed completion (the thread synchronized with that event: hb
+ *   orders it after W, and the mark's stream is done up to it), so check reports nothing and fix
+ *   injects nothing. An incomplete mark teaches nothing: the use is checked or ordered as before.
+ *   H starts only after its mark completed, so a thread that waited for H finds the mark complete.
  * - Streams with at most DLS_POL_MAXF frontier entries and DLS_POL_MAXC consumer streams per
  *   exchange are tracked; beyond that a warning is printed once and the extra streams are
  *   not tracked. */
 #ifndef DLS_POL_H
 #define DLS_POL_H
 
+#include "../cuda/cuda_api.h"
 #include "../cuda/ops.h"
 #include "../hb/hb.h"
 #include "../hooks/exchange.h"
@@ -77,6 +89,7 @@
 #define DLS_POL_MAXC 16      /* consumer streams per exchange */
 #define DLS_POL_NDIM 8       /* shape dimensions kept for reports */
 #define DLS_POL_RELEASED 32  /* released ranges kept (check: watched; fix: pending fences) */
+#define DLS_POL_HOSTFN 32    /* host-function marks kept (the oldest is reused first) */
 #define DLS_POL_HOST_STREAM UINT64_C(0xffffffffffffff00) /* the host probe stream's hb id */
 #define DLS_POL_HOST_CTX UINT64_C(0xffffffffffffff01)
 #define DLS_POL_OWN_OP (UINT64_C(1) << 40)    /* op ids of injected operations start here */
@@ -225,6 +238,9 @@ void dls_pol_capture_use(const dls_cuda_op *op, const dls_pol_stream *st);
 
 /* check.c */
 
+/* 1 when the next operation of thread tid on `stream` is ordered after `at`. */
+int dls_pol_ordered(uint64_t tid, uint64_t stream, const dls_hb_epoch *at);
+
 /* Checks op (ENTER, on st by thread tid) against every exchange it touches; reports races. */
 void dls_pol_check_op(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid);
 
@@ -234,6 +250,35 @@ void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer);
 /* 1 when every consumer access of x is known complete to thread tid (nothing to watch after
  * release). */
 int dls_pol_check_release(dls_pol_x *x, uint64_t tid);
+
+/* hostfn.c: observed completion through host functions (see "Host functions" above). */
+
+/* The marks one decision asks the driver about, pinned until dls_pol_hostfn_learn. */
+typedef struct {
+    unsigned n;
+    int slot[DLS_POL_HOSTFN];
+    CUevent ev[DLS_POL_HOSTFN];
+    CUcontext ctx[DLS_POL_HOSTFN];
+    int complete[DLS_POL_HOSTFN]; /* filled by dls_pol_hostfn_query */
+} dls_pol_hostfn_ask;
+
+/* ENTER of a host-function launch (op), no lock held: records a mark on op's stream (takes the
+ * lock to plan and commit; records outside it). Does nothing on a capturing stream. */
+void dls_pol_hostfn_launch(const dls_cuda_op *op);
+
+/* Lock held: for every live exchange op touches that st is not ordered for, and every frontier
+ * entry thread tid's next operation on st is not ordered after, learns a mark after it already
+ * seen complete, or else collects (pinned) the marks after it into *ask. Returns ask->n > 0. */
+int dls_pol_hostfn_wanted(const dls_cuda_op *op, const dls_pol_stream *st, uint64_t tid, dls_pol_hostfn_ask *ask);
+
+/* No lock held: asks the driver whether each mark of ask is complete. */
+void dls_pol_hostfn_query(dls_pol_hostfn_ask *ask);
+
+/* Lock held: unpins ask's marks; thread tid learns those found complete. */
+void dls_pol_hostfn_learn(const dls_pol_hostfn_ask *ask, uint64_t tid);
+
+/* Tests only: forgets every mark (no driver call). */
+void dls_pol_hostfn_reset_for_tests(void);
 
 /* model.c: the sink registered with the CUDA observer. */
 void dls_pol_sink(const dls_cuda_op *op, void *user);

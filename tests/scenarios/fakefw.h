@@ -68,6 +68,11 @@ void mx_read(mx_array *a);                     /* read kernel on the thread's st
 float mx_result(mx_array *a, int i);           /* synchronizes the stream, returns element i read by mx_read */
 void mx_sync(void);                            /* synchronizes the thread's stream */
 void mx_free(mx_array *a);                     /* drops the program's reference */
+/* Readiness through a host function, as XLA orders a buffer's definition: an event recorded on
+ * the thread's stream, the thread's second (non-blocking) stream waiting for it, and a host
+ * function there that marks a ready. mx_wait_ready blocks on the host until it has. */
+void mx_signal_ready(mx_array *a);
+void mx_wait_ready(mx_array *a);
 
 /* ---- libfaketvm.so ---- */
 typedef struct tvm_array tvm_array;

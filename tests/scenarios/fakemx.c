@@ -9,6 +9,14 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
+/* A readiness signal: set by a host function, shared by the array and that function (the array
+ * may be freed before the function runs); the last of the two frees it. */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    int set, refs;
+} mx_ready;
+
 struct mx_array {
     float *data;
     int n;
@@ -18,11 +26,12 @@ struct mx_array {
     int owns;              /* data is a cache block owned by this array */
     DLManagedTensor *from; /* imported: the tensor to release */
     float *result;         /* pinned buffer mx_read writes into */
+    mx_ready *ready;       /* from mx_signal_ready */
 };
 
 static fw_stream_kind g_kind;
-static __thread cudaStream_t t_stream;
-static __thread int t_made;
+static __thread cudaStream_t t_stream, t_signal_stream;
+static __thread int t_made, t_signal_made;
 
 static void ck(cudaError_t e, const char *what)
 {
@@ -86,10 +95,26 @@ static void block_put(float *p, int n, DLDeviceType where, int device)
         ck(where == kDLCUDAHost ? cudaFreeHost(p) : cudaFree(p), "free");
 }
 
+/* Drops one reference to r (NULL is ignored). */
+static void ready_unref(mx_ready *r)
+{
+    if (!r)
+        return;
+    pthread_mutex_lock(&r->lock);
+    int last = --r->refs == 0;
+    pthread_mutex_unlock(&r->lock);
+    if (last) {
+        pthread_mutex_destroy(&r->lock);
+        pthread_cond_destroy(&r->cv);
+        free(r);
+    }
+}
+
 static void unref(mx_array *a)
 {
     if (--a->refs > 0)
         return;
+    ready_unref(a->ready);
     if (a->owns)
         block_put(a->data, a->n, a->where, a->device);
     if (a->from && a->from->deleter)
@@ -160,6 +185,45 @@ EXPORT void mx_sync(void)
 EXPORT void mx_free(mx_array *a)
 {
     unref(a);
+}
+
+/* The host function of mx_signal_ready. */
+static void CUDART_CB signal_ready(void *arg)
+{
+    mx_ready *r = arg;
+    pthread_mutex_lock(&r->lock);
+    r->set = 1;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->lock);
+    ready_unref(r);
+}
+
+EXPORT void mx_signal_ready(mx_array *a)
+{
+    mx_ready *r = calloc(1, sizeof *r);
+    if (!r)
+        exit(2);
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->cv, NULL);
+    r->refs = 2;
+    ready_unref(a->ready);
+    a->ready = r;
+    cudaStream_t side = fw_thread_stream(FW_NON_BLOCKING, &t_signal_stream, &t_signal_made, "fakemx");
+    cudaEvent_t e;
+    ck(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    ck(cudaEventRecord(e, mx_stream()), "cudaEventRecord");
+    ck(cudaStreamWaitEvent(side, e, 0), "cudaStreamWaitEvent");
+    ck(cudaEventDestroy(e), "cudaEventDestroy");
+    ck(cudaLaunchHostFunc(side, signal_ready, r), "cudaLaunchHostFunc");
+}
+
+EXPORT void mx_wait_ready(mx_array *a)
+{
+    mx_ready *r = a->ready;
+    pthread_mutex_lock(&r->lock);
+    while (!r->set)
+        pthread_cond_wait(&r->cv, &r->lock);
+    pthread_mutex_unlock(&r->lock);
 }
 
 /* What an exported tensor keeps alive. */

@@ -36,6 +36,7 @@ static const struct {
     {"devices_stream", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"devices_peer", "write-read", "mxnet", "scen_write", "cudaMemcpyPeerAsync_v4000", "consumer-stream", NULL},
     {"devices_threads", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
+    {"host_signal", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
 };
 #define NSCEN (sizeof g_expect / sizeof *g_expect)
 

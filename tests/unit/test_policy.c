@@ -1,7 +1,9 @@
 /* Unit tests of the policy layer's model (shim/policy): producer attribution from the
  * per-stream history, host completion, overflow, touch tests, check-mode conflict detection on
- * synthesized operations, and report deduplication (shim/report/race). No CUDA is involved:
- * operations are fed to the sink as the observer would deliver them. */
+ * synthesized operations, observed completion through host-function marks, and report
+ * deduplication (shim/report/race). No CUDA is involved: operations are fed to the sink as the
+ * observer would deliver them, and the shim's own driver calls (marks, fix's waits) go to a fake
+ * driver table. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +13,7 @@
 #include <cmocka.h>
 
 #include "common/config.h"
+#include "cuda/drv.h"
 #include "policy/pol.h"
 #include "report/race.h"
 #include "report/summary.h"
@@ -189,6 +192,170 @@ static void an_event_wait_orders_the_consumer(void **state)
     assert_int_equal(dls_race_distinct(), 0);
 }
 
+/* The fake driver of the host-function tests: every call succeeds except cuEventQuery, which
+ * answers g_query; calls are counted. */
+static CUresult g_query;
+static int g_records, g_queries, g_waits;
+
+static CUresult fake_ctx_get_current(CUcontext *c)
+{
+    *c = (CUcontext)0xc0;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_event_create(CUevent *e, unsigned flags)
+{
+    (void)flags;
+    static char events[64];
+    static unsigned n;
+    *e = (CUevent)&events[n++ % sizeof events];
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_event_record(CUevent e, CUstream s)
+{
+    (void)e, (void)s;
+    g_records++;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_event_query(CUevent e)
+{
+    (void)e;
+    g_queries++;
+    return g_query;
+}
+
+static CUresult fake_stream_wait_event(CUstream s, CUevent e, unsigned flags)
+{
+    (void)s, (void)e, (void)flags;
+    g_waits++;
+    return CUDA_SUCCESS;
+}
+
+static const dls_drv_table g_fake_drv = {
+    .ctx_get_current = fake_ctx_get_current,
+    .event_create = fake_event_create,
+    .event_record = fake_event_record,
+    .event_query = fake_event_query,
+    .stream_wait_event = fake_stream_wait_event,
+};
+
+static int setup_hostfn(void **state)
+{
+    setup(state);
+    dls_drv_set_table_for_tests(&g_fake_drv);
+    dls_pol_hostfn_reset_for_tests();
+    g_query = CUDA_SUCCESS;
+    g_records = g_queries = g_waits = 0;
+    return 0;
+}
+
+static int teardown_hostfn(void **state)
+{
+    dls_pol_hostfn_reset_for_tests();
+    dls_drv_set_table_for_tests(NULL);
+    dls_pol_g.mode = DLS_MODE_CHECK;
+    return teardown(state);
+}
+
+/* Delivers an operation of `kind` with event `ev` on stream sid at EXIT. */
+static void event_op(dls_op_kind kind, uint64_t sid, uint64_t ev)
+{
+    dls_cuda_op op = {.kind = kind, .phase = DLS_PHASE_EXIT, .flags = DLS_OPF_HAS_STREAM | DLS_OPF_HAS_EVENT,
+                      .api = "event", .tid = TID, .correlation_id = ++g_corr,
+                      .stream = stream(sid, DLS_STREAM_NON_BLOCKING), .event_id = ev};
+    dls_pol_sink(&op, NULL);
+}
+
+/* Delivers a cuLaunchHostFunc on stream sid (ENTER and EXIT). */
+static void host_func(uint64_t sid)
+{
+    dls_cuda_op op = {.kind = DLS_OP_HOST_FUNC, .flags = DLS_OPF_ASYNC | DLS_OPF_HAS_STREAM,
+                      .api = "cuLaunchHostFunc", .tid = TID, .correlation_id = ++g_corr,
+                      .stream = stream(sid, DLS_STREAM_NON_BLOCKING)};
+    op.phase = DLS_PHASE_ENTER;
+    dls_pol_sink(&op, NULL);
+    op.phase = DLS_PHASE_EXIT;
+    dls_pol_sink(&op, NULL);
+}
+
+/* The producer's write of [at, at + 0x100) on stream 1, then (as XLA) an event there, stream 2
+ * waiting for it and a host function on stream 2; the tensor is exported. */
+static void write_then_host_function(uint64_t at)
+{
+    launch(1, "producer", &at, 1, 0);
+    event_op(DLS_OP_EVENT_RECORD, 1, 7);
+    event_op(DLS_OP_STREAM_WAIT_EVENT, 2, 7);
+    host_func(2);
+    export_range(at, at + 0x100);
+}
+
+static void a_host_function_that_ran_orders_the_consumer(void **state)
+{
+    (void)state;
+    write_then_host_function(0x10000);
+    assert_int_equal(g_records, 1);
+    uint64_t mine = 0x10000;
+    launch(3, "consumer", &mine, 1, 0);
+    launch(3, "consumer", &mine, 1, 0);
+    assert_int_equal(dls_race_distinct(), 0);
+    assert_int_equal(g_queries, 1); /* ordered from then on: never asked again */
+    launch(4, "another consumer", &mine, 1, 0); /* the mark is known complete: no new query */
+    assert_int_equal(dls_race_distinct(), 0);
+    assert_int_equal(g_queries, 1);
+}
+
+static void a_host_function_that_has_not_run_leaves_the_race(void **state)
+{
+    (void)state;
+    g_query = CUDA_ERROR_NOT_READY;
+    write_then_host_function(0x10000);
+    uint64_t mine = 0x10000;
+    launch(3, "consumer", &mine, 1, 0);
+    assert_int_equal(dls_race_distinct(), 1);
+    assert_int_equal(g_queries, 1);
+}
+
+static void a_host_function_not_after_the_write_is_not_asked(void **state)
+{
+    (void)state;
+    uint64_t mine = 0x10000;
+    host_func(1); /* before the write on its stream */
+    host_func(2); /* on a stream that never waited for the write */
+    launch(1, "producer", &mine, 1, 0);
+    export_range(0x10000, 0x10100);
+    launch(3, "consumer", &mine, 1, 0);
+    assert_int_equal(g_records, 2);
+    assert_int_equal(g_queries, 0);
+    assert_int_equal(dls_race_distinct(), 1);
+}
+
+static void an_ordered_use_never_asks(void **state)
+{
+    (void)state;
+    write_then_host_function(0x10000);
+    uint64_t mine = 0x10000;
+    launch(1, "same stream", &mine, 1, 0);
+    assert_int_equal(g_queries, 0);
+    assert_int_equal(dls_race_distinct(), 0);
+}
+
+static void fix_injects_nothing_after_a_host_function_that_ran(void **state)
+{
+    (void)state;
+    dls_pol_g.mode = DLS_MODE_FIX;
+    write_then_host_function(0x10000);
+    uint64_t mine = 0x10000;
+    launch(3, "consumer", &mine, 1, 0);
+    assert_int_equal(g_waits, 0);
+    g_query = CUDA_ERROR_NOT_READY;
+    uint64_t other = 0x20000;
+    write_then_host_function(other);
+    launch(4, "consumer", &other, 1, 0);
+    assert_int_equal(g_waits, 1);
+}
+
 static void identical_reports_share_a_key(void **state)
 {
     (void)state;
@@ -220,6 +387,14 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_copy_touches_exactly_its_ranges, setup, teardown),
         cmocka_unit_test_setup_teardown(an_unordered_consumer_is_reported_once, setup, teardown),
         cmocka_unit_test_setup_teardown(an_event_wait_orders_the_consumer, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_host_function_that_ran_orders_the_consumer, setup_hostfn, teardown_hostfn),
+        cmocka_unit_test_setup_teardown(a_host_function_that_has_not_run_leaves_the_race, setup_hostfn,
+                                        teardown_hostfn),
+        cmocka_unit_test_setup_teardown(a_host_function_not_after_the_write_is_not_asked, setup_hostfn,
+                                        teardown_hostfn),
+        cmocka_unit_test_setup_teardown(an_ordered_use_never_asks, setup_hostfn, teardown_hostfn),
+        cmocka_unit_test_setup_teardown(fix_injects_nothing_after_a_host_function_that_ran, setup_hostfn,
+                                        teardown_hostfn),
         cmocka_unit_test(identical_reports_share_a_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,231 @@
+/* Observed completion through host functions (see pol.h, "Host functions").
+ *
+ * A mark is one event of the shim's own, recorded on a stream at the ENTER of a host-function
+ * launch there, just before the host function H is enqueued. H starts only once the mark is
+ * complete, and the mark completes only once everything enqueued before it has. The hb engine
+ * models the mark as an event record at that position (registered before the real record, so its
+ * capture holds only work enqueued before it). A mark goes FREE -> RECORDING (the launching thread
+ * records it, no lock held) -> LIVE (queryable), and back to FREE when evicted, oldest first, by a
+ * later launch. A LIVE mark is pinned while a thread queries it without the lock, and a pinned mark
+ * is never evicted, so its event is never re-recorded or destroyed under a query. A mark seen
+ * complete stays so: later threads learn it without asking the driver.
+ *
+ * Every function but dls_pol_hostfn_launch and dls_pol_hostfn_query runs with dls_pol_g.lock
+ * held; those two make their CUDA calls with no dlsync lock held. */
+#include "pol.h"
+
+#include "../cuda/drv.h"
+#include "../report/warn.h"
+
+/* A thread id no kernel thread has: the engine's thread used to ask what a mark's completion
+ * would order. */
+#define PROBE_THREAD UINT64_MAX
+
+typedef enum { MARK_FREE = 0, MARK_RECORDING, MARK_LIVE } mark_state;
+
+typedef struct {
+    mark_state state;
+    int complete;      /* a host thread saw its event complete */
+    unsigned pins;     /* queries in flight without the lock */
+    uint64_t age;      /* when it was recorded: the oldest is evicted first */
+    uint64_t evid;     /* its hb event id */
+    uint64_t stream;   /* its stream's hb id and the mark's position there */
+    uint64_t pos;
+    CUevent ev;        /* kept across reuse while the context stays the same */
+    CUcontext ctx;
+} mark;
+
+static mark g_marks[DLS_POL_HOSTFN];
+static unsigned g_nlive;
+static uint64_t g_age;
+
+/* A FREE slot, or the oldest unpinned LIVE one (its hb event forgotten); -1 when all are busy. */
+static int reserve(void)
+{
+    int best = -1;
+    for (int i = 0; i < DLS_POL_HOSTFN; i++) {
+        const mark *m = &g_marks[i];
+        if (m->state == MARK_FREE)
+            return i;
+        if (m->state == MARK_LIVE && !m->pins && (best < 0 || m->age < g_marks[best].age))
+            best = i;
+    }
+    if (best >= 0) {
+        dls_hb_event_remove(dls_pol_g.hb, g_marks[best].evid);
+        g_marks[best].state = MARK_FREE;
+        g_nlive--;
+    }
+    return best;
+}
+
+/* Records the mark's event (*ev of context *evctx, replaced when the stream's context differs)
+ * on stream `handle` of context `sctx`, with that context current; refuses a stream that is
+ * capturing (asked only while some stream captures). No lock held. Returns 1 when recorded. */
+static int record_mark(uintptr_t handle, uintptr_t sctx, unsigned ncapturing, CUevent *ev, CUcontext *evctx)
+{
+    int pushed = 0, ok = 0;
+    if (dls_drv_ctx_enter((CUcontext)sctx, &pushed) != CUDA_SUCCESS)
+        return 0;
+    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUcontext want = (CUcontext)sctx;
+    if (!want)
+        dls_drv_ctx_get_current(&want);
+    if (ncapturing && (dls_drv_stream_is_capturing((CUstream)handle, &cs) != CUDA_SUCCESS ||
+                       cs != CU_STREAM_CAPTURE_STATUS_NONE))
+        goto out;
+    if (*ev && *evctx != want) {
+        dls_drv_event_destroy(*ev);
+        *ev = NULL;
+    }
+    *evctx = want;
+    CUresult r = CUDA_SUCCESS;
+    if (!*ev && (r = dls_drv_event_create(ev, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS)
+        *ev = NULL;
+    if (*ev)
+        r = dls_drv_event_record(*ev, (CUstream)handle);
+    ok = r == CUDA_SUCCESS;
+    if (!ok)
+        dls_warn_once("hostfn-mark", "the shim could not record its event before a host function (CUDA error "
+                      "%d); work a host thread waited for through a host function may be reported as racy",
+                      (int)r);
+out:
+    dls_drv_ctx_leave(pushed);
+    return ok;
+}
+
+void dls_pol_hostfn_launch(const dls_cuda_op *op)
+{
+    pthread_mutex_lock(&dls_pol_g.lock);
+    dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
+    int slot = st && !st->capturing && dls_pol_g.hb ? reserve() : -1;
+    mark *m = slot >= 0 ? &g_marks[slot] : NULL;
+    uint64_t evid = DLS_POL_OWN_EVENT + dls_pol_g.own_op, pos = 0;
+    if (m && dls_hb_event_record(dls_pol_g.hb, op->tid, st->id, evid, dls_pol_g.own_op++, &pos))
+        m = NULL;
+    uintptr_t handle = 0, sctx = 0;
+    CUevent ev = NULL;
+    CUcontext evctx = NULL;
+    if (m) {
+        st->last = pos;
+        *m = (mark){.state = MARK_RECORDING, .evid = evid, .stream = st->id, .pos = pos, .ev = m->ev, .ctx = m->ctx};
+        handle = st->handle;
+        sctx = st->ctx;
+        ev = m->ev;
+        evctx = m->ctx;
+    }
+    unsigned ncapturing = dls_pol_g.ncapturing;
+    pthread_mutex_unlock(&dls_pol_g.lock);
+    if (!m)
+        return;
+    int ok = record_mark(handle, sctx, ncapturing, &ev, &evctx);
+    pthread_mutex_lock(&dls_pol_g.lock);
+    m->ev = ev;
+    m->ctx = evctx;
+    if (ok) {
+        m->state = MARK_LIVE;
+        m->age = ++g_age;
+        g_nlive++;
+    } else {
+        dls_hb_event_remove(dls_pol_g.hb, evid);
+        m->state = MARK_FREE;
+    }
+    pthread_mutex_unlock(&dls_pol_g.lock);
+}
+
+/* 1 when a host thread that saw m complete would be ordered after position f. */
+static int mark_after(const mark *m, const dls_hb_epoch *f)
+{
+    if (m->stream == f->stream)
+        return f->pos < m->pos;
+    int o = 0;
+    dls_hb *hb = dls_pol_g.hb;
+    dls_hb_thread_remove(hb, PROBE_THREAD);
+    if (!dls_hb_sync_event(hb, PROBE_THREAD, m->evid) &&
+        dls_hb_ordered(hb, PROBE_THREAD, DLS_POL_HOST_STREAM, f->stream, f->pos, &o))
+        o = 0;
+    dls_hb_thread_remove(hb, PROBE_THREAD);
+    return o;
+}
+
+/* Thread tid observed m complete. */
+static void learn(mark *m, uint64_t tid)
+{
+    m->complete = 1;
+    dls_hb_sync_event(dls_pol_g.hb, tid, m->evid);
+    dls_pol_stream *s = dls_pol_stream_find(m->stream);
+    if (s)
+        dls_pol_stream_done(s, m->pos);
+}
+
+/* Adds mark i to ask (pinned) unless it is there already. */
+static void ask_add(dls_pol_hostfn_ask *ask, int i)
+{
+    for (unsigned k = 0; k < ask->n; k++)
+        if (ask->slot[k] == i)
+            return;
+    g_marks[i].pins++;
+    ask->slot[ask->n] = i;
+    ask->ev[ask->n] = g_marks[i].ev;
+    ask->ctx[ask->n] = g_marks[i].ctx;
+    ask->complete[ask->n] = 0;
+    ask->n++;
+}
+
+/* For frontier entry f that the next operation is not ordered after: learns a complete mark after
+ * it, or else adds the LIVE marks after it to ask. */
+static void marks_after(const dls_hb_epoch *f, dls_pol_hostfn_ask *ask, uint64_t tid)
+{
+    for (int i = 0; i < DLS_POL_HOSTFN; i++) {
+        mark *m = &g_marks[i];
+        if (m->state != MARK_LIVE || !mark_after(m, f))
+            continue;
+        if (m->complete) {
+            learn(m, tid);
+            return;
+        }
+        ask_add(ask, i);
+    }
+}
+
+int dls_pol_hostfn_wanted(const dls_cuda_op *op, const dls_pol_stream *st, uint64_t tid, dls_pol_hostfn_ask *ask)
+{
+    ask->n = 0;
+    if (!g_nlive)
+        return 0;
+    for (dls_pol_x *x = dls_pol_g.live; x; x = x->next) {
+        if (dls_pol_x_is_ordered(x, st->id) || !dls_pol_op_touches(op, x->lo, x->hi))
+            continue;
+        for (unsigned i = 0; i < x->nfront; i++)
+            if (!dls_pol_ordered(tid, st->id, &x->front[i].at))
+                marks_after(&x->front[i].at, ask, tid);
+    }
+    return ask->n > 0;
+}
+
+void dls_pol_hostfn_query(dls_pol_hostfn_ask *ask)
+{
+    for (unsigned k = 0; k < ask->n; k++) {
+        int pushed = 0;
+        if (dls_drv_ctx_enter(ask->ctx[k], &pushed) != CUDA_SUCCESS)
+            continue;
+        ask->complete[k] = dls_drv_event_query(ask->ev[k]) == CUDA_SUCCESS;
+        dls_drv_ctx_leave(pushed);
+    }
+}
+
+void dls_pol_hostfn_learn(const dls_pol_hostfn_ask *ask, uint64_t tid)
+{
+    for (unsigned k = 0; k < ask->n; k++) {
+        mark *m = &g_marks[ask->slot[k]];
+        m->pins--;
+        if (ask->complete[k])
+            learn(m, tid);
+    }
+}
+
+void dls_pol_hostfn_reset_for_tests(void)
+{
+    for (int i = 0; i < DLS_POL_HOSTFN; i++)
+        g_marks[i] = (mark){0};
+    g_nlive = 0;
+}
