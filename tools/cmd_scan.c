@@ -19,9 +19,12 @@ typedef struct {
     char *demangled;
 } row;
 
+/* DLPack-related names, except Python module init functions (PyInit_dlpack is no exchange). */
 static int is_candidate(const char *name, void *ctx)
 {
     (void)ctx;
+    if (strncmp(name, "PyInit_", 7) == 0)
+        return 0;
     return strcasestr(name, "dlpack") || strstr(name, "DLManagedTensor") || strstr(name, "DLTensor");
 }
 
@@ -77,29 +80,34 @@ static void framework_of(const char *path, char *buf, size_t n)
             *c = '_';
 }
 
-/* Finds the top-level parameter k of a demangled signature that is a pointer to a DLPack managed
- * tensor: returns its index and sets *out_param (pointer to pointer) and *versioned; -1 if none. */
-static int tensor_param(const char *d, int *out_param, int *versioned)
+typedef enum { PARAM_MANAGED, PARAM_MANAGED_OUT, PARAM_DLTENSOR } param_kind;
+
+/* Index of the '(' opening the parameter list of a demangled signature ending in ')'; 0 if none. */
+static size_t params_open(const char *d, size_t len)
 {
-    size_t len = strlen(d);
     if (!len || d[len - 1] != ')')
-        return -1;
+        return 0;
     int depth = 0;
-    size_t open = len;
     for (size_t i = len; i-- > 0;) {
         if (d[i] == ')' || d[i] == '>')
             depth++;
         else if (d[i] == '(' || d[i] == '<')
             depth--;
-        if (depth == 0) {
-            open = i;
-            break;
-        }
+        if (depth == 0)
+            return i;
     }
-    if (open == len)
+    return 0;
+}
+
+/* Finds the first top-level parameter of a demangled signature that is a pointer to a DLPack
+ * managed tensor (or a pointer to one: an out-parameter) or to a bare DLTensor: returns its index
+ * among the visible parameters and sets *kind and *versioned; -1 if none. */
+static int tensor_param(const char *d, param_kind *kind, int *versioned)
+{
+    size_t len = strlen(d), open = params_open(d, len);
+    if (!open)
         return -1;
-    int index = 0;
-    depth = 0;
+    int index = 0, depth = 0;
     size_t start = open + 1;
     for (size_t i = open + 1; i < len; i++) {
         char c = d[i];
@@ -112,13 +120,12 @@ static int tensor_param(const char *d, int *out_param, int *versioned)
             size_t pl = i - start < sizeof p - 1 ? i - start : sizeof p - 1;
             memcpy(p, d + start, pl);
             p[pl] = '\0';
-            const char *t = strstr(p, "DLManagedTensor");
-            if (t && !strchr(p, '<') && !strchr(p, '(')) {
-                const char *stars = strchr(t, '*');
-                *versioned = strstr(t, "Versioned") != NULL;
-                *out_param = stars && strstr(stars, "**") != NULL;
-                if (stars)
-                    return index;
+            const char *m = strstr(p, "DLManagedTensor"), *t = strstr(p, "DLTensor");
+            const char *stars = strchr(p, '*');
+            if ((m || t) && stars && !strchr(p, '<') && !strchr(p, '(')) {
+                *versioned = m && strstr(m, "Versioned") != NULL;
+                *kind = !m ? PARAM_DLTENSOR : strstr(stars, "**") ? PARAM_MANAGED_OUT : PARAM_MANAGED;
+                return index;
             }
             index++;
             start = i + 1;
@@ -127,8 +134,36 @@ static int tensor_param(const char *d, int *out_param, int *versioned)
     return -1;
 }
 
+/* What a C++ signature says about registers before the visible parameters: 1 when its return
+ * type is shown (template instances) and is a class returned by value (a hidden return slot),
+ * 0 when it is shown and is not, -1 when the symbol does not show it. */
+static int hidden_slot(const char *d)
+{
+    size_t open = params_open(d, strlen(d));
+    int depth = 0;
+    size_t space = 0;
+    for (size_t i = 0; i < open; i++) {
+        if (d[i] == '<' || d[i] == '(')
+            depth++;
+        else if (d[i] == '>' || d[i] == ')')
+            depth--;
+        else if (d[i] == ' ' && depth == 0)
+            space = i;
+    }
+    if (!space)
+        return -1;
+    static const char *const scalars[] = {"void", "bool", "char", "short", "int", "long", "float", "double",
+                                          "unsigned", "signed"};
+    if (d[space - 1] == '*' || d[space - 1] == '&')
+        return 0;
+    for (size_t i = 0; i < sizeof scalars / sizeof *scalars; i++)
+        if (strncmp(d, scalars[i], strlen(scalars[i])) == 0)
+            return 0;
+    return 1;
+}
+
 /* Prints a suggested profile row for an unknown reachable candidate: live when the signature
- * shows where the tensor is, commented out when it is only guessed from the name. */
+ * shows where the tensor is, commented out with the reason when it does not. */
 static void suggest(const char *path, const row *r, FILE *out)
 {
     dls_profile p = {0};
@@ -138,42 +173,62 @@ static void suggest(const char *path, const row *r, FILE *out)
     }
     snprintf(p.symbol, sizeof p.symbol, "%s", r->sym->name);
     framework_of(path, p.framework, sizeof p.framework);
-    int out_param = 0, versioned = 0;
-    int k = tensor_param(r->demangled, &out_param, &versioned);
+    param_kind kind = PARAM_MANAGED;
+    int versioned = 0;
+    int k = tensor_param(r->demangled, &kind, &versioned);
     char lower[512];
     size_t i = 0;
     for (; r->sym->name[i] && i < sizeof lower - 1; i++)
         lower[i] = (char)tolower((unsigned char)r->sym->name[i]);
     lower[i] = '\0';
     int from = strstr(lower, "from") != NULL, to = strstr(lower, "todlpack") || strstr(lower, "to_dlpack");
-    int evidence = k >= 0;
-    if (evidence) {
-        p.role = out_param ? DLS_ROLE_EXPORT : DLS_ROLE_IMPORT;
-        p.where = out_param ? DLS_WHERE_OUT : DLS_WHERE_ARG;
-        p.index = k;
+    int cxx = strncmp(r->sym->name, "_Z", 2) == 0;
+    int slot = cxx ? hidden_slot(r->demangled) : 0;
+    const char *why = NULL;
+    char reason[160];
+    if (k >= 0 && kind == PARAM_DLTENSOR && !to) {
+        fprintf(out, "# %s: takes a bare DLTensor* (no owner, no deleter): nothing to profile\n", r->demangled);
+        return;
+    }
+    if (k >= 0) {
+        p.role = kind == PARAM_MANAGED ? DLS_ROLE_IMPORT : DLS_ROLE_EXPORT;
+        p.where = kind == PARAM_MANAGED ? DLS_WHERE_ARG : kind == PARAM_MANAGED_OUT ? DLS_WHERE_OUT : DLS_WHERE_FILL;
+        p.index = k + (slot > 0);
         p.versioned = versioned;
-        if (k > DLS_PROFILE_MAX_ARG) {
+        if (p.index > DLS_PROFILE_MAX_ARG) {
             fprintf(out, "# %s: the tensor is argument %d, past the %d register arguments a profile can name\n",
-                    r->demangled, k, DLS_PROFILE_MAX_ARG + 1);
+                    r->demangled, p.index, DLS_PROFILE_MAX_ARG + 1);
             return;
         }
+        if (slot < 0) {
+            snprintf(reason, sizeof reason,
+                     "a C++ symbol does not show the return type: if it returns a class by value or is a "
+                     "non-static member, the tensor is arg %d, not %d", k + 1, k);
+            why = reason;
+        }
+    } else if (cxx && slot == 0 && strncmp(r->demangled, "DLManagedTensor", 15) == 0 &&
+               strcspn(r->demangled, "*") < strcspn(r->demangled, " ")) {
+        p.role = DLS_ROLE_EXPORT; /* the shown return type is a managed tensor pointer */
+        p.where = DLS_WHERE_RET;
+        p.versioned = strncmp(r->demangled, "DLManagedTensorVersioned", 24) == 0;
     } else if (from != to) {
         p.role = from ? DLS_ROLE_IMPORT : DLS_ROLE_EXPORT;
         p.where = from ? DLS_WHERE_ARG : DLS_WHERE_RET;
         p.versioned = strstr(lower, "versioned") != NULL;
+        why = "guessed from the name only";
     } else {
         fprintf(out, "# %s: neither a to- nor a from-DLPack function by its name; no row suggested\n", r->demangled);
         return;
     }
     char line[512];
     dls_profile_format_line(&p, line, sizeof line);
-    if (evidence)
-        fprintf(out, "# %s: the signature shows the tensor at argument %d%s\n%s\n", r->demangled, k,
-                strchr(r->demangled, ':') ? " (add 1 if it returns a class by value or is a member function)" : "",
-                line);
+    if (why)
+        fprintf(out, "# %s: %s; check the declaration, then uncomment\n# %s\n", r->demangled, why, line);
+    else if (p.where == DLS_WHERE_RET)
+        fprintf(out, "# %s: the signature shows the tensor is returned\n%s\n", r->demangled, line);
     else
-        fprintf(out, "# %s: guessed from the name only; check the declaration, then uncomment\n# %s\n", r->demangled,
-                line);
+        fprintf(out, "# %s: the signature shows the tensor at argument %d%s\n%s\n", r->demangled, p.index,
+                slot > 0 ? " (after the hidden return slot of the class it returns by value)" : "", line);
 }
 
 static int scan_file(const char *path, dls_tally *seen, FILE *out, FILE *sugg)
@@ -253,7 +308,7 @@ int dls_cmd_scan(int argc, char **argv)
     fclose(sugg);
     if (slen)
         printf("\n# Suggested DLSYNC_PROFILES rows for reachable candidates no built-in profile wraps.\n"
-               "# Row: <exported-symbol> <framework> <export|import> <ret|out:N|arg:N> <v0|v1>\n%s",
+               "# Row: <exported-symbol> <framework> <export|import> <ret|out:N|arg:N|fill:N> <v0|v1>\n%s",
                sbuf);
     free(sbuf);
     dls_tally_free(&seen);

@@ -81,10 +81,12 @@ static int parse_where(const char *f, size_t len, dls_profile *r, char *err, siz
         r->where = DLS_WHERE_OUT;
     else if (len > 4 && strncmp(f, "arg:", 4) == 0)
         r->where = DLS_WHERE_ARG;
+    else if (len > 5 && strncmp(f, "fill:", 5) == 0)
+        r->where = DLS_WHERE_FILL;
     else
-        return fail(err, errlen, "tensor location '%.*s' is not ret, out:N or arg:N", (int)len, f);
-    digits = f + 4;
-    if (len != 5 || digits[0] < '0' || digits[0] > '0' + DLS_PROFILE_MAX_ARG)
+        return fail(err, errlen, "tensor location '%.*s' is not ret, out:N, arg:N or fill:N", (int)len, f);
+    digits = strchr(f, ':') + 1;
+    if ((size_t)(digits - f) + 1 != len || digits[0] < '0' || digits[0] > '0' + DLS_PROFILE_MAX_ARG)
         return fail(err, errlen, "argument index in '%.*s' must be 0..%d (register arguments only)", (int)len, f,
                     DLS_PROFILE_MAX_ARG);
     r->index = digits[0] - '0';
@@ -112,7 +114,7 @@ int dls_profile_parse_line(const char *line, dls_profile *out, char *err, size_t
     if (nf == 0)
         return 0;
     if (nf != 5)
-        return fail(err, errlen, "expected 5 fields (symbol framework export|import ret|out:N|arg:N v0|v1), got %d",
+        return fail(err, errlen, "expected 5 fields (symbol framework export|import ret|out:N|arg:N|fill:N v0|v1), got %d",
                     nf);
     dls_profile r;
     memset(&r, 0, sizeof r);
@@ -141,7 +143,10 @@ int dls_profile_parse_line(const char *line, dls_profile *out, char *err, size_t
     if (r.role == DLS_ROLE_IMPORT && r.where != DLS_WHERE_ARG)
         return fail(err, errlen, "an import takes its tensor as an argument (arg:N)");
     if (r.role == DLS_ROLE_EXPORT && r.where == DLS_WHERE_ARG)
-        return fail(err, errlen, "an export hands its tensor out as the return value (ret) or an out-parameter (out:N)");
+        return fail(err, errlen, "an export hands its tensor out as the return value (ret), an out-parameter (out:N) "
+                                 "or a DLTensor it fills (fill:N)");
+    if (r.where == DLS_WHERE_FILL && r.versioned)
+        return fail(err, errlen, "a filled DLTensor has no version: fill:N rows are v0");
     *out = r;
     return 1;
 }
@@ -152,7 +157,8 @@ int dls_profile_format_line(const dls_profile *p, char *buf, size_t n)
     if (p->where == DLS_WHERE_RET)
         snprintf(where, sizeof where, "ret");
     else
-        snprintf(where, sizeof where, "%s:%d", p->where == DLS_WHERE_OUT ? "out" : "arg", p->index);
+        snprintf(where, sizeof where, "%s:%d",
+                 p->where == DLS_WHERE_OUT ? "out" : p->where == DLS_WHERE_FILL ? "fill" : "arg", p->index);
     return snprintf(buf, n, "%s %s %s %s v%d", p->symbol, p->framework,
                     p->role == DLS_ROLE_EXPORT ? "export" : "import", where, p->versioned ? 1 : 0);
 }

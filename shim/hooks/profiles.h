@@ -2,7 +2,8 @@
  *
  * A profile row names one exported symbol (C or Itanium-mangled C++), its framework, its role
  * (export: hands a DLPack tensor out; import: takes one in), where the tensor pointer is (the
- * return value, a DLManagedTensor** out-parameter, or an input argument; argument indices
+ * return value, a DLManagedTensor** out-parameter, an input argument, or a caller-owned DLTensor
+ * the function fills: a non-owning export, as at::toDLPackNonOwning does; argument indices
  * count registers from 0 and include the hidden return slot the C++ ABI adds for a class
  * returned by value), and whether it is the DLPack 1.x versioned struct.
  *
@@ -10,7 +11,7 @@
  * what `dlsync scan` writes), one row per line, '#' starts a comment, fields separated by
  * blanks:
  *
- *     <exported-symbol> <framework> <export|import> <ret|out:N|arg:N> <v0|v1>
+ *     <exported-symbol> <framework> <export|import> <ret|out:N|arg:N|fill:N> <v0|v1>
  *
  * N is 0..5: only the six integer argument registers of x86-64 System V are supported. This
  * file depends on libc and report/advice.h (an enum) only, so tools can compile it on its own. */
@@ -32,6 +33,7 @@ typedef enum {
     DLS_WHERE_RET = 0, /* the return value is the tensor pointer */
     DLS_WHERE_OUT = 1, /* argument `index` is a pointer to where the tensor pointer is stored */
     DLS_WHERE_ARG = 2, /* argument `index` is the tensor pointer */
+    DLS_WHERE_FILL = 3, /* argument `index` is a caller-owned DLTensor* the export fills (v0 only) */
 } dls_where;
 
 typedef struct {

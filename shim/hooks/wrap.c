@@ -54,7 +54,7 @@ static dls_exchange make_exchange(const dls_profile *p, const char *lib, void *m
         .consumer = is_export ? NULL : p,
         .seen_at = p,
         .path = p->path,
-        .deleter = (dls_deleter_fn)*v->deleter_slot,
+        .deleter = v->deleter_slot ? (dls_deleter_fn)*v->deleter_slot : NULL,
         .imports = is_export ? 0 : 1,
     };
     return x;
@@ -98,6 +98,26 @@ void dls_wrap_export(const dls_profile *p, const char *lib, void *mt)
     if (obs && obs->on_export)
         obs->on_export(obs->ctx, &x);
     dls_record_exchange("export", x.xid, p, lib, mt, &v, &ext, x.producer ? x.producer->framework : NULL);
+}
+
+void dls_wrap_export_filled(const dls_profile *p, const char *lib, DLTensor *t)
+{
+    dls_managed_view v = {.tensor = t};
+    dls_extent ext;
+    const char *reason = dls_tensor_check(t, 0, &ext);
+    if (reason) {
+        dls_summary_add(DLS_COUNT_MALFORMED, 1);
+        dls_record_malformed(p, t, reason);
+        return;
+    }
+    dls_exchange x = make_exchange(p, lib, t, &v, &ext, 1);
+    dls_summary_add(DLS_COUNT_EXCHANGES, 1);
+    dls_summary_add(DLS_COUNT_EXPORTS, 1);
+    mark_exchange("export", x.xid);
+    const dls_exchange_observer *obs = dls_exchange_get_observer();
+    if (obs && obs->on_export)
+        obs->on_export(obs->ctx, &x);
+    dls_record_exchange("export", x.xid, p, lib, t, &v, &ext, p->framework);
 }
 
 void dls_wrap_import(const dls_profile *p, const char *lib, void *mt)
@@ -179,6 +199,10 @@ static void finish_export(dls_frame *f)
     const char *lib;
     dls_binding_real(b, &lib);
     void *mt;
+    if (p->where == DLS_WHERE_FILL) { /* the result is not consulted: void functions leave rax undefined */
+        dls_wrap_export_filled(p, lib, (DLTensor *)f->arg[p->index]);
+        return;
+    }
     if (p->where == DLS_WHERE_RET) {
         mt = (void *)f->ret[0];
     } else {

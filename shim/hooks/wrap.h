@@ -22,6 +22,10 @@ void dls_exchange_deleter(void *mt);
 /* Handles a tensor handed out by export row p (real function in lib), as the post-hook does. */
 void dls_wrap_export(const dls_profile *p, const char *lib, void *mt);
 
+/* Handles the caller-owned DLTensor t that export row p (a fill:N row) just filled: a non-owning
+ * export, logged and announced but not tracked (it has no deleter). */
+void dls_wrap_export_filled(const dls_profile *p, const char *lib, DLTensor *t);
+
 /* Handles a tensor about to be taken by import row p, as the pre-hook does. */
 void dls_wrap_import(const dls_profile *p, const char *lib, void *mt);
 

@@ -31,6 +31,19 @@ static void builtin_rows_cover_the_known_frameworks(void **state)
     p = builtin_profile("_ZN2at19fromDLPackVersionedEP24DLManagedTensorVersionedSt8functionIFvPvEE");
     assert_non_null(p);
     assert_int_equal(p->versioned, 1);
+    p = builtin_profile("_ZN6paddle9framework10FromDLPackEP15DLManagedTensor");
+    assert_non_null(p);
+    assert_int_equal(p->index, 1); /* hidden return slot for phi::DenseTensor */
+    assert_string_equal(p->framework, "paddle");
+    p = builtin_profile("_ZN6paddle9framework19FromDLPackVersionedEP24DLManagedTensorVersioned");
+    assert_non_null(p);
+    assert_int_equal(p->index, 1);
+    assert_int_equal(p->versioned, 1);
+    p = builtin_profile("_ZN6paddle9framework17ToDLPackVersionedERKN3phi11DenseTensorEm");
+    assert_non_null(p);
+    assert_int_equal(p->role, DLS_ROLE_EXPORT);
+    assert_int_equal(p->where, DLS_WHERE_RET);
+    assert_int_equal(p->versioned, 1);
     p = builtin_profile("MXNDArrayToDLPack");
     assert_non_null(p);
     assert_int_equal(p->where, DLS_WHERE_OUT);
@@ -41,7 +54,9 @@ static void builtin_rows_cover_the_known_frameworks(void **state)
                           "_ZN2at17toDLPackVersionedERKNS_6TensorE",
                           "_ZN2at10fromDLPackEP15DLManagedTensorSt8functionIFvPvEE",
                           "_ZN10tensorflow18TFE_HandleToDLPackEP16TFE_TensorHandleP9TF_Status",
-                          "_ZN10tensorflow20TFE_HandleFromDLPackEPvP9TF_Status"};
+                          "_ZN10tensorflow20TFE_HandleFromDLPackEPvP9TF_Status",
+                          "_ZN10tensorflow18TFE_HandleToDLPackEP16TFE_TensorHandleP10TSL_Status",
+                          "_ZN10tensorflow20TFE_HandleFromDLPackEPvP10TSL_StatusP11TFE_Context"};
     for (size_t i = 0; i < sizeof more / sizeof *more; i++)
         assert_non_null(builtin_profile(more[i]));
 }
