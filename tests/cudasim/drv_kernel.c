@@ -6,6 +6,7 @@
  * launch of a kernel in a context waits for the context's earlier work). Does not model: modules,
  * libraries, function attributes; loading is eager unless CUDA_MODULE_LOADING=LAZY (real CUDA 13
  * defaults to lazy). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,14 +126,20 @@ struct dls_sim_loaded {
     struct dls_sim_loaded *next;
 };
 
+static int g_lazy;
+static pthread_once_t g_lazy_once = PTHREAD_ONCE_INIT;
+
+static void read_lazy(void)
+{
+    const char *v = getenv("CUDA_MODULE_LOADING");
+    g_lazy = v && strcmp(v, "LAZY") == 0;
+}
+
+/* 1 under CUDA_MODULE_LOADING=LAZY (read once; launching threads may ask at the same time). */
 static int lazy_loading(void)
 {
-    static int lazy = -1;
-    if (lazy < 0) {
-        const char *v = getenv("CUDA_MODULE_LOADING");
-        lazy = v && strcmp(v, "LAZY") == 0;
-    }
-    return lazy;
+    pthread_once(&g_lazy_once, read_lazy);
+    return g_lazy;
 }
 
 int dls_sim_kernel_first_load(struct CUfunc_st *k, struct CUctx_st *ctx)
