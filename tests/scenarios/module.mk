@@ -80,3 +80,15 @@ $(BENCH_COST): $(SCEN_OBJ)/bench_cost.o $(TEST_COMMON_OBJ) $(SCEN_LIBS) $(SHIM_L
 $(SCEN_OBJ)/bench_cost.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
 ALL     += $(BENCH_COST)
 BENCHES += $(BENCH_COST)
+
+# bench_threads: launch throughput with 1-8 launching threads and the stall of a launch during
+# another thread's host wait, without the shim and under fix (make bench).
+BENCH_THREADS := $(B)/tests/bench_threads
+$(BENCH_THREADS): $(SCEN_OBJ)/bench_threads.o $(TEST_COMMON_OBJ) $(SCEN_LIBS) $(SHIM_LIB) $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
+	    -lfakemx -lfaketvm -lscenbackend -lcudart -lcuda $(LDLIBS)
+$(SCEN_OBJ)/bench_threads.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
+ALL     += $(BENCH_THREADS)
+BENCHES += $(BENCH_THREADS)
