@@ -37,7 +37,7 @@ typedef enum {
     DLS_OP_CTX_SYNC,          /* host waits for every stream of the context */
     DLS_OP_STREAM_CREATE,     /* stream known at EXIT, with its kind */
     DLS_OP_STREAM_DESTROY,    /* stream id retired after EXIT */
-    DLS_OP_FREE,              /* cuMemFree / cuMemFreeHost (host-ordered) or cuMemFreeAsync (on stream) */
+    DLS_OP_FREE,              /* cuMemFree / cuMemFreeHost (host-ordered) or cuMemFreeAsync (on stream); freeing NULL: no range, not conservative */
     DLS_OP_CAPTURE_BEGIN,     /* the stream starts capturing into a graph: its later work is recorded, not run */
     DLS_OP_CAPTURE_END,       /* the stream's capture ends (whatever the result: it no longer captures) */
     DLS_OP_KIND_COUNT

@@ -291,7 +291,7 @@ static int stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot
             leg = NULL;
     }
     int need_dirty = s->kind == DLS_HB_LEGACY && c->ndirty > 0;
-    int need_ev = ev && ev->pos && !dls_hb_stream_knows(s, slot, ev->slot, ev->pos);
+    int need_ev = ev && ev->pos && (ev->multi || !dls_hb_stream_knows(s, slot, ev->slot, ev->pos));
     if (need_t || leg || need_dirty || need_ev) {
         if (dls_hb_clk_own(&s->clk, e->nstreams) != 0)
             return ENOMEM;
@@ -354,6 +354,7 @@ int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t ev
     ev->clk = dls_hb_clk_share(s->clk);
     ev->slot = slot;
     ev->pos = s->pos;
+    ev->multi = 0;
     if (pos)
         *pos = s->pos;
     return 0;
@@ -371,6 +372,96 @@ int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t even
     if (rc == 0 && pos)
         *pos = s->pos;
     return rc;
+}
+
+/* Sets ev's capture to position pos of slot with clock clk (shared). */
+static void capture_one(dls_hb_event *ev, uint32_t slot, uint64_t pos, dls_hb_clk *clk)
+{
+    dls_hb_clk *c = dls_hb_clk_share(clk);
+    dls_hb_clk_release(ev->clk);
+    ev->clk = c;
+    ev->slot = slot;
+    ev->pos = pos;
+    ev->multi = 0;
+}
+
+int dls_hb_capture_stream(dls_hb *e, uint64_t event, uint64_t stream)
+{
+    uint32_t slot = dls_hb_find_stream(e, stream);
+    if (slot == DLS_HB_NONE)
+        return ENOENT;
+    dls_hb_event *ev;
+    if (event_get(e, event, &ev) != 0)
+        return ENOMEM;
+    capture_one(ev, slot, e->streams[slot].pos, e->streams[slot].clk);
+    return 0;
+}
+
+int dls_hb_capture_event(dls_hb *e, uint64_t event, uint64_t from)
+{
+    dls_hb_event *ev;
+    if (event_get(e, event, &ev) != 0)
+        return ENOMEM;
+    uint32_t fi = dls_hb_map_get(&e->event_map, from);
+    if (fi == DLS_HB_NONE || fi == (uint32_t)(ev - e->events)) {
+        if (fi == DLS_HB_NONE)
+            capture_one(ev, 0, 0, NULL);
+        return 0;
+    }
+    const dls_hb_event *f = &e->events[fi];
+    capture_one(ev, f->slot, f->pos, f->clk);
+    ev->multi = f->multi;
+    return 0;
+}
+
+/* Captures the streams in slots[0..n) (every stream when slots is NULL) into event `event`. */
+static int capture_streams(dls_hb *e, uint64_t event, const uint32_t *slots, uint32_t n)
+{
+    dls_hb_clk *c = NULL;
+    dls_hb_event *ev;
+    if (dls_hb_clk_own(&c, e->nstreams ? e->nstreams : 1) != 0)
+        return ENOMEM;
+    if (event_get(e, event, &ev) != 0) {
+        dls_hb_clk_release(c);
+        return ENOMEM;
+    }
+    uint32_t any = DLS_HB_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t slot = slots ? slots[i] : i;
+        const dls_hb_stream *s = &e->streams[slot];
+        if (!s->pos)
+            continue;
+        join_op(c, slot, s->pos, s->clk);
+        any = slot;
+    }
+    capture_one(ev, any == DLS_HB_NONE ? 0 : any, any == DLS_HB_NONE ? 0 : dls_hb_clk_get(c, any), c);
+    dls_hb_clk_release(c);
+    ev->multi = 1;
+    return 0;
+}
+
+int dls_hb_capture_context(dls_hb *e, uint64_t event, uint64_t ctx)
+{
+    uint32_t ci = dls_hb_map_get(&e->ctx_map, ctx);
+    if (ci == DLS_HB_NONE)
+        return capture_streams(e, event, NULL, 0);
+    return capture_streams(e, event, e->ctxs[ci].all, e->ctxs[ci].nall);
+}
+
+int dls_hb_capture_all(dls_hb *e, uint64_t event)
+{
+    return capture_streams(e, event, NULL, e->nstreams);
+}
+
+uint64_t dls_hb_event_covers(const dls_hb *e, uint64_t event, uint64_t stream)
+{
+    uint32_t ei = dls_hb_map_get(&e->event_map, event);
+    uint32_t slot = dls_hb_find_stream(e, stream);
+    if (ei == DLS_HB_NONE || slot == DLS_HB_NONE || !e->events[ei].pos)
+        return 0;
+    const dls_hb_event *ev = &e->events[ei];
+    uint64_t p = dls_hb_clk_get(ev->clk, slot);
+    return ev->slot == slot && ev->pos > p ? ev->pos : p;
 }
 
 /* Prepares thread `id` to learn: its record exists and its clock is owned with room for every
@@ -415,7 +506,7 @@ int dls_hb_sync_event(dls_hb *e, uint64_t thread, uint64_t event)
     if (ei == DLS_HB_NONE || !e->events[ei].pos)
         return 0;
     const dls_hb_thread *known = dls_hb_find_thread(e, thread);
-    if (known && dls_hb_clk_get(known->clk, e->events[ei].slot) >= e->events[ei].pos)
+    if (known && !e->events[ei].multi && dls_hb_clk_get(known->clk, e->events[ei].slot) >= e->events[ei].pos)
         return 0;
     dls_hb_thread *t;
     if (thread_prepare(e, thread, &t) != 0)

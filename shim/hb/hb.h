@@ -146,6 +146,23 @@ int dls_hb_sync_event(dls_hb *e, uint64_t thread, uint64_t event);
 int dls_hb_sync_context(dls_hb *e, uint64_t thread, uint64_t ctx);
 int dls_hb_sync_all(dls_hb *e, uint64_t thread);
 
+/* Captures: what a host synchronize that begins now will have completed when it returns, kept
+ * as event `event` (an id the caller uses for nothing else) until dls_hb_event_remove. Apply one
+ * with dls_hb_sync_event (the host synchronize returned) or dls_hb_event_wait (a stream was made
+ * to wait for an event recorded after the capture). Work enqueued after the capture, by any
+ * thread, is not part of it. Nothing is enqueued. ENOMEM leaves the event unchanged.
+ * - dls_hb_capture_stream: `stream`'s current position and all it is ordered after (ENOENT when
+ *   unknown); dls_hb_capture_event: `from`'s most recent record (nothing when never recorded);
+ * - dls_hb_capture_context: every stream of `ctx`; dls_hb_capture_all: every stream. */
+int dls_hb_capture_stream(dls_hb *e, uint64_t event, uint64_t stream);
+int dls_hb_capture_event(dls_hb *e, uint64_t event, uint64_t from);
+int dls_hb_capture_context(dls_hb *e, uint64_t event, uint64_t ctx);
+int dls_hb_capture_all(dls_hb *e, uint64_t event);
+
+/* The highest position of `stream` that event `event`'s capture (or record) is ordered after:
+ * what completing it completes of that stream. 0 for unknown events and streams. */
+uint64_t dls_hb_event_covers(const dls_hb *e, uint64_t event, uint64_t stream);
+
 /* Tracks [lo, hi) (lo < hi, else EINVAL) and stores its handle in *range. Handles of untracked
  * ranges are never valid again for the life of the engine (until reset). */
 int dls_hb_track(dls_hb *e, uint64_t lo, uint64_t hi, uint64_t *range);

@@ -35,6 +35,7 @@ typedef struct {
     uint32_t slot; /* captured stream */
     dls_hb_clk *clk;
     uint8_t used;
+    uint8_t multi; /* a capture of several streams: clk holds each one's position */
 } dls_hb_event;
 
 typedef struct {

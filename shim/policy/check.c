@@ -1,6 +1,7 @@
 /* check mode: finding unordered uses of exchanged tensors and describing them (the reports
  * themselves are formatted and deduplicated by shim/report/race.c). Never changes ordering.
- * Every function runs with dls_pol_g.lock held. */
+ * Every function runs with dls_pol_g.lock held, except dls_pol_check_flush: a report is copied
+ * into a per-thread queue under the lock and written (symbolized with dladdr) after it. */
 #include "pol.h"
 
 #include "../hooks/extent.h"
@@ -8,6 +9,59 @@
 
 #include <stdio.h>
 #include <string.h>
+
+/* Reports found under the lock, written by dls_pol_check_flush; a report beyond PENDING is
+ * dropped (the same use is checked, and reported, again at its next operation). */
+#define PENDING 8
+typedef struct {
+    dls_race r;
+    char dtype[48], why[320], pop[160], cop[160];
+    int64_t shape[DLS_POL_NDIM];
+    dls_stack pstack, cstack;
+} pending;
+static __thread pending t_pending[PENDING];
+static __thread unsigned t_npending;
+
+/* Copies into `out` (n bytes) the string s, and returns out (NULL for NULL). */
+static const char *keep(char *out, size_t n, const char *s)
+{
+    if (!s)
+        return NULL;
+    snprintf(out, n, "%s", s);
+    return out;
+}
+
+/* Queues report r (everything it points to is copied). */
+static void report(const dls_race *r)
+{
+    if (t_npending == PENDING)
+        return;
+    pending *q = &t_pending[t_npending++];
+    q->r = *r;
+    q->r.dtype = keep(q->dtype, sizeof q->dtype, r->dtype);
+    q->r.why = keep(q->why, sizeof q->why, r->why);
+    q->r.producer.op = keep(q->pop, sizeof q->pop, r->producer.op);
+    q->r.consumer.op = keep(q->cop, sizeof q->cop, r->consumer.op);
+    int nd = r->ndim < DLS_POL_NDIM ? r->ndim : DLS_POL_NDIM;
+    if (r->shape && nd > 0)
+        memcpy(q->shape, r->shape, (size_t)nd * sizeof *q->shape);
+    q->r.shape = r->shape ? q->shape : NULL;
+    if (r->producer.stack) {
+        q->pstack = *r->producer.stack;
+        q->r.producer.stack = &q->pstack;
+    }
+    if (r->consumer.stack) {
+        q->cstack = *r->consumer.stack;
+        q->r.consumer.stack = &q->cstack;
+    }
+}
+
+void dls_pol_check_flush(void)
+{
+    for (unsigned i = 0; i < t_npending; i++)
+        dls_race_report(&t_pending[i].r);
+    t_npending = 0;
+}
 
 /* Report name of a frontier or consumer entry. */
 static const char *touch_name(const dls_pol_touch *t)
@@ -94,7 +148,7 @@ static void check_live(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid, 
                  (unsigned long long)st->id, r.consumer.stream.kind, (unsigned long long)f->at.stream,
                  r.producer.stream.kind, (unsigned long long)f->at.pos);
         r.why = why;
-        dls_race_report(&r);
+        report(&r);
     }
     if (all)
         dls_pol_x_mark_ordered(x, st->id);
@@ -131,7 +185,7 @@ static void check_released(const dls_cuda_op *op, dls_pol_stream *st, uint64_t t
                  (unsigned long long)c->at.pos, (unsigned long long)c->at.stream, r.consumer.stream.kind,
                  (unsigned long long)st->id, r.producer.stream.kind);
         r.why = why;
-        dls_race_report(&r);
+        report(&r);
     }
 }
 
@@ -172,7 +226,7 @@ void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer)
                  (unsigned long long)f->at.stream, r.producer.stream.kind, (unsigned long long)f->at.pos,
                  r.producer.op ? r.producer.op : "?");
         r.why = why;
-        dls_race_report(&r);
+        report(&r);
     }
 }
 

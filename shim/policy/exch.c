@@ -4,6 +4,7 @@
  * Everything runs with dls_pol_g.lock held except dls_pol_may_touch. */
 #include "pol.h"
 
+#include "../common/config.h"
 #include "../hooks/extent.h"
 #include "../report/warn.h"
 
@@ -145,8 +146,10 @@ void dls_pol_x_note_access(dls_pol_x *x, uint64_t stream, uint64_t pos, const ch
             return;
         }
     if (x->ncons == DLS_POL_MAXC) {
-        dls_warn_once("policy-consumers", "an exchanged tensor is used on more than %d streams; "
-                      "the extra streams are not tracked for release", DLS_POL_MAXC);
+        x->overflow |= DLS_POL_OVER_CONSUMERS;
+        dls_warn_once("policy-consumers", "an exchanged tensor is used on more than %d streams; %s", DLS_POL_MAXC,
+                      dls_pol_g.mode == DLS_MODE_FIX ? "its release waits for every stream with pending work"
+                                                     : "reuse after its release is not checked on the extra streams");
         return;
     }
     x->cons[x->ncons].at.stream = stream;

@@ -95,7 +95,7 @@ out:
 
 void dls_pol_hostfn_launch(const dls_cuda_op *op)
 {
-    pthread_mutex_lock(&dls_pol_g.lock);
+    dls_pol_lock();
     dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
     int slot = st && !st->capturing && dls_pol_g.hb ? reserve() : -1;
     mark *m = slot >= 0 ? &g_marks[slot] : NULL;
@@ -113,12 +113,12 @@ void dls_pol_hostfn_launch(const dls_cuda_op *op)
         ev = m->ev;
         evctx = m->ctx;
     }
-    unsigned ncapturing = dls_pol_g.ncapturing;
-    pthread_mutex_unlock(&dls_pol_g.lock);
+    unsigned ncapturing = atomic_load_explicit(&dls_pol_g.ncapturing, memory_order_relaxed);
+    dls_pol_unlock();
     if (!m)
         return;
     int ok = record_mark(handle, sctx, ncapturing, &ev, &evctx);
-    pthread_mutex_lock(&dls_pol_g.lock);
+    dls_pol_lock();
     m->ev = ev;
     m->ctx = evctx;
     if (ok) {
@@ -129,7 +129,7 @@ void dls_pol_hostfn_launch(const dls_cuda_op *op)
         dls_hb_event_remove(dls_pol_g.hb, evid);
         m->state = MARK_FREE;
     }
-    pthread_mutex_unlock(&dls_pol_g.lock);
+    dls_pol_unlock();
 }
 
 /* 1 when a host thread that saw m complete would be ordered after position f. */

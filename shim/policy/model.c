@@ -2,29 +2,39 @@
  * consumer accesses; operations that may touch an exchanged tensor are checked (check) or
  * ordered (fix) at ENTER, after asking whether host-function marks show the producer's work
  * complete, and so (fix) are those that reuse released memory, stream-ordered frees included.
- * A host-function launch records its mark at ENTER. See pol.h for the model.
+ * A host-function launch records its mark at ENTER; host synchronizes capture at ENTER what they
+ * will complete. See pol.h for the model.
  *
  * Fast path: ENTER of an operation that touches no watched range costs a kind test and a
- * bounding-box test without the lock; EXIT takes the lock for the hb operation and one ring
- * write (no allocation after a stream's first sight). */
+ * bounding-box test without the lock; EXIT of an operation that only enqueues work builds its
+ * ring entry and appends it to the deferred queue, without the lock (no allocation after a
+ * stream's first sight). */
 #include "pol.h"
 
 #include "../common/config.h"
 #include "../cuda/cuda_api.h"
+#include "../cuda/drv.h"
 #include "../report/summary.h"
 
+#include <errno.h>
 #include <pthread.h>
 
 static pthread_key_t g_thread_key;
 static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
-static __thread int t_registered;
+
+/* Per thread: registered for the exit hook; the capture of the host synchronize in progress. */
+static __thread struct {
+    int registered;
+    uint32_t corr;
+    uint64_t snap;
+} t_thread;
 
 /* Thread exit: the thread id may be reused, so the engine forgets what this one knew. */
 static void thread_exit(void *arg)
 {
-    pthread_mutex_lock(&dls_pol_g.lock);
+    dls_pol_lock();
     dls_hb_thread_remove(dls_pol_g.hb, (uint64_t)(uintptr_t)arg);
-    pthread_mutex_unlock(&dls_pol_g.lock);
+    dls_pol_unlock();
 }
 
 static void make_key(void)
@@ -34,9 +44,9 @@ static void make_key(void)
 
 static void register_thread(uint64_t tid)
 {
-    if (t_registered)
+    if (t_thread.registered)
         return;
-    t_registered = 1;
+    t_thread.registered = 1;
     pthread_once(&g_key_once, make_key);
     pthread_setspecific(g_thread_key, (void *)(uintptr_t)tid);
 }
@@ -57,33 +67,136 @@ static int entered(const dls_cuda_op *op)
     return is_memory_op(op->kind);
 }
 
-/* An operation enqueued on a stream: hb op, ring entry, consumer accesses (none while the stream
- * captures: the work is recorded into a graph, not run). */
-static void enqueue(const dls_cuda_op *op)
+/* 1 when op makes the host wait for work: a synchronize, a query (complete when it succeeds), a
+ * synchronous copy or a synchronous free. */
+static int host_sync(const dls_cuda_op *op)
 {
-    dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
-    uint64_t pos;
-    if (!st || st->capturing || dls_hb_op(dls_pol_g.hb, op->tid, st->id, op->correlation_id, &pos))
-        return;
-    st->last = pos;
-    if (!is_memory_op(op->kind))
-        return;
-    dls_pol_ring_append(st, op, pos);
-    if (dls_pol_may_touch(op))
-        for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
-            if (dls_pol_op_touches(op, x->lo, x->hi))
-                dls_pol_x_note_access(x, st->id, pos, dls_pol_op_name(op));
-    if (op->kind == DLS_OP_MEMCPY && !(op->flags & DLS_OPF_ASYNC)) { /* synchronous copy */
-        dls_hb_sync_stream(dls_pol_g.hb, op->tid, st->id);
-        dls_pol_stream_done(st, pos);
+    switch (op->kind) {
+    case DLS_OP_EVENT_SYNC:
+    case DLS_OP_EVENT_QUERY:
+    case DLS_OP_STREAM_SYNC:
+    case DLS_OP_STREAM_QUERY:
+    case DLS_OP_CTX_SYNC:
+        return 1;
+    case DLS_OP_MEMCPY:
+        return !(op->flags & DLS_OPF_ASYNC) && (op->flags & DLS_OPF_HAS_STREAM);
+    case DLS_OP_FREE: /* freeing NULL (no range, not conservative) frees nothing and waits for nothing */
+        return !(op->flags & DLS_OPF_ASYNC) && (op->nranges || (op->flags & DLS_OPF_CONSERVATIVE));
+    default:
+        return 0;
     }
 }
 
-static void sync_stream(const dls_cuda_op *op)
+/* 1 when op's EXIT only enqueues work on its stream (then it may be deferred). */
+static int deferrable(const dls_cuda_op *op)
 {
+    if (!(op->flags & DLS_OPF_HAS_STREAM))
+        return 0;
+    switch (op->kind) {
+    case DLS_OP_LAUNCH:
+    case DLS_OP_MEMSET:
+    case DLS_OP_HOST_FUNC:
+    case DLS_OP_GRAPH_LAUNCH:
+        return 1;
+    case DLS_OP_MEMCPY:
+    case DLS_OP_FREE:
+        return (op->flags & DLS_OPF_ASYNC) != 0;
+    default:
+        return 0;
+    }
+}
+
+static void make_rec(const dls_cuda_op *op, dls_pol_rec *r)
+{
+    r->kind = op->kind;
+    r->flags = op->flags;
+    r->tid = op->tid;
+    r->correlation_id = op->correlation_id;
+    r->stream = op->stream;
+    if (is_memory_op(op->kind))
+        dls_pol_entry_fill(&r->e, op);
+}
+
+void dls_pol_apply(const dls_pol_rec *r)
+{
+    dls_pol_stream *st = dls_pol_stream_get(&r->stream, r->tid);
+    uint64_t pos;
+    if (!st || st->capturing) /* captured work is recorded into a graph, not run */
+        return;
+    int rc = dls_hb_op(dls_pol_g.hb, r->tid, st->id, r->correlation_id, &pos);
+    if (rc) {
+        if (rc == ENOMEM)
+            dls_pol_degrade("policy-op-memory", "out of memory recording a CUDA operation");
+        return;
+    }
+    st->last = pos;
+    if (!is_memory_op(r->kind))
+        return;
+    dls_pol_ring_append(st, &r->e, pos);
+    for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
+        if (dls_pol_entry_touches(&r->e, x->lo, x->lo, x->hi))
+            dls_pol_x_note_access(x, st->id, pos, r->e.name[0] ? r->e.name : r->e.api);
+}
+
+/* The capture of what host synchronize op will complete (ENTER). */
+static uint64_t snap_of(const dls_cuda_op *op)
+{
+    dls_pol_stream *st;
+    switch (op->kind) {
+    case DLS_OP_EVENT_SYNC:
+    case DLS_OP_EVENT_QUERY:
+        return dls_pol_snap_event(op->event_id);
+    case DLS_OP_STREAM_SYNC:
+    case DLS_OP_STREAM_QUERY:
+    case DLS_OP_MEMCPY:
+        st = (op->flags & DLS_OPF_HAS_STREAM) ? dls_pol_stream_get(&op->stream, op->tid) : NULL;
+        return st ? dls_pol_snap_stream(st) : 0;
+    case DLS_OP_CTX_SYNC:
+        return dls_pol_snap_ctx(op->ctx);
+    default: /* a synchronous free waits for the device's work */
+        return dls_pol_snap_ctx(0);
+    }
+}
+
+/* ENTER of a host synchronize: capture (the EXIT of the same call applies it). */
+static void sync_enter(const dls_cuda_op *op)
+{
+    dls_pol_lock();
+    register_thread(op->tid);
+    dls_pol_snap_drop(t_thread.snap); /* an earlier ENTER whose EXIT never came */
+    t_thread.snap = snap_of(op);
+    t_thread.corr = op->correlation_id;
+    dls_pol_unlock();
+}
+
+/* A synchronous copy (lock held): an operation, and the host waited for it and for what its
+ * stream had at ENTER. The copy itself counts complete only when nothing else was enqueued on
+ * the stream during the call (its position then follows the captured one). */
+static void sync_copy(const dls_cuda_op *op, uint64_t snap)
+{
+    dls_pol_rec r;
+    make_rec(op, &r);
     dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
-    if (st && !dls_hb_sync_stream(dls_pol_g.hb, op->tid, st->id))
+    uint64_t before = st ? st->last : 0;
+    dls_pol_apply(&r);
+    if (st && st->last == before + 1 && dls_hb_event_covers(dls_pol_g.hb, snap, st->id) == before &&
+        !dls_hb_sync_stream(dls_pol_g.hb, op->tid, st->id))
         dls_pol_stream_done(st, st->last);
+}
+
+/* EXIT of a host synchronize (lock held): a successful one completes its capture. */
+static void sync_exit(const dls_cuda_op *op)
+{
+    uint64_t snap = t_thread.corr == op->correlation_id ? t_thread.snap : 0;
+    if (snap)
+        t_thread.snap = 0;
+    if (op->result != 0) {
+        dls_pol_snap_drop(snap);
+        return;
+    }
+    if (op->kind == DLS_OP_MEMCPY)
+        sync_copy(op, snap);
+    dls_pol_snap_complete(snap, op->tid);
 }
 
 static void on_exit_locked(const dls_cuda_op *op)
@@ -91,47 +204,22 @@ static void on_exit_locked(const dls_cuda_op *op)
     dls_hb *hb = dls_pol_g.hb;
     dls_pol_stream *st;
     uint64_t pos;
+    if (host_sync(op)) {
+        sync_exit(op);
+        return;
+    }
+    if (op->result != 0 && !(op->kind == DLS_OP_CAPTURE_END && op->result == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED))
+        return; /* an invalidated capture still ends */
     switch (op->kind) {
-    case DLS_OP_LAUNCH:
-    case DLS_OP_MEMCPY:
-    case DLS_OP_MEMSET:
-    case DLS_OP_HOST_FUNC:
-    case DLS_OP_GRAPH_LAUNCH:
-        if (op->flags & DLS_OPF_HAS_STREAM)
-            enqueue(op);
-        break;
-    case DLS_OP_FREE:
-        if ((op->flags & DLS_OPF_ASYNC) && (op->flags & DLS_OPF_HAS_STREAM)) {
-            enqueue(op);
-        } else { /* cuMemFree waits for the device's work before it returns */
-            dls_hb_sync_all(hb, op->tid);
-            dls_pol_streams_done_ctx(0);
-        }
-        break;
     case DLS_OP_EVENT_RECORD:
         st = dls_pol_stream_get(&op->stream, op->tid);
-        if (st && !st->capturing && !dls_hb_event_record(hb, op->tid, st->id, op->event_id, op->correlation_id, &pos)) {
+        if (st && !st->capturing && !dls_hb_event_record(hb, op->tid, st->id, op->event_id, op->correlation_id, &pos))
             st->last = pos;
-            dls_pol_event_note(op->event_id, st->id, pos);
-        }
         break;
     case DLS_OP_STREAM_WAIT_EVENT:
         st = dls_pol_stream_get(&op->stream, op->tid);
         if (st && !st->capturing && !dls_hb_event_wait(hb, op->tid, st->id, op->event_id, op->correlation_id, &pos))
             st->last = pos;
-        break;
-    case DLS_OP_EVENT_SYNC:
-    case DLS_OP_EVENT_QUERY: /* EXIT with result 0: complete */
-        dls_hb_sync_event(hb, op->tid, op->event_id);
-        dls_pol_event_done(op->event_id);
-        break;
-    case DLS_OP_STREAM_SYNC:
-    case DLS_OP_STREAM_QUERY:
-        sync_stream(op);
-        break;
-    case DLS_OP_CTX_SYNC:
-        dls_hb_sync_context(hb, op->tid, (uint64_t)op->ctx);
-        dls_pol_streams_done_ctx(op->ctx);
         break;
     case DLS_OP_STREAM_CREATE:
         if (op->flags & DLS_OPF_HAS_STREAM)
@@ -148,18 +236,67 @@ static void on_exit_locked(const dls_cuda_op *op)
     case DLS_OP_CAPTURE_BEGIN:
         if ((st = dls_pol_stream_get(&op->stream, op->tid)) && !st->capturing) {
             st->capturing = 1;
-            dls_pol_g.ncapturing++;
+            atomic_fetch_add_explicit(&dls_pol_g.ncapturing, 1, memory_order_relaxed);
         }
         break;
     case DLS_OP_CAPTURE_END:
         if ((st = dls_pol_stream_get(&op->stream, op->tid)) && st->capturing) {
             st->capturing = 0;
-            dls_pol_g.ncapturing--;
+            atomic_fetch_sub_explicit(&dls_pol_g.ncapturing, 1, memory_order_relaxed);
         }
         break;
     default:
         break;
     }
+}
+
+/* 1 when the driver says op's stream is capturing (asked only while some stream captures: a
+ * stream joined to a capture by an event is not seen by the capture calls). No lock held. */
+static int joined_capture(const dls_cuda_op *op)
+{
+    if (!atomic_load_explicit(&dls_pol_g.ncapturing, memory_order_relaxed))
+        return 0;
+    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUstream h = op->stream.kind == DLS_STREAM_LEGACY       ? CU_STREAM_LEGACY
+                 : op->stream.kind == DLS_STREAM_PER_THREAD ? CU_STREAM_PER_THREAD
+                                                             : (CUstream)op->stream.handle;
+    return dls_drv_stream_is_capturing(h, &cs) == CUDA_SUCCESS && cs != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+/* ENTER of an operation that may touch a watched range: checked, or ordered in rounds of plans
+ * carried out without the lock. */
+static void memory_enter(const dls_cuda_op *op)
+{
+    dls_pol_plan plan;
+    dls_pol_plan_init(&plan, op->tid);
+    plan.to_capturing = dls_pol_g.mode == DLS_MODE_FIX && joined_capture(op);
+    dls_pol_lock();
+    register_thread(op->tid);
+    dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
+    dls_pol_hostfn_ask ask;
+    if (st && !st->capturing && dls_pol_hostfn_wanted(op, st, op->tid, &ask)) {
+        dls_pol_unlock(); /* the driver is asked with no lock held */
+        dls_pol_hostfn_query(&ask);
+        dls_pol_lock();
+        dls_pol_hostfn_learn(&ask, op->tid);
+    }
+    for (int round = 0; round < 8; round++) {
+        plan.more = 0;
+        st = dls_pol_stream_get(&op->stream, op->tid);
+        if (st && st->capturing) {
+            dls_pol_capture_use(op, st);
+        } else if (st && dls_pol_g.mode == DLS_MODE_FIX) {
+            dls_pol_fix_op(&plan, op, st);
+            dls_pol_fix_reuse(&plan, op, st);
+        } else if (st) {
+            dls_pol_check_op(op, st, op->tid);
+        }
+        int more = plan.more;
+        dls_pol_plan_carry_out(&plan);
+        if (!more)
+            break;
+    }
+    dls_pol_unlock();
 }
 
 void dls_pol_sink(const dls_cuda_op *op, void *user)
@@ -170,35 +307,24 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
             dls_pol_hostfn_launch(op);
             return;
         }
-        if (!entered(op) || !dls_pol_may_touch(op))
-            return;
-        pthread_mutex_lock(&dls_pol_g.lock);
-        register_thread(op->tid);
-        dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
-        dls_pol_hostfn_ask ask;
-        if (st && !st->capturing && dls_pol_hostfn_wanted(op, st, op->tid, &ask)) {
-            pthread_mutex_unlock(&dls_pol_g.lock); /* the driver is asked with no lock held */
-            dls_pol_hostfn_query(&ask);
-            pthread_mutex_lock(&dls_pol_g.lock);
-            dls_pol_hostfn_learn(&ask, op->tid);
-        }
-        if (st && st->capturing)
-            dls_pol_capture_use(op, st);
-        else if (st) {
-            if (dls_pol_g.mode == DLS_MODE_FIX) {
-                dls_pol_fix_op(op, st, op->tid);
-                dls_pol_fix_reuse(op, st, op->tid);
-            } else
-                dls_pol_check_op(op, st, op->tid);
-        }
-        pthread_mutex_unlock(&dls_pol_g.lock);
+        if (entered(op) && dls_pol_may_touch(op))
+            memory_enter(op); /* a synchronous copy too, so its capture includes what is injected */
+        if (host_sync(op))
+            sync_enter(op);
         return;
     }
     dls_summary_add(DLS_COUNT_OPS, 1);
-    if (op->result != 0 && !(op->kind == DLS_OP_CAPTURE_END && op->result == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED))
-        return; /* an invalidated capture still ends */
-    pthread_mutex_lock(&dls_pol_g.lock);
+    if (deferrable(op) && op->result == 0) {
+        register_thread(op->tid);
+        dls_pol_rec r;
+        make_rec(op, &r);
+        dls_pol_defer(&r);
+        return;
+    }
+    if (op->result != 0 && !host_sync(op) && op->kind != DLS_OP_CAPTURE_END)
+        return;
+    dls_pol_lock();
     register_thread(op->tid);
     on_exit_locked(op);
-    pthread_mutex_unlock(&dls_pol_g.lock);
+    dls_pol_unlock();
 }

@@ -1,11 +1,27 @@
 /* Internal state of the policy layer, shared by the files of shim/policy.
  *
- * Model (all under one mutex, `dls_pol_g.lock`, around every call of the hb engine):
+ * Locks (docs/architecture.md, "Locks"): one mutex, `dls_pol_g.lock`, guards the policy state
+ * and its hb engine, taken through dls_pol_lock / dls_pol_unlock. No CUDA, CUPTI or loader call
+ * is ever made with it held: what needs one is planned under the lock (dls_pol_plan), carried
+ * out without it (event record, stream wait, host synchronize) and committed to hb after.
+ * check's race reports are queued under the lock and written by dls_pol_unlock. The EXIT of an
+ * operation that only enqueues work (launch, async copy or set, host function, graph launch,
+ * stream-ordered free) takes no lock: it is appended to a lock-free queue (queue.c) that the
+ * next holder of the lock applies in order before reading the model (a full queue is applied
+ * by the thread that found it full).
+ *
+ * Model:
  * - Streams are added to the hb engine lazily, the first time an operation names them, with
  *   their kind and context (the CUcontext handle is the hb context id). Operation ids are CUPTI
  *   correlation ids; the shim's own injected operations take ids from DLS_POL_OWN_OP up.
+ * - Completion: a host synchronize (stream, event, context, a successful query, a synchronous
+ *   copy or free) completes exactly the work enqueued before it began. Its ENTER captures that
+ *   work (hb capture, kept as a private hb event); its successful EXIT applies the capture to
+ *   the synchronizing thread and to the streams' `done` positions. Work other threads enqueue
+ *   meanwhile stays pending. The shim's own host waits do the same around their CUDA call.
  * - Each stream keeps a bounded ring of its recent operations with what they touch (copy/set
- *   ranges, launch argument words, the conservative flag, the kernel or API name). Entries at or
+ *   ranges, launch argument words or, for wider launches, the bounding box of their pointer-like
+ *   words, the conservative flag, the kernel or API name). Entries at or
  *   below the stream's `done` position (known complete to a host thread: stream sync, successful
  *   query, event sync on an event recorded there, context sync, synchronous copy) are ignored;
  *   when the ring overwrites an entry above `done`, `lost` remembers its position and a bounding
@@ -65,9 +81,12 @@
  *   orders it after W, and the mark's stream is done up to it), so check reports nothing and fix
  *   injects nothing. An incomplete mark teaches nothing: the use is checked or ordered as before.
  *   H starts only after its mark completed, so a thread that waited for H finds the mark complete.
- * - Streams with at most DLS_POL_MAXF frontier entries and DLS_POL_MAXC consumer streams per
- *   exchange are tracked; beyond that a warning is printed once and the extra streams are
- *   not tracked. */
+ * - Limits: an exchange keeps DLS_POL_MAXF frontier entries and DLS_POL_MAXC consumer streams.
+ *   Beyond them it is `overflow`: fix orders its consumers after every pending producer stream
+ *   (a context synchronize when even that cannot be named) and check says, once, that the extra
+ *   streams are not checked. A failed allocation of the model (hb, stream table, captures)
+ *   marks the policy `degraded`: fix then synchronizes the producer's context at every export,
+ *   check says what it cannot check; each reason is warned about once. */
 #ifndef DLS_POL_H
 #define DLS_POL_H
 
@@ -83,27 +102,40 @@
 #include <stdint.h>
 
 #define DLS_POL_RING 32      /* recent operations remembered per stream */
-#define DLS_POL_WORDS 16     /* launch argument words kept per entry; more = touches anything */
+#define DLS_POL_WORDS 16     /* launch argument words kept per entry; more: their bounding box */
 #define DLS_POL_NAME 48      /* bytes of a kernel name kept */
 #define DLS_POL_MAXF 16      /* frontier entries per exchange */
 #define DLS_POL_MAXC 16      /* consumer streams per exchange */
 #define DLS_POL_NDIM 8       /* shape dimensions kept for reports */
 #define DLS_POL_RELEASED 32  /* released ranges kept (check: watched; fix: pending fences) */
 #define DLS_POL_HOSTFN 32    /* host-function marks kept (the oldest is reused first) */
+#define DLS_POL_PLAN 32      /* orderings planned in one round (more: another round) */
 #define DLS_POL_HOST_STREAM UINT64_C(0xffffffffffffff00) /* the host probe stream's hb id */
 #define DLS_POL_HOST_CTX UINT64_C(0xffffffffffffff01)
 #define DLS_POL_OWN_OP (UINT64_C(1) << 40)    /* op ids of injected operations start here */
 #define DLS_POL_OWN_EVENT (UINT64_C(1) << 62) /* hb ids of the shim's pooled events */
 
-/* One remembered operation of a stream. */
+/* One remembered operation of a stream. A launch with more than DLS_POL_WORDS argument words
+ * keeps the bounding box of its pointer-like words (>= 4096) as its one range instead. */
 typedef struct {
     uint64_t pos, op;
     uint8_t conservative, nwords, nranges;
+    uint8_t boxed;                      /* ranges[0] is a wide launch's bounding box */
     uintptr_t lo[2], hi[2];
     uint64_t words[DLS_POL_WORDS];
     const char *api;
     char name[DLS_POL_NAME];
 } dls_pol_entry;
+
+/* An operation whose EXIT was deferred to the queue: what applying it needs. */
+typedef struct {
+    dls_op_kind kind;
+    unsigned flags;
+    uint64_t tid;
+    uint32_t correlation_id;
+    dls_cuda_stream stream;
+    dls_pol_entry e; /* its ring entry (memory operations), pos set when applied */
+} dls_pol_rec;
 
 /* A stream as the policy knows it. */
 typedef struct {
@@ -130,6 +162,9 @@ typedef struct {
     char name[DLS_POL_NAME];
 } dls_pol_touch;
 
+#define DLS_POL_OVER_PRODUCERS 1u
+#define DLS_POL_OVER_CONSUMERS 2u
+
 /* Policy state of one exchange (live, or released and kept for release-reuse checks). */
 typedef struct dls_pol_x {
     struct dls_pol_x *next;
@@ -146,6 +181,7 @@ typedef struct dls_pol_x {
     int host_visible;
     int released;
     int captured;                      /* a use was captured into a graph before it was ordered */
+    unsigned overflow;                 /* DLS_POL_OVER_*: more streams than front[] / cons[] hold */
     dls_pol_touch front[DLS_POL_MAXF];
     unsigned nfront;
     dls_pol_touch cons[DLS_POL_MAXC];  /* latest consumer access per stream */
@@ -167,13 +203,52 @@ typedef struct {
     dls_pol_x *released;           /* released exchanges still watched (check) or fenced (fix),
                                       newest first */
     unsigned nreleased;
-    uint64_t own_op;               /* next injected op id */
-    unsigned ncapturing;           /* streams with `capturing` set */
+    uint64_t own_op;               /* next injected op id (and private hb event id) */
+    atomic_uint ncapturing;        /* streams with `capturing` set (read without the lock) */
+    atomic_int degraded;           /* an allocation of the model failed (see the file comment) */
     atomic_uint nlive;             /* live + released exchanges (read without the lock) */
     _Atomic uintptr_t box_lo, box_hi; /* bounding box of their ranges (read without the lock) */
 } dls_pol_state;
 
 extern dls_pol_state dls_pol_g;
+
+/* queue.c: the lock and the deferred operations. */
+
+/* Takes dls_pol_g.lock and applies every deferred operation queued before. */
+void dls_pol_lock(void);
+
+/* Releases the lock, then writes the race reports queued while it was held. */
+void dls_pol_unlock(void);
+
+/* Defers r (a copy is kept): lock-free; applies it at once, under the lock, when the queue is
+ * full. */
+void dls_pol_defer(const dls_pol_rec *r);
+
+/* Applies r to the model (lock held): hb operation, ring entry, consumer accesses. */
+void dls_pol_apply(const dls_pol_rec *r);
+
+/* The model lost something it needs (an allocation failed, `reason`): warns once per reason and
+ * marks the policy degraded (see the file comment). Any thread, lock held or not. */
+void dls_pol_degrade(const char *key, const char *reason);
+
+/* complete.c: host completion (lock held). */
+
+/* A fresh private hb event id for a capture. */
+uint64_t dls_pol_snap_id(void);
+
+/* Captures what a host synchronize beginning now completes, as a private hb event: of stream st,
+ * of user event ev, of context ctx (every context when ctx is 0). Returns its id, or 0 when
+ * memory is short (then nothing will be learned from the synchronize: warned once). */
+uint64_t dls_pol_snap_stream(const dls_pol_stream *st);
+uint64_t dls_pol_snap_event(uint64_t ev);
+uint64_t dls_pol_snap_ctx(uintptr_t ctx);
+
+/* Thread tid's host synchronize of capture snap returned: tid and every stream's `done` learn
+ * what it completed. The capture is forgotten (0 is ignored). */
+void dls_pol_snap_complete(uint64_t snap, uint64_t tid);
+
+/* Forgets capture snap without learning from it (0 is ignored). */
+void dls_pol_snap_drop(uint64_t snap);
 
 /* streams.c: the stream table and rings (lock held). */
 
@@ -184,20 +259,17 @@ dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid);
 /* The known stream with hb id `id`, or NULL. */
 dls_pol_stream *dls_pol_stream_find(uint64_t id);
 
-/* Appends op (at position pos of st) to st's ring. */
-void dls_pol_ring_append(dls_pol_stream *st, const dls_cuda_op *op, uint64_t pos);
+/* Fills e (all but pos) from memory operation op: no lock needed. */
+void dls_pol_entry_fill(dls_pol_entry *e, const dls_cuda_op *op);
+
+/* Appends e (at position pos of st) to st's ring. */
+void dls_pol_ring_append(dls_pol_stream *st, const dls_pol_entry *e, uint64_t pos);
+
+/* 1 when ring entry e touches [lo, hi) (launch words counted from alo). */
+int dls_pol_entry_touches(const dls_pol_entry *e, uintptr_t alo, uintptr_t lo, uintptr_t hi);
 
 /* The host observed completion of st up to position pos. */
 void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos);
-
-/* The host observed completion of every stream of context ctx (0: of every stream). */
-void dls_pol_streams_done_ctx(uintptr_t ctx);
-
-/* Event record bookkeeping for host syncs on events: event `ev` now captures (stream, pos). */
-void dls_pol_event_note(uint64_t ev, uint64_t stream, uint64_t pos);
-
-/* The host observed event `ev` complete. */
-void dls_pol_event_done(uint64_t ev);
 
 /* Fills the frontier of [lo, hi) into x->front (see the file comment). */
 void dls_pol_attribute(dls_pol_x *x);
@@ -251,6 +323,9 @@ void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer);
  * release). */
 int dls_pol_check_release(dls_pol_x *x, uint64_t tid);
 
+/* Writes the reports the calling thread queued under the lock (no lock held). */
+void dls_pol_check_flush(void);
+
 /* hostfn.c: observed completion through host functions (see "Host functions" above). */
 
 /* The marks one decision asks the driver about, pinned until dls_pol_hostfn_learn. */
@@ -283,28 +358,94 @@ void dls_pol_hostfn_reset_for_tests(void);
 /* model.c: the sink registered with the CUDA observer. */
 void dls_pol_sink(const dls_cuda_op *op, void *user);
 
-/* fix.c */
+/* order.c: orderings planned under the lock, made without it, committed after. */
 
-/* Makes st ordered after the frontier of every live exchange op touches (ENTER). */
-void dls_pol_fix_op(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid);
+/* How an ordering was made (set by dls_pol_plan_act). */
+typedef enum {
+    DLS_POL_HOW_PENDING = 0,
+    DLS_POL_HOW_WAIT,        /* event recorded on `from`, `to` waits on it */
+    DLS_POL_HOW_HOST_EVENT,  /* event recorded on `from`, synchronized on the host */
+    DLS_POL_HOW_HOST_STREAM, /* `from` synchronized on the host */
+    DLS_POL_HOW_HOST_CTX,    /* `from`'s context synchronized on the host */
+    DLS_POL_HOW_CAPTURING,   /* `to` turned out to be capturing: nothing injected */
+    DLS_POL_HOW_FAILED,      /* every way failed (warned) */
+} dls_pol_how;
 
-/* Makes st ordered after x's frontier; returns 0, or EIO when the ordering could not be made.
- * A capturing st is left alone (x is marked captured; the graph launch is ordered instead). */
-int dls_pol_fix_stream(dls_pol_x *x, dls_pol_stream *st, uint64_t tid, const char *reason);
+/* One ordering: `to` (NULL: the host) after what `from` had when the plan was made. Streams are
+ * never freed, so the pointers stay valid without the lock; act reads only their immutable
+ * fields (handle, kind, ctx, owner, id). */
+typedef struct {
+    dls_pol_stream *from, *to;
+    uint64_t snap;      /* capture of `from` at plan time (0: memory was short) */
+    uint64_t ctx_snap;  /* capture of `from`'s context, taken before a context synchronize */
+    uint64_t xid;
+    const char *what, *why;
+    int from_capturing; /* `from` was capturing when planned: the ordering cannot be made */
+    dls_pol_how how;
+} dls_pol_order;
 
-/* Waits on the host for x's pending producer work (host-visible import). */
-void dls_pol_fix_import(dls_pol_x *x, uint64_t tid);
+#define DLS_POL_MARK_ORDERED 1u /* x is ordered for `stream` once the orderings to it are made */
+#define DLS_POL_MARK_DROP 2u    /* then drop released x (its memory was reused whole) */
 
-/* Release of x by thread tid: returns 1 when x was moved to the released list as a pending fence
- * (ownership passes to the list), 0 when the caller drops it (nothing pending, or host-visible
- * memory, which the host then waits for). Makes the oldest fence at once when the list is full. */
-int dls_pol_fix_release(dls_pol_x *x, uint64_t tid);
+typedef struct {
+    uint64_t xid, stream;
+    unsigned flags;
+} dls_pol_mark;
 
-/* Orders st after the pending fence of every released exchange op reuses (ENTER); drops fences
- * that are complete or that op reuses all of once it is ordered. */
-void dls_pol_fix_reuse(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid);
+/* A plan: orderings, then marks applied to exchanges (found again by xid) at commit. */
+typedef struct {
+    uint64_t tid;
+    int to_capturing;   /* the driver said the planned op's stream is joined to a capture */
+    int more;           /* something did not fit: plan another round after this one */
+    int rc;             /* after commit: 0, or EIO when some ordering could not be made */
+    unsigned n, nmark;
+    dls_pol_order o[DLS_POL_PLAN];
+    dls_pol_mark mark[DLS_POL_PLAN];
+} dls_pol_plan;
 
-/* Synchronizes the current context because there is no observer (at an export); warns once. */
-void dls_pol_fix_no_observer(void);
+/* An empty plan for thread tid. */
+void dls_pol_plan_init(dls_pol_plan *p, uint64_t tid);
+
+/* Plans `to` (NULL: the host) after the frontier f[0..n) (lock held): one ordering per stream hb
+ * says is not yet ordered, none twice; *nwaits (may be NULL) gets their number. Returns 0, or -1
+ * when the plan is full (p->more is set; plan again after this round). */
+int dls_pol_plan_frontier(dls_pol_plan *p, const dls_hb_epoch *f, size_t n, dls_pol_stream *to, uint64_t xid,
+                          const char *what, const char *why, size_t *nwaits);
+
+/* Plans a mark (lock held); a full plan sets p->more. */
+void dls_pol_plan_mark(dls_pol_plan *p, uint64_t xid, uint64_t stream, unsigned flags);
+
+/* Counts a fallback and writes its `fallback` log record. Any thread, any lock. */
+void dls_pol_log_fallback(const char *reason, const char *detail);
+
+/* With the lock held: releases it, makes the orderings, takes it again and commits them (hb,
+ * done positions, marks). Nothing to do for an empty plan. The plan is empty again after. */
+void dls_pol_plan_carry_out(dls_pol_plan *p);
+
+/* fix.c: what fix orders (plans; lock held). */
+
+/* Plans st after the frontier of every live exchange op touches (ENTER). */
+void dls_pol_fix_op(dls_pol_plan *p, const dls_cuda_op *op, dls_pol_stream *st);
+
+/* Plans st after x's frontier (made and marked at commit; p->rc says whether it was). A
+ * capturing st is left alone (x is marked captured; the graph launch is ordered instead). */
+void dls_pol_fix_stream(dls_pol_plan *p, dls_pol_x *x, dls_pol_stream *st, const char *reason);
+
+/* Plans the host after x's pending producer work (host-visible import). */
+void dls_pol_fix_import(dls_pol_plan *p, dls_pol_x *x);
+
+/* Release of x: returns 1 when x was moved to the released list as a pending fence (ownership
+ * passes to the list), 0 when the caller drops it (nothing pending, or host-visible memory,
+ * whose host wait is planned). Plans the oldest fence at once when the list is full. */
+int dls_pol_fix_release(dls_pol_plan *p, dls_pol_x *x);
+
+/* Plans st after the pending fence of every released exchange op reuses (ENTER); drops fences
+ * that are complete, and (at commit) those that op reuses all of once it is ordered. */
+void dls_pol_fix_reuse(dls_pol_plan *p, const dls_cuda_op *op, dls_pol_stream *st);
+
+/* Synchronizes the current context because exchanges cannot be modelled (no observer, or the
+ * model is degraded: `why`) at an export; warns once. No lock held. Returns 0, or EIO when the
+ * synchronize failed. */
+int dls_pol_fix_no_observer(void);
 
 #endif

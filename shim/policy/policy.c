@@ -86,6 +86,35 @@ static uintptr_t alloc_start(const dls_exchange *x)
     return (uintptr_t)base;
 }
 
+/* The live state of exchange xid, or NULL (it may go while the lock was released). Lock held. */
+static dls_pol_x *find_state(uint64_t xid)
+{
+    for (dls_pol_x *p = dls_pol_g.live; p; p = p->next)
+        if (p->xid == xid)
+            return p;
+    return NULL;
+}
+
+/* Orders st (NULL: the host, for a host-visible import) after p's frontier, in rounds of plans
+ * carried out without the lock (p may be released meanwhile: it is looked up again by id).
+ * Returns 0, or EIO when some ordering could not be made. Lock held. */
+static int order_rounds(dls_pol_plan *plan, dls_pol_x *p, dls_pol_stream *st, const char *reason)
+{
+    uint64_t xid = p->xid;
+    for (int round = 0; p && round < 8; round++, p = find_state(xid)) {
+        plan->more = 0;
+        if (st)
+            dls_pol_fix_stream(plan, p, st, reason);
+        else
+            dls_pol_fix_import(plan, p);
+        int more = plan->more;
+        dls_pol_plan_carry_out(plan);
+        if (!more || plan->rc)
+            break;
+    }
+    return plan->rc;
+}
+
 /* The policy state of x, created (with its frontier) when x has none. Lock held. */
 static dls_pol_x *state_of(const dls_exchange *x, const dls_stack *stack, uintptr_t alo)
 {
@@ -105,19 +134,30 @@ static dls_pol_x *state_of(const dls_exchange *x, const dls_stack *stack, uintpt
     return p;
 }
 
+/* 1 when the model lost work it needs (see pol.h): fix synchronizes at the export instead. */
+static int degraded(void)
+{
+    return atomic_load_explicit(&dls_pol_g.degraded, memory_order_relaxed);
+}
+
 static void on_export(void *ctx, const dls_exchange *x)
 {
     (void)ctx;
     if (!observed(1))
         return;
+    if (degraded() && dls_pol_g.mode == DLS_MODE_FIX)
+        dls_pol_fix_no_observer();
     uint64_t tid = tid_now();
     dls_stack stack;
     capture_stack(&stack);
     uintptr_t alo = alloc_start(x);
     dls_cuda_stream cs;
-    if (t_consumer.set && dls_pol_g.mode == DLS_MODE_FIX)
+    int consumer = t_consumer.set && dls_pol_g.mode == DLS_MODE_FIX;
+    if (consumer)
         resolve(t_consumer.stream, &cs);
-    pthread_mutex_lock(&dls_pol_g.lock);
+    dls_pol_plan plan;
+    dls_pol_plan_init(&plan, tid);
+    dls_pol_lock();
     dls_pol_x *p = x->policy;
     if (p) { /* handed out again: the producer may have written since */
         p->stack = stack;
@@ -128,13 +168,11 @@ static void on_export(void *ctx, const dls_exchange *x)
     }
     if (p) {
         note_work_stream(p);
-        if (t_consumer.set && dls_pol_g.mode == DLS_MODE_FIX) {
-            dls_pol_stream *st = dls_pol_stream_get(&cs, tid);
-            if (st)
-                dls_pol_fix_stream(p, st, tid, "export with the thread's consumer stream set");
-        }
+        dls_pol_stream *st = consumer ? dls_pol_stream_get(&cs, tid) : NULL;
+        if (st)
+            order_rounds(&plan, p, st, "export with the thread's consumer stream set");
     }
-    pthread_mutex_unlock(&dls_pol_g.lock);
+    dls_pol_unlock();
 }
 
 static void on_import(void *ctx, const dls_exchange *x)
@@ -146,15 +184,17 @@ static void on_import(void *ctx, const dls_exchange *x)
     dls_stack stack;
     capture_stack(&stack);
     uintptr_t alo = x->policy ? 0 : alloc_start(x);
-    pthread_mutex_lock(&dls_pol_g.lock);
+    dls_pol_plan plan;
+    dls_pol_plan_init(&plan, tid);
+    dls_pol_lock();
     dls_pol_x *p = state_of(x, &stack, alo);
     if (p && p->host_visible) {
         if (dls_pol_g.mode == DLS_MODE_FIX)
-            dls_pol_fix_import(p, tid);
+            order_rounds(&plan, p, NULL, NULL);
         else
             dls_pol_check_import(p, tid, x->consumer ? dls_profile_name(x->consumer) : NULL);
     }
-    pthread_mutex_unlock(&dls_pol_g.lock);
+    dls_pol_unlock();
 }
 
 static void on_release(void *ctx, const dls_exchange *x)
@@ -166,17 +206,20 @@ static void on_release(void *ctx, const dls_exchange *x)
     uint64_t tid = tid_now();
     dls_stack stack;
     capture_stack(&stack);
-    pthread_mutex_lock(&dls_pol_g.lock);
+    dls_pol_plan plan;
+    dls_pol_plan_init(&plan, tid);
+    dls_pol_lock();
     if (dls_pol_g.mode == DLS_MODE_FIX) {
-        if (!dls_cuda_observer_active() || !dls_pol_fix_release(p, tid))
+        if (!dls_cuda_observer_active() || !dls_pol_fix_release(&plan, p))
             dls_pol_x_drop(p);
+        dls_pol_plan_carry_out(&plan);
     } else if (dls_pol_check_release(p, tid)) {
         dls_pol_x_drop(p);
     } else {
         p->stack = stack;
         dls_pol_x_release(p);
     }
-    pthread_mutex_unlock(&dls_pol_g.lock);
+    dls_pol_unlock();
 }
 
 static const dls_exchange_observer g_observer = {
@@ -234,26 +277,28 @@ int dls_policy_make_safe(const void *tensor, uintptr_t stream)
     dls_exchange x;
     if (!tensor || dls_exchange_find_tensor(tensor, &x))
         return ENOENT;
-    if (!dls_cuda_observer_active()) {
-        dls_pol_fix_no_observer();
-        return 0;
-    }
+    if (!dls_cuda_observer_active() || degraded())
+        return dls_pol_fix_no_observer();
     uint64_t tid = tid_now();
     dls_stack stack;
     capture_stack(&stack);
     dls_cuda_stream cs;
     resolve(stream, &cs);
     uintptr_t alo = x.policy ? 0 : alloc_start(&x);
-    pthread_mutex_lock(&dls_pol_g.lock);
-    int rc = ENOENT;
+    dls_pol_plan plan;
+    dls_pol_plan_init(&plan, tid);
+    dls_pol_lock();
+    int rc = 0;
     dls_pol_x *p = state_of(&x, &stack, alo);
     dls_pol_stream *st = p ? dls_pol_stream_get(&cs, tid) : NULL;
+    if (p && !st)
+        rc = cs.resolved ? ENOMEM : EINVAL;
+    else if (!p)
+        rc = ENOMEM;
     if (p && st)
-        rc = dls_pol_fix_stream(p, st, tid, "made safe for a stream on request");
-    else if (p)
-        rc = EINVAL;
-    pthread_mutex_unlock(&dls_pol_g.lock);
-    return rc;
+        rc = order_rounds(&plan, p, st, "made safe for a stream on request");
+    dls_pol_unlock();
+    return rc == ENOMEM ? dls_pol_fix_no_observer() : rc;
 }
 
 int dls_policy_current_work_stream(int device_type, int device_id, void **out)

@@ -30,10 +30,12 @@ int dls_policy_consumer_stream(uintptr_t *stream);
 /* Makes the live exchanged tensor `tensor` (a DLManagedTensor* or DLManagedTensorVersioned*
  * known to the exchange registry) safe to use on `stream`: injects the event record(s) and the
  * stream wait the model shows missing (none when ordered), whatever the mode is (the caller
- * asked for it). Returns 0 on success (also when nothing was needed), ENOENT when the tensor is
- * not a live exchange, ENODEV when there is no CUDA observer (then the producer's context was
- * synchronized instead, which also makes it safe: the return is 0 in that case when the
- * synchronize succeeded), EIO when a CUDA call failed and no fallback succeeded. */
+ * asked for it). When it cannot be modelled (no CUDA observer, the model lost work or memory is
+ * short) the current context is synchronized instead, with one warning. Returns 0 when the
+ * tensor is safe on `stream` (ordered, nothing needed, or the fallback synchronize succeeded);
+ * ENOENT when the tensor is not a live exchange; ENOTSUP when the policy is not running (mode
+ * trace or off, or no memory at start-up); EINVAL when `stream` cannot be resolved; EIO when the
+ * ordering and every fallback failed. Never 0 when the tensor was not made safe. */
 int dls_policy_make_safe(const void *tensor, uintptr_t stream);
 
 /* The stream the calling thread's legacy producer last used on device `device_id` of

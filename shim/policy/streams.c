@@ -1,7 +1,9 @@
 /* The policy's stream table, the rings of recent operations, host-completion bookkeeping and
- * producer attribution (see pol.h). Every function runs with dls_pol_g.lock held. */
+ * producer attribution (see pol.h). Every function runs with dls_pol_g.lock held, except
+ * dls_pol_entry_fill. */
 #include "pol.h"
 
+#include "../common/config.h"
 #include "../cuda/cuda_api.h"
 #include "../report/warn.h"
 
@@ -9,13 +11,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Last record of each event, direct-mapped (a collision forgets one: the stream then stays
- * pending longer, which only costs precision of attribution, never correctness). */
-#define EVENTS 512
-static struct {
-    uint64_t ev, stream, pos;
-} g_events[EVENTS];
 
 static size_t slot_of(uint64_t id, size_t cap)
 {
@@ -136,7 +131,48 @@ static void forget(dls_pol_stream *st, const dls_pol_entry *e)
         widen(st, e->lo[i], e->hi[i]);
 }
 
-void dls_pol_ring_append(dls_pol_stream *st, const dls_cuda_op *op, uint64_t pos)
+void dls_pol_entry_fill(dls_pol_entry *e, const dls_cuda_op *op)
+{
+    e->op = op->correlation_id;
+    e->api = op->api;
+    e->conservative = (op->flags & DLS_OPF_CONSERVATIVE) || op->kind == DLS_OP_GRAPH_LAUNCH;
+    e->nwords = 0;
+    e->nranges = 0;
+    e->boxed = 0;
+    if (!e->conservative && op->nwords <= DLS_POL_WORDS) {
+        e->nwords = (uint8_t)op->nwords;
+        memcpy(e->words, op->words, op->nwords * sizeof *e->words);
+    } else if (!e->conservative) { /* a wide launch: the bounding box of its pointer-like words */
+        uintptr_t lo = UINTPTR_MAX, hi = 0;
+        for (uint32_t i = 0; i < op->nwords; i++)
+            if (op->words[i] >= 4096) {
+                lo = op->words[i] < lo ? (uintptr_t)op->words[i] : lo;
+                hi = op->words[i] >= hi ? (uintptr_t)op->words[i] + 1 : hi;
+            }
+        if (lo < hi) {
+            e->lo[0] = lo;
+            e->hi[0] = hi;
+            e->nranges = 1;
+            e->boxed = 1;
+        }
+    }
+    for (uint32_t i = 0; i < op->nranges && !e->conservative; i++) {
+        if (e->nranges == 2) {
+            e->conservative = 1;
+            break;
+        }
+        e->lo[e->nranges] = op->ranges[i].addr;
+        e->hi[e->nranges] = op->ranges[i].addr + op->ranges[i].len;
+        e->nranges++;
+    }
+    size_t n = 0;
+    if (op->kind == DLS_OP_LAUNCH && op->name)
+        for (; n < DLS_POL_NAME - 1 && op->name[n]; n++)
+            e->name[n] = op->name[n];
+    e->name[n] = '\0';
+}
+
+void dls_pol_ring_append(dls_pol_stream *st, const dls_pol_entry *src, uint64_t pos)
 {
     dls_pol_entry *e = &st->ring[st->head];
     if (st->count == DLS_POL_RING && e->pos > st->done)
@@ -144,27 +180,8 @@ void dls_pol_ring_append(dls_pol_stream *st, const dls_cuda_op *op, uint64_t pos
     st->head = (st->head + 1) % DLS_POL_RING;
     if (st->count < DLS_POL_RING)
         st->count++;
+    *e = *src;
     e->pos = pos;
-    e->op = op->correlation_id;
-    e->api = op->api;
-    e->conservative = (op->flags & DLS_OPF_CONSERVATIVE) || op->kind == DLS_OP_GRAPH_LAUNCH ||
-                      op->nwords > DLS_POL_WORDS;
-    e->nwords = e->conservative ? 0 : (uint8_t)op->nwords;
-    if (e->nwords)
-        memcpy(e->words, op->words, e->nwords * sizeof *e->words);
-    e->nranges = 0;
-    for (uint32_t i = 0; i < op->nranges && e->nranges < 2; i++) {
-        e->lo[e->nranges] = op->ranges[i].addr;
-        e->hi[e->nranges] = op->ranges[i].addr + op->ranges[i].len;
-        e->nranges++;
-    }
-    if (op->nranges > 2)
-        e->conservative = 1;
-    size_t n = 0;
-    if (op->kind == DLS_OP_LAUNCH && op->name)
-        for (; n < DLS_POL_NAME - 1 && op->name[n]; n++)
-            e->name[n] = op->name[n];
-    e->name[n] = '\0';
 }
 
 void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos)
@@ -173,34 +190,7 @@ void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos)
         st->done = pos;
 }
 
-void dls_pol_streams_done_ctx(uintptr_t ctx)
-{
-    for (size_t i = 0; i < dls_pol_g.cap; i++) {
-        dls_pol_stream *s = dls_pol_g.streams[i];
-        if (s && (!ctx || s->ctx == ctx))
-            dls_pol_stream_done(s, s->last);
-    }
-}
-
-void dls_pol_event_note(uint64_t ev, uint64_t stream, uint64_t pos)
-{
-    size_t i = (size_t)(ev % EVENTS);
-    g_events[i].ev = ev;
-    g_events[i].stream = stream;
-    g_events[i].pos = pos;
-}
-
-void dls_pol_event_done(uint64_t ev)
-{
-    size_t i = (size_t)(ev % EVENTS);
-    if (g_events[i].ev != ev)
-        return;
-    dls_pol_stream *s = dls_pol_stream_find(g_events[i].stream);
-    if (s)
-        dls_pol_stream_done(s, g_events[i].pos);
-}
-
-static int entry_touches(const dls_pol_entry *e, uintptr_t alo, uintptr_t lo, uintptr_t hi)
+int dls_pol_entry_touches(const dls_pol_entry *e, uintptr_t alo, uintptr_t lo, uintptr_t hi)
 {
     if (e->conservative)
         return 1;
@@ -208,7 +198,7 @@ static int entry_touches(const dls_pol_entry *e, uintptr_t alo, uintptr_t lo, ui
         if (e->words[i] >= alo && e->words[i] < hi)
             return 1;
     for (unsigned i = 0; i < e->nranges; i++)
-        if (e->lo[i] < hi && lo < e->hi[i])
+        if (e->lo[i] < hi && (e->boxed ? alo : lo) < e->hi[i])
             return 1;
     return 0;
 }
@@ -239,6 +229,7 @@ int dls_pol_op_touches(const dls_cuda_op *op, uintptr_t lo, uintptr_t hi)
 void dls_pol_attribute(dls_pol_x *x)
 {
     x->nfront = 0;
+    x->overflow &= ~DLS_POL_OVER_PRODUCERS;
     for (size_t i = 0; i < dls_pol_g.cap; i++) {
         dls_pol_stream *s = dls_pol_g.streams[i];
         if (!s || s->last <= s->done)
@@ -247,7 +238,7 @@ void dls_pol_attribute(dls_pol_x *x)
         uint64_t pos = s->lost > s->done && (s->lost_cons || (s->lost_lo < x->hi && x->alo < s->lost_hi)) ? s->lost : 0;
         for (unsigned k = 0; k < s->count; k++) {
             const dls_pol_entry *e = &s->ring[k];
-            if (e->pos > s->done && e->pos > pos && entry_touches(e, x->alo, x->lo, x->hi)) {
+            if (e->pos > s->done && e->pos > pos && dls_pol_entry_touches(e, x->alo, x->lo, x->hi)) {
                 pos = e->pos;
                 best = e;
             }
@@ -255,8 +246,11 @@ void dls_pol_attribute(dls_pol_x *x)
         if (!pos)
             continue;
         if (x->nfront == DLS_POL_MAXF) {
-            dls_warn_once("policy-frontier", "an exchanged tensor has pending writers on more than %d streams; "
-                          "the extra streams are not tracked", DLS_POL_MAXF);
+            x->overflow |= DLS_POL_OVER_PRODUCERS;
+            dls_warn_once("policy-frontier", "an exchanged tensor has pending writers on more than %d streams; %s",
+                          DLS_POL_MAXF, dls_pol_g.mode == DLS_MODE_FIX
+                                            ? "its consumers wait for every stream with pending work"
+                                            : "the extra streams are not checked");
             return;
         }
         dls_pol_touch *t = &x->front[x->nfront++];

@@ -55,6 +55,12 @@ void cudasim_release_all(void);
  * bodies that block forever make it block forever. */
 void cudasim_settle(void);
 
+/* Number of threads now blocked in a host synchronization (stream, event or context
+ * synchronize, a synchronous copy, cuMemFree / cudaFreeHost): such a thread has passed the
+ * call's ENTER callback and waits for work submitted before it began (work submitted meanwhile,
+ * by any thread, is not waited for). Lets a test act while another thread synchronizes. */
+unsigned cudasim_host_waiters(void);
+
 /* The next call of the API function `function_name` (matched as cudasim_call_count does) returns
  * `err` without doing anything; its ENTER and EXIT callbacks still fire. For runtime functions
  * `err` is used as a cudaError_t. Several pending failures are consumed in order. */

@@ -362,12 +362,25 @@ CUresult dls_sim_event_wait(struct CUstream_st *s, struct CUevent_st *e, unsigne
     return r;
 }
 
+/* Threads inside a host synchronize (g_lock). */
+static unsigned g_syncing;
+
 void dls_sim_wait(struct CUstream_st *s, uint64_t seq)
 {
     pthread_mutex_lock(&g_lock);
+    g_syncing++;
     while (s->completed < seq)
         host_wait_locked();
+    g_syncing--;
     pthread_mutex_unlock(&g_lock);
+}
+
+unsigned cudasim_host_waiters(void)
+{
+    pthread_mutex_lock(&g_lock);
+    unsigned n = g_syncing;
+    pthread_mutex_unlock(&g_lock);
+    return n;
 }
 
 int dls_sim_done(struct CUstream_st *s, uint64_t seq)
@@ -390,9 +403,11 @@ void dls_sim_ctx_sync(struct CUctx_st *ctx)
     n = 0;
     for (struct CUstream_st *s = ctx->streams; s; s = s->next_in_ctx)
         snap[n++] = (dls_sim_dep){ s, s->submitted };
+    g_syncing++;
     for (unsigned i = 0; i < n; i++)
         while (snap[i].s->completed < snap[i].seq)
             host_wait_locked();
+    g_syncing--;
     pthread_mutex_unlock(&g_lock);
     free(snap);
 }

@@ -33,6 +33,27 @@ $(SCEN_DIR)/scen_%: $(SCEN_OBJ)/s_%.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS) $(CUDASIM_
 	$(Q)$(CC) -rdynamic $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
 	    -lfakemx -lfaketvm -lscenbackend -lcudart $(LDLIBS)
 
+# stress_sync: exchanges while other threads synchronize (simulator only: it sets a kernel
+# duration); run by test_scenarios_fix.
+$(SCEN_OBJ)/stress_sync.o $(SCEN_OBJ)/stall_host_wait.o: EXTRA_CFLAGS += $(CUDASIM_CFLAGS)
+STRESS_SYNC := $(SCEN_DIR)/stress_sync
+$(STRESS_SYNC): $(SCEN_OBJ)/stress_sync.o $(SCEN_LIBS) $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
+	    -lfakemx -lfaketvm -lscenbackend -lcudart -lcuda $(LDLIBS)
+ALL += $(STRESS_SYNC)
+
+# stall_host_wait: launches on one thread while the shim waits on the host on another; run by
+# test_scenarios_fix.
+STALL := $(SCEN_DIR)/stall_host_wait
+$(STALL): $(SCEN_OBJ)/stall_host_wait.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS) $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
+	    -lfakemx -lfaketvm -lscenbackend -lcudart $(LDLIBS)
+ALL += $(STALL)
+
 # scen_profiled: the side_stream exchange beside a fake CUPTI profiler, libfakeprof.so, which
 # also serves as a CUDA injection library (test_profilers).
 SCEN_PROFILED := $(SCEN_DIR)/scen_profiled $(SCEN_DIR)/libfakeprof.so
@@ -50,7 +71,7 @@ $(SCEN_DIR)/scen_profiled: $(SCEN_OBJ)/profiled.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS
 SCEN_TESTS := $(B)/tests/test_scenarios $(B)/tests/test_scenarios_fix $(B)/tests/test_profilers
 $(B)/obj/tests/scenarios/test_%.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
 $(SCEN_TESTS): $(B)/tests/%: $(SCEN_OBJ)/%.o $(SCEN_OBJ)/scen_run.o $(TEST_COMMON_OBJ) $(SCEN_PROGS) \
-               $(SCEN_PROFILED) $(SHIM_LIB)
+               $(SCEN_PROFILED) $(SHIM_LIB) $(STRESS_SYNC) $(STALL)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka $(LDLIBS)

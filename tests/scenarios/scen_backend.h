@@ -45,6 +45,11 @@ void scen_release(cudaStream_t stream);
 /* Returns once all work that can run has run (simulator; on a GPU: nothing). */
 void scen_settle(void);
 
+/* Returns 0 once another thread is blocked in a host synchronization, past its start, or -1
+ * when none was after 10 s (simulator; on a GPU: 0 after 100 ms). The caller stays runnable
+ * meanwhile. */
+int scen_await_host_sync(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 #include "cudasim.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,4 +236,17 @@ void scen_settle(void)
     atomic_store(&g_settling, 1);
     cudasim_settle();
     atomic_store(&g_settling, 0);
+}
+
+int scen_await_host_sync(void)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!cudasim_host_waiters()) { /* runnable: the watchdog leaves this thread's gates alone */
+        sched_yield();
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec > 10)
+            return -1;
+    }
+    return 0;
 }

@@ -29,6 +29,7 @@ static const struct {
     {"threads", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"dlsym", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"opaque", "write-read", "mxnet", "scen_write", "scen_read_opaque", "consumer-stream", NULL},
+    {"concurrent_sync", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     /* the simulator names runtime calls by their callback id, as cupti_runtime_cbid.h spells it */
     {"graph_capture", "write-read", "mxnet", "scen_write", "cudaGraphLaunch_v10000", "consumer-stream",
      "dlsync: warning: an exchanged tensor was used by work captured into a CUDA graph"},

@@ -193,6 +193,47 @@ static void host_syncs(void **state)
     assert_int_equal(dls_hb_sync_stream(e, T2, 424242), ENOENT);
 }
 
+/* A host synchronize completes what its capture at its start held, never work enqueued after. */
+static void captures_complete_only_work_enqueued_before_them(void **state)
+{
+    dls_hb *e = *state;
+    enum { SNAP_S = 900, SNAP_C = 901, SNAP_A = 902, SNAP_E = 903, EV = 5 };
+    uint64_t a = op(e, T1, NB);
+    assert_int_equal(dls_hb_capture_stream(e, SNAP_S, NB), 0);
+    assert_int_equal(dls_hb_capture_context(e, SNAP_C, CTX), 0);
+    assert_int_equal(dls_hb_capture_all(e, SNAP_A), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, NB2, EV, 1, NULL), 0);
+    uint64_t n2 = op(e, T1, NB2);
+    assert_int_equal(dls_hb_capture_event(e, SNAP_E, EV), 0);
+    uint64_t b = op(e, T1, NB), c = op(e, T1, LEG2); /* enqueued during the synchronizes */
+    assert_int_equal(dls_hb_event_covers(e, SNAP_S, NB), a);
+    assert_int_equal(dls_hb_event_covers(e, SNAP_C, NB2), 0);
+    assert_int_equal(dls_hb_event_covers(e, SNAP_E, NB2), n2 - 1);
+    int o;
+    assert_int_equal(dls_hb_sync_event(e, T2, SNAP_S), 0);
+    assert_int_equal(dls_hb_ordered(e, T2, NB2, NB, a, &o), 0);
+    assert_true(o);
+    assert_int_equal(dls_hb_ordered(e, T2, NB2, NB, b, &o), 0);
+    assert_false(o);
+    assert_int_equal(dls_hb_sync_event(e, T2, SNAP_A), 0);
+    assert_int_equal(dls_hb_ordered(e, T2, NB2, LEG2, c, &o), 0);
+    assert_false(o);
+    assert_int_equal(dls_hb_ordered(e, T2, NB2, NB, b, &o), 0);
+    assert_false(o);
+    /* A wait on a capture orders a stream after the captured work only. */
+    assert_int_equal(dls_hb_event_wait(e, T1, BLK2, SNAP_C, 3, NULL), 0);
+    assert_true(after(e, BLK2, NB, a));
+    assert_false(after(e, BLK2, NB, b));
+    /* Capture of a never-recorded event, of an unknown context: nothing; of an unknown stream. */
+    assert_int_equal(dls_hb_capture_event(e, SNAP_E, 4242), 0);
+    assert_int_equal(dls_hb_event_covers(e, SNAP_E, NB2), 0);
+    assert_int_equal(dls_hb_capture_context(e, SNAP_C, 4242), 0);
+    assert_int_equal(dls_hb_event_covers(e, SNAP_C, NB), 0);
+    assert_int_equal(dls_hb_capture_stream(e, SNAP_S, 424242), ENOENT);
+    dls_hb_event_remove(e, SNAP_A);
+    assert_int_equal(dls_hb_event_covers(e, SNAP_A, NB), 0);
+}
+
 static uint64_t track(dls_hb *e, uint64_t lo, uint64_t hi)
 {
     uint64_t h = 0;
@@ -405,6 +446,7 @@ int main(void)
         T(rerecording_replaces_the_capture),
         T(event_knowledge_is_transitive),
         T(host_syncs),
+        T(captures_complete_only_work_enqueued_before_them),
         T(conflicts_by_kind),
         T(overlapping_ranges_and_untrack),
         T(frontier_keeps_what_later_accesses_do_not_cover),

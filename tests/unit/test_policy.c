@@ -35,6 +35,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
+    dls_pol_lock(); /* applies what is still queued */
+    dls_pol_unlock();
     while (dls_pol_g.live)
         dls_pol_x_drop(dls_pol_g.live);
     while (dls_pol_g.released)
@@ -67,11 +69,14 @@ static void launch(uint64_t sid, const char *name, const uint64_t *words, uint32
     dls_pol_sink(&op, NULL);
 }
 
+/* Delivers a stream synchronize (ENTER and EXIT). */
 static void stream_sync(uint64_t sid)
 {
-    dls_cuda_op op = {.kind = DLS_OP_STREAM_SYNC, .phase = DLS_PHASE_EXIT, .flags = DLS_OPF_HAS_STREAM,
+    dls_cuda_op op = {.kind = DLS_OP_STREAM_SYNC, .phase = DLS_PHASE_ENTER, .flags = DLS_OPF_HAS_STREAM,
                       .api = "cuStreamSynchronize", .tid = TID, .correlation_id = ++g_corr,
                       .stream = stream(sid, DLS_STREAM_NON_BLOCKING)};
+    dls_pol_sink(&op, NULL);
+    op.phase = DLS_PHASE_EXIT;
     dls_pol_sink(&op, NULL);
 }
 
@@ -86,10 +91,12 @@ static dls_pol_x *export_range(uintptr_t lo, uintptr_t hi)
     mt.dl_tensor.data = (void *)lo;
     dls_exchange x = {.xid = ++xid, .tensor = &mt, .data = (void *)lo, .lo = lo, .hi = hi,
                       .device = {kDLCUDA, 0}, .dtype = {kDLFloat, 32, 1}};
+    dls_pol_lock();
     dls_pol_x *p = dls_pol_x_new(&x);
     assert_non_null(p);
     dls_pol_attribute(p);
     dls_pol_x_link(p);
+    dls_pol_unlock();
     return p;
 }
 

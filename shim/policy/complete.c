@@ -1,0 +1,72 @@
+/* Host completion: captures taken when a host synchronize begins and applied when it returns
+ * (see pol.h, "Completion"). Every function runs with dls_pol_g.lock held. */
+#include "pol.h"
+
+#include "../common/config.h"
+#include "../report/warn.h"
+
+#include <errno.h>
+
+uint64_t dls_pol_snap_id(void)
+{
+    return DLS_POL_OWN_EVENT + dls_pol_g.own_op++;
+}
+
+/* A host synchronize the model cannot learn from keeps the work it completed pending: fix may
+ * add waits it did not need, check may report a use the synchronize ordered. */
+static void not_learned(void)
+{
+    dls_warn_once("policy-sync-memory", "out of memory recording a host synchronize; the work it completed "
+                  "counts as pending (%s)", dls_pol_g.mode == DLS_MODE_FIX ? "fix may add needless waits"
+                                                                        : "check may report uses it ordered");
+}
+
+/* The id of a capture that rc says was taken, else 0 (forgotten; warned once). */
+static uint64_t taken(uint64_t id, int rc)
+{
+    if (!rc)
+        return id;
+    dls_hb_event_remove(dls_pol_g.hb, id);
+    if (rc == ENOMEM)
+        not_learned();
+    return 0;
+}
+
+uint64_t dls_pol_snap_stream(const dls_pol_stream *st)
+{
+    uint64_t id = dls_pol_snap_id();
+    return taken(id, dls_hb_capture_stream(dls_pol_g.hb, id, st->id));
+}
+
+uint64_t dls_pol_snap_event(uint64_t ev)
+{
+    uint64_t id = dls_pol_snap_id();
+    return taken(id, dls_hb_capture_event(dls_pol_g.hb, id, ev));
+}
+
+uint64_t dls_pol_snap_ctx(uintptr_t ctx)
+{
+    uint64_t id = dls_pol_snap_id();
+    return taken(id, ctx ? dls_hb_capture_context(dls_pol_g.hb, id, (uint64_t)ctx)
+                         : dls_hb_capture_all(dls_pol_g.hb, id));
+}
+
+void dls_pol_snap_complete(uint64_t snap, uint64_t tid)
+{
+    if (!snap)
+        return;
+    if (dls_hb_sync_event(dls_pol_g.hb, tid, snap) == ENOMEM)
+        not_learned();
+    for (size_t i = 0; i < dls_pol_g.cap; i++) {
+        dls_pol_stream *s = dls_pol_g.streams[i];
+        if (s && s->last > s->done)
+            dls_pol_stream_done(s, dls_hb_event_covers(dls_pol_g.hb, snap, s->id));
+    }
+    dls_hb_event_remove(dls_pol_g.hb, snap);
+}
+
+void dls_pol_snap_drop(uint64_t snap)
+{
+    if (snap)
+        dls_hb_event_remove(dls_pol_g.hb, snap);
+}
