@@ -57,11 +57,12 @@ int dls_api_check(void *mt, int versioned)
     return DLSYNC_OK;
 }
 
-/* Without a model: everything the calling thread's context has queued completes before the
- * consumer enqueues more. No context (CUDA unused by this thread) leaves nothing to wait for. */
+/* Without a model: everything queued in the calling thread's context and on every device the
+ * program uses completes before the consumer enqueues more (the producer may be on another
+ * device). No context (CUDA unused) leaves nothing to wait for. */
 static int synchronize(void)
 {
-    CUresult r = dls_drv_ctx_synchronize();
+    CUresult r = dls_drv_synchronize_devices();
     if (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT)
         return DLSYNC_OK;
     return DLSYNC_ERR_CUDA;

@@ -42,6 +42,11 @@ static int resolve(void)
     SYM(ctx_get_id, "cuCtxGetId");
     SYM(ctx_get_device, "cuCtxGetDevice");
     SYM(ctx_synchronize, "cuCtxSynchronize");
+    SYM(device_get_count, "cuDeviceGetCount");
+    SYM(device_get, "cuDeviceGet");
+    SYM(primary_ctx_get_state, "cuDevicePrimaryCtxGetState");
+    SYM(primary_ctx_retain, "cuDevicePrimaryCtxRetain");
+    SYM(primary_ctx_release, "cuDevicePrimaryCtxRelease_v2");
     SYM(event_create, "cuEventCreate");
     SYM(event_record, "cuEventRecord");
     SYM(event_destroy, "cuEventDestroy_v2");
@@ -141,4 +146,47 @@ void dls_drv_ctx_leave(int pushed)
     CUcontext popped;
     if (pushed)
         dls_drv_ctx_pop_current(&popped);
+}
+
+/* Guarded calls used only by dls_drv_synchronize_devices. */
+static CUresult device_get_count(int *n) { GUARDED(device_get_count, n); }
+static CUresult device_get(CUdevice *d, int i) { GUARDED(device_get, d, i); }
+static CUresult primary_get_state(CUdevice d, unsigned *flags, int *active) { GUARDED(primary_ctx_get_state, d, flags, active); }
+static CUresult primary_retain(CUcontext *ctx, CUdevice d) { GUARDED(primary_ctx_retain, ctx, d); }
+static CUresult primary_release(CUdevice d) { GUARDED(primary_ctx_release, d); }
+
+/* Synchronizes device i's primary context when it is active and not current (the caller
+ * synchronized the current one). */
+static CUresult synchronize_primary(int i)
+{
+    CUdevice dev;
+    unsigned flags = 0;
+    int active = 0, pushed = 0;
+    CUcontext ctx = NULL;
+    if (device_get(&dev, i) != CUDA_SUCCESS || primary_get_state(dev, &flags, &active) != CUDA_SUCCESS ||
+        !active || primary_retain(&ctx, dev) != CUDA_SUCCESS)
+        return CUDA_SUCCESS;
+    CUresult r = dls_drv_ctx_enter(ctx, &pushed);
+    if (r == CUDA_SUCCESS && pushed) {
+        r = dls_drv_ctx_synchronize();
+        dls_drv_ctx_leave(pushed);
+    }
+    primary_release(dev);
+    return r;
+}
+
+CUresult dls_drv_synchronize_devices(void)
+{
+    CUresult r = dls_drv_ctx_synchronize();
+    if (r == CUDA_ERROR_INVALID_CONTEXT) /* none current on this thread */
+        r = CUDA_SUCCESS;
+    int n = 0;
+    if (device_get_count(&n) != CUDA_SUCCESS)
+        return r;
+    for (int i = 0; i < n; i++) {
+        CUresult e = synchronize_primary(i);
+        if (r == CUDA_SUCCESS)
+            r = e;
+    }
+    return r;
 }

@@ -27,6 +27,11 @@ typedef struct {
     CUresult (*ctx_get_id)(CUcontext, unsigned long long *);
     CUresult (*ctx_get_device)(CUdevice *);
     CUresult (*ctx_synchronize)(void);
+    CUresult (*device_get_count)(int *);
+    CUresult (*device_get)(CUdevice *, int);
+    CUresult (*primary_ctx_get_state)(CUdevice, unsigned int *, int *);
+    CUresult (*primary_ctx_retain)(CUcontext *, CUdevice);
+    CUresult (*primary_ctx_release)(CUdevice);
     CUresult (*event_create)(CUevent *, unsigned int);
     CUresult (*event_record)(CUevent, CUstream);
     CUresult (*event_destroy)(CUevent);
@@ -78,6 +83,12 @@ CUresult dls_drv_ctx_enter(CUcontext ctx, int *pushed);
 
 /* Undoes dls_drv_ctx_enter: pops the context it pushed, if it pushed one. */
 void dls_drv_ctx_leave(int pushed);
+
+/* Synchronizes the calling thread's current context and the primary context of every device
+ * whose primary context is active (one the program uses; an inactive one is never created), for
+ * the fallbacks that cannot tell on which device the producer's work is. Returns CUDA_SUCCESS
+ * (also when there is no context at all) or the first error. */
+CUresult dls_drv_synchronize_devices(void);
 
 /* Tests only: use `t` instead of the libcuda table (NULL returns to normal resolution). */
 void dls_drv_set_table_for_tests(const dls_drv_table *t);

@@ -222,16 +222,16 @@ int dls_pol_fix_no_observer(void)
         return 0;
     char detail[512];
     if (!dls_cuda_observer_active())
-        snprintf(detail, sizeof detail, "no CUDA observer (%s): synchronizing the producer context at export",
-                 dls_cuda_observer_reason());
+        snprintf(detail, sizeof detail, "no CUDA observer (%s): synchronizing the producer's contexts (the "
+                 "current one and every device's) at export", dls_cuda_observer_reason());
     else
         snprintf(detail, sizeof detail, "the model lost track of some CUDA work (out of memory): synchronizing "
-                 "the producer context at export");
+                 "the producer's contexts (the current one and every device's) at export");
     if (dls_cuda_observer_active())
         dls_warn_once("fix-degraded", "%s", detail);
     else if (!dls_cuda_observer_warned())
         dls_warn_once("fix-no-observer", "%s", detail);
-    CUresult r = dls_drv_ctx_synchronize();
+    CUresult r = dls_drv_synchronize_devices();
     if (r != CUDA_SUCCESS)
         dls_warn_once("fix-no-observer-sync", "cuCtxSynchronize failed (CUDA error %d) at an export", (int)r);
     dls_pol_log_fallback(dls_cuda_observer_active() ? "model degraded" : "no CUDA observer", detail);

@@ -443,9 +443,10 @@ int dls_pol_fix_release(dls_pol_plan *p, dls_pol_x *x);
  * that are complete, and (at commit) those that op reuses all of once it is ordered. */
 void dls_pol_fix_reuse(dls_pol_plan *p, const dls_cuda_op *op, dls_pol_stream *st);
 
-/* Synchronizes the current context because exchanges cannot be modelled (no observer, or the
- * model is degraded: `why`) at an export; warns once. No lock held. Returns 0, or EIO when the
- * synchronize failed. */
+/* Synchronizes the current context and every device's active primary context (the producer's
+ * work may be on any device) because exchanges cannot be modelled (no observer, or the model is
+ * degraded) at an export; warns once. No lock held. Returns 0, or EIO when the synchronize
+ * failed. */
 int dls_pol_fix_no_observer(void);
 
 #endif

@@ -179,6 +179,26 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
     DRV_CALL(cuDevicePrimaryCtxRelease, &p, NULL, primary_release(dev));
 }
 
+/* Active: created and retained at least once more than released. */
+static CUresult primary_state(CUdevice dev, unsigned *flags, int *active)
+{
+    if (!flags || !active)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (dev < 0 || dev >= g_ndevices)
+        return CUDA_ERROR_INVALID_DEVICE;
+    pthread_mutex_lock(&g_ctx_lock);
+    *active = g_primary[dev] && g_primary[dev]->refs > 0;
+    pthread_mutex_unlock(&g_ctx_lock);
+    *flags = 0;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
+{
+    cuDevicePrimaryCtxGetState_params p = { dev, flags, active };
+    DRV_CALL(cuDevicePrimaryCtxGetState, &p, NULL, primary_state(dev, flags, active));
+}
+
 static CUresult ctx_get_current(CUcontext *pctx)
 {
     if (!pctx)
@@ -302,6 +322,7 @@ const dls_sim_proc dls_sim_procs_init[] = {
     SIM_PROC(cuDeviceGetName),
     SIM_PROC(cuDevicePrimaryCtxRetain),
     SIM_PROC(cuDevicePrimaryCtxRelease),
+    SIM_PROC(cuDevicePrimaryCtxGetState),
     SIM_PROC(cuCtxGetCurrent),
     SIM_PROC(cuCtxSetCurrent),
     SIM_PROC(cuCtxPushCurrent),
