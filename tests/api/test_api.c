@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define N 8
@@ -299,9 +300,26 @@ static void current_work_stream_follows_exports(void **state)
     assert_true(ok[2]);
 }
 
-/* Producer writes 42 on its held (or slow) side stream; `get` hands the tensor over for
- * `stream`; the consumer reads it on `on`. Returns what the consumer saw, and in *early what it
- * had read before the producer could run (-1 when the stream is not held). */
+/* Opens the side stream's gate after 100 ms. Without a model (trace) the handover's host
+ * synchronize waits for it; a consumer read made without that wait runs before and sees the
+ * array's zeros. */
+static void *release_later(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, 100 * 1000000};
+    nanosleep(&ts, NULL);
+    cudasim_stream_release(fp_side_stream());
+    return NULL;
+}
+
+/* The device current for the handover and the consumer's read (the producer's side stream and
+ * its array are on device 0). */
+static int g_consumer_device;
+
+/* Producer writes 42 on its held side stream (opened by release_later without a model); `get` hands the tensor over for
+ * `stream`, with device g_consumer_device current; the consumer reads it on `on`. Returns what
+ * the consumer saw; *rc is get's status, or -2 when the consumer read before the producer could
+ * run. */
 typedef int (*handover)(fp_array *a, intptr_t stream, DLManagedTensorVersioned *slot, const float **data);
 
 static float exchange(handover get, intptr_t stream, cudaStream_t on, int *rc)
@@ -312,11 +330,12 @@ static float exchange(handover get, intptr_t stream, cudaStream_t on, int *rc)
     assert_int_equal(cudaMallocHost((void **)&seen, N * sizeof(float)), cudaSuccess);
     for (int i = 0; i < N; i++)
         seen[i] = -1;
-    if (hold)
-        cudasim_stream_hold(fp_side_stream());
-    else
-        cudasim_set_kernel_duration("fp_write", 20000);
+    pthread_t releaser;
+    cudasim_stream_hold(fp_side_stream());
     assert_int_equal(fp_write(a, 42), 0);
+    if (!hold)
+        assert_int_equal(pthread_create(&releaser, NULL, release_later, NULL), 0);
+    assert_int_equal(cudaSetDevice(g_consumer_device), cudaSuccess);
     DLManagedTensorVersioned slot;
     const float *data = NULL;
     *rc = get(a, stream, &slot, &data);
@@ -327,9 +346,12 @@ static float exchange(handover get, intptr_t stream, cudaStream_t on, int *rc)
         if (*rc == DLSYNC_OK && seen[0] != -1.0f)
             *rc = -2; /* the consumer did not wait for the producer */
         cudasim_stream_release(fp_side_stream());
+    } else {
+        pthread_join(releaser, NULL);
     }
     cudaDeviceSynchronize();
-    cudasim_set_kernel_duration("fp_write", 0);
+    assert_int_equal(cudaSetDevice(0), cudaSuccess);
+    cudaDeviceSynchronize();
     float v = seen[N - 1];
     if (slot.deleter && *rc == DLSYNC_OK)
         slot.deleter(&slot);
@@ -406,6 +428,37 @@ static void tensor_is_safe_on_the_requested_stream(void **state)
         }
 }
 
+/* The same with device 1 current and the consumer on a device-1 stream: the ordering is made
+ * across devices (the event in the producer's context, the wait on the consumer's stream), and
+ * without a model (trace) the fallback synchronizes every device, not just the current one. */
+static void tensor_is_safe_for_a_stream_of_another_device(void **state)
+{
+    (void)state;
+    cudaStream_t c1;
+    fp_side_stream(); /* made on device 0 */
+    assert_int_equal(cudaSetDevice(1), cudaSuccess);
+    assert_int_equal(cudaStreamCreateWithFlags(&c1, cudaStreamNonBlocking), cudaSuccess);
+    assert_int_equal(cudaSetDevice(0), cudaSuccess);
+    const struct {
+        intptr_t value;
+        cudaStream_t on;
+    } streams[] = {
+        {(intptr_t)c1, c1},
+        {DLSYNC_STREAM_LEGACY, cudaStreamLegacy},
+    };
+    const handover forms[] = {by_to_dlpack, by_into, by_make_safe};
+    g_consumer_device = 1;
+    for (size_t f = 0; f < sizeof forms / sizeof *forms; f++)
+        for (size_t s = 0; s < sizeof streams / sizeof *streams; s++) {
+            int rc;
+            float v = exchange(forms[f], streams[s].value, streams[s].on, &rc);
+            if (rc != DLSYNC_OK || v != 42.0f)
+                fail_msg("form %zu, stream %zu: status %d, consumer read %g", f, s, rc, v);
+        }
+    g_consumer_device = 0;
+    cudaStreamDestroy(c1);
+}
+
 static void thread_consumer_stream_orders_legacy_exports(void **state)
 {
     (void)state;
@@ -459,6 +512,7 @@ static int run_child(const char *self, const char *setting)
         dls_build_path(shim, sizeof shim, "lib/libdlsync.so");
         dls_build_path(cupti, sizeof cupti, "cudasim/libcupti.so.13");
         setenv("DLS_API_CHILD", setting, 1);
+        setenv("CUDASIM_DEVICES", "2", 1);
         unsetenv("CUDA_INJECTION64_PATH");
         unsetenv("DLSYNC_LOG");
         unsetenv("DLSYNC_PROFILES");
@@ -506,6 +560,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(make_safe_takes_foreign_tensors),
         cmocka_unit_test(current_work_stream_follows_exports),
         cmocka_unit_test(tensor_is_safe_on_the_requested_stream),
+        cmocka_unit_test(tensor_is_safe_for_a_stream_of_another_device),
         cmocka_unit_test(thread_consumer_stream_orders_legacy_exports),
         cmocka_unit_test(legacy_exchange_races_without_the_api),
     };
