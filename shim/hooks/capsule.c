@@ -22,15 +22,29 @@ static _Atomic(capsule_new_fn) g_new;
 static _Atomic(capsule_set_name_fn) g_set_name;
 static _Atomic(capsule_get_pointer_fn) g_get_pointer;
 
-/* 1 for "dltensor", 2 for "dltensor_versioned" after `prefix`; 0 otherwise. */
-static int dltensor_kind(const char *name, const char *prefix)
+/* 1 for "dltensor", 2 for "dltensor_versioned", after "used_" when `used`; 0 otherwise. It runs
+ * for every capsule the hooked callers touch: other names are mostly told apart by one byte. */
+static int dltensor_kind(const char *name, int used)
 {
-    size_t n = strlen(prefix);
-    if (!name || strncmp(name, prefix, n) != 0 || strncmp(name + n, "dltensor", 8) != 0)
+    if (!name)
         return 0;
-    if (name[n + 8] == '\0')
+    if (used) {
+        if (name[0] != 'u' || strncmp(name, "used_", 5) != 0)
+            return 0;
+        name += 5;
+    }
+    if (name[0] != 'd' || name[1] != 'l')
+        return 0;
+    if (strcmp(name, "dltensor") == 0)
         return 1;
-    return strcmp(name + n + 8, "_versioned") == 0 ? 2 : 0;
+    return strcmp(name, "dltensor_versioned") == 0 ? 2 : 0;
+}
+
+/* 1 when mt already carries dlsync's deleter (a wrapped export or import registered it). */
+static int registered(void *mt, int versioned)
+{
+    dls_managed_view v;
+    return !dls_managed_view_of(mt, versioned, &v) && *v.deleter_slot == (void *)dls_exchange_deleter;
 }
 
 /* ---- framework names ---- */
@@ -132,12 +146,9 @@ static void *capsule_new(void *pointer, const char *name, void *destructor)
 {
     capsule_new_fn real = atomic_load_explicit(&g_new, memory_order_acquire);
     void *cap = real(pointer, name, destructor);
-    int kind = dltensor_kind(name, "");
-    if (!cap || !pointer || !kind)
-        return cap;
-    dls_exchange x;
-    if (dls_exchange_find_tensor(pointer, &x) == 0)
-        return cap; /* exported by a native profile row already: the same exchange */
+    int kind = dltensor_kind(name, 0);
+    if (!cap || !pointer || !kind || registered(pointer, kind == 2))
+        return cap; /* registered: exported by a native profile row already, the same exchange */
     const char *lib;
     const dls_profile *row = row_of_caller(__builtin_return_address(0), DLS_ROLE_EXPORT, kind == 2, &lib);
     if (row)
@@ -168,11 +179,10 @@ static void *capsule_get_pointer(void *capsule, const char *name)
 {
     capsule_get_pointer_fn real = atomic_load_explicit(&g_get_pointer, memory_order_acquire);
     void *mt = real(capsule, name);
-    int kind = dltensor_kind(name, "");
+    int kind = dltensor_kind(name, 0);
     if (!mt || !kind)
         return mt;
-    dls_exchange x;
-    if (dls_exchange_find_tensor(mt, &x) != 0) {
+    if (!registered(mt, kind == 2)) {
         import_from(mt, __builtin_return_address(0), kind == 2);
         return mt;
     }
@@ -198,7 +208,7 @@ static int capsule_set_name(void *capsule, const char *name)
 {
     capsule_set_name_fn real = atomic_load_explicit(&g_set_name, memory_order_acquire);
     int rc = real(capsule, name);
-    int kind = dltensor_kind(name, "used_");
+    int kind = dltensor_kind(name, 1);
     capsule_get_pointer_fn get = atomic_load_explicit(&g_get_pointer, memory_order_acquire);
     if (rc != 0 || !kind || !get)
         return rc;

@@ -2,6 +2,7 @@
 #include "wrap.h"
 
 #include "../common/config.h"
+#include "../report/log.h"
 #include "../report/nvtx.h"
 #include "../report/summary.h"
 #include "../report/warn.h"
@@ -123,11 +124,12 @@ void dls_wrap_export_filled(const dls_profile *p, const char *lib, DLTensor *t)
 void dls_wrap_import(const dls_profile *p, const char *lib, void *mt)
 {
     dls_managed_view v;
-    dls_extent ext;
-    if (!interpret(p, mt, &v, &ext))
-        return;
+    dls_extent ext = {0, 0};
     dls_exchange x;
-    if (*v.deleter_slot == (void *)dls_exchange_deleter) {
+    if (!dls_managed_view_of(mt, p->versioned, &v) && *v.deleter_slot == (void *)dls_exchange_deleter) {
+        /* Checked when it was exported; checked again only to be logged. */
+        if (dls_log_enabled() && !interpret(p, mt, &v, &ext))
+            return;
         if (dls_exchange_note_import(mt, p, &x) != 0) {
             dls_warn_once("import-released", "%s was given a tensor whose deleter was already called",
                           dls_profile_name(p));
@@ -136,6 +138,8 @@ void dls_wrap_import(const dls_profile *p, const char *lib, void *mt)
             return;
         }
     } else {
+        if (!interpret(p, mt, &v, &ext))
+            return;
         x = make_exchange(p, lib, mt, &v, &ext, 0);
         track(&x, &v);
     }
