@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <pthread.h>
 
 #include "common/config.h"
 #include "cuda/drv.h"
@@ -18,8 +19,8 @@
 #include "report/race.h"
 #include "report/summary.h"
 
-#define TID 100
-static uint32_t g_corr;
+static __thread uint64_t TID = 100; /* the delivering thread's id */
+static _Atomic uint32_t g_corr;
 
 static int setup(void **state)
 {
@@ -83,9 +84,9 @@ static void stream_sync(uint64_t sid)
 /* A live exchange of [lo, hi) with its frontier attributed now. */
 static dls_pol_x *export_range(uintptr_t lo, uintptr_t hi)
 {
-    static uint64_t xid;
-    static int64_t shape[1] = {4};
-    static DLManagedTensor mt;
+    static _Atomic uint64_t xid;
+    static __thread int64_t shape[1] = {4};
+    static __thread DLManagedTensor mt;
     mt.dl_tensor.ndim = 1;
     mt.dl_tensor.shape = shape;
     mt.dl_tensor.data = (void *)lo;
@@ -202,7 +203,7 @@ static void an_event_wait_orders_the_consumer(void **state)
 /* The fake driver of the host-function tests: every call succeeds except cuEventQuery, which
  * answers g_query; calls are counted. */
 static CUresult g_query;
-static int g_records, g_queries, g_waits;
+static _Atomic int g_records, g_queries, g_waits;
 
 static CUresult fake_ctx_get_current(CUcontext *c)
 {
@@ -214,7 +215,7 @@ static CUresult fake_event_create(CUevent *e, unsigned flags)
 {
     (void)flags;
     static char events[64];
-    static unsigned n;
+    static _Atomic unsigned n;
     *e = (CUevent)&events[n++ % sizeof events];
     return CUDA_SUCCESS;
 }
@@ -226,10 +227,14 @@ static CUresult fake_event_record(CUevent e, CUstream s)
     return CUDA_SUCCESS;
 }
 
+static void (*g_during_query)(void); /* run inside cuEventQuery (the shim holds no lock then) */
+
 static CUresult fake_event_query(CUevent e)
 {
     (void)e;
     g_queries++;
+    if (g_during_query)
+        g_during_query();
     return g_query;
 }
 
@@ -254,6 +259,7 @@ static int setup_hostfn(void **state)
     dls_drv_set_table_for_tests(&g_fake_drv);
     dls_pol_hostfn_reset_for_tests();
     g_query = CUDA_SUCCESS;
+    g_during_query = NULL;
     g_records = g_queries = g_waits = 0;
     return 0;
 }
@@ -287,15 +293,21 @@ static void host_func(uint64_t sid)
     dls_pol_sink(&op, NULL);
 }
 
-/* The producer's write of [at, at + 0x100) on stream 1, then (as XLA) an event there, stream 2
- * waiting for it and a host function on stream 2; the tensor is exported. */
+/* The producer's write of [at, at + 0x100) on stream s, then (as XLA) an event there, stream
+ * s + 1 waiting for it and a host function on stream s + 1; the tensor is exported. */
+static void write_then_host_function_on(uint64_t at, uint64_t s)
+{
+    launch(s, "producer", &at, 1, 0);
+    event_op(DLS_OP_EVENT_RECORD, s, 1000 + s);
+    event_op(DLS_OP_STREAM_WAIT_EVENT, s + 1, 1000 + s);
+    host_func(s + 1);
+    export_range(at, at + 0x100);
+}
+
+/* The same on streams 1 and 2. */
 static void write_then_host_function(uint64_t at)
 {
-    launch(1, "producer", &at, 1, 0);
-    event_op(DLS_OP_EVENT_RECORD, 1, 7);
-    event_op(DLS_OP_STREAM_WAIT_EVENT, 2, 7);
-    host_func(2);
-    export_range(at, at + 0x100);
+    write_then_host_function_on(at, 1);
 }
 
 static void a_host_function_that_ran_orders_the_consumer(void **state)
@@ -363,6 +375,63 @@ static void fix_injects_nothing_after_a_host_function_that_ran(void **state)
     assert_int_equal(g_waits, 1);
 }
 
+/* More host functions than there are marks, on a stream of their own. */
+static void many_host_functions(void)
+{
+    for (int i = 0; i < DLS_POL_HOSTFN + 8; i++)
+        host_func(50);
+}
+
+static void the_oldest_mark_is_reused_and_then_teaches_nothing(void **state)
+{
+    (void)state;
+    write_then_host_function(0x10000);
+    many_host_functions();
+    uint64_t mine = 0x10000;
+    launch(3, "consumer", &mine, 1, 0);
+    assert_int_equal(g_queries, 0);
+    assert_int_equal(dls_race_distinct(), 1);
+}
+
+static void a_mark_being_asked_is_not_reused(void **state)
+{
+    (void)state;
+    write_then_host_function(0x10000);
+    g_during_query = many_host_functions;
+    uint64_t mine = 0x10000;
+    launch(3, "consumer", &mine, 1, 0);
+    assert_int_equal(g_records, 1 + DLS_POL_HOSTFN + 8);
+    assert_int_equal(g_queries, 1);
+    assert_int_equal(dls_race_distinct(), 0);
+}
+
+/* One thread of the test below: its own streams, ranges and thread id; 4 threads make no more
+ * marks than there are (an evicted mark would teach nothing, see above). */
+static void *hostfn_thread(void *arg)
+{
+    int k = (int)(intptr_t)arg;
+    TID = 200 + (uint64_t)k;
+    for (uint64_t i = 0; i < DLS_POL_HOSTFN / 4; i++) {
+        uint64_t at = 0x1000000 * (uint64_t)(k + 1) + 0x1000 * i, s = 10 + 4 * (uint64_t)k;
+        write_then_host_function_on(at, s);
+        launch(s + 2, "consumer", &at, 1, 0);
+    }
+    return NULL;
+}
+
+static void threads_marking_and_asking_at_once_learn_their_own(void **state)
+{
+    (void)state;
+    pthread_t t[4];
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(pthread_create(&t[k], NULL, hostfn_thread, (void *)(intptr_t)k), 0);
+    for (int k = 0; k < 4; k++)
+        pthread_join(t[k], NULL);
+    assert_int_equal(g_records, DLS_POL_HOSTFN);
+    assert_int_equal(g_queries, DLS_POL_HOSTFN);
+    assert_int_equal(dls_race_distinct(), 0);
+}
+
 static void identical_reports_share_a_key(void **state)
 {
     (void)state;
@@ -401,6 +470,11 @@ int main(void)
                                         teardown_hostfn),
         cmocka_unit_test_setup_teardown(an_ordered_use_never_asks, setup_hostfn, teardown_hostfn),
         cmocka_unit_test_setup_teardown(fix_injects_nothing_after_a_host_function_that_ran, setup_hostfn,
+                                        teardown_hostfn),
+        cmocka_unit_test_setup_teardown(the_oldest_mark_is_reused_and_then_teaches_nothing, setup_hostfn,
+                                        teardown_hostfn),
+        cmocka_unit_test_setup_teardown(a_mark_being_asked_is_not_reused, setup_hostfn, teardown_hostfn),
+        cmocka_unit_test_setup_teardown(threads_marking_and_asking_at_once_learn_their_own, setup_hostfn,
                                         teardown_hostfn),
         cmocka_unit_test(identical_reports_share_a_key),
     };
