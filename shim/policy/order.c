@@ -22,25 +22,33 @@
 
 #define POOL 64
 
-/* Free events, each created in context ctx with CU_EVENT_DISABLE_TIMING (leaf lock). */
+/* Free events, each created in the context of stream `of` with CU_EVENT_DISABLE_TIMING (leaf
+ * lock), keyed by the context's handle and id: a context destroyed (cuCtxDestroy,
+ * cudaDeviceReset) takes its events with it, and a new one may get the same handle. */
 static pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     CUevent ev;
-    CUcontext ctx;
+    uintptr_t ctx;
+    uint64_t ctx_id;
 } g_pool[POOL];
 static unsigned g_npool;
 
-/* A free event of context ctx, created when the pool has none (the caller has entered ctx).
- * NULL when creation failed (warned once). */
-static CUevent pool_get(CUcontext ctx)
+/* A free event of the context of stream w, created when the pool has none (the caller has
+ * entered that context). Events of an earlier context at the same handle are forgotten, never
+ * touched again. NULL when creation failed (warned once). */
+static CUevent pool_get(const dls_pol_stream *w)
 {
     CUevent e = NULL;
     pthread_mutex_lock(&g_pool_lock);
-    for (unsigned i = 0; i < g_npool && !e; i++)
-        if (g_pool[i].ctx == ctx) {
-            e = g_pool[i].ev;
-            g_pool[i] = g_pool[--g_npool];
+    for (unsigned i = 0; i < g_npool && !e;) {
+        if (g_pool[i].ctx != w->ctx) {
+            i++;
+            continue;
         }
+        if (g_pool[i].ctx_id == w->ctx_id)
+            e = g_pool[i].ev;
+        g_pool[i] = g_pool[--g_npool];
+    }
     pthread_mutex_unlock(&g_pool_lock);
     if (e)
         return e;
@@ -53,13 +61,15 @@ static CUevent pool_get(CUcontext ctx)
     return e;
 }
 
-static void pool_put(CUevent e, CUcontext ctx)
+/* Returns event e of the context of stream w to the pool (destroys it when the pool is full). */
+static void pool_put(CUevent e, const dls_pol_stream *w)
 {
     pthread_mutex_lock(&g_pool_lock);
     int kept = g_npool < POOL;
     if (kept) {
         g_pool[g_npool].ev = e;
-        g_pool[g_npool].ctx = ctx;
+        g_pool[g_npool].ctx = w->ctx;
+        g_pool[g_npool].ctx_id = w->ctx_id;
         g_npool++;
     }
     pthread_mutex_unlock(&g_pool_lock);
@@ -242,11 +252,11 @@ static CUevent record_on(const dls_pol_stream *w)
         warn_ctx(w, r);
         return NULL;
     }
-    CUevent ev = pool_get((CUcontext)w->ctx);
+    CUevent ev = pool_get(w);
     if (ev && (r = dls_drv_event_record(ev, (CUstream)w->handle)) != CUDA_SUCCESS) {
         dls_warn_once("fix-event-record", "cuEventRecord failed (CUDA error %d); ordering exchanges with "
                       "host synchronization instead", (int)r);
-        pool_put(ev, (CUcontext)w->ctx);
+        pool_put(ev, w);
         ev = NULL;
     }
     dls_drv_ctx_leave(pushed);
@@ -304,14 +314,14 @@ static void act(dls_pol_order *o, uint64_t tid)
         if (r == CUDA_SUCCESS) {
             o->how = DLS_POL_HOW_WAIT;
             log_inject(o, o->what, 0);
-            pool_put(ev, (CUcontext)o->from->ctx);
+            pool_put(ev, o->from);
             return;
         }
         dls_warn_once("fix-stream-wait", "cuStreamWaitEvent failed (CUDA error %d); waiting on the host instead",
                       (int)r);
     }
     CUresult r = dls_drv_event_synchronize(ev);
-    pool_put(ev, (CUcontext)o->from->ctx);
+    pool_put(ev, o->from);
     if (r == CUDA_SUCCESS) {
         o->how = DLS_POL_HOW_HOST_EVENT;
         log_inject(o, "host-wait", 1);

@@ -142,6 +142,7 @@ typedef struct {
     uint64_t id;
     uintptr_t handle;  /* usable from any thread (CU_STREAM_LEGACY for the legacy stream) */
     uintptr_t ctx;     /* the context the stream belongs to (default streams: where observed) */
+    uint64_t ctx_id;   /* its cuCtxGetId: never reused, unlike the handle of a destroyed context */
     int device;        /* ordinal of that context's device; -1 when unknown */
     uint64_t owner;    /* per-thread streams: the thread they belong to */
     dls_stream_kind kind;

@@ -83,6 +83,7 @@ dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid)
         return NULL;
     st->id = s->id;
     st->ctx = s->ctx;
+    st->ctx_id = s->ctx_id;
     st->device = s->device;
     st->kind = s->kind;
     st->handle = s->kind == DLS_STREAM_LEGACY       ? (uintptr_t)CU_STREAM_LEGACY

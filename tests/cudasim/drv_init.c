@@ -4,7 +4,10 @@
  * real driver does for tools), a fixed number of identical devices (CUDASIM_DEVICES, 1 to 4,
  * default 1), one primary context per device with a legacy default stream, a thread-local
  * context stack (cuCtxPushCurrent / cuCtxPopCurrent; cuCtxSetCurrent replaces its top),
- * context/device synchronization.
+ * context/device synchronization, a primary context reset (cuDevicePrimaryCtxReset: after its
+ * work completes the context counts as a new one at the same handle, with a new id and a new
+ * legacy stream; events of the old one cannot be recorded; its other streams, per-thread
+ * streams and memory stay usable, unlike in CUDA).
  * Does not model: cuCtxCreate'd contexts, device properties beyond a few. */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -179,6 +182,36 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
     DRV_CALL(cuDevicePrimaryCtxRelease, &p, NULL, primary_release(dev));
 }
 
+static CUresult primary_reset(CUdevice dev)
+{
+    if (dev < 0 || dev >= g_ndevices)
+        return CUDA_ERROR_INVALID_DEVICE;
+    pthread_mutex_lock(&g_ctx_lock);
+    struct CUctx_st *ctx = g_primary[dev];
+    pthread_mutex_unlock(&g_ctx_lock);
+    if (!ctx)
+        return CUDA_SUCCESS;
+    dls_sim_ctx_sync(ctx);
+    struct CUstream_st *legacy = dls_sim_stream_new(ctx, SIM_STREAM_LEGACY, CU_STREAM_DEFAULT, 0);
+    if (!legacy)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&g_ctx_lock);
+    ctx->uid = ++g_next_ctx_uid;
+    pthread_mutex_unlock(&g_ctx_lock);
+    dls_sim_lock();
+    struct CUstream_st *old = ctx->legacy;
+    ctx->legacy = legacy;
+    dls_sim_unlock();
+    dls_sim_stream_retire(old);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
+{
+    DRV_PARAMS(cuDevicePrimaryCtxReset) p = { dev };
+    DRV_CALL(cuDevicePrimaryCtxReset, &p, NULL, primary_reset(dev));
+}
+
 /* Active: created and retained at least once more than released. */
 static CUresult primary_state(CUdevice dev, unsigned *flags, int *active)
 {
@@ -323,6 +356,7 @@ const dls_sim_proc dls_sim_procs_init[] = {
     SIM_PROC(cuDevicePrimaryCtxRetain),
     SIM_PROC(cuDevicePrimaryCtxRelease),
     SIM_PROC(cuDevicePrimaryCtxGetState),
+    SIM_PROC(cuDevicePrimaryCtxReset),
     SIM_PROC(cuCtxGetCurrent),
     SIM_PROC(cuCtxSetCurrent),
     SIM_PROC(cuCtxPushCurrent),

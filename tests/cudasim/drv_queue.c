@@ -116,14 +116,15 @@ CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority)
 }
 
 /* As in CUDA, the event and the stream must belong to the same context (a NULL, legacy or
- * per-thread handle names the current context's stream). */
+ * per-thread handle names the current context's stream), and that context must not have been
+ * reset since the event was created. */
 static CUresult event_record(CUevent e, CUstream h)
 {
     struct CUstream_st *s;
     if (!e || e->magic != SIM_MAGIC_EVENT)
         return CUDA_ERROR_INVALID_HANDLE;
     CUresult r = dls_sim_stream_resolve(h, SIM_PTDS, &s);
-    if (r == CUDA_SUCCESS && s->ctx != e->ctx)
+    if (r == CUDA_SUCCESS && (s->ctx != e->ctx || e->ctx_uid != s->ctx->uid))
         r = CUDA_ERROR_INVALID_HANDLE;
     return r == CUDA_SUCCESS ? dls_sim_event_record(e, s) : r;
 }

@@ -69,6 +69,7 @@ static CUresult event_create(CUevent *ph, unsigned flags)
         return CUDA_ERROR_OUT_OF_MEMORY;
     e->magic = SIM_MAGIC_EVENT;
     e->ctx = ctx;
+    e->ctx_uid = ctx->uid;
     e->flags = flags;
     *ph = e;
     return CUDA_SUCCESS;

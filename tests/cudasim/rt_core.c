@@ -5,7 +5,7 @@
  * cudaSetDevice / cudaGetDevice per host thread, the sticky-free last error of the thread,
  * allocation, peer copies (cudaMemcpyPeer / cudaMemcpyPeerAsync: the driver's peer copies between
  * the devices' primary contexts), stream and event creation with flags, device synchronize,
- * param info, pointer attributes. Does not model: device properties, peer access enablement, managed memory, the fatbin
+ * param info, pointer attributes, cudaDeviceReset (the driver's primary context reset). Does not model: device properties, peer access enablement, managed memory, the fatbin
  * registration that maps host stubs to kernels (a simulated kernel's CUfunction is its `func`). */
 #include <pthread.h>
 #include <string.h>
@@ -163,6 +163,11 @@ cudaError_t CUDARTAPI cudaSetDevice(int device)
 {
     RT_PARAMS(cudaSetDevice_v3020) p = { device };
     RT_CALL(cudaSetDevice_v3020, &p, NULL, set_device(device));
+}
+
+cudaError_t CUDARTAPI cudaDeviceReset(void)
+{
+    RT_CALL(cudaDeviceReset_v3020, NULL, NULL, (cudaError_t)cuDevicePrimaryCtxReset(tls_device));
 }
 
 cudaError_t CUDARTAPI cudaDeviceSynchronize(void)

@@ -14,6 +14,7 @@
 #define CUDASIM_SIM_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <cuda.h>
 #include <cupti_callbacks.h>
@@ -55,7 +56,7 @@ enum dls_sim_op_kind { SIM_OP_MARK, SIM_OP_KERNEL, SIM_OP_COPY, SIM_OP_SET8, SIM
 struct CUctx_st {
     uint32_t magic;
     int dev;
-    uint32_t uid;
+    _Atomic uint32_t uid;  /* cuCtxGetId; a reset makes it a new one */
     int refs;
     struct CUstream_st *legacy;
     struct CUstream_st *streams; /* every stream of the context, linked by next_in_ctx */
@@ -126,6 +127,7 @@ struct CUevent_st {
     uint32_t magic;
     unsigned flags;
     struct CUctx_st *ctx;  /* the context current at creation: records need a stream of it */
+    uint32_t ctx_uid;      /* ctx's uid then: after a reset of ctx the event is gone */
     struct CUstream_st *s; /* NULL until first recorded */
     uint64_t seq;
     unsigned long long cap_id; /* last recorded into capture sequence cap_id (0: recorded for real) */

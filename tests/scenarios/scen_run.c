@@ -9,7 +9,7 @@
 const char *const scen_names[] = {
     "side_stream", "legacy_stream", "per_thread", "host_copy", "release_reuse", "round_trip",
     "two_streams", "overlap_views", "threads",     "dlsym",     "opaque",        "graph_capture",
-    "devices_legacy", "devices_stream", "devices_peer", "devices_threads", "host_signal",
+    "devices_legacy", "devices_stream", "devices_peer", "devices_threads", "device_reset", "host_signal",
     "concurrent_sync", NULL,
 };
 

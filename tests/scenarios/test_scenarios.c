@@ -37,14 +37,15 @@ static const struct {
     {"devices_stream", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"devices_peer", "write-read", "mxnet", "scen_write", "cudaMemcpyPeerAsync_v4000", "consumer-stream", NULL},
     {"devices_threads", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
+    {"device_reset", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"host_signal", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
 };
 #define NSCEN (sizeof g_expect / sizeof *g_expect)
 
-/* Hazards in a racy scenario: one, except where two threads each make a racy exchange. */
+/* Hazards in a racy scenario: one, except where it makes two racy exchanges. */
 static int hazards(const char *name)
 {
-    return strcmp(name, "devices_threads") == 0 ? 2 : 1;
+    return strcmp(name, "devices_threads") == 0 || strcmp(name, "device_reset") == 0 ? 2 : 1;
 }
 
 static void run(const char *name, const char *variant, const char *mode, const char *const *extra, scen_outcome *o)

@@ -3,7 +3,8 @@
  * context's stream; cudaSetDevice and the context stack (push / pop / set) switch the current
  * context; an event records only on a stream of the context it was created in
  * (CUDA_ERROR_INVALID_HANDLE otherwise, as cuda.h documents for cuEventRecord), while a stream
- * may wait on an event of another device; peer copies move data between the devices. */
+ * may wait on an event of another device; peer copies move data between the devices; a reset
+ * primary context is a new context. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -211,6 +212,31 @@ static void peer_copies_move_data_between_devices_in_stream_order(void **state)
     use(0);
 }
 
+/* After cudaDeviceReset the primary context is a new one at the same handle: a new id, a new
+ * legacy stream, and the events of the old one cannot be recorded any more. */
+static void a_reset_context_is_a_new_context(void **state)
+{
+    (void)state;
+    use(1);
+    unsigned long long id = 0, id_after = 0;
+    CUevent old, fresh;
+    assert_int_equal(cuCtxGetId(NULL, &id), CUDA_SUCCESS);
+    unsigned long long legacy = stream_id(CU_STREAM_LEGACY);
+    assert_int_equal(cuEventCreate(&old, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+    assert_int_equal(cudaSetDevice(1), cudaSuccess);
+    assert_int_equal(cudaDeviceReset(), cudaSuccess);
+    assert_ptr_equal(current(), g_ctx[1]);
+    assert_int_equal(cuCtxGetId(NULL, &id_after), CUDA_SUCCESS);
+    assert_true(id_after != id);
+    assert_true(stream_id(CU_STREAM_LEGACY) != legacy);
+    assert_int_equal(cuEventRecord(old, CU_STREAM_LEGACY), CUDA_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuEventCreate(&fresh, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+    assert_int_equal(cuEventRecord(fresh, CU_STREAM_LEGACY), CUDA_SUCCESS);
+    cuEventDestroy(fresh);
+    assert_int_equal(cudaSetDevice(0), cudaSuccess);
+    use(0);
+}
+
 int main(void)
 {
     setenv("CUDASIM_DEVICES", "2", 1);
@@ -221,6 +247,7 @@ int main(void)
         cmocka_unit_test(the_legacy_handle_names_the_current_context_stream),
         cmocka_unit_test(a_stream_waits_on_an_event_of_another_device),
         cmocka_unit_test(peer_copies_move_data_between_devices_in_stream_order),
+        cmocka_unit_test(a_reset_context_is_a_new_context),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
