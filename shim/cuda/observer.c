@@ -103,6 +103,15 @@ static void enable_table(CUpti_CallbackDomain dom, const dls_cuda_cbid *t, size_
             g_enable(!t[i].launch || g_launch_on, g_sub, dom, t[i].cbid);
 }
 
+/* 1 when operations should carry the runtime function that made them (`api`): the runtime
+ * domain's callbacks only name operations, which only check's reports and DLSYNC_DEBUG_OPS
+ * show; fix, which reports no operation, spares every CUDA call those two callbacks. */
+static int runtime_names_wanted(void)
+{
+    const dls_config *c = dls_config_get();
+    return c->mode != DLS_MODE_FIX || c->debug_ops;
+}
+
 /* Subscribes dls_cuda_callback as "dlsync" (cuptiSubscribe_v2 when there is one, its structSize
  * as CUPTI `version` knows it), asking for multi-subscriber mode when `multi`. On refusal the
  * holder's name is in holder (CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN bytes). */
@@ -181,7 +190,8 @@ static int start_locked(void)
     const dls_cuda_cbid *d = dls_cuda_driver_cbids(&nd);
     const dls_cuda_cbid *rt = dls_cuda_runtime_cbids(&nr);
     enable_table(CUPTI_CB_DOMAIN_DRIVER_API, d, nd, 0);
-    enable_table(CUPTI_CB_DOMAIN_RUNTIME_API, rt, nr, 0);
+    if (runtime_names_wanted())
+        enable_table(CUPTI_CB_DOMAIN_RUNTIME_API, rt, nr, 0);
     atomic_store_explicit(&g_active, 1, memory_order_release);
     return 1;
 }
@@ -206,7 +216,8 @@ void dls_cuda_enable_launch_callbacks(int on)
         const dls_cuda_cbid *d = dls_cuda_driver_cbids(&nd);
         const dls_cuda_cbid *rt = dls_cuda_runtime_cbids(&nr);
         enable_table(CUPTI_CB_DOMAIN_DRIVER_API, d, nd, 1);
-        enable_table(CUPTI_CB_DOMAIN_RUNTIME_API, rt, nr, 1);
+        if (runtime_names_wanted())
+            enable_table(CUPTI_CB_DOMAIN_RUNTIME_API, rt, nr, 1);
         dls_cuda_callback_reset_runtime_frames();
     }
     pthread_mutex_unlock(&g_lock);

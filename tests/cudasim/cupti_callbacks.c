@@ -46,6 +46,21 @@ struct CUpti_Subscriber_st {
 };
 
 static struct CUpti_Subscriber_st g_subs[MAX_SUBSCRIBERS];
+
+/* How many active subscribers enabled each callback: the hook returns at once for the calls no
+ * one listens to (every API call reaches it). */
+static atomic_uint g_listeners[CUPTI_CB_DOMAIN_SIZE][MAX_CBIDS];
+
+/* Sets subscriber s's enable flag of (domain, cbid), keeping g_listeners in step. */
+static void set_enabled(struct CUpti_Subscriber_st *s, unsigned domain, unsigned cbid, int on)
+{
+    if (atomic_exchange(&s->enabled[domain][cbid], on ? 1 : 0) != (on ? 1 : 0)) {
+        if (on)
+            atomic_fetch_add(&g_listeners[domain][cbid], 1);
+        else
+            atomic_fetch_sub(&g_listeners[domain][cbid], 1);
+    }
+}
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The API version this process's simulated CUPTI reports. */
@@ -70,7 +85,8 @@ static unsigned domain_size(CUpti_CallbackDomain d)
 
 static void hook(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata)
 {
-    if (cbid >= MAX_CBIDS || (unsigned)domain >= CUPTI_CB_DOMAIN_SIZE)
+    if (cbid >= MAX_CBIDS || (unsigned)domain >= CUPTI_CB_DOMAIN_SIZE ||
+        !atomic_load_explicit(&g_listeners[domain][cbid], memory_order_relaxed))
         return;
     for (int i = 0; i < MAX_SUBSCRIBERS; i++) {
         struct CUpti_Subscriber_st *s = &g_subs[i];
@@ -143,7 +159,7 @@ CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber,
         snprintf(s->name, sizeof s->name, "CUPTI");
     for (unsigned d = 0; d < CUPTI_CB_DOMAIN_SIZE; d++)
         for (unsigned i = 0; i < MAX_CBIDS; i++)
-            atomic_store(&s->enabled[d][i], 0);
+            set_enabled(s, d, i, 0);
     cudasim_set_callback_hook(hook);
     atomic_store_explicit(&s->active, 1, memory_order_release);
     pthread_mutex_unlock(&g_lock);
@@ -170,6 +186,9 @@ CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
         return CUPTI_ERROR_INVALID_PARAMETER;
     }
     atomic_store(&subscriber->active, 0);
+    for (unsigned d = 0; d < CUPTI_CB_DOMAIN_SIZE; d++)
+        for (unsigned i = 0; i < MAX_CBIDS; i++)
+            set_enabled(subscriber, d, i, 0);
     pthread_mutex_unlock(&g_lock);
     return CUPTI_SUCCESS;
 }
@@ -179,7 +198,7 @@ CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle
 {
     if (!valid(subscriber) || cbid >= domain_size(domain))
         return CUPTI_ERROR_INVALID_PARAMETER;
-    atomic_store(&subscriber->enabled[domain][cbid], enable ? 1 : 0);
+    set_enabled(subscriber, domain, cbid, enable);
     return CUPTI_SUCCESS;
 }
 
@@ -190,7 +209,7 @@ CUptiResult CUPTIAPI cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle s
     if (!valid(subscriber) || !n)
         return CUPTI_ERROR_INVALID_PARAMETER;
     for (unsigned i = 0; i < n; i++)
-        atomic_store(&subscriber->enabled[domain][i], enable ? 1 : 0);
+        set_enabled(subscriber, domain, i, enable);
     return CUPTI_SUCCESS;
 }
 
