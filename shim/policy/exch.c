@@ -1,7 +1,7 @@
-/* Policy state of exchanges: creation from a registry entry, the live and released lists, the
- * lock-free bounding box the launch fast path tests, per-stream bookkeeping (see pol.h), and a
- * few freed states kept for reuse.
- * Everything runs with dls_pol_g.lock held except dls_pol_may_touch. */
+/* Policy state of exchanges: creation from a registry entry, the live and released lists (their
+ * ranges kept in the index of index.c, which the launch fast path tests without the lock),
+ * per-stream bookkeeping (see pol.h), and a few freed states kept for reuse.
+ * Everything runs with dls_pol_g.lock held. */
 #include "pol.h"
 
 #include "../common/config.h"
@@ -52,64 +52,57 @@ dls_pol_x *dls_pol_x_new(const dls_exchange *x)
     return p;
 }
 
-/* Recomputes the bounding box of every watched exchange. */
-static void rebox(void)
+/* Puts x at the head of the list at *head. */
+static void push(dls_pol_x **head, dls_pol_x *x)
 {
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    unsigned n = 0;
-    for (int list = 0; list < 2; list++)
-        for (dls_pol_x *p = list ? dls_pol_g.released : dls_pol_g.live; p; p = p->next, n++) {
-            if (p->lo < lo)
-                lo = p->lo;
-            if (p->hi > hi)
-                hi = p->hi;
-        }
-    atomic_store_explicit(&dls_pol_g.box_lo, lo, memory_order_relaxed);
-    atomic_store_explicit(&dls_pol_g.box_hi, hi, memory_order_relaxed);
-    atomic_store_explicit(&dls_pol_g.nlive, n, memory_order_release);
+    x->next = *head;
+    if (x->next)
+        x->next->pprev = &x->next;
+    x->pprev = head;
+    *head = x;
+}
+
+/* Takes x out of whichever list holds it (nothing when none does). */
+static void unlink_x(dls_pol_x *x)
+{
+    if (!x->pprev)
+        return;
+    *x->pprev = x->next;
+    if (x->next)
+        x->next->pprev = x->pprev;
+    x->next = NULL;
+    x->pprev = NULL;
 }
 
 void dls_pol_x_link(dls_pol_x *x)
 {
-    x->next = dls_pol_g.live;
-    dls_pol_g.live = x;
-    rebox();
-}
-
-/* Unlinks x from the list at *head; returns 1 when it was there. */
-static int unlink_from(dls_pol_x **head, dls_pol_x *x)
-{
-    for (dls_pol_x **pp = head; *pp; pp = &(*pp)->next)
-        if (*pp == x) {
-            *pp = x->next;
-            return 1;
-        }
-    return 0;
+    push(&dls_pol_g.live, x);
+    dls_pol_index_add(x);
 }
 
 void dls_pol_x_drop(dls_pol_x *x)
 {
-    if (!unlink_from(&dls_pol_g.live, x) && unlink_from(&dls_pol_g.released, x))
+    if (x->released && x->pprev)
         dls_pol_g.nreleased--;
+    unlink_x(x);
+    dls_pol_index_remove(x);
     recycle(x);
-    rebox();
 }
 
 void dls_pol_x_release(dls_pol_x *x)
 {
-    unlink_from(&dls_pol_g.live, x);
+    unlink_x(x);
     x->released = 1;
-    x->next = dls_pol_g.released;
-    dls_pol_g.released = x;
+    push(&dls_pol_g.released, x);
     if (++dls_pol_g.nreleased > DLS_POL_RELEASED) {
-        dls_pol_x **pp = &dls_pol_g.released;
-        while ((*pp)->next)
-            pp = &(*pp)->next;
-        recycle(*pp);
-        *pp = NULL;
+        dls_pol_x *old = dls_pol_g.released;
+        while (old->next)
+            old = old->next;
+        unlink_x(old);
         dls_pol_g.nreleased--;
+        dls_pol_index_remove(old);
+        recycle(old);
     }
-    rebox();
 }
 
 int dls_pol_x_is_ordered(const dls_pol_x *x, uint64_t stream)
@@ -164,21 +157,4 @@ void dls_pol_capture_use(const dls_cuda_op *op, const dls_pol_stream *st)
     for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
         if (!dls_pol_x_is_ordered(x, st->id) && dls_pol_op_touches(op, x->lo, x->hi))
             x->captured = 1;
-}
-
-int dls_pol_may_touch(const dls_cuda_op *op)
-{
-    if (!atomic_load_explicit(&dls_pol_g.nlive, memory_order_acquire))
-        return 0;
-    if (op->kind == DLS_OP_GRAPH_LAUNCH || (op->flags & DLS_OPF_CONSERVATIVE))
-        return 1;
-    uintptr_t lo = atomic_load_explicit(&dls_pol_g.box_lo, memory_order_relaxed);
-    uintptr_t hi = atomic_load_explicit(&dls_pol_g.box_hi, memory_order_relaxed);
-    for (uint32_t i = 0; i < op->nwords; i++)
-        if (op->words[i] >= lo && op->words[i] < hi)
-            return 1;
-    for (uint32_t i = 0; i < op->nranges; i++)
-        if (op->ranges[i].addr < hi && lo < op->ranges[i].addr + op->ranges[i].len)
-            return 1;
-    return 0;
 }

@@ -6,7 +6,7 @@
  * will complete. See pol.h for the model.
  *
  * Fast path: ENTER of an operation that touches no watched range costs a kind test and a
- * bounding-box test without the lock; EXIT of an operation that only enqueues work builds its
+ * lookup in the index of watched ranges (index.c) without the lock; EXIT of an operation that only enqueues work builds its
  * ring entry and appends it to the deferred queue, without the lock (no allocation after a
  * stream's first sight). */
 #include "pol.h"
@@ -133,9 +133,10 @@ void dls_pol_apply(const dls_pol_rec *r)
     if (!is_memory_op(r->kind))
         return;
     dls_pol_ring_append(st, &r->e, pos);
-    for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
-        if (dls_pol_entry_touches(&r->e, x->lo, x->lo, x->hi))
-            dls_pol_x_note_access(x, st->id, pos, r->e.name[0] ? r->e.name : r->e.api);
+    if (dls_pol_index_may_touch_entry(&r->e))
+        for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
+            if (dls_pol_entry_touches(&r->e, x->lo, x->lo, x->hi))
+                dls_pol_x_note_access(x, st->id, pos, r->e.name[0] ? r->e.name : r->e.api);
 }
 
 /* The capture of what host synchronize op will complete (ENTER). */
@@ -307,7 +308,7 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
             dls_pol_hostfn_launch(op);
             return;
         }
-        if (entered(op) && dls_pol_may_touch(op))
+        if (entered(op) && dls_pol_index_may_touch(op))
             memory_enter(op); /* a synchronous copy too, so its capture includes what is injected */
         if (host_sync(op))
             sync_enter(op);

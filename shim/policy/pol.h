@@ -168,7 +168,7 @@ typedef struct {
 
 /* Policy state of one exchange (live, or released and kept for release-reuse checks). */
 typedef struct dls_pol_x {
-    struct dls_pol_x *next;
+    struct dls_pol_x *next, **pprev;   /* in the live or the released list */
     uint64_t xid;
     uintptr_t data, lo, hi;
     uintptr_t alo;                     /* attribution: launch words in [alo, hi) count (alo = start of
@@ -207,8 +207,6 @@ typedef struct {
     uint64_t own_op;               /* next injected op id (and private hb event id) */
     atomic_uint ncapturing;        /* streams with `capturing` set (read without the lock) */
     atomic_int degraded;           /* an allocation of the model failed (see the file comment) */
-    atomic_uint nlive;             /* live + released exchanges (read without the lock) */
-    _Atomic uintptr_t box_lo, box_hi; /* bounding box of their ranges (read without the lock) */
 } dls_pol_state;
 
 extern dls_pol_state dls_pol_g;
@@ -286,7 +284,7 @@ const char *dls_pol_op_name(const dls_cuda_op *op);
 /* A new state for x (NULL when memory is short), not yet linked. Reads the tensor's shape. */
 dls_pol_x *dls_pol_x_new(const dls_exchange *x);
 
-/* Links x into the live list and widens the bounding box. */
+/* Links x into the live list and adds its range to the index. */
 void dls_pol_x_link(dls_pol_x *x);
 
 /* Unlinks x from whichever list holds it and frees it. */
@@ -302,8 +300,25 @@ void dls_pol_x_mark_ordered(dls_pol_x *x, uint64_t stream);
 /* Remembers that stream's operation `name` at pos touched x (consumer access). */
 void dls_pol_x_note_access(dls_pol_x *x, uint64_t stream, uint64_t pos, const char *name);
 
-/* Fast, lock-free: 0 when op certainly touches no live or released exchange. */
-int dls_pol_may_touch(const dls_cuda_op *op);
+/* index.c: the ranges of live and released exchange states (see index.c). */
+
+/* Adds x's [lo, hi) (lock held). When memory is short, warns once and from then on lets every
+ * operation through (dls_pol_index_may_touch answers 1): slower, never unsafe. */
+void dls_pol_index_add(dls_pol_x *x);
+
+/* Removes x's range (lock held); nothing when it is not there. */
+void dls_pol_index_remove(dls_pol_x *x);
+
+/* Number of ranges in the index. */
+size_t dls_pol_index_count(void);
+
+/* Lock-free: 0 when op certainly touches no live or released exchange (its words and ranges
+ * overlap no indexed range; graph launches and conservative operations may touch anything). */
+int dls_pol_index_may_touch(const dls_cuda_op *op);
+
+/* The same for a ring entry (a deferred operation's): 0 when it certainly touches no live or
+ * released exchange. */
+int dls_pol_index_may_touch_entry(const dls_pol_entry *e);
 
 /* Notes that op, enqueued on capturing stream st, is recorded into a graph: every live exchange
  * it touches that st is not ordered for is marked captured. */

@@ -1,0 +1,256 @@
+/* The index of watched byte ranges (see pol.h: dls_pol_index_*): the [lo, hi) of every live and
+ * released exchange state, sorted by lo, each with the highest hi of its prefix, so "does any
+ * watched range overlap [a, b)?" is a binary search plus a walk back that stops as soon as no
+ * earlier range can reach a. Cost: O(log n) for ranges spread over the heap, whatever their
+ * number (the bounding box it replaces let every operation through once tensors were spread).
+ *
+ * A removed range becomes a hole (hi = 0, overlapping nothing; the prefix maxima after it are
+ * recomputed up to the first one it did not define), and the array is compacted once holes are
+ * half of it, so removal costs O(log n) amortized for ranges that do not nest; insertion moves
+ * the ranges above the new one.
+ *
+ * Writers hold dls_pol_g.lock (one writer at a time). Readers take no lock: a sequence counter
+ * (odd while a writer changes the array) tells them to retry; every element is read and written
+ * with relaxed atomics, and an array replaced by a bigger one is kept (not freed) so a reader
+ * still walking it reads valid memory; the arrays grow by doubling, so what is kept is at most
+ * the size of the current one. */
+#include "pol.h"
+
+#include "../report/warn.h"
+
+#include <sched.h>
+#include <stdlib.h>
+
+typedef struct {
+    uintptr_t lo, hi;
+    uintptr_t maxhi; /* highest hi of entries [0, this one] */
+    dls_pol_x *x;
+} span;
+
+typedef struct retired {
+    struct retired *next;
+    span *spans;
+} retired;
+
+static struct {
+    atomic_uint seq;        /* odd while a writer changes the array */
+    _Atomic(span *) spans;  /* sorted by lo */
+    atomic_size_t n;        /* entries, holes included */
+    atomic_size_t live;     /* entries that are not holes */
+    size_t cap, holes;      /* writers only */
+    retired *old;           /* replaced arrays, kept for readers still walking them */
+    atomic_int everything;  /* memory ran short once: every operation may touch (conservative) */
+} g_index;
+
+#define LOAD(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+#define STORE(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
+
+/* Longest walk back a lock-free reader makes before answering "maybe" (nested ranges). */
+#define WALK 64
+
+/* Index of the first span with lo >= key. */
+static size_t lower_bound(const span *a, size_t n, uintptr_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (LOAD(a[mid].lo) < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Recomputes the prefix maxima from index i on. */
+static void fix_prefix(span *a, size_t n, size_t i)
+{
+    uintptr_t m = i ? LOAD(a[i - 1].maxhi) : 0;
+    for (; i < n; i++) {
+        uintptr_t h = LOAD(a[i].hi);
+        if (h > m)
+            m = h;
+        STORE(a[i].maxhi, m);
+    }
+}
+
+/* Copies n spans element by element (readers may be reading the source). */
+static void copy_spans(span *dst, const span *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        STORE(dst[i].lo, LOAD(src[i].lo));
+        STORE(dst[i].hi, LOAD(src[i].hi));
+        STORE(dst[i].maxhi, LOAD(src[i].maxhi));
+        STORE(dst[i].x, LOAD(src[i].x));
+    }
+}
+
+void dls_pol_index_add(dls_pol_x *x)
+{
+    size_t n = atomic_load_explicit(&g_index.n, memory_order_relaxed);
+    span *a = atomic_load_explicit(&g_index.spans, memory_order_relaxed);
+    if (n == g_index.cap) { /* a bigger array, published before the old one is retired */
+        size_t cap = g_index.cap ? 2 * g_index.cap : 64;
+        span *b = malloc(cap * sizeof *b);
+        retired *r = a ? malloc(sizeof *r) : NULL;
+        if (!b || (a && !r)) {
+            free(b);
+            free(r);
+            atomic_store(&g_index.everything, 1);
+            dls_warn_once("policy-index", "out of memory for the index of exchanged tensors; every CUDA "
+                          "operation is now checked against every exchanged tensor (slower, still correct)");
+            return;
+        }
+        copy_spans(b, a, n);
+        atomic_store_explicit(&g_index.spans, b, memory_order_release);
+        g_index.cap = cap;
+        if (r) { /* the old array stays allocated for readers still walking it */
+            r->spans = a;
+            r->next = g_index.old;
+            g_index.old = r;
+        }
+        a = b;
+    }
+    size_t i = lower_bound(a, n, x->lo);
+    atomic_fetch_add_explicit(&g_index.seq, 1, memory_order_relaxed); /* odd: changing */
+    atomic_thread_fence(memory_order_release);
+    for (size_t k = n; k > i; k--) {
+        STORE(a[k].lo, LOAD(a[k - 1].lo));
+        STORE(a[k].hi, LOAD(a[k - 1].hi));
+        STORE(a[k].x, LOAD(a[k - 1].x));
+    }
+    STORE(a[i].lo, x->lo);
+    STORE(a[i].hi, x->hi);
+    STORE(a[i].x, x);
+    fix_prefix(a, n + 1, i);
+    atomic_store_explicit(&g_index.n, n + 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g_index.live, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g_index.seq, 1, memory_order_release); /* even: stable */
+}
+
+/* Drops the holes (seq odd, lock held). */
+static void compact(span *a, size_t *n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (LOAD(a[i].x)) {
+            STORE(a[k].lo, LOAD(a[i].lo));
+            STORE(a[k].hi, LOAD(a[i].hi));
+            STORE(a[k].x, LOAD(a[i].x));
+            k++;
+        }
+    fix_prefix(a, k, 0);
+    *n = k;
+    g_index.holes = 0;
+}
+
+void dls_pol_index_remove(dls_pol_x *x)
+{
+    size_t n = atomic_load_explicit(&g_index.n, memory_order_relaxed);
+    span *a = atomic_load_explicit(&g_index.spans, memory_order_relaxed);
+    size_t i = lower_bound(a, n, x->lo);
+    while (i < n && LOAD(a[i].x) != x && LOAD(a[i].lo) == x->lo)
+        i++;
+    if (i == n || LOAD(a[i].x) != x)
+        return;
+    atomic_fetch_add_explicit(&g_index.seq, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    STORE(a[i].hi, (uintptr_t)0);
+    STORE(a[i].x, (dls_pol_x *)NULL);
+    atomic_fetch_sub_explicit(&g_index.live, 1, memory_order_relaxed);
+    for (uintptr_t m = i ? LOAD(a[i - 1].maxhi) : 0; i < n; i++) { /* the maxima it defined */
+        uintptr_t h = LOAD(a[i].hi) > m ? LOAD(a[i].hi) : m;
+        if (h == LOAD(a[i].maxhi))
+            break; /* unchanged from here on */
+        STORE(a[i].maxhi, h);
+        m = h;
+    }
+    if (++g_index.holes > 32 && 2 * g_index.holes > n) {
+        compact(a, &n);
+        atomic_store_explicit(&g_index.n, n, memory_order_relaxed);
+    }
+    atomic_fetch_add_explicit(&g_index.seq, 1, memory_order_release);
+}
+
+size_t dls_pol_index_count(void)
+{
+    return atomic_load_explicit(&g_index.live, memory_order_relaxed);
+}
+
+/* 1 when some span may overlap [lo, hi) in a (n spans): certainly when one does, also when the
+ * walk back is too long to finish. */
+static int overlaps(const span *a, size_t n, uintptr_t lo, uintptr_t hi)
+{
+    size_t i = lower_bound(a, n, hi); /* spans [0, i) start below hi */
+    for (size_t steps = 0; i > 0 && steps < WALK; steps++) {
+        i--;
+        if (LOAD(a[i].maxhi) <= lo)
+            return 0; /* nothing at or before i reaches lo */
+        if (LOAD(a[i].hi) > lo)
+            return 1;
+    }
+    return i > 0;
+}
+
+/* Lock-free: 1 when some indexed range may overlap [lo, hi). */
+static int query(uintptr_t lo, uintptr_t hi)
+{
+    for (unsigned tries = 0;; tries++) {
+        unsigned s = atomic_load_explicit(&g_index.seq, memory_order_acquire);
+        if (s & 1) { /* a writer is changing the array (briefly, unless it was preempted) */
+            if (tries > 64)
+                sched_yield();
+            continue;
+        }
+        const span *a = atomic_load_explicit(&g_index.spans, memory_order_acquire);
+        size_t n = atomic_load_explicit(&g_index.n, memory_order_relaxed);
+        int hit = overlaps(a, n, lo, hi);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&g_index.seq, memory_order_relaxed) == s)
+            return hit;
+    }
+}
+
+/* 1 when the index cannot clear anything: memory ran short, or (0) nothing is watched. */
+static int trivial(int *answer)
+{
+    if (atomic_load_explicit(&g_index.everything, memory_order_relaxed))
+        return *answer = 1;
+    if (!atomic_load_explicit(&g_index.live, memory_order_acquire)) {
+        *answer = 0;
+        return 1;
+    }
+    return 0;
+}
+
+int dls_pol_index_may_touch(const dls_cuda_op *op)
+{
+    int answer;
+    if (trivial(&answer))
+        return answer;
+    if (op->kind == DLS_OP_GRAPH_LAUNCH || (op->flags & DLS_OPF_CONSERVATIVE))
+        return 1;
+    for (uint32_t i = 0; i < op->nwords; i++)
+        if (op->words[i] < UINTPTR_MAX && query((uintptr_t)op->words[i], (uintptr_t)op->words[i] + 1))
+            return 1;
+    for (uint32_t i = 0; i < op->nranges; i++)
+        if (query(op->ranges[i].addr, op->ranges[i].addr + op->ranges[i].len))
+            return 1;
+    return 0;
+}
+
+int dls_pol_index_may_touch_entry(const dls_pol_entry *e)
+{
+    int answer;
+    if (trivial(&answer))
+        return answer;
+    if (e->conservative)
+        return 1;
+    for (unsigned i = 0; i < e->nwords; i++)
+        if (e->words[i] < UINTPTR_MAX && query((uintptr_t)e->words[i], (uintptr_t)e->words[i] + 1))
+            return 1;
+    for (unsigned i = 0; i < e->nranges; i++)
+        if (query(e->lo[i], e->hi[i]))
+            return 1;
+    return 0;
+}

@@ -1,0 +1,152 @@
+/* Unit tests of the policy's index of watched ranges (shim/policy/index.c): exact answers for
+ * ranges spread over the address space (words, copy ranges, their edges), nested and
+ * overlapping ranges, removal (holes and compaction), growth, and readers running while a
+ * writer adds and removes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+
+#include "policy/pol.h"
+
+#define SPREAD 5000
+#define STEP 0x1000
+
+static dls_pol_x g_x[SPREAD];
+
+/* 1 when a launch whose only word is w may touch a watched range. */
+static int word(uintptr_t w)
+{
+    uint64_t words[1] = {w};
+    dls_cuda_op op = {.kind = DLS_OP_LAUNCH, .words = words, .nwords = 1};
+    return dls_pol_index_may_touch(&op);
+}
+
+/* 1 when a set of [addr, addr + len) may touch a watched range. */
+static int range(uintptr_t addr, size_t len)
+{
+    dls_cuda_range r = {.addr = addr, .len = len, .access = DLS_ACCESS_WRITE};
+    dls_cuda_op op = {.kind = DLS_OP_MEMSET, .ranges = &r, .nranges = 1};
+    return dls_pol_index_may_touch(&op);
+}
+
+static void add(dls_pol_x *x, uintptr_t lo, uintptr_t hi)
+{
+    x->lo = lo;
+    x->hi = hi;
+    dls_pol_index_add(x);
+}
+
+static void spread_ranges_answer_exactly_and_removal_leaves_no_trace(void **state)
+{
+    (void)state;
+    assert_int_equal(word(0x10000), 0);
+    /* Every other page from 0x10000 holds a 256-byte range, added out of order. */
+    for (size_t k = 0; k < SPREAD; k++) {
+        size_t i = (k * 7919) % SPREAD;
+        add(&g_x[i], 0x10000 + 2 * STEP * i, 0x10000 + 2 * STEP * i + 256);
+    }
+    assert_int_equal(dls_pol_index_count(), SPREAD);
+    for (size_t i = 0; i < SPREAD; i += 97) {
+        uintptr_t lo = 0x10000 + 2 * STEP * i;
+        assert_int_equal(word(lo), 1);
+        assert_int_equal(word(lo + 255), 1);
+        assert_int_equal(word(lo + 256), 0);
+        assert_int_equal(word(lo - 1), 0);
+        assert_int_equal(word(lo + STEP), 0); /* the free page between two ranges */
+        assert_int_equal(range(lo + 256, STEP), 0);
+        assert_int_equal(range(lo + 255, 1), 1);
+        assert_int_equal(range(lo - 16, 17), 1);
+        assert_int_equal(range(lo - 16, 16), 0);
+    }
+    for (size_t i = 0; i < SPREAD; i++)
+        if (i % 3)
+            dls_pol_index_remove(&g_x[i]);
+    for (size_t i = 0; i < SPREAD; i += 7)
+        assert_int_equal(word(0x10000 + 2 * STEP * i + 8), i % 3 == 0);
+    for (size_t i = 0; i < SPREAD; i += 3)
+        dls_pol_index_remove(&g_x[i]);
+    assert_int_equal(dls_pol_index_count(), 0);
+    assert_int_equal(word(0x10000), 0);
+}
+
+static void nested_and_overlapping_ranges_are_found_behind_a_long_one(void **state)
+{
+    (void)state;
+    dls_pol_x whole, views[100];
+    add(&whole, 0x100000, 0x200000); /* a buffer and 100 views of its first half */
+    for (int i = 0; i < 100; i++)
+        add(&views[i], 0x100000 + (uintptr_t)i * 0x100, 0x100000 + (uintptr_t)i * 0x100 + 0x80);
+    assert_int_equal(word(0x1ff000), 1); /* only the whole buffer covers it, 100 ranges back */
+    assert_int_equal(range(0x1ffff0, 0x100), 1);
+    assert_int_equal(word(0x200000), 0);
+    dls_pol_index_remove(&whole);
+    assert_int_equal(word(0x1ff000), 0);
+    assert_int_equal(word(0x100040), 1);
+    assert_int_equal(word(0x100090), 0);
+    for (int i = 0; i < 100; i++)
+        dls_pol_index_remove(&views[i]);
+    assert_int_equal(dls_pol_index_count(), 0);
+}
+
+static void graph_launches_and_conservative_operations_may_touch_anything_watched(void **state)
+{
+    (void)state;
+    dls_cuda_op graph = {.kind = DLS_OP_GRAPH_LAUNCH}, opaque = {.kind = DLS_OP_LAUNCH, .flags = DLS_OPF_CONSERVATIVE};
+    assert_int_equal(dls_pol_index_may_touch(&graph), 0); /* nothing watched */
+    dls_pol_x x;
+    add(&x, 0x5000, 0x6000);
+    assert_int_equal(dls_pol_index_may_touch(&graph), 1);
+    assert_int_equal(dls_pol_index_may_touch(&opaque), 1);
+    dls_pol_index_remove(&x);
+}
+
+static atomic_int g_stop;
+
+/* A reader: the permanent range is always found, a page no range ever covers never is. */
+static void *reader(void *arg)
+{
+    (void)arg;
+    long wrong = 0;
+    while (!atomic_load(&g_stop)) {
+        wrong += word(0x7000010) != 1;
+        wrong += word(0x7ff0000) != 0;
+    }
+    return (void *)wrong;
+}
+
+static void readers_see_a_consistent_index_while_it_changes(void **state)
+{
+    (void)state;
+    dls_pol_x fixed;
+    add(&fixed, 0x7000000, 0x7000100);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, reader, NULL), 0);
+    for (int round = 0; round < 20; round++) {
+        for (size_t i = 0; i < SPREAD; i++)
+            add(&g_x[i], 0x1000000 + 0x100 * i, 0x1000000 + 0x100 * i + 0x80);
+        for (size_t i = 0; i < SPREAD; i++)
+            dls_pol_index_remove(&g_x[i]);
+    }
+    atomic_store(&g_stop, 1);
+    void *wrong;
+    pthread_join(t, &wrong);
+    assert_int_equal((long)wrong, 0);
+    dls_pol_index_remove(&fixed);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(spread_ranges_answer_exactly_and_removal_leaves_no_trace),
+        cmocka_unit_test(nested_and_overlapping_ranges_are_found_behind_a_long_one),
+        cmocka_unit_test(graph_launches_and_conservative_operations_may_touch_anything_watched),
+        cmocka_unit_test(readers_see_a_consistent_index_while_it_changes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
