@@ -6,8 +6,8 @@
  *
  * A removed range becomes a hole (hi = 0, overlapping nothing; the prefix maxima after it are
  * recomputed up to the first one it did not define), and the array is compacted once holes are
- * half of it, so removal costs O(log n) amortized for ranges that do not nest; insertion moves
- * the ranges above the new one.
+ * half of it, so removal costs O(log n) amortized for ranges that do not nest; insertion fills
+ * a hole where the new range belongs, or moves the ranges above it.
  *
  * Writers hold dls_pol_g.lock (one writer at a time). Readers take no lock: a sequence counter
  * (odd while a writer changes the array) tells them to retry; every element is read and written
@@ -111,19 +111,34 @@ void dls_pol_index_add(dls_pol_x *x)
         }
         a = b;
     }
-    size_t i = lower_bound(a, n, x->lo);
+    size_t i = lower_bound(a, n, x->lo); /* x goes at i, before the ranges starting at or after it */
+    int reuse = i < n && !LOAD(a[i].x);  /* a hole at i or just before keeps the order when filled */
+    if (!reuse && i > 0 && !LOAD(a[i - 1].x)) {
+        i--;
+        reuse = 1;
+    }
     atomic_fetch_add_explicit(&g_index.seq, 1, memory_order_relaxed); /* odd: changing */
     atomic_thread_fence(memory_order_release);
-    for (size_t k = n; k > i; k--) {
-        STORE(a[k].lo, LOAD(a[k - 1].lo));
-        STORE(a[k].hi, LOAD(a[k - 1].hi));
-        STORE(a[k].x, LOAD(a[k - 1].x));
+    if (reuse) {
+        g_index.holes--;
+    } else {
+        for (size_t k = n; k > i; k--) { /* each moved range's prefix now includes x */
+            uintptr_t m = LOAD(a[k - 1].maxhi);
+            STORE(a[k].lo, LOAD(a[k - 1].lo));
+            STORE(a[k].hi, LOAD(a[k - 1].hi));
+            STORE(a[k].maxhi, m > x->hi ? m : x->hi);
+            STORE(a[k].x, LOAD(a[k - 1].x));
+        }
+        n++;
     }
+    uintptr_t before = i ? LOAD(a[i - 1].maxhi) : 0;
     STORE(a[i].lo, x->lo);
     STORE(a[i].hi, x->hi);
+    STORE(a[i].maxhi, before > x->hi ? before : x->hi);
     STORE(a[i].x, x);
-    fix_prefix(a, n + 1, i);
-    atomic_store_explicit(&g_index.n, n + 1, memory_order_relaxed);
+    for (size_t k = i + 1; reuse && k < n && LOAD(a[k].maxhi) < x->hi; k++) /* filled hole: raise */
+        STORE(a[k].maxhi, x->hi);
+    atomic_store_explicit(&g_index.n, n, memory_order_relaxed);
     atomic_fetch_add_explicit(&g_index.live, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&g_index.seq, 1, memory_order_release); /* even: stable */
 }

@@ -94,6 +94,26 @@ static void nested_and_overlapping_ranges_are_found_behind_a_long_one(void **sta
     assert_int_equal(dls_pol_index_count(), 0);
 }
 
+static void a_range_added_into_a_hole_reaches_past_its_neighbours(void **state)
+{
+    (void)state;
+    dls_pol_x r[40], wide;
+    for (int i = 0; i < 40; i++)
+        add(&r[i], 0x300000 + (uintptr_t)i * 0x1000, 0x300000 + (uintptr_t)i * 0x1000 + 0x10);
+    dls_pol_index_remove(&r[10]);
+    assert_int_equal(word(0x30a000), 0);
+    add(&wide, 0x30a000, 0x320000); /* fills the hole, covers the ranges after it */
+    assert_int_equal(word(0x31f800), 1);
+    assert_int_equal(word(0x30b800), 1);
+    assert_int_equal(word(0x320800), 0); /* past it, between two small ranges */
+    dls_pol_index_remove(&wide);
+    assert_int_equal(word(0x31f800), 0);
+    assert_int_equal(word(0x30b008), 1);
+    for (int i = 0; i < 40; i++)
+        dls_pol_index_remove(&r[i]);
+    assert_int_equal(dls_pol_index_count(), 0);
+}
+
 static void graph_launches_and_conservative_operations_may_touch_anything_watched(void **state)
 {
     (void)state;
@@ -145,6 +165,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spread_ranges_answer_exactly_and_removal_leaves_no_trace),
         cmocka_unit_test(nested_and_overlapping_ranges_are_found_behind_a_long_one),
+        cmocka_unit_test(a_range_added_into_a_hole_reaches_past_its_neighbours),
         cmocka_unit_test(graph_launches_and_conservative_operations_may_touch_anything_watched),
         cmocka_unit_test(readers_see_a_consistent_index_while_it_changes),
     };
