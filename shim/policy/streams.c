@@ -142,7 +142,8 @@ void dls_pol_entry_fill(dls_pol_entry *e, const dls_cuda_op *op)
     e->boxed = 0;
     if (!e->conservative && op->nwords <= DLS_POL_WORDS) {
         e->nwords = (uint8_t)op->nwords;
-        memcpy(e->words, op->words, op->nwords * sizeof *e->words);
+        if (op->nwords) /* words may be NULL then */
+            memcpy(e->words, op->words, op->nwords * sizeof *e->words);
     } else if (!e->conservative) { /* a wide launch: the bounding box of its pointer-like words */
         uintptr_t lo = UINTPTR_MAX, hi = 0;
         for (uint32_t i = 0; i < op->nwords; i++)
