@@ -2,9 +2,10 @@
  *
  * Models: blocking and non-blocking streams (priority is stored, not used), stream ids that are
  * never reused, resource callbacks at stream creation and destruction, event creation with flags
- * in the current context (timing and blocking-sync flags are accepted and ignored), event
- * synchronize / query from any context (both fail
- * with CUDA_ERROR_CAPTURED_EVENT on an event last recorded in a capturing stream).
+ * in the current context, which lists its events (timing and blocking-sync flags are accepted and
+ * ignored; a reset context keeps the old events listed, unrecordable), event synchronize / query
+ * from any context (both fail with CUDA_ERROR_CAPTURED_EVENT on an event last recorded in a
+ * capturing stream).
  * Does not model: interprocess events, event timing (cuEventElapsedTime). */
 #include <stdlib.h>
 
@@ -70,6 +71,10 @@ static CUresult event_create(CUevent *ph, unsigned flags)
     e->magic = SIM_MAGIC_EVENT;
     e->ctx = ctx;
     e->ctx_uid = ctx->uid;
+    dls_sim_lock();
+    e->next_in_ctx = ctx->events;
+    ctx->events = e;
+    dls_sim_unlock();
     e->flags = flags;
     *ph = e;
     return CUDA_SUCCESS;
@@ -86,6 +91,12 @@ static CUresult event_destroy(CUevent e)
     if (!e || e->magic != SIM_MAGIC_EVENT)
         return CUDA_ERROR_INVALID_HANDLE;
     e->magic = 0;
+    dls_sim_lock();
+    struct CUevent_st **link = &e->ctx->events;
+    while (*link != e)
+        link = &(*link)->next_in_ctx;
+    *link = e->next_in_ctx;
+    dls_sim_unlock();
     free(e);
     return CUDA_SUCCESS;
 }

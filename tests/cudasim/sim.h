@@ -60,6 +60,7 @@ struct CUctx_st {
     int refs;
     struct CUstream_st *legacy;
     struct CUstream_st *streams; /* every stream of the context, linked by next_in_ctx */
+    struct CUevent_st *events;   /* its live events, linked by next_in_ctx (scheduler lock) */
 };
 
 /* "Stream s has completed its operation number seq." */
@@ -128,6 +129,7 @@ struct CUevent_st {
     unsigned flags;
     struct CUctx_st *ctx;  /* the context current at creation: records need a stream of it */
     uint32_t ctx_uid;      /* ctx's uid then: after a reset of ctx the event is gone */
+    struct CUevent_st *next_in_ctx;
     struct CUstream_st *s; /* NULL until first recorded */
     uint64_t seq;
     unsigned long long cap_id; /* last recorded into capture sequence cap_id (0: recorded for real) */
