@@ -407,25 +407,34 @@ static int by_consumer_stream(fp_array *a, intptr_t stream, DLManagedTensorVersi
     return rc;
 }
 
-static void tensor_is_safe_on_the_requested_stream(void **state)
+/* Every handover form, for stream `consumer` and the two default streams, with device `device`
+ * current for the handover and the consumer's read: the consumer sees the producer's data. */
+static void every_handover_is_safe(cudaStream_t consumer, int device)
 {
-    (void)state;
     const struct {
         intptr_t value;
         cudaStream_t on;
     } streams[] = {
-        {(intptr_t)g_consumer, g_consumer},
+        {(intptr_t)consumer, consumer},
         {DLSYNC_STREAM_LEGACY, cudaStreamLegacy},
         {DLSYNC_STREAM_PER_THREAD, cudaStreamPerThread},
     };
     const handover forms[] = {by_to_dlpack, by_into, by_make_safe};
+    g_consumer_device = device;
     for (size_t f = 0; f < sizeof forms / sizeof *forms; f++)
         for (size_t s = 0; s < sizeof streams / sizeof *streams; s++) {
             int rc;
             float v = exchange(forms[f], streams[s].value, streams[s].on, &rc);
             if (rc != DLSYNC_OK || v != 42.0f)
-                fail_msg("form %zu, stream %zu: status %d, consumer read %g", f, s, rc, v);
+                fail_msg("device %d, form %zu, stream %zu: status %d, consumer read %g", device, f, s, rc, v);
         }
+    g_consumer_device = 0;
+}
+
+static void tensor_is_safe_on_the_requested_stream(void **state)
+{
+    (void)state;
+    every_handover_is_safe(g_consumer, 0);
 }
 
 /* The same with device 1 current and the consumer on a device-1 stream: the ordering is made
@@ -439,23 +448,7 @@ static void tensor_is_safe_for_a_stream_of_another_device(void **state)
     assert_int_equal(cudaSetDevice(1), cudaSuccess);
     assert_int_equal(cudaStreamCreateWithFlags(&c1, cudaStreamNonBlocking), cudaSuccess);
     assert_int_equal(cudaSetDevice(0), cudaSuccess);
-    const struct {
-        intptr_t value;
-        cudaStream_t on;
-    } streams[] = {
-        {(intptr_t)c1, c1},
-        {DLSYNC_STREAM_LEGACY, cudaStreamLegacy},
-    };
-    const handover forms[] = {by_to_dlpack, by_into, by_make_safe};
-    g_consumer_device = 1;
-    for (size_t f = 0; f < sizeof forms / sizeof *forms; f++)
-        for (size_t s = 0; s < sizeof streams / sizeof *streams; s++) {
-            int rc;
-            float v = exchange(forms[f], streams[s].value, streams[s].on, &rc);
-            if (rc != DLSYNC_OK || v != 42.0f)
-                fail_msg("form %zu, stream %zu: status %d, consumer read %g", f, s, rc, v);
-        }
-    g_consumer_device = 0;
+    every_handover_is_safe(c1, 1);
     cudaStreamDestroy(c1);
 }
 

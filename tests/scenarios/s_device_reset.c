@@ -17,24 +17,12 @@ static int g_racy;
 static float g_seen[2 * N + N];
 static int g_nseen;
 
-/* One exchange of n floats; appends what the consumer read to g_seen. */
+/* One side_stream exchange of n floats; appends what the consumer read to g_seen. */
 static void *exchange(void *arg)
 {
     int n = (int)(intptr_t)arg;
-    mx_array *a = scen_held_write(n);
-    DLManagedTensor *t;
-    void *h;
-    if (MXNDArrayToDLPack(a, &t) || TVMArrayFromDLPack(t, &h))
-        exit(2);
-    mx_free(a);
-    if (!g_racy)
-        scen_order(mx_stream(), tvm_stream());
-    tvm_read(h);
-    scen_settle();
-    scen_release(mx_stream());
-    for (int i = 0; i < n; i++)
-        g_seen[g_nseen++] = tvm_result(h, 0, i);
-    tvm_free(h);
+    scen_collect(scen_side_exchange(g_racy, n), 1, n, g_seen + g_nseen);
+    g_nseen += n;
     return NULL;
 }
 
@@ -48,8 +36,6 @@ static void run(int n)
 int main(int argc, char **argv)
 {
     g_racy = scen_racy(argc, argv);
-    mx_init(FW_NON_BLOCKING);
-    tvm_init(FW_NON_BLOCKING);
     run(N);
     fw_check(cudaDeviceReset(), "scenario", "cudaDeviceReset");
     run(2 * N);

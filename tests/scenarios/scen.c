@@ -90,22 +90,27 @@ void *scen_held_write(int n)
     return a;
 }
 
-void scen_finish(void *h, int reads, int n)
+void scen_collect(void *h, int reads, int n, float *seen)
 {
     scen_settle();
     scen_release(mx_stream());
-    float *seen = calloc((size_t)reads * (size_t)n, sizeof *seen);
-    if (!seen)
-        exit(2);
     for (int r = 0; r < reads; r++)
         for (int i = 0; i < n; i++)
             seen[r * n + i] = tvm_result(h, r, i);
-    scen_verdict(seen, reads * n, SCEN_VALUE);
-    free(seen);
     tvm_free(h);
 }
 
-void scen_side_stream(int racy, int n)
+void scen_finish(void *h, int reads, int n)
+{
+    float *seen = calloc((size_t)reads * (size_t)n, sizeof *seen);
+    if (!seen)
+        exit(2);
+    scen_collect(h, reads, n, seen);
+    scen_verdict(seen, reads * n, SCEN_VALUE);
+    free(seen);
+}
+
+void *scen_side_exchange(int racy, int n)
 {
     mx_init(FW_NON_BLOCKING);
     tvm_init(FW_NON_BLOCKING);
@@ -118,5 +123,10 @@ void scen_side_stream(int racy, int n)
     if (!racy)
         scen_order(mx_stream(), tvm_stream());
     tvm_read(h);
-    scen_finish(h, 1, n);
+    return h;
+}
+
+void scen_side_stream(int racy, int n)
+{
+    scen_finish(scen_side_exchange(racy, n), 1, n);
 }

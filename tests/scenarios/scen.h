@@ -38,13 +38,19 @@ void *scen_to_device1(fw_stream_kind producer, int racy, int n);
  * scen_finish releases the stream). Returns the array (an mx_array *). */
 void *scen_held_write(int n);
 
-/* The ending most scenarios share: settles, releases MXNet's stream, prints the verdict of the
- * first n elements seen by each of the `reads` reads of TVM array h against SCEN_VALUE, and
- * frees h. */
+/* Settles, releases MXNet's stream, stores in seen[r * n + i] element i of read r of TVM array h
+ * (reads 0 .. reads-1), and frees h. */
+void scen_collect(void *h, int reads, int n, float *seen);
+
+/* The ending most scenarios share: scen_collect, then the verdict of what the reads saw against
+ * SCEN_VALUE. */
 void scen_finish(void *h, int reads, int n);
 
-/* The side_stream scenario's exchange of n floats (see s_side_stream.c), racy or correct, with
- * its verdict. */
+/* The side_stream scenario's exchange of n floats (see s_side_stream.c), racy or correct, up to
+ * the consumer's read: returns the TVM array (a tvm_array *) for scen_collect / scen_finish. */
+void *scen_side_exchange(int racy, int n);
+
+/* scen_side_exchange with its verdict. */
 void scen_side_stream(int racy, int n);
 
 /* The value the producer writes. */
