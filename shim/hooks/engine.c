@@ -288,12 +288,15 @@ static void scan_object(const object *o)
         done(o->base, (uintptr_t)o->phdr, 1);
 }
 
-/* Holds o loaded (NULL when it is gone or is another object by now). */
+/* Holds o loaded (NULL when it is gone or is another object by now: the object at o's program
+ * headers must bear o's name; the link map itself is not read, the loader owns it). */
 static void *hold(const object *o)
 {
-    void *h = o->name[0] ? dls_real_dlopen(o->name, RTLD_LAZY | RTLD_NOLOAD) : dls_real_dlopen(NULL, RTLD_LAZY);
-    struct link_map *map = NULL;
-    if (h && (dlinfo(h, RTLD_DI_LINKMAP, &map) != 0 || !map || map->l_addr != o->base)) {
+    if (!o->name[0])
+        return dls_real_dlopen(NULL, RTLD_LAZY);
+    void *h = dls_real_dlopen(o->name, RTLD_LAZY | RTLD_NOLOAD);
+    Dl_info di;
+    if (h && (!dladdr(o->phdr, &di) || !di.dli_fname || strcmp(di.dli_fname, o->name) != 0)) {
         dlclose(h);
         h = NULL;
     }
