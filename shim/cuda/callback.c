@@ -9,6 +9,7 @@
 #include "kparams.h"
 #include "streams.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,13 +27,13 @@ typedef struct sink_pair {
 static _Atomic(sink_pair *) g_sink;
 static _Atomic(sink_pair *) g_replaced;
 
-void dls_cuda_set_sink(dls_cuda_sink fn, void *user)
+int dls_cuda_set_sink(dls_cuda_sink fn, void *user)
 {
     sink_pair *p = NULL;
     if (fn) {
         p = malloc(sizeof *p);
         if (!p)
-            return;
+            return ENOMEM;
         p->fn = fn;
         p->user = user;
         p->replaced = NULL;
@@ -44,6 +45,7 @@ void dls_cuda_set_sink(dls_cuda_sink fn, void *user)
                                                       memory_order_relaxed))
             ;
     }
+    return 0;
 }
 
 /* Runtime frames: the outermost runtime call in progress on a thread. */

@@ -111,8 +111,9 @@ typedef struct {
 typedef void (*dls_cuda_sink)(const dls_cuda_op *op, void *user);
 
 /* Registers the sink (NULL removes it). Safe to call at any time from any thread; operations
- * already being delivered may still reach the previous sink. */
-void dls_cuda_set_sink(dls_cuda_sink fn, void *user);
+ * already being delivered may still reach the previous sink. Returns 0, or ENOMEM when memory
+ * was short (the previous sink stays registered). */
+int dls_cuda_set_sink(dls_cuda_sink fn, void *user);
 
 /* Stable lower-case names, used in logs: "launch", "memcpy", ... and "legacy", "per-thread",
  * "blocking", "non-blocking", "unknown", "none". Never NULL. */

@@ -95,21 +95,6 @@ int dls_exchange_find_tensor(const void *tensor, dls_exchange *out)
     return i >= 0 ? 0 : -1;
 }
 
-int dls_exchange_find_addr(uintptr_t addr, dls_exchange *out)
-{
-    int rc = -1;
-    pthread_mutex_lock(&g_lock);
-    for (size_t i = 0; i < g_cap; i++)
-        if (g_table[i].tensor && addr >= g_table[i].lo && addr < g_table[i].hi) {
-            if (out)
-                *out = g_table[i];
-            rc = 0;
-            break;
-        }
-    pthread_mutex_unlock(&g_lock);
-    return rc;
-}
-
 int dls_exchange_note_import(const void *tensor, const dls_profile *consumer, dls_exchange *out)
 {
     pthread_mutex_lock(&g_lock);

@@ -47,9 +47,6 @@ int dls_exchange_add(const dls_exchange *x);
 /* Copies the live entry for `tensor` into *out (when out is non-NULL). Returns 0 or -1 (none). */
 int dls_exchange_find_tensor(const void *tensor, dls_exchange *out);
 
-/* Copies a live entry whose byte range contains addr into *out. Returns 0 or -1 (none). */
-int dls_exchange_find_addr(uintptr_t addr, dls_exchange *out);
-
 /* Records a wrapped import of the live `tensor` by `consumer` and copies the updated entry into
  * *out. Returns 0 or -1 (not live). */
 int dls_exchange_note_import(const void *tensor, const dls_profile *consumer, dls_exchange *out);

@@ -227,9 +227,7 @@ int dls_pol_fix_no_observer(void)
     else
         snprintf(detail, sizeof detail, "the model lost track of some CUDA work (out of memory): synchronizing "
                  "the producer's contexts (the current one and every device's) at export");
-    if (dls_cuda_observer_active())
-        dls_warn_once("fix-degraded", "%s", detail);
-    else if (!dls_cuda_observer_warned())
+    if (!dls_cuda_observer_active() && !dls_cuda_observer_warned()) /* a degraded model was warned about */
         dls_warn_once("fix-no-observer", "%s", detail);
     CUresult r = dls_drv_synchronize_devices();
     if (r != CUDA_SUCCESS)

@@ -30,16 +30,19 @@ static uint64_t tid_now(void)
     return (uint64_t)dls_log_tid();
 }
 
-/* 1 when exchanges can be modelled; otherwise applies the mode's fallback (`fallback` 0: an
- * import of a tensor whose export already had it: nothing to do). */
+/* 1 when exchanges can be modelled (an observer, and a model that lost nothing: see pol.h,
+ * Limits); otherwise applies the mode's fallback (`fallback` 0: an import of a tensor whose
+ * export already had it: nothing to do). */
 static int observed(int fallback)
 {
-    if (dls_cuda_observer_active())
+    if (dls_cuda_observer_active() && !atomic_load_explicit(&dls_pol_g.degraded, memory_order_relaxed))
         return 1;
     if (!fallback)
         return 0;
     if (dls_pol_g.mode == DLS_MODE_FIX)
         dls_pol_fix_no_observer();
+    else if (dls_cuda_observer_active())
+        ; /* degraded: said when it happened */
     else if (dls_drv() && !dls_cuda_observer_warned())
         dls_warn_once("check-no-observer", "no CUDA observer (%s): exchanges cannot be checked",
                       dls_cuda_observer_reason());
@@ -115,7 +118,8 @@ static int order_rounds(dls_pol_plan *plan, dls_pol_x *p, dls_pol_stream *st, co
     return plan->rc;
 }
 
-/* The policy state of x, created (with its frontier) when x has none. Lock held. */
+/* The policy state of x, created (with its frontier) when x has none. Lock held. NULL when
+ * memory is short: the model then cannot order x (see pol.h, Limits). */
 static dls_pol_x *state_of(const dls_exchange *x, const dls_stack *stack, uintptr_t alo)
 {
     dls_pol_x *p = x->policy;
@@ -123,7 +127,7 @@ static dls_pol_x *state_of(const dls_exchange *x, const dls_stack *stack, uintpt
         return p;
     p = dls_pol_x_new(x);
     if (!p) {
-        dls_warn_once("policy-memory", "out of memory: an exchanged tensor is not tracked");
+        dls_pol_degrade("policy-memory", "out of memory tracking an exchanged tensor");
         return NULL;
     }
     p->alo = alo;
@@ -145,8 +149,6 @@ static void on_export(void *ctx, const dls_exchange *x)
     (void)ctx;
     if (!observed(1))
         return;
-    if (degraded() && dls_pol_g.mode == DLS_MODE_FIX)
-        dls_pol_fix_no_observer();
     uint64_t tid = tid_now();
     dls_stack stack;
     capture_stack(&stack);
@@ -173,6 +175,8 @@ static void on_export(void *ctx, const dls_exchange *x)
             order_rounds(&plan, p, st, "export with the thread's consumer stream set");
     }
     dls_pol_unlock();
+    if (!p && dls_pol_g.mode == DLS_MODE_FIX) /* not modelled: ordered by synchronizing */
+        dls_pol_fix_no_observer();
 }
 
 static void on_import(void *ctx, const dls_exchange *x)
@@ -195,6 +199,8 @@ static void on_import(void *ctx, const dls_exchange *x)
             dls_pol_check_import(p, tid, x->consumer ? dls_profile_name(x->consumer) : NULL);
     }
     dls_pol_unlock();
+    if (!p && dls_pol_g.mode == DLS_MODE_FIX) /* not modelled: ordered by synchronizing */
+        dls_pol_fix_no_observer();
 }
 
 static void on_release(void *ctx, const dls_exchange *x)
@@ -240,14 +246,14 @@ void dls_policy_start(void)
     dls_pol_g.own_op = DLS_POL_OWN_OP;
     dls_pol_g.hb = dls_hb_create();
     if (!dls_pol_g.hb || dls_hb_stream_add(dls_pol_g.hb, DLS_POL_HOST_STREAM, DLS_POL_HOST_CTX, DLS_HB_NON_BLOCKING)) {
-        dls_warn_once("policy-start", "out of memory at start-up; exchanges are only traced");
         dls_hb_destroy(dls_pol_g.hb);
         dls_pol_g.hb = NULL;
-        pthread_mutex_unlock(&dls_pol_g.lock);
-        return;
     }
     pthread_mutex_unlock(&dls_pol_g.lock);
-    dls_cuda_set_sink(dls_pol_sink, NULL);
+    if (!dls_pol_g.hb)
+        dls_pol_degrade("policy-start", "out of memory at start-up");
+    else if (dls_cuda_set_sink(dls_pol_sink, NULL))
+        dls_pol_degrade("policy-sink", "out of memory registering the CUDA operation sink");
     dls_exchange_set_observer(&g_observer);
 }
 
@@ -272,12 +278,12 @@ int dls_policy_consumer_stream(uintptr_t *stream)
 
 int dls_policy_make_safe(const void *tensor, uintptr_t stream)
 {
-    if (!dls_pol_g.hb)
+    if (!dls_pol_g.mode)
         return ENOTSUP;
     dls_exchange x;
     if (!tensor || dls_exchange_find_tensor(tensor, &x))
         return ENOENT;
-    if (!dls_cuda_observer_active() || degraded())
+    if (!dls_pol_g.hb || !dls_cuda_observer_active() || degraded())
         return dls_pol_fix_no_observer();
     uint64_t tid = tid_now();
     dls_stack stack;

@@ -79,8 +79,10 @@ dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid)
     if (st)
         return st;
     st = calloc(1, sizeof *st);
-    if (!st)
+    if (!st) {
+        dls_pol_degrade("policy-stream-memory", "out of memory recording a CUDA stream");
         return NULL;
+    }
     st->id = s->id;
     st->ctx = s->ctx;
     st->ctx_id = s->ctx_id;
@@ -95,6 +97,8 @@ dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid)
         r = dls_hb_stream_add(dls_pol_g.hb, st->id, (uint64_t)st->ctx, DLS_HB_BLOCKING);
     if ((r && r != EEXIST) || insert(st)) {
         free(st);
+        if (!r || r == ENOMEM || r == EEXIST)
+            dls_pol_degrade("policy-stream-memory", "out of memory recording a CUDA stream");
         return NULL;
     }
     return st;

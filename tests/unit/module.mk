@@ -12,3 +12,6 @@ $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(SHIM_AR) $(TEST_COMMON_OBJ)
 
 ALL   += $(UNIT_BINS)
 TESTS += $(UNIT_BINS)
+
+# Allocation failures are injected into the policy's own allocations through the linker.
+$(B)/tests/test_policy_memory: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=dls_warn_once
