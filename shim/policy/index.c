@@ -33,13 +33,13 @@ typedef struct retired {
 } retired;
 
 static struct {
-    atomic_uint seq;        /* odd while a writer changes the array */
-    _Atomic(span *) spans;  /* sorted by lo */
-    atomic_size_t n;        /* entries, holes included */
-    atomic_size_t live;     /* entries that are not holes */
-    size_t cap, holes;      /* writers only */
-    retired *old;           /* replaced arrays, kept for readers still walking them */
-    atomic_int everything;  /* memory ran short once: every operation may touch (conservative) */
+    atomic_uint seq;       /* odd while a writer changes the array */
+    _Atomic(span *) spans; /* sorted by lo */
+    atomic_size_t n;       /* entries, holes included */
+    atomic_size_t live;    /* entries that are not holes */
+    size_t cap, holes;     /* writers only */
+    retired *old;          /* replaced arrays, kept for readers still walking them */
+    atomic_int everything; /* memory ran short once: every operation may touch (conservative) */
 } g_index;
 
 #define LOAD(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
@@ -97,7 +97,8 @@ void dls_pol_index_add(dls_pol_x *x)
             free(b);
             free(r);
             atomic_store(&g_index.everything, 1);
-            dls_warn_once("policy-index", "out of memory for the index of exchanged tensors; every CUDA "
+            dls_warn_once("policy-index",
+                          "out of memory for the index of exchanged tensors; every CUDA "
                           "operation is now checked against every exchanged tensor (slower, still correct)");
             return;
         }
@@ -238,16 +239,22 @@ static int trivial(int *answer)
     return 0;
 }
 
+/* 1 when one of the n words may point into an indexed range. */
+static int any_word(const uint64_t *words, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (words[i] < UINTPTR_MAX && query((uintptr_t)words[i], (uintptr_t)words[i] + 1))
+            return 1;
+    return 0;
+}
+
 int dls_pol_index_may_touch(const dls_cuda_op *op)
 {
     int answer;
     if (trivial(&answer))
         return answer;
-    if (op->kind == DLS_OP_GRAPH_LAUNCH || (op->flags & DLS_OPF_CONSERVATIVE))
+    if (op->kind == DLS_OP_GRAPH_LAUNCH || (op->flags & DLS_OPF_CONSERVATIVE) || any_word(op->words, op->nwords))
         return 1;
-    for (uint32_t i = 0; i < op->nwords; i++)
-        if (op->words[i] < UINTPTR_MAX && query((uintptr_t)op->words[i], (uintptr_t)op->words[i] + 1))
-            return 1;
     for (uint32_t i = 0; i < op->nranges; i++)
         if (query(op->ranges[i].addr, op->ranges[i].addr + op->ranges[i].len))
             return 1;
@@ -259,11 +266,8 @@ int dls_pol_index_may_touch_entry(const dls_pol_entry *e)
     int answer;
     if (trivial(&answer))
         return answer;
-    if (e->conservative)
+    if (e->conservative || any_word(e->words, e->nwords))
         return 1;
-    for (unsigned i = 0; i < e->nwords; i++)
-        if (e->words[i] < UINTPTR_MAX && query((uintptr_t)e->words[i], (uintptr_t)e->words[i] + 1))
-            return 1;
     for (unsigned i = 0; i < e->nranges; i++)
         if (query(e->lo[i], e->hi[i]))
             return 1;

@@ -95,8 +95,8 @@ static double instructions(const setting *s, int ops, int exch)
     snprintf(e_cupti, sizeof e_cupti, "DLSYNC_CUPTI=%s", cupti);
     snprintf(log, sizeof log, "/tmp/dls_bench_cost.%d.jsonl", (int)getpid());
     snprintf(e_log, sizeof e_log, "DLSYNC_LOG=%s", s->log ? log : "");
-    const char *env[] = {e_pre, e_mode, e_ops, e_exch, e_live, e_cupti, e_log, "COST_CHILD=1",
-                         "CUDA_INJECTION64_PATH=", NULL};
+    const char *env[] = {
+        e_pre, e_mode, e_ops, e_exch, e_live, e_cupti, e_log, "COST_CHILD=1", "CUDA_INJECTION64_PATH=", NULL};
     const char *argv[] = {"valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", self, NULL};
     dls_run_result r;
     if (dls_run(argv, env, &r) != 0)
@@ -139,11 +139,15 @@ int main(void)
     printf("instructions added by dlsync (callgrind, whole process; the no-shim run's instructions "
            "subtracted)\n");
     static const setting op_settings[] = {
-        {NULL, 0, 0}, {"trace", 0, 0}, {"check", 0, 0}, {"fix", 0, 0}, {"fix", 0, 1}, {"fix", 0, SPREAD},
-        {"check", 0, SPREAD},
+        {NULL, 0, 0},  {"trace", 0, 0},    {"check", 0, 0},      {"fix", 0, 0},
+        {"fix", 0, 1}, {"fix", 0, SPREAD}, {"check", 0, SPREAD},
     };
     static const char *const op_names[] = {
-        "no shim (the simulator's own cost)", "trace", "check", "fix", "fix, one exchanged tensor pending",
+        "no shim (the simulator's own cost)",
+        "trace",
+        "check",
+        "fix",
+        "fix, one exchanged tensor pending",
         "fix, 10000 exchanged tensors pending, spread over the heap",
         "check, 10000 exchanged tensors live, spread over the heap",
     };

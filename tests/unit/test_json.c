@@ -77,8 +77,20 @@ static void every_byte_round_trips_as_printf_would_escape_it(void **state)
 static void integers_match_printf(void **state)
 {
     (void)state;
-    const uint64_t u[] = {0, 1, 9, 10, 99, 100, 12345, 999999999, 1000000000, UINT32_MAX, UINT64_C(1) << 63,
-                          UINT64_MAX, UINT64_C(10000000000000000000), UINT64_C(9999999999999999999)};
+    const uint64_t u[] = {0,
+                          1,
+                          9,
+                          10,
+                          99,
+                          100,
+                          12345,
+                          999999999,
+                          1000000000,
+                          UINT32_MAX,
+                          UINT64_C(1) << 63,
+                          UINT64_MAX,
+                          UINT64_C(10000000000000000000),
+                          UINT64_C(9999999999999999999)};
     const int64_t s[] = {0, -1, 1, INT64_MIN, INT64_MAX, -100, -99};
     char want[32];
     for (size_t i = 0; i < sizeof u / sizeof *u; i++) {

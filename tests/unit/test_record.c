@@ -55,11 +55,15 @@ static void fragments_are_reused_only_while_what_they_describe_is_unchanged(void
     (void)state;
     int64_t shape[2] = {3, 4}, strides[2] = {4, 1};
     float data[12];
-    DLManagedTensor mt = {.dl_tensor = {.data = data, .device = {kDLCUDA, 0}, .ndim = 2,
-                                        .dtype = {kDLFloat, 32, 1}, .shape = shape, .strides = NULL}};
+    DLManagedTensor mt = {.dl_tensor = {.data = data,
+                                        .device = {kDLCUDA, 0},
+                                        .ndim = 2,
+                                        .dtype = {kDLFloat, 32, 1},
+                                        .shape = shape,
+                                        .strides = NULL}};
     record("export", &mt, "/lib/a.so");
     record("import", &mt, "/lib/a.so"); /* from the fragments */
-    shape[1] = 2;                        /* the same tensor object, now describing fewer bytes */
+    shape[1] = 2;                       /* the same tensor object, now describing fewer bytes */
     record("import", &mt, "/lib/a.so");
     mt.dl_tensor.strides = strides;
     record("import", &mt, "/lib/b.so");
