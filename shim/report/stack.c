@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,16 +15,22 @@ void dls_stack_capture(dls_stack *s)
         s->n = 0;
 }
 
-/* 1 when the object `path` is the shim, the CUDA driver or CUPTI. */
+static const void *g_self_base; /* load address of the shim, set once */
+static pthread_once_t g_self_once = PTHREAD_ONCE_INIT;
+
+static void find_self(void)
+{
+    Dl_info me;
+    if (dladdr((void *)dls_stack_capture, &me))
+        g_self_base = me.dli_fbase;
+}
+
+/* 1 when the object `path` is the shim, the CUDA driver or CUPTI. Reports are symbolized on
+ * several threads at once. */
 static int skipped_object(const char *path, const void *fbase)
 {
-    static const char *self_base;
-    if (!self_base) {
-        Dl_info me;
-        if (dladdr((void *)dls_stack_capture, &me))
-            self_base = me.dli_fbase;
-    }
-    if (fbase && fbase == self_base)
+    pthread_once(&g_self_once, find_self);
+    if (fbase && fbase == g_self_base)
         return 1;
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
