@@ -15,8 +15,28 @@
 /* The `what` of waits made at a graph launch for a use captured into the graph. */
 static const char CAPTURE_END_WAIT[] = "capture-end-wait";
 
+/* Appends to out[0..n) the latest position of every stream with work not known complete (cap
+ * entries at most); returns the new count. */
+static size_t pending_epochs(dls_hb_epoch *out, size_t n, size_t cap)
+{
+    for (size_t i = 0; i < dls_pol_g.cap; i++) {
+        const dls_pol_stream *s = dls_pol_g.streams[i];
+        if (!s || s->last <= s->done || s->removed)
+            continue;
+        if (n == cap) {
+            dls_warn_once("fix-pending-streams", "more than %zu streams have pending work; a tensor used on "
+                          "too many streams waits for the first %zu only", cap, cap);
+            break;
+        }
+        out[n].stream = s->id;
+        out[n].pos = s->last;
+        n++;
+    }
+    return n;
+}
+
 /* x's frontier as plain epochs: its producer entries, or, when it has more producer streams than
- * it keeps, every stream with pending work (cap entries at most; *truncated set when more). */
+ * it keeps, every stream with pending work (cap entries at most). */
 static size_t front_epochs(const dls_pol_x *x, dls_hb_epoch *out, size_t cap)
 {
     if (!(x->overflow & DLS_POL_OVER_PRODUCERS)) {
@@ -24,16 +44,7 @@ static size_t front_epochs(const dls_pol_x *x, dls_hb_epoch *out, size_t cap)
             out[i] = x->front[i].at;
         return x->nfront;
     }
-    size_t n = 0;
-    for (size_t i = 0; i < dls_pol_g.cap && n < cap; i++) {
-        const dls_pol_stream *s = dls_pol_g.streams[i];
-        if (s && s->last > s->done && !s->removed) {
-            out[n].stream = s->id;
-            out[n].pos = s->last;
-            n++;
-        }
-    }
-    return n;
+    return pending_epochs(out, 0, cap);
 }
 
 #define EPOCHS 256 /* conservative frontier of an overflowed exchange planned per round */
@@ -89,15 +100,7 @@ static size_t cons_epochs(const dls_pol_x *x, dls_hb_epoch *out, size_t cap)
     size_t n = 0;
     for (unsigned i = 0; i < x->ncons && n < cap; i++)
         out[n++] = x->cons[i].at;
-    for (size_t i = 0; (x->overflow & DLS_POL_OVER_CONSUMERS) && i < dls_pol_g.cap && n < cap; i++) {
-        const dls_pol_stream *s = dls_pol_g.streams[i];
-        if (s && s->last > s->done && !s->removed) {
-            out[n].stream = s->id;
-            out[n].pos = s->last;
-            n++;
-        }
-    }
-    return n;
+    return (x->overflow & DLS_POL_OVER_CONSUMERS) ? pending_epochs(out, n, cap) : n;
 }
 
 /* 1 when thread tid knows every consumer access of x complete. */

@@ -50,12 +50,5 @@ int main(int argc, char **argv)
     while (!atomic_load(&g_b_done))
         sched_yield(); /* runnable: MXNet's stream stays held in the racy version */
     pthread_join(b, NULL);
-    DLManagedTensor *t;
-    void *h;
-    if (MXNDArrayToDLPack(a, &t) || TVMArrayFromDLPack(t, &h))
-        return 2;
-    mx_free(a);
-    tvm_read(h);
-    scen_finish(h, 1, N);
-    return 0;
+    return scen_handover(a, N);
 }

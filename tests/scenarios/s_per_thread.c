@@ -13,12 +13,5 @@ int main(int argc, char **argv)
     mx_init(FW_PER_THREAD);
     tvm_init(racy ? FW_NON_BLOCKING : FW_PER_THREAD);
     mx_array *a = scen_held_write(N);
-    DLManagedTensor *t;
-    void *h;
-    if (MXNDArrayToDLPack(a, &t) || TVMArrayFromDLPack(t, &h))
-        return 2;
-    mx_free(a);
-    tvm_read(h);
-    scen_finish(h, 1, N);
-    return 0;
+    return scen_handover(a, N);
 }

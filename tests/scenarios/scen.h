@@ -46,6 +46,11 @@ void scen_collect(void *h, int reads, int n, float *seen);
  * SCEN_VALUE. */
 void scen_finish(void *h, int reads, int n);
 
+/* The plain handover most scenarios end with: MXNet exports the n-float array a (an mx_array *),
+ * TVM imports it, the program drops a, TVM reads it once on its stream, then scen_finish.
+ * Returns the exit status (0, or 2 when an exchange call failed). */
+int scen_handover(void *a, int n);
+
 /* The side_stream scenario's exchange of n floats (see s_side_stream.c), racy or correct, up to
  * the consumer's read: returns the TVM array (a tvm_array *) for scen_collect / scen_finish. */
 void *scen_side_exchange(int racy, int n);

@@ -156,6 +156,32 @@ static void an_overflowed_history_still_attributes_what_it_lost(void **state)
     assert_int_equal(y->nfront, 0);
 }
 
+static void a_wide_launch_is_attributed_by_its_pointer_words(void **state)
+{
+    (void)state;
+    uint64_t mine[DLS_POL_WORDS + 4] = {0}, other[DLS_POL_WORDS + 4] = {0};
+    for (int i = 0; i < DLS_POL_WORDS + 4; i++) {
+        mine[i] = i == 7 ? 0x10040 : (uint64_t)i; /* small words are sizes, not pointers */
+        other[i] = i == 3 ? 0x90000 : (uint64_t)i;
+    }
+    launch(1, "wide_producer", mine, DLS_POL_WORDS + 4, 0);
+    launch(2, "wide_busy", other, DLS_POL_WORDS + 4, 0);
+    dls_pol_x *x = export_range(0x10000, 0x10100);
+    assert_int_equal(x->nfront, 1); /* the busy stream is not a producer */
+    assert_int_equal(x->front[0].at.stream, 1);
+}
+
+static void a_seventeenth_producer_stream_is_not_dropped(void **state)
+{
+    (void)state;
+    uint64_t mine = 0x10000;
+    for (uint64_t s = 1; s <= DLS_POL_MAXF + 1; s++)
+        launch(s, "producer", &mine, 1, 0);
+    dls_pol_x *x = export_range(0x10000, 0x10100);
+    assert_int_equal(x->nfront, DLS_POL_MAXF);
+    assert_true(x->overflow & DLS_POL_OVER_PRODUCERS); /* fix then waits for every pending stream */
+}
+
 static void a_copy_touches_exactly_its_ranges(void **state)
 {
     (void)state;
@@ -460,6 +486,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(host_synchronized_work_is_not_pending, setup, teardown),
         cmocka_unit_test_setup_teardown(a_conservative_launch_touches_everything, setup, teardown),
         cmocka_unit_test_setup_teardown(an_overflowed_history_still_attributes_what_it_lost, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_wide_launch_is_attributed_by_its_pointer_words, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_seventeenth_producer_stream_is_not_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(a_copy_touches_exactly_its_ranges, setup, teardown),
         cmocka_unit_test_setup_teardown(an_unordered_consumer_is_reported_once, setup, teardown),
         cmocka_unit_test_setup_teardown(an_event_wait_orders_the_consumer, setup, teardown),
