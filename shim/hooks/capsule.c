@@ -1,7 +1,10 @@
 /* The Python capsule layer (see capsule.h). */
 #include "capsule.h"
 
+#include "../report/warn.h"
+
 #include "exchange.h"
+#include "exchange_api.h"
 #include "loader.h"
 #include "resolve.h"
 #include "wrap.h"
@@ -89,34 +92,33 @@ static caller_info g_info[CACHE_SLOTS * 2];
 static atomic_size_t g_info_n;
 static _Atomic(const caller_info *) g_cache[CACHE_SLOTS];
 
-/* The row for (fw, role, versioned), made on first use; NULL when the table is full. */
-static const dls_profile *row_for(const char *fw, const char *lib, dls_role role, int versioned,
-                                  const char **row_lib)
+const dls_profile *dls_capsule_row(const char *lib, const char *display, dls_role role, dls_where where,
+                                   int versioned, dls_xpath path)
 {
+    char fw[DLS_PROFILE_FRAMEWORK_MAX];
+    dls_capsule_framework(lib, fw, sizeof fw);
     const dls_profile *r = NULL;
     pthread_mutex_lock(&g_rows_lock);
     for (size_t i = 0; i < g_rows_n && !r; i++)
-        if (g_rows[i].role == role && g_rows[i].versioned == versioned && strcmp(g_rows[i].framework, fw) == 0 &&
+        if (g_rows[i].role == role && g_rows[i].versioned == versioned && strcmp(g_rows[i].display, display) == 0 &&
             strcmp(g_row_lib[i], lib) == 0)
             r = &g_rows[i];
     if (!r && g_rows_n < MAX_ROWS) {
         dls_profile *p = &g_rows[g_rows_n];
         g_row_lib[g_rows_n++] = lib;
-        int exp = role == DLS_ROLE_EXPORT;
-        snprintf(p->symbol, sizeof p->symbol, "%s", exp ? "PyCapsule_New" : "PyCapsule_SetName");
+        snprintf(p->symbol, sizeof p->symbol, "%.*s", (int)strcspn(display, "("), display);
         snprintf(p->framework, sizeof p->framework, "%s", fw);
+        snprintf(p->display, sizeof p->display, "%s", display);
         p->role = role;
-        p->where = exp ? DLS_WHERE_RET : DLS_WHERE_ARG;
+        p->where = where;
         p->versioned = versioned;
-        /* Only the protocol (__dlpack__ with max_version) makes versioned capsules; an unversioned
-         * one may come from a legacy to_dlpack(), which cannot carry a stream. */
-        p->path = versioned ? DLS_XPATH_PROTOCOL : DLS_XPATH_LEGACY_CAPSULE;
-        snprintf(p->display, sizeof p->display, "%s(\"%sdltensor%s\")",
-                 exp ? "PyCapsule_New" : "PyCapsule_SetName", exp ? "" : "used_", versioned ? "_versioned" : "");
+        p->path = path;
         r = p;
     }
     pthread_mutex_unlock(&g_rows_lock);
-    *row_lib = lib;
+    if (!r)
+        dls_warn_once("capsule-rows", "more than %d kinds of capsule exchange; %s in %s is not traced", MAX_ROWS,
+                      display, lib);
     return r;
 }
 
@@ -130,8 +132,15 @@ static const dls_profile *row_of_caller(const void *caller, dls_role role, int v
         return c->row;
     }
     const char *path = dls_object_path(caller);
-    char fw[DLS_PROFILE_FRAMEWORK_MAX];
-    const dls_profile *r = row_for(dls_capsule_framework(path, fw, sizeof fw), path, role, versioned, lib);
+    int exp = role == DLS_ROLE_EXPORT;
+    char display[64];
+    snprintf(display, sizeof display, "%s(\"%sdltensor%s\")", exp ? "PyCapsule_New" : "PyCapsule_SetName",
+             exp ? "" : "used_", versioned ? "_versioned" : "");
+    /* Only the protocol (__dlpack__ with max_version) makes versioned capsules; an unversioned
+     * one may come from a legacy to_dlpack(), which cannot carry a stream. */
+    const dls_profile *r = dls_capsule_row(path, display, role, exp ? DLS_WHERE_RET : DLS_WHERE_ARG, versioned,
+                                           versioned ? DLS_XPATH_PROTOCOL : DLS_XPATH_LEGACY_CAPSULE);
+    *lib = path;
     size_t k = atomic_fetch_add(&g_info_n, 1);
     if (r && k < sizeof g_info / sizeof *g_info) {
         g_info[k] = (caller_info){caller, r, *lib};
@@ -181,7 +190,9 @@ static void *capsule_get_pointer(void *capsule, const char *name)
     void *mt = real(capsule, name);
     int kind = dltensor_kind(name, 0);
     if (!mt || !kind)
-        return mt;
+        return mt && name && name[0] == 'd' && strcmp(name, "dlpack_exchange_api") == 0
+                   ? (void *)dls_exchange_api_wrap(mt)
+                   : mt;
     if (!registered(mt, kind == 2)) {
         import_from(mt, __builtin_return_address(0), kind == 2);
         return mt;
