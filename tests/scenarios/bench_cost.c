@@ -1,10 +1,11 @@
 /* Benchmark: what dlsync adds, in callgrind instructions (whole process, the simulator
- * included), per stream operation, per legacy exchange and per log record. The probe is this
- * program run as a child: OPS cudaMemsetAsync of a buffer no exchange covers, on one stream,
- * and EXCH legacy exchanges of a device tensor (MXNDArrayToDLPack, TVMArrayFromDLPack, release),
+ * included), per stream operation, per host-function launch, per legacy exchange and per log
+ * record. The probe is this program run as a child: OPS cudaMemsetAsync of a buffer no exchange
+ * covers, on one stream, HOSTFN cudaLaunchHostFunc of an empty function there, and EXCH legacy
+ * exchanges of a device tensor (MXNDArrayToDLPack, TVMArrayFromDLPack, release),
  * with LIVE exchanged tensors kept live (exported, waiting for their first use) across the
  * operations; with LIVE > 1 they are allocated around the memset buffer, spread over the heap.
- * Each figure is the difference between two runs that differ only in OPS (or EXCH), divided by
+ * Each figure is the difference between two runs that differ only in OPS (HOSTFN, EXCH), divided by
  * the difference, minus the same difference without the shim: the simulator's own work cancels
  * out. Prints each figure with the command that measured it. Needs valgrind; no assertions. */
 #include "dls_test.h"
@@ -28,10 +29,16 @@ static int env_int(const char *name)
     return v ? atoi(v) : 0;
 }
 
+static void CUDART_CB nothing(void *arg)
+{
+    (void)arg;
+}
+
 /* The probe. */
 static int child(void)
 {
     int ops = env_int("COST_OPS"), exch = env_int("COST_EXCH"), live = env_int("COST_LIVE");
+    int hostfn = env_int("COST_HOSTFN");
     mx_init(FW_NON_BLOCKING);
     tvm_init(FW_NON_BLOCKING);
     DLManagedTensor **held = calloc((size_t)live + 1, sizeof *held);
@@ -50,6 +57,9 @@ static int child(void)
     cudaStream_t s = mx_stream();
     for (int i = 0; i < ops; i++)
         if (cudaMemsetAsync(target, 0, N * sizeof(float), s) != cudaSuccess)
+            return 2;
+    for (int i = 0; i < hostfn; i++)
+        if (cudaLaunchHostFunc(s, nothing, NULL) != cudaSuccess)
             return 2;
     mx_array *a = mx_empty(N, kDLCUDA);
     for (int i = 0; i < exch; i++) {
@@ -78,25 +88,28 @@ typedef struct {
     int live;
 } setting;
 
-/* The probe's instruction total under callgrind with `ops` operations and `exch` exchanges;
- * -1 when it failed. */
-static double instructions(const setting *s, int ops, int exch)
+/* What the probe repeats. */
+typedef enum { UNIT_OP, UNIT_HOSTFN, UNIT_EXCH } unit;
+
+/* The probe's instruction total under callgrind with n repetitions of u; -1 when it failed. */
+static double instructions(const setting *s, unit u, int n)
 {
     char self[1024], shim[1024], cupti[1024], preload[2048], e_pre[2100], e_mode[64], e_ops[64];
-    char e_exch[64], e_live[64], e_cupti[1100], e_log[300], log[256];
+    char e_exch[64], e_live[64], e_cupti[1100], e_log[300], log[256], e_hostfn[64];
     dls_build_path(self, sizeof self, "tests/bench_cost");
     dls_build_path(shim, sizeof shim, "lib/libdlsync.so");
     dls_build_path(cupti, sizeof cupti, "cudasim/libcupti.so.13");
     snprintf(e_pre, sizeof e_pre, "LD_PRELOAD=%s", s->mode ? dls_preload_value(preload, sizeof preload, shim) : "");
     snprintf(e_mode, sizeof e_mode, "DLSYNC_MODE=%s", s->mode ? s->mode : "");
-    snprintf(e_ops, sizeof e_ops, "COST_OPS=%d", ops);
-    snprintf(e_exch, sizeof e_exch, "COST_EXCH=%d", exch);
+    snprintf(e_ops, sizeof e_ops, "COST_OPS=%d", u == UNIT_OP ? n : 0);
+    snprintf(e_hostfn, sizeof e_hostfn, "COST_HOSTFN=%d", u == UNIT_HOSTFN ? n : 0);
+    snprintf(e_exch, sizeof e_exch, "COST_EXCH=%d", u == UNIT_EXCH ? n : 0);
     snprintf(e_live, sizeof e_live, "COST_LIVE=%d", s->live);
     snprintf(e_cupti, sizeof e_cupti, "DLSYNC_CUPTI=%s", cupti);
     snprintf(log, sizeof log, "/tmp/dls_bench_cost.%d.jsonl", (int)getpid());
     snprintf(e_log, sizeof e_log, "DLSYNC_LOG=%s", s->log ? log : "");
-    const char *env[] = {
-        e_pre, e_mode, e_ops, e_exch, e_live, e_cupti, e_log, "COST_CHILD=1", "CUDA_INJECTION64_PATH=", NULL};
+    const char *env[] = {e_pre, e_mode, e_ops, e_hostfn, e_exch, e_live, e_cupti, e_log, "COST_CHILD=1",
+                         "CUDA_INJECTION64_PATH=", NULL};
     const char *argv[] = {"valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", self, NULL};
     dls_run_result r;
     if (dls_run(argv, env, &r) != 0)
@@ -110,20 +123,22 @@ static double instructions(const setting *s, int ops, int exch)
     return v;
 }
 
-/* Instructions per unit of the probe in setting s: per operation (ops) or per exchange. */
-static double per_unit(const setting *s, int per_op)
+/* Instructions per unit u of the probe in setting s. */
+static double per_unit(const setting *s, unit u)
 {
-    double a = per_op ? instructions(s, OPS1, 0) : instructions(s, 0, EXCH1);
-    double b = per_op ? instructions(s, OPS2, 0) : instructions(s, 0, EXCH2);
-    return a < 0 || b < 0 ? -1 : (b - a) / (per_op ? OPS2 - OPS1 : EXCH2 - EXCH1);
+    int n1 = u == UNIT_EXCH ? EXCH1 : OPS1, n2 = u == UNIT_EXCH ? EXCH2 : OPS2;
+    double a = instructions(s, u, n1), b = instructions(s, u, n2);
+    return a < 0 || b < 0 ? -1 : (b - a) / (n2 - n1);
 }
 
 /* The command that measures a setting (the figure is the difference of two such runs). */
-static void print_command(const setting *s, int per_op)
+static void print_command(const setting *s, unit u)
 {
-    printf("      COST_CHILD=1 COST_OPS=%s COST_EXCH=%s COST_LIVE=%d%s%s%s%s valgrind --tool=callgrind "
-           "build/tests/bench_cost\n",
-           per_op ? "{1000,3000}" : "0", per_op ? "0" : "{200,600}", s->live, s->mode ? " DLSYNC_MODE=" : "",
+    const char *many = u == UNIT_EXCH ? "{200,600}" : "{1000,3000}";
+    printf("      COST_CHILD=1 COST_OPS=%s COST_HOSTFN=%s COST_EXCH=%s COST_LIVE=%d%s%s%s%s valgrind "
+           "--tool=callgrind build/tests/bench_cost\n",
+           u == UNIT_OP ? many : "0", u == UNIT_HOSTFN ? many : "0", u == UNIT_EXCH ? many : "0", s->live,
+           s->mode ? " DLSYNC_MODE=" : "",
            s->mode ? s->mode : "", s->mode ? " LD_PRELOAD=build/lib/libdlsync.so" : "",
            s->log ? " DLSYNC_LOG=/tmp/log.jsonl" : "");
 }
@@ -154,7 +169,7 @@ int main(void)
     double base = 0, one = 0;
     printf("  per cudaMemsetAsync on one stream, touching no exchanged tensor:\n");
     for (size_t i = 0; i < sizeof op_settings / sizeof *op_settings; i++) {
-        double v = per_unit(&op_settings[i], 1);
+        double v = per_unit(&op_settings[i], UNIT_OP);
         if (i == 0) {
             base = v;
             printf("    %-58s %8.0f instructions\n", op_names[i], v);
@@ -166,7 +181,18 @@ int main(void)
                 printf("  (%.2fx the cost with one)", (v - base) / one);
             printf("\n");
         }
-        print_command(&op_settings[i], 1);
+        print_command(&op_settings[i], UNIT_OP);
+    }
+    static const setting h_settings[] = {{NULL, 0, 0}, {"check", 0, 0}, {"fix", 0, 0}};
+    static const char *const h_names[] = {"no shim", "check (one event record before each)", "fix"};
+    printf("  per cudaLaunchHostFunc of an empty function on one stream:\n");
+    for (size_t i = 0; i < sizeof h_settings / sizeof *h_settings; i++) {
+        double v = per_unit(&h_settings[i], UNIT_HOSTFN);
+        if (i == 0)
+            base = v;
+        printf(i ? "    %-58s %+8.0f instructions\n" : "    %-58s %8.0f instructions\n", h_names[i],
+               i ? v - base : v);
+        print_command(&h_settings[i], UNIT_HOSTFN);
     }
     static const setting x_settings[] = {
         {NULL, 0, 0}, {"fix", 0, 0}, {"check", 0, 0}, {"trace", 0, 0}, {"trace", 1, 0},
@@ -175,12 +201,12 @@ int main(void)
     double xv[5];
     printf("  per legacy exchange of a device tensor (export + import + release):\n");
     for (size_t i = 0; i < sizeof x_settings / sizeof *x_settings; i++) {
-        xv[i] = per_unit(&x_settings[i], 0);
+        xv[i] = per_unit(&x_settings[i], UNIT_EXCH);
         if (i == 0)
             printf("    %-58s %8.0f instructions\n", x_names[i], xv[i]);
         else
             printf("    %-58s %+8.0f instructions\n", x_names[i], xv[i] - xv[0]);
-        print_command(&x_settings[i], 0);
+        print_command(&x_settings[i], UNIT_EXCH);
     }
     printf("  per log record (3 records per exchange: export, import, release): %.0f instructions\n",
            (xv[4] - xv[3]) / 3);
