@@ -8,6 +8,7 @@
 #include "capsule.h"
 #include "got.h"
 #include "loader.h"
+#include "objects.h"
 #include "resolve.h"
 
 #include <dlfcn.h>
@@ -167,42 +168,6 @@ static void note_unloads(unsigned long long subs)
 /* ---- one scan ---- */
 
 typedef struct {
-    uintptr_t base;
-    const ElfW(Phdr) *phdr;
-    ElfW(Half) phnum;
-    char *name;
-} object;
-
-typedef struct {
-    object *v;
-    size_t n, cap;
-    unsigned long long subs;
-    uintptr_t shim;
-} object_list;
-
-static int collect(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    object_list *l = arg;
-    l->subs = info->dlpi_subs;
-    if (info->dlpi_addr == l->shim && l->shim)
-        return 0;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        object *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return 1;
-        l->v = v;
-        l->cap = cap;
-    }
-    char *name = strdup(info->dlpi_name ? info->dlpi_name : "");
-    if (!name)
-        return 1;
-    l->v[l->n++] = (object){info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum, name};
-    return 0;
-}
-
-typedef struct {
     void **slot;
     const wanted *w;
 } candidate;
@@ -233,7 +198,7 @@ static void note_slot(void **slot, const char *name, void *arg)
 }
 
 /* Patches the candidates of one held object; returns 1 when every one was resolved. */
-static int patch(const object *o, const ElfW(Dyn) *dyn, const candidate_list *c, uintptr_t relro_lo,
+static int patch(const dls_object *o, const ElfW(Dyn) *dyn, const candidate_list *c, uintptr_t relro_lo,
                  uintptr_t relro_hi)
 {
     const void *gadget = dls_gadget_of_object(o->base, dyn);
@@ -267,7 +232,7 @@ static int patch(const object *o, const ElfW(Dyn) *dyn, const candidate_list *c,
 }
 
 /* Reads and patches one object while it is held loaded. */
-static void scan_object(const object *o)
+static void scan_object(const dls_object *o)
 {
     const ElfW(Dyn) *dyn = NULL;
     uintptr_t relro_lo = 0, relro_hi = 0;
@@ -290,7 +255,7 @@ static void scan_object(const object *o)
 
 /* Holds o loaded (NULL when it is gone or is another object by now: the object at o's program
  * headers must bear o's name; the link map itself is not read, the loader owns it). */
-static void *hold(const object *o)
+static void *hold(const dls_object *o)
 {
     if (!o->name[0])
         return dls_real_dlopen(NULL, RTLD_LAZY);
@@ -308,11 +273,11 @@ void dls_engine_scan(int hold_objects)
     if (dls_config_get()->mode == DLS_MODE_OFF)
         return;
     pthread_once(&g_names_once, fill_names);
-    object_list l = {.shim = dls_shim_base()};
-    dl_iterate_phdr(collect, &l);
+    dls_object_list l;
+    dls_objects_list(&l, dls_shim_base());
     note_unloads(l.subs);
     for (size_t i = 0; i < l.n; i++) {
-        const object *o = &l.v[i];
+        const dls_object *o = &l.v[i];
         if (!done(o->base, (uintptr_t)o->phdr, 0)) {
             void *h = hold_objects ? hold(o) : NULL;
             if (h || !hold_objects) {
@@ -322,9 +287,8 @@ void dls_engine_scan(int hold_objects)
             if (h)
                 dlclose(h);
         }
-        free(o->name);
     }
-    free(l.v);
+    dls_objects_free(&l);
 }
 
 void dls_engine_counts(unsigned long *slots, unsigned long *objects)

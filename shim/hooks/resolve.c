@@ -2,6 +2,7 @@
 #include "resolve.h"
 
 #include "loader.h"
+#include "objects.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -63,38 +64,12 @@ const char *dls_object_path(const void *addr)
     return addr && dladdr(addr, &di) && di.dli_fname ? di.dli_fname : "";
 }
 
-typedef struct {
-    char **names;
-    size_t n, cap;
-    unsigned long long adds;
-    uintptr_t skip;
-} object_list;
-
-/* Runs under the loader's lock: copies names only (no loader call, no dlsync lock). */
-static int collect(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    object_list *l = arg;
-    l->adds = info->dlpi_adds;
-    if (!info->dlpi_name || !info->dlpi_name[0] || info->dlpi_addr == l->skip)
-        return 0;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        char **v = realloc(l->names, cap * sizeof *v);
-        if (!v)
-            return 1;
-        l->names = v;
-        l->cap = cap;
-    }
-    if ((l->names[l->n] = strdup(info->dlpi_name)))
-        l->n++;
-    return 0;
-}
-
-static void *search(const object_list *l, const char *name, const char **lib)
+static void *search(const dls_object_list *l, const char *name, const char **lib)
 {
     for (size_t i = 0; i < l->n; i++) {
-        void *h = dls_real_dlopen(l->names[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (!l->v[i].name[0])
+            continue; /* the main program: not searched */
+        void *h = dls_real_dlopen(l->v[i].name, RTLD_LAZY | RTLD_NOLOAD);
         if (!h)
             continue;
         void *f = dls_real_dlsym(h, name);
@@ -116,15 +91,13 @@ void *dls_resolve(const char *name, const char **lib, unsigned long long *adds)
     }
     /* The list is collected first and searched after: dlopen is not called from inside the
      * dl_iterate_phdr callback, which runs under the loader's lock. */
-    object_list l = {.skip = (uintptr_t)shim_base()};
-    dl_iterate_phdr(collect, &l);
+    dls_object_list l;
+    dls_objects_list(&l, (uintptr_t)shim_base());
     f = NULL;
     if (l.adds != *adds)
         f = search(&l, name, lib);
     if (!f)
         *adds = l.adds;
-    for (size_t i = 0; i < l.n; i++)
-        free(l.names[i]);
-    free(l.names);
+    dls_objects_free(&l);
     return f;
 }

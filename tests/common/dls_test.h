@@ -39,4 +39,10 @@ int dls_count(const char *hay, const char *needle);
 /* Reads a whole file into a NUL-terminated malloc'd buffer, or NULL. */
 char *dls_read_file(const char *path);
 
+/* Monotonic clock in nanoseconds, for benchmarks. */
+double dls_now_ns(void);
+
+/* qsort comparison of doubles (ascending), for benchmark medians. */
+int dls_cmp_double(const void *a, const void *b);
+
 #endif
