@@ -93,6 +93,19 @@ static int make_key(tensor_key *k, const dls_managed_view *v)
     return 1;
 }
 
+/* 1 when key k describes the tensor viewed by v (read only what k says is there). */
+static int same_key(const tensor_key *k, const dls_managed_view *v)
+{
+    const DLTensor *t = v->tensor;
+    size_t dims = (size_t)k->ndim * sizeof *k->shape;
+    return k->data == t->data && k->ndim == t->ndim && k->device.device_type == t->device.device_type &&
+           k->device.device_id == t->device.device_id && k->dtype.code == t->dtype.code &&
+           k->dtype.bits == t->dtype.bits && k->dtype.lanes == t->dtype.lanes && k->byte_offset == t->byte_offset &&
+           k->flags == v->flags && k->versioned == v->versioned && k->major == v->major && k->minor == v->minor &&
+           k->has_strides == (t->strides != NULL) && (!dims || (t->shape && memcmp(k->shape, t->shape, dims) == 0)) &&
+           (!dims || !t->strides || memcmp(k->strides, t->strides, dims) == 0);
+}
+
 /* Remembers j's bytes from `from` to its end in dst (of size cap); 0 when they do not fit. */
 static size_t keep(const dls_json *j, size_t from, char *dst, size_t cap)
 {
@@ -129,11 +142,11 @@ static void write_row(dls_json *j, record_cache *c, const dls_profile *p, const 
 static int write_tensor(dls_json *j, record_cache *c, const dls_managed_view *v, const dls_extent *ext)
 {
     tensor_key k;
-    int cacheable = c && make_key(&k, v);
-    if (cacheable && c->tensor.valid && memcmp(&k, &c->tensor.key, sizeof k) == 0) {
+    if (c && c->tensor.valid && same_key(&c->tensor.key, v)) {
         dls_json_bytes(j, c->tensor.text, c->tensor.len);
         return 1;
     }
+    int cacheable = c && make_key(&k, v);
     dls_extent computed;
     if (!ext && dls_tensor_check(v->tensor, v->flags, &computed))
         return 0;
