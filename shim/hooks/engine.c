@@ -122,7 +122,6 @@ static struct {
 static size_t g_done_n;
 static unsigned long long g_subs;
 static pthread_mutex_t g_done_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_ulong g_slots_written, g_objects_seen;
 
 static size_t done_index(uintptr_t base, uintptr_t phdr)
 {
@@ -214,9 +213,7 @@ static int patch(const dls_object *o, const ElfW(Dyn) *dyn, const candidate_list
         void *t = target_of(c->v[i].w, real);
         if (!t || __atomic_load_n(c->v[i].slot, __ATOMIC_ACQUIRE) == t)
             continue;
-        if (dls_got_write(c->v[i].slot, t, relro_lo, relro_hi) == 0)
-            atomic_fetch_add_explicit(&g_slots_written, 1, memory_order_relaxed);
-        else
+        if (dls_got_write(c->v[i].slot, t, relro_lo, relro_hi) != 0)
             dls_warn_once("got-write", "cannot make the GOT of %s writable; %s called from it is not traced",
                           o->name[0] ? o->name : "the program", c->v[i].w->name);
     }
@@ -280,19 +277,11 @@ void dls_engine_scan(int hold_objects)
         const dls_object *o = &l.v[i];
         if (!done(o->base, (uintptr_t)o->phdr, 0)) {
             void *h = hold_objects ? hold(o) : NULL;
-            if (h || !hold_objects) {
-                atomic_fetch_add_explicit(&g_objects_seen, 1, memory_order_relaxed);
+            if (h || !hold_objects)
                 scan_object(o);
-            }
             if (h)
                 dlclose(h);
         }
     }
     dls_objects_free(&l);
-}
-
-void dls_engine_counts(unsigned long *slots, unsigned long *objects)
-{
-    *slots = atomic_load(&g_slots_written);
-    *objects = atomic_load(&g_objects_seen);
 }

@@ -41,7 +41,4 @@ int dls_engine_wants(const char *name);
  * the capsule hook), or real itself when name is not wrapped or no stub is free. */
 void *dls_engine_wrap(const char *name, void *real);
 
-/* Tests and benchmarks: number of slots written by scans so far, and objects visited. */
-void dls_engine_counts(unsigned long *slots, unsigned long *objects);
-
 #endif
