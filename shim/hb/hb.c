@@ -1,5 +1,5 @@
 /* The happens-before engine's model updates: streams, contexts, threads, events, operations,
- * host syncs and tracked-range accesses (hb_query.c answers the questions). See hb.h. */
+ * host syncs and captures (hb_query.c answers the questions). See hb.h. */
 #include "hb_internal.h"
 
 #include <errno.h>
@@ -28,14 +28,13 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 
 dls_hb *dls_hb_create(void)
 {
-    dls_hb *e = calloc(1, sizeof *e);
-    if (e)
-        dls_hb_ranges_init(&e->ranges);
-    return e;
+    return calloc(1, sizeof(dls_hb));
 }
 
-static void free_all(dls_hb *e)
+void dls_hb_destroy(dls_hb *e)
 {
+    if (!e)
+        return;
     for (uint32_t i = 0; i < e->nstreams; i++) {
         dls_hb_clk_release(e->streams[i].clk);
         free(e->streams[i].tseen);
@@ -63,22 +62,7 @@ static void free_all(dls_hb *e)
     dls_hb_map_free(&e->thread_map);
     dls_hb_map_free(&e->event_map);
     dls_hb_map_free(&e->ctx_map);
-    dls_hb_ranges_free(&e->ranges);
-}
-
-void dls_hb_destroy(dls_hb *e)
-{
-    if (!e)
-        return;
-    free_all(e);
     free(e);
-}
-
-void dls_hb_reset(dls_hb *e)
-{
-    free_all(e);
-    memset(e, 0, sizeof *e);
-    dls_hb_ranges_init(&e->ranges);
 }
 
 uint32_t dls_hb_find_stream(const dls_hb *e, uint64_t id)
@@ -277,7 +261,7 @@ static void join_op(dls_hb_clk *dst, uint32_t slot, uint64_t pos, const dls_hb_c
 
 /* Enqueues one operation on live stream s (slot) by thread `thread`, ordered also after the
  * capture of ev when given. Everything that can fail happens before the model changes. */
-static int stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot, uint64_t op,
+static int stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot,
                      const dls_hb_event *ev)
 {
     dls_hb_ctx *c = &e->ctxs[s->ctx];
@@ -320,24 +304,23 @@ static int stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot
             join_op(s->clk, ev->slot, ev->pos, ev->clk);
     }
     s->pos++;
-    s->last_op = op;
     mark_dirty(e, s, slot);
     return 0;
 }
 
-int dls_hb_op(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t op, uint64_t *pos)
+int dls_hb_op(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t *pos)
 {
     uint32_t slot;
     dls_hb_stream *s = live_stream(e, stream, &slot);
     if (!s)
         return ENOENT;
-    int rc = stream_op(e, thread, s, slot, op, NULL);
+    int rc = stream_op(e, thread, s, slot, NULL);
     if (rc == 0 && pos)
         *pos = s->pos;
     return rc;
 }
 
-int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, uint64_t op,
+int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event,
                         uint64_t *pos)
 {
     uint32_t slot;
@@ -347,7 +330,7 @@ int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t ev
     dls_hb_event *ev;
     int rc = event_get(e, event, &ev);
     if (rc == 0)
-        rc = stream_op(e, thread, s, slot, op, NULL);
+        rc = stream_op(e, thread, s, slot, NULL);
     if (rc != 0)
         return rc;
     dls_hb_clk_release(ev->clk);
@@ -360,7 +343,7 @@ int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t ev
     return 0;
 }
 
-int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, uint64_t op,
+int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event,
                       uint64_t *pos)
 {
     uint32_t slot;
@@ -368,7 +351,7 @@ int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t even
     if (!s)
         return ENOENT;
     uint32_t ei = dls_hb_map_get(&e->event_map, event);
-    int rc = stream_op(e, thread, s, slot, op, ei == DLS_HB_NONE ? NULL : &e->events[ei]);
+    int rc = stream_op(e, thread, s, slot, ei == DLS_HB_NONE ? NULL : &e->events[ei]);
     if (rc == 0 && pos)
         *pos = s->pos;
     return rc;
@@ -475,15 +458,6 @@ static int thread_prepare(dls_hb *e, uint64_t id, dls_hb_thread **out)
     return 0;
 }
 
-static void thread_learn_stream(dls_hb *e, dls_hb_thread *t, uint32_t slot)
-{
-    const dls_hb_stream *s = &e->streams[slot];
-    if (s->pos && dls_hb_clk_get(t->clk, slot) < s->pos) {
-        join_op(t->clk, slot, s->pos, s->clk);
-        t->ver = ++e->ver;
-    }
-}
-
 int dls_hb_sync_stream(dls_hb *e, uint64_t thread, uint64_t stream)
 {
     uint32_t slot = dls_hb_find_stream(e, stream);
@@ -496,7 +470,8 @@ int dls_hb_sync_stream(dls_hb *e, uint64_t thread, uint64_t stream)
     dls_hb_thread *t;
     if (thread_prepare(e, thread, &t) != 0)
         return ENOMEM;
-    thread_learn_stream(e, t, slot);
+    join_op(t->clk, slot, s->pos, s->clk);
+    t->ver = ++e->ver;
     return 0;
 }
 
@@ -515,71 +490,4 @@ int dls_hb_sync_event(dls_hb *e, uint64_t thread, uint64_t event)
     join_op(t->clk, ev->slot, ev->pos, ev->clk);
     t->ver = ++e->ver;
     return 0;
-}
-
-int dls_hb_sync_context(dls_hb *e, uint64_t thread, uint64_t ctx)
-{
-    uint32_t ci = dls_hb_map_get(&e->ctx_map, ctx);
-    if (ci == DLS_HB_NONE)
-        return 0;
-    dls_hb_thread *t;
-    if (thread_prepare(e, thread, &t) != 0)
-        return ENOMEM;
-    const dls_hb_ctx *c = &e->ctxs[ci];
-    for (uint32_t i = 0; i < c->nall; i++)
-        thread_learn_stream(e, t, c->all[i]);
-    return 0;
-}
-
-int dls_hb_sync_all(dls_hb *e, uint64_t thread)
-{
-    if (e->nstreams == 0)
-        return 0;
-    dls_hb_thread *t;
-    if (thread_prepare(e, thread, &t) != 0)
-        return ENOMEM;
-    for (uint32_t i = 0; i < e->nstreams; i++)
-        thread_learn_stream(e, t, i);
-    return 0;
-}
-
-int dls_hb_track(dls_hb *e, uint64_t lo, uint64_t hi, uint64_t *range)
-{
-    return dls_hb_ranges_add(&e->ranges, lo, hi, range);
-}
-
-int dls_hb_untrack(dls_hb *e, uint64_t range)
-{
-    return dls_hb_ranges_remove(&e->ranges, range);
-}
-
-int dls_hb_access(dls_hb *e, uint64_t stream, uint64_t range, dls_hb_access_kind kind)
-{
-    if (kind != DLS_HB_READ && kind != DLS_HB_WRITE)
-        return EINVAL;
-    uint32_t slot = dls_hb_find_stream(e, stream);
-    dls_hb_rnode *n = dls_hb_ranges_get(&e->ranges, range);
-    if (slot == DLS_HB_NONE || !n)
-        return ENOENT;
-    const dls_hb_stream *s = &e->streams[slot];
-    if (!s->pos)
-        return EINVAL;
-    if (dls_hb_rnode_reserve(&e->ranges, n, n->nacc + 1) != 0)
-        return ENOMEM;
-    /* Drop what the new access supersedes: reads it is ordered after, and writes too when it
-     * is a write. */
-    dls_hb_acc *a = dls_hb_rnode_acc(n);
-    uint32_t keep = 0;
-    for (uint32_t i = 0; i < n->nacc; i++)
-        if (!((a[i].kind == DLS_HB_READ || kind == DLS_HB_WRITE) &&
-              dls_hb_stream_knows(s, slot, a[i].slot, a[i].pos)))
-            a[keep++] = a[i];
-    a[keep++] = (dls_hb_acc){.op = s->last_op, .pos = s->pos, .slot = slot, .kind = kind};
-    n->nacc = keep;
-    return 0;
-}
-
-size_t dls_hb_range_bytes(const dls_hb *e)
-{
-    return dls_hb_ranges_bytes(&e->ranges);
 }

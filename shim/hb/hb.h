@@ -1,11 +1,10 @@
 /* The happens-before engine: a model of CUDA streams, events and host threads that answers
- * "is this access ordered after the earlier accesses it conflicts with, and if not, which waits
- * would make it so?".
+ * "is the next operation of this stream ordered after that earlier operation, and if not, which
+ * waits would make it so?". Which memory an operation touches is the caller's business (the
+ * policy keeps its own index of watched ranges, shim/policy/index.c).
  *
  * Pure C: no CUDA types, no I/O, no globals. Everything is identified by opaque 64-bit ids the
- * caller chooses: streams (stable ids, never reused), contexts, host threads, events, and
- * operations (a caller-supplied op id carried into reports). Tracked byte ranges get handles
- * from the engine.
+ * caller chooses: streams (stable ids, never reused), contexts, host threads and events.
  *
  * Model
  * - Each stream has positions 1, 2, 3, ...: every operation enqueued on it (dls_hb_op, and event
@@ -21,38 +20,26 @@
  *   re-record replaces the capture. An event wait orders the waiting stream after the most recent
  *   capture; waiting on a never-recorded event orders nothing (it is still an operation).
  * - Host syncs order a thread after work: a stream (cudaStreamSynchronize, or a query that
- *   returned success), an event (cudaEventSynchronize / successful query), a context (every
- *   stream ever added to it, removed ones included) or everything. A synchronous copy is an
- *   operation followed by a stream sync.
+ *   returned success) or an event's record or capture (cudaEventSynchronize / successful query;
+ *   a context or device synchronize is a capture of every stream of the context, or of every
+ *   stream, taken when it begins and applied with dls_hb_sync_event when it returns). A
+ *   synchronous copy is an operation followed by a stream sync.
  * - Knowledge is transitive: being ordered after an operation means being ordered after
  *   everything that operation was ordered after.
  *
- * Accesses and conflicts
- * - A tracked range is [lo, hi) with lo < hi; ranges may overlap. An access (read or write) is
- *   recorded against one range by the most recent operation of a stream.
- * - Per range the engine keeps the access frontier: a recorded access is dropped when a later
- *   access to the same range is ordered after it and supersedes it (a read is superseded by any
- *   later access, a write only by a later write). Everything ordered after every frontier access
- *   is ordered after every access ever recorded on the range.
- * - A conflict of a prospective access A (on stream S by thread T, or by host thread T) with
- *   [lo, hi) is a frontier access F of a tracked range overlapping [lo, hi) such that F or A is a
- *   write and F is not ordered before A. "Ordered before A" means ordered before an operation that
- *   T would enqueue on S now (for the host: known complete to T).
- * - Waits: for each stream X with a conflict (or an unordered frontier entry), one wait
- *   (X, current position of X), which is what recording an event on X now would capture; a
- *   wait whose target is ordered before another wait's target is dropped. The answer is sorted
- *   by stream id and is empty when the access is already ordered. Once the caller has injected
- *   them it reports them as ordinary event records and waits (or host syncs).
+ * Waits for a captured frontier (dls_hb_frontier_waits): for each stream X with an entry the
+ * prospective operation is not ordered after, one wait (X, current position of X), which is what
+ * recording an event on X now would capture; a wait whose target is ordered before another
+ * wait's target is dropped. The answer is sorted by stream id and is empty when the operation is
+ * already ordered. Once the caller has injected them it reports them as ordinary event records
+ * and waits.
  *
  * Costs: an operation that brings no new ordering (same thread knowledge, legacy stream already
- * known, no event to join) is O(1) whatever the number of streams and ranges. Operations that
- * bring new knowledge, event waits and host syncs join clocks: O(number of streams). Event
- * records share the stream's clock (copy-on-write), O(1). Track, untrack and access are
- * O(log ranges); a conflict query is O(log ranges + overlapping ranges). Context and device
- * syncs and frontier captures visit every stream ever added. Memory: a stream keeps its record
- * (about 64 bytes plus one 8-byte clock entry per stream it has learned of) until reset, removed
- * or not; a tracked range costs one pooled 96-byte node holding up to two frontier accesses,
- * 24 bytes per further concurrent access.
+ * known, no event to join) is O(1) whatever the number of streams. Operations that bring new
+ * knowledge, event waits and host syncs join clocks: O(number of streams). Event records share
+ * the stream's clock (copy-on-write), O(1). Context and device captures visit every stream of
+ * the context (ever added). Memory: a stream keeps its record (about 48 bytes plus one 8-byte
+ * clock entry per stream it has learned of) for the life of the engine, removed or not.
  *
  * Thread safety: the engine is not internally locked and has no global state. Every call on one
  * engine, queries included (they use the engine's scratch memory), must be serialized by the
@@ -60,8 +47,8 @@
  * independent.
  *
  * Errors: functions return 0 or a positive errno value: ENOMEM (allocation failed; the model is
- * unchanged), ENOENT (unknown or removed stream, unknown range), EEXIST (stream id already
- * added), EINVAL (bad argument). Nothing aborts. */
+ * unchanged), ENOENT (unknown or removed stream), EEXIST (stream id already added), EINVAL (bad
+ * argument). Nothing aborts. */
 #ifndef DLS_HB_H
 #define DLS_HB_H
 
@@ -77,20 +64,6 @@ typedef enum {
     DLS_HB_NON_BLOCKING,   /* exempt from legacy-stream synchronization */
 } dls_hb_stream_kind;
 
-typedef enum {
-    DLS_HB_READ = 1,
-    DLS_HB_WRITE = 2,
-} dls_hb_access_kind;
-
-/* An earlier access that a prospective access conflicts with. */
-typedef struct {
-    uint64_t range;          /* handle of the tracked range it was recorded on */
-    uint64_t op;             /* caller's op id of the accessing operation */
-    uint64_t stream;         /* stream id of that operation */
-    uint64_t pos;            /* its position on that stream */
-    dls_hb_access_kind kind; /* read or write */
-} dls_hb_conflict;
-
 /* A (stream, position) pair: a wait target, or one entry of a captured frontier. */
 typedef struct {
     uint64_t stream;
@@ -102,9 +75,6 @@ dls_hb *dls_hb_create(void);
 
 /* Frees the engine and everything in it. NULL is ignored. */
 void dls_hb_destroy(dls_hb *e);
-
-/* Forgets every stream, context, thread, event and range: the engine is as new. */
-void dls_hb_reset(dls_hb *e);
 
 /* Adds stream `stream` of context `ctx` with the given kind. EEXIST when the id was ever added
  * (ids are never reused), EINVAL for a bad kind or a second live legacy stream in `ctx`. Adding
@@ -124,27 +94,25 @@ void dls_hb_thread_remove(dls_hb *e, uint64_t thread);
 /* Forgets event `event` (cudaEventDestroy). Unknown events are ignored. */
 void dls_hb_event_remove(dls_hb *e, uint64_t event);
 
-/* Enqueues operation `op` by thread `thread` on `stream`; stores its position in *pos (may be
+/* Enqueues an operation by thread `thread` on `stream`; stores its position in *pos (may be
  * NULL). ENOENT when the stream is unknown or removed. */
-int dls_hb_op(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t op, uint64_t *pos);
+int dls_hb_op(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t *pos);
 
 /* Enqueues an event record of `event` on `stream` (an operation); the event now captures that
  * position. */
-int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, uint64_t op,
+int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event,
                         uint64_t *pos);
 
 /* Enqueues a wait of `stream` on `event` (an operation) ordered after the event's most recent
  * record; an event never recorded (or removed) orders nothing. */
-int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, uint64_t op,
+int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event,
                       uint64_t *pos);
 
 /* Host syncs: thread `thread` has observed completion of all work enqueued so far on `stream`;
- * of `event`'s most recent record (nothing when never recorded); of every stream of `ctx`; of
- * every stream. ENOENT for an unknown stream; unknown events and contexts order nothing. */
+ * of `event`'s most recent record or capture (nothing when never recorded). ENOENT for an
+ * unknown stream; unknown events order nothing. */
 int dls_hb_sync_stream(dls_hb *e, uint64_t thread, uint64_t stream);
 int dls_hb_sync_event(dls_hb *e, uint64_t thread, uint64_t event);
-int dls_hb_sync_context(dls_hb *e, uint64_t thread, uint64_t ctx);
-int dls_hb_sync_all(dls_hb *e, uint64_t thread);
 
 /* Captures: what a host synchronize that begins now will have completed when it returns, kept
  * as event `event` (an id the caller uses for nothing else) until dls_hb_event_remove. Apply one
@@ -163,42 +131,10 @@ int dls_hb_capture_all(dls_hb *e, uint64_t event);
  * what completing it completes of that stream. 0 for unknown events and streams. */
 uint64_t dls_hb_event_covers(const dls_hb *e, uint64_t event, uint64_t stream);
 
-/* Tracks [lo, hi) (lo < hi, else EINVAL) and stores its handle in *range. Handles of untracked
- * ranges are never valid again for the life of the engine (until reset). */
-int dls_hb_track(dls_hb *e, uint64_t lo, uint64_t hi, uint64_t *range);
-
-/* Stops tracking a range and forgets its accesses. ENOENT when the handle is not live. */
-int dls_hb_untrack(dls_hb *e, uint64_t range);
-
-/* Records that the most recent operation on `stream` accesses `range`. EINVAL when the stream
- * has no operation yet or the kind is bad; ENOENT for an unknown stream or range. */
-int dls_hb_access(dls_hb *e, uint64_t stream, uint64_t range, dls_hb_access_kind kind);
-
-/* Conflicts of an access of `kind` to [lo, hi) by the next operation thread `thread` would
- * enqueue on `stream` (dls_hb_host_conflicts asks the same for the host itself).
- * Writes min(total, cap) entries to out and the total to *n (so *n > cap means truncated). */
-int dls_hb_conflicts(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t lo, uint64_t hi,
-                     dls_hb_access_kind kind, dls_hb_conflict *out, size_t cap, size_t *n);
-
-/* The waits that order the next operation of `thread` on `stream` after every conflict of an
- * access of `kind` to [lo, hi) (see "Waits" above). Output as for dls_hb_conflicts. */
-int dls_hb_waits(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t lo, uint64_t hi,
-                 dls_hb_access_kind kind, dls_hb_epoch *out, size_t cap, size_t *n);
-
-/* The same two questions for host thread `thread` accessing host-visible memory itself: the
- * waits are the streams to synchronize (or whose events to synchronize) on the host. */
-int dls_hb_host_conflicts(dls_hb *e, uint64_t thread, uint64_t lo, uint64_t hi,
-                          dls_hb_access_kind kind, dls_hb_conflict *out, size_t cap, size_t *n);
-int dls_hb_host_waits(dls_hb *e, uint64_t thread, uint64_t lo, uint64_t hi,
-                      dls_hb_access_kind kind, dls_hb_epoch *out, size_t cap, size_t *n);
-
-/* Captures the frontier seen by `thread`: for every stream (in the order they were added,
- * removed ones included) whose last operation is not known complete to `thread`, its current
- * position. Output as for dls_hb_conflicts. */
-int dls_hb_frontier(dls_hb *e, uint64_t thread, dls_hb_epoch *out, size_t cap, size_t *n);
-
 /* The waits that order the next operation of `thread` on `stream` after every entry of a
- * captured frontier f[0..nf) (entries naming unknown streams: EINVAL). */
+ * captured frontier f[0..nf) (entries naming unknown streams: EINVAL; see "Waits for a
+ * captured frontier" above). Writes min(total, cap) waits to out and the total to *n (so
+ * *n > cap means truncated). */
 int dls_hb_frontier_waits(dls_hb *e, uint64_t thread, uint64_t stream, const dls_hb_epoch *f,
                           size_t nf, dls_hb_epoch *out, size_t cap, size_t *n);
 
@@ -207,9 +143,5 @@ int dls_hb_frontier_waits(dls_hb *e, uint64_t thread, uint64_t stream, const dls
  * when removed). */
 int dls_hb_ordered(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t x, uint64_t pos,
                    int *ordered);
-
-/* Bytes of memory the range structures use (tracked ranges and their access frontiers), for
- * the benchmark's per-range figure. */
-size_t dls_hb_range_bytes(const dls_hb *e);
 
 #endif

@@ -7,12 +7,10 @@
 #include "hb.h"
 #include "hb_clock.h"
 #include "hb_map.h"
-#include "hb_ranges.h"
 
 typedef struct {
     uint64_t id;
     uint64_t pos;      /* position of the last operation, 0 before the first */
-    uint64_t last_op;  /* caller's id of the last operation */
     dls_hb_clk *clk;   /* what the last operation is ordered after (own slot implied by pos) */
     uint64_t *tseen;   /* tseen[t]: version of thread t's clock already joined */
     uint32_t ntseen;
@@ -62,7 +60,6 @@ struct dls_hb {
     uint32_t *free_events, nfree_events, capfree_events;
     dls_hb_map stream_map, thread_map, event_map, ctx_map;
     uint64_t ver;
-    dls_hb_ranges ranges;
     /* query scratch, capacity capstreams */
     uint32_t *mark;     /* mark[slot] == stamp: slot is in cand */
     uint32_t *cand;

@@ -1,13 +1,12 @@
-/* The happens-before engine's questions: conflicts, waits, frontiers and ordering (see hb.h).
- * Queries leave the model unchanged; the waits use the engine's scratch arrays. */
+/* The happens-before engine's questions: ordering and the waits for a captured frontier (see
+ * hb.h). Queries leave the model unchanged; the waits use the engine's scratch arrays. */
 #include "hb_internal.h"
 
 #include <errno.h>
 
-/* Who is about to act: the next operation of thread t on stream s, or host thread t (s NULL).
- * The prospective operation is ordered after what t observed, what s's last operation is
- * ordered after, and what the legacy rules add: the live legacy stream's last operation for a
- * blocking s, the changed blocking streams (the rest are already in its clock) for a legacy s. */
+/* Who is about to act: the next operation of thread t on stream s. It is ordered after what t
+ * observed, what s's last operation is ordered after, and what the legacy rules add: the live
+ * legacy stream's last operation for a blocking s, the changed blocking streams (the rest are already in its clock) for a legacy s. */
 typedef struct {
     const dls_hb *e;
     const dls_hb_thread *t;
@@ -18,12 +17,10 @@ typedef struct {
     const dls_hb_ctx *dirty_ctx;
 } observer;
 
-static int observer_init(const dls_hb *e, uint64_t thread, const uint64_t *stream, observer *o)
+static int observer_init(const dls_hb *e, uint64_t thread, uint64_t stream, observer *o)
 {
     *o = (observer){.e = e, .t = dls_hb_find_thread(e, thread)};
-    if (!stream)
-        return 0;
-    o->slot = dls_hb_find_stream(e, *stream);
+    o->slot = dls_hb_find_stream(e, stream);
     if (o->slot == DLS_HB_NONE || e->streams[o->slot].removed)
         return ENOENT;
     o->s = &e->streams[o->slot];
@@ -42,8 +39,6 @@ static int knows(const observer *o, uint32_t slot, uint64_t pos)
 {
     if (pos == 0 || (o->t && dls_hb_clk_get(o->t->clk, slot) >= pos))
         return 1;
-    if (!o->s)
-        return 0;
     if (dls_hb_stream_knows(o->s, o->slot, slot, pos))
         return 1;
     if (o->leg && dls_hb_stream_knows(o->leg, o->leg_slot, slot, pos))
@@ -56,16 +51,6 @@ static int knows(const observer *o, uint32_t slot, uint64_t pos)
         }
     return 0;
 }
-
-/* A conflict walk: either emits conflicts or collects the streams that need a wait. */
-typedef struct {
-    const observer *o;
-    dls_hb_access_kind kind;
-    dls_hb_conflict *out;
-    size_t cap, n;
-    dls_hb *collect; /* non-NULL: add conflicting slots to the candidate set instead */
-    uint32_t ncand;
-} walk;
 
 static void cand_begin(dls_hb *e)
 {
@@ -82,26 +67,6 @@ static void cand_add(dls_hb *e, uint32_t *ncand, uint32_t slot)
         e->mark[slot] = e->stamp;
         e->cand[(*ncand)++] = slot;
     }
-}
-
-static int walk_range(void *ctx, uint64_t handle, dls_hb_rnode *n)
-{
-    walk *w = ctx;
-    const dls_hb_acc *a = dls_hb_rnode_acc(n);
-    for (uint32_t i = 0; i < n->nacc; i++) {
-        if (!(a[i].kind == DLS_HB_WRITE || w->kind == DLS_HB_WRITE) || knows(w->o, a[i].slot, a[i].pos))
-            continue;
-        if (w->collect) {
-            cand_add(w->collect, &w->ncand, a[i].slot);
-            continue;
-        }
-        if (w->n < w->cap)
-            w->out[w->n] = (dls_hb_conflict){.range = handle, .op = a[i].op,
-                                             .stream = w->o->e->streams[a[i].slot].id,
-                                             .pos = a[i].pos, .kind = (dls_hb_access_kind)a[i].kind};
-        w->n++;
-    }
-    return 0;
 }
 
 /* Reduces the candidate streams to the waits: one per stream at its current position, dropping
@@ -131,80 +96,11 @@ static void emit_waits(dls_hb *e, uint32_t ncand, dls_hb_epoch *out, size_t cap,
     *n = keep;
 }
 
-static int conflicts(dls_hb *e, uint64_t thread, const uint64_t *stream, uint64_t lo, uint64_t hi,
-                     dls_hb_access_kind kind, dls_hb_conflict *out, size_t cap, size_t *n)
-{
-    observer o;
-    if (kind != DLS_HB_READ && kind != DLS_HB_WRITE)
-        return EINVAL;
-    if (observer_init(e, thread, stream, &o) != 0)
-        return ENOENT;
-    walk w = {.o = &o, .kind = kind, .out = out, .cap = cap};
-    dls_hb_ranges_overlap(&e->ranges, lo, hi, walk_range, &w);
-    *n = w.n;
-    return 0;
-}
-
-static int waits(dls_hb *e, uint64_t thread, const uint64_t *stream, uint64_t lo, uint64_t hi,
-                 dls_hb_access_kind kind, dls_hb_epoch *out, size_t cap, size_t *n)
-{
-    observer o;
-    if (kind != DLS_HB_READ && kind != DLS_HB_WRITE)
-        return EINVAL;
-    if (observer_init(e, thread, stream, &o) != 0)
-        return ENOENT;
-    cand_begin(e);
-    walk w = {.o = &o, .kind = kind, .collect = e};
-    dls_hb_ranges_overlap(&e->ranges, lo, hi, walk_range, &w);
-    emit_waits(e, w.ncand, out, cap, n);
-    return 0;
-}
-
-int dls_hb_conflicts(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t lo, uint64_t hi,
-                     dls_hb_access_kind kind, dls_hb_conflict *out, size_t cap, size_t *n)
-{
-    return conflicts(e, thread, &stream, lo, hi, kind, out, cap, n);
-}
-
-int dls_hb_waits(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t lo, uint64_t hi,
-                 dls_hb_access_kind kind, dls_hb_epoch *out, size_t cap, size_t *n)
-{
-    return waits(e, thread, &stream, lo, hi, kind, out, cap, n);
-}
-
-int dls_hb_host_conflicts(dls_hb *e, uint64_t thread, uint64_t lo, uint64_t hi,
-                          dls_hb_access_kind kind, dls_hb_conflict *out, size_t cap, size_t *n)
-{
-    return conflicts(e, thread, NULL, lo, hi, kind, out, cap, n);
-}
-
-int dls_hb_host_waits(dls_hb *e, uint64_t thread, uint64_t lo, uint64_t hi,
-                      dls_hb_access_kind kind, dls_hb_epoch *out, size_t cap, size_t *n)
-{
-    return waits(e, thread, NULL, lo, hi, kind, out, cap, n);
-}
-
-int dls_hb_frontier(dls_hb *e, uint64_t thread, dls_hb_epoch *out, size_t cap, size_t *n)
-{
-    const dls_hb_thread *t = dls_hb_find_thread(e, thread);
-    size_t k = 0;
-    for (uint32_t i = 0; i < e->nstreams; i++) {
-        const dls_hb_stream *s = &e->streams[i];
-        if (!s->pos || (t && dls_hb_clk_get(t->clk, i) >= s->pos))
-            continue;
-        if (k < cap)
-            out[k] = (dls_hb_epoch){.stream = s->id, .pos = s->pos};
-        k++;
-    }
-    *n = k;
-    return 0;
-}
-
 int dls_hb_frontier_waits(dls_hb *e, uint64_t thread, uint64_t stream, const dls_hb_epoch *f,
                           size_t nf, dls_hb_epoch *out, size_t cap, size_t *n)
 {
     observer o;
-    if (observer_init(e, thread, &stream, &o) != 0)
+    if (observer_init(e, thread, stream, &o) != 0)
         return ENOENT;
     for (size_t i = 0; i < nf; i++)
         if (dls_hb_find_stream(e, f[i].stream) == DLS_HB_NONE)
@@ -225,7 +121,7 @@ int dls_hb_ordered(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t x, uint
 {
     observer o;
     uint32_t slot = dls_hb_find_stream(e, x);
-    if (slot == DLS_HB_NONE || observer_init(e, thread, &stream, &o) != 0)
+    if (slot == DLS_HB_NONE || observer_init(e, thread, stream, &o) != 0)
         return ENOENT;
     *ordered = knows(&o, slot, pos);
     return 0;

@@ -9,7 +9,7 @@
 
 uint64_t dls_pol_snap_id(void)
 {
-    return DLS_POL_OWN_EVENT + dls_pol_g.own_op++;
+    return DLS_POL_OWN_EVENT + dls_pol_g.own_event++;
 }
 
 /* A host synchronize the model cannot learn from keeps the work it completed pending: fix may

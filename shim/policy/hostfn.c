@@ -99,8 +99,8 @@ void dls_pol_hostfn_launch(const dls_cuda_op *op)
     dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
     int slot = st && !st->capturing && dls_pol_g.hb ? reserve() : -1;
     mark *m = slot >= 0 ? &g_marks[slot] : NULL;
-    uint64_t evid = DLS_POL_OWN_EVENT + dls_pol_g.own_op, pos = 0;
-    if (m && dls_hb_event_record(dls_pol_g.hb, op->tid, st->id, evid, dls_pol_g.own_op++, &pos))
+    uint64_t evid = m ? dls_pol_snap_id() : 0, pos = 0;
+    if (m && dls_hb_event_record(dls_pol_g.hb, op->tid, st->id, evid, &pos))
         m = NULL;
     uintptr_t handle = 0, sctx = 0;
     CUevent ev = NULL;

@@ -123,7 +123,7 @@ void dls_pol_apply(const dls_pol_rec *r)
     uint64_t pos;
     if (!st || st->capturing) /* captured work is recorded into a graph, not run */
         return;
-    int rc = dls_hb_op(dls_pol_g.hb, r->tid, st->id, r->correlation_id, &pos);
+    int rc = dls_hb_op(dls_pol_g.hb, r->tid, st->id, &pos);
     if (rc) {
         if (rc == ENOMEM)
             dls_pol_degrade("policy-op-memory", "out of memory recording a CUDA operation");
@@ -214,12 +214,12 @@ static void on_exit_locked(const dls_cuda_op *op)
     switch (op->kind) {
     case DLS_OP_EVENT_RECORD:
         st = dls_pol_stream_get(&op->stream, op->tid);
-        if (st && !st->capturing && !dls_hb_event_record(hb, op->tid, st->id, op->event_id, op->correlation_id, &pos))
+        if (st && !st->capturing && !dls_hb_event_record(hb, op->tid, st->id, op->event_id, &pos))
             st->last = pos;
         break;
     case DLS_OP_STREAM_WAIT_EVENT:
         st = dls_pol_stream_get(&op->stream, op->tid);
-        if (st && !st->capturing && !dls_hb_event_wait(hb, op->tid, st->id, op->event_id, op->correlation_id, &pos))
+        if (st && !st->capturing && !dls_hb_event_wait(hb, op->tid, st->id, op->event_id, &pos))
             st->last = pos;
         break;
     case DLS_OP_STREAM_CREATE:

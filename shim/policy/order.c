@@ -336,7 +336,7 @@ static void commit(dls_pol_order *o, uint64_t tid)
     uint64_t pos;
     switch (o->how) {
     case DLS_POL_HOW_WAIT:
-        if (o->snap && !dls_hb_event_wait(dls_pol_g.hb, tid, o->to->id, o->snap, dls_pol_g.own_op++, &pos))
+        if (o->snap && !dls_hb_event_wait(dls_pol_g.hb, tid, o->to->id, o->snap, &pos))
             o->to->last = pos;
         break;
     case DLS_POL_HOW_HOST_EVENT:

@@ -12,8 +12,8 @@
  *
  * Model:
  * - Streams are added to the hb engine lazily, the first time an operation names them, with
- *   their kind and context (the CUcontext handle is the hb context id). Operation ids are CUPTI
- *   correlation ids; the shim's own injected operations take ids from DLS_POL_OWN_OP up.
+ *   their kind and context (the CUcontext handle is the hb context id). The shim's own
+ *   private hb events take ids from DLS_POL_OWN_EVENT up.
  * - Completion: a host synchronize (stream, event, context, a successful query, a synchronous
  *   copy or free) completes exactly the work enqueued before it began. Its ENTER captures that
  *   work (hb capture, kept as a private hb event); its successful EXIT applies the capture to
@@ -112,7 +112,6 @@
 #define DLS_POL_PLAN 32      /* orderings planned in one round (more: another round) */
 #define DLS_POL_HOST_STREAM UINT64_C(0xffffffffffffff00) /* the host probe stream's hb id */
 #define DLS_POL_HOST_CTX UINT64_C(0xffffffffffffff01)
-#define DLS_POL_OWN_OP (UINT64_C(1) << 40)    /* op ids of injected operations start here */
 #define DLS_POL_OWN_EVENT (UINT64_C(1) << 62) /* hb ids of the shim's pooled events */
 
 /* One remembered operation of a stream. A launch with more than DLS_POL_WORDS argument words
@@ -204,7 +203,7 @@ typedef struct {
     dls_pol_x *released;           /* released exchanges still watched (check) or fenced (fix),
                                       newest first */
     unsigned nreleased;
-    uint64_t own_op;               /* next injected op id (and private hb event id) */
+    uint64_t own_event;            /* private hb event ids used so far */
     atomic_uint ncapturing;        /* streams with `capturing` set (read without the lock) */
     atomic_int degraded;           /* an allocation of the model failed (see the file comment) */
 } dls_pol_state;
@@ -232,7 +231,7 @@ void dls_pol_degrade(const char *key, const char *reason);
 
 /* complete.c: host completion (lock held). */
 
-/* A fresh private hb event id for a capture. */
+/* A fresh private hb event id (a capture, or an injected record). */
 uint64_t dls_pol_snap_id(void);
 
 /* Captures what a host synchronize beginning now completes, as a private hb event: of stream st,

@@ -243,7 +243,7 @@ void dls_policy_start(void)
         return;
     }
     dls_pol_g.mode = m;
-    dls_pol_g.own_op = DLS_POL_OWN_OP;
+    dls_pol_g.own_event = 0;
     dls_pol_g.hb = dls_hb_create();
     if (!dls_pol_g.hb || dls_hb_stream_add(dls_pol_g.hb, DLS_POL_HOST_STREAM, DLS_POL_HOST_CTX, DLS_HB_NON_BLOCKING)) {
         dls_hb_destroy(dls_pol_g.hb);

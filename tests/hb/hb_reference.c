@@ -13,7 +13,7 @@ typedef struct {
 
 typedef struct {
     int stream;
-    uint64_t pos, op;
+    uint64_t pos;
     set anc; /* every node this one is ordered after, itself included */
 } node;
 
@@ -31,19 +31,9 @@ typedef struct {
 
 typedef struct {
     uint64_t id;
-    int used, node; /* node of the most recent record, -1 when never recorded */
+    int used;
+    set anc; /* what completing its most recent record or capture completes (empty: nothing) */
 } event;
-
-typedef struct {
-    int node;
-    dls_hb_access_kind kind;
-} access;
-
-typedef struct {
-    uint64_t handle, lo, hi;
-    int used, nhist;
-    access hist[HBREF_MAX_OPS];
-} range;
 
 struct hbref {
     node nodes[HBREF_MAX_OPS];
@@ -52,7 +42,6 @@ struct hbref {
     int nstreams;
     thread threads[HBREF_MAX_THREADS];
     event events[HBREF_MAX_EVENTS];
-    range ranges[HBREF_MAX_RANGES];
 };
 
 static void set_or(set *d, const set *s)
@@ -118,14 +107,6 @@ static event *find_event(hbref *r, uint64_t id)
     return NULL;
 }
 
-static range *find_range(hbref *r, uint64_t handle)
-{
-    for (int i = 0; i < HBREF_MAX_RANGES; i++)
-        if (r->ranges[i].used && r->ranges[i].handle == handle)
-            return &r->ranges[i];
-    return NULL;
-}
-
 int hbref_stream_add(hbref *r, uint64_t id, uint64_t ctx, dls_hb_stream_kind kind)
 {
     if ((unsigned)kind > DLS_HB_NON_BLOCKING)
@@ -165,15 +146,13 @@ void hbref_event_remove(hbref *r, uint64_t id)
         e->used = 0;
 }
 
-/* What the next operation of thread t on s would be ordered after (s NULL: the host's view). */
+/* What the next operation of thread t on s would be ordered after. */
 static void prospective(hbref *r, uint64_t t, const stream *s, set *p)
 {
     memset(p, 0, sizeof *p);
     thread *th = find_thread(r, t);
     if (th)
         set_or(p, &th->known);
-    if (!s)
-        return;
     if (s->last >= 0)
         set_or(p, &r->nodes[s->last].anc);
     for (int i = 0; i < r->nstreams; i++) {
@@ -185,7 +164,7 @@ static void prospective(hbref *r, uint64_t t, const stream *s, set *p)
     }
 }
 
-static int add_op(hbref *r, uint64_t t, uint64_t sid, uint64_t op, const event *wait_on, uint64_t *pos)
+static int add_op(hbref *r, uint64_t t, uint64_t sid, const event *wait_on, uint64_t *pos)
 {
     stream *s = find_stream(r, sid);
     if (!s || s->removed)
@@ -195,178 +174,141 @@ static int add_op(hbref *r, uint64_t t, uint64_t sid, uint64_t op, const event *
     int n = r->nnodes++;
     node *nd = &r->nodes[n];
     prospective(r, t, s, &nd->anc);
-    if (wait_on && wait_on->node >= 0)
-        set_or(&nd->anc, &r->nodes[wait_on->node].anc);
+    if (wait_on)
+        set_or(&nd->anc, &wait_on->anc);
     nd->anc.b[n / 64] |= 1ULL << (n % 64);
     nd->stream = (int)(s - r->streams);
     nd->pos = ++s->pos;
-    nd->op = op;
     s->last = n;
     if (pos)
         *pos = s->pos;
     return 0;
 }
 
-int hbref_op(hbref *r, uint64_t thread, uint64_t stream, uint64_t op, uint64_t *pos)
+int hbref_op(hbref *r, uint64_t thread, uint64_t stream, uint64_t *pos)
 {
-    return add_op(r, thread, stream, op, NULL, pos);
+    return add_op(r, thread, stream, NULL, pos);
 }
 
-int hbref_event_record(hbref *r, uint64_t thread, uint64_t sid, uint64_t ev, uint64_t op, uint64_t *pos)
+/* The record of event id, created (capturing nothing) when unknown; NULL when the table is full. */
+static event *get_event(hbref *r, uint64_t id)
 {
-    event *e = find_event(r, ev);
+    event *e = find_event(r, id);
     for (int i = 0; !e && i < HBREF_MAX_EVENTS; i++)
         if (!r->events[i].used)
-            e = &r->events[i], *e = (event){.id = ev, .used = 1, .node = -1};
+            e = &r->events[i], *e = (event){.id = id, .used = 1};
+    return e;
+}
+
+int hbref_event_record(hbref *r, uint64_t thread, uint64_t sid, uint64_t ev, uint64_t *pos)
+{
+    event *e = get_event(r, ev);
     if (!e)
         return ENOSPC;
-    int rc = add_op(r, thread, sid, op, NULL, pos);
+    int rc = add_op(r, thread, sid, NULL, pos);
     if (rc == 0)
-        e->node = r->nnodes - 1;
+        e->anc = r->nodes[r->nnodes - 1].anc;
     return rc;
 }
 
-int hbref_event_wait(hbref *r, uint64_t thread, uint64_t sid, uint64_t ev, uint64_t op, uint64_t *pos)
+int hbref_event_wait(hbref *r, uint64_t thread, uint64_t sid, uint64_t ev, uint64_t *pos)
 {
-    return add_op(r, thread, sid, op, find_event(r, ev), pos);
+    return add_op(r, thread, sid, find_event(r, ev), pos);
 }
 
-static int learn(hbref *r, uint64_t t, int n)
+int hbref_sync_stream(hbref *r, uint64_t t, uint64_t sid)
 {
-    if (n < 0)
+    stream *s = find_stream(r, sid);
+    if (!s)
+        return ENOENT;
+    if (s->last < 0)
         return 0;
     thread *th = get_thread(r, t);
     if (!th)
         return ENOSPC;
-    set_or(&th->known, &r->nodes[n].anc);
+    set_or(&th->known, &r->nodes[s->last].anc);
     return 0;
 }
 
-int hbref_sync_stream(hbref *r, uint64_t thread, uint64_t sid)
-{
-    stream *s = find_stream(r, sid);
-    return s ? learn(r, thread, s->last) : ENOENT;
-}
-
-int hbref_sync_event(hbref *r, uint64_t thread, uint64_t ev)
+int hbref_sync_event(hbref *r, uint64_t t, uint64_t ev)
 {
     event *e = find_event(r, ev);
-    return e ? learn(r, thread, e->node) : 0;
-}
-
-int hbref_sync_context(hbref *r, uint64_t thread, uint64_t ctx)
-{
-    for (int i = 0; i < r->nstreams; i++)
-        if (r->streams[i].ctx == ctx && learn(r, thread, r->streams[i].last) != 0)
-            return ENOSPC;
-    return 0;
-}
-
-int hbref_sync_all(hbref *r, uint64_t thread)
-{
-    for (int i = 0; i < r->nstreams; i++)
-        if (learn(r, thread, r->streams[i].last) != 0)
-            return ENOSPC;
-    return 0;
-}
-
-int hbref_track(hbref *r, uint64_t handle, uint64_t lo, uint64_t hi)
-{
-    if (lo >= hi)
-        return EINVAL;
-    for (int i = 0; i < HBREF_MAX_RANGES; i++)
-        if (!r->ranges[i].used) {
-            r->ranges[i] = (range){.handle = handle, .lo = lo, .hi = hi, .used = 1};
-            return 0;
-        }
-    return ENOSPC;
-}
-
-int hbref_untrack(hbref *r, uint64_t handle)
-{
-    range *g = find_range(r, handle);
-    if (!g)
-        return ENOENT;
-    g->used = 0;
-    return 0;
-}
-
-int hbref_access(hbref *r, uint64_t sid, uint64_t handle, dls_hb_access_kind kind)
-{
-    if (kind != DLS_HB_READ && kind != DLS_HB_WRITE)
-        return EINVAL;
-    stream *s = find_stream(r, sid);
-    range *g = find_range(r, handle);
-    if (!s || !g)
-        return ENOENT;
-    if (s->last < 0)
-        return EINVAL;
-    if (g->nhist == HBREF_MAX_OPS)
-        return ENOSPC;
-    g->hist[g->nhist++] = (access){.node = s->last, .kind = kind};
-    return 0;
-}
-
-/* Whether access i of g is in its frontier: no later access is ordered after it and
- * supersedes it (any later access supersedes a read; only a later write supersedes a write). */
-static int in_frontier(const hbref *r, const range *g, int i)
-{
-    for (int j = i + 1; j < g->nhist; j++)
-        if (set_has(&r->nodes[g->hist[j].node].anc, g->hist[i].node) &&
-            (g->hist[i].kind == DLS_HB_READ || g->hist[j].kind == DLS_HB_WRITE))
-            return 0;
-    return 1;
-}
-
-/* Calls back for each conflict; returns how many. cand (when non-NULL) collects stream
- * indices with a conflict. */
-static size_t each_conflict(hbref *r, uint64_t thread, const stream *s, uint64_t lo, uint64_t hi,
-                            dls_hb_access_kind kind, dls_hb_conflict *out, size_t cap, int *cand)
-{
-    set p;
-    prospective(r, thread, s, &p);
-    size_t n = 0;
-    for (int gi = 0; gi < HBREF_MAX_RANGES; gi++) {
-        const range *g = &r->ranges[gi];
-        if (!g->used || !(lo < hi && g->lo < hi && lo < g->hi))
-            continue;
-        for (int i = 0; i < g->nhist; i++) {
-            const access *a = &g->hist[i];
-            if (!(a->kind == DLS_HB_WRITE || kind == DLS_HB_WRITE) || set_has(&p, a->node) ||
-                !in_frontier(r, g, i))
-                continue;
-            const node *nd = &r->nodes[a->node];
-            if (cand)
-                cand[nd->stream] = 1;
-            if (n < cap)
-                out[n] = (dls_hb_conflict){.range = g->handle, .op = nd->op,
-                                           .stream = r->streams[nd->stream].id, .pos = nd->pos,
-                                           .kind = a->kind};
-            n++;
-        }
-    }
-    return n;
-}
-
-static int observer(hbref *r, const uint64_t *sid, stream **s)
-{
-    *s = NULL;
-    if (!sid)
+    if (!e)
         return 0;
-    *s = find_stream(r, *sid);
-    return *s && !(*s)->removed ? 0 : ENOENT;
+    thread *th = get_thread(r, t);
+    if (!th)
+        return ENOSPC;
+    set_or(&th->known, &e->anc);
+    return 0;
 }
 
-int hbref_conflicts(hbref *r, uint64_t thread, const uint64_t *sid, uint64_t lo, uint64_t hi,
-                    dls_hb_access_kind kind, dls_hb_conflict *out, size_t cap, size_t *n)
+int hbref_capture_stream(hbref *r, uint64_t ev, uint64_t sid)
 {
-    stream *s;
-    if (kind != DLS_HB_READ && kind != DLS_HB_WRITE)
-        return EINVAL;
-    if (observer(r, sid, &s) != 0)
+    stream *s = find_stream(r, sid);
+    if (!s)
         return ENOENT;
-    *n = each_conflict(r, thread, s, lo, hi, kind, out, cap, NULL);
+    event *e = get_event(r, ev);
+    if (!e)
+        return ENOSPC;
+    memset(&e->anc, 0, sizeof e->anc);
+    if (s->last >= 0)
+        e->anc = r->nodes[s->last].anc;
     return 0;
+}
+
+int hbref_capture_event(hbref *r, uint64_t ev, uint64_t from)
+{
+    event *e = get_event(r, ev), *f = find_event(r, from);
+    if (!e)
+        return ENOSPC;
+    if (f != e) {
+        set a = {{0}};
+        if (f)
+            a = f->anc;
+        e->anc = a;
+    }
+    return 0;
+}
+
+/* Captures the last operations of the streams of ctx (every stream when all). */
+static int capture_streams(hbref *r, uint64_t ev, int all, uint64_t ctx)
+{
+    event *e = get_event(r, ev);
+    if (!e)
+        return ENOSPC;
+    memset(&e->anc, 0, sizeof e->anc);
+    for (int i = 0; i < r->nstreams; i++)
+        if ((all || r->streams[i].ctx == ctx) && r->streams[i].last >= 0)
+            set_or(&e->anc, &r->nodes[r->streams[i].last].anc);
+    return 0;
+}
+
+int hbref_capture_context(hbref *r, uint64_t ev, uint64_t ctx)
+{
+    return capture_streams(r, ev, 0, ctx);
+}
+
+int hbref_capture_all(hbref *r, uint64_t ev)
+{
+    return capture_streams(r, ev, 1, 0);
+}
+
+uint64_t hbref_event_covers(hbref *r, uint64_t ev, uint64_t sid)
+{
+    event *e = find_event(r, ev);
+    stream *s = find_stream(r, sid);
+    uint64_t hi = 0;
+    for (int i = 0; e && s && i < r->nnodes; i++)
+        if (r->nodes[i].stream == (int)(s - r->streams) && set_has(&e->anc, i) && r->nodes[i].pos > hi)
+            hi = r->nodes[i].pos;
+    return hi;
+}
+
+/* The live stream sid (s), or ENOENT. */
+static int observer(hbref *r, uint64_t sid, stream **s)
+{
+    *s = find_stream(r, sid);
+    return *s && !(*s)->removed ? 0 : ENOENT;
 }
 
 /* Waits for the candidate streams: each at its current position, minus those whose last
@@ -395,37 +337,6 @@ static void emit_waits(hbref *r, const int *cand, dls_hb_epoch *out, size_t cap,
     *n = k;
 }
 
-int hbref_waits(hbref *r, uint64_t thread, const uint64_t *sid, uint64_t lo, uint64_t hi,
-                dls_hb_access_kind kind, dls_hb_epoch *out, size_t cap, size_t *n)
-{
-    stream *s;
-    int cand[HBREF_MAX_STREAMS] = {0};
-    if (kind != DLS_HB_READ && kind != DLS_HB_WRITE)
-        return EINVAL;
-    if (observer(r, sid, &s) != 0)
-        return ENOENT;
-    each_conflict(r, thread, s, lo, hi, kind, NULL, 0, cand);
-    emit_waits(r, cand, out, cap, n);
-    return 0;
-}
-
-int hbref_frontier(hbref *r, uint64_t thread, dls_hb_epoch *out, size_t cap, size_t *n)
-{
-    set p;
-    prospective(r, thread, NULL, &p);
-    size_t k = 0;
-    for (int i = 0; i < r->nstreams; i++) {
-        const stream *s = &r->streams[i];
-        if (s->last < 0 || set_has(&p, s->last))
-            continue;
-        if (k < cap)
-            out[k] = (dls_hb_epoch){.stream = s->id, .pos = s->pos};
-        k++;
-    }
-    *n = k;
-    return 0;
-}
-
 /* The node at position pos of stream index si, or -1. */
 static int node_at(const hbref *r, int si, uint64_t pos)
 {
@@ -440,7 +351,7 @@ int hbref_frontier_waits(hbref *r, uint64_t thread, uint64_t sid, const dls_hb_e
 {
     stream *s;
     int cand[HBREF_MAX_STREAMS] = {0};
-    if (observer(r, &sid, &s) != 0)
+    if (observer(r, sid, &s) != 0)
         return ENOENT;
     for (size_t i = 0; i < nf; i++)
         if (!find_stream(r, f[i].stream))
@@ -459,7 +370,7 @@ int hbref_frontier_waits(hbref *r, uint64_t thread, uint64_t sid, const dls_hb_e
 int hbref_ordered(hbref *r, uint64_t thread, uint64_t sid, uint64_t x, uint64_t pos, int *ordered)
 {
     stream *s, *xs = find_stream(r, x);
-    if (!xs || observer(r, &sid, &s) != 0)
+    if (!xs || observer(r, sid, &s) != 0)
         return ENOENT;
     set p;
     prospective(r, thread, s, &p);

@@ -1,5 +1,5 @@
 /* Unit tests of the happens-before engine (shim/hb): each ordering rule with a case where it
- * orders and one where it does not, accesses and conflicts, waits, frontiers, and errors. */
+ * orders and one where it does not, host syncs and captures, waits for a frontier, and errors. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,7 +36,7 @@ static int teardown(void **state)
 static uint64_t op(dls_hb *e, uint64_t thread, uint64_t stream)
 {
     uint64_t pos = 0;
-    assert_int_equal(dls_hb_op(e, thread, stream, 7000 + stream, &pos), 0);
+    assert_int_equal(dls_hb_op(e, thread, stream, &pos), 0);
     return pos;
 }
 
@@ -111,7 +111,7 @@ static void removed_streams_leave_the_legacy_rules(void **state)
     uint64_t b = op(e, T1, BLK);
     assert_int_equal(dls_hb_stream_remove(e, BLK), 0);
     assert_false(after(e, LEG, BLK, b));
-    assert_int_equal(dls_hb_op(e, T1, BLK, 1, NULL), ENOENT);
+    assert_int_equal(dls_hb_op(e, T1, BLK, NULL), ENOENT);
     assert_int_equal(dls_hb_stream_remove(e, BLK), ENOENT);
     /* A new legacy stream waits for blocking work done before it was added. */
     uint64_t t = op(e, T1, PTD);
@@ -127,12 +127,12 @@ static void event_wait_orders_after_the_record(void **state)
 {
     dls_hb *e = *state;
     uint64_t p = op(e, T1, NB), r = 0, w = 0;
-    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 9, 1, &w), 0); /* never recorded: nothing */
+    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 9, &w), 0); /* never recorded: nothing */
     assert_false(after(e, NB2, NB, p));
-    assert_int_equal(dls_hb_event_record(e, T1, NB, 9, 2, &r), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, NB, 9, &r), 0);
     assert_int_equal(r, p + 1);
     assert_false(after(e, NB2, NB, p)); /* recorded but not waited */
-    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 9, 3, &w), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 9, &w), 0);
     assert_int_equal(w, 2);
     assert_true(after(e, NB2, NB, r));
     uint64_t p2 = op(e, T1, NB); /* after the record: not covered */
@@ -143,14 +143,14 @@ static void rerecording_replaces_the_capture(void **state)
 {
     dls_hb *e = *state;
     uint64_t a = op(e, T1, NB);
-    assert_int_equal(dls_hb_event_record(e, T1, NB, 9, 1, NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, NB, 9, NULL), 0);
     uint64_t b = op(e, T1, BLK2);
-    assert_int_equal(dls_hb_event_record(e, T1, BLK2, 9, 2, NULL), 0);
-    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 9, 3, NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, BLK2, 9, NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 9, NULL), 0);
     assert_true(after(e, NB2, BLK2, b));
     assert_false(after(e, NB2, NB, a));
     dls_hb_event_remove(e, 9);
-    assert_int_equal(dls_hb_event_wait(e, T1, NB, 9, 4, NULL), 0); /* removed: never recorded */
+    assert_int_equal(dls_hb_event_wait(e, T1, NB, 9, NULL), 0); /* removed: never recorded */
     assert_false(after(e, NB, BLK2, b + 1));
 }
 
@@ -158,11 +158,11 @@ static void event_knowledge_is_transitive(void **state)
 {
     dls_hb *e = *state;
     uint64_t a = op(e, T1, NB);
-    assert_int_equal(dls_hb_event_record(e, T1, NB, 1, 1, NULL), 0);
-    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 1, 2, NULL), 0);
-    assert_int_equal(dls_hb_event_record(e, T1, NB2, 2, 3, NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, NB, 1, NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 1, NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, NB2, 2, NULL), 0);
     assert_false(after(e, BLK2, NB, a));
-    assert_int_equal(dls_hb_event_wait(e, T1, BLK2, 2, 4, NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, BLK2, 2, NULL), 0);
     assert_true(after(e, BLK2, NB, a));
 }
 
@@ -171,12 +171,14 @@ static void host_syncs(void **state)
     dls_hb *e = *state;
     uint64_t a = op(e, T1, NB), b = op(e, T1, BLK2);
     int o;
-    assert_int_equal(dls_hb_sync_context(e, T2, CTX), 0);
+    enum { SNAP_C = 900, SNAP_A = 901 };
+    assert_int_equal(dls_hb_capture_context(e, SNAP_C, CTX), 0); /* a context synchronize */
+    assert_int_equal(dls_hb_sync_event(e, T2, SNAP_C), 0);
     assert_int_equal(dls_hb_ordered(e, T2, NB2, NB, a, &o), 0);
     assert_true(o);
     assert_int_equal(dls_hb_ordered(e, T2, NB2, BLK2, b, &o), 0);
     assert_false(o); /* other context */
-    assert_int_equal(dls_hb_event_record(e, T1, BLK2, 4, 1, NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, BLK2, 4, NULL), 0);
     assert_int_equal(dls_hb_sync_event(e, T2, 4), 0);
     assert_int_equal(dls_hb_ordered(e, T2, NB2, BLK2, b, &o), 0);
     assert_true(o);
@@ -184,7 +186,8 @@ static void host_syncs(void **state)
     assert_int_equal(dls_hb_sync_event(e, T2, 77), 0); /* never recorded: nothing */
     assert_int_equal(dls_hb_ordered(e, T2, NB2, LEG2, c, &o), 0);
     assert_false(o);
-    assert_int_equal(dls_hb_sync_all(e, T2), 0);
+    assert_int_equal(dls_hb_capture_all(e, SNAP_A), 0); /* a device synchronize */
+    assert_int_equal(dls_hb_sync_event(e, T2, SNAP_A), 0);
     assert_int_equal(dls_hb_ordered(e, T2, NB2, LEG2, c, &o), 0);
     assert_true(o);
     dls_hb_thread_remove(e, T2); /* a reused thread id starts with no knowledge */
@@ -202,7 +205,7 @@ static void captures_complete_only_work_enqueued_before_them(void **state)
     assert_int_equal(dls_hb_capture_stream(e, SNAP_S, NB), 0);
     assert_int_equal(dls_hb_capture_context(e, SNAP_C, CTX), 0);
     assert_int_equal(dls_hb_capture_all(e, SNAP_A), 0);
-    assert_int_equal(dls_hb_event_record(e, T1, NB2, EV, 1, NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, NB2, EV, NULL), 0);
     uint64_t n2 = op(e, T1, NB2);
     assert_int_equal(dls_hb_capture_event(e, SNAP_E, EV), 0);
     uint64_t b = op(e, T1, NB), c = op(e, T1, LEG2); /* enqueued during the synchronizes */
@@ -221,7 +224,7 @@ static void captures_complete_only_work_enqueued_before_them(void **state)
     assert_int_equal(dls_hb_ordered(e, T2, NB2, NB, b, &o), 0);
     assert_false(o);
     /* A wait on a capture orders a stream after the captured work only. */
-    assert_int_equal(dls_hb_event_wait(e, T1, BLK2, SNAP_C, 3, NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, BLK2, SNAP_C, NULL), 0);
     assert_true(after(e, BLK2, NB, a));
     assert_false(after(e, BLK2, NB, b));
     /* Capture of a never-recorded event, of an unknown context: nothing; of an unknown stream. */
@@ -234,159 +237,47 @@ static void captures_complete_only_work_enqueued_before_them(void **state)
     assert_int_equal(dls_hb_event_covers(e, SNAP_A, NB), 0);
 }
 
-static uint64_t track(dls_hb *e, uint64_t lo, uint64_t hi)
-{
-    uint64_t h = 0;
-    assert_int_equal(dls_hb_track(e, lo, hi, &h), 0);
-    return h;
-}
-
-static size_t nconf(dls_hb *e, uint64_t s, uint64_t lo, uint64_t hi, dls_hb_access_kind k,
-                    dls_hb_conflict *c)
-{
-    size_t n = 99;
-    dls_hb_conflict tmp[8];
-    assert_int_equal(dls_hb_conflicts(e, T1, s, lo, hi, k, c ? c : tmp, 8, &n), 0);
-    return n;
-}
-
-static void conflicts_by_kind(void **state)
-{
-    dls_hb *e = *state;
-    uint64_t h = track(e, 0x1000, 0x2000);
-    op(e, T1, NB);
-    assert_int_equal(dls_hb_access(e, NB, h, DLS_HB_WRITE), 0);
-    dls_hb_conflict c[8];
-    assert_int_equal(nconf(e, NB2, 0x1800, 0x1900, DLS_HB_READ, c), 1); /* W -> R */
-    assert_int_equal(c[0].range, h);
-    assert_int_equal(c[0].op, 7000 + NB);
-    assert_int_equal(c[0].stream, NB);
-    assert_int_equal(c[0].pos, 1);
-    assert_int_equal(c[0].kind, DLS_HB_WRITE);
-    assert_int_equal(nconf(e, NB, 0x1800, 0x1900, DLS_HB_READ, NULL), 0); /* same stream */
-    assert_int_equal(nconf(e, NB2, 0x2000, 0x3000, DLS_HB_READ, NULL), 0); /* no overlap */
-    /* R -> R is no conflict; R -> W is. */
-    uint64_t g = track(e, 0x5000, 0x6000);
-    op(e, T1, NB2);
-    assert_int_equal(dls_hb_access(e, NB2, g, DLS_HB_READ), 0);
-    assert_int_equal(nconf(e, BLK2, 0x5000, 0x5001, DLS_HB_READ, NULL), 0);
-    assert_int_equal(nconf(e, BLK2, 0x5000, 0x5001, DLS_HB_WRITE, c), 1);
-    assert_int_equal(c[0].kind, DLS_HB_READ);
-    /* W -> W, and ordering removes it. */
-    assert_int_equal(nconf(e, BLK2, 0x1000, 0x1001, DLS_HB_WRITE, NULL), 1);
-    assert_int_equal(dls_hb_sync_stream(e, T1, NB), 0);
-    assert_int_equal(nconf(e, BLK2, 0x1000, 0x1001, DLS_HB_WRITE, NULL), 0);
-}
-
-static void overlapping_ranges_and_untrack(void **state)
-{
-    dls_hb *e = *state;
-    uint64_t whole = track(e, 0, 1000), view = track(e, 100, 200);
-    op(e, T1, NB);
-    assert_int_equal(dls_hb_access(e, NB, view, DLS_HB_WRITE), 0);
-    assert_int_equal(nconf(e, NB2, 150, 160, DLS_HB_READ, NULL), 1);
-    assert_int_equal(nconf(e, NB2, 300, 400, DLS_HB_READ, NULL), 0); /* inside whole, not view */
-    assert_int_equal(dls_hb_access(e, NB, whole, DLS_HB_WRITE), 0);
-    assert_int_equal(nconf(e, NB2, 150, 160, DLS_HB_READ, NULL), 2); /* both ranges report */
-    assert_int_equal(dls_hb_untrack(e, view), 0);
-    assert_int_equal(nconf(e, NB2, 150, 160, DLS_HB_READ, NULL), 1);
-    assert_int_equal(dls_hb_untrack(e, view), ENOENT);
-    assert_int_equal(dls_hb_access(e, NB, view, DLS_HB_READ), ENOENT);
-    uint64_t again = track(e, 100, 200); /* may reuse the node, never the handle */
-    assert_true(again != view);
-    assert_int_equal(nconf(e, NB2, 150, 160, DLS_HB_READ, NULL), 1);
-}
-
-static void frontier_keeps_what_later_accesses_do_not_cover(void **state)
-{
-    dls_hb *e = *state;
-    uint64_t h = track(e, 0, 64);
-    op(e, T1, NB);
-    assert_int_equal(dls_hb_access(e, NB, h, DLS_HB_WRITE), 0);
-    assert_int_equal(dls_hb_event_record(e, T1, NB, 1, 1, NULL), 0);
-    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 1, 2, NULL), 0);
-    op(e, T1, NB2);
-    assert_int_equal(dls_hb_access(e, NB2, h, DLS_HB_READ), 0);
-    /* A read after the write does not supersede it: a later reader must still see the write. */
-    dls_hb_conflict c[8];
-    assert_int_equal(nconf(e, BLK2, 0, 1, DLS_HB_READ, c), 1);
-    assert_int_equal(c[0].stream, NB);
-    assert_int_equal(nconf(e, BLK2, 0, 1, DLS_HB_WRITE, NULL), 2);
-    /* A write ordered after both supersedes both. */
-    assert_int_equal(dls_hb_access(e, NB2, h, DLS_HB_WRITE), 0);
-    assert_int_equal(nconf(e, BLK2, 0, 1, DLS_HB_WRITE, c), 1);
-    assert_int_equal(c[0].stream, NB2);
-    assert_int_equal(c[0].kind, DLS_HB_WRITE);
-}
-
 static void waits_name_current_positions_and_drop_implied_ones(void **state)
 {
     dls_hb *e = *state;
-    uint64_t h = track(e, 0, 64);
-    dls_hb_epoch w[4];
+    dls_hb_epoch f[2], w[4];
     size_t n = 99;
-    op(e, T1, NB);
-    assert_int_equal(dls_hb_access(e, NB, h, DLS_HB_WRITE), 0);
+    f[0] = (dls_hb_epoch){.stream = NB, .pos = op(e, T1, NB)};
     op(e, T1, NB); /* later unrelated work: the wait targets the current position */
-    assert_int_equal(dls_hb_waits(e, T1, BLK2, 0, 64, DLS_HB_READ, w, 4, &n), 0);
+    assert_int_equal(dls_hb_frontier_waits(e, T1, BLK2, f, 1, w, 4, &n), 0);
     assert_int_equal(n, 1);
     assert_int_equal(w[0].stream, NB);
     assert_int_equal(w[0].pos, 2);
-    op(e, T1, NB2);
-    assert_int_equal(dls_hb_access(e, NB2, h, DLS_HB_READ), 0);
-    assert_int_equal(dls_hb_waits(e, T1, BLK2, 0, 64, DLS_HB_WRITE, w, 4, &n), 0);
+    f[1] = (dls_hb_epoch){.stream = NB2, .pos = op(e, T1, NB2)};
+    assert_int_equal(dls_hb_frontier_waits(e, T1, BLK2, f, 2, w, 4, &n), 0);
     assert_int_equal(n, 2); /* concurrent: both needed, sorted by stream id */
     assert_int_equal(w[0].stream, NB);
     assert_int_equal(w[1].stream, NB2);
-    assert_int_equal(dls_hb_event_record(e, T1, NB, 3, 1, NULL), 0);
-    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 3, 2, NULL), 0);
-    assert_int_equal(dls_hb_waits(e, T1, BLK2, 0, 64, DLS_HB_WRITE, w, 4, &n), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, NB, 3, NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 3, NULL), 0);
+    assert_int_equal(dls_hb_frontier_waits(e, T1, BLK2, f, 2, w, 4, &n), 0);
     assert_int_equal(n, 1); /* NB's last op is before NB2's: waiting on NB2 implies NB */
     assert_int_equal(w[0].stream, NB2);
     assert_int_equal(w[0].pos, 2); /* its op, then its event wait */
     /* Once the caller injects the wait, nothing is needed. */
-    assert_int_equal(dls_hb_event_record(e, T1, NB2, 4, 3, NULL), 0);
-    assert_int_equal(dls_hb_event_wait(e, T1, BLK2, 4, 4, NULL), 0);
-    assert_int_equal(dls_hb_waits(e, T1, BLK2, 0, 64, DLS_HB_WRITE, w, 4, &n), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, NB2, 4, NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, BLK2, 4, NULL), 0);
+    assert_int_equal(dls_hb_frontier_waits(e, T1, BLK2, f, 2, w, 4, &n), 0);
     assert_int_equal(n, 0);
 }
 
-static void host_conflicts_and_waits(void **state)
+static void frontier_waits_follow_syncs_and_legacy_rules(void **state)
 {
     dls_hb *e = *state;
-    uint64_t h = track(e, 0, 64);
-    op(e, T1, NB);
-    assert_int_equal(dls_hb_access(e, NB, h, DLS_HB_WRITE), 0);
-    dls_hb_conflict c[4];
-    dls_hb_epoch w[4];
+    dls_hb_epoch f[2], w[8];
     size_t n = 99;
-    assert_int_equal(dls_hb_host_conflicts(e, T2, 0, 8, DLS_HB_READ, c, 4, &n), 0);
-    assert_int_equal(n, 1);
-    assert_int_equal(dls_hb_host_waits(e, T2, 0, 8, DLS_HB_READ, w, 4, &n), 0);
-    assert_int_equal(n, 1);
-    assert_int_equal(w[0].stream, NB);
-    assert_int_equal(dls_hb_sync_stream(e, T2, NB), 0); /* e.g. a successful cudaStreamQuery */
-    assert_int_equal(dls_hb_host_conflicts(e, T2, 0, 8, DLS_HB_READ, c, 4, &n), 0);
-    assert_int_equal(n, 0);
-    assert_int_equal(dls_hb_host_conflicts(e, T1, 0, 8, DLS_HB_READ, c, 4, &n), 0);
-    assert_int_equal(n, 1); /* T1 did not sync */
-}
-
-static void frontier_capture_and_waits(void **state)
-{
-    dls_hb *e = *state;
-    dls_hb_epoch f[8], w[8];
-    size_t nf = 99, n = 99;
-    assert_int_equal(dls_hb_frontier(e, T1, f, 8, &nf), 0);
-    assert_int_equal(nf, 0);
-    op(e, T1, NB);
+    f[0] = (dls_hb_epoch){.stream = NB, .pos = op(e, T1, NB)};
     op(e, T1, BLK2);
-    op(e, T1, BLK2);
-    assert_int_equal(dls_hb_sync_stream(e, T1, NB), 0);
-    assert_int_equal(dls_hb_frontier(e, T1, f, 8, &nf), 0);
-    assert_int_equal(nf, 1); /* NB is known complete */
-    assert_int_equal(f[0].stream, BLK2);
-    assert_int_equal(f[0].pos, 2);
+    f[1] = (dls_hb_epoch){.stream = BLK2, .pos = op(e, T1, BLK2)};
+    size_t nf = 2;
+    assert_int_equal(dls_hb_frontier_waits(e, T2, NB2, f, nf, w, 8, &n), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(dls_hb_sync_stream(e, T2, NB), 0); /* NB is known complete to T2 */
     assert_int_equal(dls_hb_frontier_waits(e, T2, NB2, f, nf, w, 8, &n), 0);
     assert_int_equal(n, 1);
     assert_int_equal(w[0].stream, BLK2);
@@ -399,38 +290,22 @@ static void frontier_capture_and_waits(void **state)
 static void errors_and_truncation(void **state)
 {
     dls_hb *e = *state;
-    uint64_t h;
-    assert_int_equal(dls_hb_track(e, 10, 10, &h), EINVAL);
-    h = track(e, 0, 10);
-    assert_int_equal(dls_hb_access(e, NB, h, DLS_HB_READ), EINVAL); /* NB has no op yet */
-    assert_int_equal(dls_hb_access(e, 999, h, DLS_HB_READ), ENOENT);
-    op(e, T1, NB);
-    assert_int_equal(dls_hb_access(e, NB, h, (dls_hb_access_kind)3), EINVAL);
     assert_int_equal(dls_hb_stream_add(e, 1, CTX, (dls_hb_stream_kind)9), EINVAL);
     int o;
     assert_int_equal(dls_hb_ordered(e, T1, 999, NB, 1, &o), ENOENT);
     assert_int_equal(dls_hb_ordered(e, T1, NB2, 999, 1, &o), ENOENT);
-    uint64_t g = track(e, 5, 6);
-    assert_int_equal(dls_hb_access(e, NB, h, DLS_HB_WRITE), 0);
-    assert_int_equal(dls_hb_access(e, NB, g, DLS_HB_WRITE), 0);
-    dls_hb_conflict c[1];
+    assert_int_equal(dls_hb_op(e, T1, 999, NULL), ENOENT);
+    assert_int_equal(dls_hb_stream_remove(e, NB), 0);
+    assert_int_equal(dls_hb_stream_remove(e, NB), ENOENT);
+    assert_int_equal(dls_hb_op(e, T1, NB, NULL), ENOENT); /* removed */
+    dls_hb_epoch f[2] = {{.stream = BLK, .pos = op(e, T1, BLK)}, {.stream = NB2, .pos = op(e, T1, NB2)}};
+    dls_hb_epoch w[1];
     size_t n = 0;
-    assert_int_equal(dls_hb_conflicts(e, T1, NB2, 0, 10, DLS_HB_READ, c, 1, &n), 0);
+    assert_int_equal(dls_hb_frontier_waits(e, T1, BLK2, f, 2, w, 1, &n), 0);
     assert_int_equal(n, 2); /* total reported even though only one fits */
-    assert_int_equal(dls_hb_conflicts(e, T1, 999, 0, 10, DLS_HB_READ, c, 1, &n), ENOENT);
-}
-
-static void reset_forgets_everything(void **state)
-{
-    dls_hb *e = *state;
-    uint64_t h = track(e, 0, 10);
-    op(e, T1, NB);
-    assert_int_equal(dls_hb_access(e, NB, h, DLS_HB_WRITE), 0);
-    dls_hb_reset(e);
-    assert_int_equal(dls_hb_op(e, T1, NB, 1, NULL), ENOENT);
-    assert_int_equal(dls_hb_range_bytes(e), 0);
-    assert_int_equal(dls_hb_stream_add(e, NB, CTX, DLS_HB_NON_BLOCKING), 0);
-    assert_int_equal(op(e, T1, NB), 1);
+    assert_int_equal(w[0].stream, BLK);
+    assert_int_equal(dls_hb_frontier_waits(e, T1, 999, f, 2, w, 1, &n), ENOENT);
+    assert_int_equal(dls_hb_frontier_waits(e, T1, NB, f, 2, w, 1, &n), ENOENT); /* removed */
 }
 
 int main(void)
@@ -447,14 +322,9 @@ int main(void)
         T(event_knowledge_is_transitive),
         T(host_syncs),
         T(captures_complete_only_work_enqueued_before_them),
-        T(conflicts_by_kind),
-        T(overlapping_ranges_and_untrack),
-        T(frontier_keeps_what_later_accesses_do_not_cover),
         T(waits_name_current_positions_and_drop_implied_ones),
-        T(host_conflicts_and_waits),
-        T(frontier_capture_and_waits),
+        T(frontier_waits_follow_syncs_and_legacy_rules),
         T(errors_and_truncation),
-        T(reset_forgets_everything),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
