@@ -16,7 +16,7 @@
 #   frameworks   tests/gpu/frameworks.py: torch, CuPy and JAX in every ordered pair, every handover
 #                path (legacy capsule, protocol without / with the wrong / with the right stream)
 #   shipped-tests the DLPack interop tests the frameworks' installed packages ship, under check
-#   launch       launch-heavy loop: ns/launch without the shim, under fix, under check
+#   launch       launch-heavy loop: ns/launch without the shim, under trace, fix and check
 #   exchange     cost of one legacy exchange: without the shim, under fix, under check
 #   pipeline     racy pipeline vs dlsync fix vs a device synchronize at every exchange
 # Figures are medians of $RUNS runs (default 5). The whole script stays inside $BUDGET seconds
@@ -226,7 +226,7 @@ EOF
 # without the shim.
 measure() {
   local field=$1 mode i v; shift
-  for mode in plain fix check; do
+  for mode in plain trace fix check; do
     for i in $(seq "$RUNS"); do
       if [ "$mode" = plain ]; then v=$(env -u LD_PRELOAD "$@")
       else v=$(env LD_PRELOAD="$SHIM" DLSYNC_MODE=$mode "$@"); fi
@@ -367,7 +367,12 @@ fi
       u=$(awk -v m="$m" '$1 == m' "$W/pipeline.txt" | sed -n 's/.*us_per_exchange=\([0-9.]*\).*/\1/p' | median)
       w=$(awk -v m="$m" '$1 == m' "$W/pipeline.txt" | sed -n 's/.*wrong=\([0-9]*\).*/\1/p' | paste -sd, -)
       echo "| $m | $t | $u | ${w:-n/a} |"
+      eval "total_${m//-/_}=\$t"
     done
+    echo
+    awk -v r="$total_racy_plain" -v f="$total_racy_fix" -v d="$total_devsync_plain" 'BEGIN {
+      if (r > 0 && f > 0 && d > 0)
+        printf "fix: %.2fx the speed of the unsynchronized (wrong) run, %.2fx the device-synchronize workaround\n", r / f, d / f }'
     echo
   fi
   [ "$HAVE_GPU" = 1 ] || echo "No usable GPU: the GPU-only steps were skipped (see the probe step)."
