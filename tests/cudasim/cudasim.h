@@ -11,6 +11,7 @@
 #define CUDASIM_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <cuda.h>
 
 #ifdef __cplusplus
@@ -60,6 +61,12 @@ void cudasim_settle(void);
  * call's ENTER callback and waits for work submitted before it began (work submitted meanwhile,
  * by any thread, is not waited for). Lets a test act while another thread synchronizes. */
 unsigned cudasim_host_waiters(void);
+
+/* 1 when the thread with kernel thread id `tid` is blocked in a host synchronization (as counted
+ * by cudasim_host_waiters, including the implicit ones of cuMemFree / cudaFreeHost and of lazy
+ * loading), else 0. Lets a test harness open its gates exactly when a thread would otherwise
+ * wait for them forever. */
+int cudasim_thread_in_host_wait(pid_t tid);
 
 /* The next call of the API function `function_name` (matched as cudasim_call_count does) returns
  * `err` without doing anything; its ENTER and EXIT callbacks still fire. For runtime functions

@@ -17,7 +17,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cudasim.h"
 #include "sim.h"
@@ -58,12 +60,35 @@ static void wake_after_completion(void)
             pthread_cond_signal(&g_all[i]->cv);
 }
 
+/* A thread blocked in host_wait_locked, on that thread's stack (g_lock). */
+typedef struct host_waiter {
+    pid_t tid;
+    struct host_waiter *next;
+} host_waiter;
+static host_waiter *g_waiting;
+
 /* Host side: waits for a change under the lock. */
 static void host_wait_locked(void)
 {
+    host_waiter me = { (pid_t)syscall(SYS_gettid), g_waiting };
+    g_waiting = &me;
     g_host_waiters++;
     pthread_cond_wait(&g_cv, &g_lock);
     g_host_waiters--;
+    host_waiter **p = &g_waiting;
+    while (*p != &me)
+        p = &(*p)->next;
+    *p = me.next;
+}
+
+int cudasim_thread_in_host_wait(pid_t tid)
+{
+    pthread_mutex_lock(&g_lock);
+    const host_waiter *w = g_waiting;
+    while (w && w->tid != tid)
+        w = w->next;
+    pthread_mutex_unlock(&g_lock);
+    return w != NULL;
 }
 
 static void sleep_us(unsigned us)

@@ -305,7 +305,7 @@ class FakeTvm(_Fake):
     name = "faketvm"
 
     def __init__(self, build):
-        _, _, _, self.tvm = self.load(build)
+        _, self.be, _, self.tvm = self.load(build)
         self.tvm.tvm_init(0)
 
     def consumer_stream(self):
@@ -325,6 +325,7 @@ class FakeTvm(_Fake):
 
     def read(self, h):
         self.tvm.tvm_read(h)
+        self.be.scen_settle()  # the read runs now unless something orders it after the held write
         seen = [2 * self.tvm.tvm_result(h, 0, i) for i in (0, 511, 1023)]  # the consumer's 2*x
         self.tvm.tvm_free(h)
         return seen

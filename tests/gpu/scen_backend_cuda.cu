@@ -173,6 +173,11 @@ extern "C" void scen_settle(void)
 {
 }
 
+extern "C" void scen_host_blocking(int on)
+{
+    (void)on;
+}
+
 /* Prints why the scenario cannot run here and exits with SCEN_SKIP. */
 static void skip(const char *why, int have, int n)
 {

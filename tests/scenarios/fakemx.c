@@ -220,10 +220,12 @@ EXPORT void mx_signal_ready(mx_array *a)
 EXPORT void mx_wait_ready(mx_array *a)
 {
     mx_ready *r = a->ready;
+    scen_host_blocking(1);
     pthread_mutex_lock(&r->lock);
     while (!r->set)
         pthread_cond_wait(&r->cv, &r->lock);
     pthread_mutex_unlock(&r->lock);
+    scen_host_blocking(0);
 }
 
 /* What an exported tensor keeps alive. */

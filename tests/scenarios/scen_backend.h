@@ -35,7 +35,8 @@ void scen_devices(int n);
 
 /* Test control: the stream starts nothing new until scen_release (simulator gate; no-op on a
  * GPU). A host wait on a held stream does not deadlock: the backend opens the gates when the
- * thread that closed one sleeps outside scen_settle. */
+ * thread that closed one is blocked in a host synchronization (or between scen_host_blocking(1)
+ * and (0)) outside scen_settle. */
 void scen_hold(cudaStream_t stream);
 
 /* Opens the gate of scen_hold; a default-stream handle (0, cudaStreamLegacy, cudaStreamPerThread)
@@ -44,6 +45,11 @@ void scen_release(cudaStream_t stream);
 
 /* Returns once all work that can run has run (simulator; on a GPU: nothing). */
 void scen_settle(void);
+
+/* on = 1: the calling thread is about to block on the host until GPU work completes, by a path the
+ * simulator cannot see (a host function's signal): the gate watchdog treats it as a host
+ * synchronization; on = 0: it no longer blocks. Nothing on a GPU. */
+void scen_host_blocking(int on);
 
 /* Returns 0 once another thread is blocked in a host synchronization, past its start, or -1
  * when none was after 10 s (simulator; on a GPU: 0 after 100 ms). The caller stays runnable

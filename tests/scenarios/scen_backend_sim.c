@@ -1,9 +1,13 @@
 /* scen_backend.h on the CUDA simulator: kernels are host functions registered with cudasim,
  * gates are cudasim stream holds, settle is cudasim_settle.
  *
- * A watchdog thread opens every gate when the thread that closed one is asleep (blocked in a
- * host synchronization the tool under test added, for example) for a few milliseconds outside
- * scen_settle, so host waits on held streams finish instead of deadlocking. SCEN_FAIL=name,...
+ * A watchdog thread opens every gate when the thread that closed one has been blocked in a
+ * simulated host synchronization (one the tool under test added, or an implicit one such as
+ * cudaFreeHost) or in a wait it announced with scen_host_blocking, for a few milliseconds
+ * outside scen_settle, so host waits on held streams finish
+ * instead of deadlocking. It asks the simulator (cudasim_thread_in_host_wait) rather than guessing
+ * from the thread's scheduling state: a holder descheduled or asleep for any other reason (a
+ * loaded machine, a sanitizer) keeps its gates, so a racy scenario stays racy. SCEN_FAIL=name,...
  * makes the next call of each named CUDA function fail (cudasim_fail_next), for fault tests. */
 #include "scen_backend.h"
 
@@ -67,20 +71,34 @@ static struct {
 } g_gates[GATES];
 static int g_ngates;
 static atomic_int g_settling;
+/* Threads between scen_host_blocking(1) and (0) (g_lock). */
+static pid_t g_blocking[GATES];
+static int g_nblocking;
 
-/* 1 when thread tid of this process is asleep (state S or D). */
-static int asleep(pid_t tid)
+/* 1 when thread tid is blocked on the host: in a simulated synchronization or announced by
+ * scen_host_blocking. g_lock held. */
+static int blocked_on_host(pid_t tid)
 {
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');
-    return p && (p[2] == 'S' || p[2] == 'D');
+    for (int i = 0; i < g_nblocking; i++)
+        if (g_blocking[i] == tid)
+            return 1;
+    return cudasim_thread_in_host_wait(tid);
+}
+
+void scen_host_blocking(int on)
+{
+    pid_t me = (pid_t)syscall(SYS_gettid);
+    pthread_mutex_lock(&g_lock);
+    if (on && g_nblocking < GATES) {
+        g_blocking[g_nblocking++] = me;
+    } else if (!on) {
+        for (int i = 0; i < g_nblocking; i++)
+            if (g_blocking[i] == me) {
+                g_blocking[i] = g_blocking[--g_nblocking];
+                break;
+            }
+    }
+    pthread_mutex_unlock(&g_lock);
 }
 
 /* Opens every gate; the watchdog's thread cannot name another thread's per-thread stream, so
@@ -102,7 +120,7 @@ static void *watchdog(void *arg)
         int blocked = 0;
         if (!atomic_load(&g_settling))
             for (int i = 0; i < g_ngates && !blocked; i++)
-                blocked = asleep(g_gates[i].holder);
+                blocked = blocked_on_host(g_gates[i].holder);
         streak = blocked ? streak + 1 : 0;
         if (streak >= 3) {
             open_all();
