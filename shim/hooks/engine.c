@@ -251,14 +251,18 @@ static void scan_object(const dls_object *o)
 }
 
 /* Holds o loaded (NULL when it is gone or is another object by now: the object at o's program
- * headers must bear o's name; the link map itself is not read, the loader owns it). */
+ * headers must be the one held). Only link map pointers are compared, never read: the object at
+ * o's program headers may be another one that another thread is unloading, whose name would be
+ * freed under a reader (TSan saw exactly that with a name comparison). */
 static void *hold(const dls_object *o)
 {
     if (!o->name[0])
         return dls_real_dlopen(NULL, RTLD_LAZY);
     void *h = dls_real_dlopen(o->name, RTLD_LAZY | RTLD_NOLOAD);
+    struct link_map *held = NULL, *at = NULL;
     Dl_info di;
-    if (h && (!dladdr(o->phdr, &di) || !di.dli_fname || strcmp(di.dli_fname, o->name) != 0)) {
+    if (h && (dlinfo(h, RTLD_DI_LINKMAP, &held) != 0 || !dladdr1(o->phdr, &di, (void **)&at, RTLD_DL_LINKMAP) ||
+              !held || at != held)) {
         dlclose(h);
         h = NULL;
     }
