@@ -48,8 +48,9 @@ static void name_process(writer *w, long long pid, const dls_json *start)
         return;
     char name[512];
     if (start)
-        snprintf(name, sizeof name, "%s (pid %lld, mode %s)", dls_json_get_str(start, "exe") ? dls_json_get_str(start, "exe") : "?",
-                 pid, dls_json_get_str(start, "mode") ? dls_json_get_str(start, "mode") : "?");
+        snprintf(name, sizeof name, "%s (pid %lld, mode %s)",
+                 dls_json_get_str(start, "exe") ? dls_json_get_str(start, "exe") : "?", pid,
+                 dls_json_get_str(start, "mode") ? dls_json_get_str(start, "mode") : "?");
     else
         snprintf(name, sizeof name, "pid %lld", pid);
     sep(w);
@@ -76,8 +77,9 @@ static void name_track(writer *w, long long pid, long long tid, const char *name
     dls_json_write_str(w->out, name);
     fputs("}}", w->out);
     sep(w);
-    fprintf(w->out, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%lld,\"tid\":%lld,\"args\":{\"sort_index\":%d}}",
-            pid, tid, sort);
+    fprintf(w->out,
+            "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%lld,\"tid\":%lld,\"args\":{\"sort_index\":%d}}", pid,
+            tid, sort);
 }
 
 /* The track of a host thread of a record. */
@@ -121,8 +123,8 @@ static void instant(writer *w, const dls_log_record *r, long long pid, long long
 static void flow(writer *w, char ph, long long id, const char *cat, long long pid, long long tid, const dls_json *at)
 {
     sep(w);
-    fprintf(w->out, "{\"ph\":\"%c\",\"id\":%lld,\"cat\":\"%s\",\"name\":\"%s\",\"pid\":%lld,\"tid\":%lld,%s", ph, id, cat,
-            cat, pid, tid, ph == 'f' ? "\"bp\":\"e\"," : "");
+    fprintf(w->out, "{\"ph\":\"%c\",\"id\":%lld,\"cat\":\"%s\",\"name\":\"%s\",\"pid\":%lld,\"tid\":%lld,%s", ph, id,
+            cat, cat, pid, tid, ph == 'f' ? "\"bp\":\"e\"," : "");
     write_ts(w, at);
     fputs("}", w->out);
 }
@@ -135,8 +137,8 @@ static void exchange_event(writer *w, const dls_log_set *set, size_t i, const si
     char name[256], xid[32];
     const char *fw = dls_json_get_str(r->obj, "framework");
     const char *sym = dls_json_get_str(r->obj, "symbol");
-    snprintf(name, sizeof name, "%s xid %s: %s %s", r->ev, dls_scalar_text(r->obj, "xid", xid, sizeof xid), fw ? fw : "?",
-             sym ? sym : "?");
+    snprintf(name, sizeof name, "%s xid %s: %s %s", r->ev, dls_scalar_text(r->obj, "xid", xid, sizeof xid),
+             fw ? fw : "?", sym ? sym : "?");
     instant(w, r, pid, tid, "exchange", name, 't');
     if (strcmp(r->ev, "export") == 0) {
         flow(w, 's', (long long)flow_of[i], "exchange", pid, tid, r->obj);

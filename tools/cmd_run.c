@@ -256,7 +256,8 @@ int dls_cmd_run(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     char shim[PATH_MAX];
     if (dls_find_shim(shim, sizeof shim) != 0) {
-        fprintf(stderr, "dlsync run: cannot find libdlsync.so (looked for %s)\n", shim[0] ? shim : "../lib from this program");
+        fprintf(stderr, "dlsync run: cannot find libdlsync.so (looked for %s)\n",
+                shim[0] ? shim : "../lib from this program");
         return DLS_EXIT_INTERNAL;
     }
     if (!o.fail_on_race) {

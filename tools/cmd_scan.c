@@ -152,8 +152,8 @@ static int hidden_slot(const char *d)
     }
     if (!space)
         return -1;
-    static const char *const scalars[] = {"void", "bool", "char", "short", "int", "long", "float", "double",
-                                          "unsigned", "signed"};
+    static const char *const scalars[] = {"void", "bool",  "char",   "short",    "int",
+                                          "long", "float", "double", "unsigned", "signed"};
     if (d[space - 1] == '*' || d[space - 1] == '&')
         return 0;
     for (size_t i = 0; i < sizeof scalars / sizeof *scalars; i++)
@@ -203,7 +203,8 @@ static void suggest(const char *path, const row *r, FILE *out)
         if (slot < 0) {
             snprintf(reason, sizeof reason,
                      "a C++ symbol does not show the return type: if it returns a class by value or is a "
-                     "non-static member, the tensor is arg %d, not %d", k + 1, k);
+                     "non-static member, the tensor is arg %d, not %d",
+                     k + 1, k);
             why = reason;
         }
     } else if (cxx && slot == 0 && strncmp(r->demangled, "DLManagedTensor", 15) == 0 &&

@@ -5,10 +5,10 @@
 #ifndef DLS_TOOL_COMMANDS_H
 #define DLS_TOOL_COMMANDS_H
 
-#define DLS_EXIT_USAGE 2     /* bad command line */
-#define DLS_EXIT_RACE 3      /* run --fail-on-race: the program succeeded but races were logged */
+#define DLS_EXIT_USAGE 2      /* bad command line */
+#define DLS_EXIT_RACE 3       /* run --fail-on-race: the program succeeded but races were logged */
 #define DLS_EXIT_INTERNAL 125 /* run: dlsync itself failed before starting the program */
-#define DLS_EXIT_NOEXEC 126  /* run: the program was found but could not be executed */
+#define DLS_EXIT_NOEXEC 126   /* run: the program was found but could not be executed */
 #define DLS_EXIT_NOTFOUND 127 /* run: the program was not found */
 
 /* The full help text (the same as the man page's synopsis and options). */

@@ -110,7 +110,8 @@ int dls_elf_read(const char *path, int (*keep)(const char *name, void *ctx), voi
     GElf_Ehdr eh;
     int rc = -1;
     if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-        snprintf(err, errlen, "not an ELF object%s", elf && elf_kind(elf) == ELF_K_AR ? " (an archive: scan its members)" : "");
+        snprintf(err, errlen, "not an ELF object%s",
+                 elf && elf_kind(elf) == ELF_K_AR ? " (an archive: scan its members)" : "");
         goto out;
     }
     if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) {

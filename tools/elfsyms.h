@@ -8,19 +8,19 @@
 #include <stddef.h>
 
 typedef struct {
-    char *name;       /* raw (possibly mangled) name, owned */
-    int defined;      /* st_shndx != SHN_UNDEF in some table */
-    int in_dynsym;    /* listed (defined or imported) in .dynsym */
-    int in_symtab;    /* listed in .symtab */
-    int dyn_defined;  /* defined in .dynsym */
-    int bind;         /* STB_* of the defining entry (or of the import) */
-    int visibility;   /* STV_* of the defining entry (or of the import) */
+    char *name;      /* raw (possibly mangled) name, owned */
+    int defined;     /* st_shndx != SHN_UNDEF in some table */
+    int in_dynsym;   /* listed (defined or imported) in .dynsym */
+    int in_symtab;   /* listed in .symtab */
+    int dyn_defined; /* defined in .dynsym */
+    int bind;        /* STB_* of the defining entry (or of the import) */
+    int visibility;  /* STV_* of the defining entry (or of the import) */
 } dls_elf_sym;
 
 typedef struct {
-    int is_shared;    /* a shared object (ET_DYN without DF_1_PIE) */
-    int is_exec;      /* an executable (ET_EXEC, or ET_DYN flagged PIE) */
-    int symbolic;     /* DT_SYMBOLIC / DF_SYMBOLIC: references inside it bind locally */
+    int is_shared; /* a shared object (ET_DYN without DF_1_PIE) */
+    int is_exec;   /* an executable (ET_EXEC, or ET_DYN flagged PIE) */
+    int symbolic;  /* DT_SYMBOLIC / DF_SYMBOLIC: references inside it bind locally */
     dls_elf_sym *syms;
     size_t n;
 } dls_elf_info;

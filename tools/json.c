@@ -161,14 +161,30 @@ static char *parse_string_raw(parser *p, size_t *len_out)
         }
         char e = p->s[p->pos++], ch;
         switch (e) {
-        case '"': ch = '"'; break;
-        case '\\': ch = '\\'; break;
-        case '/': ch = '/'; break;
-        case 'b': ch = '\b'; break;
-        case 'f': ch = '\f'; break;
-        case 'n': ch = '\n'; break;
-        case 'r': ch = '\r'; break;
-        case 't': ch = '\t'; break;
+        case '"':
+            ch = '"';
+            break;
+        case '\\':
+            ch = '\\';
+            break;
+        case '/':
+            ch = '/';
+            break;
+        case 'b':
+            ch = '\b';
+            break;
+        case 'f':
+            ch = '\f';
+            break;
+        case 'n':
+            ch = '\n';
+            break;
+        case 'r':
+            ch = '\r';
+            break;
+        case 't':
+            ch = '\t';
+            break;
         case 'u': {
             unsigned cp;
             if (hex4(p, &cp) != 0)
@@ -369,7 +385,7 @@ static dls_json *parse_literal(parser *p, const char *word, dls_json_type t, int
     size_t wl = strlen(word);
     if (p->n - p->pos < wl || memcmp(p->s + p->pos, word, wl) != 0) {
         fail(p, p->n - p->pos < wl && memcmp(p->s + p->pos, word, p->n - p->pos) == 0 ? "truncated literal"
-                                                                                       : "unexpected character");
+                                                                                      : "unexpected character");
         return NULL;
     }
     p->pos += wl;
@@ -391,8 +407,10 @@ static dls_json *parse_value(parser *p, int depth)
         return NULL;
     }
     switch (p->s[p->pos]) {
-    case '{': return parse_container(p, depth, 1);
-    case '[': return parse_container(p, depth, 0);
+    case '{':
+        return parse_container(p, depth, 1);
+    case '[':
+        return parse_container(p, depth, 0);
     case '"': {
         dls_json *v = node(p, DLS_JSON_STRING);
         if (!v)
@@ -404,10 +422,14 @@ static dls_json *parse_value(parser *p, int depth)
         }
         return v;
     }
-    case 't': return parse_literal(p, "true", DLS_JSON_BOOL, 1);
-    case 'f': return parse_literal(p, "false", DLS_JSON_BOOL, 0);
-    case 'n': return parse_literal(p, "null", DLS_JSON_NULL, 0);
-    default: return parse_number(p);
+    case 't':
+        return parse_literal(p, "true", DLS_JSON_BOOL, 1);
+    case 'f':
+        return parse_literal(p, "false", DLS_JSON_BOOL, 0);
+    case 'n':
+        return parse_literal(p, "null", DLS_JSON_NULL, 0);
+    default:
+        return parse_number(p);
     }
 }
 
@@ -512,11 +534,21 @@ void dls_json_write_str(FILE *f, const char *s)
             continue;
         }
         switch (*c) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
+        case '"':
+            fputs("\\\"", f);
+            break;
+        case '\\':
+            fputs("\\\\", f);
+            break;
+        case '\n':
+            fputs("\\n", f);
+            break;
+        case '\r':
+            fputs("\\r", f);
+            break;
+        case '\t':
+            fputs("\\t", f);
+            break;
         default:
             if (*c < 0x20)
                 fprintf(f, "\\u%04x", *c);
@@ -534,15 +566,21 @@ void dls_json_write(FILE *f, const dls_json *v)
         return;
     }
     switch (v->type) {
-    case DLS_JSON_NULL: fputs("null", f); break;
-    case DLS_JSON_BOOL: fputs(v->boolean ? "true" : "false", f); break;
+    case DLS_JSON_NULL:
+        fputs("null", f);
+        break;
+    case DLS_JSON_BOOL:
+        fputs(v->boolean ? "true" : "false", f);
+        break;
     case DLS_JSON_NUMBER:
         if (v->is_int)
             fprintf(f, "%lld", v->ival);
         else
             fprintf(f, "%.17g", v->num);
         break;
-    case DLS_JSON_STRING: dls_json_write_str(f, v->str); break;
+    case DLS_JSON_STRING:
+        dls_json_write_str(f, v->str);
+        break;
     case DLS_JSON_ARRAY:
     case DLS_JSON_OBJECT:
         putc(v->type == DLS_JSON_ARRAY ? '[' : '{', f);

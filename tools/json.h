@@ -24,19 +24,19 @@ typedef enum {
 typedef struct dls_json dls_json;
 struct dls_json {
     dls_json_type type;
-    int boolean;       /* BOOL */
-    double num;        /* NUMBER */
-    long long ival;    /* NUMBER, valid when is_int */
-    int is_int;        /* NUMBER written as an integer that fits in long long */
-    char *str;         /* STRING: decoded, NUL-terminated (may contain NUL when len says so) */
-    size_t len;        /* STRING: byte length; ARRAY / OBJECT: number of items */
-    dls_json **items;  /* ARRAY / OBJECT: the values */
-    char **keys;       /* OBJECT: the keys, decoded, parallel to items */
+    int boolean;      /* BOOL */
+    double num;       /* NUMBER */
+    long long ival;   /* NUMBER, valid when is_int */
+    int is_int;       /* NUMBER written as an integer that fits in long long */
+    char *str;        /* STRING: decoded, NUL-terminated (may contain NUL when len says so) */
+    size_t len;       /* STRING: byte length; ARRAY / OBJECT: number of items */
+    dls_json **items; /* ARRAY / OBJECT: the values */
+    char **keys;      /* OBJECT: the keys, decoded, parallel to items */
 };
 
 typedef struct {
-    size_t offset;      /* byte offset of the problem in the text */
-    char message[96];   /* what was wrong */
+    size_t offset;    /* byte offset of the problem in the text */
+    char message[96]; /* what was wrong */
 } dls_json_error;
 
 /* Parses text[0..len) as exactly one JSON value with optional surrounding whitespace. Returns

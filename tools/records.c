@@ -75,7 +75,8 @@ const char *dls_device_text(const dls_json *device, char *buf, size_t n)
     if (!device || device->type != DLS_JSON_OBJECT)
         snprintf(buf, n, "?");
     else
-        snprintf(buf, n, "%s:%s", dls_scalar_text(device, "type", t, sizeof t), dls_scalar_text(device, "id", id, sizeof id));
+        snprintf(buf, n, "%s:%s", dls_scalar_text(device, "type", t, sizeof t),
+                 dls_scalar_text(device, "id", id, sizeof id));
     return buf;
 }
 
@@ -86,6 +87,7 @@ const char *dls_stream_text(const dls_json *stream, char *buf, size_t n)
         snprintf(buf, n, "host");
     else
         snprintf(buf, n, "stream %s (%s, dev %s)", dls_scalar_text(stream, "id", id, sizeof id),
-                 dls_scalar_text(stream, "kind", kind, sizeof kind), dls_scalar_text(stream, "device", dev, sizeof dev));
+                 dls_scalar_text(stream, "kind", kind, sizeof kind),
+                 dls_scalar_text(stream, "device", dev, sizeof dev));
     return buf;
 }

@@ -22,7 +22,7 @@ typedef struct {
 
 static void analysis_free(analysis *a)
 {
-    dls_tally *all[] = {&a->pids,  &a->pairs,     &a->injects,  &a->race_pid,
+    dls_tally *all[] = {&a->pids,  &a->pairs, &a->injects,   &a->race_pid,
                         &a->races, &a->fixes, &a->fallbacks, &a->warnings};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         dls_tally_free(all[i]);
@@ -241,7 +241,8 @@ static void print_race(const dls_log_set *set, const dls_tally_entry *v, FILE *o
             v->count, v->key, dls_scalar_text(r, "pid", pid, sizeof pid), dls_scalar_text(r, "xid", xid, sizeof xid),
             set->recs[v->first].file, set->recs[v->first].line);
     fprintf(out, "      tensor    %s %s on %s\n", or_unknown(dls_json_get_str(tensor, "dtype")),
-            or_unknown(dls_json_get_str(tensor, "data")), dls_device_text(dls_json_get(tensor, "device"), dev, sizeof dev));
+            or_unknown(dls_json_get_str(tensor, "data")),
+            dls_device_text(dls_json_get(tensor, "device"), dev, sizeof dev));
     print_side(r, "producer", out);
     print_side(r, "consumer", out);
     const char *why = dls_json_get_str(r, "why");

@@ -13,11 +13,17 @@
 /* The rows a tensor the shim has not seen is registered under (it reaches the shim through the
  * API, not through a wrapped export). */
 static const dls_profile g_api_rows[2] = {
-    {.symbol = "dlsync_make_safe_unversioned", .framework = "unknown", .role = DLS_ROLE_EXPORT,
-     .where = DLS_WHERE_ARG, .versioned = 0,
+    {.symbol = "dlsync_make_safe_unversioned",
+     .framework = "unknown",
+     .role = DLS_ROLE_EXPORT,
+     .where = DLS_WHERE_ARG,
+     .versioned = 0,
      .display = "dlsync_make_safe_unversioned (a tensor from an unwrapped producer)"},
-    {.symbol = "dlsync_make_safe", .framework = "unknown", .role = DLS_ROLE_EXPORT,
-     .where = DLS_WHERE_ARG, .versioned = 1,
+    {.symbol = "dlsync_make_safe",
+     .framework = "unknown",
+     .role = DLS_ROLE_EXPORT,
+     .where = DLS_WHERE_ARG,
+     .versioned = 1,
      .display = "dlsync_make_safe (a tensor from an unwrapped producer)"},
 };
 

@@ -9,9 +9,9 @@
 #define DLS_VERSION "0.1.0"
 
 /* X(enum suffix, name as written in DLSYNC_MODE and `dlsync run --mode`), in dls_mode order. */
-#define DLS_MODES(X)          \
-    X(OFF, "off")     /* wrappers pass straight through, nothing recorded */ \
-    X(TRACE, "trace") /* record exchanges only */                            \
+#define DLS_MODES(X)                                                                     \
+    X(OFF, "off")     /* wrappers pass straight through, nothing recorded */             \
+    X(TRACE, "trace") /* record exchanges only */                                        \
     X(CHECK, "check") /* record and report unsynchronized uses; never change ordering */ \
     X(FIX, "fix")     /* default: make every exchanged tensor safe on its consumer stream */
 

@@ -176,8 +176,7 @@ static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_Callba
     }
 }
 
-void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                const void *cbdata)
+void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata)
 {
     (void)userdata;
     if (!cbdata || dls_drv_in_shim())

@@ -14,8 +14,7 @@
 #include "ops.h"
 
 /* The function subscribed with cuptiSubscribe_v2 (tests call it directly). userdata unused. */
-void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                const void *cbdata);
+void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata);
 
 /* Forgets every thread's runtime frame (called when runtime callbacks are switched off or on:
  * a runtime call may then miss its EXIT). */

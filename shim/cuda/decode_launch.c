@@ -6,8 +6,8 @@
 #define P(type) ((const type##_params *)cb->functionParams)
 
 /* Fills the launch of f on stream h with its argument words. */
-static void launch(dls_cuda_op *op, dls_cuda_scratch *scratch, const CUpti_CallbackData *cb, CUfunction f,
-                   CUstream h, int per_thread, void **kernel_params, void **extra)
+static void launch(dls_cuda_op *op, dls_cuda_scratch *scratch, const CUpti_CallbackData *cb, CUfunction f, CUstream h,
+                   int per_thread, void **kernel_params, void **extra)
 {
     op->kind = DLS_OP_LAUNCH;
     op->flags |= DLS_OPF_ASYNC;
@@ -28,18 +28,18 @@ static void legacy_launch(dls_cuda_op *op, const CUpti_CallbackData *cb, CUstrea
 }
 
 /* One case per cbid, each reading its own parameter struct. */
-#define KERNEL(name, ptsz, extra_)                                                                 \
-    case CUPTI_DRIVER_TRACE_CBID_##name:                                                           \
-        if (index)                                                                                 \
-            return 0;                                                                              \
+#define KERNEL(name, ptsz, extra_)                                                                  \
+    case CUPTI_DRIVER_TRACE_CBID_##name:                                                            \
+        if (index)                                                                                  \
+            return 0;                                                                               \
         launch(op, scratch, cb, P(name)->f, P(name)->hStream, ptsz, P(name)->kernelParams, extra_); \
         return 1;
-#define KERNEL_EX(name, ptsz)                                                                      \
-    case CUPTI_DRIVER_TRACE_CBID_##name:                                                           \
-        if (index)                                                                                 \
-            return 0;                                                                              \
+#define KERNEL_EX(name, ptsz)                                                                        \
+    case CUPTI_DRIVER_TRACE_CBID_##name:                                                             \
+        if (index)                                                                                   \
+            return 0;                                                                                \
         launch(op, scratch, cb, P(name)->f, P(name)->config ? P(name)->config->hStream : NULL, ptsz, \
-               P(name)->kernelParams, P(name)->extra);                                             \
+               P(name)->kernelParams, P(name)->extra);                                               \
         return 1;
 
 int dls_cuda_decode_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigned index, dls_cuda_op *op,

@@ -62,16 +62,14 @@ static void copy2d(dls_cuda_op *op, dls_cuda_scratch *sc, const CUDA_MEMCPY2D *c
 }
 
 /* CUDA_MEMCPY3D and CUDA_MEMCPY3D_PEER name their fields alike. */
-#define COPY3D_SIDE(op, sc, c, pre, access)                                                                  \
-    do {                                                                                                     \
-        uintptr_t b_ = side_base((c)->pre##MemoryType, (c)->pre##Host, (c)->pre##Device);                    \
-        if (b_ && (c)->Height && (c)->Depth)                                                                 \
-            dls_cuda_decode_range(op, sc,                                                                    \
-                                  b_ + ((c)->pre##Z * (c)->pre##Height + (c)->pre##Y) * (c)->pre##Pitch +    \
-                                      (c)->pre##XInBytes,                                                    \
-                                  (((c)->Depth - 1) * (c)->pre##Height + (c)->Height - 1) * (c)->pre##Pitch + \
-                                      (c)->WidthInBytes,                                                     \
-                                  access);                                                                   \
+#define COPY3D_SIDE(op, sc, c, pre, access)                                                                         \
+    do {                                                                                                            \
+        uintptr_t b_ = side_base((c)->pre##MemoryType, (c)->pre##Host, (c)->pre##Device);                           \
+        if (b_ && (c)->Height && (c)->Depth)                                                                        \
+            dls_cuda_decode_range(                                                                                  \
+                op, sc, b_ + ((c)->pre##Z * (c)->pre##Height + (c)->pre##Y) * (c)->pre##Pitch + (c)->pre##XInBytes, \
+                (((c)->Depth - 1) * (c)->pre##Height + (c)->Height - 1) * (c)->pre##Pitch + (c)->WidthInBytes,      \
+                access);                                                                                            \
     } while (0)
 
 static void copy3d(dls_cuda_op *op, dls_cuda_scratch *sc, const CUDA_MEMCPY3D *c)
@@ -135,42 +133,42 @@ static void free_range(dls_cuda_op *op, dls_cuda_scratch *sc, const CUpti_Callba
 
 /* Case bodies, one per cbid, each reading its own parameter struct. */
 /* A(name, field): an address parameter; NONE: the side is a CUarray. */
-#define A(name, field) (uintptr_t)P(name)->field
+#define A(name, field) (uintptr_t) P(name)->field
 #define NONE 0
-#define COPY(name, dst, src, ptd, async, strm)                         \
-    case CBID(name):                                                  \
-        on_stream(op, DLS_OP_MEMCPY, cb, strm, ptd, async);           \
-        copy1(op, sc, dst, src, P(name)->ByteCount);                  \
+#define COPY(name, dst, src, ptd, async, strm)              \
+    case CBID(name):                                        \
+        on_stream(op, DLS_OP_MEMCPY, cb, strm, ptd, async); \
+        copy1(op, sc, dst, src, P(name)->ByteCount);        \
         return 1;
 #define COPY_SYNC(name, dst, src, ptd) COPY(name, dst, src, ptd, 0, NULL)
 #define COPY_ASYNC(name, dst, src, ptsz) COPY(name, dst, src, ptsz, 1, P(name)->hStream)
-#define COPY_ND(name, fn, ptd, async, strm)            \
-    case CBID(name):                                  \
+#define COPY_ND(name, fn, ptd, async, strm)                 \
+    case CBID(name):                                        \
         on_stream(op, DLS_OP_MEMCPY, cb, strm, ptd, async); \
-        fn(op, sc, P(name)->pCopy);                    \
+        fn(op, sc, P(name)->pCopy);                         \
         return 1;
-#define BATCH(name, ptsz)                                                                    \
-    case CBID(name):                                                                        \
-        on_stream(op, DLS_OP_MEMCPY, cb, P(name)->hStream, ptsz, 1);                        \
-        batch(op, sc, P(name)->dsts, P(name)->srcs, P(name)->sizes, P(name)->count);        \
+#define BATCH(name, ptsz)                                                            \
+    case CBID(name):                                                                 \
+        on_stream(op, DLS_OP_MEMCPY, cb, P(name)->hStream, ptsz, 1);                 \
+        batch(op, sc, P(name)->dsts, P(name)->srcs, P(name)->sizes, P(name)->count); \
         return 1;
-#define BATCH3D(name, ptsz)                                                \
-    case CBID(name):                                                      \
-        on_stream(op, DLS_OP_MEMCPY, cb, P(name)->hStream, ptsz, 1);      \
-        op->flags |= DLS_OPF_CONSERVATIVE;                                \
+#define BATCH3D(name, ptsz)                                          \
+    case CBID(name):                                                 \
+        on_stream(op, DLS_OP_MEMCPY, cb, P(name)->hStream, ptsz, 1); \
+        op->flags |= DLS_OPF_CONSERVATIVE;                           \
         return 1;
-#define SET(name, elsize, ptd, async, strm)                                                               \
+#define SET(name, elsize, ptd, async, strm)                                                                   \
+    case CBID(name):                                                                                          \
+        on_stream(op, DLS_OP_MEMSET, cb, strm, ptd, async);                                                   \
+        dls_cuda_decode_range(op, sc, (uintptr_t)P(name)->dstDevice, P(name)->N *(elsize), DLS_ACCESS_WRITE); \
+        return 1;
+#define SET2D(name, elsize, ptd, async, strm)                                                            \
     case CBID(name):                                                                                     \
         on_stream(op, DLS_OP_MEMSET, cb, strm, ptd, async);                                              \
-        dls_cuda_decode_range(op, sc, (uintptr_t)P(name)->dstDevice, P(name)->N * (elsize), DLS_ACCESS_WRITE); \
-        return 1;
-#define SET2D(name, elsize, ptd, async, strm)                                                          \
-    case CBID(name):                                                                                  \
-        on_stream(op, DLS_OP_MEMSET, cb, strm, ptd, async);                                           \
-        if (P(name)->Height)                                                                          \
-            dls_cuda_decode_range(op, sc, (uintptr_t)P(name)->dstDevice,                              \
+        if (P(name)->Height)                                                                             \
+            dls_cuda_decode_range(op, sc, (uintptr_t)P(name)->dstDevice,                                 \
                                   (P(name)->Height - 1) * P(name)->dstPitch + P(name)->Width * (elsize), \
-                                  DLS_ACCESS_WRITE);                                                  \
+                                  DLS_ACCESS_WRITE);                                                     \
         return 1;
 
 int dls_cuda_decode_mem(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls_cuda_op *op, dls_cuda_scratch *sc)
@@ -197,15 +195,19 @@ int dls_cuda_decode_mem(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls
         COPY_SYNC(cuMemcpyAtoA_v2, NONE, NONE, 0)
         COPY_SYNC(cuMemcpyAtoA_v2_ptds, NONE, NONE, 1)
         COPY_ASYNC(cuMemcpyHtoDAsync_v2, A(cuMemcpyHtoDAsync_v2, dstDevice), A(cuMemcpyHtoDAsync_v2, srcHost), 0)
-        COPY_ASYNC(cuMemcpyHtoDAsync_v2_ptsz, A(cuMemcpyHtoDAsync_v2_ptsz, dstDevice), A(cuMemcpyHtoDAsync_v2_ptsz, srcHost), 1)
+        COPY_ASYNC(cuMemcpyHtoDAsync_v2_ptsz, A(cuMemcpyHtoDAsync_v2_ptsz, dstDevice),
+                   A(cuMemcpyHtoDAsync_v2_ptsz, srcHost), 1)
         COPY_ASYNC(cuMemcpyDtoHAsync_v2, A(cuMemcpyDtoHAsync_v2, dstHost), A(cuMemcpyDtoHAsync_v2, srcDevice), 0)
-        COPY_ASYNC(cuMemcpyDtoHAsync_v2_ptsz, A(cuMemcpyDtoHAsync_v2_ptsz, dstHost), A(cuMemcpyDtoHAsync_v2_ptsz, srcDevice), 1)
+        COPY_ASYNC(cuMemcpyDtoHAsync_v2_ptsz, A(cuMemcpyDtoHAsync_v2_ptsz, dstHost),
+                   A(cuMemcpyDtoHAsync_v2_ptsz, srcDevice), 1)
         COPY_ASYNC(cuMemcpyDtoDAsync_v2, A(cuMemcpyDtoDAsync_v2, dstDevice), A(cuMemcpyDtoDAsync_v2, srcDevice), 0)
-        COPY_ASYNC(cuMemcpyDtoDAsync_v2_ptsz, A(cuMemcpyDtoDAsync_v2_ptsz, dstDevice), A(cuMemcpyDtoDAsync_v2_ptsz, srcDevice), 1)
+        COPY_ASYNC(cuMemcpyDtoDAsync_v2_ptsz, A(cuMemcpyDtoDAsync_v2_ptsz, dstDevice),
+                   A(cuMemcpyDtoDAsync_v2_ptsz, srcDevice), 1)
         COPY_ASYNC(cuMemcpyAsync, A(cuMemcpyAsync, dst), A(cuMemcpyAsync, src), 0)
         COPY_ASYNC(cuMemcpyAsync_ptsz, A(cuMemcpyAsync_ptsz, dst), A(cuMemcpyAsync_ptsz, src), 1)
         COPY_ASYNC(cuMemcpyPeerAsync, A(cuMemcpyPeerAsync, dstDevice), A(cuMemcpyPeerAsync, srcDevice), 0)
-        COPY_ASYNC(cuMemcpyPeerAsync_ptsz, A(cuMemcpyPeerAsync_ptsz, dstDevice), A(cuMemcpyPeerAsync_ptsz, srcDevice), 1)
+        COPY_ASYNC(cuMemcpyPeerAsync_ptsz, A(cuMemcpyPeerAsync_ptsz, dstDevice), A(cuMemcpyPeerAsync_ptsz, srcDevice),
+                   1)
         COPY_ASYNC(cuMemcpyHtoAAsync_v2, NONE, A(cuMemcpyHtoAAsync_v2, srcHost), 0)
         COPY_ASYNC(cuMemcpyHtoAAsync_v2_ptsz, NONE, A(cuMemcpyHtoAAsync_v2_ptsz, srcHost), 1)
         COPY_ASYNC(cuMemcpyAtoHAsync_v2, A(cuMemcpyAtoHAsync_v2, dstHost), NONE, 0)

@@ -73,22 +73,22 @@ static void event_create(dls_cuda_op *op, const CUpti_CallbackData *cb, CUevent 
         op->event_flags = flags_;                                       \
         op->flags |= DLS_OPF_ASYNC;                                     \
         return 1;
-#define ON_EVENT(name, kind_)        \
-    case CBID(name):                 \
-        op->kind = kind_;            \
+#define ON_EVENT(name, kind_)           \
+    case CBID(name):                    \
+        op->kind = kind_;               \
         set_event(op, P(name)->hEvent); \
         return 1;
-#define ON_STREAM(name, kind_, ptsz, async)                  \
-    case CBID(name):                                         \
-        on_stream(op, kind_, cb, P(name)->hStream, ptsz);    \
-        if (async)                                           \
-            op->flags |= DLS_OPF_ASYNC;                      \
+#define ON_STREAM(name, kind_, ptsz, async)               \
+    case CBID(name):                                      \
+        on_stream(op, kind_, cb, P(name)->hStream, ptsz); \
+        if (async)                                        \
+            op->flags |= DLS_OPF_ASYNC;                   \
         return 1;
-#define WAIT(name, ptsz)                                                       \
-    case CBID(name):                                                           \
-        on_stream(op, DLS_OP_STREAM_WAIT_EVENT, cb, P(name)->hStream, ptsz);   \
-        set_event(op, P(name)->hEvent);                                        \
-        op->flags |= DLS_OPF_ASYNC;                                            \
+#define WAIT(name, ptsz)                                                     \
+    case CBID(name):                                                         \
+        on_stream(op, DLS_OP_STREAM_WAIT_EVENT, cb, P(name)->hStream, ptsz); \
+        set_event(op, P(name)->hEvent);                                      \
+        op->flags |= DLS_OPF_ASYNC;                                          \
         return 1;
 
 int dls_cuda_decode_sync(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls_cuda_op *op)

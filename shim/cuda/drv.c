@@ -72,16 +72,16 @@ void dls_drv_set_table_for_tests(const dls_drv_table *t)
 }
 
 /* The guarded calls: each calls its table field under the guard. */
-#define DRV(field, symbol, params, args)              \
-    CUresult dls_drv_##field params                   \
-    {                                                 \
-        const dls_drv_table *t_ = dls_drv();          \
-        if (!t_ || !t_->field)                        \
-            return CUDA_ERROR_NOT_INITIALIZED;        \
-        t_guard++;                                    \
-        CUresult r_ = t_->field args;                 \
-        t_guard--;                                    \
-        return r_;                                    \
+#define DRV(field, symbol, params, args)       \
+    CUresult dls_drv_##field params            \
+    {                                          \
+        const dls_drv_table *t_ = dls_drv();   \
+        if (!t_ || !t_->field)                 \
+            return CUDA_ERROR_NOT_INITIALIZED; \
+        t_guard++;                             \
+        CUresult r_ = t_->field args;          \
+        t_guard--;                             \
+        return r_;                             \
     }
 #include "drv.def"
 #undef DRV

@@ -45,8 +45,8 @@ static void initialize_chained(void)
     if (!init) {
         const char *err = dlerror();
         if (dls_config_get()->mode != DLS_MODE_OFF)
-            dls_warn_once("cuda-chained-injection", "could not initialize the CUDA injection library %s (%s)",
-                          tool, err ? err : "no InitializeInjection");
+            dls_warn_once("cuda-chained-injection", "could not initialize the CUDA injection library %s (%s)", tool,
+                          err ? err : "no InitializeInjection");
         return;
     }
     init();
@@ -58,7 +58,6 @@ int InitializeInjection(void)
     dls_cuda_observer_start();
     return 1;
 }
-
 
 /* 1 when LD_PRELOAD (entries separated by ':' or blanks) names the shim: by path, or by its file
  * name alone (found through the library path). */
@@ -85,8 +84,7 @@ int dls_inject_unrequested(void)
     const char *inj = getenv("CUDA_INJECTION64_PATH");
     const char *mark = getenv(DLS_INJECTION_MARKER);
     char self[PATH_MAX];
-    if (!inj || !mark || strcmp(inj, mark) != 0 || self_path(self) != 0 || !same_file(inj, self) ||
-        preloaded(self))
+    if (!inj || !mark || strcmp(inj, mark) != 0 || self_path(self) != 0 || !same_file(inj, self) || preloaded(self))
         return 0;
     void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
     if (!cuda)
@@ -99,7 +97,8 @@ void dls_inject_register(void)
 {
     char self[PATH_MAX];
     if (self_path(self) != 0) {
-        dls_warn_once("cuda-self-path", "cannot find the path of libdlsync.so; CUDA observation needs CUDA_INJECTION64_PATH");
+        dls_warn_once("cuda-self-path",
+                      "cannot find the path of libdlsync.so; CUDA observation needs CUDA_INJECTION64_PATH");
         dls_cuda_observer_set_reason("the shim could not find its own path to register with the CUDA driver");
         return;
     }

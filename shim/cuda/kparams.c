@@ -156,8 +156,7 @@ static int scan_buffer(const unsigned char *buf, size_t size, uint64_t *words, u
     return 1;
 }
 
-int dls_cuda_kernel_words(CUfunction f, void **kernel_params, void **extra, uint64_t *words, uint32_t cap,
-                          uint32_t *n)
+int dls_cuda_kernel_words(CUfunction f, void **kernel_params, void **extra, uint64_t *words, uint32_t cap, uint32_t *n)
 {
     *n = 0;
     if (extra) {

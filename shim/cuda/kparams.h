@@ -16,8 +16,7 @@
 /* Fills words[0..*n) with every 8-byte word of the launch's argument buffer that starts at an
  * 8-byte-aligned offset, in buffer order (at most `cap`). Returns 1 when that is every such word
  * of the arguments (exact), 0 when the layout is unknown or `cap` was too small (conservative). */
-int dls_cuda_kernel_words(CUfunction f, void **kernel_params, void **extra, uint64_t *words, uint32_t cap,
-                          uint32_t *n);
+int dls_cuda_kernel_words(CUfunction f, void **kernel_params, void **extra, uint64_t *words, uint32_t cap, uint32_t *n);
 
 /* Drops every cached layout (a module or library is being unloaded: its handles may be reused). */
 void dls_cuda_kparams_invalidate(void);

@@ -52,9 +52,12 @@ void dls_cuda_observer_set_reason(const char *reason)
 static const char *consequence(void)
 {
     switch (dls_config_get()->mode) {
-    case DLS_MODE_FIX: return "fix synchronizes the producer's context at each export instead";
-    case DLS_MODE_CHECK: return "check cannot check exchanges";
-    default: return "no CUDA operation is observed";
+    case DLS_MODE_FIX:
+        return "fix synchronizes the producer's context at each export instead";
+    case DLS_MODE_CHECK:
+        return "check cannot check exchanges";
+    default:
+        return "no CUDA operation is observed";
     }
 }
 
@@ -150,7 +153,8 @@ static int start_locked(void)
         if (forced)
             snprintf(why, sizeof why, "could not load CUPTI from DLSYNC_CUPTI=%s (%s)", forced, err ? err : "?");
         else
-            snprintf(why, sizeof why, "could not find CUPTI beside the CUDA libraries or as libcupti.so.13 (set DLSYNC_CUPTI)");
+            snprintf(why, sizeof why,
+                     "could not find CUPTI beside the CUDA libraries or as libcupti.so.13 (set DLSYNC_CUPTI)");
         return fail("cuda-no-cupti", why);
     }
     subscribe_v2_fn sub2 = (subscribe_v2_fn)dlsym(lib, "cuptiSubscribe_v2");

@@ -58,8 +58,8 @@ size_t dls_cuda_op_format(const dls_cuda_op *op, char *buf, size_t n)
                      op->phase == DLS_PHASE_ENTER ? "enter" : "exit", dls_cuda_op_kind_name(op->kind),
                      op->api ? op->api : "?", has_stream ? (unsigned long long)op->stream.id : 0ull,
                      dls_cuda_stream_kind_name(has_stream ? op->stream.kind : DLS_STREAM_NONE),
-                     (op->flags & DLS_OPF_HAS_EVENT) ? (unsigned long long)op->event_id : 0ull, op->nranges,
-                     op->nwords, (op->flags & DLS_OPF_CONSERVATIVE) != 0, op->result, op->name ? op->name : "-");
+                     (op->flags & DLS_OPF_HAS_EVENT) ? (unsigned long long)op->event_id : 0ull, op->nranges, op->nwords,
+                     (op->flags & DLS_OPF_CONSERVATIVE) != 0, op->result, op->name ? op->name : "-");
     if (m < 0) {
         buf[0] = '\0';
         return 0;

@@ -37,21 +37,21 @@ typedef enum {
     DLS_OP_CTX_SYNC,          /* host waits for every stream of the context */
     DLS_OP_STREAM_CREATE,     /* stream known at EXIT, with its kind */
     DLS_OP_STREAM_DESTROY,    /* stream id retired after EXIT */
-    DLS_OP_FREE,              /* cuMemFree / cuMemFreeHost (host-ordered) or cuMemFreeAsync (on stream); freeing NULL: no range, not conservative */
-    DLS_OP_CAPTURE_BEGIN,     /* the stream starts capturing into a graph: its later work is recorded, not run */
-    DLS_OP_CAPTURE_END,       /* the stream's capture ends (whatever the result: it no longer captures) */
+    DLS_OP_FREE, /* cuMemFree / cuMemFreeHost (host-ordered) or cuMemFreeAsync (on stream); freeing NULL: no range, not conservative */
+    DLS_OP_CAPTURE_BEGIN, /* the stream starts capturing into a graph: its later work is recorded, not run */
+    DLS_OP_CAPTURE_END,   /* the stream's capture ends (whatever the result: it no longer captures) */
     DLS_OP_KIND_COUNT
 } dls_op_kind;
 
 typedef enum { DLS_PHASE_ENTER = 0, DLS_PHASE_EXIT = 1 } dls_op_phase;
 
 typedef enum {
-    DLS_STREAM_NONE = 0,       /* the op has no stream */
-    DLS_STREAM_LEGACY,         /* the legacy default stream (NULL, CU_STREAM_LEGACY) */
-    DLS_STREAM_PER_THREAD,     /* the per-thread default stream (CU_STREAM_PER_THREAD, NULL in _ptsz/_ptds calls) */
-    DLS_STREAM_BLOCKING,       /* created without CU_STREAM_NON_BLOCKING: syncs with the legacy stream */
-    DLS_STREAM_NON_BLOCKING,   /* created with CU_STREAM_NON_BLOCKING */
-    DLS_STREAM_UNKNOWN,        /* a stream whose flags could not be read */
+    DLS_STREAM_NONE = 0,     /* the op has no stream */
+    DLS_STREAM_LEGACY,       /* the legacy default stream (NULL, CU_STREAM_LEGACY) */
+    DLS_STREAM_PER_THREAD,   /* the per-thread default stream (CU_STREAM_PER_THREAD, NULL in _ptsz/_ptds calls) */
+    DLS_STREAM_BLOCKING,     /* created without CU_STREAM_NON_BLOCKING: syncs with the legacy stream */
+    DLS_STREAM_NON_BLOCKING, /* created with CU_STREAM_NON_BLOCKING */
+    DLS_STREAM_UNKNOWN,      /* a stream whose flags could not be read */
 } dls_stream_kind;
 
 /* A stream as the driver names it. `id` is the driver's stream id (cuStreamGetId: unique in the
@@ -59,10 +59,10 @@ typedef enum {
  * not be read (then id is 0 and only handle/kind are meaningful). */
 typedef struct {
     uint64_t id;
-    uintptr_t handle;  /* the handle as passed by the caller (0, 0x1, 0x2 or a real CUstream) */
-    uint64_t ctx_id;   /* cuCtxGetId of the stream's context; 0 when unknown */
-    uintptr_t ctx;     /* CUcontext of the stream */
-    int device;        /* ordinal of the device of the stream's context; -1 when unknown */
+    uintptr_t handle; /* the handle as passed by the caller (0, 0x1, 0x2 or a real CUstream) */
+    uint64_t ctx_id;  /* cuCtxGetId of the stream's context; 0 when unknown */
+    uintptr_t ctx;    /* CUcontext of the stream */
+    int device;       /* ordinal of the device of the stream's context; -1 when unknown */
     dls_stream_kind kind;
     int resolved;
 } dls_cuda_stream;
@@ -103,7 +103,7 @@ typedef struct {
     uintptr_t ctx;              /* CTX_SYNC: the context synchronized (the current one when the call names none) */
     const dls_cuda_range *ranges;
     uint32_t nranges;
-    const uint64_t *words;      /* launches: aligned 8-byte words of the argument buffer, in order */
+    const uint64_t *words; /* launches: aligned 8-byte words of the argument buffer, in order */
     uint32_t nwords;
 } dls_cuda_op;
 

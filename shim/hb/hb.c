@@ -261,8 +261,7 @@ static void join_op(dls_hb_clk *dst, uint32_t slot, uint64_t pos, const dls_hb_c
 
 /* Enqueues one operation on live stream s (slot) by thread `thread`, ordered also after the
  * capture of ev when given. Everything that can fail happens before the model changes. */
-static int stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot,
-                     const dls_hb_event *ev)
+static int stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot, const dls_hb_event *ev)
 {
     dls_hb_ctx *c = &e->ctxs[s->ctx];
     uint32_t ti = dls_hb_map_get(&e->thread_map, thread);
@@ -320,8 +319,7 @@ int dls_hb_op(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t *pos)
     return rc;
 }
 
-int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event,
-                        uint64_t *pos)
+int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, uint64_t *pos)
 {
     uint32_t slot;
     dls_hb_stream *s = live_stream(e, stream, &slot);
@@ -343,8 +341,7 @@ int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t ev
     return 0;
 }
 
-int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event,
-                      uint64_t *pos)
+int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, uint64_t *pos)
 {
     uint32_t slot;
     dls_hb_stream *s = live_stream(e, stream, &slot);

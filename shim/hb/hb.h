@@ -58,10 +58,10 @@
 typedef struct dls_hb dls_hb;
 
 typedef enum {
-    DLS_HB_LEGACY = 0,     /* the context's legacy default stream (at most one live per context) */
-    DLS_HB_PER_THREAD,     /* a per-thread default stream: behaves as a blocking stream */
-    DLS_HB_BLOCKING,       /* a stream created without cudaStreamNonBlocking */
-    DLS_HB_NON_BLOCKING,   /* exempt from legacy-stream synchronization */
+    DLS_HB_LEGACY = 0,   /* the context's legacy default stream (at most one live per context) */
+    DLS_HB_PER_THREAD,   /* a per-thread default stream: behaves as a blocking stream */
+    DLS_HB_BLOCKING,     /* a stream created without cudaStreamNonBlocking */
+    DLS_HB_NON_BLOCKING, /* exempt from legacy-stream synchronization */
 } dls_hb_stream_kind;
 
 /* A (stream, position) pair: a wait target, or one entry of a captured frontier. */
@@ -100,13 +100,11 @@ int dls_hb_op(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t *pos);
 
 /* Enqueues an event record of `event` on `stream` (an operation); the event now captures that
  * position. */
-int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event,
-                        uint64_t *pos);
+int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, uint64_t *pos);
 
 /* Enqueues a wait of `stream` on `event` (an operation) ordered after the event's most recent
  * record; an event never recorded (or removed) orders nothing. */
-int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event,
-                      uint64_t *pos);
+int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, uint64_t *pos);
 
 /* Host syncs: thread `thread` has observed completion of all work enqueued so far on `stream`;
  * of `event`'s most recent record or capture (nothing when never recorded). ENOENT for an
@@ -135,13 +133,12 @@ uint64_t dls_hb_event_covers(const dls_hb *e, uint64_t event, uint64_t stream);
  * captured frontier f[0..nf) (entries naming unknown streams: EINVAL; see "Waits for a
  * captured frontier" above). Writes min(total, cap) waits to out and the total to *n (so
  * *n > cap means truncated). */
-int dls_hb_frontier_waits(dls_hb *e, uint64_t thread, uint64_t stream, const dls_hb_epoch *f,
-                          size_t nf, dls_hb_epoch *out, size_t cap, size_t *n);
+int dls_hb_frontier_waits(dls_hb *e, uint64_t thread, uint64_t stream, const dls_hb_epoch *f, size_t nf,
+                          dls_hb_epoch *out, size_t cap, size_t *n);
 
 /* Sets *ordered to 1 when the next operation of `thread` on `stream` is ordered after position
  * `pos` of stream `x` (always for pos 0), else 0. ENOENT for unknown streams (`stream` also
  * when removed). */
-int dls_hb_ordered(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t x, uint64_t pos,
-                   int *ordered);
+int dls_hb_ordered(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t x, uint64_t pos, int *ordered);
 
 #endif

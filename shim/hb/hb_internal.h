@@ -10,14 +10,14 @@
 
 typedef struct {
     uint64_t id;
-    uint64_t pos;      /* position of the last operation, 0 before the first */
-    dls_hb_clk *clk;   /* what the last operation is ordered after (own slot implied by pos) */
-    uint64_t *tseen;   /* tseen[t]: version of thread t's clock already joined */
+    uint64_t pos;    /* position of the last operation, 0 before the first */
+    dls_hb_clk *clk; /* what the last operation is ordered after (own slot implied by pos) */
+    uint64_t *tseen; /* tseen[t]: version of thread t's clock already joined */
     uint32_t ntseen;
-    uint32_t ctx;      /* index of the context */
-    uint8_t kind;      /* dls_hb_stream_kind */
+    uint32_t ctx; /* index of the context */
+    uint8_t kind; /* dls_hb_stream_kind */
     uint8_t removed;
-    uint8_t dirty;     /* blocking stream changed since the context's legacy stream last joined it */
+    uint8_t dirty; /* blocking stream changed since the context's legacy stream last joined it */
 } dls_hb_stream;
 
 typedef struct {
@@ -38,12 +38,12 @@ typedef struct {
 
 typedef struct {
     uint64_t id;
-    uint32_t legacy;  /* slot of the live legacy stream, DLS_HB_NONE when none */
-    uint32_t *all;    /* every stream ever added to the context */
+    uint32_t legacy; /* slot of the live legacy stream, DLS_HB_NONE when none */
+    uint32_t *all;   /* every stream ever added to the context */
     uint32_t nall, capall;
-    uint32_t *blk;    /* live blocking and per-thread streams */
+    uint32_t *blk; /* live blocking and per-thread streams */
     uint32_t nblk, capblk;
-    uint32_t *dirty;  /* the dirty ones among blk (capacity capblk) */
+    uint32_t *dirty; /* the dirty ones among blk (capacity capblk) */
     uint32_t ndirty;
 } dls_hb_ctx;
 
@@ -61,7 +61,7 @@ struct dls_hb {
     dls_hb_map stream_map, thread_map, event_map, ctx_map;
     uint64_t ver;
     /* query scratch, capacity capstreams */
-    uint32_t *mark;     /* mark[slot] == stamp: slot is in cand */
+    uint32_t *mark; /* mark[slot] == stamp: slot is in cand */
     uint32_t *cand;
     uint32_t stamp;
 };
@@ -72,8 +72,7 @@ static inline int dls_hb_is_blocking(const dls_hb_stream *s)
 }
 
 /* Whether stream s's last operation is ordered after position pos of slot (pos 0: always). */
-static inline int dls_hb_stream_knows(const dls_hb_stream *s, uint32_t self, uint32_t slot,
-                                      uint64_t pos)
+static inline int dls_hb_stream_knows(const dls_hb_stream *s, uint32_t self, uint32_t slot, uint64_t pos)
 {
     return slot == self ? pos <= s->pos : dls_hb_clk_get(s->clk, slot) >= pos;
 }

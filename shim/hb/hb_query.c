@@ -96,8 +96,8 @@ static void emit_waits(dls_hb *e, uint32_t ncand, dls_hb_epoch *out, size_t cap,
     *n = keep;
 }
 
-int dls_hb_frontier_waits(dls_hb *e, uint64_t thread, uint64_t stream, const dls_hb_epoch *f,
-                          size_t nf, dls_hb_epoch *out, size_t cap, size_t *n)
+int dls_hb_frontier_waits(dls_hb *e, uint64_t thread, uint64_t stream, const dls_hb_epoch *f, size_t nf,
+                          dls_hb_epoch *out, size_t cap, size_t *n)
 {
     observer o;
     if (observer_init(e, thread, stream, &o) != 0)
@@ -116,8 +116,7 @@ int dls_hb_frontier_waits(dls_hb *e, uint64_t thread, uint64_t stream, const dls
     return 0;
 }
 
-int dls_hb_ordered(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t x, uint64_t pos,
-                   int *ordered)
+int dls_hb_ordered(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t x, uint64_t pos, int *ordered)
 {
     observer o;
     uint32_t slot = dls_hb_find_stream(e, x);

@@ -55,9 +55,9 @@ static int registered(void *mt, int versioned)
 static const struct {
     const char *fragment, *framework;
 } g_frameworks[] = {
-    {"tvm_ffi", "tvm-ffi"}, {"numpy", "numpy"}, {"jaxlib", "jax"}, {"/jax/", "jax"},
+    {"tvm_ffi", "tvm-ffi"}, {"numpy", "numpy"},           {"jaxlib", "jax"},    {"/jax/", "jax"},
     {"cupy", "cupy"},       {"tensorflow", "tensorflow"}, {"paddle", "paddle"}, {"torch", "pytorch"},
-    {"tvm", "tvm"},         {"mxnet", "mxnet"}, {"cudf", "cudf"}, {"dask", "dask"},
+    {"tvm", "tvm"},         {"mxnet", "mxnet"},           {"cudf", "cudf"},     {"dask", "dask"},
 };
 
 const char *dls_capsule_framework(const char *path, char *buf, size_t n)
@@ -92,8 +92,8 @@ static caller_info g_info[CACHE_SLOTS * 2];
 static atomic_size_t g_info_n;
 static _Atomic(const caller_info *) g_cache[CACHE_SLOTS];
 
-const dls_profile *dls_capsule_row(const char *lib, const char *display, dls_role role, dls_where where,
-                                   int versioned, dls_xpath path)
+const dls_profile *dls_capsule_row(const char *lib, const char *display, dls_role role, dls_where where, int versioned,
+                                   dls_xpath path)
 {
     char fw[DLS_PROFILE_FRAMEWORK_MAX];
     dls_capsule_framework(lib, fw, sizeof fw);

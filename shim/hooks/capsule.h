@@ -43,8 +43,8 @@ const dls_engine_hook *dls_capsule_hooks(size_t *n);
 /* The profile row standing for exchanges of one kind (`display`, e.g. PyCapsule_New("dltensor"),
  * `path` the way of exchanging for the fix line) made by the object at `lib`, named after it: made on first use, the same row afterwards; NULL,
  * with one warning, when the table of such rows is full. Takes a leaf lock; no loader call. */
-const dls_profile *dls_capsule_row(const char *lib, const char *display, dls_role role, dls_where where,
-                                   int versioned, dls_xpath path);
+const dls_profile *dls_capsule_row(const char *lib, const char *display, dls_role role, dls_where where, int versioned,
+                                   dls_xpath path);
 
 /* The framework name for the object at `path` (the table above), written into buf (n bytes);
  * returns buf. */

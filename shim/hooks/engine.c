@@ -26,7 +26,7 @@
 
 typedef struct {
     const char *name;
-    const dls_profile *row;     /* a profile row, or */
+    const dls_profile *row;      /* a profile row, or */
     const dls_engine_hook *hook; /* a hook */
 } wanted;
 
@@ -197,15 +197,14 @@ static void note_slot(void **slot, const char *name, void *arg)
 }
 
 /* Patches the candidates of one held object; returns 1 when every one was resolved. */
-static int patch(const dls_object *o, const ElfW(Dyn) *dyn, const candidate_list *c, uintptr_t relro_lo,
+static int patch(const dls_object *o, const ElfW(Dyn) * dyn, const candidate_list *c, uintptr_t relro_lo,
                  uintptr_t relro_hi)
 {
     const void *gadget = dls_gadget_of_object(o->base, dyn);
     void *(*real_dlsym)(void *, const char *) = dls_real_dlsym_fn();
     int complete = 1;
     for (size_t i = 0; i < c->n; i++) {
-        void *real = dls_call_as(gadget, (void *)real_dlsym, (uintptr_t)RTLD_DEFAULT, (uintptr_t)c->v[i].w->name,
-                                 0, 0);
+        void *real = dls_call_as(gadget, (void *)real_dlsym, (uintptr_t)RTLD_DEFAULT, (uintptr_t)c->v[i].w->name, 0, 0);
         if (!real || dls_addr_in_shim(real)) {
             complete &= real != NULL;
             continue;

@@ -23,10 +23,10 @@
 /* A function dlsync hooks through the engine without the trampoline (its own C or assembly
  * entry). */
 typedef struct {
-    const char *name;          /* the symbol callers refer to */
-    void *entry;               /* what their GOT slots get */
-    void (*bind)(void *real);  /* learns the real function (may be NULL); called outside locks */
-    int by_dlsym;              /* 1: dlsym of `name` returns `entry` too */
+    const char *name;         /* the symbol callers refer to */
+    void *entry;              /* what their GOT slots get */
+    void (*bind)(void *real); /* learns the real function (may be NULL); called outside locks */
+    int by_dlsym;             /* 1: dlsym of `name` returns `entry` too */
 } dls_engine_hook;
 
 /* Patches the loaded objects not finished yet (see above), holding each while it is read when

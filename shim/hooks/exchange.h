@@ -19,10 +19,10 @@
 typedef void (*dls_deleter_fn)(void *self);
 
 typedef struct {
-    uint64_t xid;                /* exchange id, unique per process, from 1 */
-    const void *tensor;          /* DLManagedTensor* or DLManagedTensorVersioned* */
-    int versioned;               /* which of the two `tensor` is */
-    void *data;                  /* dl_tensor.data */
+    uint64_t xid;       /* exchange id, unique per process, from 1 */
+    const void *tensor; /* DLManagedTensor* or DLManagedTensorVersioned* */
+    int versioned;      /* which of the two `tensor` is */
+    void *data;         /* dl_tensor.data */
     DLDevice device;
     DLDataType dtype;
     uintptr_t lo, hi;            /* absolute byte range the tensor touches: [lo, hi) */

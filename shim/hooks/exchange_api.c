@@ -27,29 +27,29 @@ static atomic_int g_n;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The wrappers of slot K (each table needs its own functions: they carry no context). */
-#define SLOT_FUNCS(K)                                                                                   \
-    static int from_py_##K(void *py, DLManagedTensorVersioned **out)                                   \
-    {                                                                                                   \
-        const wrapped_api *w = &g_api[K];                                                               \
-        int rc = w->orig->managed_tensor_from_py_object_no_sync(py, out);                               \
-        if (rc == 0 && out && *out)                                                                     \
-            dls_wrap_export(w->exp, w->lib, *out);                                                      \
-        return rc;                                                                                      \
-    }                                                                                                   \
-    static int to_py_##K(DLManagedTensorVersioned *t, void **out)                                       \
-    {                                                                                                   \
-        const wrapped_api *w = &g_api[K];                                                               \
-        if (t)                                                                                          \
-            dls_wrap_import(w->imp, w->lib, t);                                                         \
-        return w->orig->managed_tensor_to_py_object_no_sync(t, out);                                    \
-    }                                                                                                   \
-    static int dltensor_##K(void *py, DLTensor *out)                                                    \
-    {                                                                                                   \
-        const wrapped_api *w = &g_api[K];                                                               \
-        int rc = w->orig->dltensor_from_py_object_no_sync(py, out);                                     \
-        if (rc == 0)                                                                                    \
-            dls_wrap_export_filled(w->fill, w->lib, out);                                               \
-        return rc;                                                                                      \
+#define SLOT_FUNCS(K)                                                     \
+    static int from_py_##K(void *py, DLManagedTensorVersioned **out)      \
+    {                                                                     \
+        const wrapped_api *w = &g_api[K];                                 \
+        int rc = w->orig->managed_tensor_from_py_object_no_sync(py, out); \
+        if (rc == 0 && out && *out)                                       \
+            dls_wrap_export(w->exp, w->lib, *out);                        \
+        return rc;                                                        \
+    }                                                                     \
+    static int to_py_##K(DLManagedTensorVersioned *t, void **out)         \
+    {                                                                     \
+        const wrapped_api *w = &g_api[K];                                 \
+        if (t)                                                            \
+            dls_wrap_import(w->imp, w->lib, t);                           \
+        return w->orig->managed_tensor_to_py_object_no_sync(t, out);      \
+    }                                                                     \
+    static int dltensor_##K(void *py, DLTensor *out)                      \
+    {                                                                     \
+        const wrapped_api *w = &g_api[K];                                 \
+        int rc = w->orig->dltensor_from_py_object_no_sync(py, out);       \
+        if (rc == 0)                                                      \
+            dls_wrap_export_filled(w->fill, w->lib, out);                 \
+        return rc;                                                        \
     }
 SLOT_FUNCS(0)
 SLOT_FUNCS(1)
@@ -72,15 +72,16 @@ const dls_dlpack_exchange_api *dls_exchange_api_wrap(const dls_dlpack_exchange_a
         if (g_api[i].orig == api)
             return &g_api[i].table;
     /* Named after the object that defines its functions; looked up before the lock. */
-    const void *fn = api->managed_tensor_from_py_object_no_sync ? (const void *)api->managed_tensor_from_py_object_no_sync
-                                                                : (const void *)api->current_work_stream;
+    const void *fn = api->managed_tensor_from_py_object_no_sync
+                         ? (const void *)api->managed_tensor_from_py_object_no_sync
+                         : (const void *)api->current_work_stream;
     const char *lib = dls_object_path(fn);
     const dls_profile *exp = dls_capsule_row(lib, "DLPackExchangeAPI.managed_tensor_from_py_object_no_sync",
                                              DLS_ROLE_EXPORT, DLS_WHERE_RET, 1, API_PATH);
     const dls_profile *imp = dls_capsule_row(lib, "DLPackExchangeAPI.managed_tensor_to_py_object_no_sync",
                                              DLS_ROLE_IMPORT, DLS_WHERE_ARG, 1, API_PATH);
-    const dls_profile *fill = dls_capsule_row(lib, "DLPackExchangeAPI.dltensor_from_py_object_no_sync",
-                                              DLS_ROLE_EXPORT, DLS_WHERE_FILL, 0, API_PATH);
+    const dls_profile *fill = dls_capsule_row(lib, "DLPackExchangeAPI.dltensor_from_py_object_no_sync", DLS_ROLE_EXPORT,
+                                              DLS_WHERE_FILL, 0, API_PATH);
     const dls_dlpack_exchange_api *out = api;
     pthread_mutex_lock(&g_lock);
     n = atomic_load_explicit(&g_n, memory_order_relaxed);

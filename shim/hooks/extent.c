@@ -4,9 +4,9 @@
 #include "../report/json.h"
 
 static const char *const g_device_names[] = {
-    [1] = "cpu",        [2] = "cuda",         [3] = "cuda_host", [4] = "opencl",  [7] = "vulkan",
-    [8] = "metal",      [9] = "vpi",          [10] = "rocm",     [11] = "rocm_host", [12] = "ext_dev",
-    [13] = "cuda_managed", [14] = "oneapi",   [15] = "webgpu",   [16] = "hexagon", [17] = "maia",
+    [1] = "cpu",           [2] = "cuda",    [3] = "cuda_host", [4] = "opencl",     [7] = "vulkan",
+    [8] = "metal",         [9] = "vpi",     [10] = "rocm",     [11] = "rocm_host", [12] = "ext_dev",
+    [13] = "cuda_managed", [14] = "oneapi", [15] = "webgpu",   [16] = "hexagon",   [17] = "maia",
 };
 
 const char *dls_device_type_name(int32_t type)
@@ -143,8 +143,7 @@ const char *dls_managed_view_of(void *mt, int versioned, dls_managed_view *v)
         DLManagedTensorVersioned *m = mt;
         if (m->version.major != 1)
             return "unsupported DLPack major version";
-        *v = (dls_managed_view){&m->dl_tensor, (void **)&m->deleter, m->flags, 1, m->version.major,
-                                m->version.minor};
+        *v = (dls_managed_view){&m->dl_tensor, (void **)&m->deleter, m->flags, 1, m->version.major, m->version.minor};
     } else {
         DLManagedTensor *m = mt;
         *v = (dls_managed_view){&m->dl_tensor, (void **)&m->deleter, 0, 0, 0, 0};

@@ -30,11 +30,11 @@ const char *dls_tensor_check(const DLTensor *t, uint64_t flags, dls_extent *ext)
 
 /* Where the parts of a DLManagedTensor or DLManagedTensorVersioned are. */
 typedef struct {
-    DLTensor *tensor;       /* the dl_tensor member */
-    void **deleter_slot;    /* address of the deleter member (read and swapped by the shim) */
-    uint64_t flags;         /* 1.x flags; 0 for 0.x */
+    DLTensor *tensor;    /* the dl_tensor member */
+    void **deleter_slot; /* address of the deleter member (read and swapped by the shim) */
+    uint64_t flags;      /* 1.x flags; 0 for 0.x */
     int versioned;
-    uint32_t major, minor;  /* 1.x version; 0, 0 for 0.x */
+    uint32_t major, minor; /* 1.x version; 0, 0 for 0.x */
 } dls_managed_view;
 
 /* Fills *v for the managed tensor `mt` of the given kind. Returns NULL, or a constant reason

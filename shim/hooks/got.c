@@ -17,8 +17,8 @@ static uintptr_t absolute(uintptr_t base, uintptr_t p)
     return p && p < base ? p + base : p;
 }
 
-static unsigned visit(uintptr_t base, const ElfW(Rela) *r, size_t bytes, const ElfW(Sym) *symtab,
-                      const char *strtab, size_t strsz, dls_got_visit_fn fn, void *arg)
+static unsigned visit(uintptr_t base, const ElfW(Rela) * r, size_t bytes, const ElfW(Sym) * symtab, const char *strtab,
+                      size_t strsz, dls_got_visit_fn fn, void *arg)
 {
     unsigned n = 0;
     for (size_t i = 0; r && i < bytes / sizeof *r; i++) {
@@ -43,15 +43,32 @@ unsigned dls_got_each(uintptr_t base, const void *dyn, dls_got_visit_fn fn, void
     long pltrel = DT_RELA;
     for (const ElfW(Dyn) *d = dyn; d && d->d_tag != DT_NULL; d++) {
         switch (d->d_tag) {
-        case DT_JMPREL: jmprel = (const ElfW(Rela) *)absolute(base, d->d_un.d_ptr); break;
-        case DT_PLTRELSZ: jmprel_sz = d->d_un.d_val; break;
-        case DT_PLTREL: pltrel = (long)d->d_un.d_val; break;
-        case DT_RELA: rela = (const ElfW(Rela) *)absolute(base, d->d_un.d_ptr); break;
-        case DT_RELASZ: rela_sz = d->d_un.d_val; break;
-        case DT_SYMTAB: symtab = (const ElfW(Sym) *)absolute(base, d->d_un.d_ptr); break;
-        case DT_STRTAB: strtab = (const char *)absolute(base, d->d_un.d_ptr); break;
-        case DT_STRSZ: strsz = d->d_un.d_val; break;
-        default: break;
+        case DT_JMPREL:
+            jmprel = (const ElfW(Rela) *)absolute(base, d->d_un.d_ptr);
+            break;
+        case DT_PLTRELSZ:
+            jmprel_sz = d->d_un.d_val;
+            break;
+        case DT_PLTREL:
+            pltrel = (long)d->d_un.d_val;
+            break;
+        case DT_RELA:
+            rela = (const ElfW(Rela) *)absolute(base, d->d_un.d_ptr);
+            break;
+        case DT_RELASZ:
+            rela_sz = d->d_un.d_val;
+            break;
+        case DT_SYMTAB:
+            symtab = (const ElfW(Sym) *)absolute(base, d->d_un.d_ptr);
+            break;
+        case DT_STRTAB:
+            strtab = (const char *)absolute(base, d->d_un.d_ptr);
+            break;
+        case DT_STRSZ:
+            strsz = d->d_un.d_val;
+            break;
+        default:
+            break;
         }
     }
     if (!symtab || !strtab)

@@ -83,35 +83,34 @@ void *dls_real_dlopen(const char *file, int mode)
 }
 
 /* Saves the four argument registers around a call (the stack stays 16-byte aligned). */
-#define SAVE                                                                                  \
-    "push %rdi\n.cfi_adjust_cfa_offset 8\npush %rsi\n.cfi_adjust_cfa_offset 8\n"              \
-    "push %rdx\n.cfi_adjust_cfa_offset 8\npush %rcx\n.cfi_adjust_cfa_offset 8\n"              \
+#define SAVE                                                                     \
+    "push %rdi\n.cfi_adjust_cfa_offset 8\npush %rsi\n.cfi_adjust_cfa_offset 8\n" \
+    "push %rdx\n.cfi_adjust_cfa_offset 8\npush %rcx\n.cfi_adjust_cfa_offset 8\n" \
     "sub $8, %rsp\n.cfi_adjust_cfa_offset 8\n"
-#define RESTORE                                                                               \
-    "add $8, %rsp\n.cfi_adjust_cfa_offset -8\npop %rcx\n.cfi_adjust_cfa_offset -8\n"          \
-    "pop %rdx\n.cfi_adjust_cfa_offset -8\npop %rsi\n.cfi_adjust_cfa_offset -8\n"              \
+#define RESTORE                                                                      \
+    "add $8, %rsp\n.cfi_adjust_cfa_offset -8\npop %rcx\n.cfi_adjust_cfa_offset -8\n" \
+    "pop %rdx\n.cfi_adjust_cfa_offset -8\npop %rsi\n.cfi_adjust_cfa_offset -8\n"     \
     "pop %rdi\n.cfi_adjust_cfa_offset -8\n"
 
 /* An entry: `test` decides (eax != 0: take the hook), `setup` prepares its argument (rdi), the
  * hook gets the caller's return address in `ret_reg`; otherwise a tail jump to `real()`. */
-#define ENTRY(name, global, setup, test, ret_reg, hook, real)                                 \
-    ".text\n.p2align 4\n" global ".type " name ", @function\n" name ":\n.cfi_startproc\n"     \
-    "endbr64\n" SAVE setup "call " test "\n"                                                  \
-    "test %eax, %eax\n"                                                                       \
-    "jz 1f\n" RESTORE "mov (%rsp), " ret_reg "\n"                                             \
-    "jmp " hook "\n"                                                                          \
-    ".cfi_adjust_cfa_offset 40\n"                                                             \
-    "1:\ncall " real "\n" RESTORE "test %rax, %rax\n"                                         \
+#define ENTRY(name, global, setup, test, ret_reg, hook, real)                             \
+    ".text\n.p2align 4\n" global ".type " name ", @function\n" name ":\n.cfi_startproc\n" \
+    "endbr64\n" SAVE setup "call " test "\n"                                              \
+    "test %eax, %eax\n"                                                                   \
+    "jz 1f\n" RESTORE "mov (%rsp), " ret_reg "\n"                                         \
+    "jmp " hook "\n"                                                                      \
+    ".cfi_adjust_cfa_offset 40\n"                                                         \
+    "1:\ncall " real "\n" RESTORE "test %rax, %rax\n"                                     \
     "jz 2f\njmp *%rax\n2:\nret\n.cfi_endproc\n.size " name ", .-" name "\n"
 
 __asm__(ENTRY("dlsym", ".globl dlsym\n", "mov %rsi, %rdi\n", "dls_loader_wants", "%rdx", "dls_dlsym_hook",
-              "dls_real_dlsym_fn")
-        ENTRY("dls_dlvsym_entry", ".globl dls_dlvsym_entry\n.hidden dls_dlvsym_entry\n", "mov %rsi, %rdi\n",
-              "dls_loader_wants", "%rcx", "dls_dlvsym_hook", "dls_real_dlvsym_fn")
-        ENTRY("dlopen", ".globl dlopen\n", "", "dls_loader_active", "%rdx", "dls_dlopen_hook",
-              "dls_real_dlopen_fn")
-        ENTRY("dlmopen", ".globl dlmopen\n", "", "dls_loader_active", "%rcx", "dls_dlmopen_hook",
-              "dls_real_dlmopen_fn"));
+              "dls_real_dlsym_fn") ENTRY("dls_dlvsym_entry", ".globl dls_dlvsym_entry\n.hidden dls_dlvsym_entry\n",
+                                         "mov %rsi, %rdi\n", "dls_loader_wants", "%rcx", "dls_dlvsym_hook",
+                                         "dls_real_dlvsym_fn")
+            ENTRY("dlopen", ".globl dlopen\n", "", "dls_loader_active", "%rdx", "dls_dlopen_hook", "dls_real_dlopen_fn")
+                ENTRY("dlmopen", ".globl dlmopen\n", "", "dls_loader_active", "%rcx", "dls_dlmopen_hook",
+                      "dls_real_dlmopen_fn"));
 
 /* The gadget standing for `caller`, warning once when there is none (the call is then made
  * from the shim, which changes RTLD_DEFAULT, RUNPATH and namespace for that caller). */
@@ -119,8 +118,10 @@ static const void *gadget_for(const void *caller)
 {
     const void *g = dls_caller_gadget(caller);
     if (!g)
-        dls_warn_once("no-gadget", "cannot call the loader on behalf of %s (no _fini epilogue found); "
-                      "its dlopen/dlsym of wrapped names run as if called from dlsync", dls_object_path(caller));
+        dls_warn_once("no-gadget",
+                      "cannot call the loader on behalf of %s (no _fini epilogue found); "
+                      "its dlopen/dlsym of wrapped names run as if called from dlsync",
+                      dls_object_path(caller));
     return g;
 }
 
@@ -128,8 +129,7 @@ __attribute__((visibility("hidden"))) void *dls_dlsym_hook(void *handle, const c
 __attribute__((visibility("hidden"))) void *dls_dlvsym_hook(void *handle, const char *name, const char *version,
                                                             const void *caller);
 __attribute__((visibility("hidden"))) void *dls_dlopen_hook(const char *file, int mode, const void *caller);
-__attribute__((visibility("hidden"))) void *dls_dlmopen_hook(long lmid, const char *file, int mode,
-                                                             const void *caller);
+__attribute__((visibility("hidden"))) void *dls_dlmopen_hook(long lmid, const char *file, int mode, const void *caller);
 
 void *dls_dlsym_hook(void *handle, const char *name, const void *caller)
 {
@@ -172,8 +172,8 @@ void *dls_dlopen_hook(const char *file, int mode, const void *caller)
 void *dls_dlmopen_hook(long lmid, const char *file, int mode, const void *caller)
 {
     t_loading++;
-    void *h = dls_call_as(gadget_for(caller), dls_real_dlmopen_fn(), (uintptr_t)lmid, (uintptr_t)file,
-                          (uintptr_t)mode, 0);
+    void *h =
+        dls_call_as(gadget_for(caller), dls_real_dlmopen_fn(), (uintptr_t)lmid, (uintptr_t)file, (uintptr_t)mode, 0);
     t_loading--;
     after_load(h, mode);
     return h;

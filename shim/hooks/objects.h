@@ -11,9 +11,9 @@
 
 typedef struct {
     uintptr_t base;          /* load bias (dlpi_addr) */
-    const ElfW(Phdr) *phdr;  /* program headers, valid while the object stays loaded */
+    const ElfW(Phdr) * phdr; /* program headers, valid while the object stays loaded */
     ElfW(Half) phnum;
-    char *name;              /* copied; "" for the main program */
+    char *name; /* copied; "" for the main program */
 } dls_object;
 
 typedef struct {

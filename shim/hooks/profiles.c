@@ -62,8 +62,8 @@ static int valid_symbol(const char *s, size_t len)
         return 0;
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-              c == '.' || c == '$'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+              c == '$'))
             return 0;
     }
     return 1;
@@ -114,8 +114,8 @@ int dls_profile_parse_line(const char *line, dls_profile *out, char *err, size_t
     if (nf == 0)
         return 0;
     if (nf != 5)
-        return fail(err, errlen, "expected 5 fields (symbol framework export|import ret|out:N|arg:N|fill:N v0|v1), got %d",
-                    nf);
+        return fail(err, errlen,
+                    "expected 5 fields (symbol framework export|import ret|out:N|arg:N|fill:N v0|v1), got %d", nf);
     dls_profile r;
     memset(&r, 0, sizeof r);
     if (!valid_symbol(f[0], len[0]))
@@ -143,8 +143,9 @@ int dls_profile_parse_line(const char *line, dls_profile *out, char *err, size_t
     if (r.role == DLS_ROLE_IMPORT && r.where != DLS_WHERE_ARG)
         return fail(err, errlen, "an import takes its tensor as an argument (arg:N)");
     if (r.role == DLS_ROLE_EXPORT && r.where == DLS_WHERE_ARG)
-        return fail(err, errlen, "an export hands its tensor out as the return value (ret), an out-parameter (out:N) "
-                                 "or a DLTensor it fills (fill:N)");
+        return fail(err, errlen,
+                    "an export hands its tensor out as the return value (ret), an out-parameter (out:N) "
+                    "or a DLTensor it fills (fill:N)");
     if (r.where == DLS_WHERE_FILL && r.versioned)
         return fail(err, errlen, "a filled DLTensor has no version: fill:N rows are v0");
     *out = r;
@@ -158,7 +159,10 @@ int dls_profile_format_line(const dls_profile *p, char *buf, size_t n)
         snprintf(where, sizeof where, "ret");
     else
         snprintf(where, sizeof where, "%s:%d",
-                 p->where == DLS_WHERE_OUT ? "out" : p->where == DLS_WHERE_FILL ? "fill" : "arg", p->index);
+                 p->where == DLS_WHERE_OUT    ? "out"
+                 : p->where == DLS_WHERE_FILL ? "fill"
+                                              : "arg",
+                 p->index);
     return snprintf(buf, n, "%s %s %s %s v%d", p->symbol, p->framework,
                     p->role == DLS_ROLE_EXPORT ? "export" : "import", where, p->versioned ? 1 : 0);
 }

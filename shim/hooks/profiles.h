@@ -30,9 +30,9 @@
 typedef enum { DLS_ROLE_EXPORT = 0, DLS_ROLE_IMPORT = 1 } dls_role;
 
 typedef enum {
-    DLS_WHERE_RET = 0, /* the return value is the tensor pointer */
-    DLS_WHERE_OUT = 1, /* argument `index` is a pointer to where the tensor pointer is stored */
-    DLS_WHERE_ARG = 2, /* argument `index` is the tensor pointer */
+    DLS_WHERE_RET = 0,  /* the return value is the tensor pointer */
+    DLS_WHERE_OUT = 1,  /* argument `index` is a pointer to where the tensor pointer is stored */
+    DLS_WHERE_ARG = 2,  /* argument `index` is the tensor pointer */
     DLS_WHERE_FILL = 3, /* argument `index` is a caller-owned DLTensor* the export fills (v0 only) */
 } dls_where;
 
@@ -41,10 +41,10 @@ typedef struct {
     char framework[DLS_PROFILE_FRAMEWORK_MAX]; /* e.g. "pytorch" */
     dls_role role;
     dls_where where;
-    int index;                                 /* argument register index for OUT/ARG, 0 for RET */
-    int versioned;                             /* 1: DLManagedTensorVersioned, 0: DLManagedTensor */
-    char display[DLS_PROFILE_DISPLAY_MAX];     /* human-readable name; "" for rows read from text */
-    dls_xpath path;                            /* how an exchange through it happens: NATIVE for
+    int index;                             /* argument register index for OUT/ARG, 0 for RET */
+    int versioned;                         /* 1: DLManagedTensorVersioned, 0: DLManagedTensor */
+    char display[DLS_PROFILE_DISPLAY_MAX]; /* human-readable name; "" for rows read from text */
+    dls_xpath path;                        /* how an exchange through it happens: NATIVE for
                                                   every row of profiles.def and of text; the
                                                   capsule layer's rows say which capsule */
 } dls_profile;

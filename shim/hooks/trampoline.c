@@ -19,11 +19,11 @@ _Static_assert(sizeof(dls_frame) == 256, "frame layout");
 /* One stub: its own address into r11, then the common trampoline. Exactly DLS_STUB_SIZE bytes
  * apart (.p2align 4), so the trampoline turns r11 into the stub index. None is exported: the
  * binding engine hands their addresses to callers (GOT slots, dlsym results). */
-#define DLS_STUB_BODY                  \
-    ".cfi_startproc\n"                 \
-    "1: endbr64\n"                     \
-    "lea 1b(%rip), %r11\n"             \
-    "jmp dls_tramp_common\n"           \
+#define DLS_STUB_BODY        \
+    ".cfi_startproc\n"       \
+    "1: endbr64\n"           \
+    "lea 1b(%rip), %r11\n"   \
+    "jmp dls_tramp_common\n" \
     ".cfi_endproc\n"
 
 __asm__(".text\n"
@@ -32,10 +32,8 @@ __asm__(".text\n"
         ".hidden dls_stubs\n"
         "dls_stubs:\n"
         ".rept " DLS_STR(DLS_STUB_COUNT) "\n"
-        ".p2align 4\n"
-        DLS_STUB_BODY
-        ".endr\n"
-        ".p2align 4\n");
+                                         ".p2align 4\n" DLS_STUB_BODY ".endr\n"
+                                         ".p2align 4\n");
 
 /* The common trampoline. rbx holds the real function, r12 the frame, rbp the frame base. */
 __asm__(".text\n"

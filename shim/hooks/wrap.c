@@ -158,8 +158,10 @@ void dls_exchange_deleter(void *mt)
     dls_capsule_before_release(mt);
     if (dls_exchange_remove(mt, &x) != 0) {
         uint64_t xid = dls_exchange_removed_xid(mt);
-        dls_warn_once("double-release", "a DLPack tensor's deleter was called twice (tensor %p); "
-                      "the second call is not passed to the producer", mt);
+        dls_warn_once("double-release",
+                      "a DLPack tensor's deleter was called twice (tensor %p); "
+                      "the second call is not passed to the producer",
+                      mt);
         dls_summary_add(DLS_COUNT_DOUBLE_RELEASES, 1);
         if (obs && obs->on_double_release)
             obs->on_double_release(obs->ctx, mt, xid);
@@ -235,9 +237,10 @@ void dls_hook_post(dls_frame *f)
 
 /* Personality routine of the trampoline: a C++ exception (or forced unwind) leaving the real
  * function unwinds the trampoline's frame without running the post-hook; undo its depth count. */
-__attribute__((visibility("hidden"))) _Unwind_Reason_Code
-dls_tramp_personality(int version, _Unwind_Action actions, _Unwind_Exception_Class cls,
-                      struct _Unwind_Exception *exc, struct _Unwind_Context *ctx);
+__attribute__((visibility("hidden"))) _Unwind_Reason_Code dls_tramp_personality(int version, _Unwind_Action actions,
+                                                                                _Unwind_Exception_Class cls,
+                                                                                struct _Unwind_Exception *exc,
+                                                                                struct _Unwind_Context *ctx);
 
 _Unwind_Reason_Code dls_tramp_personality(int version, _Unwind_Action actions, _Unwind_Exception_Class cls,
                                           struct _Unwind_Exception *exc, struct _Unwind_Context *ctx)

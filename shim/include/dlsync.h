@@ -72,16 +72,16 @@ extern "C" {
 
 typedef enum {
     DLSYNC_OK = 0,
-    DLSYNC_ERR_ARGUMENT = 1,     /* a required pointer is NULL, or an argument is out of range */
-    DLSYNC_ERR_STREAM_ZERO = 2,  /* stream 0: ambiguous in the array API, pass 1 or 2 instead */
-    DLSYNC_ERR_STREAM = 3,       /* not a stream value of the encoding, or an unknown handle */
-    DLSYNC_ERR_NO_PRODUCER = 4,  /* no profiled export of that name, or its library is not loaded */
-    DLSYNC_ERR_UNSUPPORTED = 5,  /* the producer's export needs arguments dlsync cannot supply */
-    DLSYNC_ERR_PRODUCER = 6,     /* the producer's export failed (error status or no tensor) */
-    DLSYNC_ERR_VERSION = 7,      /* a versioned tensor whose major version is not 1 */
-    DLSYNC_ERR_TENSOR = 8,       /* a tensor dlsync cannot interpret (bad ndim, shape, dtype...) */
-    DLSYNC_ERR_CUDA = 9,         /* a CUDA call needed for the ordering failed */
-    DLSYNC_ERR_MEMORY = 10,      /* out of memory */
+    DLSYNC_ERR_ARGUMENT = 1,    /* a required pointer is NULL, or an argument is out of range */
+    DLSYNC_ERR_STREAM_ZERO = 2, /* stream 0: ambiguous in the array API, pass 1 or 2 instead */
+    DLSYNC_ERR_STREAM = 3,      /* not a stream value of the encoding, or an unknown handle */
+    DLSYNC_ERR_NO_PRODUCER = 4, /* no profiled export of that name, or its library is not loaded */
+    DLSYNC_ERR_UNSUPPORTED = 5, /* the producer's export needs arguments dlsync cannot supply */
+    DLSYNC_ERR_PRODUCER = 6,    /* the producer's export failed (error status or no tensor) */
+    DLSYNC_ERR_VERSION = 7,     /* a versioned tensor whose major version is not 1 */
+    DLSYNC_ERR_TENSOR = 8,      /* a tensor dlsync cannot interpret (bad ndim, shape, dtype...) */
+    DLSYNC_ERR_CUDA = 9,        /* a CUDA call needed for the ordering failed */
+    DLSYNC_ERR_MEMORY = 10,     /* out of memory */
 } dlsync_status;
 
 /* A constant, human-readable description of `status` ("unknown dlsync status" for a value not

@@ -16,9 +16,10 @@ uint64_t dls_pol_snap_id(void)
  * add waits it did not need, check may report a use the synchronize ordered. */
 static void not_learned(void)
 {
-    dls_warn_once("policy-sync-memory", "out of memory recording a host synchronize; the work it completed "
-                  "counts as pending (%s)", dls_pol_g.mode == DLS_MODE_FIX ? "fix may add needless waits"
-                                                                        : "check may report uses it ordered");
+    dls_warn_once("policy-sync-memory",
+                  "out of memory recording a host synchronize; the work it completed "
+                  "counts as pending (%s)",
+                  dls_pol_g.mode == DLS_MODE_FIX ? "fix may add needless waits" : "check may report uses it ordered");
 }
 
 /* The id of a capture that rc says was taken, else 0 (forgotten; warned once). */
@@ -47,8 +48,8 @@ uint64_t dls_pol_snap_event(uint64_t ev)
 uint64_t dls_pol_snap_ctx(uintptr_t ctx)
 {
     uint64_t id = dls_pol_snap_id();
-    return taken(id, ctx ? dls_hb_capture_context(dls_pol_g.hb, id, (uint64_t)ctx)
-                         : dls_hb_capture_all(dls_pol_g.hb, id));
+    return taken(id,
+                 ctx ? dls_hb_capture_context(dls_pol_g.hb, id, (uint64_t)ctx) : dls_hb_capture_all(dls_pol_g.hb, id));
 }
 
 void dls_pol_snap_complete(uint64_t snap, uint64_t tid)

@@ -24,8 +24,10 @@ static size_t pending_epochs(dls_hb_epoch *out, size_t n, size_t cap)
         if (!s || s->last <= s->done || s->removed)
             continue;
         if (n == cap) {
-            dls_warn_once("fix-pending-streams", "more than %zu streams have pending work; a tensor used on "
-                          "too many streams waits for the first %zu only", cap, cap);
+            dls_warn_once("fix-pending-streams",
+                          "more than %zu streams have pending work; a tensor used on "
+                          "too many streams waits for the first %zu only",
+                          cap, cap);
             break;
         }
         out[n].stream = s->id;
@@ -62,7 +64,8 @@ static void fix_stream_as(dls_pol_plan *p, dls_pol_x *x, dls_pol_stream *st, con
     size_t nw = 0;
     dls_pol_plan_frontier(p, f, front_epochs(x, f, EPOCHS), st, x->xid, what, reason, &nw);
     if (nw && what == CAPTURE_END_WAIT)
-        dls_warn_once("fix-capture", "an exchanged tensor was used by work captured into a CUDA graph before "
+        dls_warn_once("fix-capture",
+                      "an exchanged tensor was used by work captured into a CUDA graph before "
                       "it was ordered; the shim orders the graph's launch instead of the capturing stream");
     dls_pol_plan_mark(p, x->xid, st->id, DLS_POL_MARK_ORDERED);
 }
@@ -110,8 +113,7 @@ static int cons_complete(const dls_pol_x *x, uint64_t tid)
         return 0;
     for (unsigned i = 0; i < x->ncons; i++) {
         int o = 0;
-        if (dls_hb_ordered(dls_pol_g.hb, tid, DLS_POL_HOST_STREAM, x->cons[i].at.stream, x->cons[i].at.pos, &o) ||
-            !o)
+        if (dls_hb_ordered(dls_pol_g.hb, tid, DLS_POL_HOST_STREAM, x->cons[i].at.stream, x->cons[i].at.pos, &o) || !o)
             return 0;
     }
     return 1;
@@ -130,8 +132,10 @@ static void fence_now(dls_pol_plan *p, dls_pol_x *x)
             continue;
         nprod++;
         if (!dls_pol_x_is_ordered(x, s->id))
-            dls_pol_plan_frontier(p, c, nc, s, x->xid, "event-wait", "release: producer stream after the "
-                                  "consumer's work", NULL);
+            dls_pol_plan_frontier(p, c, nc, s, x->xid, "event-wait",
+                                  "release: producer stream after the "
+                                  "consumer's work",
+                                  NULL);
     }
     if (!nprod || (x->overflow & DLS_POL_OVER_PRODUCERS))
         dls_pol_plan_frontier(p, c, nc, NULL, x->xid, "event-wait", "release: producer streams unknown", NULL);
@@ -225,10 +229,13 @@ int dls_pol_fix_no_observer(void)
         return 0;
     char detail[512];
     if (!dls_cuda_observer_active())
-        snprintf(detail, sizeof detail, "no CUDA observer (%s): synchronizing the producer's contexts (the "
-                 "current one and every device's) at export", dls_cuda_observer_reason());
+        snprintf(detail, sizeof detail,
+                 "no CUDA observer (%s): synchronizing the producer's contexts (the "
+                 "current one and every device's) at export",
+                 dls_cuda_observer_reason());
     else
-        snprintf(detail, sizeof detail, "the model lost track of some CUDA work (out of memory): synchronizing "
+        snprintf(detail, sizeof detail,
+                 "the model lost track of some CUDA work (out of memory): synchronizing "
                  "the producer's contexts (the current one and every device's) at export");
     if (!dls_cuda_observer_active() && !dls_cuda_observer_warned()) /* a degraded model was warned about */
         dls_warn_once("fix-no-observer", "%s", detail);

@@ -25,13 +25,13 @@ typedef enum { MARK_FREE = 0, MARK_RECORDING, MARK_LIVE } mark_state;
 
 typedef struct {
     mark_state state;
-    int complete;      /* a host thread saw its event complete */
-    unsigned pins;     /* queries in flight without the lock */
-    uint64_t age;      /* when it was recorded: the oldest is evicted first */
-    uint64_t evid;     /* its hb event id */
-    uint64_t stream;   /* its stream's hb id and the mark's position there */
+    int complete;    /* a host thread saw its event complete */
+    unsigned pins;   /* queries in flight without the lock */
+    uint64_t age;    /* when it was recorded: the oldest is evicted first */
+    uint64_t evid;   /* its hb event id */
+    uint64_t stream; /* its stream's hb id and the mark's position there */
     uint64_t pos;
-    CUevent ev;        /* kept across reuse while the context stays the same */
+    CUevent ev; /* kept across reuse while the context stays the same */
     CUcontext ctx;
 } mark;
 
@@ -70,8 +70,8 @@ static int record_mark(uintptr_t handle, uintptr_t sctx, unsigned ncapturing, CU
     CUcontext want = (CUcontext)sctx;
     if (!want)
         dls_drv_ctx_get_current(&want);
-    if (ncapturing && (dls_drv_stream_is_capturing((CUstream)handle, &cs) != CUDA_SUCCESS ||
-                       cs != CU_STREAM_CAPTURE_STATUS_NONE))
+    if (ncapturing &&
+        (dls_drv_stream_is_capturing((CUstream)handle, &cs) != CUDA_SUCCESS || cs != CU_STREAM_CAPTURE_STATUS_NONE))
         goto out;
     if (*ev && *evctx != want) {
         dls_drv_event_destroy(*ev);
@@ -85,7 +85,8 @@ static int record_mark(uintptr_t handle, uintptr_t sctx, unsigned ncapturing, CU
         r = dls_drv_event_record(*ev, (CUstream)handle);
     ok = r == CUDA_SUCCESS;
     if (!ok)
-        dls_warn_once("hostfn-mark", "the shim could not record its event before a host function (CUDA error "
+        dls_warn_once("hostfn-mark",
+                      "the shim could not record its event before a host function (CUDA error "
                       "%d); work a host thread waited for through a host function may be reported as racy",
                       (int)r);
 out:

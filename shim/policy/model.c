@@ -260,7 +260,7 @@ static int joined_capture(const dls_cuda_op *op)
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
     CUstream h = op->stream.kind == DLS_STREAM_LEGACY       ? CU_STREAM_LEGACY
                  : op->stream.kind == DLS_STREAM_PER_THREAD ? CU_STREAM_PER_THREAD
-                                                             : (CUstream)op->stream.handle;
+                                                            : (CUstream)op->stream.handle;
     return dls_drv_stream_is_capturing(h, &cs) == CUDA_SUCCESS && cs != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 

@@ -54,8 +54,10 @@ static CUevent pool_get(const dls_pol_stream *w)
         return e;
     CUresult r = dls_drv_event_create(&e, CU_EVENT_DISABLE_TIMING);
     if (r != CUDA_SUCCESS) {
-        dls_warn_once("fix-event-create", "cuEventCreate failed (CUDA error %d); ordering exchanges with host "
-                      "synchronization instead", (int)r);
+        dls_warn_once("fix-event-create",
+                      "cuEventCreate failed (CUDA error %d); ordering exchanges with host "
+                      "synchronization instead",
+                      (int)r);
         return NULL;
     }
     return e;
@@ -150,7 +152,7 @@ int dls_pol_plan_frontier(dls_pol_plan *p, const dls_hb_epoch *f, size_t n, dls_
     uint64_t probe = to ? to->id : DLS_POL_HOST_STREAM;
     if (dls_hb_frontier_waits(dls_pol_g.hb, p->tid, probe, f, n, waits, DLS_POL_PLAN, &nw)) {
         dls_warn_once("policy-waits", "the model could not tell which producer streams are ordered (out of "
-                      "memory); waiting for all of them");
+                                      "memory); waiting for all of them");
         for (nw = 0; nw < n && nw < DLS_POL_PLAN; nw++)
             waits[nw] = f[nw];
         nw = n;
@@ -233,8 +235,10 @@ static void host_sync(dls_pol_order *o, uint64_t tid)
         o->how = DLS_POL_HOW_HOST_CTX;
         log_inject(o, "context-sync", 1);
     } else {
-        dls_warn_once("fix-host-sync", "the shim could not synchronize with stream %llu (CUDA error %d); an "
-                      "exchanged tensor may be used before it is ready", (unsigned long long)o->from->id, (int)r);
+        dls_warn_once("fix-host-sync",
+                      "the shim could not synchronize with stream %llu (CUDA error %d); an "
+                      "exchanged tensor may be used before it is ready",
+                      (unsigned long long)o->from->id, (int)r);
         dls_pol_log_fallback("ordering failed", "stream and context synchronize failed");
         o->how = DLS_POL_HOW_FAILED;
     }
@@ -254,8 +258,10 @@ static CUevent record_on(const dls_pol_stream *w)
     }
     CUevent ev = pool_get(w);
     if (ev && (r = dls_drv_event_record(ev, (CUstream)w->handle)) != CUDA_SUCCESS) {
-        dls_warn_once("fix-event-record", "cuEventRecord failed (CUDA error %d); ordering exchanges with "
-                      "host synchronization instead", (int)r);
+        dls_warn_once("fix-event-record",
+                      "cuEventRecord failed (CUDA error %d); ordering exchanges with "
+                      "host synchronization instead",
+                      (int)r);
         pool_put(ev, w);
         ev = NULL;
     }
@@ -290,8 +296,10 @@ static int capturing_now(const dls_pol_stream *to)
 static void act(dls_pol_order *o, uint64_t tid)
 {
     if (o->from_capturing) { /* a record there would be captured, a host sync would break the capture */
-        dls_warn_once("fix-capture-source", "stream %llu is being captured into a CUDA graph while work the "
-                      "shim must wait for is pending on it; that ordering is not made", (unsigned long long)o->from->id);
+        dls_warn_once("fix-capture-source",
+                      "stream %llu is being captured into a CUDA graph while work the "
+                      "shim must wait for is pending on it; that ordering is not made",
+                      (unsigned long long)o->from->id);
         dls_pol_log_fallback("ordering failed", "the stream to wait for is capturing");
         o->how = DLS_POL_HOW_FAILED;
         return;

@@ -101,15 +101,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DLS_POL_RING 32      /* recent operations remembered per stream */
-#define DLS_POL_WORDS 16     /* launch argument words kept per entry; more: their bounding box */
-#define DLS_POL_NAME 48      /* bytes of a kernel name kept */
-#define DLS_POL_MAXF 16      /* frontier entries per exchange */
-#define DLS_POL_MAXC 16      /* consumer streams per exchange */
-#define DLS_POL_NDIM 8       /* shape dimensions kept for reports */
-#define DLS_POL_RELEASED 32  /* released ranges kept (check: watched; fix: pending fences) */
-#define DLS_POL_HOSTFN 32    /* host-function marks kept (the oldest is reused first) */
-#define DLS_POL_PLAN 32      /* orderings planned in one round (more: another round) */
+#define DLS_POL_RING 32     /* recent operations remembered per stream */
+#define DLS_POL_WORDS 16    /* launch argument words kept per entry; more: their bounding box */
+#define DLS_POL_NAME 48     /* bytes of a kernel name kept */
+#define DLS_POL_MAXF 16     /* frontier entries per exchange */
+#define DLS_POL_MAXC 16     /* consumer streams per exchange */
+#define DLS_POL_NDIM 8      /* shape dimensions kept for reports */
+#define DLS_POL_RELEASED 32 /* released ranges kept (check: watched; fix: pending fences) */
+#define DLS_POL_HOSTFN 32   /* host-function marks kept (the oldest is reused first) */
+#define DLS_POL_PLAN 32     /* orderings planned in one round (more: another round) */
 #define DLS_POL_HOST_STREAM UINT64_C(0xffffffffffffff00) /* the host probe stream's hb id */
 #define DLS_POL_HOST_CTX UINT64_C(0xffffffffffffff01)
 #define DLS_POL_OWN_EVENT (UINT64_C(1) << 62) /* hb ids of the shim's pooled events */
@@ -119,7 +119,7 @@
 typedef struct {
     uint64_t pos, op;
     uint8_t conservative, nwords, nranges;
-    uint8_t boxed;                      /* ranges[0] is a wide launch's bounding box */
+    uint8_t boxed; /* ranges[0] is a wide launch's bounding box */
     uintptr_t lo[2], hi[2];
     uint64_t words[DLS_POL_WORDS];
     const char *api;
@@ -139,17 +139,17 @@ typedef struct {
 /* A stream as the policy knows it. */
 typedef struct {
     uint64_t id;
-    uintptr_t handle;  /* usable from any thread (CU_STREAM_LEGACY for the legacy stream) */
-    uintptr_t ctx;     /* the context the stream belongs to (default streams: where observed) */
-    uint64_t ctx_id;   /* its cuCtxGetId: never reused, unlike the handle of a destroyed context */
-    int device;        /* ordinal of that context's device; -1 when unknown */
-    uint64_t owner;    /* per-thread streams: the thread they belong to */
+    uintptr_t handle; /* usable from any thread (CU_STREAM_LEGACY for the legacy stream) */
+    uintptr_t ctx;    /* the context the stream belongs to (default streams: where observed) */
+    uint64_t ctx_id;  /* its cuCtxGetId: never reused, unlike the handle of a destroyed context */
+    int device;       /* ordinal of that context's device; -1 when unknown */
+    uint64_t owner;   /* per-thread streams: the thread they belong to */
     dls_stream_kind kind;
     int removed;
-    int capturing;                      /* between its capture begin and end (see the file comment) */
+    int capturing; /* between its capture begin and end (see the file comment) */
     uint64_t last, done;
-    uint64_t lost;                      /* position of the latest pending entry overwritten */
-    uintptr_t lost_lo, lost_hi;         /* what the overwritten pending entries touched */
+    uint64_t lost;              /* position of the latest pending entry overwritten */
+    uintptr_t lost_lo, lost_hi; /* what the overwritten pending entries touched */
     int lost_cons;
     unsigned head, count;
     dls_pol_entry ring[DLS_POL_RING];
@@ -167,45 +167,45 @@ typedef struct {
 
 /* Policy state of one exchange (live, or released and kept for release-reuse checks). */
 typedef struct dls_pol_x {
-    struct dls_pol_x *next, **pprev;   /* in the live or the released list */
+    struct dls_pol_x *next, **pprev; /* in the live or the released list */
     uint64_t xid;
     uintptr_t data, lo, hi;
-    uintptr_t alo;                     /* attribution: launch words in [alo, hi) count (alo = start of
+    uintptr_t alo; /* attribution: launch words in [alo, hi) count (alo = start of
                                           the allocation holding lo, when the driver tells) */
     DLDevice device;
     DLDataType dtype;
     int ndim;
     int64_t shape[DLS_POL_NDIM];
     const char *framework, *symbol;
-    dls_xpath path;                    /* how it was exchanged (reports' fix line) */
+    dls_xpath path; /* how it was exchanged (reports' fix line) */
     int host_visible;
     int released;
-    int captured;                      /* a use was captured into a graph before it was ordered */
-    unsigned overflow;                 /* DLS_POL_OVER_*: more streams than front[] / cons[] hold */
+    int captured;      /* a use was captured into a graph before it was ordered */
+    unsigned overflow; /* DLS_POL_OVER_*: more streams than front[] / cons[] hold */
     dls_pol_touch front[DLS_POL_MAXF];
     unsigned nfront;
-    dls_pol_touch cons[DLS_POL_MAXC];  /* latest consumer access per stream */
+    dls_pol_touch cons[DLS_POL_MAXC]; /* latest consumer access per stream */
     unsigned ncons;
-    uint64_t ordered[DLS_POL_MAXC];    /* streams known ordered after the frontier (released, in fix:
+    uint64_t ordered[DLS_POL_MAXC]; /* streams known ordered after the frontier (released, in fix:
                                           after the consumer's accesses) */
     unsigned nordered;
-    dls_stack stack;                   /* producer's host stack at export; the consumer's at release */
+    dls_stack stack; /* producer's host stack at export; the consumer's at release */
 } dls_pol_x;
 
 /* The policy's process state. Fields are guarded by `lock` unless said otherwise. */
 typedef struct {
     pthread_mutex_t lock;
-    int mode;                      /* dls_mode; set once at start */
+    int mode; /* dls_mode; set once at start */
     dls_hb *hb;
-    dls_pol_stream **streams;      /* open-addressed by id, `cap` slots (power of two) */
+    dls_pol_stream **streams; /* open-addressed by id, `cap` slots (power of two) */
     size_t nstreams, cap;
-    dls_pol_x *live;               /* live exchanges */
-    dls_pol_x *released;           /* released exchanges still watched (check) or fenced (fix),
+    dls_pol_x *live;     /* live exchanges */
+    dls_pol_x *released; /* released exchanges still watched (check) or fenced (fix),
                                       newest first */
     unsigned nreleased;
-    uint64_t own_event;            /* private hb event ids used so far */
-    atomic_uint ncapturing;        /* streams with `capturing` set (read without the lock) */
-    atomic_int degraded;           /* an allocation of the model failed (see the file comment) */
+    uint64_t own_event;     /* private hb event ids used so far */
+    atomic_uint ncapturing; /* streams with `capturing` set (read without the lock) */
+    atomic_int degraded;    /* an allocation of the model failed (see the file comment) */
 } dls_pol_state;
 
 extern dls_pol_state dls_pol_g;
@@ -391,8 +391,8 @@ typedef enum {
  * fields (handle, kind, ctx, owner, id). */
 typedef struct {
     dls_pol_stream *from, *to;
-    uint64_t snap;      /* capture of `from` at plan time (0: memory was short) */
-    uint64_t ctx_snap;  /* capture of `from`'s context, taken before a context synchronize */
+    uint64_t snap;     /* capture of `from` at plan time (0: memory was short) */
+    uint64_t ctx_snap; /* capture of `from`'s context, taken before a context synchronize */
     uint64_t xid;
     const char *what, *why;
     int from_capturing; /* `from` was capturing when planned: the ordering cannot be made */
@@ -410,9 +410,9 @@ typedef struct {
 /* A plan: orderings, then marks applied to exchanges (found again by xid) at commit. */
 typedef struct {
     uint64_t tid;
-    int to_capturing;   /* the driver said the planned op's stream is joined to a capture */
-    int more;           /* something did not fit: plan another round after this one */
-    int rc;             /* after commit: 0, or EIO when some ordering could not be made */
+    int to_capturing; /* the driver said the planned op's stream is joined to a capture */
+    int more;         /* something did not fit: plan another round after this one */
+    int rc;           /* after commit: 0, or EIO when some ordering could not be made */
     unsigned n, nmark;
     dls_pol_order o[DLS_POL_PLAN];
     dls_pol_mark mark[DLS_POL_PLAN];

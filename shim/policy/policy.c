@@ -84,7 +84,8 @@ static uintptr_t alloc_start(const dls_exchange *x)
 {
     CUdeviceptr base = 0;
     if (dls_drv_pointer_get_attribute(&base, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (CUdeviceptr)x->lo) !=
-            CUDA_SUCCESS || !base || base > x->lo)
+            CUDA_SUCCESS ||
+        !base || base > x->lo)
         return x->lo;
     return (uintptr_t)base;
 }

@@ -90,7 +90,7 @@ dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid)
     st->kind = s->kind;
     st->handle = s->kind == DLS_STREAM_LEGACY       ? (uintptr_t)CU_STREAM_LEGACY
                  : s->kind == DLS_STREAM_PER_THREAD ? (uintptr_t)CU_STREAM_PER_THREAD
-                                                     : s->handle;
+                                                    : s->handle;
     st->owner = s->kind == DLS_STREAM_PER_THREAD ? tid : 0;
     int r = dls_hb_stream_add(dls_pol_g.hb, st->id, (uint64_t)st->ctx, hb_kind(s->kind));
     if (r == EINVAL && s->kind == DLS_STREAM_LEGACY) /* a second legacy id in a context: model it as blocking */
@@ -254,9 +254,9 @@ void dls_pol_attribute(dls_pol_x *x)
         if (x->nfront == DLS_POL_MAXF) {
             x->overflow |= DLS_POL_OVER_PRODUCERS;
             dls_warn_once("policy-frontier", "an exchanged tensor has pending writers on more than %d streams; %s",
-                          DLS_POL_MAXF, dls_pol_g.mode == DLS_MODE_FIX
-                                            ? "its consumers wait for every stream with pending work"
-                                            : "the extra streams are not checked");
+                          DLS_POL_MAXF,
+                          dls_pol_g.mode == DLS_MODE_FIX ? "its consumers wait for every stream with pending work"
+                                                         : "the extra streams are not checked");
             return;
         }
         dls_pol_touch *t = &x->front[x->nfront++];

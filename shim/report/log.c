@@ -199,8 +199,9 @@ void dls_log_write(dls_json *j)
         /* one write per line: O_APPEND keeps lines whole */
         int err = dls_ownfd_write(&g_file, j->buf, j->len);
         if (err && atomic_exchange(&g_open, 0))
-            dls_warn_once("log-write", "%s DLSYNC_LOG=%s; no more records are written", err == ESTALE
-                          ? "the program closed or replaced the descriptor of" : "writing failed for", g_path);
+            dls_warn_once("log-write", "%s DLSYNC_LOG=%s; no more records are written",
+                          err == ESTALE ? "the program closed or replaced the descriptor of" : "writing failed for",
+                          g_path);
     }
     dls_json_done(j);
 }

@@ -173,8 +173,8 @@ static void write_text(const dls_race *r, const frames *pf, const frames *cf, co
     for (int i = 0; i < r->ndim; i++)
         put(&t, "%s%lld", i ? ", " : "", (long long)r->shape[i]);
     put(&t, "] on %s:%d, bytes [0x%jx, 0x%jx)\n", r->device, r->device_id, (uintmax_t)r->lo, (uintmax_t)r->hi);
-    put(&t, "  producer: %s %s, last write by %s on ", r->framework ? r->framework : "?",
-        r->symbol ? r->symbol : "?", r->producer.op ? r->producer.op : "an unknown operation");
+    put(&t, "  producer: %s %s, last write by %s on ", r->framework ? r->framework : "?", r->symbol ? r->symbol : "?",
+        r->producer.op ? r->producer.op : "an unknown operation");
     int devices = dls_race_across_devices(r);
     stream_text(&t, &r->producer.stream, devices);
     put(&t, "\n");

@@ -30,29 +30,29 @@ typedef enum {
 typedef struct {
     uint64_t id;
     uintptr_t handle;
-    const char *kind;  /* "legacy", "per-thread", "blocking", "non-blocking", "unknown" */
+    const char *kind; /* "legacy", "per-thread", "blocking", "non-blocking", "unknown" */
     int device;
-    int host;          /* 1: the side is the host itself (no stream) */
+    int host; /* 1: the side is the host itself (no stream) */
 } dls_race_stream;
 
 typedef struct {
-    const char *op;        /* kernel name, or the API of a copy/set ("cudaMemcpyAsync"); NULL = unknown */
+    const char *op; /* kernel name, or the API of a copy/set ("cudaMemcpyAsync"); NULL = unknown */
     dls_race_stream stream;
     const dls_stack *stack; /* NULL: capture the calling thread's stack when the report is new */
 } dls_race_side;
 
 typedef struct dls_race {
     dls_race_kind kind;
-    dls_xpath path;                 /* how the tensor was exchanged: selects the fix line */
+    dls_xpath path; /* how the tensor was exchanged: selects the fix line */
     uint64_t xid;
     const char *framework, *symbol; /* producer (or first wrapped entry point) of the tensor */
     const char *device;             /* device type name ("cuda", "cpu", ...) */
     int device_id;
-    const char *dtype;              /* dtype name */
+    const char *dtype; /* dtype name */
     int ndim;
     const int64_t *shape;
-    uintptr_t data;                 /* dl_tensor.data */
-    uintptr_t lo, hi;               /* absolute byte range */
+    uintptr_t data;   /* dl_tensor.data */
+    uintptr_t lo, hi; /* absolute byte range */
     dls_race_side producer, consumer;
     const char *why;
 } dls_race;

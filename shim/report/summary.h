@@ -15,7 +15,7 @@ typedef enum {
     DLS_COUNT_RELEASES,
     DLS_COUNT_DOUBLE_RELEASES,
     DLS_COUNT_MALFORMED,
-    DLS_COUNT_OPS,           /* CUDA operations observed */
+    DLS_COUNT_OPS, /* CUDA operations observed */
     DLS_COUNT_RACES,
     DLS_COUNT_INJECTED,
     DLS_COUNT_FALLBACKS,

@@ -117,8 +117,7 @@ EXPORT void fp_free(fp_array *a)
 
 static DLTensor tensor_of(fp_array *a)
 {
-    DLTensor t = {.data = a->data, .device = {kDLCUDA, 0}, .ndim = 1,
-                  .dtype = {kDLFloat, 32, 1}, .shape = a->shape};
+    DLTensor t = {.data = a->data, .device = {kDLCUDA, 0}, .ndim = 1, .dtype = {kDLFloat, 32, 1}, .shape = a->shape};
     return t;
 }
 

@@ -127,7 +127,7 @@ static void unknown_or_unloaded_producers(void **state)
     DLManagedTensorVersioned *out = NULL;
     DLDevice dev;
     assert_int_equal(api.to_dlpack("nosuch", a, 1, &out), DLSYNC_ERR_NO_PRODUCER);
-    assert_int_equal(api.to_dlpack("pytorch", a, 1, &out), DLSYNC_ERR_NO_PRODUCER); /* not loaded */
+    assert_int_equal(api.to_dlpack("pytorch", a, 1, &out), DLSYNC_ERR_NO_PRODUCER);             /* not loaded */
     assert_int_equal(api.to_dlpack("MXNDArrayFromDLPack", a, 1, &out), DLSYNC_ERR_NO_PRODUCER); /* an import */
     assert_int_equal(api.device("nosuch", a, &dev), DLSYNC_ERR_NO_PRODUCER);
     assert_null(out);
@@ -233,8 +233,16 @@ static void device_query_releases_its_tensor(void **state)
 /* A tensor made by the test itself (no wrapped export saw it). */
 static int g_own_deletes;
 static int64_t g_own_shape[1] = {N};
-static void own_deleter_v(DLManagedTensorVersioned *self) { (void)self; g_own_deletes++; }
-static void own_deleter_u(DLManagedTensor *self) { (void)self; g_own_deletes++; }
+static void own_deleter_v(DLManagedTensorVersioned *self)
+{
+    (void)self;
+    g_own_deletes++;
+}
+static void own_deleter_u(DLManagedTensor *self)
+{
+    (void)self;
+    g_own_deletes++;
+}
 
 static void make_safe_takes_foreign_tensors(void **state)
 {

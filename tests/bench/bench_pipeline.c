@@ -175,11 +175,14 @@ static double run(const char *what, const char *mode, int order, const char *con
     snprintf(e_pre, sizeof e_pre, "LD_PRELOAD=%s", mode ? dls_preload_value(preload, sizeof preload, shim) : "");
     snprintf(e_mode, sizeof e_mode, "DLSYNC_MODE=%s", mode ? mode : "");
     snprintf(e_what, sizeof e_what, "BENCH_CHILD=%s%s", what,
-             order == ORDER_DEVICE_SYNC ? ":sync" : order == ORDER_EVENTS ? ":events" : "");
+             order == ORDER_DEVICE_SYNC ? ":sync"
+             : order == ORDER_EVENTS    ? ":events"
+                                        : "");
     char e_cupti[1100];
     snprintf(e_cupti, sizeof e_cupti, "DLSYNC_CUPTI=%s", cupti);
-    const char *env[] = {e_pre, e_mode, e_what, e_cupti, "CUDA_INJECTION64_PATH=", "DLSYNC_LOG=",
-                         extra ? extra : "BENCH_PENDING=", NULL};
+    const char *env[] = {
+        e_pre, e_mode, e_what, e_cupti, "CUDA_INJECTION64_PATH=", "DLSYNC_LOG=", extra ? extra : "BENCH_PENDING=",
+        NULL};
     const char *argv[12];
     int k = 0;
     for (; pre && pre[k]; k++)
@@ -232,13 +235,16 @@ int main(void)
     double off = run("exchange", "off", ORDER_NONE, NULL, NULL), fix = run("exchange", "fix", ORDER_NONE, NULL, NULL),
            events = run("exchange", "off", ORDER_EVENTS, NULL, NULL);
     printf("exchange cost (instant kernels, median of %d x %d): shim off %.0f ns, fix %.0f ns, "
-           "fix adds %.0f ns per exchange\n", RUNS, EXCHANGES, off, fix, fix - off);
+           "fix adds %.0f ns per exchange\n",
+           RUNS, EXCHANGES, off, fix, fix - off);
     printf("  the program's own two event record + wait pairs per exchange, shim off: %.0f ns (the "
-           "simulator's share of fix's cost: %.0f ns)\n", events, events - off);
+           "simulator's share of fix's cost: %.0f ns)\n",
+           events, events - off);
     printf("  measured with: BENCH_CHILD=exchange[:events] DLSYNC_MODE=off|fix LD_PRELOAD=build/lib/libdlsync.so "
            "build/tests/bench_pipeline\n");
     double rec = run("record", NULL, ORDER_NONE, NULL, NULL), wait = run("wait", NULL, ORDER_NONE, NULL, NULL),
-           rec_fix = run("record", "fix", ORDER_NONE, NULL, NULL), wait_fix = run("wait", "fix", ORDER_NONE, NULL, NULL);
+           rec_fix = run("record", "fix", ORDER_NONE, NULL, NULL),
+           wait_fix = run("wait", "fix", ORDER_NONE, NULL, NULL);
     printf("simulator host time per call (idle streams, median of %d x %d): cudaEventRecord %.1f us, "
            "cudaStreamWaitEvent %.1f us; with dlsync fix (CUPTI callbacks and observer included): %.1f us, %.1f us\n",
            RUNS, EVENTS, rec / 1e3, wait / 1e3, rec_fix / 1e3, wait_fix / 1e3);
@@ -257,9 +263,11 @@ int main(void)
         printf("  unsynchronized (racy)        %8.0f exchanges/s\n", 1e9 / racy);
         printf("  device synchronize each time %8.0f exchanges/s\n", 1e9 / sync);
         printf("  dlsync fix                   %8.0f exchanges/s  %.2fx the racy run, %.2fx the device "
-               "synchronize workaround\n", 1e9 / fixed, racy / fixed, sync / fixed);
+               "synchronize workaround\n",
+               1e9 / fixed, racy / fixed, sync / fixed);
         printf("  measured with: BENCH_CHILD=pipeline[:sync]%s [DLSYNC_MODE=fix LD_PRELOAD=build/lib/libdlsync.so] "
-               "build/tests/bench_pipeline\n", w ? " BENCH_WINDOW=1" : "");
+               "build/tests/bench_pipeline\n",
+               w ? " BENCH_WINDOW=1" : "");
     }
     if (system("valgrind --version >/dev/null 2>&1") != 0) {
         printf("per-launch instructions: valgrind not installed, skipped\n");
@@ -267,7 +275,8 @@ int main(void)
     }
     double idle = per_launch(0), pending = per_launch(1);
     printf("per-launch cost in fix (callgrind, instructions per cudaLaunchKernel incl. the simulator): "
-           "nothing pending %.0f, one tensor pending first use %.0f\n", idle, pending);
+           "nothing pending %.0f, one tensor pending first use %.0f\n",
+           idle, pending);
     printf("  measured with: BENCH_CHILD=launches BENCH_LAUNCHES=<n> [BENCH_PENDING=1] DLSYNC_MODE=fix "
            "LD_PRELOAD=lib/libdlsync.so valgrind --tool=callgrind tests/bench_pipeline, n=%d and %d\n",
            LAUNCHES, 2 * LAUNCHES);

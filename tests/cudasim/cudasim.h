@@ -26,8 +26,7 @@ typedef void (*cudasim_kernel_fn)(void **args);
  * given byte sizes (laid out at their natural alignment: sizes 1, 2, 4 align to themselves, larger
  * ones to 8). Returns a handle valid for the rest of the process, or NULL when name or fn is NULL,
  * nparams > 0 with no sizes, or a size is 0. Registering a name again adds a new kernel. */
-CUfunction cudasim_register_kernel(const char *name, cudasim_kernel_fn fn, unsigned nparams,
-                                   const size_t *param_sizes);
+CUfunction cudasim_register_kernel(const char *name, cudasim_kernel_fn fn, unsigned nparams, const size_t *param_sizes);
 
 /* Makes every later launch of the kernel(s) named `name` take `usec` microseconds on its stream
  * (after the body ran), so overlapping work is observable. 0 restores instant kernels.

@@ -14,8 +14,7 @@
 /* Receives every report: `cbdata` is a CUpti_CallbackData for the API domains and a
  * CUpti_ResourceData for the resource domain. Called on the calling thread, with no simulator
  * lock held, so it may call CUDA itself (those calls are reported too). */
-typedef void (*cudasim_hook_fn)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                const void *cbdata);
+typedef void (*cudasim_hook_fn)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata);
 
 /* Installs (or with NULL removes) the single hook. */
 void cudasim_set_callback_hook(cudasim_hook_fn hook);
@@ -32,8 +31,8 @@ typedef struct {
  * `symbol` (kernel name for launches, else NULL), and returns a pending forced error for
  * `name` (cudasim_fail_next), or 0 when the call should proceed. `name` must be a string
  * constant. */
-int cudasim_call_enter(cudasim_call *c, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                       const char *name, const void *params, const char *symbol);
+int cudasim_call_enter(cudasim_call *c, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *name,
+                       const void *params, const char *symbol);
 
 /* Reports EXIT with `retval` (a CUresult* for the driver, cudaError_t* for the runtime). */
 void cudasim_call_exit(cudasim_call *c, void *retval);

@@ -73,13 +73,20 @@ static uint32_t api_version(void)
 static unsigned domain_size(CUpti_CallbackDomain d)
 {
     switch (d) {
-    case CUPTI_CB_DOMAIN_DRIVER_API: return CUPTI_DRIVER_TRACE_CBID_SIZE;
-    case CUPTI_CB_DOMAIN_RUNTIME_API: return CUPTI_RUNTIME_TRACE_CBID_SIZE;
-    case CUPTI_CB_DOMAIN_RESOURCE: return CUPTI_CBID_RESOURCE_SIZE;
-    case CUPTI_CB_DOMAIN_SYNCHRONIZE: return CUPTI_CBID_SYNCHRONIZE_SIZE;
-    case CUPTI_CB_DOMAIN_NVTX: return CUPTI_CBID_NVTX_SIZE;
-    case CUPTI_CB_DOMAIN_STATE: return CUPTI_CBID_STATE_SIZE;
-    default: return 0;
+    case CUPTI_CB_DOMAIN_DRIVER_API:
+        return CUPTI_DRIVER_TRACE_CBID_SIZE;
+    case CUPTI_CB_DOMAIN_RUNTIME_API:
+        return CUPTI_RUNTIME_TRACE_CBID_SIZE;
+    case CUPTI_CB_DOMAIN_RESOURCE:
+        return CUPTI_CBID_RESOURCE_SIZE;
+    case CUPTI_CB_DOMAIN_SYNCHRONIZE:
+        return CUPTI_CBID_SYNCHRONIZE_SIZE;
+    case CUPTI_CB_DOMAIN_NVTX:
+        return CUPTI_CBID_NVTX_SIZE;
+    case CUPTI_CB_DOMAIN_STATE:
+        return CUPTI_CBID_STATE_SIZE;
+    default:
+        return 0;
     }
 }
 
@@ -120,8 +127,7 @@ static struct CUpti_Subscriber_st *free_slot(void)
     return NULL;
 }
 
-CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber,
-                                       CUpti_CallbackFunc callback, void *userdata,
+CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata,
                                        CUpti_SubscriberParams *pParams)
 {
     if (!subscriber || !callback)
@@ -167,8 +173,7 @@ CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber,
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscriber,
-                                    CUpti_CallbackFunc callback, void *userdata)
+CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)
 {
     return cuptiSubscribe_v2(subscriber, callback, userdata, NULL);
 }
@@ -202,8 +207,7 @@ CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber,
-                                       CUpti_CallbackDomain domain)
+CUptiResult CUPTIAPI cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)
 {
     unsigned n = domain_size(domain);
     if (!valid(subscriber) || !n)
@@ -231,19 +235,21 @@ CUptiResult CUPTIAPI cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHan
     return CUPTI_SUCCESS;
 }
 
-static const struct { CUptiResult code; const char *text; } g_results[] = {
-    { CUPTI_SUCCESS, "CUPTI_SUCCESS" },
-    { CUPTI_ERROR_INVALID_PARAMETER, "CUPTI_ERROR_INVALID_PARAMETER" },
-    { CUPTI_ERROR_INVALID_DEVICE, "CUPTI_ERROR_INVALID_DEVICE" },
-    { CUPTI_ERROR_INVALID_CONTEXT, "CUPTI_ERROR_INVALID_CONTEXT" },
-    { CUPTI_ERROR_INVALID_OPERATION, "CUPTI_ERROR_INVALID_OPERATION" },
-    { CUPTI_ERROR_OUT_OF_MEMORY, "CUPTI_ERROR_OUT_OF_MEMORY" },
-    { CUPTI_ERROR_NOT_INITIALIZED, "CUPTI_ERROR_NOT_INITIALIZED" },
-    { CUPTI_ERROR_NOT_SUPPORTED, "CUPTI_ERROR_NOT_SUPPORTED" },
-    { CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES" },
-    { CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
-      "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED" },
-    { CUPTI_ERROR_UNKNOWN, "CUPTI_ERROR_UNKNOWN" },
+static const struct {
+    CUptiResult code;
+    const char *text;
+} g_results[] = {
+    {CUPTI_SUCCESS, "CUPTI_SUCCESS"},
+    {CUPTI_ERROR_INVALID_PARAMETER, "CUPTI_ERROR_INVALID_PARAMETER"},
+    {CUPTI_ERROR_INVALID_DEVICE, "CUPTI_ERROR_INVALID_DEVICE"},
+    {CUPTI_ERROR_INVALID_CONTEXT, "CUPTI_ERROR_INVALID_CONTEXT"},
+    {CUPTI_ERROR_INVALID_OPERATION, "CUPTI_ERROR_INVALID_OPERATION"},
+    {CUPTI_ERROR_OUT_OF_MEMORY, "CUPTI_ERROR_OUT_OF_MEMORY"},
+    {CUPTI_ERROR_NOT_INITIALIZED, "CUPTI_ERROR_NOT_INITIALIZED"},
+    {CUPTI_ERROR_NOT_SUPPORTED, "CUPTI_ERROR_NOT_SUPPORTED"},
+    {CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"},
+    {CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"},
+    {CUPTI_ERROR_UNKNOWN, "CUPTI_ERROR_UNKNOWN"},
 };
 
 CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char **str)

@@ -40,7 +40,7 @@ static float exchange(CUfunction fill_k, CUfunction copy_k, int with_event)
     cudaStream_t producer, consumer;
     cudaEvent_t ready;
     float *tensor, *seen, value = 42.0f, host[N];
-    dim3 one = { 1, 1, 1 };
+    dim3 one = {1, 1, 1};
     if (check(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking), "stream") ||
         check(cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking), "stream") ||
         check(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), "event") ||
@@ -51,8 +51,8 @@ static float exchange(CUfunction fill_k, CUfunction copy_k, int with_event)
         return -1;
 
     cudasim_stream_hold(producer); /* the producer's GPU is "busy" */
-    void *fill_args[] = { &tensor, &value };
-    void *copy_args[] = { &seen, &tensor };
+    void *fill_args[] = {&tensor, &value};
+    void *copy_args[] = {&seen, &tensor};
     if (check(cudaLaunchKernel((const void *)fill_k, one, one, fill_args, 0, producer), "launch"))
         return -1;
     if (with_event && (check(cudaEventRecord(ready, producer), "cudaEventRecord") ||
@@ -76,8 +76,8 @@ static float exchange(CUfunction fill_k, CUfunction copy_k, int with_event)
 
 int main(void)
 {
-    size_t two_ptrs[] = { sizeof(float *), sizeof(float *) };
-    size_t ptr_float[] = { sizeof(float *), sizeof(float) };
+    size_t two_ptrs[] = {sizeof(float *), sizeof(float *)};
+    size_t ptr_float[] = {sizeof(float *), sizeof(float)};
     CUfunction fill_k = cudasim_register_kernel("fill", fill, 2, ptr_float);
     CUfunction copy_k = cudasim_register_kernel("consume", copy, 2, two_ptrs);
 
@@ -86,7 +86,7 @@ int main(void)
     printf("[race]  no synchronization:                         consumer read %5.1f  %s\n", racy,
            racy == 42.0f ? "(correct)" : "<- STALE: read before the producer wrote");
     float fixed = exchange(fill_k, copy_k, 1);
-    printf("[fixed] cudaEventRecord(A) + cudaStreamWaitEvent(B): consumer read %5.1f  %s\n",
-           fixed, fixed == 42.0f ? "(correct)" : "<- WRONG");
+    printf("[fixed] cudaEventRecord(A) + cudaStreamWaitEvent(B): consumer read %5.1f  %s\n", fixed,
+           fixed == 42.0f ? "(correct)" : "<- WRONG");
     return racy == 0.0f && fixed == 42.0f ? 0 : 1;
 }

@@ -21,7 +21,10 @@ static atomic_uint g_correlation;
  * reported function name (a string constant per function: a lookup is one hash probe, not a
  * string comparison per known name); queries add up the entries whose names match. */
 #define COUNT_SLOTS 1024
-static struct { const char *name; unsigned long count; } g_counts[COUNT_SLOTS];
+static struct {
+    const char *name;
+    unsigned long count;
+} g_counts[COUNT_SLOTS];
 
 /* Pending forced failures, consumed in order. */
 typedef struct pending_fail {
@@ -86,8 +89,8 @@ void dls_sim_fill_context(CUpti_CallbackData *d)
     d->contextUid = ctx ? ctx->uid : 0;
 }
 
-int cudasim_call_enter(cudasim_call *c, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                       const char *name, const void *params, const char *symbol)
+int cudasim_call_enter(cudasim_call *c, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *name,
+                       const void *params, const char *symbol)
 {
     memset(c, 0, sizeof *c);
     c->domain = domain;
@@ -123,7 +126,7 @@ void cudasim_call_exit(cudasim_call *c, void *retval)
 
 void cudasim_report_resource(CUpti_CallbackId cbid, CUcontext ctx, CUstream stream)
 {
-    CUpti_ResourceData d = { .context = ctx, .resourceHandle.stream = stream };
+    CUpti_ResourceData d = {.context = ctx, .resourceHandle.stream = stream};
     cudasim_hook_fn hook = atomic_load(&g_hook);
     if (hook)
         hook(CUPTI_CB_DOMAIN_RESOURCE, cbid, &d);

@@ -17,7 +17,7 @@ static CUresult begin(CUstream h, CUstreamCaptureMode mode)
 
 CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode)
 {
-    DRV_PARAMS(cuStreamBeginCapture) p = { hStream, mode };
+    DRV_PARAMS(cuStreamBeginCapture) p = {hStream, mode};
     DRV_CALL(cuStreamBeginCapture, &p, NULL, begin(hStream, mode));
 }
 
@@ -30,12 +30,12 @@ static CUresult end(CUstream h, CUgraph *graph)
 
 CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 {
-    DRV_PARAMS(cuStreamEndCapture) p = { hStream, phGraph };
+    DRV_PARAMS(cuStreamEndCapture) p = {hStream, phGraph};
     DRV_CALL(cuStreamEndCapture, &p, NULL, end(hStream, phGraph));
 }
 
-static CUresult info(CUstream h, CUstreamCaptureStatus *st, cuuint64_t *id, CUgraph *graph,
-                     const CUgraphNode **deps, const CUgraphEdgeData **edges, size_t *ndeps)
+static CUresult info(CUstream h, CUstreamCaptureStatus *st, cuuint64_t *id, CUgraph *graph, const CUgraphNode **deps,
+                     const CUgraphEdgeData **edges, size_t *ndeps)
 {
     struct CUstream_st *s;
     if (!st)
@@ -55,20 +55,18 @@ static CUresult info(CUstream h, CUstreamCaptureStatus *st, cuuint64_t *id, CUgr
 
 CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
-    DRV_PARAMS(cuStreamIsCapturing) p = { hStream, captureStatus };
+    DRV_PARAMS(cuStreamIsCapturing) p = {hStream, captureStatus};
     DRV_CALL(cuStreamIsCapturing, &p, NULL, info(hStream, captureStatus, NULL, NULL, NULL, NULL, NULL));
 }
 
-CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
-                                        cuuint64_t *id_out, CUgraph *graph_out,
-                                        const CUgraphNode **dependencies_out,
+CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out,
+                                        CUgraph *graph_out, const CUgraphNode **dependencies_out,
                                         const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
-    DRV_PARAMS(cuStreamGetCaptureInfo) p = { hStream, captureStatus_out, id_out, graph_out, dependencies_out,
-                                             edgeData_out, numDependencies_out };
+    DRV_PARAMS(cuStreamGetCaptureInfo)
+    p = {hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out};
     DRV_CALL(cuStreamGetCaptureInfo, &p, NULL,
-             info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
-                  numDependencies_out));
+             info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out));
 }
 
 static CUresult graph_launch(CUgraphExec x, CUstream h)
@@ -80,15 +78,11 @@ static CUresult graph_launch(CUgraphExec x, CUstream h)
 
 CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 {
-    DRV_PARAMS(cuGraphLaunch) p = { hGraphExec, hStream };
+    DRV_PARAMS(cuGraphLaunch) p = {hGraphExec, hStream};
     DRV_CALL(cuGraphLaunch, &p, NULL, graph_launch(hGraphExec, hStream));
 }
 
 const dls_sim_proc SIM_TABLE(dls_sim_procs_capture)[] = {
-    SIM_PROC(cuStreamBeginCapture),
-    SIM_PROC(cuStreamEndCapture),
-    SIM_PROC(cuStreamIsCapturing),
-    SIM_PROC(cuStreamGetCaptureInfo),
-    SIM_PROC(cuGraphLaunch),
-    { NULL, NULL },
+    SIM_PROC(cuStreamBeginCapture),   SIM_PROC(cuStreamEndCapture), SIM_PROC(cuStreamIsCapturing),
+    SIM_PROC(cuStreamGetCaptureInfo), SIM_PROC(cuGraphLaunch),      {NULL, NULL},
 };

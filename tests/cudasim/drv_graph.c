@@ -65,8 +65,7 @@ CUresult dls_sim_capture_invalidate_locked(struct CUstream_st *s, CUresult err)
 CUresult dls_sim_capture_forbids_sync(struct CUstream_st *s)
 {
     dls_sim_lock();
-    CUresult r = s->cap ? dls_sim_capture_invalidate_locked(s, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)
-                        : CUDA_SUCCESS;
+    CUresult r = s->cap ? dls_sim_capture_invalidate_locked(s, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) : CUDA_SUCCESS;
     dls_sim_unlock();
     return r;
 }
@@ -145,7 +144,7 @@ void dls_sim_capture_status(struct CUstream_st *s, CUstreamCaptureStatus *st, cu
     dls_sim_lock();
     const dls_sim_capture *c = s->cap;
     if (st)
-        *st = !c ? CU_STREAM_CAPTURE_STATUS_NONE
+        *st = !c               ? CU_STREAM_CAPTURE_STATUS_NONE
               : c->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
                                : CU_STREAM_CAPTURE_STATUS_ACTIVE;
     if (id)
@@ -193,7 +192,7 @@ static CUresult instantiate(CUgraphExec *ph, CUgraph g)
 
 CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
 {
-    cuGraphInstantiateWithFlags_params p = { phGraphExec, hGraph, flags };
+    cuGraphInstantiateWithFlags_params p = {phGraphExec, hGraph, flags};
     DRV_CALL(cuGraphInstantiateWithFlags, &p, NULL, instantiate(phGraphExec, hGraph));
 }
 
@@ -209,7 +208,7 @@ static CUresult exec_destroy(CUgraphExec x)
 
 CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
-    cuGraphExecDestroy_params p = { hGraphExec };
+    cuGraphExecDestroy_params p = {hGraphExec};
     DRV_CALL(cuGraphExecDestroy, &p, NULL, exec_destroy(hGraphExec));
 }
 
@@ -225,7 +224,7 @@ static CUresult graph_destroy(CUgraph g)
 
 CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)
 {
-    cuGraphDestroy_params p = { hGraph };
+    cuGraphDestroy_params p = {hGraph};
     DRV_CALL(cuGraphDestroy, &p, NULL, graph_destroy(hGraph));
 }
 
@@ -253,5 +252,5 @@ const dls_sim_proc dls_sim_procs_graph[] = {
     SIM_PROC(cuGraphInstantiate),
     SIM_PROC(cuGraphExecDestroy),
     SIM_PROC(cuGraphDestroy),
-    { NULL, NULL },
+    {NULL, NULL},
 };

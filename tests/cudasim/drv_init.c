@@ -31,8 +31,14 @@ static uint32_t g_next_ctx_uid;
 static __thread struct CUctx_st *tls_stack[CTX_STACK];
 static __thread int tls_depth;
 
-int dls_sim_initialized(void) { return atomic_load(&g_initialized); }
-struct CUctx_st *dls_sim_current_ctx(void) { return tls_depth ? tls_stack[tls_depth - 1] : NULL; }
+int dls_sim_initialized(void)
+{
+    return atomic_load(&g_initialized);
+}
+struct CUctx_st *dls_sim_current_ctx(void)
+{
+    return tls_depth ? tls_stack[tls_depth - 1] : NULL;
+}
 
 static void load_injection(void)
 {
@@ -65,9 +71,9 @@ static void init_once(void)
 
 CUresult CUDAAPI cuInit(unsigned int Flags)
 {
-    cuInit_params p = { Flags };
-    DRV_CALL_ANYTIME(cuInit, &p, (Flags ? CUDA_ERROR_INVALID_VALUE
-                                        : (pthread_once(&g_init_once, init_once), CUDA_SUCCESS)));
+    cuInit_params p = {Flags};
+    DRV_CALL_ANYTIME(cuInit, &p,
+                     (Flags ? CUDA_ERROR_INVALID_VALUE : (pthread_once(&g_init_once, init_once), CUDA_SUCCESS)));
 }
 
 /* Stores value in *out; INVALID_VALUE when out is NULL. */
@@ -81,7 +87,7 @@ static CUresult int_out(int *out, int value)
 
 CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
 {
-    cuDriverGetVersion_params p = { driverVersion };
+    cuDriverGetVersion_params p = {driverVersion};
     DRV_CALL_ANYTIME(cuDriverGetVersion, &p, int_out(driverVersion, CUDA_VERSION));
 }
 
@@ -95,13 +101,13 @@ static CUresult device_get(CUdevice *d, int ordinal)
 
 CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
 {
-    cuDeviceGet_params p = { device, ordinal };
+    cuDeviceGet_params p = {device, ordinal};
     DRV_CALL(cuDeviceGet, &p, NULL, device_get(device, ordinal));
 }
 
 CUresult CUDAAPI cuDeviceGetCount(int *count)
 {
-    cuDeviceGetCount_params p = { count };
+    cuDeviceGetCount_params p = {count};
     DRV_CALL(cuDeviceGetCount, &p, NULL, int_out(count, g_ndevices));
 }
 
@@ -115,7 +121,7 @@ static CUresult device_name(char *name, int len, CUdevice dev)
 
 CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
 {
-    cuDeviceGetName_params p = { name, len, dev };
+    cuDeviceGetName_params p = {name, len, dev};
     DRV_CALL(cuDeviceGetName, &p, NULL, device_name(name, len, dev));
 }
 
@@ -157,7 +163,7 @@ static CUresult primary_retain(CUcontext *pctx, CUdevice dev)
 
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
-    cuDevicePrimaryCtxRetain_params p = { pctx, dev };
+    cuDevicePrimaryCtxRetain_params p = {pctx, dev};
     DRV_CALL(cuDevicePrimaryCtxRetain, &p, NULL, primary_retain(pctx, dev));
 }
 
@@ -178,7 +184,7 @@ static CUresult primary_release(CUdevice dev)
 
 CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
 {
-    DRV_PARAMS(cuDevicePrimaryCtxRelease) p = { dev };
+    DRV_PARAMS(cuDevicePrimaryCtxRelease) p = {dev};
     DRV_CALL(cuDevicePrimaryCtxRelease, &p, NULL, primary_release(dev));
 }
 
@@ -208,7 +214,7 @@ static CUresult primary_reset(CUdevice dev)
 
 CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
 {
-    DRV_PARAMS(cuDevicePrimaryCtxReset) p = { dev };
+    DRV_PARAMS(cuDevicePrimaryCtxReset) p = {dev};
     DRV_CALL(cuDevicePrimaryCtxReset, &p, NULL, primary_reset(dev));
 }
 
@@ -228,7 +234,7 @@ static CUresult primary_state(CUdevice dev, unsigned *flags, int *active)
 
 CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
-    cuDevicePrimaryCtxGetState_params p = { dev, flags, active };
+    cuDevicePrimaryCtxGetState_params p = {dev, flags, active};
     DRV_CALL(cuDevicePrimaryCtxGetState, &p, NULL, primary_state(dev, flags, active));
 }
 
@@ -242,7 +248,7 @@ static CUresult ctx_get_current(CUcontext *pctx)
 
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
 {
-    cuCtxGetCurrent_params p = { pctx };
+    cuCtxGetCurrent_params p = {pctx};
     DRV_CALL(cuCtxGetCurrent, &p, NULL, ctx_get_current(pctx));
 }
 
@@ -262,7 +268,7 @@ static CUresult ctx_set_current(CUcontext ctx)
 
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 {
-    cuCtxSetCurrent_params p = { ctx };
+    cuCtxSetCurrent_params p = {ctx};
     DRV_CALL(cuCtxSetCurrent, &p, NULL, ctx_set_current(ctx));
 }
 
@@ -278,7 +284,7 @@ static CUresult ctx_push(CUcontext ctx)
 
 CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx)
 {
-    DRV_PARAMS(cuCtxPushCurrent) p = { ctx };
+    DRV_PARAMS(cuCtxPushCurrent) p = {ctx};
     DRV_CALL(cuCtxPushCurrent, &p, NULL, ctx_push(ctx));
 }
 
@@ -294,7 +300,7 @@ static CUresult ctx_pop(CUcontext *pctx)
 
 CUresult CUDAAPI cuCtxPopCurrent(CUcontext *pctx)
 {
-    DRV_PARAMS(cuCtxPopCurrent) p = { pctx };
+    DRV_PARAMS(cuCtxPopCurrent) p = {pctx};
     DRV_CALL(cuCtxPopCurrent, &p, NULL, ctx_pop(pctx));
 }
 
@@ -311,7 +317,7 @@ static CUresult ctx_get_device(CUdevice *dev)
 
 CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
 {
-    cuCtxGetDevice_params p = { device };
+    cuCtxGetDevice_params p = {device};
     DRV_CALL(cuCtxGetDevice, &p, NULL, ctx_get_device(device));
 }
 
@@ -329,7 +335,7 @@ static CUresult ctx_get_id(CUcontext ctx, unsigned long long *id)
 
 CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 {
-    cuCtxGetId_params p = { ctx, ctxId };
+    cuCtxGetId_params p = {ctx, ctxId};
     DRV_CALL(cuCtxGetId, &p, NULL, ctx_get_id(ctx, ctxId));
 }
 
@@ -364,5 +370,5 @@ const dls_sim_proc dls_sim_procs_init[] = {
     SIM_PROC(cuCtxGetDevice),
     SIM_PROC(cuCtxGetId),
     SIM_PROC(cuCtxSynchronize),
-    { NULL, NULL },
+    {NULL, NULL},
 };

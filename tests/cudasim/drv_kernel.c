@@ -20,8 +20,7 @@ static size_t align_of(size_t size)
     return size == 1 || size == 2 || size == 4 ? size : 8;
 }
 
-CUfunction cudasim_register_kernel(const char *name, cudasim_kernel_fn fn, unsigned nparams,
-                                   const size_t *param_sizes)
+CUfunction cudasim_register_kernel(const char *name, cudasim_kernel_fn fn, unsigned nparams, const size_t *param_sizes)
 {
     if (!name || !fn || (nparams && !param_sizes))
         return NULL;
@@ -99,17 +98,15 @@ static CUresult param_info(CUfunction f, size_t index, size_t *offset, size_t *s
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
-                                    size_t *paramSize)
+CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
-    cuFuncGetParamInfo_params p = { func, paramIndex, paramOffset, paramSize };
+    cuFuncGetParamInfo_params p = {func, paramIndex, paramOffset, paramSize};
     DRV_CALL(cuFuncGetParamInfo, &p, NULL, param_info(func, paramIndex, paramOffset, paramSize));
 }
 
-CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset,
-                                      size_t *paramSize)
+CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
-    cuKernelGetParamInfo_params p = { kernel, paramIndex, paramOffset, paramSize };
+    cuKernelGetParamInfo_params p = {kernel, paramIndex, paramOffset, paramSize};
     DRV_CALL(cuKernelGetParamInfo, &p, NULL,
              param_info((CUfunction)(void *)kernel, paramIndex, paramOffset, paramSize));
 }
@@ -117,7 +114,7 @@ CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t
 const dls_sim_proc dls_sim_procs_kernel[] = {
     SIM_PROC(cuFuncGetParamInfo),
     SIM_PROC(cuKernelGetParamInfo),
-    { NULL, NULL },
+    {NULL, NULL},
 };
 
 /* A context a kernel was loaded into. */
@@ -151,7 +148,7 @@ int dls_sim_kernel_first_load(struct CUfunc_st *k, struct CUctx_st *ctx)
     while (l && l->ctx != ctx)
         l = l->next;
     if (!l && (l = malloc(sizeof *l)) != NULL) {
-        *l = (struct dls_sim_loaded){ ctx, k->loaded };
+        *l = (struct dls_sim_loaded){ctx, k->loaded};
         k->loaded = l;
         dls_sim_unlock();
         return 1;

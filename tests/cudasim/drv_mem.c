@@ -20,8 +20,7 @@ typedef struct alloc {
 
 static alloc *g_allocs; /* guarded by the scheduler lock */
 
-int dls_sim_mem_find(const void *p, uintptr_t *base, size_t *size, int *is_host,
-                     struct CUctx_st **ctx)
+int dls_sim_mem_find(const void *p, uintptr_t *base, size_t *size, int *is_host, struct CUctx_st **ctx)
 {
     uintptr_t a = (uintptr_t)p;
     int r = -1;
@@ -97,25 +96,25 @@ static CUresult mem_free(const void *p, int is_host)
 
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
 {
-    DRV_PARAMS(cuMemAlloc) p = { dptr, bytesize };
+    DRV_PARAMS(cuMemAlloc) p = {dptr, bytesize};
     DRV_CALL(cuMemAlloc, &p, NULL, mem_alloc((void **)dptr, bytesize, 0));
 }
 
 CUresult CUDAAPI cuMemFree(CUdeviceptr dptr)
 {
-    DRV_PARAMS(cuMemFree) p = { dptr };
+    DRV_PARAMS(cuMemFree) p = {dptr};
     DRV_CALL(cuMemFree, &p, NULL, dptr ? mem_free((void *)(uintptr_t)dptr, 0) : CUDA_SUCCESS);
 }
 
 CUresult CUDAAPI cuMemAllocHost(void **pp, size_t bytesize)
 {
-    DRV_PARAMS(cuMemAllocHost) p = { pp, bytesize };
+    DRV_PARAMS(cuMemAllocHost) p = {pp, bytesize};
     DRV_CALL(cuMemAllocHost, &p, NULL, mem_alloc(pp, bytesize, 1));
 }
 
 CUresult CUDAAPI cuMemFreeHost(void *ptr)
 {
-    cuMemFreeHost_params p = { ptr };
+    cuMemFreeHost_params p = {ptr};
     DRV_CALL(cuMemFreeHost, &p, NULL, ptr ? mem_free(ptr, 1) : CUDA_SUCCESS);
 }
 
@@ -136,7 +135,7 @@ static CUresult address_range(CUdeviceptr *pbase, size_t *psize, CUdeviceptr d)
 
 CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
-    DRV_PARAMS(cuMemGetAddressRange) p = { pbase, psize, dptr };
+    DRV_PARAMS(cuMemGetAddressRange) p = {pbase, psize, dptr};
     DRV_CALL(cuMemGetAddressRange, &p, NULL, address_range(pbase, psize, dptr));
 }
 
@@ -155,26 +154,39 @@ static CUresult attribute(void *data, CUpointer_attribute a, CUdeviceptr ptr, in
     if (!found && strict)
         return CUDA_ERROR_INVALID_VALUE;
     switch (a) {
-    case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = ctx; break;
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+        *(CUcontext *)data = ctx;
+        break;
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
         *(unsigned int *)data = !found ? 0 : is_host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
         break;
-    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data = found ? ptr : 0; break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+        *(CUdeviceptr *)data = found ? ptr : 0;
+        break;
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
         *(void **)data = found && is_host ? (void *)(uintptr_t)ptr : NULL;
         break;
-    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data = base; break;
-    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = size; break;
-    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = found ? ctx->dev : -2; break;
-    case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned int *)data = 0; break;
-    default: return CUDA_ERROR_INVALID_VALUE;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+        *(CUdeviceptr *)data = base;
+        break;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+        *(size_t *)data = size;
+        break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+        *(int *)data = found ? ctx->dev : -2;
+        break;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+        *(unsigned int *)data = 0;
+        break;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute_, CUdeviceptr ptr)
 {
-    cuPointerGetAttribute_params p = { data, attribute_, ptr };
+    cuPointerGetAttribute_params p = {data, attribute_, ptr};
     DRV_CALL(cuPointerGetAttribute, &p, NULL, attribute(data, attribute_, ptr, 1));
 }
 
@@ -190,10 +202,10 @@ static CUresult attributes(unsigned n, CUpointer_attribute *attrs, void **data, 
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes_,
-                                        void **data, CUdeviceptr ptr)
+CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes_, void **data,
+                                        CUdeviceptr ptr)
 {
-    cuPointerGetAttributes_params p = { numAttributes, attributes_, data, ptr };
+    cuPointerGetAttributes_params p = {numAttributes, attributes_, data, ptr};
     DRV_CALL(cuPointerGetAttributes, &p, NULL, attributes(numAttributes, attributes_, data, ptr));
 }
 
@@ -205,5 +217,5 @@ const dls_sim_proc dls_sim_procs_mem[] = {
     SIM_PROC(cuMemGetAddressRange),
     SIM_PROC(cuPointerGetAttribute),
     SIM_PROC(cuPointerGetAttributes),
-    { NULL, NULL },
+    {NULL, NULL},
 };

@@ -8,14 +8,11 @@
 
 #include "sim.h"
 
-static const dls_sim_proc *const g_ptds_tables[] = { dls_sim_procs_queue_ptds,
-                                                     dls_sim_procs_work_ptds,
-                                                     dls_sim_procs_capture_ptds };
-static const dls_sim_proc *const g_tables[] = { dls_sim_procs_init,    dls_sim_procs_errors,
-                                                dls_sim_procs_stream,  dls_sim_procs_mem,
-                                                dls_sim_procs_kernel,  dls_sim_procs_queue,
-                                                dls_sim_procs_work,    dls_sim_procs_graph,
-                                                dls_sim_procs_capture };
+static const dls_sim_proc *const g_ptds_tables[] = {dls_sim_procs_queue_ptds, dls_sim_procs_work_ptds,
+                                                    dls_sim_procs_capture_ptds};
+static const dls_sim_proc *const g_tables[] = {dls_sim_procs_init, dls_sim_procs_errors, dls_sim_procs_stream,
+                                               dls_sim_procs_mem,  dls_sim_procs_kernel, dls_sim_procs_queue,
+                                               dls_sim_procs_work, dls_sim_procs_graph,  dls_sim_procs_capture};
 
 static void (*find(const dls_sim_proc *const *tables, size_t n, const char *name))(void)
 {
@@ -26,18 +23,16 @@ static void (*find(const dls_sim_proc *const *tables, size_t n, const char *name
     return NULL;
 }
 
-static CUresult get_proc(const char *symbol, void **pfn, cuuint64_t flags,
-                         CUdriverProcAddressQueryResult *status);
+static CUresult get_proc(const char *symbol, void **pfn, cuuint64_t flags, CUdriverProcAddressQueryResult *status);
 
-CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
-                                  cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
+CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                                  CUdriverProcAddressQueryResult *symbolStatus)
 {
-    DRV_PARAMS(cuGetProcAddress) p = { symbol, pfn, cudaVersion, flags, symbolStatus };
+    DRV_PARAMS(cuGetProcAddress) p = {symbol, pfn, cudaVersion, flags, symbolStatus};
     DRV_CALL_ANYTIME(cuGetProcAddress, &p, get_proc(symbol, pfn, flags, symbolStatus));
 }
 
-static CUresult get_proc(const char *symbol, void **pfn, cuuint64_t flags,
-                         CUdriverProcAddressQueryResult *status)
+static CUresult get_proc(const char *symbol, void **pfn, cuuint64_t flags, CUdriverProcAddressQueryResult *status)
 {
     if (!symbol || !pfn)
         return CUDA_ERROR_INVALID_VALUE;

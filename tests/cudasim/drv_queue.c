@@ -27,15 +27,15 @@ static CUresult stream_sync(CUstream h)
     CUresult r = resolve_for_host_sync(h, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    uint64_t seq = s->kind == SIM_STREAM_LEGACY ? dls_sim_enqueue(s, dls_sim_op_new(SIM_OP_MARK), NULL)
-                                                : dls_sim_position(s);
+    uint64_t seq =
+        s->kind == SIM_STREAM_LEGACY ? dls_sim_enqueue(s, dls_sim_op_new(SIM_OP_MARK), NULL) : dls_sim_position(s);
     dls_sim_wait(s, seq);
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
-    DRV_PARAMS(cuStreamSynchronize) p = { hStream };
+    DRV_PARAMS(cuStreamSynchronize) p = {hStream};
     DRV_CALL(cuStreamSynchronize, &p, NULL, stream_sync(hStream));
 }
 
@@ -50,7 +50,7 @@ static CUresult stream_query(CUstream h)
 
 CUresult CUDAAPI cuStreamQuery(CUstream hStream)
 {
-    DRV_PARAMS(cuStreamQuery) p = { hStream };
+    DRV_PARAMS(cuStreamQuery) p = {hStream};
     DRV_CALL(cuStreamQuery, &p, NULL, stream_query(hStream));
 }
 
@@ -67,7 +67,7 @@ static CUresult stream_wait_event(CUstream h, CUevent e, unsigned flags)
 
 CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
-    DRV_PARAMS(cuStreamWaitEvent) p = { hStream, hEvent, Flags };
+    DRV_PARAMS(cuStreamWaitEvent) p = {hStream, hEvent, Flags};
     DRV_CALL(cuStreamWaitEvent, &p, NULL, stream_wait_event(hStream, hEvent, Flags));
 }
 
@@ -83,35 +83,43 @@ static CUresult stream_prop(CUstream h, enum prop which, void *out)
     if (r != CUDA_SUCCESS)
         return r;
     switch (which) {
-    case PROP_ID: *(unsigned long long *)out = s->id; break;
-    case PROP_FLAGS: *(unsigned int *)out = s->flags; break;
-    case PROP_CTX: *(CUcontext *)out = s->ctx; break;
-    case PROP_PRIORITY: *(int *)out = s->priority; break;
+    case PROP_ID:
+        *(unsigned long long *)out = s->id;
+        break;
+    case PROP_FLAGS:
+        *(unsigned int *)out = s->flags;
+        break;
+    case PROP_CTX:
+        *(CUcontext *)out = s->ctx;
+        break;
+    case PROP_PRIORITY:
+        *(int *)out = s->priority;
+        break;
     }
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId)
 {
-    DRV_PARAMS(cuStreamGetId) p = { hStream, streamId };
+    DRV_PARAMS(cuStreamGetId) p = {hStream, streamId};
     DRV_CALL(cuStreamGetId, &p, NULL, stream_prop(hStream, PROP_ID, streamId));
 }
 
 CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags)
 {
-    DRV_PARAMS(cuStreamGetFlags) p = { hStream, flags };
+    DRV_PARAMS(cuStreamGetFlags) p = {hStream, flags};
     DRV_CALL(cuStreamGetFlags, &p, NULL, stream_prop(hStream, PROP_FLAGS, flags));
 }
 
 CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 {
-    DRV_PARAMS(cuStreamGetCtx) p = { hStream, pctx };
+    DRV_PARAMS(cuStreamGetCtx) p = {hStream, pctx};
     DRV_CALL(cuStreamGetCtx, &p, NULL, stream_prop(hStream, PROP_CTX, pctx));
 }
 
 CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority)
 {
-    DRV_PARAMS(cuStreamGetPriority) p = { hStream, priority };
+    DRV_PARAMS(cuStreamGetPriority) p = {hStream, priority};
     DRV_CALL(cuStreamGetPriority, &p, NULL, stream_prop(hStream, PROP_PRIORITY, priority));
 }
 
@@ -131,13 +139,13 @@ static CUresult event_record(CUevent e, CUstream h)
 
 CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 {
-    DRV_PARAMS(cuEventRecord) p = { hEvent, hStream };
+    DRV_PARAMS(cuEventRecord) p = {hEvent, hStream};
     DRV_CALL(cuEventRecord, &p, NULL, event_record(hEvent, hStream));
 }
 
 CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
-    DRV_PARAMS(cuEventRecordWithFlags) p = { hEvent, hStream, flags };
+    DRV_PARAMS(cuEventRecordWithFlags) p = {hEvent, hStream, flags};
     DRV_CALL(cuEventRecordWithFlags, &p, NULL, event_record(hEvent, hStream));
 }
 
@@ -158,7 +166,7 @@ static CUresult launch_host_func(CUstream h, CUhostFn fn, void *user)
 
 CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
 {
-    DRV_PARAMS(cuLaunchHostFunc) p = { hStream, fn, userData };
+    DRV_PARAMS(cuLaunchHostFunc) p = {hStream, fn, userData};
     DRV_CALL(cuLaunchHostFunc, &p, NULL, launch_host_func(hStream, fn, userData));
 }
 
@@ -173,5 +181,5 @@ const dls_sim_proc SIM_TABLE(dls_sim_procs_queue)[] = {
     SIM_PROC(cuEventRecord),
     SIM_PROC(cuEventRecordWithFlags),
     SIM_PROC(cuLaunchHostFunc),
-    { NULL, NULL },
+    {NULL, NULL},
 };

@@ -31,10 +31,19 @@ static struct CUstream_st *g_all[1024]; /* every stream ever created, for cudasi
 static unsigned g_nall;
 static unsigned long long g_next_id;
 
-void dls_sim_lock(void) { pthread_mutex_lock(&g_lock); }
-void dls_sim_unlock(void) { pthread_mutex_unlock(&g_lock); }
+void dls_sim_lock(void)
+{
+    pthread_mutex_lock(&g_lock);
+}
+void dls_sim_unlock(void)
+{
+    pthread_mutex_unlock(&g_lock);
+}
 
-unsigned long long dls_sim_next_stream_id(void) { return ++g_next_id; }
+unsigned long long dls_sim_next_stream_id(void)
+{
+    return ++g_next_id;
+}
 
 static int deps_met(const dls_sim_op *op)
 {
@@ -70,7 +79,7 @@ static host_waiter *g_waiting;
 /* Host side: waits for a change under the lock. */
 static void host_wait_locked(void)
 {
-    host_waiter me = { (pid_t)syscall(SYS_gettid), g_waiting };
+    host_waiter me = {(pid_t)syscall(SYS_gettid), g_waiting};
     g_waiting = &me;
     g_host_waiters++;
     pthread_cond_wait(&g_cv, &g_lock);
@@ -93,7 +102,7 @@ int cudasim_thread_in_host_wait(pid_t tid)
 
 static void sleep_us(unsigned us)
 {
-    struct timespec ts = { us / 1000000u, (long)(us % 1000000u) * 1000L };
+    struct timespec ts = {us / 1000000u, (long)(us % 1000000u) * 1000L};
     while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
         ;
 }
@@ -278,7 +287,7 @@ static void add_dep(dls_sim_op *op, struct CUstream_st *s, uint64_t seq)
     if (!d)
         abort();
     op->deps = d;
-    op->deps[op->ndeps++] = (dls_sim_dep){ s, seq };
+    op->deps[op->ndeps++] = (dls_sim_dep){s, seq};
 }
 
 static int is_blocking(const struct CUstream_st *s)
@@ -380,7 +389,7 @@ CUresult dls_sim_event_wait(struct CUstream_st *s, struct CUevent_st *e, unsigne
     } else if (e->cap_id) {
         r = CUDA_ERROR_NOT_SUPPORTED; /* joining a capture through its event (fork): not modelled */
     } else if (e->s) {
-        dls_sim_dep dep = { e->s, e->seq };
+        dls_sim_dep dep = {e->s, e->seq};
         enqueue_locked(s, dls_sim_op_new(SIM_OP_MARK), &dep);
     }
     pthread_mutex_unlock(&g_lock);
@@ -427,7 +436,7 @@ void dls_sim_ctx_sync(struct CUctx_st *ctx)
         abort();
     n = 0;
     for (struct CUstream_st *s = ctx->streams; s; s = s->next_in_ctx)
-        snap[n++] = (dls_sim_dep){ s, s->submitted };
+        snap[n++] = (dls_sim_dep){s, s->submitted};
     g_syncing++;
     for (unsigned i = 0; i < n; i++)
         while (snap[i].s->completed < snap[i].seq)
@@ -451,8 +460,14 @@ static int set_hold(CUstream h, int held)
     return 0;
 }
 
-int cudasim_stream_hold(CUstream stream) { return set_hold(stream, 1); }
-int cudasim_stream_release(CUstream stream) { return set_hold(stream, 0); }
+int cudasim_stream_hold(CUstream stream)
+{
+    return set_hold(stream, 1);
+}
+int cudasim_stream_release(CUstream stream)
+{
+    return set_hold(stream, 0);
+}
 
 void cudasim_release_all(void)
 {

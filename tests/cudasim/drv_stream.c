@@ -29,13 +29,13 @@ static CUresult stream_create(CUstream *ph, unsigned flags, int priority)
 
 CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
-    cuStreamCreate_params p = { phStream, Flags };
+    cuStreamCreate_params p = {phStream, Flags};
     DRV_CALL(cuStreamCreate, &p, NULL, stream_create(phStream, Flags, 0));
 }
 
 CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
 {
-    cuStreamCreateWithPriority_params p = { phStream, flags, priority };
+    cuStreamCreateWithPriority_params p = {phStream, flags, priority};
     DRV_CALL(cuStreamCreateWithPriority, &p, NULL, stream_create(phStream, flags, priority));
 }
 
@@ -54,7 +54,7 @@ static CUresult stream_destroy(CUstream h)
 
 CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
 {
-    DRV_PARAMS(cuStreamDestroy) p = { hStream };
+    DRV_PARAMS(cuStreamDestroy) p = {hStream};
     DRV_CALL(cuStreamDestroy, &p, NULL, stream_destroy(hStream));
 }
 
@@ -82,7 +82,7 @@ static CUresult event_create(CUevent *ph, unsigned flags)
 
 CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
-    cuEventCreate_params p = { phEvent, Flags };
+    cuEventCreate_params p = {phEvent, Flags};
     DRV_CALL(cuEventCreate, &p, NULL, event_create(phEvent, Flags));
 }
 
@@ -103,7 +103,7 @@ static CUresult event_destroy(CUevent e)
 
 CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
 {
-    DRV_PARAMS(cuEventDestroy) p = { hEvent };
+    DRV_PARAMS(cuEventDestroy) p = {hEvent};
     DRV_CALL(cuEventDestroy, &p, NULL, event_destroy(hEvent));
 }
 
@@ -132,7 +132,7 @@ static CUresult event_sync(CUevent e)
 
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 {
-    cuEventSynchronize_params p = { hEvent };
+    cuEventSynchronize_params p = {hEvent};
     DRV_CALL(cuEventSynchronize, &p, NULL, event_sync(hEvent));
 }
 
@@ -148,17 +148,11 @@ static CUresult event_query(CUevent e)
 
 CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 {
-    cuEventQuery_params p = { hEvent };
+    cuEventQuery_params p = {hEvent};
     DRV_CALL(cuEventQuery, &p, NULL, event_query(hEvent));
 }
 
 const dls_sim_proc dls_sim_procs_stream[] = {
-    SIM_PROC(cuStreamCreate),
-    SIM_PROC(cuStreamCreateWithPriority),
-    SIM_PROC(cuStreamDestroy),
-    SIM_PROC(cuEventCreate),
-    SIM_PROC(cuEventDestroy),
-    SIM_PROC(cuEventSynchronize),
-    SIM_PROC(cuEventQuery),
-    { NULL, NULL },
+    SIM_PROC(cuStreamCreate), SIM_PROC(cuStreamCreateWithPriority), SIM_PROC(cuStreamDestroy), SIM_PROC(cuEventCreate),
+    SIM_PROC(cuEventDestroy), SIM_PROC(cuEventSynchronize),         SIM_PROC(cuEventQuery),    {NULL, NULL},
 };

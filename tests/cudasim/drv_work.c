@@ -40,77 +40,72 @@ static CUresult copy(void *dst, const void *src, size_t n, CUstream h, int wait)
 
 CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
-    DRV_PARAMS(cuMemcpy) p = { dst, src, ByteCount };
+    DRV_PARAMS(cuMemcpy) p = {dst, src, ByteCount};
     DRV_CALL(cuMemcpy, &p, NULL, copy(PTR(dst), PTR(src), ByteCount, NULL, 1));
 }
 
 CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
-    DRV_PARAMS(cuMemcpyAsync) p = { dst, src, ByteCount, hStream };
+    DRV_PARAMS(cuMemcpyAsync) p = {dst, src, ByteCount, hStream};
     DRV_CALL(cuMemcpyAsync, &p, NULL, copy(PTR(dst), PTR(src), ByteCount, hStream, 0));
 }
 
 CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
-    DRV_PARAMS(cuMemcpyHtoD) p = { dstDevice, srcHost, ByteCount };
+    DRV_PARAMS(cuMemcpyHtoD) p = {dstDevice, srcHost, ByteCount};
     DRV_CALL(cuMemcpyHtoD, &p, NULL, copy(PTR(dstDevice), srcHost, ByteCount, NULL, 1));
 }
 
 CUresult CUDAAPI cuMemcpyDtoH(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
-    DRV_PARAMS(cuMemcpyDtoH) p = { dstHost, srcDevice, ByteCount };
+    DRV_PARAMS(cuMemcpyDtoH) p = {dstHost, srcDevice, ByteCount};
     DRV_CALL(cuMemcpyDtoH, &p, NULL, copy(dstHost, PTR(srcDevice), ByteCount, NULL, 1));
 }
 
 CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
-    DRV_PARAMS(cuMemcpyDtoD) p = { dstDevice, srcDevice, ByteCount };
+    DRV_PARAMS(cuMemcpyDtoD) p = {dstDevice, srcDevice, ByteCount};
     DRV_CALL(cuMemcpyDtoD, &p, NULL, copy(PTR(dstDevice), PTR(srcDevice), ByteCount, NULL, 1));
 }
 
-CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
-                                   CUstream hStream)
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
-    DRV_PARAMS(cuMemcpyHtoDAsync) p = { dstDevice, srcHost, ByteCount, hStream };
+    DRV_PARAMS(cuMemcpyHtoDAsync) p = {dstDevice, srcHost, ByteCount, hStream};
     DRV_CALL(cuMemcpyHtoDAsync, &p, NULL, copy(PTR(dstDevice), srcHost, ByteCount, hStream, 0));
 }
 
-CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
-                                   CUstream hStream)
+CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
-    DRV_PARAMS(cuMemcpyDtoHAsync) p = { dstHost, srcDevice, ByteCount, hStream };
+    DRV_PARAMS(cuMemcpyDtoHAsync) p = {dstHost, srcDevice, ByteCount, hStream};
     DRV_CALL(cuMemcpyDtoHAsync, &p, NULL, copy(dstHost, PTR(srcDevice), ByteCount, hStream, 0));
 }
 
-CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
-                                   CUstream hStream)
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
-    DRV_PARAMS(cuMemcpyDtoDAsync) p = { dstDevice, srcDevice, ByteCount, hStream };
-    DRV_CALL(cuMemcpyDtoDAsync, &p, NULL,
-             copy(PTR(dstDevice), PTR(srcDevice), ByteCount, hStream, 0));
+    DRV_PARAMS(cuMemcpyDtoDAsync) p = {dstDevice, srcDevice, ByteCount, hStream};
+    DRV_CALL(cuMemcpyDtoDAsync, &p, NULL, copy(PTR(dstDevice), PTR(srcDevice), ByteCount, hStream, 0));
 }
 
 /* A peer copy names the contexts of both sides; all memory is host memory, so it is a copy. */
-static CUresult copy_peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext sctx, size_t n,
-                          CUstream h, int wait)
+static CUresult copy_peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext sctx, size_t n, CUstream h,
+                          int wait)
 {
     if (!dctx || dctx->magic != SIM_MAGIC_CTX || !sctx || sctx->magic != SIM_MAGIC_CTX)
         return CUDA_ERROR_INVALID_CONTEXT;
     return copy(PTR(dst), PTR(src), n, h, wait);
 }
 
-CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
-                              CUcontext srcContext, size_t ByteCount)
+CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext,
+                              size_t ByteCount)
 {
-    DRV_PARAMS(cuMemcpyPeer) p = { dstDevice, dstContext, srcDevice, srcContext, ByteCount };
-    DRV_CALL(cuMemcpyPeer, &p, NULL,
-             copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, NULL, 1));
+    DRV_PARAMS(cuMemcpyPeer) p = {dstDevice, dstContext, srcDevice, srcContext, ByteCount};
+    DRV_CALL(cuMemcpyPeer, &p, NULL, copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, NULL, 1));
 }
 
 CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
                                    CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
-    DRV_PARAMS(cuMemcpyPeerAsync) p = { dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream };
+    DRV_PARAMS(cuMemcpyPeerAsync) p = {dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream};
     DRV_CALL(cuMemcpyPeerAsync, &p, NULL,
              copy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, 0));
 }
@@ -135,25 +130,25 @@ static CUresult set(CUdeviceptr dst, int kind, unsigned value, size_t n, CUstrea
 
 CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
-    DRV_PARAMS(cuMemsetD8) p = { dstDevice, uc, N };
+    DRV_PARAMS(cuMemsetD8) p = {dstDevice, uc, N};
     DRV_CALL(cuMemsetD8, &p, NULL, set(dstDevice, SIM_OP_SET8, uc, N, NULL));
 }
 
 CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
-    DRV_PARAMS(cuMemsetD32) p = { dstDevice, ui, N };
+    DRV_PARAMS(cuMemsetD32) p = {dstDevice, ui, N};
     DRV_CALL(cuMemsetD32, &p, NULL, set(dstDevice, SIM_OP_SET32, ui, N, NULL));
 }
 
 CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 {
-    DRV_PARAMS(cuMemsetD8Async) p = { dstDevice, uc, N, hStream };
+    DRV_PARAMS(cuMemsetD8Async) p = {dstDevice, uc, N, hStream};
     DRV_CALL(cuMemsetD8Async, &p, NULL, set(dstDevice, SIM_OP_SET8, uc, N, hStream));
 }
 
 CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
 {
-    DRV_PARAMS(cuMemsetD32Async) p = { dstDevice, ui, N, hStream };
+    DRV_PARAMS(cuMemsetD32Async) p = {dstDevice, ui, N, hStream};
     DRV_CALL(cuMemsetD32Async, &p, NULL, set(dstDevice, SIM_OP_SET32, ui, N, hStream));
 }
 
@@ -173,8 +168,8 @@ static int extra_buffer(void **extra, const void **buf, size_t *size)
     return 0;
 }
 
-static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                       unsigned by, unsigned bz, CUstream h, void **params, void **extra)
+static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                       CUstream h, void **params, void **extra)
 {
     struct CUfunc_st *k = dls_sim_kernel(f);
     struct CUstream_st *s;
@@ -184,8 +179,8 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         return CUDA_ERROR_INVALID_VALUE;
     const void *packed = NULL;
     size_t packed_size = 0;
-    if (!params && (extra_buffer(extra, &packed, &packed_size) != 0 ||
-                    (k->nparams && (!packed || packed_size < k->argbytes))))
+    if (!params &&
+        (extra_buffer(extra, &packed, &packed_size) != 0 || (k->nparams && (!packed || packed_size < k->argbytes))))
         return CUDA_ERROR_INVALID_VALUE;
     CUresult r = dls_sim_stream_resolve(h, SIM_PTDS, &s);
     if (r != CUDA_SUCCESS)
@@ -207,31 +202,28 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                unsigned int gridDimZ, unsigned int blockDimX,
-                                unsigned int blockDimY, unsigned int blockDimZ,
-                                unsigned int sharedMemBytes, CUstream hStream, void **kernelParams,
-                                void **extra)
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+                                unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+                                unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
-    DRV_PARAMS(cuLaunchKernel) p = { f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
-                                     blockDimZ, sharedMemBytes, hStream, kernelParams, extra };
+    DRV_PARAMS(cuLaunchKernel)
+    p = {f,         gridDimX,       gridDimY, gridDimZ,     blockDimX, blockDimY,
+         blockDimZ, sharedMemBytes, hStream,  kernelParams, extra};
     DRV_CALL(cuLaunchKernel, &p, cudasim_kernel_name(f),
-             launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream,
-                    kernelParams, extra));
+             launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, kernelParams, extra));
 }
 
 static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
 {
     if (!c)
         return CUDA_ERROR_INVALID_VALUE;
-    return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
-                  c->blockDimZ, c->hStream, params, extra);
+    return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ, c->hStream,
+                  params, extra);
 }
 
-CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
-                                  void **extra)
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
-    DRV_PARAMS(cuLaunchKernelEx) p = { config, f, kernelParams, extra };
+    DRV_PARAMS(cuLaunchKernelEx) p = {config, f, kernelParams, extra};
     DRV_CALL(cuLaunchKernelEx, &p, cudasim_kernel_name(f), launch_ex(config, f, kernelParams, extra));
 }
 
@@ -252,5 +244,5 @@ const dls_sim_proc SIM_TABLE(dls_sim_procs_work)[] = {
     SIM_PROC(cuMemsetD32Async),
     SIM_PROC(cuLaunchKernel),
     SIM_PROC(cuLaunchKernelEx),
-    { NULL, NULL },
+    {NULL, NULL},
 };

@@ -41,19 +41,19 @@ cudaError_t dls_rt_record(cudaError_t err);
 
 /* The body of a simulated runtime function: reports ENTER, evaluates `expr` (a cudaError_t) after
  * lazy initialization unless a forced error is pending, records the error, reports EXIT. */
-#define RT_CALL(api, params_ptr, symbol, expr)                                                    \
-    do {                                                                                          \
-        cudasim_call c_;                                                                          \
-        cudaError_t r_ = (cudaError_t)cudasim_call_enter(                                          \
-            &c_, CUPTI_CB_DOMAIN_RUNTIME_API, RT_CAT(CUPTI_RUNTIME_TRACE_CBID_, api), RT_STR(api), \
-            (params_ptr), (symbol));                                                               \
-        if (r_ == cudaSuccess)                                                                    \
-            r_ = dls_rt_ready();                                                                  \
-        if (r_ == cudaSuccess)                                                                    \
-            r_ = (expr);                                                                          \
-        dls_rt_record(r_);                                                                        \
-        cudasim_call_exit(&c_, &r_);                                                              \
-        return r_;                                                                                \
+#define RT_CALL(api, params_ptr, symbol, expr)                                                                        \
+    do {                                                                                                              \
+        cudasim_call c_;                                                                                              \
+        cudaError_t r_ =                                                                                              \
+            (cudaError_t)cudasim_call_enter(&c_, CUPTI_CB_DOMAIN_RUNTIME_API, RT_CAT(CUPTI_RUNTIME_TRACE_CBID_, api), \
+                                            RT_STR(api), (params_ptr), (symbol));                                     \
+        if (r_ == cudaSuccess)                                                                                        \
+            r_ = dls_rt_ready();                                                                                      \
+        if (r_ == cudaSuccess)                                                                                        \
+            r_ = (expr);                                                                                              \
+        dls_rt_record(r_);                                                                                            \
+        cudasim_call_exit(&c_, &r_);                                                                                  \
+        return r_;                                                                                                    \
     } while (0)
 
 #endif

@@ -19,7 +19,10 @@ static __thread cudaError_t tls_last_error;
 static pthread_once_t g_init_once = PTHREAD_ONCE_INIT;
 static CUresult g_init_result;
 
-static void init_driver(void) { g_init_result = cuInit(0); }
+static void init_driver(void)
+{
+    g_init_result = cuInit(0);
+}
 
 static cudaError_t make_current(int dev)
 {
@@ -47,25 +50,25 @@ cudaError_t dls_rt_record(cudaError_t err)
     return err;
 }
 
-static const struct { cudaError_t code; const char *name, *text; } g_errors[] = {
-    { cudaSuccess, "cudaSuccess", "no error" },
-    { cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument" },
-    { cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory" },
-    { cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error" },
-    { cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection",
-      "invalid copy direction for memcpy" },
-    { cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected" },
-    { cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal" },
-    { cudaErrorDeviceUninitialized, "cudaErrorDeviceUninitialized", "invalid device context" },
-    { cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle",
-      "invalid resource handle" },
-    { cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found" },
-    { cudaErrorNotReady, "cudaErrorNotReady", "device not ready" },
-    { cudaErrorIllegalAddress, "cudaErrorIllegalAddress",
-      "an illegal memory access was encountered" },
-    { cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure" },
-    { cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported" },
-    { cudaErrorUnknown, "cudaErrorUnknown", "unknown error" },
+static const struct {
+    cudaError_t code;
+    const char *name, *text;
+} g_errors[] = {
+    {cudaSuccess, "cudaSuccess", "no error"},
+    {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
+    {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
+    {cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
+    {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
+    {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+    {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
+    {cudaErrorDeviceUninitialized, "cudaErrorDeviceUninitialized", "invalid device context"},
+    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+    {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
+    {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
+    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
+    {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+    {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
 
 static const char *error_text(cudaError_t e, int want_text)
@@ -77,25 +80,25 @@ static const char *error_text(cudaError_t e, int want_text)
 }
 
 /* cudaGetErrorName/String and the last-error calls are reported but need no initialization. */
-#define RT_REPORT(api, params_ptr, type, expr)                                                    \
-    do {                                                                                          \
-        cudasim_call c_;                                                                          \
-        cudasim_call_enter(&c_, CUPTI_CB_DOMAIN_RUNTIME_API, RT_CAT(CUPTI_RUNTIME_TRACE_CBID_, api), \
-                           RT_STR(api), (params_ptr), NULL);                                       \
-        type r_ = (expr);                                                                         \
-        cudasim_call_exit(&c_, &r_);                                                              \
-        return r_;                                                                                \
+#define RT_REPORT(api, params_ptr, type, expr)                                                                    \
+    do {                                                                                                          \
+        cudasim_call c_;                                                                                          \
+        cudasim_call_enter(&c_, CUPTI_CB_DOMAIN_RUNTIME_API, RT_CAT(CUPTI_RUNTIME_TRACE_CBID_, api), RT_STR(api), \
+                           (params_ptr), NULL);                                                                   \
+        type r_ = (expr);                                                                                         \
+        cudasim_call_exit(&c_, &r_);                                                                              \
+        return r_;                                                                                                \
     } while (0)
 
 const char *CUDARTAPI cudaGetErrorName(cudaError_t error)
 {
-    RT_PARAMS(cudaGetErrorName_v6050) p = { error };
+    RT_PARAMS(cudaGetErrorName_v6050) p = {error};
     RT_REPORT(cudaGetErrorName_v6050, &p, const char *, error_text(error, 0));
 }
 
 const char *CUDARTAPI cudaGetErrorString(cudaError_t error)
 {
-    RT_PARAMS(cudaGetErrorString_v3020) p = { error };
+    RT_PARAMS(cudaGetErrorString_v3020) p = {error};
     RT_REPORT(cudaGetErrorString_v3020, &p, const char *, error_text(error, 1));
 }
 
@@ -127,25 +130,25 @@ static cudaError_t int_out(int *out, int value)
 
 cudaError_t CUDARTAPI cudaDriverGetVersion(int *driverVersion)
 {
-    RT_PARAMS(cudaDriverGetVersion_v3020) p = { driverVersion };
+    RT_PARAMS(cudaDriverGetVersion_v3020) p = {driverVersion};
     RT_CALL(cudaDriverGetVersion_v3020, &p, NULL, (cudaError_t)cuDriverGetVersion(driverVersion));
 }
 
 cudaError_t CUDARTAPI cudaRuntimeGetVersion(int *runtimeVersion)
 {
-    RT_PARAMS(cudaRuntimeGetVersion_v3020) p = { runtimeVersion };
+    RT_PARAMS(cudaRuntimeGetVersion_v3020) p = {runtimeVersion};
     RT_CALL(cudaRuntimeGetVersion_v3020, &p, NULL, int_out(runtimeVersion, CUDART_VERSION));
 }
 
 cudaError_t CUDARTAPI cudaGetDeviceCount(int *count)
 {
-    RT_PARAMS(cudaGetDeviceCount_v3020) p = { count };
+    RT_PARAMS(cudaGetDeviceCount_v3020) p = {count};
     RT_CALL(cudaGetDeviceCount_v3020, &p, NULL, (cudaError_t)cuDeviceGetCount(count));
 }
 
 cudaError_t CUDARTAPI cudaGetDevice(int *device)
 {
-    RT_PARAMS(cudaGetDevice_v3020) p = { device };
+    RT_PARAMS(cudaGetDevice_v3020) p = {device};
     RT_CALL(cudaGetDevice_v3020, &p, NULL, int_out(device, tls_device));
 }
 
@@ -161,7 +164,7 @@ static cudaError_t set_device(int dev)
 
 cudaError_t CUDARTAPI cudaSetDevice(int device)
 {
-    RT_PARAMS(cudaSetDevice_v3020) p = { device };
+    RT_PARAMS(cudaSetDevice_v3020) p = {device};
     RT_CALL(cudaSetDevice_v3020, &p, NULL, set_device(device));
 }
 
@@ -177,32 +180,31 @@ cudaError_t CUDARTAPI cudaDeviceSynchronize(void)
 
 cudaError_t CUDARTAPI cudaMalloc(void **devPtr, size_t size)
 {
-    RT_PARAMS(cudaMalloc_v3020) p = { devPtr, size };
+    RT_PARAMS(cudaMalloc_v3020) p = {devPtr, size};
     RT_CALL(cudaMalloc_v3020, &p, NULL, (cudaError_t)cuMemAlloc((CUdeviceptr *)devPtr, size));
 }
 
 cudaError_t CUDARTAPI cudaFree(void *devPtr)
 {
-    RT_PARAMS(cudaFree_v3020) p = { devPtr };
+    RT_PARAMS(cudaFree_v3020) p = {devPtr};
     RT_CALL(cudaFree_v3020, &p, NULL, (cudaError_t)cuMemFree((CUdeviceptr)(uintptr_t)devPtr));
 }
 
 cudaError_t CUDARTAPI cudaMallocHost(void **ptr, size_t size)
 {
-    RT_PARAMS(cudaMallocHost_v3020) p = { ptr, size };
+    RT_PARAMS(cudaMallocHost_v3020) p = {ptr, size};
     RT_CALL(cudaMallocHost_v3020, &p, NULL, (cudaError_t)cuMemAllocHost(ptr, size));
 }
 
 cudaError_t CUDARTAPI cudaFreeHost(void *ptr)
 {
-    RT_PARAMS(cudaFreeHost_v3020) p = { ptr };
+    RT_PARAMS(cudaFreeHost_v3020) p = {ptr};
     RT_CALL(cudaFreeHost_v3020, &p, NULL, (cudaError_t)cuMemFreeHost(ptr));
 }
 
 /* A peer copy between the primary contexts of two devices, on `stream` (synchronous when
  * `wait`), as the runtime makes it. */
-static cudaError_t memcpy_peer(void *dst, int ddev, const void *src, int sdev, size_t n,
-                               cudaStream_t stream, int wait)
+static cudaError_t memcpy_peer(void *dst, int ddev, const void *src, int sdev, size_t n, cudaStream_t stream, int wait)
 {
     CUcontext dctx, sctx;
     CUresult r = cuDevicePrimaryCtxRetain(&dctx, ddev);
@@ -220,20 +222,17 @@ static cudaError_t memcpy_peer(void *dst, int ddev, const void *src, int sdev, s
     return (cudaError_t)r;
 }
 
-cudaError_t CUDARTAPI cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice,
-                                     size_t count)
+cudaError_t CUDARTAPI cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
 {
-    RT_PARAMS(cudaMemcpyPeer_v4000) p = { dst, dstDevice, src, srcDevice, count };
-    RT_CALL(cudaMemcpyPeer_v4000, &p, NULL,
-            memcpy_peer(dst, dstDevice, src, srcDevice, count, NULL, 1));
+    RT_PARAMS(cudaMemcpyPeer_v4000) p = {dst, dstDevice, src, srcDevice, count};
+    RT_CALL(cudaMemcpyPeer_v4000, &p, NULL, memcpy_peer(dst, dstDevice, src, srcDevice, count, NULL, 1));
 }
 
-cudaError_t CUDARTAPI cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
-                                          int srcDevice, size_t count, cudaStream_t stream)
+cudaError_t CUDARTAPI cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
+                                          cudaStream_t stream)
 {
-    RT_PARAMS(cudaMemcpyPeerAsync_v4000) p = { dst, dstDevice, src, srcDevice, count, stream };
-    RT_CALL(cudaMemcpyPeerAsync_v4000, &p, NULL,
-            memcpy_peer(dst, dstDevice, src, srcDevice, count, stream, 0));
+    RT_PARAMS(cudaMemcpyPeerAsync_v4000) p = {dst, dstDevice, src, srcDevice, count, stream};
+    RT_CALL(cudaMemcpyPeerAsync_v4000, &p, NULL, memcpy_peer(dst, dstDevice, src, srcDevice, count, stream, 0));
 }
 
 static cudaError_t pointer_attributes(struct cudaPointerAttributes *a, const void *ptr)
@@ -244,11 +243,9 @@ static cudaError_t pointer_attributes(struct cudaPointerAttributes *a, const voi
     int dev = -2;
     CUdeviceptr dptr = 0;
     void *hptr = NULL;
-    CUpointer_attribute which[] = { CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                    CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
-                                    CU_POINTER_ATTRIBUTE_HOST_POINTER };
-    void *data[] = { &type, &dev, &dptr, &hptr };
+    CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                   CU_POINTER_ATTRIBUTE_DEVICE_POINTER, CU_POINTER_ATTRIBUTE_HOST_POINTER};
+    void *data[] = {&type, &dev, &dptr, &hptr};
     CUresult r = cuPointerGetAttributes(4, which, data, (CUdeviceptr)(uintptr_t)ptr);
     if (r != CUDA_SUCCESS)
         return (cudaError_t)r;
@@ -262,74 +259,70 @@ static cudaError_t pointer_attributes(struct cudaPointerAttributes *a, const voi
     return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
-                                               const void *ptr)
+cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
 {
-    RT_PARAMS(cudaPointerGetAttributes_v4000) p = { attributes, ptr };
+    RT_PARAMS(cudaPointerGetAttributes_v4000) p = {attributes, ptr};
     RT_CALL(cudaPointerGetAttributes_v4000, &p, NULL, pointer_attributes(attributes, ptr));
 }
 
 cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t *pStream)
 {
-    RT_PARAMS(cudaStreamCreate_v3020) p = { pStream };
+    RT_PARAMS(cudaStreamCreate_v3020) p = {pStream};
     RT_CALL(cudaStreamCreate_v3020, &p, NULL, (cudaError_t)cuStreamCreate(pStream, 0));
 }
 
 cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
-    RT_PARAMS(cudaStreamCreateWithFlags_v5000) p = { pStream, flags };
+    RT_PARAMS(cudaStreamCreateWithFlags_v5000) p = {pStream, flags};
     RT_CALL(cudaStreamCreateWithFlags_v5000, &p, NULL, (cudaError_t)cuStreamCreate(pStream, flags));
 }
 
-cudaError_t CUDARTAPI cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags,
-                                                   int priority)
+cudaError_t CUDARTAPI cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
-    RT_PARAMS(cudaStreamCreateWithPriority_v5050) p = { pStream, flags, priority };
+    RT_PARAMS(cudaStreamCreateWithPriority_v5050) p = {pStream, flags, priority};
     RT_CALL(cudaStreamCreateWithPriority_v5050, &p, NULL,
             (cudaError_t)cuStreamCreateWithPriority(pStream, flags, priority));
 }
 
 cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t stream)
 {
-    RT_PARAMS(cudaStreamDestroy_v5050) p = { stream };
+    RT_PARAMS(cudaStreamDestroy_v5050) p = {stream};
     RT_CALL(cudaStreamDestroy_v5050, &p, NULL, (cudaError_t)cuStreamDestroy(stream));
 }
 
 cudaError_t CUDARTAPI cudaEventCreate(cudaEvent_t *event)
 {
-    RT_PARAMS(cudaEventCreate_v3020) p = { event };
+    RT_PARAMS(cudaEventCreate_v3020) p = {event};
     RT_CALL(cudaEventCreate_v3020, &p, NULL, (cudaError_t)cuEventCreate(event, 0));
 }
 
 cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
-    RT_PARAMS(cudaEventCreateWithFlags_v3020) p = { event, flags };
+    RT_PARAMS(cudaEventCreateWithFlags_v3020) p = {event, flags};
     RT_CALL(cudaEventCreateWithFlags_v3020, &p, NULL, (cudaError_t)cuEventCreate(event, flags));
 }
 
 cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t event)
 {
-    RT_PARAMS(cudaEventDestroy_v3020) p = { event };
+    RT_PARAMS(cudaEventDestroy_v3020) p = {event};
     RT_CALL(cudaEventDestroy_v3020, &p, NULL, (cudaError_t)cuEventDestroy(event));
 }
 
 cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t event)
 {
-    RT_PARAMS(cudaEventSynchronize_v3020) p = { event };
+    RT_PARAMS(cudaEventSynchronize_v3020) p = {event};
     RT_CALL(cudaEventSynchronize_v3020, &p, NULL, (cudaError_t)cuEventSynchronize(event));
 }
 
 cudaError_t CUDARTAPI cudaEventQuery(cudaEvent_t event)
 {
-    RT_PARAMS(cudaEventQuery_v3020) p = { event };
+    RT_PARAMS(cudaEventQuery_v3020) p = {event};
     RT_CALL(cudaEventQuery_v3020, &p, NULL, (cudaError_t)cuEventQuery(event));
 }
 
-cudaError_t CUDARTAPI cudaFuncGetParamInfo(const void *func, size_t paramIndex,
-                                           size_t *paramOffset, size_t *paramSize)
+cudaError_t CUDARTAPI cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
-    RT_PARAMS(cudaFuncGetParamInfo_v12040) p = { func, paramIndex, paramOffset, paramSize };
+    RT_PARAMS(cudaFuncGetParamInfo_v12040) p = {func, paramIndex, paramOffset, paramSize};
     RT_CALL(cudaFuncGetParamInfo_v12040, &p, NULL,
-            (cudaError_t)cuFuncGetParamInfo((CUfunction)(uintptr_t)func, paramIndex, paramOffset,
-                                            paramSize));
+            (cudaError_t)cuFuncGetParamInfo((CUfunction)(uintptr_t)func, paramIndex, paramOffset, paramSize));
 }

@@ -50,13 +50,20 @@ typedef struct CUDA_ARRAY3D_DESCRIPTOR_v1_st CUDA_ARRAY3D_DESCRIPTOR_v1;
 enum dls_sim_stream_kind { SIM_STREAM_USER, SIM_STREAM_LEGACY, SIM_STREAM_PER_THREAD };
 /* SIM_OP_EXT_WAIT exists only in graphs: an external event wait node (CU_EVENT_WAIT_EXTERNAL),
  * which waits for the event's most recent record as of the graph's launch. */
-enum dls_sim_op_kind { SIM_OP_MARK, SIM_OP_KERNEL, SIM_OP_COPY, SIM_OP_SET8, SIM_OP_SET32,
-                       SIM_OP_HOSTFN, SIM_OP_EXT_WAIT };
+enum dls_sim_op_kind {
+    SIM_OP_MARK,
+    SIM_OP_KERNEL,
+    SIM_OP_COPY,
+    SIM_OP_SET8,
+    SIM_OP_SET32,
+    SIM_OP_HOSTFN,
+    SIM_OP_EXT_WAIT
+};
 
 struct CUctx_st {
     uint32_t magic;
     int dev;
-    _Atomic uint32_t uid;  /* cuCtxGetId; a reset makes it a new one */
+    _Atomic uint32_t uid; /* cuCtxGetId; a reset makes it a new one */
     int refs;
     struct CUstream_st *legacy;
     struct CUstream_st *streams; /* every stream of the context, linked by next_in_ctx */
@@ -76,11 +83,28 @@ typedef struct dls_sim_op {
     unsigned ndeps;
     dls_sim_dep *deps;
     union {
-        struct { struct CUfunc_st *f; void **args; unsigned char *buf; } k;
-        struct { void *dst; const void *src; size_t n; } copy;
-        struct { void *dst; unsigned value; size_t n; } set;
-        struct { CUhostFn fn; void *user; } host;
-        struct { struct CUevent_st *e; } wait;
+        struct {
+            struct CUfunc_st *f;
+            void **args;
+            unsigned char *buf;
+        } k;
+        struct {
+            void *dst;
+            const void *src;
+            size_t n;
+        } copy;
+        struct {
+            void *dst;
+            unsigned value;
+            size_t n;
+        } set;
+        struct {
+            CUhostFn fn;
+            void *user;
+        } host;
+        struct {
+            struct CUevent_st *e;
+        } wait;
     } u;
 } dls_sim_op;
 
@@ -88,9 +112,9 @@ typedef struct dls_sim_op {
 typedef struct {
     struct CUgraph_st *graph; /* the nodes captured so far */
     CUstreamCaptureMode mode;
-    unsigned long long id;    /* unique per capture sequence, never 0 */
-    pthread_t thread;         /* the thread that began it */
-    int invalidated;          /* an error invalidated it: EndCapture fails and returns no graph */
+    unsigned long long id; /* unique per capture sequence, never 0 */
+    pthread_t thread;      /* the thread that began it */
+    int invalidated;       /* an error invalidated it: EndCapture fails and returns no graph */
 } dls_sim_capture;
 
 /* A graph: captured nodes in capture order (a single-stream capture is a chain). */
@@ -127,8 +151,8 @@ struct CUstream_st {
 struct CUevent_st {
     uint32_t magic;
     unsigned flags;
-    struct CUctx_st *ctx;  /* the context current at creation: records need a stream of it */
-    uint32_t ctx_uid;      /* ctx's uid then: after a reset of ctx the event is gone */
+    struct CUctx_st *ctx; /* the context current at creation: records need a stream of it */
+    uint32_t ctx_uid;     /* ctx's uid then: after a reset of ctx the event is gone */
     struct CUevent_st *next_in_ctx;
     struct CUstream_st *s; /* NULL until first recorded */
     uint64_t seq;
@@ -142,7 +166,7 @@ struct CUfunc_st {
     unsigned nparams;
     size_t *sizes, *offsets;
     size_t argbytes;
-    unsigned duration_us; /* guarded by the scheduler lock */
+    unsigned duration_us;          /* guarded by the scheduler lock */
     struct dls_sim_loaded *loaded; /* contexts the kernel was loaded in (lazy loading; scheduler lock) */
     struct CUfunc_st *next;
 };
@@ -208,8 +232,7 @@ CUresult dls_sim_graph_launch(CUgraphExec exec, struct CUstream_st *s);
 
 /* --- memory (drv_mem.c) --- */
 /* Finds the allocation containing p: sets base, size, is_host, ctx; returns 0 or -1. */
-int dls_sim_mem_find(const void *p, uintptr_t *base, size_t *size, int *is_host,
-                     struct CUctx_st **ctx);
+int dls_sim_mem_find(const void *p, uintptr_t *base, size_t *size, int *is_host, struct CUctx_st **ctx);
 
 /* --- kernels (drv_kernel.c) --- */
 /* The registered kernel behind f, or NULL when f is not one. */
@@ -233,10 +256,9 @@ typedef struct {
     const char *name;
     void (*fn)(void);
 } dls_sim_proc;
-extern const dls_sim_proc dls_sim_procs_init[], dls_sim_procs_errors[], dls_sim_procs_stream[],
-    dls_sim_procs_mem[], dls_sim_procs_kernel[], dls_sim_procs_queue[], dls_sim_procs_work[],
-    dls_sim_procs_graph[], dls_sim_procs_capture[], dls_sim_procs_queue_ptds[],
-    dls_sim_procs_work_ptds[], dls_sim_procs_capture_ptds[];
+extern const dls_sim_proc dls_sim_procs_init[], dls_sim_procs_errors[], dls_sim_procs_stream[], dls_sim_procs_mem[],
+    dls_sim_procs_kernel[], dls_sim_procs_queue[], dls_sim_procs_work[], dls_sim_procs_graph[], dls_sim_procs_capture[],
+    dls_sim_procs_queue_ptds[], dls_sim_procs_work_ptds[], dls_sim_procs_capture_ptds[];
 
 #pragma GCC visibility pop
 
@@ -246,7 +268,10 @@ extern const dls_sim_proc dls_sim_procs_init[], dls_sim_procs_errors[], dls_sim_
 #define SIM_TABLE(name) name
 #endif
 /* A table entry: the base name as written, the function as cuda.h renames it. */
-#define SIM_PROC(fn) { #fn, (void (*)(void))fn }
+#define SIM_PROC(fn)            \
+    {                           \
+#fn, (void (*)(void))fn \
+    }
 
 #define SIM_CAT_(a, b) a##b
 #define SIM_CAT(a, b) SIM_CAT_(a, b)
@@ -259,28 +284,27 @@ extern const dls_sim_proc dls_sim_procs_init[], dls_sim_procs_errors[], dls_sim_
 
 /* The body of a simulated driver function: reports ENTER with `params_ptr`, evaluates `expr`
  * unless the driver is not initialized or a forced error is pending, reports EXIT, returns. */
-#define DRV_CALL(fn, params_ptr, symbol, expr)                                                    \
-    do {                                                                                          \
-        cudasim_call c_;                                                                          \
-        CUresult r_ = (CUresult)cudasim_call_enter(&c_, CUPTI_CB_DOMAIN_DRIVER_API, DRV_CBID(fn),  \
-                                                   SIM_STR(fn), (params_ptr), (symbol));           \
-        if (r_ == CUDA_SUCCESS)                                                                   \
-            r_ = dls_sim_initialized() ? (expr) : CUDA_ERROR_NOT_INITIALIZED;                     \
-        cudasim_call_exit(&c_, &r_);                                                              \
-        return r_;                                                                                \
+#define DRV_CALL(fn, params_ptr, symbol, expr)                                                                 \
+    do {                                                                                                       \
+        cudasim_call c_;                                                                                       \
+        CUresult r_ = (CUresult)cudasim_call_enter(&c_, CUPTI_CB_DOMAIN_DRIVER_API, DRV_CBID(fn), SIM_STR(fn), \
+                                                   (params_ptr), (symbol));                                    \
+        if (r_ == CUDA_SUCCESS)                                                                                \
+            r_ = dls_sim_initialized() ? (expr) : CUDA_ERROR_NOT_INITIALIZED;                                  \
+        cudasim_call_exit(&c_, &r_);                                                                           \
+        return r_;                                                                                             \
     } while (0)
 
 /* Same, for the few functions that work before cuInit. */
-#define DRV_CALL_ANYTIME(fn, params_ptr, expr)                                                    \
-    do {                                                                                          \
-        cudasim_call c_;                                                                          \
-        CUresult r_ = (CUresult)cudasim_call_enter(&c_, CUPTI_CB_DOMAIN_DRIVER_API, DRV_CBID(fn),  \
-                                                   SIM_STR(fn), (params_ptr), NULL);               \
-        if (r_ == CUDA_SUCCESS)                                                                   \
-            r_ = (expr);                                                                          \
-        cudasim_call_exit(&c_, &r_);                                                              \
-        return r_;                                                                                \
+#define DRV_CALL_ANYTIME(fn, params_ptr, expr)                                                                 \
+    do {                                                                                                       \
+        cudasim_call c_;                                                                                       \
+        CUresult r_ = (CUresult)cudasim_call_enter(&c_, CUPTI_CB_DOMAIN_DRIVER_API, DRV_CBID(fn), SIM_STR(fn), \
+                                                   (params_ptr), NULL);                                        \
+        if (r_ == CUDA_SUCCESS)                                                                                \
+            r_ = (expr);                                                                                       \
+        cudasim_call_exit(&c_, &r_);                                                                           \
+        return r_;                                                                                             \
     } while (0)
-
 
 #endif

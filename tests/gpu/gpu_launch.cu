@@ -51,8 +51,7 @@ int main(int argc, char **argv)
     double t1 = now_ns();
     ck(cudaStreamSynchronize(s), "cudaStreamSynchronize");
     double t2 = now_ns();
-    printf("launch: launches=%ld ns_issue=%.1f ns_complete=%.1f\n", n,
-           (t1 - t0) / (double)n, (t2 - t0) / (double)n);
+    printf("launch: launches=%ld ns_issue=%.1f ns_complete=%.1f\n", n, (t1 - t0) / (double)n, (t2 - t0) / (double)n);
     ck(cudaStreamDestroy(s), "cudaStreamDestroy");
     return 0;
 }

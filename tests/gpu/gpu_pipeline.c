@@ -19,8 +19,8 @@
 #include <string.h>
 #include <time.h>
 
-#define N 256   /* floats per exchanged tensor */
-#define BUFS 8  /* producer buffers, reused in turn */
+#define N 256  /* floats per exchanged tensor */
+#define BUFS 8 /* producer buffers, reused in turn */
 
 static double now_ms(void)
 {
@@ -79,8 +79,8 @@ int main(int argc, char **argv)
                 wrong++;
                 break;
             }
-    printf("pipeline: mode=%s exchanges=%ld wrong=%ld total_ms=%.3f us_per_exchange=%.2f\n", argv[1], n, wrong,
-           t1 - t0, (t1 - t0) * 1e3 / (double)n);
+    printf("pipeline: mode=%s exchanges=%ld wrong=%ld total_ms=%.3f us_per_exchange=%.2f\n", argv[1], n, wrong, t1 - t0,
+           (t1 - t0) * 1e3 / (double)n);
     for (int k = 0; k < BUFS; k++)
         mx_free(buf[k]);
     cudaFreeHost(res);

@@ -23,8 +23,8 @@ static void driver(const char *const *extra, dls_run_result *r)
     for (; *extra && n < 23; extra++)
         argv[n++] = *extra;
     argv[n] = NULL;
-    const char *env[] = {"ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0", "DLSYNC_LOG=", "DLSYNC_MODE=",
-                         g_base, NULL};
+    const char *env[] = {"ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0", "DLSYNC_LOG=", "DLSYNC_MODE=", g_base,
+                         NULL};
     assert_int_equal(dls_run(argv, env, r), 0);
 }
 

@@ -156,12 +156,11 @@ int main(int argc, char **argv)
 
     printf("operation bringing no new ordering (ns/op, median of 7 x 1M):\n");
     double few = median_ns(OP, 4, 1000000), many = median_ns(OP, 1000, 1000000);
-    printf("  %5u streams: %6.1f ns/op\n  %5u streams: %6.1f ns/op  (x%.2f)\n", 4u, few, 1000u, many,
-           many / few);
+    printf("  %5u streams: %6.1f ns/op\n  %5u streams: %6.1f ns/op  (x%.2f)\n", 4u, few, 1000u, many, many / few);
     printf("event record + wait chain across streams (ns per record+wait+op triple, median of 7 x 100k):\n");
     double s4 = median_ns(SYNC, 4, 100000), s1000 = median_ns(SYNC, 1000, 100000);
-    printf("  %5u streams: %8.1f ns\n  %5u streams: %8.1f ns  (x%.2f: each wait joins a clock)\n", 4u,
-           s4, 1000u, s1000, s1000 / s4);
+    printf("  %5u streams: %8.1f ns\n  %5u streams: %8.1f ns  (x%.2f: each wait joins a clock)\n", 4u, s4, 1000u, s1000,
+           s1000 / s4);
     if (!have_valgrind()) {
         printf("callgrind: valgrind not installed, instruction counts skipped\n");
         return 0;

@@ -346,8 +346,8 @@ static int node_at(const hbref *r, int si, uint64_t pos)
     return -1;
 }
 
-int hbref_frontier_waits(hbref *r, uint64_t thread, uint64_t sid, const dls_hb_epoch *f, size_t nf,
-                         dls_hb_epoch *out, size_t cap, size_t *n)
+int hbref_frontier_waits(hbref *r, uint64_t thread, uint64_t sid, const dls_hb_epoch *f, size_t nf, dls_hb_epoch *out,
+                         size_t cap, size_t *n)
 {
     stream *s;
     int cand[HBREF_MAX_STREAMS] = {0};

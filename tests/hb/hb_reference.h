@@ -41,9 +41,8 @@ int hbref_capture_all(hbref *r, uint64_t event);
 
 /* Questions, as the dls_hb_* functions of the same names; waits in the order hb.h specifies. */
 uint64_t hbref_event_covers(hbref *r, uint64_t event, uint64_t stream);
-int hbref_frontier_waits(hbref *r, uint64_t thread, uint64_t stream, const dls_hb_epoch *f,
-                         size_t nf, dls_hb_epoch *out, size_t cap, size_t *n);
-int hbref_ordered(hbref *r, uint64_t thread, uint64_t stream, uint64_t x, uint64_t pos,
-                  int *ordered);
+int hbref_frontier_waits(hbref *r, uint64_t thread, uint64_t stream, const dls_hb_epoch *f, size_t nf,
+                         dls_hb_epoch *out, size_t cap, size_t *n);
+int hbref_ordered(hbref *r, uint64_t thread, uint64_t stream, uint64_t x, uint64_t pos, int *ordered);
 
 #endif

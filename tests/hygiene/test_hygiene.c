@@ -33,8 +33,9 @@ static int setup(void **state)
 /* Runs argv with the shim preloaded (when `preload`) and `extra` (up to 4 more variables). */
 static void run(const char *const argv[], int preload, const char *const extra[], dls_run_result *r)
 {
-    const char *env[12] = {preload ? g_preload : "LD_PRELOAD=", g_cupti, "CUDA_INJECTION64_PATH=",
-                           "DLSYNC_AUTO_INJECTION=", "ASAN_OPTIONS=detect_leaks=0", "DLSYNC_LOG=", "DLSYNC_VERBOSE="};
+    const char *env[12] = {
+        preload ? g_preload : "LD_PRELOAD=", g_cupti,       "CUDA_INJECTION64_PATH=", "DLSYNC_AUTO_INJECTION=",
+        "ASAN_OPTIONS=detect_leaks=0",       "DLSYNC_LOG=", "DLSYNC_VERBOSE="};
     size_t n = 7;
     for (size_t i = 0; extra && extra[i] && n < 11; i++)
         env[n++] = extra[i];
@@ -195,8 +196,8 @@ static void deliberate_injection_works(void **state)
     char inj[600];
     snprintf(inj, sizeof inj, "CUDA_INJECTION64_PATH=%s", g_shim);
     const char *argv[] = {g_cuda, NULL};
-    const char *env[] = {"LD_PRELOAD=", g_cupti, inj, "DLSYNC_AUTO_INJECTION=", "DLSYNC_VERBOSE=1",
-                         "ASAN_OPTIONS=detect_leaks=0", NULL};
+    const char *env[] = {
+        "LD_PRELOAD=", g_cupti, inj, "DLSYNC_AUTO_INJECTION=", "DLSYNC_VERBOSE=1", "ASAN_OPTIONS=detect_leaks=0", NULL};
     dls_run_result r;
     assert_int_equal(dls_run(argv, env, &r), 0);
     assert_int_equal(r.status, 0);

@@ -27,8 +27,8 @@ static int setup(void **state)
 /* Runs `prog` with the shim preloaded and the given extra settings (NULL-terminated). */
 static void run(const char *prog, const char *const *extra, dls_run_result *res)
 {
-    const char *env[16] = {preload_env, "CUDA_INJECTION64_PATH=", "CUDASIM_CUPTI_BUSY=", "DLSYNC_MODE=",
-                           "DLSYNC_DEBUG_OPS=", "DLSYNC_CUPTI="};
+    const char *env[16] = {preload_env,    "CUDA_INJECTION64_PATH=", "CUDASIM_CUPTI_BUSY=",
+                           "DLSYNC_MODE=", "DLSYNC_DEBUG_OPS=",      "DLSYNC_CUPTI="};
     int n = 6;
     for (; extra && *extra && n < 15; extra++)
         env[n++] = *extra;
@@ -49,10 +49,21 @@ static void each_operation_is_observed_exactly_once(void **state)
         const char *kind;
         int n;
     } expect[] = {
-        {"stream-create", 1}, {"memcpy", 2},       {"memset", 1},     {"launch", 1},
-        {"event-create", 1},  {"event-record", 1}, {"stream-wait-event", 1},
-        {"host-func", 1},     {"event-sync", 1},   {"event-query", 1}, {"stream-sync", 1},
-        {"stream-query", 1},  {"ctx-sync", 1},     {"event-destroy", 1}, {"stream-destroy", 1},
+        {"stream-create", 1},
+        {"memcpy", 2},
+        {"memset", 1},
+        {"launch", 1},
+        {"event-create", 1},
+        {"event-record", 1},
+        {"stream-wait-event", 1},
+        {"host-func", 1},
+        {"event-sync", 1},
+        {"event-query", 1},
+        {"stream-sync", 1},
+        {"stream-query", 1},
+        {"ctx-sync", 1},
+        {"event-destroy", 1},
+        {"stream-destroy", 1},
         {"free", 2},
     };
     int total = 0;

@@ -108,8 +108,8 @@ static double instructions(const setting *s, unit u, int n)
     snprintf(e_cupti, sizeof e_cupti, "DLSYNC_CUPTI=%s", cupti);
     snprintf(log, sizeof log, "/tmp/dls_bench_cost.%d.jsonl", (int)getpid());
     snprintf(e_log, sizeof e_log, "DLSYNC_LOG=%s", s->log ? log : "");
-    const char *env[] = {e_pre, e_mode, e_ops, e_hostfn, e_exch, e_live, e_cupti, e_log, "COST_CHILD=1",
-                         "CUDA_INJECTION64_PATH=", NULL};
+    const char *env[] = {
+        e_pre, e_mode, e_ops, e_hostfn, e_exch, e_live, e_cupti, e_log, "COST_CHILD=1", "CUDA_INJECTION64_PATH=", NULL};
     const char *argv[] = {"valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", self, NULL};
     dls_run_result r;
     if (dls_run(argv, env, &r) != 0)
@@ -138,8 +138,7 @@ static void print_command(const setting *s, unit u)
     printf("      COST_CHILD=1 COST_OPS=%s COST_HOSTFN=%s COST_EXCH=%s COST_LIVE=%d%s%s%s%s valgrind "
            "--tool=callgrind build/tests/bench_cost\n",
            u == UNIT_OP ? many : "0", u == UNIT_HOSTFN ? many : "0", u == UNIT_EXCH ? many : "0", s->live,
-           s->mode ? " DLSYNC_MODE=" : "",
-           s->mode ? s->mode : "", s->mode ? " LD_PRELOAD=build/lib/libdlsync.so" : "",
+           s->mode ? " DLSYNC_MODE=" : "", s->mode ? s->mode : "", s->mode ? " LD_PRELOAD=build/lib/libdlsync.so" : "",
            s->log ? " DLSYNC_LOG=/tmp/log.jsonl" : "");
 }
 
@@ -190,8 +189,7 @@ int main(void)
         double v = per_unit(&h_settings[i], UNIT_HOSTFN);
         if (i == 0)
             base = v;
-        printf(i ? "    %-58s %+8.0f instructions\n" : "    %-58s %8.0f instructions\n", h_names[i],
-               i ? v - base : v);
+        printf(i ? "    %-58s %+8.0f instructions\n" : "    %-58s %8.0f instructions\n", h_names[i], i ? v - base : v);
         print_command(&h_settings[i], UNIT_HOSTFN);
     }
     static const setting x_settings[] = {

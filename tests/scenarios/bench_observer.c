@@ -124,6 +124,7 @@ int main(void)
     }
     printf("measured with: BENCH_CHILD=untouched|touch BENCH_LAUNCHES=<n> [LD_PRELOAD=build/lib/libdlsync.so "
            "DLSYNC_MODE=<mode>] [valgrind --tool=callgrind] build/tests/bench_observer (instructions: the "
-           "difference of n=%d and n=%d, divided by %d)\n", LAUNCHES / 4, LAUNCHES / 2, LAUNCHES / 4);
+           "difference of n=%d and n=%d, divided by %d)\n",
+           LAUNCHES / 4, LAUNCHES / 2, LAUNCHES / 4);
     return 0;
 }

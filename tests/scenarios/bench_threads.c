@@ -162,14 +162,14 @@ int main(void)
         return child_stall();
     if (c)
         return child_throughput(atoi(getenv("BENCH_THREADS") ? getenv("BENCH_THREADS") : "1"), LAUNCHES);
-    printf("launch throughput, %d launches per thread, each thread on its own stream (median of %d runs)\n",
-           LAUNCHES, RUNS);
+    printf("launch throughput, %d launches per thread, each thread on its own stream (median of %d runs)\n", LAUNCHES,
+           RUNS);
     printf("%-8s %14s %14s %8s\n", "threads", "no shim /s", "fix /s", "ratio");
     for (int t = 1; t <= MAX_THREADS; t *= 2) {
         double base = median("throughput", t, NULL), fix = median("throughput", t, "fix");
         printf("%-8d %14.0f %14.0f %8.2f\n", t, base, fix, base > 0 ? fix / base : 0);
     }
-    printf("stall: one unrelated launch while another thread waits %d ms on the host (fix): %.0f us\n",
-           WAIT_US / 1000, median("stall", 1, "fix"));
+    printf("stall: one unrelated launch while another thread waits %d ms on the host (fix): %.0f us\n", WAIT_US / 1000,
+           median("stall", 1, "fix"));
     return 0;
 }

@@ -272,8 +272,8 @@ EXPORT int MXNDArrayFromDLPack(DLManagedTensor *tensor, void **out)
     if (!tensor || !out)
         return -1;
     DLTensor *t = &tensor->dl_tensor;
-    mx_array *a = make((float *)((char *)t->data + t->byte_offset), (int)t->shape[0],
-                       (DLDeviceType)t->device.device_type, 0);
+    mx_array *a =
+        make((float *)((char *)t->data + t->byte_offset), (int)t->shape[0], (DLDeviceType)t->device.device_type, 0);
     a->device = t->device.device_id;
     a->from = tensor;
     *out = a;

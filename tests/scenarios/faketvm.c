@@ -12,9 +12,9 @@ struct tvm_array {
     DLManagedTensor *from;
     float *data;
     int n;
-    float *copy;                             /* tvm_fetch's copy on the consumer's device */
-    float *result[MAX_READ_STREAMS];         /* pinned buffer of each read */
-    cudaStream_t read_on[MAX_READ_STREAMS];  /* the stream of each read */
+    float *copy;                            /* tvm_fetch's copy on the consumer's device */
+    float *result[MAX_READ_STREAMS];        /* pinned buffer of each read */
+    cudaStream_t read_on[MAX_READ_STREAMS]; /* the stream of each read */
     int nread;
 };
 

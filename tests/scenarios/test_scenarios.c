@@ -20,8 +20,7 @@ static const struct {
     {"side_stream", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"legacy_stream", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"per_thread", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
-    {"host_copy", "host-read", "mxnet", "cudaMemcpyAsync", "host access after TVMArrayFromDLPack", "host-sync",
-     NULL},
+    {"host_copy", "host-read", "mxnet", "cudaMemcpyAsync", "host access after TVMArrayFromDLPack", "host-sync", NULL},
     {"release_reuse", "release-reuse", "mxnet", "scen_write", "scen_read", "keep-alive", NULL},
     {"round_trip", "write-read", "tvm", "scen_write", "scen_read", "consumer-stream", NULL},
     {"two_streams", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
@@ -345,7 +344,8 @@ static void without_an_observer_fix_synchronizes_at_export(void **state)
         verdict(&o, names[i], "racy without observer", "correct");
         assert_int_equal(scen_records(&o, "fallback"), 1);
         assert_int_equal(dls_count(o.log, "synchronizing the producer's contexts (the current one and every "
-                                          "device's) at export"), 1);
+                                          "device's) at export"),
+                         1);
         assert_int_equal(dls_count(o.r.err, "dlsync: warning"), 1);
         assert_int_equal(dls_count(o.r.err, "fix synchronizes the producer's context at each export"), 1);
         assert_int_equal(dls_count(o.r.err, "CUPTI subscription held by CUPTI for othertool"), 1);

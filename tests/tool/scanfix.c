@@ -32,23 +32,25 @@ __attribute__((noinline, used)) static void *fix_local_dlpack_helper(void *tenso
 }
 
 /* fix::fromDLPack(DLManagedTensor*) */
-__attribute__((visibility("default"))) void *fix_from(struct DLManagedTensor *t) __asm__("_ZN3fix10fromDLPackEP15DLManagedTensor");
+__attribute__((visibility("default"))) void *
+fix_from(struct DLManagedTensor *t) __asm__("_ZN3fix10fromDLPackEP15DLManagedTensor");
 void *fix_from(struct DLManagedTensor *t)
 {
     return t;
 }
 
 /* fix::Holder fix::fromDLPackImpl<DLManagedTensor>(DLManagedTensor*): a hidden return slot. */
-__attribute__((visibility("default"))) void *fix_from_impl(void *slot, struct DLManagedTensor *t) __asm__(
-    "_ZN3fix14fromDLPackImplI15DLManagedTensorEENS_6HolderEPT_");
+__attribute__((visibility("default"))) void *
+fix_from_impl(void *slot,
+              struct DLManagedTensor *t) __asm__("_ZN3fix14fromDLPackImplI15DLManagedTensorEENS_6HolderEPT_");
 void *fix_from_impl(void *slot, struct DLManagedTensor *t)
 {
     return t ? slot : NULL;
 }
 
 /* fix::toDLPackNonOwning(void*, DLTensor*) */
-__attribute__((visibility("default"))) void fix_fill(void *a, struct DLTensor *out) __asm__(
-    "_ZN3fix17toDLPackNonOwningEPvP8DLTensor");
+__attribute__((visibility("default"))) void
+fix_fill(void *a, struct DLTensor *out) __asm__("_ZN3fix17toDLPackNonOwningEPvP8DLTensor");
 void fix_fill(void *a, struct DLTensor *out)
 {
     (void)a;

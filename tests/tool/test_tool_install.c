@@ -23,8 +23,8 @@ static void make(const char *dest, const char *target)
     snprintf(san, sizeof san, "SAN=%s", DLS_SAN);
     snprintf(cuda, sizeof cuda, "CUDA_HOME=%s", DLS_TEST_CUDA_HOME);
     snprintf(destdir, sizeof destdir, "DESTDIR=%s", dest);
-    const char *argv[] = {"make", "--no-print-directory", "-C", DLS_SRC_DIR, build, san, cuda, destdir,
-                          "PREFIX=/usr", target, NULL};
+    const char *argv[] = {"make",  "--no-print-directory", "-C",   DLS_SRC_DIR, build, san, cuda,
+                          destdir, "PREFIX=/usr",          target, NULL};
     /* A make that runs this test must not hand its jobserver to this one. */
     const char *env[] = {"MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=", NULL};
     dls_run_result r;

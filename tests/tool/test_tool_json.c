@@ -78,10 +78,9 @@ static void errors_say_where(void **state)
         const char *text;
         size_t offset;
     } cases[] = {
-        {"{\"a\": 1", 7},   {"{\"a\" 1}", 5},     {"[1,]", 3},        {"\"abc", 4},
-        {"{\"a\":tru", 5},  {"01", 1},            {"{} x", 3},        {"\"\\q\"", 2},
-        {"\"\\ud800\"", 7}, {"[1 2]", 3},         {"", 0},            {"-", 1},
-        {"[1, -1.5e999]", 4}, /* beyond double: the writer could not write it back as JSON */
+        {"{\"a\": 1", 7}, {"{\"a\" 1}", 5}, {"[1,]", 3},          {"\"abc", 4},       {"{\"a\":tru", 5},
+        {"01", 1},        {"{} x", 3},      {"\"\\q\"", 2},       {"\"\\ud800\"", 7}, {"[1 2]", 3},
+        {"", 0},          {"-", 1},         {"[1, -1.5e999]", 4}, /* beyond double: the writer could not write it back as JSON */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         dls_json_error err = {0};

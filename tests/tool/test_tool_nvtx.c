@@ -85,8 +85,14 @@ static void the_shim_marks_exchanges_and_injections(void **state)
     snprintf(preload, sizeof preload, "LD_PRELOAD=%s", dls_preload_value(pv, sizeof pv, shim));
     snprintf(cupti, sizeof cupti, "DLSYNC_CUPTI=%s/cudasim/libcupti.so.13", DLS_BUILD_DIR);
     const char *argv[] = {prog, "racy", NULL};
-    const char *env[] = {fx->toolenv, fx->outenv, preload, cupti, "DLSYNC_MODE=fix", "CUDA_INJECTION64_PATH=",
-                         "ASAN_OPTIONS=detect_leaks=0", NULL};
+    const char *env[] = {fx->toolenv,
+                         fx->outenv,
+                         preload,
+                         cupti,
+                         "DLSYNC_MODE=fix",
+                         "CUDA_INJECTION64_PATH=",
+                         "ASAN_OPTIONS=detect_leaks=0",
+                         NULL};
     dls_run_result r;
     assert_int_equal(dls_run(argv, env, &r), 0);
     assert_int_equal(r.status, 0);

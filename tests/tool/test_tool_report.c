@@ -24,22 +24,32 @@
 /* Process 100: two exports (one imported by tvm), races k1 (twice) and k2, one injected wait,
  * one fallback. A garbage line in the middle. */
 static const char log_a[] =
-    "{\"ev\":\"start\",\"t\":1000000000,\"pid\":100,\"tid\":100,\"exe\":\"/usr/bin/python3\",\"mode\":\"check\",\"version\":\"0.1\",\"rank\":0}\n"
-    "{\"ev\":\"export\",\"t\":1000001000,\"pid\":100,\"tid\":100,\"xid\":1,\"framework\":\"pytorch\",\"symbol\":\"at::toDLPack(at::Tensor const&)\",\"device\":" DEV0 ",\"dtype\":\"float32\",\"shape\":[4]}\n"
-    "{\"ev\":\"import\",\"t\":1000002000,\"pid\":100,\"tid\":101,\"xid\":1,\"framework\":\"tvm\",\"symbol\":\"TVMArrayFromDLPack\",\"device\":" DEV0 ",\"stream\":" S3 "}\n"
+    "{\"ev\":\"start\",\"t\":1000000000,\"pid\":100,\"tid\":100,\"exe\":\"/usr/bin/"
+    "python3\",\"mode\":\"check\",\"version\":\"0.1\",\"rank\":0}\n"
+    "{\"ev\":\"export\",\"t\":1000001000,\"pid\":100,\"tid\":100,\"xid\":1,\"framework\":\"pytorch\",\"symbol\":\"at::"
+    "toDLPack(at::Tensor const&)\",\"device\":" DEV0 ",\"dtype\":\"float32\",\"shape\":[4]}\n"
+    "{\"ev\":\"import\",\"t\":1000002000,\"pid\":100,\"tid\":101,\"xid\":1,\"framework\":\"tvm\",\"symbol\":"
+    "\"TVMArrayFromDLPack\",\"device\":" DEV0 ",\"stream\":" S3 "}\n"
     "this line is garbage \x01\xff\n"
-    "{\"ev\":\"export\",\"t\":1000003000,\"pid\":100,\"tid\":100,\"xid\":2,\"framework\":\"pytorch\",\"device\":{\"type\":\"cuda\",\"id\":1}}\n"
-    "{\"ev\":\"race\",\"t\":1000004000,\"pid\":100,\"tid\":101,\"xid\":1,\"key\":\"k1\",\"count\":1,\"kind\":\"write-read\","
+    "{\"ev\":\"export\",\"t\":1000003000,\"pid\":100,\"tid\":100,\"xid\":2,\"framework\":\"pytorch\",\"device\":{"
+    "\"type\":\"cuda\",\"id\":1}}\n"
+    "{\"ev\":\"race\",\"t\":1000004000,\"pid\":100,\"tid\":101,\"xid\":1,\"key\":\"k1\",\"count\":1,\"kind\":\"write-"
+    "read\","
     "\"tensor\":{\"device\":" DEV0 ",\"dtype\":\"float32\",\"data\":\"0x7000\"},"
-    "\"producer\":{\"op\":\"kernel fill\",\"stream\":" S0 ",\"stack\":[\"a\"]},\"consumer\":{\"op\":\"kernel use\",\"stream\":" S3 ",\"stack\":[]},\"why\":\"no event wait\","
+    "\"producer\":{\"op\":\"kernel fill\",\"stream\":" S0
+    ",\"stack\":[\"a\"]},\"consumer\":{\"op\":\"kernel use\",\"stream\":" S3 ",\"stack\":[]},\"why\":\"no event wait\","
     "\"fix\":{\"id\":\"consumer-stream\",\"text\":\"wait for stream 0 on stream 3\"}}\n"
-    "{\"ev\":\"race\",\"t\":1000005000,\"pid\":100,\"tid\":101,\"xid\":1,\"key\":\"k1\",\"count\":2,\"kind\":\"write-read\","
+    "{\"ev\":\"race\",\"t\":1000005000,\"pid\":100,\"tid\":101,\"xid\":1,\"key\":\"k1\",\"count\":2,\"kind\":\"write-"
+    "read\","
     "\"producer\":{\"op\":\"kernel fill\",\"stream\":" S0 "},\"consumer\":{\"op\":\"kernel use\",\"stream\":" S3 "}}\n"
-    "{\"ev\":\"race\",\"t\":1000006000,\"pid\":100,\"tid\":101,\"xid\":2,\"key\":\"k2\",\"count\":1,\"kind\":\"host-read\","
+    "{\"ev\":\"race\",\"t\":1000006000,\"pid\":100,\"tid\":101,\"xid\":2,\"key\":\"k2\",\"count\":1,\"kind\":\"host-"
+    "read\","
     "\"producer\":{\"op\":\"memcpy DtoH\",\"stream\":" S3 "},\"consumer\":{\"op\":\"host read\",\"stream\":null},"
     "\"fix\":{\"id\":\"host-sync\",\"text\":\"synchronize stream 3\"}}\n"
-    "{\"ev\":\"inject\",\"t\":1000007000,\"pid\":100,\"tid\":101,\"xid\":1,\"what\":\"event-wait\",\"from\":" S0 ",\"to\":" S3 ",\"reason\":\"first use\"}\n"
-    "{\"ev\":\"fallback\",\"t\":1000008000,\"pid\":100,\"tid\":100,\"reason\":\"no CUPTI observer\",\"detail\":\"context sync at export\"}\n"
+    "{\"ev\":\"inject\",\"t\":1000007000,\"pid\":100,\"tid\":101,\"xid\":1,\"what\":\"event-wait\",\"from\":" S0
+    ",\"to\":" S3 ",\"reason\":\"first use\"}\n"
+    "{\"ev\":\"fallback\",\"t\":1000008000,\"pid\":100,\"tid\":100,\"reason\":\"no CUPTI "
+    "observer\",\"detail\":\"context sync at export\"}\n"
     "{\"ev\":\"release\",\"t\":1000009000,\"pid\":100,\"tid\":101,\"xid\":1}\n"
     "{\"ev\":\"future_kind\",\"t\":1000009500,\"pid\":100,\"tid\":101}\n"
     "{\"ev\":\"summary\",\"t\":1000010000,\"pid\":100,\"tid\":100,\"exchanges\":2}\n";
@@ -47,11 +57,15 @@ static const char log_a[] =
 /* Process 200: its xid 1 must not pair with process 100's; an import nobody exported; race k1
  * again (3 occurrences there); a truncated last line. */
 static const char log_b[] =
-    "{\"ev\":\"start\",\"t\":1000000500,\"pid\":200,\"tid\":200,\"exe\":\"/usr/bin/python3\",\"mode\":\"check\",\"version\":\"0.1\",\"rank\":1}\n"
+    "{\"ev\":\"start\",\"t\":1000000500,\"pid\":200,\"tid\":200,\"exe\":\"/usr/bin/"
+    "python3\",\"mode\":\"check\",\"version\":\"0.1\",\"rank\":1}\n"
     "{\"ev\":\"export\",\"t\":1000001500,\"pid\":200,\"tid\":200,\"xid\":1,\"framework\":\"tvm\",\"device\":" DEV0 "}\n"
-    "{\"ev\":\"import\",\"t\":1000002500,\"pid\":200,\"tid\":200,\"xid\":1,\"framework\":\"pytorch\",\"device\":" DEV0 "}\n"
-    "{\"ev\":\"import\",\"t\":1000003500,\"pid\":200,\"tid\":200,\"xid\":9,\"framework\":\"mxnet\",\"device\":" DEV0 "}\n"
-    "{\"ev\":\"race\",\"t\":1000004500,\"pid\":200,\"tid\":200,\"xid\":1,\"key\":\"k1\",\"count\":3,\"kind\":\"write-read\"}\n"
+    "{\"ev\":\"import\",\"t\":1000002500,\"pid\":200,\"tid\":200,\"xid\":1,\"framework\":\"pytorch\",\"device\":" DEV0
+    "}\n"
+    "{\"ev\":\"import\",\"t\":1000003500,\"pid\":200,\"tid\":200,\"xid\":9,\"framework\":\"mxnet\",\"device\":" DEV0
+    "}\n"
+    "{\"ev\":\"race\",\"t\":1000004500,\"pid\":200,\"tid\":200,\"xid\":1,\"key\":\"k1\",\"count\":3,\"kind\":\"write-"
+    "read\"}\n"
     "{\"ev\":\"export\",\"t\":1000005500,\"pid\":200,\"tid\":200,\"xid\":2,\"framew";
 
 typedef struct {
@@ -160,8 +174,8 @@ static void chrome_trace_is_valid_and_linked(void **state)
 {
     fixture *fx = *state;
     char bin[512];
-    const char *argv[] = {dls_build_path(bin, sizeof bin, "bin/dlsync"), "report", "--chrome-trace", fx->trace,
-                          fx->a, fx->b, NULL};
+    const char *argv[] = {
+        dls_build_path(bin, sizeof bin, "bin/dlsync"), "report", "--chrome-trace", fx->trace, fx->a, fx->b, NULL};
     dls_run_result r;
     assert_int_equal(dls_run(argv, NULL, &r), 0);
     assert_int_equal(r.status, 0);

@@ -55,10 +55,12 @@ static void environment_is_prepared(void **state)
     snprintf(preload, sizeof preload, "LD_PRELOAD=%s", old);
     /* The existing LD_PRELOAD also applies to the dlsync command itself: in an ASan build its
      * runtime then does not come first, which ASan refuses unless told not to check. */
-    const char *env[] = {preload, "CUDA_INJECTION64_PATH=", "DLSYNC_MODE=", "DLSYNC_LOG=", "DLSYNC_VERBOSE=",
-                         "ASAN_OPTIONS=verify_asan_link_order=0", NULL};
-    const char *argv[] = {g_bin, "run", "--mode", "trace", "--log", "/tmp/x.%p.%r.jsonl", "--profiles=/tmp/p.txt",
-                          "--verbose", "--", "/usr/bin/env", NULL};
+    const char *env[] = {preload,       "CUDA_INJECTION64_PATH=", "DLSYNC_MODE=",
+                         "DLSYNC_LOG=", "DLSYNC_VERBOSE=",        "ASAN_OPTIONS=verify_asan_link_order=0",
+                         NULL};
+    const char *argv[] = {
+        g_bin,       "run", "--mode",       "trace", "--log", "/tmp/x.%p.%r.jsonl", "--profiles=/tmp/p.txt",
+        "--verbose", "--",  "/usr/bin/env", NULL};
     dls_run_result r;
     run(argv, env, &r);
     assert_int_equal(r.status, 0);
@@ -157,7 +159,8 @@ static void missing_library_is_reported(void **state)
  * own pid), then exits with $1. */
 static const char race_script[] =
     "f=$(printf '%s' \"$DLSYNC_LOG\" | sed \"s/%p/$$/\"); "
-    "printf '{\"ev\":\"race\",\"t\":%s,\"pid\":%s,\"tid\":%s,\"key\":\"k\",\"count\":1}\\n' \"$(date +%s%N)\" $$ $$ >> \"$f\"; "
+    "printf '{\"ev\":\"race\",\"t\":%s,\"pid\":%s,\"tid\":%s,\"key\":\"k\",\"count\":1}\\n' \"$(date +%s%N)\" $$ $$ >> "
+    "\"$f\"; "
     "exit $1";
 
 static void fail_on_race_with_temporary_log(void **state)
@@ -169,7 +172,8 @@ static void fail_on_race_with_temporary_log(void **state)
     const char *env[] = {tmpenv, NULL};
     const char *racy0[] = {g_bin, "run", "--fail-on-race", "--", "/bin/sh", "-c", race_script, "sh", "0", NULL};
     const char *racy5[] = {g_bin, "run", "--fail-on-race", "--", "/bin/sh", "-c", race_script, "sh", "5", NULL};
-    const char *clean[] = {g_bin, "run", "--fail-on-race", "--", "/bin/sh", "-c", "test \"$DLSYNC_MODE\" = check", NULL};
+    const char *clean[] = {g_bin, "run", "--fail-on-race", "--", "/bin/sh", "-c", "test \"$DLSYNC_MODE\" = check",
+                           NULL};
     dls_run_result r;
     run(racy0, env, &r);
     assert_int_equal(r.status, 3);
@@ -192,7 +196,8 @@ static void fail_on_race_with_named_log_ignores_older_runs(void **state)
     fputs("{\"ev\":\"race\",\"t\":1,\"pid\":1,\"tid\":1,\"key\":\"old\",\"count\":1}\n", f);
     fclose(f);
     const char *clean[] = {g_bin, "run", "--fail-on-race", "--log", pattern, "/bin/true", NULL};
-    const char *racy[] = {g_bin, "run", "--fail-on-race", "--log", pattern, "--", "/bin/sh", "-c", race_script, "sh", "0", NULL};
+    const char *racy[] = {g_bin,     "run", "--fail-on-race", "--log", pattern, "--",
+                          "/bin/sh", "-c",  race_script,      "sh",    "0",     NULL};
     dls_run_result r;
     expect_status(clean, NULL, 0);
     expect_status(racy, NULL, 3);
@@ -230,10 +235,31 @@ static void help_matches_the_man_page(void **state)
     char *man = dls_read_file(DLS_SRC_DIR "/tools/dlsync.1");
     assert_non_null(man);
     /* Every option, subcommand, reachability word and exit status of --help is in the man page. */
-    const char *words[] = {"--mode", "--log", "--profiles", "--verbose", "--fail-on-race", "--chrome-trace",
-                           "--help", "dlsync run", "dlsync scan", "dlsync report", "reachable", "protected",
-                           "local", "hidden", "internal", "symtab-only", "executable", "CUDA_INJECTION64_PATH",
-                           "LD_PRELOAD", "../lib/libdlsync.so", "status 3", "125", "126", "127", NULL};
+    const char *words[] = {"--mode",
+                           "--log",
+                           "--profiles",
+                           "--verbose",
+                           "--fail-on-race",
+                           "--chrome-trace",
+                           "--help",
+                           "dlsync run",
+                           "dlsync scan",
+                           "dlsync report",
+                           "reachable",
+                           "protected",
+                           "local",
+                           "hidden",
+                           "internal",
+                           "symtab-only",
+                           "executable",
+                           "CUDA_INJECTION64_PATH",
+                           "LD_PRELOAD",
+                           "../lib/libdlsync.so",
+                           "status 3",
+                           "125",
+                           "126",
+                           "127",
+                           NULL};
     for (int i = 0; words[i]; i++) {
         if (!strstr(r.out, words[i]))
             fail_msg("--help does not mention %s", words[i]);

@@ -136,7 +136,9 @@ static void executables_and_bad_files(void **state)
     assert_non_null(mkdtemp(dir));
     snprintf(text, sizeof text, "%s/not-elf.so", dir);
     FILE *f = fopen(text, "w");
-    fputs("\x7f" "ELF but not really", f);
+    fputs("\x7f"
+          "ELF but not really",
+          f);
     fclose(f);
     const char *argv[] = {g_bin, "scan", self, text, "/nonexistent.so", NULL};
     dls_run_result r;

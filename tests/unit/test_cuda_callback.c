@@ -206,8 +206,12 @@ static void unhandled_calls_and_other_domains_deliver_nothing(void **state)
 static void formatting_names_every_part(void **state)
 {
     (void)state;
-    dls_cuda_op op = {.kind = DLS_OP_LAUNCH, .phase = DLS_PHASE_EXIT, .api = "cudaLaunchKernel",
-                      .name = "scale", .flags = DLS_OPF_HAS_STREAM | DLS_OPF_CONSERVATIVE, .nwords = 3,
+    dls_cuda_op op = {.kind = DLS_OP_LAUNCH,
+                      .phase = DLS_PHASE_EXIT,
+                      .api = "cudaLaunchKernel",
+                      .name = "scale",
+                      .flags = DLS_OPF_HAS_STREAM | DLS_OPF_CONSERVATIVE,
+                      .nwords = 3,
                       .stream = {.id = 7, .kind = DLS_STREAM_NON_BLOCKING}};
     char buf[256];
     size_t n = dls_cuda_op_format(&op, buf, sizeof buf);

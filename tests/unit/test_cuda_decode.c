@@ -199,7 +199,8 @@ static void async_copy_is_on_its_stream(void **state)
     (void)state;
     fake_streams[0] = (fake_stream){.h = (CUstream)0x5300, .id = 53};
     char host[16];
-    cuMemcpyDtoHAsync_v2_params p = {.dstHost = host, .srcDevice = 0xa000, .ByteCount = 16, .hStream = (CUstream)0x5300};
+    cuMemcpyDtoHAsync_v2_params p = {
+        .dstHost = host, .srcDevice = 0xa000, .ByteCount = 16, .hStream = (CUstream)0x5300};
     dls_cuda_op op = decode1(CBID(cuMemcpyDtoHAsync_v2), CUPTI_API_ENTER, "cuMemcpyDtoHAsync_v2", &p);
     assert_true(op.flags & DLS_OPF_ASYNC);
     assert_int_equal(op.stream.id, 53);
@@ -224,17 +225,30 @@ static void array_side_has_no_range(void **state)
 static void copies_2d_and_3d_give_bounding_ranges(void **state)
 {
     (void)state;
-    CUDA_MEMCPY2D c = {.srcXInBytes = 4, .srcY = 1, .srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = 0x10000,
-                       .srcPitch = 256, .dstMemoryType = CU_MEMORYTYPE_HOST, .dstHost = (void *)0x20000,
-                       .dstPitch = 128, .WidthInBytes = 100, .Height = 3};
+    CUDA_MEMCPY2D c = {.srcXInBytes = 4,
+                       .srcY = 1,
+                       .srcMemoryType = CU_MEMORYTYPE_DEVICE,
+                       .srcDevice = 0x10000,
+                       .srcPitch = 256,
+                       .dstMemoryType = CU_MEMORYTYPE_HOST,
+                       .dstHost = (void *)0x20000,
+                       .dstPitch = 128,
+                       .WidthInBytes = 100,
+                       .Height = 3};
     cuMemcpy2DAsync_v2_params p = {.pCopy = &c, .hStream = NULL};
     dls_cuda_op op = decode1(CBID(cuMemcpy2DAsync_v2), CUPTI_API_ENTER, "cuMemcpy2DAsync_v2", &p);
     assert_range(&op, 0, 0x10000 + 256 + 4, 2 * 256 + 100, DLS_ACCESS_READ);
     assert_range(&op, 1, 0x20000, 2 * 128 + 100, DLS_ACCESS_WRITE);
 
-    CUDA_MEMCPY3D d = {.srcMemoryType = CU_MEMORYTYPE_UNIFIED, .srcDevice = 0x40000, .srcPitch = 64,
-                       .srcHeight = 4, .srcZ = 1, .dstMemoryType = CU_MEMORYTYPE_ARRAY,
-                       .WidthInBytes = 10, .Height = 2, .Depth = 3};
+    CUDA_MEMCPY3D d = {.srcMemoryType = CU_MEMORYTYPE_UNIFIED,
+                       .srcDevice = 0x40000,
+                       .srcPitch = 64,
+                       .srcHeight = 4,
+                       .srcZ = 1,
+                       .dstMemoryType = CU_MEMORYTYPE_ARRAY,
+                       .WidthInBytes = 10,
+                       .Height = 2,
+                       .Depth = 3};
     cuMemcpy3D_v2_params q = {.pCopy = &d};
     op = decode1(CBID(cuMemcpy3D_v2), CUPTI_API_ENTER, "cuMemcpy3D_v2", &q);
     assert_int_equal(op.nranges, 1);

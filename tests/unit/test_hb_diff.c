@@ -60,14 +60,14 @@ typedef struct {
     int nstreams;
 } run;
 
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            print_error("sequence seed %llu, step %d: ", (unsigned long long)u->seed, u->step);   \
-            print_error(__VA_ARGS__);                                                             \
-            print_error("\n");                                                                    \
-            fail();                                                                               \
-        }                                                                                         \
+#define CHECK(cond, ...)                                                                        \
+    do {                                                                                        \
+        if (!(cond)) {                                                                          \
+            print_error("sequence seed %llu, step %d: ", (unsigned long long)u->seed, u->step); \
+            print_error(__VA_ARGS__);                                                           \
+            print_error("\n");                                                                  \
+            fail();                                                                             \
+        }                                                                                       \
     } while (0)
 
 static uint64_t thread_id(run *u)
@@ -120,9 +120,8 @@ static void compare_epochs(run *u, const char *what, int ra, int rb, const dls_h
     CHECK(na == nb, "%s: engine %zu entries, reference %zu", what, na, nb);
     for (size_t i = 0; i < na && i < OUTCAP; i++)
         CHECK(a[i].stream == b[i].stream && a[i].pos == b[i].pos,
-              "%s entry %zu: engine (%llu, %llu), reference (%llu, %llu)", what, i,
-              (unsigned long long)a[i].stream, (unsigned long long)a[i].pos,
-              (unsigned long long)b[i].stream, (unsigned long long)b[i].pos);
+              "%s entry %zu: engine (%llu, %llu), reference (%llu, %llu)", what, i, (unsigned long long)a[i].stream,
+              (unsigned long long)a[i].pos, (unsigned long long)b[i].stream, (unsigned long long)b[i].pos);
 }
 
 /* A captured frontier as the policy builds one: some streams (unknown ones now and then) at a
@@ -154,8 +153,8 @@ static void compare_covers(run *u)
 {
     uint64_t ev = event_id(u), s = any_stream(u);
     uint64_t a = dls_hb_event_covers(u->e, ev, s), b = hbref_event_covers(u->r, ev, s);
-    CHECK(a == b, "event_covers(event %llu, stream %llu): engine %llu, reference %llu",
-          (unsigned long long)ev, (unsigned long long)s, (unsigned long long)a, (unsigned long long)b);
+    CHECK(a == b, "event_covers(event %llu, stream %llu): engine %llu, reference %llu", (unsigned long long)ev,
+          (unsigned long long)s, (unsigned long long)a, (unsigned long long)b);
 }
 
 static void compare_ordered(run *u)
@@ -165,8 +164,8 @@ static void compare_ordered(run *u)
     int ra = dls_hb_ordered(u->e, t, s, x, pos, &oa);
     int rb = hbref_ordered(u->r, t, s, x, pos, &ob);
     CHECK(ra == rb, "ordered rc: engine %d, reference %d", ra, rb);
-    CHECK(ra != 0 || oa == ob, "ordered(stream %llu after %llu:%llu): engine %d, reference %d",
-          (unsigned long long)s, (unsigned long long)x, (unsigned long long)pos, oa, ob);
+    CHECK(ra != 0 || oa == ob, "ordered(stream %llu after %llu:%llu): engine %d, reference %d", (unsigned long long)s,
+          (unsigned long long)x, (unsigned long long)pos, oa, ob);
 }
 
 /* One random update applied to both models; return codes and positions must agree. */
@@ -242,10 +241,9 @@ static void random_update(run *u)
         add_stream(u);
         return;
     }
-    CHECK(ra == rb, "%s (thread %llu, stream %llu): engine rc %d, reference rc %d", what,
-          (unsigned long long)t, (unsigned long long)s, ra, rb);
-    CHECK(pa == pb, "%s position: engine %llu, reference %llu", what, (unsigned long long)pa,
-          (unsigned long long)pb);
+    CHECK(ra == rb, "%s (thread %llu, stream %llu): engine rc %d, reference rc %d", what, (unsigned long long)t,
+          (unsigned long long)s, ra, rb);
+    CHECK(pa == pb, "%s position: engine %llu, reference %llu", what, (unsigned long long)pa, (unsigned long long)pb);
     for (int k = 0; k < u->nstreams && pa; k++)
         if (u->streams[k] == s)
             u->pos[k] = pa;
@@ -284,8 +282,8 @@ static void run_family(const family *f, uint64_t base, uint64_t nseq)
 {
     base = env_u64("HB_DIFF_SEED", base);
     nseq = env_u64("HB_DIFF_SEQS", nseq);
-    print_message("%s: %llu sequences, seeds %llu..%llu\n", f->name, (unsigned long long)nseq,
-                  (unsigned long long)base, (unsigned long long)(base + nseq - 1));
+    print_message("%s: %llu sequences, seeds %llu..%llu\n", f->name, (unsigned long long)nseq, (unsigned long long)base,
+                  (unsigned long long)(base + nseq - 1));
     for (uint64_t i = 0; i < nseq; i++)
         run_sequence(f, base + i);
 }

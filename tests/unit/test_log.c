@@ -67,8 +67,16 @@ static void a_preloaded_process_logs_to_the_expanded_path(void **state)
     snprintf(log, sizeof log, "DLSYNC_LOG=%s/log.%%p.%%r.jsonl", dir);
     snprintf(cupti, sizeof cupti, "DLSYNC_CUPTI=%s/cudasim/libcupti.so.13", DLS_BUILD_DIR);
     const char *argv[] = {prog, "correct", NULL};
-    const char *env[] = {preload, log, cupti, "RANK=7", "OMPI_COMM_WORLD_RANK=", "PMI_RANK=", "SLURM_PROCID=",
-                         "CUDA_INJECTION64_PATH=", "ASAN_OPTIONS=detect_leaks=0", NULL};
+    const char *env[] = {preload,
+                         log,
+                         cupti,
+                         "RANK=7",
+                         "OMPI_COMM_WORLD_RANK=",
+                         "PMI_RANK=",
+                         "SLURM_PROCID=",
+                         "CUDA_INJECTION64_PATH=",
+                         "ASAN_OPTIONS=detect_leaks=0",
+                         NULL};
     dls_run_result r;
     assert_int_equal(dls_run(argv, env, &r), 0);
     assert_int_equal(r.status, 0);

@@ -61,9 +61,15 @@ static dls_cuda_stream stream(uint64_t id, dls_stream_kind kind)
 /* Delivers a launch of `name` with the given argument words on stream s (ENTER and EXIT). */
 static void launch(uint64_t sid, const char *name, const uint64_t *words, uint32_t nwords, unsigned flags)
 {
-    dls_cuda_op op = {.kind = DLS_OP_LAUNCH, .flags = DLS_OPF_ASYNC | DLS_OPF_HAS_STREAM | flags,
-                      .api = "cuLaunchKernel", .name = name, .tid = TID, .correlation_id = ++g_corr,
-                      .stream = stream(sid, DLS_STREAM_NON_BLOCKING), .words = words, .nwords = nwords};
+    dls_cuda_op op = {.kind = DLS_OP_LAUNCH,
+                      .flags = DLS_OPF_ASYNC | DLS_OPF_HAS_STREAM | flags,
+                      .api = "cuLaunchKernel",
+                      .name = name,
+                      .tid = TID,
+                      .correlation_id = ++g_corr,
+                      .stream = stream(sid, DLS_STREAM_NON_BLOCKING),
+                      .words = words,
+                      .nwords = nwords};
     op.phase = DLS_PHASE_ENTER;
     dls_pol_sink(&op, NULL);
     op.phase = DLS_PHASE_EXIT;
@@ -73,8 +79,12 @@ static void launch(uint64_t sid, const char *name, const uint64_t *words, uint32
 /* Delivers a stream synchronize (ENTER and EXIT). */
 static void stream_sync(uint64_t sid)
 {
-    dls_cuda_op op = {.kind = DLS_OP_STREAM_SYNC, .phase = DLS_PHASE_ENTER, .flags = DLS_OPF_HAS_STREAM,
-                      .api = "cuStreamSynchronize", .tid = TID, .correlation_id = ++g_corr,
+    dls_cuda_op op = {.kind = DLS_OP_STREAM_SYNC,
+                      .phase = DLS_PHASE_ENTER,
+                      .flags = DLS_OPF_HAS_STREAM,
+                      .api = "cuStreamSynchronize",
+                      .tid = TID,
+                      .correlation_id = ++g_corr,
                       .stream = stream(sid, DLS_STREAM_NON_BLOCKING)};
     dls_pol_sink(&op, NULL);
     op.phase = DLS_PHASE_EXIT;
@@ -90,8 +100,13 @@ static dls_pol_x *export_range(uintptr_t lo, uintptr_t hi)
     mt.dl_tensor.ndim = 1;
     mt.dl_tensor.shape = shape;
     mt.dl_tensor.data = (void *)lo;
-    dls_exchange x = {.xid = ++xid, .tensor = &mt, .data = (void *)lo, .lo = lo, .hi = hi,
-                      .device = {kDLCUDA, 0}, .dtype = {kDLFloat, 32, 1}};
+    dls_exchange x = {.xid = ++xid,
+                      .tensor = &mt,
+                      .data = (void *)lo,
+                      .lo = lo,
+                      .hi = hi,
+                      .device = {kDLCUDA, 0},
+                      .dtype = {kDLFloat, 32, 1}};
     dls_pol_lock();
     dls_pol_x *p = dls_pol_x_new(&x);
     assert_non_null(p);
@@ -212,9 +227,14 @@ static void an_event_wait_orders_the_consumer(void **state)
     (void)state;
     uint64_t mine = 0x10000;
     launch(1, "producer", &mine, 1, 0);
-    dls_cuda_op rec = {.kind = DLS_OP_EVENT_RECORD, .phase = DLS_PHASE_EXIT,
-                       .flags = DLS_OPF_HAS_STREAM | DLS_OPF_HAS_EVENT, .api = "cuEventRecord", .tid = TID,
-                       .correlation_id = ++g_corr, .stream = stream(1, DLS_STREAM_NON_BLOCKING), .event_id = 7};
+    dls_cuda_op rec = {.kind = DLS_OP_EVENT_RECORD,
+                       .phase = DLS_PHASE_EXIT,
+                       .flags = DLS_OPF_HAS_STREAM | DLS_OPF_HAS_EVENT,
+                       .api = "cuEventRecord",
+                       .tid = TID,
+                       .correlation_id = ++g_corr,
+                       .stream = stream(1, DLS_STREAM_NON_BLOCKING),
+                       .event_id = 7};
     dls_pol_sink(&rec, NULL);
     dls_cuda_op wait = rec;
     wait.kind = DLS_OP_STREAM_WAIT_EVENT;
@@ -301,17 +321,25 @@ static int teardown_hostfn(void **state)
 /* Delivers an operation of `kind` with event `ev` on stream sid at EXIT. */
 static void event_op(dls_op_kind kind, uint64_t sid, uint64_t ev)
 {
-    dls_cuda_op op = {.kind = kind, .phase = DLS_PHASE_EXIT, .flags = DLS_OPF_HAS_STREAM | DLS_OPF_HAS_EVENT,
-                      .api = "event", .tid = TID, .correlation_id = ++g_corr,
-                      .stream = stream(sid, DLS_STREAM_NON_BLOCKING), .event_id = ev};
+    dls_cuda_op op = {.kind = kind,
+                      .phase = DLS_PHASE_EXIT,
+                      .flags = DLS_OPF_HAS_STREAM | DLS_OPF_HAS_EVENT,
+                      .api = "event",
+                      .tid = TID,
+                      .correlation_id = ++g_corr,
+                      .stream = stream(sid, DLS_STREAM_NON_BLOCKING),
+                      .event_id = ev};
     dls_pol_sink(&op, NULL);
 }
 
 /* Delivers a cuLaunchHostFunc on stream sid (ENTER and EXIT). */
 static void host_func(uint64_t sid)
 {
-    dls_cuda_op op = {.kind = DLS_OP_HOST_FUNC, .flags = DLS_OPF_ASYNC | DLS_OPF_HAS_STREAM,
-                      .api = "cuLaunchHostFunc", .tid = TID, .correlation_id = ++g_corr,
+    dls_cuda_op op = {.kind = DLS_OP_HOST_FUNC,
+                      .flags = DLS_OPF_ASYNC | DLS_OPF_HAS_STREAM,
+                      .api = "cuLaunchHostFunc",
+                      .tid = TID,
+                      .correlation_id = ++g_corr,
                       .stream = stream(sid, DLS_STREAM_NON_BLOCKING)};
     op.phase = DLS_PHASE_ENTER;
     dls_pol_sink(&op, NULL);
@@ -345,7 +373,7 @@ static void a_host_function_that_ran_orders_the_consumer(void **state)
     launch(3, "consumer", &mine, 1, 0);
     launch(3, "consumer", &mine, 1, 0);
     assert_int_equal(dls_race_distinct(), 0);
-    assert_int_equal(g_queries, 1); /* ordered from then on: never asked again */
+    assert_int_equal(g_queries, 1);             /* ordered from then on: never asked again */
     launch(4, "another consumer", &mine, 1, 0); /* the mark is known complete: no new query */
     assert_int_equal(dls_race_distinct(), 0);
     assert_int_equal(g_queries, 1);
@@ -462,8 +490,14 @@ static void identical_reports_share_a_key(void **state)
 {
     (void)state;
     int64_t shape[1] = {4};
-    dls_race r = {.kind = DLS_RACE_WRITE_READ, .framework = "f", .symbol = "s", .device = "cuda", .dtype = "float32",
-                  .ndim = 1, .shape = shape, .why = "test"};
+    dls_race r = {.kind = DLS_RACE_WRITE_READ,
+                  .framework = "f",
+                  .symbol = "s",
+                  .device = "cuda",
+                  .dtype = "float32",
+                  .ndim = 1,
+                  .shape = shape,
+                  .why = "test"};
     r.producer.op = "w";
     r.producer.stream.kind = "blocking";
     r.consumer.op = "r";

@@ -82,10 +82,18 @@ static void drop_policy(void)
 
 static dls_cuda_op op_on(dls_op_kind kind, uint64_t sid, dls_op_phase phase)
 {
-    dls_cuda_op op = {.kind = kind, .phase = phase, .flags = DLS_OPF_HAS_STREAM, .api = "test", .tid = TID,
+    dls_cuda_op op = {.kind = kind,
+                      .phase = phase,
+                      .flags = DLS_OPF_HAS_STREAM,
+                      .api = "test",
+                      .tid = TID,
                       .correlation_id = ++g_corr,
-                      .stream = {.id = sid, .handle = 0x1000 + sid, .ctx = 0xc0, .ctx_id = 1,
-                                 .kind = DLS_STREAM_NON_BLOCKING, .resolved = 1}};
+                      .stream = {.id = sid,
+                                 .handle = 0x1000 + sid,
+                                 .ctx = 0xc0,
+                                 .ctx_id = 1,
+                                 .kind = DLS_STREAM_NON_BLOCKING,
+                                 .resolved = 1}};
     return op;
 }
 
@@ -130,8 +138,8 @@ static int producer_stays_ordered(void)
     static int64_t shape[1] = {64};
     mt.dl_tensor.ndim = 1;
     mt.dl_tensor.shape = shape;
-    dls_exchange x = {.xid = 1, .tensor = &mt, .lo = 0x10000, .hi = 0x10100, .device = {kDLCUDA, 0},
-                      .dtype = {kDLFloat, 32, 1}};
+    dls_exchange x = {
+        .xid = 1, .tensor = &mt, .lo = 0x10000, .hi = 0x10100, .device = {kDLCUDA, 0}, .dtype = {kDLFloat, 32, 1}};
     dls_pol_lock();
     dls_pol_x *p = dls_pol_x_new(&x);
     int named = 0;

@@ -48,9 +48,14 @@ static void builtin_rows_cover_the_known_frameworks(void **state)
     assert_non_null(p);
     assert_int_equal(p->where, DLS_WHERE_OUT);
     assert_int_equal(p->index, 1);
-    const char *more[] = {"TVMArrayToDLPack", "TVMArrayFromDLPack", "TVMFFITensorToDLPack",
-                          "TVMFFITensorToDLPackVersioned", "TVMFFITensorFromDLPack",
-                          "TVMFFITensorFromDLPackVersioned", "MXNDArrayFromDLPack", "MXNDArrayFromDLPackEx",
+    const char *more[] = {"TVMArrayToDLPack",
+                          "TVMArrayFromDLPack",
+                          "TVMFFITensorToDLPack",
+                          "TVMFFITensorToDLPackVersioned",
+                          "TVMFFITensorFromDLPack",
+                          "TVMFFITensorFromDLPackVersioned",
+                          "MXNDArrayFromDLPack",
+                          "MXNDArrayFromDLPackEx",
                           "_ZN2at17toDLPackVersionedERKNS_6TensorE",
                           "_ZN2at10fromDLPackEP15DLManagedTensorSt8functionIFvPvEE",
                           "_ZN10tensorflow18TFE_HandleToDLPackEP16TFE_TensorHandleP9TF_Status",
@@ -88,7 +93,8 @@ static void parses_a_row_with_blanks_and_comment(void **state)
     (void)state;
     dls_profile r;
     char err[128];
-    assert_int_equal(dls_profile_parse_line("  my_to_dl\tmyfw export  out:2 v1   # trailing\n", &r, err, sizeof err), 1);
+    assert_int_equal(dls_profile_parse_line("  my_to_dl\tmyfw export  out:2 v1   # trailing\n", &r, err, sizeof err),
+                     1);
     assert_string_equal(r.symbol, "my_to_dl");
     assert_string_equal(r.framework, "myfw");
     assert_int_equal(r.role, DLS_ROLE_EXPORT);

@@ -7,8 +7,7 @@
 atomic_int sim_injection_inits;
 atomic_int sim_injection_callbacks;
 
-static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                 const void *data)
+static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
     (void)user;
     (void)domain;

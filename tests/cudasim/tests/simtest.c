@@ -28,8 +28,14 @@ void simtest_init_streams(CUstream *a, CUstream *b, CUstream *c)
     assert_int_equal(cuStreamCreate(c, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
 }
 
-static void store_body(void **args) { **(int **)args[0] = *(int *)args[1]; }
-static void copy_body(void **args) { **(int **)args[0] = **(const int **)args[1]; }
+static void store_body(void **args)
+{
+    **(int **)args[0] = *(int *)args[1];
+}
+static void copy_body(void **args)
+{
+    **(int **)args[0] = **(const int **)args[1];
+}
 
 static pthread_mutex_t g_log_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_log[4096];
@@ -48,33 +54,45 @@ static CUfunction g_store, g_copy, g_append;
 
 static void register_all(void)
 {
-    size_t two_ptr[] = { sizeof(int *), sizeof(const int *) };
-    size_t ptr_int[] = { sizeof(int *), sizeof(int) };
-    size_t one_int[] = { sizeof(int) };
+    size_t two_ptr[] = {sizeof(int *), sizeof(const int *)};
+    size_t ptr_int[] = {sizeof(int *), sizeof(int)};
+    size_t one_int[] = {sizeof(int)};
     g_store = cudasim_register_kernel("store_int", store_body, 2, ptr_int);
     g_copy = cudasim_register_kernel("copy_int", copy_body, 2, two_ptr);
     g_append = cudasim_register_kernel("append_int", append_body, 1, one_int);
 }
 
-CUfunction simtest_store_kernel(void) { pthread_once(&g_once, register_all); return g_store; }
-CUfunction simtest_copy_kernel(void) { pthread_once(&g_once, register_all); return g_copy; }
-CUfunction simtest_append_kernel(void) { pthread_once(&g_once, register_all); return g_append; }
+CUfunction simtest_store_kernel(void)
+{
+    pthread_once(&g_once, register_all);
+    return g_store;
+}
+CUfunction simtest_copy_kernel(void)
+{
+    pthread_once(&g_once, register_all);
+    return g_copy;
+}
+CUfunction simtest_append_kernel(void)
+{
+    pthread_once(&g_once, register_all);
+    return g_append;
+}
 
 CUresult simtest_store(CUstream s, int *dst, int value)
 {
-    void *args[] = { &dst, &value };
+    void *args[] = {&dst, &value};
     return cuLaunchKernel(simtest_store_kernel(), 1, 1, 1, 1, 1, 1, 0, s, args, NULL);
 }
 
 CUresult simtest_copy(CUstream s, int *dst, const int *src)
 {
-    void *args[] = { &dst, &src };
+    void *args[] = {&dst, &src};
     return cuLaunchKernel(simtest_copy_kernel(), 1, 1, 1, 1, 1, 1, 0, s, args, NULL);
 }
 
 CUresult simtest_append(CUstream s, int value)
 {
-    void *args[] = { &value };
+    void *args[] = {&value};
     return cuLaunchKernel(simtest_append_kernel(), 1, 1, 1, 1, 1, 1, 0, s, args, NULL);
 }
 

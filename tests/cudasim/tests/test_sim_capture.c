@@ -98,8 +98,7 @@ static void host_syncs_of_a_capturing_stream_fail_and_invalidate_it(void **state
             CUgraph empty;
             assert_int_equal(cuStreamEndCapture(g_a, &empty), CUDA_SUCCESS);
             assert_int_equal(cuGraphDestroy(empty), CUDA_SUCCESS);
-            assert_int_equal(cuStreamBeginCapture(CU_STREAM_PER_THREAD, CU_STREAM_CAPTURE_MODE_GLOBAL),
-                             CUDA_SUCCESS);
+            assert_int_equal(cuStreamBeginCapture(CU_STREAM_PER_THREAD, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
             r = cuMemcpyDtoH_v2_ptds(&host, (CUdeviceptr)(uintptr_t)x, sizeof host);
         }
         CUstream s = i == 2 ? CU_STREAM_PER_THREAD : g_a;
@@ -160,7 +159,7 @@ static void events_recorded_in_a_capture(void **state)
     assert_int_equal(cuEventRecord(e, g_a), CUDA_SUCCESS);
     assert_int_equal(cuEventQuery(e), CUDA_ERROR_CAPTURED_EVENT);
     assert_int_equal(cuEventSynchronize(e), CUDA_ERROR_CAPTURED_EVENT);
-    assert_int_equal(cuStreamWaitEvent(g_a, e, 0), CUDA_SUCCESS); /* same capture: nothing to add */
+    assert_int_equal(cuStreamWaitEvent(g_a, e, 0), CUDA_SUCCESS);             /* same capture: nothing to add */
     assert_int_equal(cuStreamWaitEvent(g_b, e, 0), CUDA_ERROR_NOT_SUPPORTED); /* fork: not modelled */
     assert_int_equal(cuStreamBeginCapture(g_b, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
     assert_int_equal(cuStreamWaitEvent(g_b, e, 0), CUDA_ERROR_STREAM_CAPTURE_MERGE);
@@ -203,8 +202,8 @@ static void begin_and_end_errors_and_modes(void **state)
         void *ret;
         pthread_create(&t, NULL, end_from_other_thread, &ctx);
         pthread_join(t, &ret);
-        CUresult want = modes[m] == CU_STREAM_CAPTURE_MODE_RELAXED ? CUDA_SUCCESS
-                                                                   : CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+        CUresult want =
+            modes[m] == CU_STREAM_CAPTURE_MODE_RELAXED ? CUDA_SUCCESS : CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
         assert_int_equal((CUresult)(intptr_t)ret, want);
         if (want != CUDA_SUCCESS) {
             assert_int_equal(cuStreamEndCapture(g_a, &g), CUDA_SUCCESS);
@@ -237,9 +236,8 @@ static void CUPTIAPI on_driver(void *user, CUpti_CallbackDomain domain, CUpti_Ca
         g_seen[g_nseen].mode = ((const cuStreamBeginCapture_v2_params *)d->functionParams)->mode;
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture:
-        g_seen[g_nseen].handle = d->callbackSite == CUPTI_API_EXIT
-                                     ? *((const cuStreamEndCapture_params *)d->functionParams)->phGraph
-                                     : NULL;
+        g_seen[g_nseen].handle =
+            d->callbackSite == CUPTI_API_EXIT ? *((const cuStreamEndCapture_params *)d->functionParams)->phGraph : NULL;
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags:
         g_seen[g_nseen].handle = ((const cuGraphInstantiateWithFlags_params *)d->functionParams)->hGraph;

@@ -123,18 +123,16 @@ static void entry_points_by_name(void **state)
     (void)state;
     void *fn = NULL;
     CUdriverProcAddressQueryResult q = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    assert_int_equal(cuGetProcAddress("cuMemAlloc", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &q),
-                     CUDA_SUCCESS);
+    assert_int_equal(cuGetProcAddress("cuMemAlloc", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &q), CUDA_SUCCESS);
     assert_int_equal(q, CU_GET_PROC_ADDRESS_SUCCESS);
     assert_ptr_equal(fn, (void *)cuMemAlloc);
-    assert_int_equal(cuGetProcAddress("cuStreamSynchronize", &fn, 13000,
-                                      CU_GET_PROC_ADDRESS_DEFAULT, &q),
+    assert_int_equal(cuGetProcAddress("cuStreamSynchronize", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &q),
                      CUDA_SUCCESS);
     assert_ptr_equal(fn, (void *)cuStreamSynchronize);
     void *ptsz = NULL;
-    assert_int_equal(cuGetProcAddress("cuStreamSynchronize", &ptsz, 13000,
-                                      CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &q),
-                     CUDA_SUCCESS);
+    assert_int_equal(
+        cuGetProcAddress("cuStreamSynchronize", &ptsz, 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &q),
+        CUDA_SUCCESS);
     assert_non_null(ptsz);
     assert_ptr_not_equal(ptsz, fn);
     cudasim_reset_counts();
@@ -154,8 +152,7 @@ static void error_names(void **state)
     assert_int_equal(cuGetErrorString(CUDA_ERROR_NOT_READY, &s), CUDA_SUCCESS);
     assert_string_equal(s, "device not ready");
     assert_int_equal(cuGetErrorName((CUresult)12345, &s), CUDA_ERROR_INVALID_VALUE);
-    assert_string_equal(cudaGetErrorName(cudaErrorInvalidResourceHandle),
-                        "cudaErrorInvalidResourceHandle");
+    assert_string_equal(cudaGetErrorName(cudaErrorInvalidResourceHandle), "cudaErrorInvalidResourceHandle");
     assert_string_equal(cudaGetErrorString(cudaSuccess), "no error");
 }
 

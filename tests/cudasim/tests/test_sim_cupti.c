@@ -26,7 +26,7 @@ typedef struct {
     uint64_t carried; /* *correlationData seen at EXIT */
     CUresult ret;
     char symbol[32];
-    CUstream stream; /* resource domain */
+    CUstream stream;  /* resource domain */
     const void *func; /* cudaLaunchKernel's params->func */
 } record;
 
@@ -35,8 +35,7 @@ static int g_n;
 static int g_call_inside; /* when set, the cuMemAlloc ENTER callback calls cuCtxGetDevice */
 static CUpti_SubscriberHandle g_sub;
 
-static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                 const void *data)
+static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
     (void)user;
     if (g_n == 256)
@@ -76,14 +75,12 @@ static int setup(void **state)
 {
     (void)state;
     simtest_init();
-    CUpti_SubscriberParams p = { .structSize = CUpti_SubscriberParams_STRUCT_SIZE,
-                                 .subscriberName = "simtest" };
+    CUpti_SubscriberParams p = {.structSize = CUpti_SubscriberParams_STRUCT_SIZE, .subscriberName = "simtest"};
     assert_int_equal(cuptiSubscribe_v2(&g_sub, on_callback, NULL, &p), CUPTI_SUCCESS);
     return 0;
 }
 
-static int find(int from, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
-                CUpti_ApiCallbackSite site)
+static int find(int from, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, CUpti_ApiCallbackSite site)
 {
     for (int i = from; i < g_n; i++)
         if (g_rec[i].domain == dom && g_rec[i].cbid == cbid && g_rec[i].site == site)
@@ -111,14 +108,12 @@ static void second_subscriber_is_refused_with_the_holders_name(void **state)
     (void)state;
     CUpti_SubscriberHandle other;
     char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN] = "";
-    CUpti_SubscriberParams p = { .structSize = CUpti_SubscriberParams_STRUCT_SIZE,
-                                 .subscriberName = "intruder",
-                                 .oldSubscriberName = old,
-                                 .oldSubscriberSize = sizeof old };
-    assert_int_equal(cuptiSubscribe(&other, on_callback, NULL),
-                     CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
-    assert_int_equal(cuptiSubscribe_v2(&other, on_callback, NULL, &p),
-                     CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+    CUpti_SubscriberParams p = {.structSize = CUpti_SubscriberParams_STRUCT_SIZE,
+                                .subscriberName = "intruder",
+                                .oldSubscriberName = old,
+                                .oldSubscriberSize = sizeof old};
+    assert_int_equal(cuptiSubscribe(&other, on_callback, NULL), CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+    assert_int_equal(cuptiSubscribe_v2(&other, on_callback, NULL, &p), CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
     assert_non_null(strstr(old, "simtest"));
 }
 
@@ -126,15 +121,13 @@ static void enable_state(void **state)
 {
     (void)state;
     uint32_t on = 7;
-    assert_int_equal(cuptiGetCallbackState(&on, g_sub, CUPTI_CB_DOMAIN_DRIVER_API,
-                                           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel),
-                     CUPTI_SUCCESS);
+    assert_int_equal(
+        cuptiGetCallbackState(&on, g_sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel),
+        CUPTI_SUCCESS);
     assert_int_equal(on, 0);
-    assert_int_equal(cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_DRIVER_API,
-                                         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel),
+    assert_int_equal(cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel),
                      CUPTI_SUCCESS);
-    cuptiGetCallbackState(&on, g_sub, CUPTI_CB_DOMAIN_DRIVER_API,
-                          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
+    cuptiGetCallbackState(&on, g_sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
     assert_int_equal(on, 1);
     g_n = 0;
     CUdeviceptr d;
@@ -142,11 +135,9 @@ static void enable_state(void **state)
     assert_int_equal(simtest_store(NULL, (int *)(uintptr_t)d, 1), CUDA_SUCCESS);
     assert_int_equal(g_n, 2);
     assert_int_equal(g_rec[0].cbid, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
-    assert_int_equal(cuptiEnableCallback(0, g_sub, CUPTI_CB_DOMAIN_DRIVER_API,
-                                         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel),
+    assert_int_equal(cuptiEnableCallback(0, g_sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel),
                      CUPTI_SUCCESS);
-    assert_int_equal(cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_DRIVER_API, 100000),
-                     CUPTI_ERROR_INVALID_PARAMETER);
+    assert_int_equal(cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_DRIVER_API, 100000), CUPTI_ERROR_INVALID_PARAMETER);
     cuMemFree(d);
 }
 
@@ -157,10 +148,8 @@ static void enter_and_exit_carry_params_result_and_correlation(void **state)
     g_n = 0;
     CUdeviceptr d = 0;
     assert_int_equal(cuMemAlloc(&d, 64), CUDA_SUCCESS);
-    int enter = find(0, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
-                     CUPTI_API_ENTER);
-    int exit_ = find(0, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
-                     CUPTI_API_EXIT);
+    int enter = find(0, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_API_ENTER);
+    int exit_ = find(0, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_API_EXIT);
     assert_true(enter >= 0 && exit_ > enter);
     assert_int_equal(g_rec[enter].correlation, g_rec[exit_].correlation);
     assert_int_equal(g_rec[exit_].carried, 0xC0FFEEull + g_rec[enter].correlation);
@@ -169,16 +158,14 @@ static void enter_and_exit_carry_params_result_and_correlation(void **state)
     g_n = 0;
     int *x = (int *)(uintptr_t)d;
     assert_int_equal(simtest_store(NULL, x, 3), CUDA_SUCCESS);
-    int launch = find(0, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-                      CUPTI_API_ENTER);
+    int launch = find(0, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_API_ENTER);
     assert_true(launch >= 0);
     assert_string_equal(g_rec[launch].symbol, "store_int");
 
     cudasim_fail_next("cuMemFree", CUDA_ERROR_INVALID_VALUE);
     g_n = 0;
     assert_int_equal(cuMemFree(d), CUDA_ERROR_INVALID_VALUE);
-    exit_ = find(0, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
-                 CUPTI_API_EXIT);
+    exit_ = find(0, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, CUPTI_API_EXIT);
     assert_true(exit_ >= 0);
     assert_int_equal(g_rec[exit_].ret, CUDA_ERROR_INVALID_VALUE);
     assert_int_equal(cuMemFree(d), CUDA_SUCCESS);
@@ -189,8 +176,7 @@ static void enter_and_exit_carry_params_result_and_correlation(void **state)
 static CUdeviceptr *g_expect_dptr;
 static size_t g_expect_size;
 static int g_params_ok;
-static void CUPTIAPI check_params(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                  const void *data)
+static void CUPTIAPI check_params(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
     (void)user;
     const CUpti_CallbackData *d = data;
@@ -227,21 +213,18 @@ static void runtime_call_reports_driver_calls_beneath_it(void **state)
     void *p = NULL;
     assert_int_equal(cudaMalloc(&p, 32), cudaSuccess);
     int drv;
-    int rt_enter = assert_nested(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
-                                 CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
-                                 CUPTI_API_ENTER, &drv);
+    int rt_enter =
+        assert_nested(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
+                      CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_API_ENTER, &drv);
     assert_int_not_equal(g_rec[rt_enter].correlation, g_rec[drv].correlation);
 
     g_n = 0;
-    dim3 one = { 1, 1, 1 };
+    dim3 one = {1, 1, 1};
     int value = 2;
-    void *args[] = { &p, &value };
-    assert_int_equal(cudaLaunchKernel((const void *)simtest_store_kernel(), one, one, args, 0, 0),
-                     cudaSuccess);
-    rt_enter = find(0, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-                    CUPTI_API_ENTER);
-    drv = find(0, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-               CUPTI_API_ENTER);
+    void *args[] = {&p, &value};
+    assert_int_equal(cudaLaunchKernel((const void *)simtest_store_kernel(), one, one, args, 0, 0), cudaSuccess);
+    rt_enter = find(0, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_API_ENTER);
+    drv = find(0, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_API_ENTER);
     assert_true(rt_enter >= 0 && drv > rt_enter);
     assert_string_equal(g_rec[rt_enter].symbol, "store_int");
     assert_ptr_equal(g_rec[rt_enter].func, simtest_store_kernel());
@@ -259,8 +242,8 @@ static void calls_inside_callbacks_are_reported(void **state)
     g_call_inside = 1;
     CUdeviceptr d;
     assert_int_equal(cuMemAlloc(&d, 8), CUDA_SUCCESS);
-    assert_nested(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
-                  CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice, CUPTI_API_EXIT, NULL);
+    assert_nested(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_CB_DOMAIN_DRIVER_API,
+                  CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice, CUPTI_API_EXIT, NULL);
     cuMemFree(d);
     cuptiEnableDomain(0, g_sub, CUPTI_CB_DOMAIN_DRIVER_API);
 }
@@ -293,8 +276,7 @@ static void unsubscribe_stops_callbacks_and_frees_the_slot(void **state)
     assert_int_equal(cuptiUnsubscribe(g_sub), CUPTI_ERROR_INVALID_PARAMETER);
     assert_int_equal(cuptiSubscribe(&g_sub, on_callback, NULL), CUPTI_SUCCESS);
     uint32_t on = 1;
-    cuptiGetCallbackState(&on, g_sub, CUPTI_CB_DOMAIN_DRIVER_API,
-                          CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice);
+    cuptiGetCallbackState(&on, g_sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice);
     assert_int_equal(on, 0);
 }
 
@@ -303,8 +285,7 @@ static void result_strings_and_version(void **state)
     (void)state;
     const char *s = NULL;
     uint32_t v = 0;
-    assert_int_equal(cuptiGetResultString(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, &s),
-                     CUPTI_SUCCESS);
+    assert_int_equal(cuptiGetResultString(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, &s), CUPTI_SUCCESS);
     assert_string_equal(s, "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED");
     assert_int_equal(cuptiGetVersion(&v), CUPTI_SUCCESS);
     assert_int_equal(v, CUPTI_API_VERSION);
@@ -318,8 +299,7 @@ typedef struct {
     CUpti_CallbackId cbid;
 } listener;
 
-static void CUPTIAPI on_listener(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                 const void *data)
+static void CUPTIAPI on_listener(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
     (void)data;
     listener *l = user;

@@ -44,15 +44,13 @@ static void the_injected_subscriber_sees_later_calls(void **state)
     assert_int_equal(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
     assert_int_equal(atomic_load(symbol("sim_injection_callbacks")), before + 2);
     CUpti_SubscriberHandle mine;
-    assert_int_equal(cuptiSubscribe(&mine, ignore, NULL),
-                     CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+    assert_int_equal(cuptiSubscribe(&mine, ignore, NULL), CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
 }
 
 int main(void)
 {
     char lib[4096];
-    setenv("CUDA_INJECTION64_PATH", dls_build_path(lib, sizeof lib, "tests/libsim_injection.so"),
-           1);
+    setenv("CUDA_INJECTION64_PATH", dls_build_path(lib, sizeof lib, "tests/libsim_injection.so"), 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cuinit_loads_the_injection_once),
         cmocka_unit_test(the_injected_subscriber_sees_later_calls),

@@ -14,11 +14,9 @@
 #include "cudasim.h"
 #include "simtest.h"
 
-CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                     unsigned int gridDimZ, unsigned int blockDimX,
-                                     unsigned int blockDimY, unsigned int blockDimZ,
-                                     unsigned int sharedMemBytes, CUstream hStream,
-                                     void **kernelParams, void **extra);
+CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+                                     unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+                                     unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra);
 
 static int setup(void **state)
 {
@@ -101,11 +99,9 @@ static void ptsz_stream_zero_is_the_per_thread_stream(void **state)
     (void)state;
     int *x = simtest_dev_int(0);
     int value = 4;
-    void *args[] = { &x, &value };
+    void *args[] = {&x, &value};
     assert_int_equal(cudasim_stream_hold(CU_STREAM_PER_THREAD), 0);
-    assert_int_equal(cuLaunchKernel_ptsz(simtest_store_kernel(), 1, 1, 1, 1, 1, 1, 0, NULL, args,
-                                         NULL),
-                     CUDA_SUCCESS);
+    assert_int_equal(cuLaunchKernel_ptsz(simtest_store_kernel(), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL), CUDA_SUCCESS);
     cudasim_settle();
     assert_int_equal(cuStreamQuery(CU_STREAM_PER_THREAD), CUDA_ERROR_NOT_READY);
     assert_int_equal(*x, 0);

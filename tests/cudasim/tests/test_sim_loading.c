@@ -45,8 +45,8 @@ static int loading_child(void)
         cudasim_stream_hold(a);
         simtest_store(a, x, 42 + launch);
         pthread_t t;
-        int lazy_first = launch == 0 && getenv("CUDA_MODULE_LOADING") &&
-                         strcmp(getenv("CUDA_MODULE_LOADING"), "LAZY") == 0;
+        int lazy_first =
+            launch == 0 && getenv("CUDA_MODULE_LOADING") && strcmp(getenv("CUDA_MODULE_LOADING"), "LAZY") == 0;
         if (lazy_first) /* the launch below waits for a: open its gate from elsewhere */
             pthread_create(&t, NULL, release_later, NULL);
         simtest_copy(b, y, x);

@@ -33,20 +33,15 @@ static void pointer_attributes_of_device_memory(void **state)
     CUdeviceptr inner = d + 123;
     assert_int_equal(cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, inner), CUDA_SUCCESS);
     assert_ptr_equal(ctx, g_ctx);
-    assert_int_equal(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, inner),
-                     CUDA_SUCCESS);
+    assert_int_equal(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, inner), CUDA_SUCCESS);
     assert_int_equal(type, CU_MEMORYTYPE_DEVICE);
-    assert_int_equal(cuPointerGetAttribute(&dp, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, inner),
-                     CUDA_SUCCESS);
+    assert_int_equal(cuPointerGetAttribute(&dp, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, inner), CUDA_SUCCESS);
     assert_int_equal(dp, inner);
-    assert_int_equal(cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, inner),
-                     CUDA_SUCCESS);
+    assert_int_equal(cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, inner), CUDA_SUCCESS);
     assert_int_equal(start, d);
-    assert_int_equal(cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, inner),
-                     CUDA_SUCCESS);
+    assert_int_equal(cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, inner), CUDA_SUCCESS);
     assert_int_equal(size, 1000);
-    assert_int_equal(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, inner),
-                     CUDA_SUCCESS);
+    assert_int_equal(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, inner), CUDA_SUCCESS);
     assert_int_equal(ordinal, 0);
     start = size = 0;
     assert_int_equal(cuMemGetAddressRange(&start, &size, d + 999), CUDA_SUCCESS);
@@ -54,8 +49,7 @@ static void pointer_attributes_of_device_memory(void **state)
     assert_int_equal(size, 1000);
     assert_int_equal(cuMemGetAddressRange(&start, &size, d + 1000 + 4096), CUDA_ERROR_NOT_FOUND);
     assert_int_equal(cuMemFree(d), CUDA_SUCCESS);
-    assert_int_equal(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, d),
-                     CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, d), CUDA_ERROR_INVALID_VALUE);
     assert_int_equal(cuMemFree(d), CUDA_ERROR_INVALID_VALUE);
 }
 
@@ -66,19 +60,16 @@ static void pointer_attributes_batch_and_unknown_pointers(void **state)
     unsigned type = 99;
     size_t size = 99;
     void *host = (void *)1;
-    CUpointer_attribute which[] = { CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                    CU_POINTER_ATTRIBUTE_RANGE_SIZE,
-                                    CU_POINTER_ATTRIBUTE_HOST_POINTER };
-    void *data[] = { &type, &size, &host };
+    CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+                                   CU_POINTER_ATTRIBUTE_HOST_POINTER};
+    void *data[] = {&type, &size, &host};
     assert_int_equal(cuMemAllocHost(&h, 64), CUDA_SUCCESS);
-    assert_int_equal(cuPointerGetAttributes(3, which, data, (CUdeviceptr)(uintptr_t)h + 8),
-                     CUDA_SUCCESS);
+    assert_int_equal(cuPointerGetAttributes(3, which, data, (CUdeviceptr)(uintptr_t)h + 8), CUDA_SUCCESS);
     assert_int_equal(type, CU_MEMORYTYPE_HOST);
     assert_int_equal(size, 64);
     assert_ptr_equal(host, (char *)h + 8);
     int local;
-    assert_int_equal(cuPointerGetAttributes(3, which, data, (CUdeviceptr)(uintptr_t)&local),
-                     CUDA_SUCCESS);
+    assert_int_equal(cuPointerGetAttributes(3, which, data, (CUdeviceptr)(uintptr_t)&local), CUDA_SUCCESS);
     assert_int_equal(type, 0);
     assert_int_equal(size, 0);
     assert_null(host);
@@ -111,7 +102,7 @@ static void copies_and_sets(void **state)
 {
     (void)state;
     CUdeviceptr a, b;
-    unsigned in[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, out[8] = { 0 };
+    unsigned in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8] = {0};
     CUstream s;
     assert_int_equal(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
     assert_int_equal(cuMemAlloc(&a, sizeof in), CUDA_SUCCESS);
@@ -141,8 +132,7 @@ static void synchronous_copy_waits_for_earlier_legacy_work(void **state)
     assert_int_equal(cudaMemcpy(&out, x, sizeof out, cudaMemcpyDeviceToHost), cudaSuccess);
     assert_int_equal(out, 12);
     assert_int_equal(cudasim_set_kernel_duration("store_int", 0), 0);
-    assert_int_equal(cudaMemcpy(&out, x, sizeof out, (enum cudaMemcpyKind)17),
-                     cudaErrorInvalidMemcpyDirection);
+    assert_int_equal(cudaMemcpy(&out, x, sizeof out, (enum cudaMemcpyKind)17), cudaErrorInvalidMemcpyDirection);
     assert_int_equal(cudaGetLastError(), cudaErrorInvalidMemcpyDirection);
     assert_int_equal(cudaGetLastError(), cudaSuccess);
 }
