@@ -149,6 +149,59 @@ static const dls_profile *row_of_caller(const void *caller, dls_role role, int v
     return r;
 }
 
+/* ---- capsules made but not yet taken apart ---- */
+
+/* A tensor wrapped by PyCapsule_New is read only when the capsule is first taken apart
+ * (PyCapsule_GetPointer, or the consumer's rename): a producer may create the capsule before it
+ * fills the tensor (CuPy does), so at creation the tensor can be uninitialized memory. The export
+ * is recorded then, with the row of the object that created the capsule. */
+#define PENDING_SLOTS 256
+
+static struct {
+    void *mt;
+    const dls_profile *row;
+    const char *lib;
+} g_pending[PENDING_SLOTS];
+static size_t g_pending_next;
+static pthread_mutex_t g_pending_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Remembers that mt was wrapped into a capsule by `row`'s object. When the table is full the
+ * oldest entry gives way: a capsule that is never taken apart exports nothing. */
+static void pending_add(void *mt, const dls_profile *row, const char *lib)
+{
+    pthread_mutex_lock(&g_pending_lock);
+    size_t slot = PENDING_SLOTS;
+    for (size_t i = 0; i < PENDING_SLOTS && slot == PENDING_SLOTS; i++)
+        if (g_pending[i].mt == mt || !g_pending[i].mt)
+            slot = i;
+    if (slot == PENDING_SLOTS) {
+        slot = g_pending_next;
+        g_pending_next = (g_pending_next + 1) % PENDING_SLOTS;
+    }
+    g_pending[slot].mt = mt;
+    g_pending[slot].row = row;
+    g_pending[slot].lib = lib;
+    pthread_mutex_unlock(&g_pending_lock);
+}
+
+/* Records the export of mt when a capsule made for it is taken apart for the first time (outside
+ * the table's lock). */
+static void export_if_pending(void *mt)
+{
+    const dls_profile *row = NULL;
+    const char *lib = NULL;
+    pthread_mutex_lock(&g_pending_lock);
+    for (size_t i = 0; i < PENDING_SLOTS && !row; i++)
+        if (g_pending[i].mt == mt) {
+            row = g_pending[i].row;
+            lib = g_pending[i].lib;
+            g_pending[i].mt = NULL;
+        }
+    pthread_mutex_unlock(&g_pending_lock);
+    if (row)
+        dls_wrap_export(row, lib, mt);
+}
+
 /* ---- the hooks ---- */
 
 static void *capsule_new(void *pointer, const char *name, void *destructor)
@@ -161,7 +214,7 @@ static void *capsule_new(void *pointer, const char *name, void *destructor)
     const char *lib;
     const dls_profile *row = row_of_caller(__builtin_return_address(0), DLS_ROLE_EXPORT, kind == 2, &lib);
     if (row)
-        dls_wrap_export(row, lib, pointer);
+        pending_add(pointer, row, lib);
     return cap;
 }
 
@@ -193,6 +246,7 @@ static void *capsule_get_pointer(void *capsule, const char *name)
         return mt && name && name[0] == 'd' && strcmp(name, "dlpack_exchange_api") == 0
                    ? (void *)dls_exchange_api_wrap(mt)
                    : mt;
+    export_if_pending(mt);
     if (!registered(mt, kind == 2)) {
         import_from(mt, __builtin_return_address(0), kind == 2);
         return mt;
@@ -224,6 +278,8 @@ static int capsule_set_name(void *capsule, const char *name)
     if (rc != 0 || !kind || !get)
         return rc;
     void *mt = get(capsule, name);
+    if (mt)
+        export_if_pending(mt); /* taken apart by a PyCapsule_GetPointer dlsync did not see */
     if (t_read.mt == mt)
         t_read.mt = NULL;
     dls_exchange x;

@@ -10,8 +10,11 @@
  * (ctypes.pythonapi) returns the hooks too. dlsync never links libpython: the real functions
  * are what the callers' own slots stood for; a process without Python never has such a slot.
  *
- *   - export: after the real PyCapsule_New succeeded, the tensor is registered with the shim's
- *     deleter (wrap.h), unless a native profile row already exported it (one exchange);
+ *   - export: the capsule the real PyCapsule_New made is remembered, and its tensor is read and
+ *     registered with the shim's deleter (wrap.h) when the capsule is first taken apart
+ *     (PyCapsule_GetPointer, or the rename), not at creation: a producer may fill the tensor
+ *     after it made the capsule (CuPy does), so at creation it can be uninitialized memory.
+ *     Nothing is remembered when a native profile row already exported it (one exchange);
  *   - import: after the real SetName succeeded, the tensor (read back with the real
  *     PyCapsule_GetPointer under the new name, which cannot fail or raise) is imported, unless a
  *     native profile row already imported it; a consumer that releases the tensor before the

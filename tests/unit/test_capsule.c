@@ -51,9 +51,32 @@ static void *fake_capsule_new(void *pointer, const char *name, void *destructor)
     return pointer; /* any non-NULL capsule */
 }
 
+static void *fake_capsule_get_pointer(void *capsule, const char *name)
+{
+    (void)name;
+    return capsule; /* the fake capsule is its pointer */
+}
+
 static void note_export(void *ctx, const dls_exchange *x)
 {
     *(dls_xpath *)ctx = x->path;
+}
+
+/* The hooked PyCapsule_New and PyCapsule_GetPointer, over the fakes above. */
+static void *(*hooked_new(void))(void *, const char *, void *)
+{
+    size_t n;
+    const dls_engine_hook *h = dls_capsule_hooks(&n);
+    h[0].bind((void *)fake_capsule_new);
+    return (void *(*)(void *, const char *, void *))h[0].entry;
+}
+
+static void *(*hooked_get_pointer(void))(void *, const char *)
+{
+    size_t n;
+    const dls_engine_hook *h = dls_capsule_hooks(&n);
+    h[2].bind((void *)fake_capsule_get_pointer);
+    return (void *(*)(void *, const char *))h[2].entry;
 }
 
 static void noop_deleter(void *self)
@@ -82,14 +105,40 @@ static dls_xpath exported_path(const char *name, int versioned)
     dls_xpath path = DLS_XPATH_N_;
     dls_exchange_observer obs = {.on_export = note_export, .ctx = &path};
     dls_exchange_set_observer(&obs);
-    size_t n;
-    const dls_engine_hook *h = dls_capsule_hooks(&n);
-    h[0].bind((void *)fake_capsule_new);
-    void *(*hooked_new)(void *, const char *, void *) = (void *(*)(void *, const char *, void *))h[0].entry;
-    assert_ptr_equal(hooked_new(mt, name, NULL), mt);
+    assert_ptr_equal(hooked_new()(mt, name, NULL), mt);
+    assert_int_equal(path, DLS_XPATH_N_); /* not read at creation */
+    assert_ptr_equal(hooked_get_pointer()(mt, name), mt);
     dls_exchange_set_observer(NULL);
     dls_exchange_reset_for_tests();
     return path;
+}
+
+static void note_range(void *ctx, const dls_exchange *x)
+{
+    *(uintptr_t *)ctx = x->hi - x->lo;
+}
+
+/* CuPy makes the capsule first and fills the tensor after: at creation it is garbage, and only
+ * the tensor as the consumer takes it is read. */
+static void tensor_is_read_when_the_capsule_is_taken(void **state)
+{
+    (void)state;
+    static float data[4];
+    static int64_t shape[1] = {4};
+    static DLManagedTensor t;
+    memset(&t, 0xA5, sizeof t); /* ndim, shape, device: all garbage */
+    uintptr_t bytes = 0;
+    dls_exchange_observer obs = {.on_export = note_range, .ctx = &bytes};
+    dls_exchange_set_observer(&obs);
+    assert_ptr_equal(hooked_new()(&t, "dltensor", NULL), &t);
+    t = (DLManagedTensor){.dl_tensor = {.data = data, .device = {kDLCUDA, 0}, .ndim = 1,
+                                        .dtype = {kDLFloat, 32, 1}, .shape = shape},
+                          .deleter = (void (*)(DLManagedTensor *))noop_deleter};
+    assert_int_equal(bytes, 0);
+    assert_ptr_equal(hooked_get_pointer()(&t, "dltensor"), &t);
+    assert_int_equal(bytes, sizeof data);
+    dls_exchange_set_observer(NULL);
+    dls_exchange_reset_for_tests();
 }
 
 static void capsule_exchanges_say_which_capsule(void **state)
@@ -105,6 +154,7 @@ int main(void)
         cmocka_unit_test(frameworks_named_from_the_calling_object),
         cmocka_unit_test(capsule_functions_are_hooked),
         cmocka_unit_test(capsule_exchanges_say_which_capsule),
+        cmocka_unit_test(tensor_is_read_when_the_capsule_is_taken),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
