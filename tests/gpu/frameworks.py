@@ -233,6 +233,14 @@ class Jax:
 
 # ---- the simulator's fake frameworks (dry run) --------------------------------------------------
 
+def _out_handle(fn, arg, name):
+    """Calls a C entry point `int fn(arg, void **out)` and returns *out; raises when it fails."""
+    out = ctypes.c_void_p()
+    if fn(arg, ctypes.byref(out)) != 0:
+        raise RuntimeError(f"{name} failed")
+    return out.value
+
+
 class _Fake:
     """The scenario corpus's fake frameworks on the CUDA simulator, loaded from a build folder."""
     libs = None
@@ -283,10 +291,7 @@ class FakeMx(_Fake):
         return a
 
     def _export(self, a):
-        t = ctypes.c_void_p()
-        if self.mx.MXNDArrayToDLPack(a, ctypes.byref(t)) != 0:
-            raise RuntimeError("MXNDArrayToDLPack failed")
-        return t.value
+        return _out_handle(self.mx.MXNDArrayToDLPack, a, "MXNDArrayToDLPack")
 
     def legacy_export(self, a):
         return self._export(a), "MXNDArrayToDLPack"
@@ -312,10 +317,7 @@ class FakeTvm(_Fake):
         return self.tvm.tvm_stream()
 
     def _import(self, t):
-        h = ctypes.c_void_p()
-        if self.tvm.TVMArrayFromDLPack(t, ctypes.byref(h)) != 0:
-            raise RuntimeError("TVMArrayFromDLPack failed")
-        return h.value
+        return _out_handle(self.tvm.TVMArrayFromDLPack, t, "TVMArrayFromDLPack")
 
     def legacy_import(self, t):
         return self._import(t), "TVMArrayFromDLPack"

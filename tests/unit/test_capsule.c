@@ -131,9 +131,9 @@ static void tensor_is_read_when_the_capsule_is_taken(void **state)
     dls_exchange_observer obs = {.on_export = note_range, .ctx = &bytes};
     dls_exchange_set_observer(&obs);
     assert_ptr_equal(hooked_new()(&t, "dltensor", NULL), &t);
-    t = (DLManagedTensor){.dl_tensor = {.data = data, .device = {kDLCUDA, 0}, .ndim = 1,
-                                        .dtype = {kDLFloat, 32, 1}, .shape = shape},
-                          .deleter = (void (*)(DLManagedTensor *))noop_deleter};
+    t = (DLManagedTensor){
+        .dl_tensor = {.data = data, .device = {kDLCUDA, 0}, .ndim = 1, .dtype = {kDLFloat, 32, 1}, .shape = shape},
+        .deleter = (void (*)(DLManagedTensor *))noop_deleter};
     assert_int_equal(bytes, 0);
     assert_ptr_equal(hooked_get_pointer()(&t, "dltensor"), &t);
     assert_int_equal(bytes, sizeof data);
