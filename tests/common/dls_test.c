@@ -191,3 +191,13 @@ int dls_cmp_double(const void *a, const void *b)
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
+
+double dls_run_number(const char *const argv[], const char *const env[])
+{
+    dls_run_result r;
+    if (dls_run(argv, env, &r) != 0)
+        return -1;
+    double v = r.status == 0 ? atof(r.out) : -1;
+    dls_run_free(&r);
+    return v;
+}

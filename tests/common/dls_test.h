@@ -39,6 +39,10 @@ int dls_count(const char *hay, const char *needle);
 /* Reads a whole file into a NUL-terminated malloc'd buffer, or NULL. */
 char *dls_read_file(const char *path);
 
+/* Runs argv as dls_run does and returns the number its stdout starts with, or -1 when it could not
+ * be started or exited non-zero (benchmark children print their figure). */
+double dls_run_number(const char *const argv[], const char *const env[]);
+
 /* Monotonic clock in nanoseconds, for benchmarks. */
 double dls_now_ns(void);
 

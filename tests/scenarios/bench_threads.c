@@ -138,12 +138,7 @@ static double run(const char *what, int threads, const char *mode)
     snprintf(t_env, sizeof t_env, "BENCH_THREADS=%d", threads);
     const char *env[] = {pre_env, mode_env, child_env, t_env, "DLSYNC_LOG=", "CUDA_INJECTION64_PATH=", NULL};
     const char *argv[] = {self, NULL};
-    dls_run_result r;
-    if (dls_run(argv, env, &r) != 0)
-        return -1;
-    double v = r.status == 0 ? atof(r.out) : -1;
-    dls_run_free(&r);
-    return v;
+    return dls_run_number(argv, env);
 }
 
 static double median(const char *what, int threads, const char *mode)

@@ -235,6 +235,16 @@ static void fix_corrects_the_racy_version_and_leaves_the_twin_alone(void **state
     }
 }
 
+/* Runs scenario `name` racy under fix with `extra`, asserts it read correct data and that exactly
+ * one ordering was injected, and returns that inject record (inside o->log). */
+static const char *the_one_injection(const char *name, const char *const *extra, scen_outcome *o)
+{
+    run(name, "racy", "fix", extra, o);
+    verdict(o, name, "racy under fix", "correct");
+    assert_int_equal(scen_records(o, "inject"), 1);
+    return strstr(o->log, "{\"ev\":\"inject\"");
+}
+
 /* The captured read is never given a wait (in the simulator as in CUDA, that wait would invalidate
  * the capture and the program would exit 2); the graph's launch is ordered instead, once, and
  * logged as a capture-end wait from the producer's stream to the consumer's. */
@@ -243,10 +253,7 @@ static void fix_orders_the_launch_of_a_captured_use(void **state)
     (void)state;
     const char *extra[] = {"DLSYNC_VERBOSE=1", NULL};
     scen_outcome o;
-    run("graph_capture", "racy", "fix", extra, &o);
-    verdict(&o, "graph_capture", "racy under fix", "correct");
-    assert_int_equal(scen_records(&o, "inject"), 1);
-    const char *inj = strstr(o.log, "{\"ev\":\"inject\"");
+    const char *inj = the_one_injection("graph_capture", extra, &o);
     assert_non_null(strstr(inj, "\"what\":\"capture-end-wait\""));
     assert_non_null(strstr(inj, "\"reason\":\"graph launch of work captured after the export\""));
     assert_non_null(strstr(inj, "\"to\":{\"id\":"));
@@ -261,10 +268,7 @@ static void fix_records_on_the_producer_device_and_waits_on_the_consumer_stream(
 {
     (void)state;
     scen_outcome o;
-    run("devices_legacy", "racy", "fix", NULL, &o);
-    verdict(&o, "devices_legacy", "racy under fix", "correct");
-    assert_int_equal(scen_records(&o, "inject"), 1);
-    const char *inj = strstr(o.log, "{\"ev\":\"inject\"");
+    const char *inj = the_one_injection("devices_legacy", NULL, &o);
     assert_non_null(strstr(inj, "\"what\":\"event-wait\""));
     assert_non_null(strstr(inj, "\"from\":{\"id\":"));
     assert_non_null(strstr(inj, "\"handle\":\"0x1\",\"kind\":\"legacy\"},\"to\":{"));
