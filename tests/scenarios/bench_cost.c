@@ -6,8 +6,13 @@
  * with LIVE exchanged tensors kept live (exported, waiting for their first use) across the
  * operations; with LIVE > 1 they are allocated around the memset buffer, spread over the heap.
  * Each figure is the difference between two runs that differ only in OPS (HOSTFN, EXCH), divided by
- * the difference, minus the same difference without the shim: the simulator's own work cancels
- * out. Prints each figure with the command that measured it. Needs valgrind; no assertions. */
+ * the difference, minus the same difference of a baseline run: the simulator's own work cancels
+ * out. Two baselines: no CUPTI subscriber at all, and the null subscriber (libnullsub.so, injected
+ * through CUDA_INJECTION64_PATH), which enables exactly the callbacks dlsync enables in that mode
+ * and returns from each at once. Against the first the figure includes the CUPTI dispatch of
+ * dlsync's callbacks (on a GPU, the driver's work; here, the simulator's); against the second it
+ * is dlsync's own cost. Prints each figure with the commands that measured it. Needs valgrind; no
+ * assertions. */
 #include "dls_test.h"
 #include "fakefw.h"
 
@@ -81,8 +86,13 @@ static int child(void)
     return 0;
 }
 
-/* One setting of the probe: shim mode (NULL: no shim), log on or off, live tensors. */
+/* What runs beside the probe: nothing, dlsync in a mode, or the null subscriber enabling what
+ * dlsync enables in fix (driver callbacks) or in check (driver and runtime callbacks). */
+typedef enum { WITH_NOTHING, WITH_SHIM, WITH_NULL_FIX, WITH_NULL_CHECK } with;
+
+/* One setting of the probe: what runs beside it, the shim's mode, log on or off, live tensors. */
 typedef struct {
+    with w;
     const char *mode;
     int log;
     int live;
@@ -95,12 +105,15 @@ typedef enum { UNIT_OP, UNIT_HOSTFN, UNIT_EXCH } unit;
 static double instructions(const setting *s, unit u, int n)
 {
     char self[1024], shim[1024], cupti[1024], preload[2048], e_pre[2100], e_mode[64], e_ops[64];
-    char e_exch[64], e_live[64], e_cupti[1100], e_log[300], log[256], e_hostfn[64];
+    char e_exch[64], e_live[64], e_cupti[1100], e_log[300], log[256], e_hostfn[64], nullsub[1024];
+    char e_inject[1100];
     dls_build_path(self, sizeof self, "tests/bench_cost");
     dls_build_path(shim, sizeof shim, "lib/libdlsync.so");
     dls_build_path(cupti, sizeof cupti, "cudasim/libcupti.so.13");
-    snprintf(e_pre, sizeof e_pre, "LD_PRELOAD=%s", s->mode ? dls_preload_value(preload, sizeof preload, shim) : "");
-    snprintf(e_mode, sizeof e_mode, "DLSYNC_MODE=%s", s->mode ? s->mode : "");
+    dls_build_path(nullsub, sizeof nullsub, "scenarios/libnullsub.so");
+    int shimmed = s->w == WITH_SHIM, null = s->w == WITH_NULL_FIX || s->w == WITH_NULL_CHECK;
+    snprintf(e_pre, sizeof e_pre, "LD_PRELOAD=%s", shimmed ? dls_preload_value(preload, sizeof preload, shim) : "");
+    snprintf(e_mode, sizeof e_mode, "DLSYNC_MODE=%s", shimmed ? s->mode : "");
     snprintf(e_ops, sizeof e_ops, "COST_OPS=%d", u == UNIT_OP ? n : 0);
     snprintf(e_hostfn, sizeof e_hostfn, "COST_HOSTFN=%d", u == UNIT_HOSTFN ? n : 0);
     snprintf(e_exch, sizeof e_exch, "COST_EXCH=%d", u == UNIT_EXCH ? n : 0);
@@ -108,8 +121,19 @@ static double instructions(const setting *s, unit u, int n)
     snprintf(e_cupti, sizeof e_cupti, "DLSYNC_CUPTI=%s", cupti);
     snprintf(log, sizeof log, "/tmp/dls_bench_cost.%d.jsonl", (int)getpid());
     snprintf(e_log, sizeof e_log, "DLSYNC_LOG=%s", s->log ? log : "");
-    const char *env[] = {
-        e_pre, e_mode, e_ops, e_hostfn, e_exch, e_live, e_cupti, e_log, "COST_CHILD=1", "CUDA_INJECTION64_PATH=", NULL};
+    snprintf(e_inject, sizeof e_inject, "CUDA_INJECTION64_PATH=%s", null ? nullsub : "");
+    const char *env[] = {e_pre,
+                         e_mode,
+                         e_ops,
+                         e_hostfn,
+                         e_exch,
+                         e_live,
+                         e_cupti,
+                         e_log,
+                         "COST_CHILD=1",
+                         e_inject,
+                         s->w == WITH_NULL_CHECK ? "NULLSUB_RUNTIME=1" : "NULLSUB_RUNTIME=0",
+                         NULL};
     const char *argv[] = {"valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", self, NULL};
     dls_run_result r;
     if (dls_run(argv, env, &r) != 0)
@@ -135,11 +159,58 @@ static double per_unit(const setting *s, unit u)
 static void print_command(const setting *s, unit u)
 {
     const char *many = u == UNIT_EXCH ? "{200,600}" : "{1000,3000}";
-    printf("      COST_CHILD=1 COST_OPS=%s COST_HOSTFN=%s COST_EXCH=%s COST_LIVE=%d%s%s%s%s valgrind "
-           "--tool=callgrind build/tests/bench_cost\n",
-           u == UNIT_OP ? many : "0", u == UNIT_HOSTFN ? many : "0", u == UNIT_EXCH ? many : "0", s->live,
-           s->mode ? " DLSYNC_MODE=" : "", s->mode ? s->mode : "", s->mode ? " LD_PRELOAD=build/lib/libdlsync.so" : "",
-           s->log ? " DLSYNC_LOG=/tmp/log.jsonl" : "");
+    printf("      COST_CHILD=1 COST_OPS=%s COST_HOSTFN=%s COST_EXCH=%s COST_LIVE=%d", u == UNIT_OP ? many : "0",
+           u == UNIT_HOSTFN ? many : "0", u == UNIT_EXCH ? many : "0", s->live);
+    if (s->w == WITH_SHIM)
+        printf(" DLSYNC_MODE=%s LD_PRELOAD=build/lib/libdlsync.so DLSYNC_CUPTI=build/cudasim/libcupti.so.13%s", s->mode,
+               s->log ? " DLSYNC_LOG=/tmp/log.jsonl" : "");
+    else if (s->w != WITH_NOTHING)
+        printf(" CUDA_INJECTION64_PATH=build/scenarios/libnullsub.so%s",
+               s->w == WITH_NULL_CHECK ? " NULLSUB_RUNTIME=1" : "");
+    printf(" valgrind --tool=callgrind build/tests/bench_cost\n");
+}
+
+/* The null subscriber that enables what the shim enables in setting s (WITH_NOTHING for trace,
+ * which subscribes to nothing). */
+static with null_of(const setting *s)
+{
+    if (!strcmp(s->mode, "trace"))
+        return WITH_NOTHING;
+    return !strcmp(s->mode, "fix") ? WITH_NULL_FIX : WITH_NULL_CHECK;
+}
+
+/* Per-unit baselines, measured once per (baseline, live count). */
+typedef struct {
+    with w;
+    int live;
+    double v;
+} baseline;
+
+static double baseline_of(baseline *b, size_t *nb, with w, int live, unit u, int print)
+{
+    for (size_t i = 0; i < *nb; i++)
+        if (b[i].w == w && b[i].live == live)
+            return b[i].v;
+    setting s = {w, NULL, 0, live};
+    b[*nb] = (baseline){w, live, per_unit(&s, u)};
+    static const char *const names[] = {"no subscriber", "", "null subscriber (fix's callbacks)",
+                                        "null subscriber (check's callbacks)"};
+    if (print) {
+        printf("    baseline: %-48s %8.0f instructions\n", names[w], b[*nb].v);
+        print_command(&s, u);
+    }
+    return b[(*nb)++].v;
+}
+
+/* Prints the figure of shim setting s against no subscriber and against its null subscriber. */
+static double print_figure(const char *name, const setting *s, unit u, baseline *b, size_t *nb)
+{
+    double none = baseline_of(b, nb, WITH_NOTHING, s->live, u, 1);
+    double null = baseline_of(b, nb, null_of(s), s->live, u, 1);
+    double v = per_unit(s, u);
+    printf("    %-58s own %+6.0f   with CUPTI dispatch %+6.0f instructions\n", name, v - null, v - none);
+    print_command(s, u);
+    return v - null;
 }
 
 int main(void)
@@ -150,14 +221,15 @@ int main(void)
         printf("bench_cost: valgrind not installed, skipped\n");
         return 0;
     }
-    printf("instructions added by dlsync (callgrind, whole process; the no-shim run's instructions "
+    printf("instructions added by dlsync (callgrind, whole process; a baseline run's instructions "
            "subtracted)\n");
+    printf("  \"own\": against the null subscriber (libnullsub.so: the same CUPTI callbacks enabled, empty); "
+           "\"with CUPTI dispatch\": against no subscriber\n");
     static const setting op_settings[] = {
-        {NULL, 0, 0},  {"trace", 0, 0},    {"check", 0, 0},      {"fix", 0, 0},
-        {"fix", 0, 1}, {"fix", 0, SPREAD}, {"check", 0, SPREAD},
+        {WITH_SHIM, "trace", 0, 0}, {WITH_SHIM, "check", 0, 0},    {WITH_SHIM, "fix", 0, 0},
+        {WITH_SHIM, "fix", 0, 1},   {WITH_SHIM, "fix", 0, SPREAD}, {WITH_SHIM, "check", 0, SPREAD},
     };
     static const char *const op_names[] = {
-        "no shim (the simulator's own cost)",
         "trace",
         "check",
         "fix",
@@ -165,35 +237,26 @@ int main(void)
         "fix, 10000 exchanged tensors pending, spread over the heap",
         "check, 10000 exchanged tensors live, spread over the heap",
     };
-    double base = 0, one = 0;
+    baseline b[16];
+    size_t nb = 0;
+    double one = 0;
     printf("  per cudaMemsetAsync on one stream, touching no exchanged tensor:\n");
     for (size_t i = 0; i < sizeof op_settings / sizeof *op_settings; i++) {
-        double v = per_unit(&op_settings[i], UNIT_OP);
-        if (i == 0) {
-            base = v;
-            printf("    %-58s %8.0f instructions\n", op_names[i], v);
-        } else {
-            printf("    %-58s %+8.0f instructions", op_names[i], v - base);
-            if (op_settings[i].live == 1)
-                one = v - base;
-            if (op_settings[i].live == SPREAD && !strcmp(op_settings[i].mode, "fix") && one > 0)
-                printf("  (%.2fx the cost with one)", (v - base) / one);
-            printf("\n");
-        }
-        print_command(&op_settings[i], UNIT_OP);
+        double v = print_figure(op_names[i], &op_settings[i], UNIT_OP, b, &nb);
+        if (op_settings[i].live == 1)
+            one = v;
+        if (op_settings[i].live == SPREAD && !strcmp(op_settings[i].mode, "fix") && one > 0)
+            printf("      (own cost %.2fx the cost with one pending)\n", v / one);
     }
-    static const setting h_settings[] = {{NULL, 0, 0}, {"check", 0, 0}, {"fix", 0, 0}};
-    static const char *const h_names[] = {"no shim", "check (one event record before each)", "fix"};
+    static const setting h_settings[] = {{WITH_SHIM, "check", 0, 0}, {WITH_SHIM, "fix", 0, 0}};
+    static const char *const h_names[] = {"check (one event record before each)", "fix"};
     printf("  per cudaLaunchHostFunc of an empty function on one stream:\n");
-    for (size_t i = 0; i < sizeof h_settings / sizeof *h_settings; i++) {
-        double v = per_unit(&h_settings[i], UNIT_HOSTFN);
-        if (i == 0)
-            base = v;
-        printf(i ? "    %-58s %+8.0f instructions\n" : "    %-58s %8.0f instructions\n", h_names[i], i ? v - base : v);
-        print_command(&h_settings[i], UNIT_HOSTFN);
-    }
+    nb = 0;
+    for (size_t i = 0; i < sizeof h_settings / sizeof *h_settings; i++)
+        print_figure(h_names[i], &h_settings[i], UNIT_HOSTFN, b, &nb);
     static const setting x_settings[] = {
-        {NULL, 0, 0}, {"fix", 0, 0}, {"check", 0, 0}, {"trace", 0, 0}, {"trace", 1, 0},
+        {WITH_NOTHING, NULL, 0, 0}, {WITH_SHIM, "fix", 0, 0},   {WITH_SHIM, "check", 0, 0},
+        {WITH_SHIM, "trace", 0, 0}, {WITH_SHIM, "trace", 1, 0},
     };
     static const char *const x_names[] = {"no shim", "fix", "check", "trace, log off", "trace, log on"};
     double xv[5];

@@ -91,9 +91,18 @@ $(SCEN_OBJ)/bench_observer.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
 ALL     += $(BENCH_OBSERVER)
 BENCHES += $(BENCH_OBSERVER)
 
+# libnullsub.so: a CUPTI subscriber with an empty callback, enabling the ids dlsync enables (its
+# cbids table), loaded through CUDA_INJECTION64_PATH: bench_cost's baseline for dlsync's own cost.
+NULLSUB := $(SCEN_DIR)/libnullsub.so
+$(NULLSUB): $(SCEN_OBJ)/nullsub.o $(B)/obj/shim/cuda/cbids.o $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libnullsub.so $(LDFLAGS) $(CUDASIM_LDFLAGS) -o $@ $(filter %.o,$^) -lcupti $(LDLIBS)
+ALL += $(NULLSUB)
+
 # bench_cost: the instructions dlsync adds per stream operation, exchange and log record (make bench).
 BENCH_COST := $(B)/tests/bench_cost
-$(BENCH_COST): $(SCEN_OBJ)/bench_cost.o $(TEST_COMMON_OBJ) $(SCEN_LIBS) $(SHIM_LIB) $(CUDASIM_LIBS)
+$(BENCH_COST): $(SCEN_OBJ)/bench_cost.o $(TEST_COMMON_OBJ) $(SCEN_LIBS) $(SHIM_LIB) $(CUDASIM_LIBS) $(NULLSUB)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
