@@ -3,18 +3,20 @@
 # plainly and under dlsync (trace, fix), with both interpreter kinds: Debian's python3 (libpython
 # inside the executable) and tests/python3-shared (the shared libpython), each in the same
 # virtual environment. Outputs must be identical and each log must show every exchange once,
-# with the right frameworks and shape (tests/frameworks/check_log.py).
+# with the right frameworks and shape (tests/frameworks/check_log.py). paddle-tvm-ffi exchanges
+# between paddle and tvm-ffi through paddle's DLPack C exchange API table.
 #
 # The environment is build/frameworks/venv, made once (pip install takes about 4 minutes and
 # 2.8 GB); it is remade when the pins below change. When PyPI cannot be reached and the
 # environment does not exist yet, the test says SKIPPED and why, and exits 0.
-#   usage: scripts/test-frameworks.sh BUILD_DIR
+#   usage: scripts/test-frameworks.sh BUILD_DIR [FRAMEWORK...]   (default: every framework)
 set -u
 build=${1:-build}
 venv=$build/frameworks/venv
 # Pinned minimum versions: the first releases whose DLPack paths these tests exercise.
 pins=("numpy>=2.0" "jax[cpu]>=0.4.31" "tensorflow-cpu>=2.16" "paddlepaddle>=2.6" "apache-tvm-ffi>=0.1.0")
-frameworks=(jax tensorflow paddle tvm-ffi)
+frameworks=(jax tensorflow paddle tvm-ffi paddle-tvm-ffi)
+[ $# -gt 1 ] && frameworks=("${@:2}")
 shim=$(cd "$build/lib" && pwd)/libdlsync.so
 here=$(cd "$(dirname "$0")/.." && pwd)
 

@@ -1,27 +1,37 @@
-/* The DLPack C exchange API (DLPack 1.3's DLPackExchangeAPI), seen through its capsule.
+/* The DLPack C exchange API (DLPackExchangeAPI, DLPack 1.3), seen through its capsule.
  *
- * Frameworks publish a table of C functions in a capsule named "dlpack_exchange_api" (torch 2.x:
- * torch.Tensor.__dlpack_c_exchange_api__; paddle; tvm-ffi reads them). When a hooked caller reads
- * that capsule (PyCapsule_GetPointer, capsule.h), it gets dlsync's copy of the table instead,
- * whose fields are:
- *   header                                   copied (version, prev_api unchanged)
+ * Frameworks publish a table of C functions in a capsule named "dlpack_exchange_api" on their
+ * tensor type (paddle.Tensor and torch.Tensor's __dlpack_c_exchange_api__); consumers such as
+ * tvm-ffi read it with PyCapsule_GetPointer and call the functions directly. When a hooked
+ * caller reads that capsule (capsule.h), it gets dlsync's copy of the table instead:
+ *   header                                   copied: version and prev_api unchanged (older
+ *                                            tables down the prev_api chain are not wrapped)
  *   managed_tensor_allocator                 the framework's own (allocates, exchanges nothing)
  *   managed_tensor_from_py_object_no_sync    wrapped: a successful call is an export of *out
  *   managed_tensor_to_py_object_no_sync      wrapped: the call is an import of `tensor`
  *   dltensor_from_py_object_no_sync          wrapped: a successful call is a non-owning export
  *                                            of the caller's DLTensor (wrap.h, fill form)
- *   current_work_stream                      the framework's own
- * The exports and imports reach the policy like any other, so the NoSync exchanges are checked
- * or ordered in check and fix. The framework is named after the object defining the original
- * functions. Up to DLS_EXCHANGE_APIS distinct tables are wrapped (one warning past that; the
- * original is handed out). Layout: torch 2.15's ATen/dlpack.h (DLPack 1.3), declared here under
- * dlsync's own names so that a system dlpack.h of any version can be included beside it. */
+ *   current_work_stream                      wrapped: a successful call is logged (work_stream:
+ *                                            the stream the consumer is told to launch on)
+ * A NULL field stays NULL. The exports and imports reach the policy like any other, so the NoSync
+ * exchanges are checked or ordered in check and fix. The framework's own wrapped entry points
+ * that the table's functions call (paddle's ToDLPackVersioned behind
+ * managed_tensor_from_py_object_no_sync) pass straight through: each exchange is recorded once,
+ * under the table's field. The framework is named after the object defining the original
+ * functions. Only tables of major version 1 and minor version up to 3 are wrapped (a later minor
+ * version may append fields this copy would not have); up to DLS_EXCHANGE_APIS distinct tables
+ * (one warning past that, or for another version; the original is handed out). Layout: the
+ * DLPack 1.3 dlpack.h that tvm-ffi 0.1.15 ships (include/dlpack/dlpack.h, which paddle 3.3's
+ * table also reports), declared here under dlsync's own names so that a system dlpack.h of any
+ * version can be included beside it. */
 #ifndef DLS_EXCHANGE_API_H
 #define DLS_EXCHANGE_API_H
 
 #include "dlsync_dlpack.h"
 
 #define DLS_EXCHANGE_APIS 4
+#define DLS_EXCHANGE_API_MAJOR 1
+#define DLS_EXCHANGE_API_MINOR 3
 
 typedef struct dls_dlpack_api_header {
     DLPackVersion version;

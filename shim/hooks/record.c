@@ -137,6 +137,16 @@ static void write_row(dls_json *j, record_cache *c, const dls_profile *p, const 
     }
 }
 
+/* The "device" member. */
+static void write_device(dls_json *j, DLDevice device)
+{
+    const char *name = dls_device_type_name(device.device_type);
+    dls_json_object(j, "device");
+    dls_json_str(j, "type", name ? name : "unknown");
+    dls_json_i64(j, "id", device.device_id);
+    dls_json_close(j, '}');
+}
+
 /* The members that describe the tensor, from "data" to "version". A NULL ext is computed here
  * when needed; returns 0 (nothing written) when the tensor cannot be interpreted. */
 static int write_tensor(dls_json *j, record_cache *c, const dls_managed_view *v, const dls_extent *ext)
@@ -154,13 +164,9 @@ static int write_tensor(dls_json *j, record_cache *c, const dls_managed_view *v,
         ext = &computed;
     const DLTensor *t = v->tensor;
     char dtype[48];
-    const char *dname = dls_device_type_name(t->device.device_type);
     size_t from = j->len;
     dls_json_ptr(j, "data", t->data);
-    dls_json_object(j, "device");
-    dls_json_str(j, "type", dname ? dname : "unknown");
-    dls_json_i64(j, "id", t->device.device_id);
-    dls_json_close(j, '}');
+    write_device(j, t->device);
     dls_json_str(j, "dtype", dls_dtype_name(t->dtype, dtype, sizeof dtype));
     dls_json_i64(j, "ndim", t->ndim);
     static const int64_t no_dims[1];
@@ -219,6 +225,18 @@ void dls_record_release(const dls_exchange *x)
     if (dls_log_enabled() && !dls_managed_view_of((void *)x->tensor, x->versioned, &v) && v.tensor)
         record("release", x->xid, x->seen_at, x->producer_lib ? x->producer_lib : "", x->tensor, &v, NULL,
                x->producer ? x->producer->framework : NULL);
+}
+
+void dls_record_work_stream(const dls_profile *p, const char *lib, DLDevice device, const void *stream)
+{
+    if (!dls_log_enabled())
+        return;
+    dls_json j;
+    dls_log_begin(&j, "work_stream");
+    write_row(&j, cache(), p, lib);
+    write_device(&j, device);
+    dls_json_ptr(&j, "stream", stream);
+    dls_log_write(&j);
 }
 
 void dls_record_malformed(const dls_profile *p, const void *mt, const char *reason)

@@ -18,6 +18,11 @@ void dls_record_exchange(const char *ev, uint64_t xid, const dls_profile *p, con
 /* The release of live exchange x (its tensor still readable: before the producer's deleter). */
 void dls_record_release(const dls_exchange *x);
 
+/* A successful current_work_stream call of a DLPack C exchange API table (row p names it, its
+ * real function lives in `lib`): the stream the producer works on for `device`, the one its
+ * consumer is told to launch on (NULL: the legacy default stream, or none for the CPU). */
+void dls_record_work_stream(const dls_profile *p, const char *lib, DLDevice device, const void *stream);
+
 /* Input that was not interpreted and was passed on untouched. */
 void dls_record_malformed(const dls_profile *p, const void *mt, const char *reason);
 

@@ -151,6 +151,19 @@ void dls_wrap_import(const dls_profile *p, const char *lib, void *mt)
     dls_record_exchange("import", x.xid, p, lib, mt, &v, &ext, x.producer ? x.producer->framework : NULL);
 }
 
+int dls_wrap_enter(void)
+{
+    if (t_depth > 0 || dls_config_get()->mode == DLS_MODE_OFF)
+        return 0;
+    t_depth++;
+    return 1;
+}
+
+void dls_wrap_leave(void)
+{
+    t_depth--;
+}
+
 void dls_exchange_deleter(void *mt)
 {
     const dls_exchange_observer *obs = dls_exchange_get_observer();

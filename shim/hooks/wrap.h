@@ -29,4 +29,14 @@ void dls_wrap_export_filled(const dls_profile *p, const char *lib, DLTensor *t);
 /* Handles a tensor about to be taken by import row p, as the pre-hook does. */
 void dls_wrap_import(const dls_profile *p, const char *lib, void *mt);
 
+/* For entry points wrapped without a trampoline (the DLPack C exchange API): marks the calling
+ * thread as inside a wrapped call, so that the wrapped calls the real function makes (a
+ * framework's own to_dlpack behind its table) pass straight through and the exchange is recorded
+ * once, by the caller. Returns 0, marking nothing, when the thread is already inside one or the
+ * mode is off: the call is then nested and passes straight through itself. */
+int dls_wrap_enter(void);
+
+/* Ends what a dls_wrap_enter that returned 1 began. */
+void dls_wrap_leave(void);
+
 #endif

@@ -1,7 +1,8 @@
 """Checks a dlsync log of exchange.py FRAMEWORK: every export and import logged with the right
 framework and shape (the 3x4 tensors of exchange.py in each direction; the frameworks' own
-internal exchanges may add others), no unknown or duplicate exchange. Prints the exchanges; exit status 1 with
-the reasons when something is wrong.
+internal exchanges may add others), no unknown or duplicate exchange. For paddle-tvm-ffi, every
+exchange of paddle's goes through its DLPack C exchange API, and each wrapped field of the table
+was seen. Prints the exchanges; exit status 1 with the reasons when something is wrong.
 
 Usage: check_log.py LOG FRAMEWORK TORCH(0|1)"""
 import json
@@ -11,7 +12,8 @@ log, fw, torch = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
 recs = [json.loads(line) for line in open(log) if line.strip()]
 ex = [r for r in recs if r.get("ev") in ("export", "import")]
 names = {"tvm-ffi": "tvm-ffi", "jax": "jax", "tensorflow": "tensorflow", "paddle": "paddle"}
-known = {"numpy", "pytorch", names[fw]}
+api = fw == "paddle-tvm-ffi"
+known = {"numpy", "pytorch", "paddle", "tvm-ffi"} if api else {"numpy", "pytorch", names[fw]}
 problems = []
 by_xid = {}
 for r in ex:
@@ -30,9 +32,26 @@ for xid, rs in by_xid.items():
     i = [r["framework"] for r in rs if r["ev"] == "import"]
     if e and i and rs[0].get("shape") == [3, 4] and rs[0].get("dtype") == "float32":
         pairs.add((e[0], i[0]))
-want = {("numpy", names[fw]), (names[fw], "numpy")}
-if torch:
-    want |= {("pytorch", names[fw]), (names[fw], "pytorch")}
+if api:
+    want = {("paddle", "tvm-ffi"), ("tvm-ffi", "paddle")}
+    field = "DLPackExchangeAPI."
+    for r in ex:
+        if r["framework"] == "paddle" and not r["symbol"].startswith(field):
+            problems.append("paddle's %s of xid %d seen at %s, not through the exchange API" %
+                            (r["ev"], r["xid"], r["symbol"]))
+    seen = {r["symbol"][len(field):] for r in ex if r["symbol"].startswith(field) and r.get("shape") == [3, 4]}
+    for name in ("managed_tensor_from_py_object_no_sync", "managed_tensor_to_py_object_no_sync",
+                 "dltensor_from_py_object_no_sync"):
+        if name not in seen:
+            problems.append("no exchange through %s%s logged" % (field, name))
+    streams = [r for r in recs if r.get("ev") == "work_stream"]
+    if [(r["framework"], r["symbol"], r["device"]["type"]) for r in streams] != \
+            [("paddle", field + "current_work_stream", "cpu")]:
+        problems.append("work_stream records: %s" % streams)
+else:
+    want = {("numpy", names[fw]), (names[fw], "numpy")}
+    if torch:
+        want |= {("pytorch", names[fw]), (names[fw], "pytorch")}
 for p in sorted(want - pairs):
     problems.append("no exchange %s -> %s logged" % p)
 print("  exchanges: " + ", ".join("%s->%s" % p for p in sorted(pairs)))

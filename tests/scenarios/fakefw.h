@@ -2,8 +2,12 @@
  * thread and the REAL DLPack C entry points of the framework it imitates, so the shim's built-in
  * profiles wrap them:
  *   libfakemx.so  ("mxnet")  MXNDArrayToDLPack / MXNDArrayFromDLPack; a caching allocator that
- *                             hands freed blocks of the same size and kind out again.
- *   libfaketvm.so ("tvm")    TVMArrayFromDLPack / TVMArrayToDLPack.
+ *                             hands freed blocks of the same size and kind out again; a DLPack C
+ *                             exchange API table in a "dlpack_exchange_api" capsule, as paddle's
+ *                             tensor type offers it (libfakemx also stands for libpython's
+ *                             PyCapsule_GetPointer).
+ *   libfaketvm.so ("tvm")    TVMArrayFromDLPack / TVMArrayToDLPack, and tvm-ffi's
+ *                             TVMFFITensorFromDLPackVersioned.
  * Kernels come from scen_backend.h. Every function exits the process (status 2) on a CUDA
  * error; none synchronizes unless it says so. */
 #ifndef FAKEFW_H
@@ -11,6 +15,7 @@
 
 #include <cuda_runtime_api.h>
 #include <dlpack/dlpack.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -52,6 +57,35 @@ static inline cudaStream_t fw_thread_stream(fw_stream_kind kind, cudaStream_t *s
     return *stream;
 }
 
+/* ---- DLPack 1.3's versioned tensor and C exchange API, as dlpack.h declares them (the system
+ * dlpack.h may be older; these names cannot clash with a newer one) ---- */
+typedef struct {
+    uint32_t major, minor;
+} fw_dlpack_version;
+
+typedef struct fw_managed_versioned {
+    fw_dlpack_version version;
+    void *manager_ctx;
+    void (*deleter)(struct fw_managed_versioned *self);
+    uint64_t flags;
+    DLTensor dl_tensor;
+} fw_managed_versioned;
+
+typedef struct fw_exchange_api_header {
+    fw_dlpack_version version;
+    struct fw_exchange_api_header *prev_api;
+} fw_exchange_api_header;
+
+typedef struct {
+    fw_exchange_api_header header;
+    int (*managed_tensor_allocator)(DLTensor *prototype, fw_managed_versioned **out, void *error_ctx,
+                                    void (*set_error)(void *error_ctx, const char *kind, const char *message));
+    int (*managed_tensor_from_py_object_no_sync)(void *py_object, fw_managed_versioned **out);
+    int (*managed_tensor_to_py_object_no_sync)(fw_managed_versioned *tensor, void **out_py_object);
+    int (*dltensor_from_py_object_no_sync)(void *py_object, DLTensor *out);
+    int (*current_work_stream)(DLDeviceType device_type, int32_t device_id, void **out_current_stream);
+} fw_exchange_api;
+
 /* ---- libfakemx.so ---- */
 typedef struct mx_array mx_array;
 
@@ -73,15 +107,24 @@ void mx_free(mx_array *a);                         /* drops the program's refere
  * function there that marks a ready. mx_wait_ready blocks on the host until it has. */
 void mx_signal_ready(mx_array *a);
 void mx_wait_ready(mx_array *a);
+/* The "dlpack_exchange_api" capsule of mx_array's type: an fw_exchange_api whose "Python
+ * objects" are mx_array pointers; current_work_stream gives the calling thread's stream. Read it
+ * with PyCapsule_GetPointer(capsule, "dlpack_exchange_api") (NULL for another name). */
+void *mx_exchange_api_capsule(void);
+void *PyCapsule_GetPointer(void *capsule, const char *name);
 
 /* ---- libfaketvm.so ---- */
 typedef struct tvm_array tvm_array;
 
 int TVMArrayFromDLPack(DLManagedTensor *from, void **out);
 int TVMArrayToDLPack(void *from, DLManagedTensor **out);
+/* tvm-ffi's import of a versioned tensor (alignment and contiguity requirements ignored). */
+int TVMFFITensorFromDLPackVersioned(fw_managed_versioned *from, int32_t require_alignment, int32_t require_contiguous,
+                                    void **out);
 
 void tvm_init(fw_stream_kind kind);
 cudaStream_t tvm_stream(void);
+tvm_array *tvm_view(const DLTensor *t); /* a view of a non-owning DLTensor's memory (no release) */
 /* Reads are numbered from 0 in the order made; each writes its own pinned result buffer. */
 void tvm_read(tvm_array *a);                     /* read kernel on the thread's stream */
 void tvm_read_on(tvm_array *a, cudaStream_t s);  /* read kernel on stream s */

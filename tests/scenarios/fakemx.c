@@ -21,12 +21,14 @@ struct mx_array {
     float *data;
     int n;
     DLDeviceType where;
-    int device;            /* the device current when the memory was allocated */
-    int refs;              /* the program's reference + live DLPack exports */
-    int owns;              /* data is a cache block owned by this array */
-    DLManagedTensor *from; /* imported: the tensor to release */
-    float *result;         /* pinned buffer mx_read writes into */
-    mx_ready *ready;       /* from mx_signal_ready */
+    int device;                           /* the device current when the memory was allocated */
+    int refs;                             /* the program's reference + live DLPack exports */
+    int owns;                             /* data is a cache block owned by this array */
+    int64_t shape[1], strides[1];         /* what its DLPack descriptions point to */
+    DLManagedTensor *from;                /* imported: the tensor to release */
+    fw_managed_versioned *from_versioned; /* imported through the exchange API: the same */
+    float *result;                        /* pinned buffer mx_read writes into */
+    mx_ready *ready;                      /* from mx_signal_ready */
 };
 
 static fw_stream_kind g_kind;
@@ -119,6 +121,8 @@ static void unref(mx_array *a)
         block_put(a->data, a->n, a->where, a->device);
     if (a->from && a->from->deleter)
         a->from->deleter(a->from);
+    if (a->from_versioned && a->from_versioned->deleter)
+        a->from_versioned->deleter(a->from_versioned);
     if (a->result)
         cudaFreeHost(a->result);
     free(a);
@@ -131,6 +135,8 @@ static mx_array *make(float *data, int n, DLDeviceType where, int owns)
         exit(2);
     a->data = data;
     a->n = n;
+    a->shape[0] = n;
+    a->strides[0] = 1;
     a->where = where;
     a->owns = owns;
     a->refs = 1;
@@ -228,10 +234,24 @@ EXPORT void mx_wait_ready(mx_array *a)
     scen_host_blocking(0);
 }
 
+/* Describes a's memory in t (shape and strides point into a). */
+static void describe(mx_array *a, DLTensor *t)
+{
+    memset(t, 0, sizeof *t);
+    t->data = a->data;
+    t->device.device_type = a->where;
+    t->device.device_id = a->device;
+    t->ndim = 1;
+    t->dtype.code = kDLFloat;
+    t->dtype.bits = 32;
+    t->dtype.lanes = 1;
+    t->shape = a->shape;
+    t->strides = a->strides;
+}
+
 /* What an exported tensor keeps alive. */
 typedef struct {
     DLManagedTensor t;
-    int64_t shape[1];
     mx_array *a;
 } export_ctx;
 
@@ -252,30 +272,113 @@ EXPORT int MXNDArrayToDLPack(void *handle, DLManagedTensor **out)
     }
     a->refs++;
     c->a = a;
-    c->shape[0] = a->n;
-    c->t.dl_tensor.data = a->data;
-    c->t.dl_tensor.device.device_type = a->where;
-    c->t.dl_tensor.device.device_id = a->device;
-    c->t.dl_tensor.ndim = 1;
-    c->t.dl_tensor.dtype.code = kDLFloat;
-    c->t.dl_tensor.dtype.bits = 32;
-    c->t.dl_tensor.dtype.lanes = 1;
-    c->t.dl_tensor.shape = c->shape;
+    describe(a, &c->t.dl_tensor);
     c->t.manager_ctx = c;
     c->t.deleter = export_deleter;
     *out = &c->t;
     return 0;
 }
 
+/* An mx_array over the memory of an imported tensor t. */
+static mx_array *adopt(const DLTensor *t)
+{
+    mx_array *a =
+        make((float *)((char *)t->data + t->byte_offset), (int)t->shape[0], (DLDeviceType)t->device.device_type, 0);
+    a->device = t->device.device_id;
+    return a;
+}
+
 EXPORT int MXNDArrayFromDLPack(DLManagedTensor *tensor, void **out)
 {
     if (!tensor || !out)
         return -1;
-    DLTensor *t = &tensor->dl_tensor;
-    mx_array *a =
-        make((float *)((char *)t->data + t->byte_offset), (int)t->shape[0], (DLDeviceType)t->device.device_type, 0);
-    a->device = t->device.device_id;
+    mx_array *a = adopt(&tensor->dl_tensor);
     a->from = tensor;
     *out = a;
     return 0;
+}
+
+/* ---- the DLPack C exchange API table (NoSync: none of its functions orders anything) ---- */
+
+typedef struct {
+    fw_managed_versioned t;
+    mx_array *a;
+} export_versioned_ctx;
+
+static void export_versioned_deleter(fw_managed_versioned *t)
+{
+    export_versioned_ctx *c = t->manager_ctx;
+    unref(c->a);
+    free(c);
+}
+
+static int api_from_py(void *py_object, fw_managed_versioned **out)
+{
+    mx_array *a = py_object;
+    export_versioned_ctx *c = calloc(1, sizeof *c);
+    if (!a || !out || !c) {
+        free(c);
+        return -1;
+    }
+    a->refs++;
+    c->a = a;
+    c->t.version = (fw_dlpack_version){1, 3};
+    describe(a, &c->t.dl_tensor);
+    c->t.manager_ctx = c;
+    c->t.deleter = export_versioned_deleter;
+    *out = &c->t;
+    return 0;
+}
+
+static int api_to_py(fw_managed_versioned *tensor, void **out)
+{
+    if (!tensor || !out)
+        return -1;
+    mx_array *a = adopt(&tensor->dl_tensor);
+    a->from_versioned = tensor;
+    *out = a;
+    return 0;
+}
+
+static int api_dltensor(void *py_object, DLTensor *out)
+{
+    if (!py_object || !out)
+        return -1;
+    describe(py_object, out);
+    return 0;
+}
+
+static int api_stream(DLDeviceType device_type, int32_t device_id, void **out)
+{
+    (void)device_type;
+    (void)device_id;
+    *out = mx_stream();
+    return 0;
+}
+
+static const fw_exchange_api g_api = {
+    .header = {.version = {1, 3}},
+    .managed_tensor_from_py_object_no_sync = api_from_py,
+    .managed_tensor_to_py_object_no_sync = api_to_py,
+    .dltensor_from_py_object_no_sync = api_dltensor,
+    .current_work_stream = api_stream,
+};
+
+/* What a capsule holds for these purposes: a pointer and its name. */
+typedef struct {
+    const void *pointer;
+    const char *name;
+} capsule;
+
+static const capsule g_capsule = {&g_api, "dlpack_exchange_api"};
+
+EXPORT void *mx_exchange_api_capsule(void)
+{
+    return (void *)&g_capsule;
+}
+
+EXPORT void *PyCapsule_GetPointer(void *cap, const char *name)
+{
+    const capsule *c = cap;
+    return c && name && strcmp(c->name, name) == 0 ? (void *)c->pointer : NULL;
 }

@@ -10,6 +10,8 @@
 
 struct tvm_array {
     DLManagedTensor *from;
+    fw_managed_versioned *from_versioned; /* imported through TVMFFITensorFromDLPackVersioned */
+    DLDevice device;
     float *data;
     int n;
     float *copy;                            /* tvm_fetch's copy on the consumer's device */
@@ -37,6 +39,14 @@ EXPORT cudaStream_t tvm_stream(void)
     return fw_thread_stream(g_kind, &t_stream, &t_made, "faketvm");
 }
 
+/* Points a at t's memory. */
+static void view_of(tvm_array *a, const DLTensor *t)
+{
+    a->data = (float *)((char *)t->data + t->byte_offset);
+    a->n = (int)t->shape[0];
+    a->device = t->device;
+}
+
 EXPORT int TVMArrayFromDLPack(DLManagedTensor *from, void **out)
 {
     tvm_array *a = calloc(1, sizeof *a);
@@ -45,10 +55,34 @@ EXPORT int TVMArrayFromDLPack(DLManagedTensor *from, void **out)
         return -1;
     }
     a->from = from;
-    a->data = (float *)((char *)from->dl_tensor.data + from->dl_tensor.byte_offset);
-    a->n = (int)from->dl_tensor.shape[0];
+    view_of(a, &from->dl_tensor);
     *out = a;
     return 0;
+}
+
+EXPORT int TVMFFITensorFromDLPackVersioned(fw_managed_versioned *from, int32_t require_alignment,
+                                           int32_t require_contiguous, void **out)
+{
+    (void)require_alignment;
+    (void)require_contiguous;
+    tvm_array *a = calloc(1, sizeof *a);
+    if (!from || !out || !a) {
+        free(a);
+        return -1;
+    }
+    a->from_versioned = from;
+    view_of(a, &from->dl_tensor);
+    *out = a;
+    return 0;
+}
+
+EXPORT tvm_array *tvm_view(const DLTensor *t)
+{
+    tvm_array *a = calloc(1, sizeof *a);
+    if (!a)
+        exit(2);
+    view_of(a, t);
+    return a;
 }
 
 /* A re-export keeps only a shape of its own; the data stays owned by the original tensor. */
@@ -116,8 +150,8 @@ EXPORT void tvm_fetch(tvm_array *a)
     int device = 0;
     ck(cudaGetDevice(&device), "cudaGetDevice");
     ck(cudaMalloc((void **)&a->copy, (size_t)a->n * sizeof(float)), "cudaMalloc");
-    ck(cudaMemcpyPeerAsync(a->copy, device, a->data, (int)a->from->dl_tensor.device.device_id,
-                           (size_t)a->n * sizeof(float), tvm_stream()),
+    ck(cudaMemcpyPeerAsync(a->copy, device, a->data, (int)a->device.device_id, (size_t)a->n * sizeof(float),
+                           tvm_stream()),
        "cudaMemcpyPeerAsync");
     a->data = a->copy;
 }
@@ -151,7 +185,10 @@ EXPORT void tvm_release(tvm_array *a)
 {
     if (a->from && a->from->deleter)
         a->from->deleter(a->from);
+    if (a->from_versioned && a->from_versioned->deleter)
+        a->from_versioned->deleter(a->from_versioned);
     a->from = NULL;
+    a->from_versioned = NULL;
     a->data = NULL;
 }
 

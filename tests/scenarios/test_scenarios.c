@@ -38,6 +38,9 @@ static const struct {
     {"devices_threads", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"device_reset", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"host_signal", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
+    /* the DLPack C exchange API's NoSync exports: the table's framework is named after its file */
+    {"exchange_api", "write-read", "libfakemx.so", "scen_write", "scen_read", "work-stream", NULL},
+    {"exchange_api_view", "write-read", "libfakemx.so", "scen_write", "scen_read", "work-stream", NULL},
 };
 #define NSCEN (sizeof g_expect / sizeof *g_expect)
 
@@ -152,7 +155,8 @@ static const char *fix_line(const char *err, char *buf, size_t n)
 }
 
 /* The whole fix line of one scenario of each kind: a legacy C exchange between non-blocking
- * streams, from a per-thread default stream, a host read, a release and reuse, across devices. */
+ * streams, from a per-thread default stream, a host read, a release and reuse, a DLPack C exchange
+ * API export, across devices. */
 static void check_reports_say_what_to_change(void **state)
 {
     (void)state;
@@ -176,6 +180,10 @@ static void check_reports_say_what_to_change(void **state)
          "cudaStreamSynchronize((cudaStream_t)0x?), or cudaEventRecord(ev, (cudaStream_t)0x?) and "
          "cudaStreamWaitEvent((cudaStream_t)0x?, ev, 0) before scen_write reuses the memory (record_stream-like "
          "ordering, as torch's tensor.record_stream(consumer_stream))"},
+        {"exchange_api",
+         "  fix: launch scen_read on the stream libfakemx.so's DLPackExchangeAPI current_work_stream returns "
+         "((cudaStream_t)0x?), or cudaEventRecord(ev, (cudaStream_t)0x?) after scen_write and "
+         "cudaStreamWaitEvent((cudaStream_t)0x?, ev, 0) before scen_read"},
         {"devices_legacy",
          "  fix: get the tensor for the consumer's stream with dlsync_to_dlpack(\"mxnet\", handle, (intptr_t)0x?, &t) "
          "(dlsync.h) instead of MXNDArrayToDLPack, or cudaEventRecord(ev, cudaStreamLegacy /* of device 0 */) after "
