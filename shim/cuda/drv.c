@@ -11,7 +11,7 @@ static dls_drv_table g_resolved;
 static _Atomic(const dls_drv_table *) g_table;
 static _Atomic(const dls_drv_table *) g_test_table;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long long g_failed_at_adds; /* loader's load count when libcuda was last not found */
+static _Atomic unsigned long long g_failed_at_adds; /* loader's load count when libcuda was last not found */
 
 /* dl_iterate_phdr callback: the loader's count of objects ever loaded (same for every object). */
 static int read_adds(struct dl_phdr_info *info, size_t size, void *out)
@@ -43,18 +43,21 @@ const dls_drv_table *dls_drv(void)
     t = atomic_load_explicit(&g_table, memory_order_acquire);
     if (t)
         return t;
+    /* Looking libcuda up searches the library path (a dozen failing opens); in a process
+     * without CUDA, ask again only once another object has been loaded since (that much is
+     * answered without the lock: a process without CUDA asks on every export in fix). */
+    unsigned long long adds = 0;
+    dl_iterate_phdr(read_adds, &adds);
+    if (adds == atomic_load_explicit(&g_failed_at_adds, memory_order_relaxed))
+        return NULL;
     pthread_mutex_lock(&g_lock);
     t = atomic_load_explicit(&g_table, memory_order_relaxed);
     if (!t) {
-        /* Looking libcuda up searches the library path (a dozen failing opens); in a process
-         * without CUDA, ask again only once another object has been loaded since. */
-        unsigned long long adds = 0;
-        dl_iterate_phdr(read_adds, &adds);
-        if (adds != g_failed_at_adds && resolve() == 0) {
+        if (resolve() == 0) {
             t = &g_resolved;
             atomic_store_explicit(&g_table, t, memory_order_release);
         } else {
-            g_failed_at_adds = adds;
+            atomic_store_explicit(&g_failed_at_adds, adds, memory_order_relaxed);
         }
     }
     pthread_mutex_unlock(&g_lock);

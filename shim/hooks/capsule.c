@@ -1,6 +1,7 @@
 /* The Python capsule layer (see capsule.h). */
 #include "capsule.h"
 
+#include "../common/spin.h"
 #include "../report/warn.h"
 
 #include "exchange.h"
@@ -26,21 +27,25 @@ static _Atomic(capsule_set_name_fn) g_set_name;
 static _Atomic(capsule_get_pointer_fn) g_get_pointer;
 
 /* 1 for "dltensor", 2 for "dltensor_versioned", after "used_" when `used`; 0 otherwise. It runs
- * for every capsule the hooked callers touch: other names are mostly told apart by one byte. */
+ * for every capsule the hooked callers touch: compared byte by byte (a mismatch, the NUL
+ * included, ends it), so other names are mostly told apart by the first byte, "dltensor" costs
+ * no call and only the versioned name a strcmp of its suffix. */
 static int dltensor_kind(const char *name, int used)
 {
+    static const char used_prefix[] = "used_", base[] = "dltensor";
     if (!name)
         return 0;
-    if (used) {
-        if (name[0] != 'u' || strncmp(name, "used_", 5) != 0)
+    for (size_t i = 0; used && i < sizeof used_prefix - 1; i++)
+        if (name[i] != used_prefix[i])
             return 0;
-        name += 5;
-    }
-    if (name[0] != 'd' || name[1] != 'l')
-        return 0;
-    if (strcmp(name, "dltensor") == 0)
+    name += used ? sizeof used_prefix - 1 : 0;
+    for (size_t i = 0; i < sizeof base - 1; i++)
+        if (name[i] != base[i])
+            return 0;
+    name += sizeof base - 1;
+    if (!name[0])
         return 1;
-    return strcmp(name, "dltensor_versioned") == 0 ? 2 : 0;
+    return name[0] == '_' && strcmp(name, "_versioned") == 0 ? 2 : 0;
 }
 
 /* 1 when mt already carries dlsync's deleter (a wrapped export or import registered it). */
@@ -154,50 +159,104 @@ static const dls_profile *row_of_caller(const void *caller, dls_role role, int v
 /* A tensor wrapped by PyCapsule_New is read only when the capsule is first taken apart
  * (PyCapsule_GetPointer, or the consumer's rename): a producer may create the capsule before it
  * fills the tensor (CuPy does), so at creation the tensor can be uninitialized memory. The export
- * is recorded then, with the row of the object that created the capsule. */
-#define PENDING_SLOTS 256
+ * is recorded then, with the row of the object that created the capsule.
+ *
+ * The capsules made but not taken apart yet: an open-addressing table keyed by tensor pointer
+ * (linear probing, backward-shift deletion), at most half full, so that adding, taking and
+ * missing each cost a probe or two under a spin lock; taking from an empty table costs one
+ * atomic load. At most PENDING_MAX are remembered: when that many are pending, the oldest gives
+ * way (a capsule that is never taken apart exports nothing), found by a scan of the table that
+ * only a program leaving that many capsules untaken pays for. */
+#define PENDING_MAX 256
+#define PENDING_SLOTS (2 * PENDING_MAX)
 
-static struct {
-    void *mt;
+typedef struct {
+    void *mt; /* NULL: empty slot */
     const dls_profile *row;
     const char *lib;
-} g_pending[PENDING_SLOTS];
-static size_t g_pending_next;
-static pthread_mutex_t g_pending_lock = PTHREAD_MUTEX_INITIALIZER;
+    uint64_t seq; /* order of creation */
+} pending;
 
-/* Remembers that mt was wrapped into a capsule by `row`'s object. When the table is full the
- * oldest entry gives way: a capsule that is never taken apart exports nothing. */
+static pending g_pending[PENDING_SLOTS];
+static atomic_size_t g_pending_n;
+static uint64_t g_pending_seq;
+static dls_spin g_pending_lock = DLS_SPIN_INIT;
+
+static size_t pending_home(const void *mt)
+{
+    return (size_t)(((uint64_t)(uintptr_t)mt * 0x9e3779b97f4a7c15ull) >> 32) & (PENDING_SLOTS - 1);
+}
+
+/* The slot holding mt, or the empty slot ending its probe chain. Lock held. */
+static size_t pending_probe(const void *mt)
+{
+    size_t i = pending_home(mt);
+    while (g_pending[i].mt && g_pending[i].mt != mt)
+        i = (i + 1) & (PENDING_SLOTS - 1);
+    return i;
+}
+
+/* Empties slot i, moving later entries of the probe chain back so that none is cut off. Lock
+ * held. */
+static void pending_delete(size_t i)
+{
+    for (size_t j = i;;) {
+        j = (j + 1) & (PENDING_SLOTS - 1);
+        if (!g_pending[j].mt)
+            break;
+        size_t home = pending_home(g_pending[j].mt);
+        if (((j - home) & (PENDING_SLOTS - 1)) >= ((j - i) & (PENDING_SLOTS - 1))) {
+            g_pending[i] = g_pending[j];
+            i = j;
+        }
+    }
+    g_pending[i].mt = NULL;
+    atomic_fetch_sub_explicit(&g_pending_n, 1, memory_order_relaxed);
+}
+
+/* Empties the slot of the oldest entry. Lock held; the table is not empty. */
+static void pending_evict_oldest(void)
+{
+    size_t oldest = PENDING_SLOTS;
+    for (size_t i = 0; i < PENDING_SLOTS; i++)
+        if (g_pending[i].mt && (oldest == PENDING_SLOTS || g_pending[i].seq < g_pending[oldest].seq))
+            oldest = i;
+    pending_delete(oldest);
+}
+
+/* Remembers that mt was wrapped into a capsule by `row`'s object (again: the newer capsule
+ * counts). */
 static void pending_add(void *mt, const dls_profile *row, const char *lib)
 {
-    pthread_mutex_lock(&g_pending_lock);
-    size_t slot = PENDING_SLOTS;
-    for (size_t i = 0; i < PENDING_SLOTS && slot == PENDING_SLOTS; i++)
-        if (g_pending[i].mt == mt || !g_pending[i].mt)
-            slot = i;
-    if (slot == PENDING_SLOTS) {
-        slot = g_pending_next;
-        g_pending_next = (g_pending_next + 1) % PENDING_SLOTS;
+    dls_spin_lock(&g_pending_lock);
+    size_t i = pending_probe(mt);
+    if (!g_pending[i].mt) {
+        if (atomic_load_explicit(&g_pending_n, memory_order_relaxed) == PENDING_MAX) {
+            pending_evict_oldest();
+            i = pending_probe(mt);
+        }
+        atomic_fetch_add_explicit(&g_pending_n, 1, memory_order_relaxed);
     }
-    g_pending[slot].mt = mt;
-    g_pending[slot].row = row;
-    g_pending[slot].lib = lib;
-    pthread_mutex_unlock(&g_pending_lock);
+    g_pending[i] = (pending){mt, row, lib, g_pending_seq++};
+    dls_spin_unlock(&g_pending_lock);
 }
 
 /* Records the export of mt when a capsule made for it is taken apart for the first time (outside
  * the table's lock). */
 static void export_if_pending(void *mt)
 {
+    if (!atomic_load_explicit(&g_pending_n, memory_order_acquire))
+        return;
     const dls_profile *row = NULL;
     const char *lib = NULL;
-    pthread_mutex_lock(&g_pending_lock);
-    for (size_t i = 0; i < PENDING_SLOTS && !row; i++)
-        if (g_pending[i].mt == mt) {
-            row = g_pending[i].row;
-            lib = g_pending[i].lib;
-            g_pending[i].mt = NULL;
-        }
-    pthread_mutex_unlock(&g_pending_lock);
+    dls_spin_lock(&g_pending_lock);
+    size_t i = pending_probe(mt);
+    if (g_pending[i].mt) {
+        row = g_pending[i].row;
+        lib = g_pending[i].lib;
+        pending_delete(i);
+    }
+    dls_spin_unlock(&g_pending_lock);
     if (row)
         dls_wrap_export(row, lib, mt);
 }
@@ -241,11 +300,12 @@ static void *capsule_get_pointer(void *capsule, const char *name)
 {
     capsule_get_pointer_fn real = atomic_load_explicit(&g_get_pointer, memory_order_acquire);
     void *mt = real(capsule, name);
+    if (!mt)
+        return mt;
     int kind = dltensor_kind(name, 0);
-    if (!mt || !kind)
-        return mt && name && name[0] == 'd' && strcmp(name, "dlpack_exchange_api") == 0
-                   ? (void *)dls_exchange_api_wrap(mt)
-                   : mt;
+    if (!kind)
+        return name && name[0] == 'd' && strcmp(name, "dlpack_exchange_api") == 0 ? (void *)dls_exchange_api_wrap(mt)
+                                                                                  : mt;
     export_if_pending(mt);
     if (!registered(mt, kind == 2)) {
         import_from(mt, __builtin_return_address(0), kind == 2);
@@ -259,7 +319,7 @@ static void *capsule_get_pointer(void *capsule, const char *name)
 
 void dls_capsule_before_release(void *mt)
 {
-    if (t_read.mt != mt)
+    if (!atomic_load_explicit(&g_get_pointer, memory_order_relaxed) || t_read.mt != mt)
         return;
     t_read.mt = NULL;
     dls_exchange x;

@@ -1,9 +1,12 @@
 /* Live-exchange registry and the observer slot (see exchange.h, policy_hooks.h). An
- * open-addressing hash table keyed by tensor pointer, linear probing, backward-shift deletion. */
+ * open-addressing hash table keyed by tensor pointer, linear probing, backward-shift deletion,
+ * under a spin lock (each operation is one short critical section that calls nothing; the table
+ * is allocated outside it). */
 #include "exchange.h"
 #include "policy_hooks.h"
 
-#include <pthread.h>
+#include "../common/spin.h"
+
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +18,10 @@ typedef struct {
     uint64_t xid;
 } removed_entry;
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_spin g_lock = DLS_SPIN_INIT;
 static dls_exchange *g_table; /* slots with tensor == NULL are empty */
-static size_t g_cap, g_live;
+static size_t g_cap;
+static atomic_size_t g_live;
 static removed_entry g_removed[REMOVED_RING];
 static unsigned g_removed_next;
 static _Atomic uint64_t g_next_id = 1;
@@ -43,12 +47,9 @@ static size_t probe(const void *tensor)
     return i;
 }
 
-static int grow(void)
+/* Moves the entries into t (cap slots, zeroed) and returns the old table. Lock held. */
+static dls_exchange *rehash(dls_exchange *t, size_t cap)
 {
-    size_t cap = g_cap ? g_cap * 2 : 64;
-    dls_exchange *t = calloc(cap, sizeof *t);
-    if (!t)
-        return -1;
     dls_exchange *old = g_table;
     size_t oldcap = g_cap;
     g_table = t;
@@ -56,23 +57,49 @@ static int grow(void)
     for (size_t i = 0; i < oldcap; i++)
         if (old[i].tensor)
             g_table[probe(old[i].tensor)] = old[i];
-    free(old);
-    return 0;
+    return old;
+}
+
+/* 1 when one more entry needs a larger table. Lock held. */
+static int full(void)
+{
+    return (atomic_load_explicit(&g_live, memory_order_relaxed) + 1) * 2 > g_cap;
 }
 
 int dls_exchange_add(const dls_exchange *x)
 {
+    dls_exchange *spare = NULL, *old = NULL;
+    size_t spare_cap = 0;
     int rc = 0;
-    pthread_mutex_lock(&g_lock);
-    if ((g_live + 1) * 2 > g_cap && grow() != 0) {
+    dls_spin_lock(&g_lock);
+    while (full()) {
+        /* Allocated without the lock; another thread may have grown the table meanwhile. */
+        size_t cap = g_cap ? g_cap * 2 : 64;
+        dls_spin_unlock(&g_lock);
+        free(spare);
+        spare = calloc(cap, sizeof *spare);
+        spare_cap = cap;
+        dls_spin_lock(&g_lock);
+        if (!spare)
+            break;
+        if (full() && spare_cap > g_cap) {
+            old = rehash(spare, spare_cap);
+            spare = NULL;
+        }
+    }
+    if (full()) {
         rc = -1;
     } else {
         size_t i = probe(x->tensor);
         if (!g_table[i].tensor)
-            g_live++;
+            atomic_fetch_add_explicit(&g_live, 1, memory_order_relaxed);
         g_table[i] = *x;
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_spin_unlock(&g_lock);
+    if (spare)
+        free(spare);
+    if (old)
+        free(old);
     return rc;
 }
 
@@ -87,17 +114,17 @@ static long find_locked(const void *tensor)
 
 int dls_exchange_find_tensor(const void *tensor, dls_exchange *out)
 {
-    pthread_mutex_lock(&g_lock);
+    dls_spin_lock(&g_lock);
     long i = find_locked(tensor);
     if (i >= 0 && out)
         *out = g_table[i];
-    pthread_mutex_unlock(&g_lock);
+    dls_spin_unlock(&g_lock);
     return i >= 0 ? 0 : -1;
 }
 
 int dls_exchange_note_import(const void *tensor, const dls_profile *consumer, dls_exchange *out)
 {
-    pthread_mutex_lock(&g_lock);
+    dls_spin_lock(&g_lock);
     long i = find_locked(tensor);
     if (i >= 0) {
         g_table[i].consumer = consumer;
@@ -105,23 +132,23 @@ int dls_exchange_note_import(const void *tensor, const dls_profile *consumer, dl
         if (out)
             *out = g_table[i];
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_spin_unlock(&g_lock);
     return i >= 0 ? 0 : -1;
 }
 
 int dls_exchange_set_policy(const void *tensor, void *policy)
 {
-    pthread_mutex_lock(&g_lock);
+    dls_spin_lock(&g_lock);
     long i = find_locked(tensor);
     if (i >= 0)
         g_table[i].policy = policy;
-    pthread_mutex_unlock(&g_lock);
+    dls_spin_unlock(&g_lock);
     return i >= 0 ? 0 : -1;
 }
 
 int dls_exchange_remove(const void *tensor, dls_exchange *out)
 {
-    pthread_mutex_lock(&g_lock);
+    dls_spin_lock(&g_lock);
     long found = find_locked(tensor);
     if (found >= 0) {
         size_t i = (size_t)found;
@@ -141,16 +168,16 @@ int dls_exchange_remove(const void *tensor, dls_exchange *out)
             }
         }
         memset(&g_table[i], 0, sizeof g_table[i]);
-        g_live--;
+        atomic_fetch_sub_explicit(&g_live, 1, memory_order_relaxed);
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_spin_unlock(&g_lock);
     return found >= 0 ? 0 : -1;
 }
 
 uint64_t dls_exchange_removed_xid(const void *tensor)
 {
     uint64_t xid = 0;
-    pthread_mutex_lock(&g_lock);
+    dls_spin_lock(&g_lock);
     for (unsigned k = 1; k <= REMOVED_RING && k <= g_removed_next; k++) {
         const removed_entry *e = &g_removed[(g_removed_next - k) % REMOVED_RING];
         if (e->tensor == tensor) {
@@ -158,23 +185,21 @@ uint64_t dls_exchange_removed_xid(const void *tensor)
             break;
         }
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_spin_unlock(&g_lock);
     return xid;
 }
 
 size_t dls_exchange_live(void)
 {
-    pthread_mutex_lock(&g_lock);
-    size_t n = g_live;
-    pthread_mutex_unlock(&g_lock);
-    return n;
+    return atomic_load_explicit(&g_live, memory_order_relaxed);
 }
 
 void dls_exchange_reset_for_tests(void)
 {
     free(g_table);
     g_table = NULL;
-    g_cap = g_live = 0;
+    g_cap = 0;
+    atomic_store(&g_live, 0);
     memset(g_removed, 0, sizeof g_removed);
     g_removed_next = 0;
 }

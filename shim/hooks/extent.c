@@ -77,6 +77,35 @@ static int64_t ceil8(int64_t a)
     return -floor8(-a);
 }
 
+/* The extent of a tensor whose dimensions are all positive and whose strides are absent
+ * (compact, row-major) or all non-negative: [off, off + ceil((1 + the last element's offset) *
+ * bits / 8)). Returns 0, leaving *ext alone, for any other tensor or when the arithmetic
+ * overflows: the general computation then says what it is. */
+static int forward_extent(const DLTensor *t, int64_t bits, int64_t off, dls_extent *ext)
+{
+    int64_t end = 1, hi_bits, hi;
+    if (!t->strides) {
+        for (int i = 0; i < t->ndim; i++)
+            if (t->shape[i] <= 0 || __builtin_mul_overflow(end, t->shape[i], &end))
+                return 0;
+    } else {
+        for (int i = 0; i < t->ndim; i++) {
+            int64_t span;
+            if (t->shape[i] <= 0 || t->strides[i] < 0 ||
+                __builtin_mul_overflow(t->shape[i] - 1, t->strides[i], &span) ||
+                __builtin_add_overflow(end, span, &end))
+                return 0;
+        }
+    }
+    uintptr_t abs_hi;
+    if (__builtin_mul_overflow(end, bits, &hi_bits) || __builtin_add_overflow(ceil8(hi_bits), off, &hi) ||
+        __builtin_add_overflow((uintptr_t)t->data, hi, &abs_hi))
+        return 0;
+    ext->lo = off;
+    ext->hi = hi;
+    return 1;
+}
+
 const char *dls_tensor_check(const DLTensor *t, uint64_t flags, dls_extent *ext)
 {
     if (!t)
@@ -96,6 +125,9 @@ const char *dls_tensor_check(const DLTensor *t, uint64_t flags, dls_extent *ext)
         bits = 8;
     if (t->byte_offset > (uint64_t)INT64_MAX)
         return "byte_offset overflows";
+    int64_t off = (int64_t)t->byte_offset;
+    if (forward_extent(t, bits, off, ext))
+        return NULL;
     int empty = 0;
     for (int i = 0; i < t->ndim; i++) {
         if (t->shape[i] < 0)
@@ -103,7 +135,6 @@ const char *dls_tensor_check(const DLTensor *t, uint64_t flags, dls_extent *ext)
         if (t->shape[i] == 0)
             empty = 1;
     }
-    int64_t off = (int64_t)t->byte_offset;
     if (empty) {
         ext->lo = ext->hi = off;
         return NULL;

@@ -19,6 +19,17 @@
 /* Wrapped calls in progress on this thread. */
 static __thread int t_depth;
 
+/* Reports a tensor that cannot be interpreted: a warning once per reason, the count, the log. */
+__attribute__((noinline, cold)) static void malformed(const dls_profile *p, void *mt, const char *reason)
+{
+    char key[64];
+    snprintf(key, sizeof key, "malformed-%.40s", reason);
+    dls_warn_once(key, "%s passed a tensor the shim cannot interpret (%s); passing it on untouched",
+                  dls_profile_name(p), reason);
+    dls_summary_add(DLS_COUNT_MALFORMED, 1);
+    dls_record_malformed(p, mt, reason);
+}
+
 /* Checks mt; on failure logs and warns once, and returns 0. */
 static int interpret(const dls_profile *p, void *mt, dls_managed_view *v, dls_extent *ext)
 {
@@ -27,12 +38,7 @@ static int interpret(const dls_profile *p, void *mt, dls_managed_view *v, dls_ex
         reason = dls_tensor_check(v->tensor, v->flags, ext);
     if (!reason)
         return 1;
-    char key[64];
-    snprintf(key, sizeof key, "malformed-%.40s", reason);
-    dls_warn_once(key, "%s passed a tensor the shim cannot interpret (%s); passing it on untouched",
-                  dls_profile_name(p), reason);
-    dls_summary_add(DLS_COUNT_MALFORMED, 1);
-    dls_record_malformed(p, mt, reason);
+    malformed(p, mt, reason);
     return 0;
 }
 
@@ -98,7 +104,8 @@ void dls_wrap_export(const dls_profile *p, const char *lib, void *mt)
     mark_exchange("export", x.xid);
     if (obs && obs->on_export)
         obs->on_export(obs->ctx, &x);
-    dls_record_exchange("export", x.xid, p, lib, mt, &v, &ext, x.producer ? x.producer->framework : NULL);
+    if (dls_log_enabled()) /* tested here too: the call alone costs more than the test */
+        dls_record_exchange("export", x.xid, p, lib, mt, &v, &ext, x.producer ? x.producer->framework : NULL);
 }
 
 void dls_wrap_export_filled(const dls_profile *p, const char *lib, DLTensor *t)
@@ -148,7 +155,8 @@ void dls_wrap_import(const dls_profile *p, const char *lib, void *mt)
     const dls_exchange_observer *obs = dls_exchange_get_observer();
     if (obs && obs->on_import)
         obs->on_import(obs->ctx, &x);
-    dls_record_exchange("import", x.xid, p, lib, mt, &v, &ext, x.producer ? x.producer->framework : NULL);
+    if (dls_log_enabled())
+        dls_record_exchange("import", x.xid, p, lib, mt, &v, &ext, x.producer ? x.producer->framework : NULL);
 }
 
 int dls_wrap_enter(void)
@@ -184,7 +192,8 @@ void dls_exchange_deleter(void *mt)
     dls_summary_add(DLS_COUNT_RELEASES, 1);
     if (obs && obs->on_release)
         obs->on_release(obs->ctx, &x);
-    dls_record_release(&x);
+    if (dls_log_enabled())
+        dls_record_release(&x);
     x.deleter(mt);
 }
 
@@ -201,7 +210,7 @@ void *dls_hook_pre(dls_frame *f)
         return real;
     }
     t_depth++;
-    f->state = 1;
+    f->state = (uintptr_t)b; /* for the post-hook */
     dls_nvtx_range_push(dls_profile_name(p));
     if (p->role == DLS_ROLE_IMPORT)
         dls_wrap_import(p, lib, (void *)f->arg[p->index]);
@@ -209,9 +218,8 @@ void *dls_hook_pre(dls_frame *f)
 }
 
 /* After a wrapped export returned: finds the tensor it produced and records the export. */
-static void finish_export(dls_frame *f)
+static void finish_export(dls_frame *f, const dls_binding *b)
 {
-    dls_binding *b = dls_binding_at(f->index);
     const dls_profile *p = dls_binding_profile(b);
     if (p->role != DLS_ROLE_EXPORT)
         return;
@@ -244,7 +252,7 @@ void dls_hook_post(dls_frame *f)
     if (!f->state)
         return;
     t_depth--;
-    finish_export(f);
+    finish_export(f, (const dls_binding *)f->state);
     dls_nvtx_range_pop();
 }
 

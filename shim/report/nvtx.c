@@ -2,19 +2,26 @@
 #include "nvtx.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include <nvtx3/nvToolsExt.h>
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static nvtxDomainHandle_t g_domain; /* NULL when no NVTX tool is injected */
+static atomic_int g_absent;         /* 1 once the domain is known to be NULL */
 
 static void create_domain(void)
 {
     g_domain = nvtxDomainCreateA("dlsync");
+    if (!g_domain)
+        atomic_store_explicit(&g_absent, 1, memory_order_relaxed);
 }
 
+/* Without a tool (the common case) one relaxed load after the first call. */
 static nvtxDomainHandle_t domain(void)
 {
+    if (atomic_load_explicit(&g_absent, memory_order_relaxed))
+        return NULL;
     pthread_once(&g_once, create_domain);
     return g_domain;
 }

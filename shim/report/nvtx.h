@@ -3,8 +3,8 @@
  *
  * Built on the header-only NVTX3 that ships with CUDA. NVTX does nothing unless a tool is
  * injected (NVTX_INJECTION64_PATH, set by nsys); then every call below reaches it. Without a
- * tool each call costs one pthread_once check and a NULL test: the domain is created once, on
- * first use, and a NULL domain (no tool) ends every call at once. Thread-safe; never fails. */
+ * tool each call costs one load: the domain is created once, on first use, and once it is known
+ * to be NULL (no tool) every call ends at once. Thread-safe; never fails. */
 #ifndef DLS_NVTX_H
 #define DLS_NVTX_H
 

@@ -1,10 +1,13 @@
 /* Unit tests of shim/hooks/capsule.c: naming the framework of a capsule's caller; an exchange made
- * through a capsule says which kind (the fix line of its race reports depends on it). */
+ * through a capsule says which kind (the fix line of its race reports depends on it); the table of
+ * capsules made but not taken apart yet (bounded, the oldest give way, safe across threads). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -148,6 +151,109 @@ static void capsule_exchanges_say_which_capsule(void **state)
     assert_int_equal(exported_path("dltensor", 0), DLS_XPATH_LEGACY_CAPSULE);
 }
 
+static atomic_int g_exports;
+
+static void count_export(void *ctx, const dls_exchange *x)
+{
+    (void)ctx;
+    (void)x;
+    atomic_fetch_add(&g_exports, 1);
+}
+
+static void count_released(DLManagedTensor *self)
+{
+    (void)self;
+}
+
+static void fresh_tensor(DLManagedTensor *m)
+{
+    static float data[4];
+    static int64_t shape[1] = {4};
+    *m = (DLManagedTensor){
+        .dl_tensor = {.data = data, .device = {kDLCPU, 0}, .ndim = 1, .dtype = {kDLFloat, 32, 1}, .shape = shape},
+        .deleter = count_released};
+}
+
+/* At most 256 capsules are remembered untaken: of 300 made before any is taken, the 44 oldest
+ * export nothing when taken (their tensors are then imported as foreign ones), the 256 newest
+ * export once each; a capsule made again for the same tensor is one entry. */
+static void untaken_capsules_are_bounded_oldest_first(void **state)
+{
+    (void)state;
+    enum { N = 300, KEPT = 256 };
+    static DLManagedTensor t[N];
+    dls_exchange_observer obs = {.on_export = count_export};
+    dls_exchange_set_observer(&obs);
+    atomic_store(&g_exports, 0);
+    void *(*cap_new)(void *, const char *, void *) = hooked_new();
+    void *(*get)(void *, const char *) = hooked_get_pointer();
+    for (int i = 0; i < N; i++) {
+        fresh_tensor(&t[i]);
+        assert_ptr_equal(cap_new(&t[i], "dltensor", NULL), &t[i]);
+    }
+    assert_ptr_equal(cap_new(&t[N - 1], "dltensor", NULL), &t[N - 1]); /* made again: still one */
+    for (int i = 0; i < N; i++) {
+        int before = atomic_load(&g_exports);
+        assert_ptr_equal(get(&t[i], "dltensor"), &t[i]);
+        assert_int_equal(atomic_load(&g_exports) - before, i >= N - KEPT);
+        assert_ptr_equal(get(&t[i], "dltensor"), &t[i]); /* taken again: exported already */
+        assert_int_equal(atomic_load(&g_exports) - before, i >= N - KEPT);
+    }
+    for (int i = 0; i < N; i++)
+        t[i].deleter(&t[i]);
+    assert_int_equal(dls_exchange_live(), 0);
+    dls_exchange_set_observer(NULL);
+    dls_exchange_reset_for_tests();
+}
+
+enum { THREADS = 4, ROUNDS = 2000, BATCH = 8 };
+
+/* One producer-consumer thread: makes BATCH capsules, takes them apart in the other order and
+ * releases the tensors, ROUNDS times. */
+static void *make_and_take(void *arg)
+{
+    void *(*cap_new)(void *, const char *, void *) = hooked_new();
+    void *(*get)(void *, const char *) = hooked_get_pointer();
+    DLManagedTensor *t = arg;
+    for (int r = 0; r < ROUNDS; r++) {
+        for (int i = 0; i < BATCH; i++) {
+            fresh_tensor(&t[i]);
+            if (cap_new(&t[i], "dltensor", NULL) != &t[i])
+                return "capsule";
+        }
+        for (int i = BATCH - 1; i >= 0; i--) {
+            if (get(&t[i], "dltensor") != &t[i])
+                return "get";
+            if (t[i].deleter == count_released)
+                return "not exported";
+            t[i].deleter(&t[i]);
+        }
+    }
+    return NULL;
+}
+
+/* Threads making and taking capsules at once: every capsule exports exactly once. */
+static void capsules_of_several_threads_export_once_each(void **state)
+{
+    (void)state;
+    static DLManagedTensor t[THREADS][BATCH];
+    dls_exchange_observer obs = {.on_export = count_export};
+    dls_exchange_set_observer(&obs);
+    atomic_store(&g_exports, 0);
+    pthread_t th[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, make_and_take, t[i]), 0);
+    for (int i = 0; i < THREADS; i++) {
+        void *err;
+        assert_int_equal(pthread_join(th[i], &err), 0);
+        assert_null(err);
+    }
+    assert_int_equal(atomic_load(&g_exports), THREADS * ROUNDS * BATCH);
+    assert_int_equal(dls_exchange_live(), 0);
+    dls_exchange_set_observer(NULL);
+    dls_exchange_reset_for_tests();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -155,6 +261,8 @@ int main(void)
         cmocka_unit_test(capsule_functions_are_hooked),
         cmocka_unit_test(capsule_exchanges_say_which_capsule),
         cmocka_unit_test(tensor_is_read_when_the_capsule_is_taken),
+        cmocka_unit_test(untaken_capsules_are_bounded_oldest_first),
+        cmocka_unit_test(capsules_of_several_threads_export_once_each),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -62,6 +63,44 @@ static void negative_strides_reach_below_data(void **state)
     assert_null(dls_tensor_check(&t, 0, &e));
     assert_int_equal(e.lo, -24);
     assert_int_equal(e.hi, 4);
+}
+
+/* Tensors with positive dimensions and no negative stride take a shorter computation: it must
+ * give what the general one gives. The twin of each tensor has an extra dimension of size 1 with
+ * a negative stride (which adds nothing to the extent) and so takes the general one. */
+static void forward_strides_match_the_general_computation(void **state)
+{
+    (void)state;
+    unsigned seed = 12345;
+    for (int n = 0; n < 20000; n++) {
+        int64_t shape[5], strides[5], twin_shape[6], twin_strides[6];
+        int ndim = (int)(rand_r(&seed) % 5);
+        for (int i = 0; i < ndim; i++) {
+            shape[i] = 1 + rand_r(&seed) % 6;
+            strides[i] = rand_r(&seed) % 12;
+        }
+        static const uint8_t bits[] = {1, 4, 8, 16, 32, 64};
+        DLTensor t = tensor(ndim, shape, rand_r(&seed) % 3 ? strides : NULL, kDLInt, bits[rand_r(&seed) % 6]);
+        t.byte_offset = rand_r(&seed) % 4 ? 0 : rand_r(&seed) % 64;
+        int64_t implied = 1;
+        for (int i = ndim - 1; i >= 0; i--) {
+            twin_shape[i] = shape[i];
+            twin_strides[i] = t.strides ? strides[i] : implied;
+            implied *= shape[i];
+        }
+        twin_shape[ndim] = 1;
+        twin_strides[ndim] = -3;
+        DLTensor twin = t;
+        twin.ndim = ndim + 1;
+        twin.shape = twin_shape;
+        twin.strides = twin_strides;
+        uint64_t flags = rand_r(&seed) % 2 ? DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED : 0;
+        dls_extent e, f;
+        assert_null(dls_tensor_check(&t, flags, &e));
+        assert_null(dls_tensor_check(&twin, flags, &f));
+        assert_int_equal(e.lo, f.lo);
+        assert_int_equal(e.hi, f.hi);
+    }
 }
 
 static void empty_and_scalar_tensors(void **state)
@@ -165,6 +204,7 @@ int main(void)
         cmocka_unit_test(compact_row_major_without_strides),
         cmocka_unit_test(transposed_and_broadcast_strides),
         cmocka_unit_test(negative_strides_reach_below_data),
+        cmocka_unit_test(forward_strides_match_the_general_computation),
         cmocka_unit_test(empty_and_scalar_tensors),
         cmocka_unit_test(sub_byte_elements_round_outward_unless_padded),
         cmocka_unit_test(malformed_tensors_are_refused),

@@ -1,11 +1,15 @@
 /* Unit tests of the exchange path (shim/hooks/wrap.c, exchange.c): registry lookups, deleter
- * swapping, observer calls in order, double release, re-import keeping the exchange id. */
+ * swapping, observer calls in order, double release, re-import keeping the exchange id, several
+ * threads exchanging at once while the registry grows. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "hooks/exchange.h"
 #include "hooks/policy_hooks.h"
@@ -194,6 +198,85 @@ static void registry_grows_and_deletes_correctly(void **state)
     assert_true(y.lo <= 1000u * 7 + 3 && 1000u * 7 + 3 < y.hi);
 }
 
+static atomic_int g_counts[3]; /* exports, imports, releases seen by the counting observer */
+static atomic_int g_released_by_producer;
+
+static void count_event(int which)
+{
+    atomic_fetch_add(&g_counts[which], 1);
+}
+
+static void count_export(void *ctx, const dls_exchange *x)
+{
+    (void)ctx;
+    (void)x;
+    count_event(0);
+}
+
+static void count_import(void *ctx, const dls_exchange *x)
+{
+    (void)ctx;
+    dls_exchange live;
+    /* The entry a thread reads is whole: its own tensor, imported once by now. */
+    if (dls_exchange_find_tensor(x->tensor, &live) == 0 && live.tensor == x->tensor && live.imports == 1)
+        count_event(1);
+}
+
+static void count_release(void *ctx, const dls_exchange *x)
+{
+    (void)ctx;
+    (void)x;
+    count_event(2);
+}
+
+static void producer_counts(DLManagedTensor *self)
+{
+    (void)self;
+    atomic_fetch_add(&g_released_by_producer, 1);
+}
+
+enum { THREADS = 4, ROUNDS = 300, HELD = 48 };
+
+/* One thread: exports HELD tensors (the registry grows while the others do the same), imports
+ * them and releases them, ROUNDS times. */
+static void *exchange_many(void *arg)
+{
+    DLManagedTensor *t = arg;
+    const dls_profile *to = builtin_profile("MXNDArrayToDLPack"), *from = builtin_profile("MXNDArrayFromDLPack");
+    for (int r = 0; r < ROUNDS; r++) {
+        for (int i = 0; i < HELD; i++) {
+            make(&t[i]);
+            t[i].deleter = producer_counts;
+            dls_wrap_export(to, "lib", &t[i]);
+        }
+        for (int i = 0; i < HELD; i++)
+            dls_wrap_import(from, "lib", &t[i]);
+        for (int i = HELD - 1; i >= 0; i--)
+            t[i].deleter(&t[i]);
+    }
+    return NULL;
+}
+
+static void threads_exchange_at_once(void **state)
+{
+    (void)state;
+    static DLManagedTensor t[THREADS][HELD];
+    static const dls_exchange_observer counting = {count_export, count_import, count_release, NULL, NULL};
+    dls_exchange_set_observer(&counting);
+    for (int i = 0; i < 3; i++)
+        atomic_store(&g_counts[i], 0);
+    atomic_store(&g_released_by_producer, 0);
+    pthread_t th[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, exchange_many, t[i]), 0);
+    for (int i = 0; i < THREADS; i++)
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(atomic_load(&g_counts[i]), THREADS * ROUNDS * HELD);
+    assert_int_equal(atomic_load(&g_released_by_producer), THREADS * ROUNDS * HELD);
+    assert_int_equal(dls_exchange_live(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -203,6 +286,7 @@ int main(void)
         cmocka_unit_test_setup(malformed_tensor_left_untouched, setup),
         cmocka_unit_test_setup(versioned_tensor_and_null_deleter, setup),
         cmocka_unit_test_setup(registry_grows_and_deletes_correctly, setup),
+        cmocka_unit_test_setup(threads_exchange_at_once, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
