@@ -19,6 +19,8 @@ static unsigned g_nspare;
 
 static void recycle(dls_pol_x *p)
 {
+    for (unsigned i = 0; i < p->ncons; i++)
+        dls_pol_after_put(p->cons[i].after);
     if (g_nspare < SPARE)
         g_spare[g_nspare++] = p;
     else
@@ -128,13 +130,15 @@ static void set_name(dls_pol_touch *t, const char *name)
     t->name[n] = '\0';
 }
 
-void dls_pol_x_note_access(dls_pol_x *x, uint64_t stream, uint64_t pos, const char *name)
+void dls_pol_x_note_access(dls_pol_x *x, uint64_t stream, uint64_t pos, const char *name, dls_pol_after *after)
 {
     for (unsigned i = 0; i < x->ncons; i++)
         if (x->cons[i].at.stream == stream) {
             if (pos > x->cons[i].at.pos) {
                 x->cons[i].at.pos = pos;
                 set_name(&x->cons[i], name);
+                dls_pol_after_put(x->cons[i].after); /* it follows an earlier access */
+                x->cons[i].after = dls_pol_after_get(after);
             }
             return;
         }
@@ -148,6 +152,7 @@ void dls_pol_x_note_access(dls_pol_x *x, uint64_t stream, uint64_t pos, const ch
     x->cons[x->ncons].at.stream = stream;
     x->cons[x->ncons].at.pos = pos;
     x->cons[x->ncons].api = NULL;
+    x->cons[x->ncons].after = dls_pol_after_get(after);
     set_name(&x->cons[x->ncons], name);
     x->ncons++;
 }

@@ -75,10 +75,22 @@ void dls_pol_fix_stream(dls_pol_plan *p, dls_pol_x *x, dls_pol_stream *st, const
     fix_stream_as(p, x, st, "event-wait", reason);
 }
 
-void dls_pol_fix_op(dls_pol_plan *p, const dls_cuda_op *op, dls_pol_stream *st)
+/* 1 when st is x's only producer stream: the producer's own reuse of the memory is ordered
+ * after an access on st by the stream itself, so an access there needs no after event (another
+ * stream's reuse is fenced by an event recorded at reuse time instead). */
+static int produced_only_on(const dls_pol_x *x, const dls_pol_stream *st)
 {
+    return x->nfront == 1 && !(x->overflow & DLS_POL_OVER_PRODUCERS) && x->front[0].at.stream == st->id;
+}
+
+int dls_pol_fix_op(dls_pol_plan *p, const dls_cuda_op *op, dls_pol_stream *st)
+{
+    int consumer = 0;
     for (dls_pol_x *x = dls_pol_g.live; x; x = x->next) {
-        if (dls_pol_x_is_ordered(x, st->id) || !dls_pol_op_touches(op, x->lo, x->hi))
+        if (!dls_pol_op_touches(op, x->lo, x->hi))
+            continue;
+        consumer |= !produced_only_on(x, st);
+        if (dls_pol_x_is_ordered(x, st->id))
             continue;
         if (op->kind != DLS_OP_GRAPH_LAUNCH)
             fix_stream_as(p, x, st, "event-wait", "first use on this stream");
@@ -87,6 +99,7 @@ void dls_pol_fix_op(dls_pol_plan *p, const dls_cuda_op *op, dls_pol_stream *st)
         else
             fix_stream_as(p, x, st, "event-wait", "graph launch after the export");
     }
+    return consumer;
 }
 
 void dls_pol_fix_import(dls_pol_plan *p, dls_pol_x *x)
@@ -96,14 +109,26 @@ void dls_pol_fix_import(dls_pol_plan *p, dls_pol_x *x)
                           NULL);
 }
 
-/* x's consumer accesses as plain epochs (with every pending stream when it had more consumer
- * streams than it keeps). */
-static size_t cons_epochs(const dls_pol_x *x, dls_hb_epoch *out, size_t cap)
+/* Plans `to` (NULL: the host) after x's consumer accesses, waits logged with reason `why`: on
+ * the event recorded right after an access when it has one (exactly that access), else after
+ * the access's stream as it is when the ordering is made (and after every pending stream when x
+ * had more consumer streams than it keeps). */
+static void after_consumers(dls_pol_plan *p, dls_pol_x *x, dls_pol_stream *to, const char *why)
 {
+    dls_hb_epoch c[EPOCHS];
     size_t n = 0;
-    for (unsigned i = 0; i < x->ncons && n < cap; i++)
-        out[n++] = x->cons[i].at;
-    return (x->overflow & DLS_POL_OVER_CONSUMERS) ? pending_epochs(out, n, cap) : n;
+    uint64_t probe = to ? to->id : DLS_POL_HOST_STREAM;
+    for (unsigned i = 0; i < x->ncons && n < EPOCHS; i++) {
+        const dls_pol_touch *t = &x->cons[i];
+        int o = 0;
+        if (!t->after)
+            c[n++] = t->at;
+        else if (dls_hb_ordered(dls_pol_g.hb, p->tid, probe, t->at.stream, t->at.pos, &o) || !o)
+            dls_pol_plan_after(p, t->after, to, x->xid, "event-wait", why);
+    }
+    if (x->overflow & DLS_POL_OVER_CONSUMERS)
+        n = pending_epochs(c, n, EPOCHS);
+    dls_pol_plan_frontier(p, c, n, to, x->xid, "event-wait", why, NULL);
 }
 
 /* 1 when thread tid knows every consumer access of x complete. */
@@ -123,8 +148,6 @@ static int cons_complete(const dls_pol_x *x, uint64_t tid)
  * the consumer's accesses. */
 static void fence_now(dls_pol_plan *p, dls_pol_x *x)
 {
-    dls_hb_epoch c[EPOCHS];
-    size_t nc = cons_epochs(x, c, EPOCHS);
     unsigned nprod = 0;
     for (unsigned i = 0; i < x->nfront; i++) {
         dls_pol_stream *s = dls_pol_stream_find(x->front[i].at.stream);
@@ -132,23 +155,18 @@ static void fence_now(dls_pol_plan *p, dls_pol_x *x)
             continue;
         nprod++;
         if (!dls_pol_x_is_ordered(x, s->id))
-            dls_pol_plan_frontier(p, c, nc, s, x->xid, "event-wait",
-                                  "release: producer stream after the "
-                                  "consumer's work",
-                                  NULL);
+            after_consumers(p, x, s, "release: producer stream after the consumer's work");
     }
     if (!nprod || (x->overflow & DLS_POL_OVER_PRODUCERS))
-        dls_pol_plan_frontier(p, c, nc, NULL, x->xid, "event-wait", "release: producer streams unknown", NULL);
+        after_consumers(p, x, NULL, "release: producer streams unknown");
 }
 
 int dls_pol_fix_release(dls_pol_plan *p, dls_pol_x *x)
 {
     if ((!x->ncons && !(x->overflow & DLS_POL_OVER_CONSUMERS)) || cons_complete(x, p->tid))
         return 0;
-    dls_hb_epoch c[EPOCHS];
     if (x->host_visible) { /* the host may reuse the memory without any CUDA operation */
-        dls_pol_plan_frontier(p, c, cons_epochs(x, c, EPOCHS), NULL, x->xid, "event-wait",
-                              "release: host-visible memory", NULL);
+        after_consumers(p, x, NULL, "release: host-visible memory");
         return 0;
     }
     for (dls_pol_x *r = dls_pol_g.released, *next; r; r = next) { /* forget fences the host saw complete */
@@ -216,9 +234,7 @@ void dls_pol_fix_reuse(dls_pol_plan *p, const dls_cuda_op *op, dls_pol_stream *s
         }
         if (st->capturing || p->to_capturing)
             continue;
-        dls_hb_epoch c[EPOCHS];
-        dls_pol_plan_frontier(p, c, cons_epochs(x, c, EPOCHS), st, x->xid, "event-wait",
-                              "release: first reuse of the memory", NULL);
+        after_consumers(p, x, st, "release: first reuse of the memory");
         dls_pol_plan_mark(p, x->xid, st->id, DLS_POL_MARK_ORDERED | drop);
     }
 }

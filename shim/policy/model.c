@@ -22,11 +22,14 @@
 static pthread_key_t g_thread_key;
 static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
 
-/* Per thread: registered for the exit hook; the capture of the host synchronize in progress. */
+/* Per thread: registered for the exit hook; the capture of the host synchronize in progress;
+ * (fix) the consumer access whose EXIT records an after event, and its stream. */
 static __thread struct {
     int registered;
     uint32_t corr;
     uint64_t snap;
+    uint32_t after_corr;
+    dls_pol_stream *after_st;
 } t_thread;
 
 /* Thread exit: the thread id may be reused, so the engine forgets what this one knew. */
@@ -113,11 +116,13 @@ static void make_rec(const dls_cuda_op *op, dls_pol_rec *r)
     r->tid = op->tid;
     r->correlation_id = op->correlation_id;
     r->stream = op->stream;
+    r->after = NULL;
     if (is_memory_op(op->kind))
         dls_pol_entry_fill(&r->e, op);
 }
 
-void dls_pol_apply(const dls_pol_rec *r)
+/* dls_pol_apply but for r's after event, whose reference the caller drops. */
+static void apply(const dls_pol_rec *r)
 {
     dls_pol_stream *st = dls_pol_stream_get(&r->stream, r->tid);
     uint64_t pos;
@@ -133,10 +138,19 @@ void dls_pol_apply(const dls_pol_rec *r)
     if (!is_memory_op(r->kind))
         return;
     dls_pol_ring_append(st, &r->e, pos);
+    dls_pol_after *after = r->after && r->after->st == st ? r->after : NULL;
+    if (after)
+        dls_pol_after_placed(after);
     if (dls_pol_index_may_touch_entry(&r->e))
         for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
             if (dls_pol_entry_touches(&r->e, x->lo, x->lo, x->hi))
-                dls_pol_x_note_access(x, st->id, pos, r->e.name[0] ? r->e.name : r->e.api);
+                dls_pol_x_note_access(x, st->id, pos, r->e.name[0] ? r->e.name : r->e.api, after);
+}
+
+void dls_pol_apply(const dls_pol_rec *r)
+{
+    apply(r);
+    dls_pol_after_put(r->after);
 }
 
 /* The capture of what host synchronize op will complete (ENTER). */
@@ -287,7 +301,10 @@ static void memory_enter(const dls_cuda_op *op)
         if (st && st->capturing) {
             dls_pol_capture_use(op, st);
         } else if (st && dls_pol_g.mode == DLS_MODE_FIX) {
-            dls_pol_fix_op(&plan, op, st);
+            if (dls_pol_fix_op(&plan, op, st) && is_memory_op(op->kind)) {
+                t_thread.after_corr = op->correlation_id; /* its EXIT records the after event */
+                t_thread.after_st = st;
+            }
             dls_pol_fix_reuse(&plan, op, st);
         } else if (st) {
             dls_pol_check_op(op, st, op->tid);
@@ -319,6 +336,9 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
         register_thread(op->tid);
         dls_pol_rec r;
         make_rec(op, &r);
+        if (t_thread.after_st && t_thread.after_corr == op->correlation_id) /* a consumer access (fix) */
+            r.after = dls_pol_after_record(t_thread.after_st, op->tid);
+        t_thread.after_st = NULL;
         dls_pol_defer(&r);
         return;
     }

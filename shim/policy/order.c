@@ -19,37 +19,49 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
-#define POOL 64
+#define POOL 64 /* free events kept; more are destroyed by the next pool_get */
 
-/* Free events, each created in the context of stream `of` with CU_EVENT_DISABLE_TIMING (leaf
- * lock), keyed by the context's handle and id: a context destroyed (cuCtxDestroy,
- * cudaDeviceReset) takes its events with it, and a new one may get the same handle. */
+/* Free events, each created in the context of stream `of` with CU_EVENT_DISABLE_TIMING, keyed
+ * by the context's handle and id: a context destroyed (cuCtxDestroy, cudaDeviceReset) takes its
+ * events with it, and a new one may get the same handle. The pool's lock is a leaf below the
+ * policy lock: after events return here under it, so pool_put never calls the driver; the array
+ * grows instead, and pool_get (never under the policy lock) destroys what exceeds POOL. */
 static pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
+typedef struct {
     CUevent ev;
     uintptr_t ctx;
     uint64_t ctx_id;
-} g_pool[POOL];
-static unsigned g_npool;
+} pooled;
+static pooled *g_pool;
+static unsigned g_npool, g_cap;
 
 /* A free event of the context of stream w, created when the pool has none (the caller has
- * entered that context). Events of an earlier context at the same handle are forgotten, never
- * touched again. NULL when creation failed (warned once). */
+ * entered that context and holds no dlsync lock). Events of an earlier context at the same handle
+ * are forgotten, never touched again; while the pool holds more than POOL, a few more events of
+ * w's context are taken out and destroyed. NULL when creation failed (warned once). */
 static CUevent pool_get(const dls_pol_stream *w)
 {
-    CUevent e = NULL;
+    CUevent e = NULL, extra[8];
+    unsigned nextra = 0;
     pthread_mutex_lock(&g_pool_lock);
-    for (unsigned i = 0; i < g_npool && !e;) {
+    for (unsigned i = 0; i < g_npool && (!e || (g_npool > POOL && nextra < sizeof extra / sizeof *extra));) {
         if (g_pool[i].ctx != w->ctx) {
             i++;
             continue;
         }
-        if (g_pool[i].ctx_id == w->ctx_id)
-            e = g_pool[i].ev;
+        if (g_pool[i].ctx_id == w->ctx_id) {
+            if (e)
+                extra[nextra++] = g_pool[i].ev;
+            else
+                e = g_pool[i].ev;
+        }
         g_pool[i] = g_pool[--g_npool];
     }
     pthread_mutex_unlock(&g_pool_lock);
+    for (unsigned i = 0; i < nextra; i++)
+        dls_drv_event_destroy(extra[i]);
     if (e)
         return e;
     CUresult r = dls_drv_event_create(&e, CU_EVENT_DISABLE_TIMING);
@@ -63,20 +75,22 @@ static CUevent pool_get(const dls_pol_stream *w)
     return e;
 }
 
-/* Returns event e of the context of stream w to the pool (destroys it when the pool is full). */
+/* Returns event e of the context of stream w to the pool; any thread, policy lock held or not.
+ * No driver call: when the array cannot grow, e is left to its context (never reused). */
 static void pool_put(CUevent e, const dls_pol_stream *w)
 {
     pthread_mutex_lock(&g_pool_lock);
-    int kept = g_npool < POOL;
-    if (kept) {
-        g_pool[g_npool].ev = e;
-        g_pool[g_npool].ctx = w->ctx;
-        g_pool[g_npool].ctx_id = w->ctx_id;
-        g_npool++;
+    if (g_npool == g_cap) {
+        unsigned cap = g_cap ? 2 * g_cap : POOL;
+        pooled *p = realloc(g_pool, cap * sizeof *p);
+        if (p) {
+            g_pool = p;
+            g_cap = cap;
+        }
     }
+    if (g_npool < g_cap)
+        g_pool[g_npool++] = (pooled){e, w->ctx, w->ctx_id};
     pthread_mutex_unlock(&g_pool_lock);
-    if (!kept)
-        dls_drv_event_destroy(e);
 }
 
 /* `"key": {"id", "handle", "kind"}` of st, or null. */
@@ -140,6 +154,29 @@ static int nameable(const dls_pol_stream *s, uint64_t tid)
     return !(s->kind == DLS_STREAM_PER_THREAD && s->owner != tid);
 }
 
+/* The next free ordering of p, set up to order `to` after `from` (lock held); NULL when the plan
+ * is full (p->more is set). */
+static dls_pol_order *plan_order(dls_pol_plan *p, dls_pol_stream *from, dls_pol_stream *to, uint64_t xid,
+                                 const char *what, const char *why)
+{
+    if (p->n == DLS_POL_PLAN) {
+        p->more = 1;
+        return NULL;
+    }
+    dls_pol_order *o = &p->o[p->n++];
+    o->from = from;
+    o->to = to;
+    o->snap = 0;
+    o->ctx_snap = 0;
+    o->xid = xid;
+    o->what = what;
+    o->why = why;
+    o->from_capturing = from->capturing;
+    o->after = NULL;
+    o->how = DLS_POL_HOW_PENDING;
+    return o;
+}
+
 int dls_pol_plan_frontier(dls_pol_plan *p, const dls_hb_epoch *f, size_t n, dls_pol_stream *to, uint64_t xid,
                           const char *what, const char *why, size_t *nwaits)
 {
@@ -163,30 +200,36 @@ int dls_pol_plan_frontier(dls_pol_plan *p, const dls_hb_epoch *f, size_t n, dls_
         if (!w)
             continue;
         unsigned k = 0;
-        while (k < p->n && !(p->o[k].from == w && p->o[k].to == to))
+        while (k < p->n && !(p->o[k].from == w && p->o[k].to == to && !p->o[k].after))
             k++;
         if (k < p->n)
             continue; /* already planned */
-        if (p->n == DLS_POL_PLAN) {
+        dls_pol_order *o = plan_order(p, w, to, xid, what, why);
+        if (!o) {
             rc = -1;
             break;
         }
-        dls_pol_order *o = &p->o[p->n++];
-        o->from = w;
-        o->to = to;
         o->snap = dls_pol_snap_stream(w);
-        o->ctx_snap = 0;
-        o->xid = xid;
-        o->what = what;
-        o->why = why;
-        o->from_capturing = w->capturing;
-        o->how = DLS_POL_HOW_PENDING;
     }
     if (rc)
         p->more = 1;
     if (nwaits)
         *nwaits = nw;
     return rc;
+}
+
+void dls_pol_plan_after(dls_pol_plan *p, dls_pol_after *a, dls_pol_stream *to, uint64_t xid, const char *what,
+                        const char *why)
+{
+    for (unsigned k = 0; k < p->n; k++)
+        if (p->o[k].after == a && p->o[k].to == to)
+            return; /* already planned */
+    dls_pol_order *o = plan_order(p, a->st, to, xid, what, why);
+    if (!o)
+        return;
+    o->after = dls_pol_after_get(a);
+    o->snap = a->snap ? dls_pol_snap_event(a->snap) : 0;
+    o->from_capturing = 0; /* a was recorded before: waiting on it captures nothing */
 }
 
 void dls_pol_plan_mark(dls_pol_plan *p, uint64_t xid, uint64_t stream, unsigned flags)
@@ -269,6 +312,45 @@ static CUevent record_on(const dls_pol_stream *w)
     return ev;
 }
 
+dls_pol_after *dls_pol_after_record(dls_pol_stream *st, uint64_t tid)
+{
+    if (!nameable(st, tid) || atomic_load_explicit(&dls_pol_g.ncapturing, memory_order_relaxed))
+        return NULL; /* an event recorded into a capture would be a node of the graph */
+    dls_pol_after *a = malloc(sizeof *a);
+    if (!a)
+        return NULL;
+    a->ev = record_on(st);
+    if (!a->ev) {
+        free(a);
+        return NULL;
+    }
+    a->st = st;
+    a->snap = 0;
+    a->refs = 1;
+    return a;
+}
+
+void dls_pol_after_placed(dls_pol_after *a)
+{
+    a->snap = dls_pol_snap_stream(a->st);
+}
+
+dls_pol_after *dls_pol_after_get(dls_pol_after *a)
+{
+    if (a)
+        a->refs++;
+    return a;
+}
+
+void dls_pol_after_put(dls_pol_after *a)
+{
+    if (!a || --a->refs)
+        return;
+    pool_put(a->ev, a->st);
+    dls_pol_snap_drop(a->snap);
+    free(a);
+}
+
 /* Makes stream `to` wait for ev, with to's context current (its default-stream handle means the
  * stream of the context it was observed in; the event may belong to any context). */
 static CUresult wait_on(const dls_pol_stream *to, CUevent ev)
@@ -308,28 +390,29 @@ static void act(dls_pol_order *o, uint64_t tid)
         o->how = DLS_POL_HOW_CAPTURING;
         return;
     }
-    if (!nameable(o->from, tid)) {
+    if (!o->after && !nameable(o->from, tid)) {
         host_sync(o, tid);
         return;
     }
-    CUevent ev = record_on(o->from);
+    CUevent ev = o->after ? o->after->ev : record_on(o->from);
     if (!ev) {
         host_sync(o, tid);
         return;
     }
-    if (o->to) {
-        CUresult r = wait_on(o->to, ev);
-        if (r == CUDA_SUCCESS) {
-            o->how = DLS_POL_HOW_WAIT;
-            log_inject(o, o->what, 0);
+    CUresult r = CUDA_SUCCESS;
+    if (o->to && (r = wait_on(o->to, ev)) == CUDA_SUCCESS) {
+        o->how = DLS_POL_HOW_WAIT;
+        log_inject(o, o->what, 0);
+        if (!o->after)
             pool_put(ev, o->from);
-            return;
-        }
+        return;
+    }
+    if (o->to)
         dls_warn_once("fix-stream-wait", "cuStreamWaitEvent failed (CUDA error %d); waiting on the host instead",
                       (int)r);
-    }
-    CUresult r = dls_drv_event_synchronize(ev);
-    pool_put(ev, o->from);
+    r = dls_drv_event_synchronize(ev);
+    if (!o->after)
+        pool_put(ev, o->from);
     if (r == CUDA_SUCCESS) {
         o->how = DLS_POL_HOW_HOST_EVENT;
         log_inject(o, "host-wait", 1);
@@ -362,6 +445,7 @@ static void commit(dls_pol_order *o, uint64_t tid)
     }
     dls_pol_snap_drop(o->snap);
     dls_pol_snap_drop(o->ctx_snap);
+    dls_pol_after_put(o->after);
 }
 
 /* The exchange with id xid, live or released, or NULL. */

@@ -50,7 +50,13 @@
  *   lazily: the released range stays in the same list as a pending fence, and at the ENTER of the
  *   first operation that touches it again (launch word or copy/set range in it, conservative, a
  *   graph launch, or a stream-ordered free of it), on any stream, that stream is made ordered
- *   after the frontier; the producer's unrelated work is never delayed. A fence is dropped when
+ *   after the frontier; the producer's unrelated work is never delayed. The frontier is waited
+ *   for exactly: at the EXIT of each consumer access (a memory operation that touches a live
+ *   exchange on a stream that is not one of its producer streams), fix records a pooled event
+ *   right after it, with no lock held (an `after` event), and the consumer entry keeps it; the
+ *   fence waits on that event, not on one recorded at reuse time, which would also cover what
+ *   the consumer enqueued since. An access without one (its record failed, or it was enqueued
+ *   before the export) is fenced by an event recorded at reuse time, as before. A fence is dropped when
  *   the host knows the frontier complete, or once an operation that reuses all of the range (a
  *   launch given its start or its allocation's, a covering copy/set/free, a conservative one) is
  *   ordered after it: later users of the memory are ordered after that operation by the program
@@ -133,7 +139,8 @@ typedef struct {
     uint64_t tid;
     uint32_t correlation_id;
     dls_cuda_stream stream;
-    dls_pol_entry e; /* its ring entry (memory operations), pos set when applied */
+    struct dls_pol_after_s *after; /* fix: the event recorded right after this consumer access */
+    dls_pol_entry e;               /* its ring entry (memory operations), pos set when applied */
 } dls_pol_rec;
 
 /* A stream as the policy knows it. */
@@ -155,11 +162,22 @@ typedef struct {
     dls_pol_entry ring[DLS_POL_RING];
 } dls_pol_stream;
 
+/* fix: a pooled event the shim recorded on stream `st` right after a consumer access (see
+ * Release above), shared by the exchanges that access touched and by the orderings planned on
+ * it; returned to the pool when the last reference goes (lock held). */
+typedef struct dls_pol_after_s {
+    CUevent ev;
+    dls_pol_stream *st;
+    uint64_t snap; /* hb capture of st at the access (0: not placed yet, or memory was short) */
+    unsigned refs;
+} dls_pol_after;
+
 /* A frontier entry: a producer operation position plus what reports say about it. */
 typedef struct {
     dls_hb_epoch at;
     const char *api;
     char name[DLS_POL_NAME];
+    dls_pol_after *after; /* consumer entries in fix: the event right after that access, or NULL */
 } dls_pol_touch;
 
 #define DLS_POL_OVER_PRODUCERS 1u
@@ -296,8 +314,9 @@ void dls_pol_x_release(dls_pol_x *x);
 int dls_pol_x_is_ordered(const dls_pol_x *x, uint64_t stream);
 void dls_pol_x_mark_ordered(dls_pol_x *x, uint64_t stream);
 
-/* Remembers that stream's operation `name` at pos touched x (consumer access). */
-void dls_pol_x_note_access(dls_pol_x *x, uint64_t stream, uint64_t pos, const char *name);
+/* Remembers that stream's operation `name` at pos touched x (consumer access), with the event
+ * recorded right after it (`after`, a reference is taken; NULL: none). */
+void dls_pol_x_note_access(dls_pol_x *x, uint64_t stream, uint64_t pos, const char *name, dls_pol_after *after);
 
 /* index.c: the ranges of live and released exchange states (see index.c). */
 
@@ -395,7 +414,8 @@ typedef struct {
     uint64_t ctx_snap; /* capture of `from`'s context, taken before a context synchronize */
     uint64_t xid;
     const char *what, *why;
-    int from_capturing; /* `from` was capturing when planned: the ordering cannot be made */
+    int from_capturing;   /* `from` was capturing when planned: the ordering cannot be made */
+    dls_pol_after *after; /* wait on this event (a reference is held) instead of recording one */
     dls_pol_how how;
 } dls_pol_order;
 
@@ -427,8 +447,31 @@ void dls_pol_plan_init(dls_pol_plan *p, uint64_t tid);
 int dls_pol_plan_frontier(dls_pol_plan *p, const dls_hb_epoch *f, size_t n, dls_pol_stream *to, uint64_t xid,
                           const char *what, const char *why, size_t *nwaits);
 
+/* Plans `to` (NULL: the host) after the consumer access that event a follows (lock held): `to`
+ * waits on a itself, recorded when the access was enqueued. A full plan sets p->more. */
+void dls_pol_plan_after(dls_pol_plan *p, dls_pol_after *a, dls_pol_stream *to, uint64_t xid, const char *what,
+                        const char *why);
+
 /* Plans a mark (lock held); a full plan sets p->more. */
 void dls_pol_plan_mark(dls_pol_plan *p, uint64_t xid, uint64_t stream, unsigned flags);
+
+/* No lock held: records a pooled event of st's context on st right after the consumer access the
+ * calling thread (tid) just enqueued there, and returns it with one reference (position unknown
+ * until dls_pol_after_placed). NULL when it cannot (st is another thread's per-thread stream,
+ * some stream is capturing, memory is short, or the record failed: warned once); the release
+ * fence then records at reuse time instead. */
+dls_pol_after *dls_pol_after_record(dls_pol_stream *st, uint64_t tid);
+
+/* Lock held: the access a follows was just applied (it is a->st's latest position): a captures
+ * it in hb. */
+void dls_pol_after_placed(dls_pol_after *a);
+
+/* Lock held: takes a reference of a (NULL ignored) and returns a. */
+dls_pol_after *dls_pol_after_get(dls_pol_after *a);
+
+/* Lock held: drops a reference of a (NULL ignored); the last one returns its event to the pool
+ * (no CUDA call: the pool never destroys an event under the policy lock). */
+void dls_pol_after_put(dls_pol_after *a);
 
 /* Counts a fallback and writes its `fallback` log record. Any thread, any lock. */
 void dls_pol_log_fallback(const char *reason, const char *detail);
@@ -439,8 +482,10 @@ void dls_pol_plan_carry_out(dls_pol_plan *p);
 
 /* fix.c: what fix orders (plans; lock held). */
 
-/* Plans st after the frontier of every live exchange op touches (ENTER). */
-void dls_pol_fix_op(dls_pol_plan *p, const dls_cuda_op *op, dls_pol_stream *st);
+/* Plans st after the frontier of every live exchange op touches (ENTER). Returns 1 when op is a
+ * consumer access that wants an after event: it touches a live exchange none of whose producer
+ * streams is st. */
+int dls_pol_fix_op(dls_pol_plan *p, const dls_cuda_op *op, dls_pol_stream *st);
 
 /* Plans st after x's frontier (made and marked at commit; p->rc says whether it was). A
  * capturing st is left alone (x is marked captured; the graph launch is ordered instead). */

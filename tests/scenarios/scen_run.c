@@ -28,6 +28,7 @@ const char *const scen_names[] = {
     "concurrent_sync",
     "exchange_api",
     "exchange_api_view",
+    "release_later",
     NULL,
 };
 

@@ -22,6 +22,7 @@ static const struct {
     {"per_thread", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"host_copy", "host-read", "mxnet", "cudaMemcpyAsync", "host access after TVMArrayFromDLPack", "host-sync", NULL},
     {"release_reuse", "release-reuse", "mxnet", "scen_write", "scen_read", "keep-alive", NULL},
+    {"release_later", "release-reuse", "mxnet", "scen_write", "scen_read", "keep-alive", NULL},
     {"round_trip", "write-read", "tvm", "scen_write", "scen_read", "consumer-stream", NULL},
     {"two_streams", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"overlap_views", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},

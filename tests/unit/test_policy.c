@@ -249,7 +249,9 @@ static void an_event_wait_orders_the_consumer(void **state)
 /* The fake driver of the host-function tests: every call succeeds except cuEventQuery, which
  * answers g_query; calls are counted. */
 static CUresult g_query;
-static _Atomic int g_records, g_queries, g_waits;
+static _Atomic int g_records, g_queries, g_waits, g_creates;
+static CUevent g_recorded, g_waited; /* the event of the latest record and of the latest wait */
+static CUstream g_recorded_on, g_waiting;
 
 static CUresult fake_ctx_get_current(CUcontext *c)
 {
@@ -263,13 +265,15 @@ static CUresult fake_event_create(CUevent *e, unsigned flags)
     static char events[64];
     static _Atomic unsigned n;
     *e = (CUevent)&events[n++ % sizeof events];
+    g_creates++;
     return CUDA_SUCCESS;
 }
 
 static CUresult fake_event_record(CUevent e, CUstream s)
 {
-    (void)e, (void)s;
     g_records++;
+    g_recorded = e;
+    g_recorded_on = s;
     return CUDA_SUCCESS;
 }
 
@@ -286,8 +290,10 @@ static CUresult fake_event_query(CUevent e)
 
 static CUresult fake_stream_wait_event(CUstream s, CUevent e, unsigned flags)
 {
-    (void)s, (void)e, (void)flags;
+    (void)flags;
     g_waits++;
+    g_waited = e;
+    g_waiting = s;
     return CUDA_SUCCESS;
 }
 
@@ -306,7 +312,7 @@ static int setup_hostfn(void **state)
     dls_pol_hostfn_reset_for_tests();
     g_query = CUDA_SUCCESS;
     g_during_query = NULL;
-    g_records = g_queries = g_waits = 0;
+    g_records = g_queries = g_waits = g_creates = 0;
     return 0;
 }
 
@@ -429,6 +435,93 @@ static void fix_injects_nothing_after_a_host_function_that_ran(void **state)
     assert_int_equal(g_waits, 1);
 }
 
+/* The consumer releases x the way on_release does (fix). */
+static void release_fix(dls_pol_x *x)
+{
+    dls_pol_plan plan;
+    dls_pol_plan_init(&plan, TID);
+    dls_pol_lock();
+    if (!dls_pol_fix_release(&plan, x))
+        dls_pol_x_drop(x);
+    dls_pol_plan_carry_out(&plan);
+    dls_pol_unlock();
+}
+
+/* The handle fix uses for the test's non-blocking stream sid. */
+static CUstream handle_of(uint64_t sid)
+{
+    return (CUstream)(uintptr_t)(0x1000 + sid);
+}
+
+/* fix: the consumer reads the tensor on stream 3 (first use: a record on the producer's stream 1
+ * and a wait; then, at the read's EXIT, an event right after it), goes on with other work there
+ * and releases the tensor; the producer's reuse of the memory waits on the event recorded after
+ * the read, not on one recorded now (which would cover the later work too). */
+static void the_release_fence_waits_on_the_event_after_the_read(void **state)
+{
+    (void)state;
+    dls_pol_g.mode = DLS_MODE_FIX;
+    uint64_t mine = 0x10000, other = 0x90000;
+    launch(1, "producer", &mine, 1, 0);
+    dls_pol_x *x = export_range(0x10000, 0x10100);
+    launch(3, "consumer", &mine, 1, 0);
+    assert_int_equal(g_waits, 1);
+    assert_int_equal(g_records, 2);
+    assert_ptr_equal(g_recorded_on, handle_of(3));
+    CUevent after_read = g_recorded;
+    for (int i = 0; i < 4; i++)
+        launch(3, "later", &other, 1, 0); /* touches no exchanged tensor: no event */
+    assert_int_equal(g_records, 2);
+    release_fix(x);
+    assert_int_equal(g_records, 2);
+    launch(1, "reuse", &mine, 1, 0);
+    assert_int_equal(g_records, 2);
+    assert_int_equal(g_waits, 2);
+    assert_ptr_equal(g_waited, after_read);
+    assert_ptr_equal(g_waiting, handle_of(1));
+    assert_null(dls_pol_g.released); /* the reuse covered the range: the fence is gone */
+}
+
+/* fix, two consumer streams: the reuse waits once on each stream's event after its read; the
+ * events go back to the pool when the fence is dropped, so the next exchange creates none. */
+static void each_consumer_stream_is_fenced_by_its_own_event(void **state)
+{
+    (void)state;
+    dls_pol_g.mode = DLS_MODE_FIX;
+    uint64_t mine = 0x10000;
+    int created = 0;
+    for (int round = 0; round < 2; round++) {
+        launch(1, "producer", &mine, 1, 0);
+        dls_pol_x *x = export_range(0x10000, 0x10100);
+        launch(3, "consumer", &mine, 1, 0);
+        CUevent after3 = g_recorded;
+        launch(4, "consumer", &mine, 1, 0);
+        CUevent after4 = g_recorded;
+        assert_ptr_not_equal(after3, after4);
+        int records = g_records, waits = g_waits;
+        release_fix(x);
+        launch(1, "reuse", &mine, 1, 0);
+        assert_int_equal(g_records, records);
+        assert_int_equal(g_waits, waits + 2);
+        assert_true(g_waited == after3 || g_waited == after4);
+        if (round == 1)
+            assert_int_equal(g_creates, created); /* the first round's events were reused */
+        created = g_creates;
+    }
+}
+
+/* check records no event after a consumer access. */
+static void check_records_no_event_after_an_access(void **state)
+{
+    (void)state;
+    uint64_t mine = 0x10000;
+    launch(1, "producer", &mine, 1, 0);
+    export_range(0x10000, 0x10100);
+    launch(3, "consumer", &mine, 1, 0);
+    assert_int_equal(g_records, 0);
+    assert_int_equal(dls_race_distinct(), 1);
+}
+
 /* More host functions than there are marks, on a stream of their own. */
 static void many_host_functions(void)
 {
@@ -538,6 +631,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_mark_being_asked_is_not_reused, setup_hostfn, teardown_hostfn),
         cmocka_unit_test_setup_teardown(threads_marking_and_asking_at_once_learn_their_own, setup_hostfn,
                                         teardown_hostfn),
+        cmocka_unit_test_setup_teardown(the_release_fence_waits_on_the_event_after_the_read, setup_hostfn,
+                                        teardown_hostfn),
+        cmocka_unit_test_setup_teardown(each_consumer_stream_is_fenced_by_its_own_event, setup_hostfn, teardown_hostfn),
+        cmocka_unit_test_setup_teardown(check_records_no_event_after_an_access, setup_hostfn, teardown_hostfn),
         cmocka_unit_test(identical_reports_share_a_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
