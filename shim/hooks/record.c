@@ -9,9 +9,10 @@
 
 /* Each thread remembers the last fragments it wrote, so the records of one exchange (export,
  * import, release) and of one binding format their repeated parts once: the description of a
- * tensor, and the framework/symbol/lib of a profile row and library. A fragment is used again
- * only when what it was made from is unchanged (the tensor's fields and the library name are
- * compared, not trusted; profile rows live as long as the process). */
+ * tensor with its producer, and the framework/symbol/lib of a profile row and library. A fragment
+ * is used again only when what it was made from is unchanged (the tensor's fields and the library
+ * name are compared, not trusted; profile rows, whose framework names the producer, live as long
+ * as the process). */
 #define CACHED_NDIM 8
 #define ROWS 4
 
@@ -24,13 +25,14 @@ typedef struct {
     int versioned, has_strides;
     uint32_t major, minor;
     int64_t shape[CACHED_NDIM], strides[CACHED_NDIM];
+    const char *producer;
 } tensor_key; /* everything the description is made from (the extent follows from it) */
 
 typedef struct {
     int valid;
     tensor_key key;
     size_t len;
-    char text[512];
+    char text[768];
 } tensor_fragment;
 
 typedef struct {
@@ -67,9 +69,9 @@ static record_cache *cache(void)
     return t_cache;
 }
 
-/* Fills the key describing t as viewed by v; 0 when the tensor has too many dimensions (or
- * cannot be read: the check of the caller then says why). */
-static int make_key(tensor_key *k, const dls_managed_view *v)
+/* Fills the key describing t as viewed by v, made by `producer`; 0 when the tensor has too many
+ * dimensions (or cannot be read: the check of the caller then says why). */
+static int make_key(tensor_key *k, const dls_managed_view *v, const char *producer)
 {
     const DLTensor *t = v->tensor;
     if (t->ndim < 0 || t->ndim > CACHED_NDIM || (t->ndim > 0 && !t->shape))
@@ -85,6 +87,7 @@ static int make_key(tensor_key *k, const dls_managed_view *v)
     k->major = v->major;
     k->minor = v->minor;
     k->has_strides = t->strides != NULL;
+    k->producer = producer;
     if (t->ndim > 0) {
         memcpy(k->shape, t->shape, (size_t)t->ndim * sizeof *t->shape);
         if (t->strides)
@@ -93,17 +96,23 @@ static int make_key(tensor_key *k, const dls_managed_view *v)
     return 1;
 }
 
-/* 1 when key k describes the tensor viewed by v (read only what k says is there). */
-static int same_key(const tensor_key *k, const dls_managed_view *v)
+/* 1 when key k describes the tensor viewed by v, made by `producer` (read only what k says is
+ * there). */
+static int same_key(const tensor_key *k, const dls_managed_view *v, const char *producer)
 {
     const DLTensor *t = v->tensor;
-    size_t dims = (size_t)k->ndim * sizeof *k->shape;
-    return k->data == t->data && k->ndim == t->ndim && k->device.device_type == t->device.device_type &&
-           k->device.device_id == t->device.device_id && k->dtype.code == t->dtype.code &&
-           k->dtype.bits == t->dtype.bits && k->dtype.lanes == t->dtype.lanes && k->byte_offset == t->byte_offset &&
-           k->flags == v->flags && k->versioned == v->versioned && k->major == v->major && k->minor == v->minor &&
-           k->has_strides == (t->strides != NULL) && (!dims || (t->shape && memcmp(k->shape, t->shape, dims) == 0)) &&
-           (!dims || !t->strides || memcmp(k->strides, t->strides, dims) == 0);
+    if (!(k->producer == producer && k->data == t->data && k->ndim == t->ndim &&
+          k->device.device_type == t->device.device_type && k->device.device_id == t->device.device_id &&
+          k->dtype.code == t->dtype.code && k->dtype.bits == t->dtype.bits && k->dtype.lanes == t->dtype.lanes &&
+          k->byte_offset == t->byte_offset && k->flags == v->flags && k->versioned == v->versioned &&
+          k->major == v->major && k->minor == v->minor && k->has_strides == (t->strides != NULL)))
+        return 0;
+    if (k->ndim > 0 && !t->shape)
+        return 0;
+    for (int32_t i = 0; i < k->ndim; i++) /* in place: a call to memcmp costs more for a few dims */
+        if (k->shape[i] != t->shape[i] || (t->strides && k->strides[i] != t->strides[i]))
+            return 0;
+    return 1;
 }
 
 /* Remembers j's bytes from `from` to its end in dst (of size cap); 0 when they do not fit. */
@@ -147,16 +156,18 @@ static void write_device(dls_json *j, DLDevice device)
     dls_json_close(j, '}');
 }
 
-/* The members that describe the tensor, from "data" to "version". A NULL ext is computed here
- * when needed; returns 0 (nothing written) when the tensor cannot be interpreted. */
-static int write_tensor(dls_json *j, record_cache *c, const dls_managed_view *v, const dls_extent *ext)
+/* The members that describe the tensor, from "data" to "version", and "producer". A NULL ext
+ * is computed here when needed; returns 0 (nothing written) when the tensor cannot be
+ * interpreted. */
+static int write_tensor(dls_json *j, record_cache *c, const dls_managed_view *v, const dls_extent *ext,
+                        const char *producer)
 {
     tensor_key k;
-    if (c && c->tensor.valid && same_key(&c->tensor.key, v)) {
+    if (c && c->tensor.valid && same_key(&c->tensor.key, v, producer)) {
         dls_json_bytes(j, c->tensor.text, c->tensor.len);
         return 1;
     }
-    int cacheable = c && make_key(&k, v);
+    int cacheable = c && make_key(&k, v, producer);
     dls_extent computed;
     if (!ext && dls_tensor_check(v->tensor, v->flags, &computed))
         return 0;
@@ -187,6 +198,7 @@ static int write_tensor(dls_json *j, record_cache *c, const dls_managed_view *v,
     } else {
         dls_json_raw(j, "version", "null");
     }
+    dls_json_str(j, "producer", producer);
     if (cacheable) {
         c->tensor.len = keep(j, from, c->tensor.text, sizeof c->tensor.text);
         c->tensor.valid = c->tensor.len > 0;
@@ -206,9 +218,8 @@ static void record(const char *ev, uint64_t xid, const dls_profile *p, const cha
     dls_json_u64(&j, "xid", xid);
     write_row(&j, c, p, lib);
     dls_json_ptr(&j, "tensor", mt);
-    if (!write_tensor(&j, c, v, ext))
+    if (!write_tensor(&j, c, v, ext, producer))
         j.failed = 1; /* dropped */
-    dls_json_str(&j, "producer", producer);
     dls_log_write(&j);
 }
 

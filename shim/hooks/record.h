@@ -11,7 +11,8 @@
 
 /* An export, import or release (`ev`) of managed tensor mt (read through v, extent ext) with
  * exchange id xid, seen at profile row p whose real function lives in `lib`. `producer` names
- * the framework that exported it (NULL: unknown). */
+ * the framework that exported it (NULL: unknown): a string that never changes while the process
+ * lives (a profile row's framework), since records are told apart by its address. */
 void dls_record_exchange(const char *ev, uint64_t xid, const dls_profile *p, const char *lib, const void *mt,
                          const dls_managed_view *v, const dls_extent *ext, const char *producer);
 

@@ -6,12 +6,16 @@
 
 #define FIRST_CAP 4096
 
-/* The calling thread's record buffer; freed when the thread exits. */
-static __thread struct {
+/* The holder of a thread's record buffer; the calling thread's is t_home (freed when the thread
+ * exits). A record keeps a pointer to it, so that finishing the record needs no second look-up
+ * of thread-local storage. */
+struct dls_json_thread {
     char *buf;
     size_t cap;
     int busy;
-} t_buf;
+};
+
+static __thread struct dls_json_thread t_home;
 
 static pthread_key_t g_key;
 static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
@@ -27,47 +31,55 @@ static void make_key(void)
     g_key_ok = pthread_key_create(&g_key, free_thread_buffer) == 0;
 }
 
+/* Gives the thread t its buffer (FIRST_CAP bytes, none when memory is short). */
+static void first_buffer(struct dls_json_thread *t)
+{
+    t->buf = malloc(FIRST_CAP);
+    t->cap = t->buf ? FIRST_CAP : 0;
+    pthread_once(&g_key_once, make_key);
+    if (g_key_ok)
+        pthread_setspecific(g_key, t->buf);
+}
+
 void dls_json_start(dls_json *j)
 {
+    struct dls_json_thread *t = &t_home;
+    DLS_JSON_TLS_ONCE(t);
     j->len = 0;
     j->failed = 0;
-    if (!t_buf.busy) {
-        if (!t_buf.buf) {
-            t_buf.buf = malloc(FIRST_CAP);
-            t_buf.cap = t_buf.buf ? FIRST_CAP : 0;
-            pthread_once(&g_key_once, make_key);
-            if (g_key_ok)
-                pthread_setspecific(g_key, t_buf.buf);
-        }
-        t_buf.busy = 1;
-        j->buf = t_buf.buf;
-        j->cap = t_buf.cap;
-        j->own = 0;
+    if (__builtin_expect(!t->busy, 1)) {
+        if (__builtin_expect(!t->buf, 0))
+            first_buffer(t);
+        t->busy = 1;
+        j->buf = t->buf;
+        j->cap = t->cap;
+        j->home = t;
     } else { /* a record built while another is being built on this thread */
         j->buf = NULL;
         j->cap = 0;
-        j->own = 1;
+        j->home = NULL;
     }
 }
 
 void dls_json_done(dls_json *j)
 {
-    if (j->own) {
+    struct dls_json_thread *t = j->home;
+    if (!t) {
         free(j->buf);
     } else {
-        if (j->buf != t_buf.buf) { /* grown: the bigger block becomes the thread's buffer */
-            t_buf.buf = j->buf;
-            t_buf.cap = j->cap;
+        if (j->buf != t->buf) { /* grown: the bigger block becomes the thread's buffer */
+            t->buf = j->buf;
+            t->cap = j->cap;
             if (g_key_ok)
-                pthread_setspecific(g_key, t_buf.buf);
+                pthread_setspecific(g_key, t->buf);
         }
-        t_buf.busy = 0;
+        t->busy = 0;
     }
     j->buf = NULL;
     j->len = j->cap = 0;
 }
 
-char *dls_json_room(dls_json *j, size_t n)
+char *dls_json_grow(dls_json *j, size_t n)
 {
     if (j->failed)
         return NULL;
@@ -84,15 +96,6 @@ char *dls_json_room(dls_json *j, size_t n)
         j->cap = cap;
     }
     return j->buf + j->len;
-}
-
-void dls_json_bytes(dls_json *j, const char *s, size_t n)
-{
-    char *d = dls_json_room(j, n);
-    if (d) {
-        memcpy(d, s, n);
-        j->len += n;
-    }
 }
 
 /* 0: copied as is; 1: backslash and the character; 2: \u00XX. */
@@ -208,7 +211,7 @@ static const uint64_t g_pow10[20] = {
 };
 
 /* Writes the 8 decimal digits of v (< 10^8, zero padded) at d. */
-static void digits8(uint32_t v, char *d)
+static inline __attribute__((always_inline)) void digits8(uint32_t v, char *d)
 {
     uint32_t hi = v / 10000, lo = v % 10000;
     memcpy(d, g_pairs + 2 * (hi / 100), 2);
@@ -217,8 +220,23 @@ static void digits8(uint32_t v, char *d)
     memcpy(d + 6, g_pairs + 2 * (lo % 100), 2);
 }
 
+char *dls_json_utoa9(uint32_t v, char *d)
+{
+    *d = (char)('0' + v / 100000000);
+    digits8(v % 100000000, d + 1);
+    return d + 9;
+}
+
 char *dls_json_utoa(uint64_t v, char *d)
 {
+    if (v < 100) {
+        if (v < 10) {
+            *d = (char)('0' + v);
+            return d + 1;
+        }
+        memcpy(d, g_pairs + 2 * v, 2);
+        return d + 2;
+    }
     unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12; /* ~log10 from the bit length */
     size_t n = t + (v >= g_pow10[t]);
     n += !n;

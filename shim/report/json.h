@@ -17,13 +17,21 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The holder of a thread's record buffer (json.c's own). */
+struct dls_json_thread;
+
 /* One record under construction. Fill only through the functions below. */
 typedef struct {
     char *buf;
     size_t len, cap;
-    int failed; /* out of memory: the record is dropped */
-    int own;    /* buf is this record's own heap block (nested records), not the thread's buffer */
+    int failed;                   /* out of memory: the record is dropped */
+    struct dls_json_thread *home; /* the thread whose buffer buf is; NULL: buf is the record's own
+                                     heap block (a record built while another is) */
 } dls_json;
+
+/* Keeps the address p of a thread-local object in a register once computed: in a shared library
+ * each computation is a call (__tls_get_addr), which the compiler would repeat after calls. */
+#define DLS_JSON_TLS_ONCE(p) __asm__("" : "+r"(p))
 
 /* Starts an empty text in the calling thread's buffer (a heap block when that buffer is taken
  * by a record still being built on this thread). Pair with dls_json_done. */
@@ -32,14 +40,30 @@ void dls_json_start(dls_json *j);
 /* Releases the buffer of j (the thread's buffer stays for the next record). */
 void dls_json_done(dls_json *j);
 
+/* dls_json_room when the n bytes do not fit: grows the buffer. */
+char *dls_json_grow(dls_json *j, size_t n);
+
 /* Makes room for n more bytes; returns the write position or NULL (then j is failed). */
-char *dls_json_room(dls_json *j, size_t n);
+static inline char *dls_json_room(dls_json *j, size_t n)
+{
+    return __builtin_expect(j->len + n <= j->cap, 1) ? j->buf + j->len : dls_json_grow(j, n);
+}
 
 /* Appends the n bytes of s as they are. */
-void dls_json_bytes(dls_json *j, const char *s, size_t n);
+static inline void dls_json_bytes(dls_json *j, const char *s, size_t n)
+{
+    char *d = dls_json_room(j, n);
+    if (d) {
+        memcpy(d, s, n);
+        j->len += n;
+    }
+}
 
 /* Writes v in decimal at d (room for 20 bytes); returns the end. No NUL. */
 char *dls_json_utoa(uint64_t v, char *d);
+
+/* Writes v < 10^9 as exactly 9 decimal digits, zero padded, at d; returns the end. No NUL. */
+char *dls_json_utoa9(uint32_t v, char *d);
 
 /* Writes v in lower-case hex at d (room for 16 bytes), at least `min` digits (zero padded);
  * returns the end. No NUL. */
@@ -64,10 +88,8 @@ void dls_json_i64s_n(dls_json *j, const char *key, size_t klen, const int64_t *v
  * a literal key is copied with its length known at compile time. */
 static inline char *dls_json_k(dls_json *j, const char *key, size_t klen, size_t more)
 {
-    char *d;
-    if (__builtin_expect(j->len + klen + 4 + more <= j->cap, 1))
-        d = j->buf + j->len;
-    else if (!(d = dls_json_room(j, klen + 4 + more)))
+    char *d = dls_json_room(j, klen + 4 + more);
+    if (!d)
         return NULL;
     if (j->len && d[-1] != '{' && d[-1] != '[')
         *d++ = ',';
@@ -101,8 +123,13 @@ static inline void dls_json_str(dls_json *j, const char *key, const char *v)
 static inline void dls_json_u64(dls_json *j, const char *key, uint64_t v)
 {
     char *d = dls_json_k(j, key, DLS_JSON_KLEN(key), 20);
-    if (d)
-        j->len = (size_t)(dls_json_utoa(v, d) - j->buf);
+    if (!d)
+        return;
+    if (v < 10) /* flags, versions, counters: a single digit, without a call */
+        *d++ = (char)('0' + v);
+    else
+        d = dls_json_utoa(v, d);
+    j->len = (size_t)(d - j->buf);
 }
 
 static inline void dls_json_i64(dls_json *j, const char *key, int64_t v)

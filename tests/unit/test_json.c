@@ -117,6 +117,12 @@ static void integers_match_printf(void **state)
     char digits[17];
     *dls_json_xtoa(0xabc, 16, digits) = '\0';
     assert_string_equal(digits, "0000000000000abc");
+    const uint32_t nine[] = {0, 7, 10, 99999999, 100000000, 123456789, 999999999};
+    for (size_t i = 0; i < sizeof nine / sizeof *nine; i++) {
+        *dls_json_utoa9(nine[i], digits) = '\0';
+        snprintf(want, sizeof want, "%09u", nine[i]);
+        assert_string_equal(digits, want);
+    }
 }
 
 static void members_elements_and_nesting_get_their_commas(void **state)

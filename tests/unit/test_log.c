@@ -1,5 +1,8 @@
-/* Unit tests of the log path expansion (shim/report/log.c): %p, %r, %% and overflow, the rank
- * variables' order, and end to end: a preloaded scenario writes its log to the expanded path. */
+/* Unit tests of the log (shim/report/log.c): path expansion (%p, %r, %% and overflow), the rank
+ * variables' order; records written by many threads at once stay whole lines with their own
+ * thread's ids; a timestamp written from a thread's remembered second is the clock's value, also
+ * when the second changes; and end to end: a preloaded scenario writes its log to the expanded
+ * path. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,10 +12,144 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/config.h"
 #include "dls_test.h"
 #include "report/log.h"
+
+static char g_log[256]; /* this process's own log, opened by the first test that records */
+
+/* Opens this process's log (once; it stays open) and returns its text so far (malloc'd). */
+static char *own_log(void)
+{
+    if (!g_log[0]) {
+        snprintf(g_log, sizeof g_log, "/tmp/dls_test_log.%d.jsonl", (int)getpid());
+        unlink(g_log);
+        setenv("DLSYNC_LOG", g_log, 1);
+        setenv("DLSYNC_MODE", "trace", 1);
+        dls_config_reset_for_tests();
+    }
+    assert_true(dls_log_enabled());
+    char *text = dls_read_file(g_log);
+    assert_non_null(text);
+    return text;
+}
+
+/* The value of the member `"key":N` in line, which must have one. */
+static unsigned long long member(const char *line, const char *key)
+{
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "\"%s\":", key);
+    const char *p = strstr(line, pattern);
+    assert_non_null(p);
+    return strtoull(p + strlen(pattern), NULL, 10);
+}
+
+/* The text of the member `"t":N` in line; it must be the decimal form of a number in [lo, hi]. */
+static void assert_time_between(const char *line, uint64_t lo, uint64_t hi)
+{
+    unsigned long long t = member(line, "t");
+    char want[32], *at = strstr(line, "\"t\":");
+    snprintf(want, sizeof want, "\"t\":%llu,", t);
+    assert_memory_equal(at, want, strlen(want)); /* no leading zeros, nothing dropped */
+    assert_true(t >= lo && t <= hi);
+}
+
+#define THREADS 8
+#define RECORDS 400
+
+static char g_filler[9000]; /* 'x' up to the NUL at its end */
+
+static void *log_records(void *arg)
+{
+    long k = (long)arg;
+    for (int i = 0; i < RECORDS; i++) {
+        dls_json j;
+        dls_log_begin(&j, "warning");
+        dls_json_i64(&j, "thread", k);
+        dls_json_i64(&j, "seq", i);
+        dls_json_i64(&j, "own_tid", (int64_t)syscall(SYS_gettid));
+        /* lengths up to twice the first buffer: records grow the thread's buffer */
+        dls_json_str(&j, "detail", g_filler + sizeof g_filler - 1 - (size_t)((i * 37 + k * 101) % 8500));
+        dls_log_write(&j);
+    }
+    return NULL;
+}
+
+static void records_of_many_threads_stay_whole_lines(void **state)
+{
+    (void)state;
+    free(own_log());
+    memset(g_filler, 'x', sizeof g_filler - 1);
+    uint64_t before = dls_log_now_ns();
+    pthread_t th[THREADS];
+    for (long k = 0; k < THREADS; k++)
+        assert_int_equal(pthread_create(&th[k], NULL, log_records, (void *)k), 0);
+    for (int k = 0; k < THREADS; k++)
+        pthread_join(th[k], NULL);
+    uint64_t after = dls_log_now_ns();
+    char *text = own_log();
+    int next[THREADS] = {0};
+    int lines = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!strstr(line, "\"ev\":\"warning\""))
+            continue;
+        lines++;
+        assert_memory_equal(line, "{\"ev\":\"warning\",\"t\":", 19);
+        assert_int_equal(line[strlen(line) - 1], '}');
+        unsigned long long k = member(line, "thread"), i = member(line, "seq");
+        assert_true(k < THREADS);
+        assert_int_equal(i, next[k]); /* a thread's records in its order, none lost */
+        next[k]++;
+        assert_int_equal(member(line, "tid"), member(line, "own_tid"));
+        assert_int_equal(member(line, "pid"), getpid());
+        assert_time_between(line, before, after);
+        const char *detail = strstr(line, "\"detail\":\"");
+        assert_non_null(detail);
+        size_t n = strspn(detail + 10, "x");
+        assert_int_equal(n, (i * 37 + k * 101) % 8500);
+        assert_string_equal(detail + 10 + n, "\"}");
+    }
+    assert_int_equal(lines, THREADS * RECORDS);
+    free(text);
+}
+
+/* A record of kind "tick" with only the keys every line has. */
+static void tick(void)
+{
+    dls_json j;
+    dls_log_begin(&j, "tick");
+    dls_log_write(&j);
+}
+
+static void a_timestamp_is_the_clock_across_a_change_of_second(void **state)
+{
+    (void)state;
+    free(own_log());
+    uint64_t t0 = dls_log_now_ns();
+    tick(); /* the thread's second is remembered here */
+    uint64_t t1 = dls_log_now_ns();
+    while (dls_log_now_ns() / 1000000000u == t1 / 1000000000u)
+        usleep(20000);
+    uint64_t t2 = dls_log_now_ns();
+    tick(); /* a new second: its digits are made again */
+    tick();
+    uint64_t t3 = dls_log_now_ns();
+    char *text = own_log();
+    char *ticks[3];
+    int n = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        if (strstr(line, "\"ev\":\"tick\"") && n < 3)
+            ticks[n++] = line;
+    assert_int_equal(n, 3);
+    assert_time_between(ticks[0], t0, t1);
+    assert_time_between(ticks[1], t2, t3);
+    assert_time_between(ticks[2], member(ticks[1], "t"), t3);
+    free(text);
+}
 
 static void pid_rank_and_percent_are_expanded(void **state)
 {
@@ -113,6 +250,11 @@ int main(void)
         cmocka_unit_test(a_path_that_does_not_fit_is_refused),
         cmocka_unit_test(rank_variables_are_read_in_launcher_order),
         cmocka_unit_test(a_preloaded_process_logs_to_the_expanded_path),
+        cmocka_unit_test(records_of_many_threads_stay_whole_lines),
+        cmocka_unit_test(a_timestamp_is_the_clock_across_a_change_of_second),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    if (g_log[0])
+        unlink(g_log);
+    return rc;
 }
