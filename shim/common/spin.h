@@ -16,7 +16,10 @@ typedef struct {
     atomic_int held;
 } dls_spin;
 
-#define DLS_SPIN_INIT {0}
+#define DLS_SPIN_INIT \
+    {                 \
+        0             \
+    }
 
 /* Waits for s and takes it. */
 static inline void dls_spin_lock(dls_spin *s)

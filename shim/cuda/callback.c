@@ -1,7 +1,6 @@
 /* The CUPTI callback (see callback.h). */
 #include "callback.h"
 
-#include "../common/config.h"
 #include "../common/ownfd.h"
 #include "cbids.h"
 #include "decode.h"
@@ -46,6 +45,27 @@ int dls_cuda_set_sink(dls_cuda_sink fn, void *user)
             ;
     }
     return 0;
+}
+
+/* The ENTER gate (see ops.h): NULL (open) until the policy publishes its flag. */
+static _Atomic(const atomic_int *) g_gate;
+static atomic_int g_debug;
+
+void dls_cuda_set_enter_gate(const atomic_int *watching)
+{
+    atomic_store_explicit(&g_gate, watching, memory_order_release);
+}
+
+void dls_cuda_callback_set_debug(int on)
+{
+    atomic_store_explicit(&g_debug, on != 0, memory_order_relaxed);
+}
+
+/* 1 when the ENTER of stream work is to be delivered. */
+static int gate_open(void)
+{
+    const atomic_int *g = atomic_load_explicit(&g_gate, memory_order_acquire);
+    return !g || atomic_load_explicit(g, memory_order_acquire) || atomic_load_explicit(&g_debug, memory_order_relaxed);
 }
 
 /* Runtime frames: the outermost runtime call in progress on a thread. */
@@ -140,19 +160,22 @@ static int decode(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackDa
 
 static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
-    if (dls_cuda_cbid_is_invalidation(cbid)) {
-        if (cb->callbackSite == CUPTI_API_EXIT) {
+    dls_cuda_cbid_class cls = dls_cuda_cbid_class_of(cbid);
+    int exit = cb->callbackSite == CUPTI_API_EXIT;
+    if (cls == DLS_CBID_INVALIDATION) {
+        if (exit) {
             dls_cuda_streams_invalidate();
             dls_cuda_kparams_invalidate();
         }
         return;
     }
+    if (!exit && (cls == DLS_CBID_STREAM_WORK || cls == DLS_CBID_LAUNCH) && !gate_open())
+        return; /* nothing watched: the ENTER of work that only enqueues has nothing to order */
     if (!t->tid)
         t->tid = (uint64_t)syscall(SYS_gettid);
     uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_acquire);
     int under_runtime = t->rt_depth > 0 && t->rt_epoch == epoch;
-    int debug = dls_config_get()->debug_ops;
-    int exit = cb->callbackSite == CUPTI_API_EXIT;
+    int debug = atomic_load_explicit(&g_debug, memory_order_relaxed);
     dls_cuda_op op;
     for (unsigned i = 0; decode(t, cbid, cb, i, exit, &op); i++) {
         op.phase = exit ? DLS_PHASE_EXIT : DLS_PHASE_ENTER;
@@ -179,11 +202,9 @@ static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_Callba
 void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata)
 {
     (void)userdata;
-    if (!cbdata || dls_drv_in_shim())
-        return;
     thread_state *t = &t_state;
     __asm__("" : "+r"(t)); /* the address is resolved once: the compiler may not recompute it per use */
-    if (t->delivering)
+    if (!cbdata || dls_drv_in_shim() || t->delivering)
         return;
     t->delivering = 1;
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)

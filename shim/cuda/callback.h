@@ -16,6 +16,10 @@
 /* The function subscribed with cuptiSubscribe_v2 (tests call it directly). userdata unused. */
 void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata);
 
+/* DLSYNC_DEBUG_OPS: write every delivered op to stderr, and deliver every ENTER (set by the
+ * observer at its start). */
+void dls_cuda_callback_set_debug(int on);
+
 /* Forgets every thread's runtime frame (called when runtime callbacks are switched off or on:
  * a runtime call may then miss its EXIT). */
 void dls_cuda_callback_reset_runtime_frames(void);

@@ -1,150 +1,160 @@
-/* The CUPTI callback ids the observer enables, one by one (see cbids.h).
+/* The CUPTI callback ids the observer enables, one by one, and their classes (see cbids.h).
  *
  * Driver ids: every call the decoders handle, plus the calls that invalidate cached state
  * (module and library unloads, context destruction and reset). Runtime ids: the runtime calls
- * whose names annotate the driver operations beneath them. */
+ * whose names annotate the driver operations beneath them. One list of driver ids makes both the
+ * enable table and the class table. */
 #include "cbids.h"
 
 #define D(name) CUPTI_DRIVER_TRACE_CBID_##name
 #define R(name) CUPTI_RUNTIME_TRACE_CBID_##name
 
-static const dls_cuda_cbid g_driver[] = {
-    {D(cuLaunch), 1},
-    {D(cuLaunchCooperativeKernel), 1},
-    {D(cuLaunchCooperativeKernelMultiDevice), 1},
-    {D(cuLaunchCooperativeKernel_ptsz), 1},
-    {D(cuLaunchGrid), 1},
-    {D(cuLaunchGridAsync), 1},
-    {D(cuLaunchKernel), 1},
-    {D(cuLaunchKernelEx), 1},
-    {D(cuLaunchKernelEx_ptsz), 1},
-    {D(cuLaunchKernel_ptsz), 1},
-    {D(cuCtxSynchronize), 0},
-    {D(cuCtxSynchronize_v2), 0},
-    {D(cuEventCreate), 0},
-    {D(cuEventDestroy), 0},
-    {D(cuEventDestroy_v2), 0},
-    {D(cuEventQuery), 0},
-    {D(cuEventRecord), 0},
-    {D(cuEventRecordWithFlags), 0},
-    {D(cuEventRecordWithFlags_ptsz), 0},
-    {D(cuEventRecord_ptsz), 0},
-    {D(cuEventSynchronize), 0},
-    {D(cuGraphLaunch), 0},
-    {D(cuGraphLaunch_ptsz), 0},
-    {D(cuStreamBeginCapture), 0},
-    {D(cuStreamBeginCapture_ptsz), 0},
-    {D(cuStreamBeginCapture_v2), 0},
-    {D(cuStreamBeginCapture_v2_ptsz), 0},
-    {D(cuStreamBeginCaptureToGraph), 0},
-    {D(cuStreamBeginCaptureToGraph_ptsz), 0},
-    {D(cuStreamEndCapture), 0},
-    {D(cuStreamEndCapture_ptsz), 0},
-    {D(cuGreenCtxStreamCreate), 0},
-    {D(cuLaunchHostFunc), 0},
-    {D(cuLaunchHostFunc_ptsz), 0},
-    {D(cuMemFreeAsync), 0},
-    {D(cuMemFreeAsync_ptsz), 0},
-    {D(cuMemFreeHost), 0},
-    {D(cuMemFree_v2), 0},
-    {D(cuMemcpy), 0},
-    {D(cuMemcpy2DAsync_v2), 0},
-    {D(cuMemcpy2DAsync_v2_ptsz), 0},
-    {D(cuMemcpy2DUnaligned_v2), 0},
-    {D(cuMemcpy2DUnaligned_v2_ptds), 0},
-    {D(cuMemcpy2D_v2), 0},
-    {D(cuMemcpy2D_v2_ptds), 0},
-    {D(cuMemcpy3DAsync_v2), 0},
-    {D(cuMemcpy3DAsync_v2_ptsz), 0},
-    {D(cuMemcpy3DBatchAsync), 0},
-    {D(cuMemcpy3DBatchAsync_ptsz), 0},
-    {D(cuMemcpy3DBatchAsync_v2), 0},
-    {D(cuMemcpy3DBatchAsync_v2_ptsz), 0},
-    {D(cuMemcpy3DPeer), 0},
-    {D(cuMemcpy3DPeerAsync), 0},
-    {D(cuMemcpy3DPeerAsync_ptsz), 0},
-    {D(cuMemcpy3DPeer_ptds), 0},
-    {D(cuMemcpy3D_v2), 0},
-    {D(cuMemcpy3D_v2_ptds), 0},
-    {D(cuMemcpyAsync), 0},
-    {D(cuMemcpyAsync_ptsz), 0},
-    {D(cuMemcpyAtoA_v2), 0},
-    {D(cuMemcpyAtoA_v2_ptds), 0},
-    {D(cuMemcpyAtoD_v2), 0},
-    {D(cuMemcpyAtoD_v2_ptds), 0},
-    {D(cuMemcpyAtoHAsync_v2), 0},
-    {D(cuMemcpyAtoHAsync_v2_ptsz), 0},
-    {D(cuMemcpyAtoH_v2), 0},
-    {D(cuMemcpyAtoH_v2_ptds), 0},
-    {D(cuMemcpyBatchAsync), 0},
-    {D(cuMemcpyBatchAsync_ptsz), 0},
-    {D(cuMemcpyBatchAsync_v2), 0},
-    {D(cuMemcpyBatchAsync_v2_ptsz), 0},
-    {D(cuMemcpyDtoA_v2), 0},
-    {D(cuMemcpyDtoA_v2_ptds), 0},
-    {D(cuMemcpyDtoDAsync_v2), 0},
-    {D(cuMemcpyDtoDAsync_v2_ptsz), 0},
-    {D(cuMemcpyDtoD_v2), 0},
-    {D(cuMemcpyDtoD_v2_ptds), 0},
-    {D(cuMemcpyDtoHAsync_v2), 0},
-    {D(cuMemcpyDtoHAsync_v2_ptsz), 0},
-    {D(cuMemcpyDtoH_v2), 0},
-    {D(cuMemcpyDtoH_v2_ptds), 0},
-    {D(cuMemcpyHtoAAsync_v2), 0},
-    {D(cuMemcpyHtoAAsync_v2_ptsz), 0},
-    {D(cuMemcpyHtoA_v2), 0},
-    {D(cuMemcpyHtoA_v2_ptds), 0},
-    {D(cuMemcpyHtoDAsync_v2), 0},
-    {D(cuMemcpyHtoDAsync_v2_ptsz), 0},
-    {D(cuMemcpyHtoD_v2), 0},
-    {D(cuMemcpyHtoD_v2_ptds), 0},
-    {D(cuMemcpyPeer), 0},
-    {D(cuMemcpyPeerAsync), 0},
-    {D(cuMemcpyPeerAsync_ptsz), 0},
-    {D(cuMemcpyPeer_ptds), 0},
-    {D(cuMemcpy_ptds), 0},
-    {D(cuMemsetD16Async), 0},
-    {D(cuMemsetD16Async_ptsz), 0},
-    {D(cuMemsetD16_v2), 0},
-    {D(cuMemsetD16_v2_ptds), 0},
-    {D(cuMemsetD2D16Async), 0},
-    {D(cuMemsetD2D16Async_ptsz), 0},
-    {D(cuMemsetD2D16_v2), 0},
-    {D(cuMemsetD2D16_v2_ptds), 0},
-    {D(cuMemsetD2D32Async), 0},
-    {D(cuMemsetD2D32Async_ptsz), 0},
-    {D(cuMemsetD2D32_v2), 0},
-    {D(cuMemsetD2D32_v2_ptds), 0},
-    {D(cuMemsetD2D8Async), 0},
-    {D(cuMemsetD2D8Async_ptsz), 0},
-    {D(cuMemsetD2D8_v2), 0},
-    {D(cuMemsetD2D8_v2_ptds), 0},
-    {D(cuMemsetD32Async), 0},
-    {D(cuMemsetD32Async_ptsz), 0},
-    {D(cuMemsetD32_v2), 0},
-    {D(cuMemsetD32_v2_ptds), 0},
-    {D(cuMemsetD8Async), 0},
-    {D(cuMemsetD8Async_ptsz), 0},
-    {D(cuMemsetD8_v2), 0},
-    {D(cuMemsetD8_v2_ptds), 0},
-    {D(cuStreamAddCallback), 0},
-    {D(cuStreamAddCallback_ptsz), 0},
-    {D(cuStreamCreate), 0},
-    {D(cuStreamCreateWithPriority), 0},
-    {D(cuStreamDestroy), 0},
-    {D(cuStreamDestroy_v2), 0},
-    {D(cuStreamQuery), 0},
-    {D(cuStreamQuery_ptsz), 0},
-    {D(cuStreamSynchronize), 0},
-    {D(cuStreamSynchronize_ptsz), 0},
-    {D(cuStreamWaitEvent), 0},
-    {D(cuStreamWaitEvent_ptsz), 0},
-    {D(cuModuleUnload), 0},
-    {D(cuLibraryUnload), 0},
-    {D(cuCtxDestroy_v2), 0},
-    {D(cuDevicePrimaryCtxReset_v2), 0},
-    {D(cuDevicePrimaryCtxRelease_v2), 0},
-};
+/* Every driver id the observer enables, with its class. STREAM_WORK: copies with "Async" in their
+ * name, every set (a synchronous set waits for nothing the policy models), graph launches. */
+#define DRIVER_IDS(X)                               \
+    X(cuLaunch, LAUNCH)                             \
+    X(cuLaunchCooperativeKernel, LAUNCH)            \
+    X(cuLaunchCooperativeKernelMultiDevice, LAUNCH) \
+    X(cuLaunchCooperativeKernel_ptsz, LAUNCH)       \
+    X(cuLaunchGrid, LAUNCH)                         \
+    X(cuLaunchGridAsync, LAUNCH)                    \
+    X(cuLaunchKernel, LAUNCH)                       \
+    X(cuLaunchKernelEx, LAUNCH)                     \
+    X(cuLaunchKernelEx_ptsz, LAUNCH)                \
+    X(cuLaunchKernel_ptsz, LAUNCH)                  \
+    X(cuCtxSynchronize, ALWAYS)                     \
+    X(cuCtxSynchronize_v2, ALWAYS)                  \
+    X(cuEventCreate, ALWAYS)                        \
+    X(cuEventDestroy, ALWAYS)                       \
+    X(cuEventDestroy_v2, ALWAYS)                    \
+    X(cuEventQuery, ALWAYS)                         \
+    X(cuEventRecord, ALWAYS)                        \
+    X(cuEventRecordWithFlags, ALWAYS)               \
+    X(cuEventRecordWithFlags_ptsz, ALWAYS)          \
+    X(cuEventRecord_ptsz, ALWAYS)                   \
+    X(cuEventSynchronize, ALWAYS)                   \
+    X(cuGraphLaunch, STREAM_WORK)                   \
+    X(cuGraphLaunch_ptsz, STREAM_WORK)              \
+    X(cuStreamBeginCapture, ALWAYS)                 \
+    X(cuStreamBeginCapture_ptsz, ALWAYS)            \
+    X(cuStreamBeginCapture_v2, ALWAYS)              \
+    X(cuStreamBeginCapture_v2_ptsz, ALWAYS)         \
+    X(cuStreamBeginCaptureToGraph, ALWAYS)          \
+    X(cuStreamBeginCaptureToGraph_ptsz, ALWAYS)     \
+    X(cuStreamEndCapture, ALWAYS)                   \
+    X(cuStreamEndCapture_ptsz, ALWAYS)              \
+    X(cuGreenCtxStreamCreate, ALWAYS)               \
+    X(cuLaunchHostFunc, ALWAYS)                     \
+    X(cuLaunchHostFunc_ptsz, ALWAYS)                \
+    X(cuMemFreeAsync, ALWAYS)                       \
+    X(cuMemFreeAsync_ptsz, ALWAYS)                  \
+    X(cuMemFreeHost, ALWAYS)                        \
+    X(cuMemFree_v2, ALWAYS)                         \
+    X(cuMemcpy, ALWAYS)                             \
+    X(cuMemcpy2DAsync_v2, STREAM_WORK)              \
+    X(cuMemcpy2DAsync_v2_ptsz, STREAM_WORK)         \
+    X(cuMemcpy2DUnaligned_v2, ALWAYS)               \
+    X(cuMemcpy2DUnaligned_v2_ptds, ALWAYS)          \
+    X(cuMemcpy2D_v2, ALWAYS)                        \
+    X(cuMemcpy2D_v2_ptds, ALWAYS)                   \
+    X(cuMemcpy3DAsync_v2, STREAM_WORK)              \
+    X(cuMemcpy3DAsync_v2_ptsz, STREAM_WORK)         \
+    X(cuMemcpy3DBatchAsync, STREAM_WORK)            \
+    X(cuMemcpy3DBatchAsync_ptsz, STREAM_WORK)       \
+    X(cuMemcpy3DBatchAsync_v2, STREAM_WORK)         \
+    X(cuMemcpy3DBatchAsync_v2_ptsz, STREAM_WORK)    \
+    X(cuMemcpy3DPeer, ALWAYS)                       \
+    X(cuMemcpy3DPeerAsync, STREAM_WORK)             \
+    X(cuMemcpy3DPeerAsync_ptsz, STREAM_WORK)        \
+    X(cuMemcpy3DPeer_ptds, ALWAYS)                  \
+    X(cuMemcpy3D_v2, ALWAYS)                        \
+    X(cuMemcpy3D_v2_ptds, ALWAYS)                   \
+    X(cuMemcpyAsync, STREAM_WORK)                   \
+    X(cuMemcpyAsync_ptsz, STREAM_WORK)              \
+    X(cuMemcpyAtoA_v2, ALWAYS)                      \
+    X(cuMemcpyAtoA_v2_ptds, ALWAYS)                 \
+    X(cuMemcpyAtoD_v2, ALWAYS)                      \
+    X(cuMemcpyAtoD_v2_ptds, ALWAYS)                 \
+    X(cuMemcpyAtoHAsync_v2, STREAM_WORK)            \
+    X(cuMemcpyAtoHAsync_v2_ptsz, STREAM_WORK)       \
+    X(cuMemcpyAtoH_v2, ALWAYS)                      \
+    X(cuMemcpyAtoH_v2_ptds, ALWAYS)                 \
+    X(cuMemcpyBatchAsync, STREAM_WORK)              \
+    X(cuMemcpyBatchAsync_ptsz, STREAM_WORK)         \
+    X(cuMemcpyBatchAsync_v2, STREAM_WORK)           \
+    X(cuMemcpyBatchAsync_v2_ptsz, STREAM_WORK)      \
+    X(cuMemcpyDtoA_v2, ALWAYS)                      \
+    X(cuMemcpyDtoA_v2_ptds, ALWAYS)                 \
+    X(cuMemcpyDtoDAsync_v2, STREAM_WORK)            \
+    X(cuMemcpyDtoDAsync_v2_ptsz, STREAM_WORK)       \
+    X(cuMemcpyDtoD_v2, ALWAYS)                      \
+    X(cuMemcpyDtoD_v2_ptds, ALWAYS)                 \
+    X(cuMemcpyDtoHAsync_v2, STREAM_WORK)            \
+    X(cuMemcpyDtoHAsync_v2_ptsz, STREAM_WORK)       \
+    X(cuMemcpyDtoH_v2, ALWAYS)                      \
+    X(cuMemcpyDtoH_v2_ptds, ALWAYS)                 \
+    X(cuMemcpyHtoAAsync_v2, STREAM_WORK)            \
+    X(cuMemcpyHtoAAsync_v2_ptsz, STREAM_WORK)       \
+    X(cuMemcpyHtoA_v2, ALWAYS)                      \
+    X(cuMemcpyHtoA_v2_ptds, ALWAYS)                 \
+    X(cuMemcpyHtoDAsync_v2, STREAM_WORK)            \
+    X(cuMemcpyHtoDAsync_v2_ptsz, STREAM_WORK)       \
+    X(cuMemcpyHtoD_v2, ALWAYS)                      \
+    X(cuMemcpyHtoD_v2_ptds, ALWAYS)                 \
+    X(cuMemcpyPeer, ALWAYS)                         \
+    X(cuMemcpyPeerAsync, STREAM_WORK)               \
+    X(cuMemcpyPeerAsync_ptsz, STREAM_WORK)          \
+    X(cuMemcpyPeer_ptds, ALWAYS)                    \
+    X(cuMemcpy_ptds, ALWAYS)                        \
+    X(cuMemsetD16Async, STREAM_WORK)                \
+    X(cuMemsetD16Async_ptsz, STREAM_WORK)           \
+    X(cuMemsetD16_v2, STREAM_WORK)                  \
+    X(cuMemsetD16_v2_ptds, STREAM_WORK)             \
+    X(cuMemsetD2D16Async, STREAM_WORK)              \
+    X(cuMemsetD2D16Async_ptsz, STREAM_WORK)         \
+    X(cuMemsetD2D16_v2, STREAM_WORK)                \
+    X(cuMemsetD2D16_v2_ptds, STREAM_WORK)           \
+    X(cuMemsetD2D32Async, STREAM_WORK)              \
+    X(cuMemsetD2D32Async_ptsz, STREAM_WORK)         \
+    X(cuMemsetD2D32_v2, STREAM_WORK)                \
+    X(cuMemsetD2D32_v2_ptds, STREAM_WORK)           \
+    X(cuMemsetD2D8Async, STREAM_WORK)               \
+    X(cuMemsetD2D8Async_ptsz, STREAM_WORK)          \
+    X(cuMemsetD2D8_v2, STREAM_WORK)                 \
+    X(cuMemsetD2D8_v2_ptds, STREAM_WORK)            \
+    X(cuMemsetD32Async, STREAM_WORK)                \
+    X(cuMemsetD32Async_ptsz, STREAM_WORK)           \
+    X(cuMemsetD32_v2, STREAM_WORK)                  \
+    X(cuMemsetD32_v2_ptds, STREAM_WORK)             \
+    X(cuMemsetD8Async, STREAM_WORK)                 \
+    X(cuMemsetD8Async_ptsz, STREAM_WORK)            \
+    X(cuMemsetD8_v2, STREAM_WORK)                   \
+    X(cuMemsetD8_v2_ptds, STREAM_WORK)              \
+    X(cuStreamAddCallback, ALWAYS)                  \
+    X(cuStreamAddCallback_ptsz, ALWAYS)             \
+    X(cuStreamCreate, ALWAYS)                       \
+    X(cuStreamCreateWithPriority, ALWAYS)           \
+    X(cuStreamDestroy, ALWAYS)                      \
+    X(cuStreamDestroy_v2, ALWAYS)                   \
+    X(cuStreamQuery, ALWAYS)                        \
+    X(cuStreamQuery_ptsz, ALWAYS)                   \
+    X(cuStreamSynchronize, ALWAYS)                  \
+    X(cuStreamSynchronize_ptsz, ALWAYS)             \
+    X(cuStreamWaitEvent, ALWAYS)                    \
+    X(cuStreamWaitEvent_ptsz, ALWAYS)               \
+    X(cuModuleUnload, INVALIDATION)                 \
+    X(cuLibraryUnload, INVALIDATION)                \
+    X(cuCtxDestroy_v2, INVALIDATION)                \
+    X(cuDevicePrimaryCtxReset_v2, INVALIDATION)     \
+    X(cuDevicePrimaryCtxRelease_v2, INVALIDATION)
+
+#define ROW(name, cls) {D(name), DLS_CBID_##cls == DLS_CBID_LAUNCH},
+static const dls_cuda_cbid g_driver[] = {DRIVER_IDS(ROW)};
+#undef ROW
+
+#define CLASS(name, cls) [D(name)] = DLS_CBID_##cls,
+const unsigned char dls_cuda_cbid_classes[CUPTI_DRIVER_TRACE_CBID_SIZE] = {DRIVER_IDS(CLASS)};
+#undef CLASS
 
 static const dls_cuda_cbid g_runtime[] = {
     {R(cudaLaunch_v3020), 1},
@@ -270,18 +280,4 @@ const dls_cuda_cbid *dls_cuda_runtime_cbids(size_t *n)
 {
     *n = sizeof g_runtime / sizeof g_runtime[0];
     return g_runtime;
-}
-
-int dls_cuda_cbid_is_invalidation(CUpti_CallbackId cbid)
-{
-    switch (cbid) {
-    case D(cuModuleUnload):
-    case D(cuLibraryUnload):
-    case D(cuCtxDestroy_v2):
-    case D(cuDevicePrimaryCtxReset_v2):
-    case D(cuDevicePrimaryCtxRelease_v2):
-        return 1;
-    default:
-        return 0;
-    }
 }

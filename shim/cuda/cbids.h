@@ -18,8 +18,26 @@ const dls_cuda_cbid *dls_cuda_driver_cbids(size_t *n);
 /* Runtime-domain ids whose calls annotate the driver operations beneath them. *n = count. */
 const dls_cuda_cbid *dls_cuda_runtime_cbids(size_t *n);
 
-/* 1 for a driver call after which cached handles may be reused (module or library unload,
- * context destroy or reset), else 0. */
-int dls_cuda_cbid_is_invalidation(CUpti_CallbackId cbid);
+/* What the observer does with a driver id: the ENTER of STREAM_WORK and LAUNCH ids (work that
+ * only enqueues on a stream and waits for nothing) is delivered only while the policy watches
+ * some memory (dls_cuda_set_enter_gate); INVALIDATION ids make cached handles stale (module or
+ * library unload, context destroy or reset); ALWAYS ids are delivered at ENTER and EXIT;
+ * UNHANDLED (0) ids are not enabled. */
+typedef enum {
+    DLS_CBID_UNHANDLED = 0,
+    DLS_CBID_ALWAYS,
+    DLS_CBID_STREAM_WORK,
+    DLS_CBID_LAUNCH, /* STREAM_WORK, and switched by dls_cuda_enable_launch_callbacks */
+    DLS_CBID_INVALIDATION,
+} dls_cuda_cbid_class;
+
+/* The class of every driver id below CUPTI_DRIVER_TRACE_CBID_SIZE. */
+extern const unsigned char dls_cuda_cbid_classes[CUPTI_DRIVER_TRACE_CBID_SIZE];
+
+/* The class of driver id cbid. */
+static inline dls_cuda_cbid_class dls_cuda_cbid_class_of(CUpti_CallbackId cbid)
+{
+    return cbid < CUPTI_DRIVER_TRACE_CBID_SIZE ? (dls_cuda_cbid_class)dls_cuda_cbid_classes[cbid] : DLS_CBID_UNHANDLED;
+}
 
 #endif

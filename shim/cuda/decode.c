@@ -1,6 +1,7 @@
 /* Dispatch of driver callbacks to the area decoders, and their shared helpers (see decode.h). */
 #include "decode.h"
 
+#include "cbids.h"
 #include "streams.h"
 
 #include <string.h>
@@ -30,12 +31,13 @@ int dls_cuda_decode(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigne
     op->cbid = cbid;
     if (!cb || (!cb->functionParams && cbid != CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize))
         return 0; /* cuCtxSynchronize is the one handled call without parameters */
-    int r = dls_cuda_decode_launch(cbid, cb, index, op, scratch);
-    if (r >= 0)
-        return r;
+    if (dls_cuda_cbid_class_of(cbid) == DLS_CBID_LAUNCH) {
+        int r = dls_cuda_decode_launch(cbid, cb, index, op, scratch);
+        return r < 0 ? 0 : r;
+    }
     if (index)
         return 0;
-    r = dls_cuda_decode_mem(cbid, cb, op, scratch);
+    int r = dls_cuda_decode_mem(cbid, cb, op, scratch);
     if (r < 0)
         r = dls_cuda_decode_sync(cbid, cb, op);
     return r < 0 ? 0 : r;

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-static __thread int t_guard;
+__thread int dls_drv_guard;
 static dls_drv_table g_resolved;
 static _Atomic(const dls_drv_table *) g_table;
 static _Atomic(const dls_drv_table *) g_test_table;
@@ -64,11 +64,6 @@ const dls_drv_table *dls_drv(void)
     return t;
 }
 
-int dls_drv_in_shim(void)
-{
-    return t_guard > 0;
-}
-
 void dls_drv_set_table_for_tests(const dls_drv_table *t)
 {
     atomic_store_explicit(&g_test_table, t, memory_order_release);
@@ -81,9 +76,9 @@ void dls_drv_set_table_for_tests(const dls_drv_table *t)
         const dls_drv_table *t_ = dls_drv();   \
         if (!t_ || !t_->field)                 \
             return CUDA_ERROR_NOT_INITIALIZED; \
-        t_guard++;                             \
+        dls_drv_guard++;                       \
         CUresult r_ = t_->field args;          \
-        t_guard--;                             \
+        dls_drv_guard--;                       \
         return r_;                             \
     }
 #include "drv.def"

@@ -145,6 +145,7 @@ static int start_locked(void)
         snprintf(g_reason, sizeof g_reason, "DLSYNC_MODE=trace records exchanges only");
         return 0;
     }
+    dls_cuda_callback_set_debug(c->debug_ops);
     void *lib = load_cupti();
     if (!lib) {
         char why[DLS_PATH_MAX + 192];

@@ -17,6 +17,7 @@
 #ifndef DLS_CUDA_OPS_H
 #define DLS_CUDA_OPS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -114,6 +115,13 @@ typedef void (*dls_cuda_sink)(const dls_cuda_op *op, void *user);
  * already being delivered may still reach the previous sink. Returns 0, or ENOMEM when memory
  * was short (the previous sink stays registered). */
 int dls_cuda_set_sink(dls_cuda_sink fn, void *user);
+
+/* The ENTER gate: from now on the ENTER of work that only enqueues on a stream (launches, async
+ * copies, sets, graph launches: cbids.h, STREAM_WORK) is delivered only while *watching is
+ * nonzero (or DLSYNC_DEBUG_OPS is on); its EXIT always is. The policy's flag says whether any
+ * memory is watched: while none is, such an ENTER has nothing to order or check. NULL (the
+ * default) delivers every ENTER. `watching` must stay valid for the life of the process. */
+void dls_cuda_set_enter_gate(const atomic_int *watching);
 
 /* Stable lower-case names, used in logs: "launch", "memcpy", ... and "legacy", "per-thread",
  * "blocking", "non-blocking", "unknown", "none". Never NULL. */

@@ -28,7 +28,10 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 
 dls_hb *dls_hb_create(void)
 {
-    return calloc(1, sizeof(dls_hb));
+    dls_hb *e = calloc(1, sizeof(dls_hb));
+    if (e)
+        e->last_slot = DLS_HB_NONE;
+    return e;
 }
 
 void dls_hb_destroy(dls_hb *e)
@@ -79,7 +82,11 @@ dls_hb_thread *dls_hb_find_thread(const dls_hb *e, uint64_t id)
 /* The live (not removed) stream of id, or NULL; *slot gets its slot. */
 static dls_hb_stream *live_stream(dls_hb *e, uint64_t id, uint32_t *slot)
 {
-    uint32_t i = dls_hb_find_stream(e, id);
+    uint32_t i = e->last_slot != DLS_HB_NONE && e->last_sid == id ? e->last_slot : dls_hb_find_stream(e, id);
+    if (i != DLS_HB_NONE) {
+        e->last_sid = id;
+        e->last_slot = i;
+    }
     if (i == DLS_HB_NONE || e->streams[i].removed)
         return NULL;
     *slot = i;
@@ -190,6 +197,8 @@ void dls_hb_thread_remove(dls_hb *e, uint64_t id)
     if (i == DLS_HB_NONE)
         return;
     dls_hb_map_del(&e->thread_map, id);
+    if (e->last_tid == id)
+        e->tid_cached = 0;
     dls_hb_clk_release(e->threads[i].clk);
     memset(&e->threads[i], 0, sizeof e->threads[i]);
     e->free_threads[e->nfree_threads++] = i;
@@ -224,6 +233,8 @@ static int thread_get(dls_hb *e, uint64_t id, uint32_t *out)
             e->nthreads++;
         e->threads[i].id = id;
         e->threads[i].used = 1;
+        if (e->last_tid == id)
+            e->tid_cached = 0;
     }
     *out = i;
     return 0;
@@ -264,7 +275,10 @@ static void join_op(dls_hb_clk *dst, uint32_t slot, uint64_t pos, const dls_hb_c
 static int stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot, const dls_hb_event *ev)
 {
     dls_hb_ctx *c = &e->ctxs[s->ctx];
-    uint32_t ti = dls_hb_map_get(&e->thread_map, thread);
+    uint32_t ti = e->tid_cached && e->last_tid == thread ? e->last_ti : dls_hb_map_get(&e->thread_map, thread);
+    e->last_tid = thread;
+    e->last_ti = ti;
+    e->tid_cached = 1;
     const dls_hb_thread *t = ti == DLS_HB_NONE ? NULL : &e->threads[ti];
     int need_t = t && t->ver && (ti >= s->ntseen || s->tseen[ti] != t->ver);
     const dls_hb_stream *leg = NULL;

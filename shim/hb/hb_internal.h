@@ -60,6 +60,12 @@ struct dls_hb {
     uint32_t *free_events, nfree_events, capfree_events;
     dls_hb_map stream_map, thread_map, event_map, ctx_map;
     uint64_t ver;
+    /* the last stream and thread looked up by an operation (consecutive operations usually
+     * share them): ids and slots are never reused, a removed thread clears its entry */
+    uint64_t last_sid, last_tid;
+    uint32_t last_slot; /* DLS_HB_NONE: no entry */
+    uint32_t last_ti;   /* valid while tid_cached; DLS_HB_NONE: a thread without a record */
+    uint8_t tid_cached;
     /* query scratch, capacity capstreams */
     uint32_t *mark; /* mark[slot] == stamp: slot is in cand */
     uint32_t *cand;

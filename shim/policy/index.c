@@ -40,7 +40,16 @@ static struct {
     size_t cap, holes;     /* writers only */
     retired *old;          /* replaced arrays, kept for readers still walking them */
     atomic_int everything; /* memory ran short once: every operation may touch (conservative) */
+    atomic_int watching;   /* live || everything: the observer's ENTER gate (dls_cuda_set_enter_gate) */
 } g_index;
+
+/* Publishes whether anything is watched, after the ranges themselves (lock held). */
+static void update_watching(void)
+{
+    int w = atomic_load_explicit(&g_index.live, memory_order_relaxed) ||
+            atomic_load_explicit(&g_index.everything, memory_order_relaxed);
+    atomic_store_explicit(&g_index.watching, w, memory_order_release);
+}
 
 #define LOAD(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
 #define STORE(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
@@ -97,6 +106,7 @@ void dls_pol_index_add(dls_pol_x *x)
             free(b);
             free(r);
             atomic_store(&g_index.everything, 1);
+            update_watching();
             dls_warn_once("policy-index",
                           "out of memory for the index of exchanged tensors; every CUDA "
                           "operation is now checked against every exchanged tensor (slower, still correct)");
@@ -142,6 +152,7 @@ void dls_pol_index_add(dls_pol_x *x)
     atomic_store_explicit(&g_index.n, n, memory_order_relaxed);
     atomic_fetch_add_explicit(&g_index.live, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&g_index.seq, 1, memory_order_release); /* even: stable */
+    update_watching();
 }
 
 /* Drops the holes (seq odd, lock held). */
@@ -186,6 +197,12 @@ void dls_pol_index_remove(dls_pol_x *x)
         atomic_store_explicit(&g_index.n, n, memory_order_relaxed);
     }
     atomic_fetch_add_explicit(&g_index.seq, 1, memory_order_release);
+    update_watching();
+}
+
+const atomic_int *dls_pol_index_watching(void)
+{
+    return &g_index.watching;
 }
 
 size_t dls_pol_index_count(void)

@@ -333,13 +333,24 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
     }
     dls_summary_add(DLS_COUNT_OPS, 1);
     if (deferrable(op) && op->result == 0) {
-        register_thread(op->tid);
-        dls_pol_rec r;
-        make_rec(op, &r);
-        if (t_thread.after_st && t_thread.after_corr == op->correlation_id) /* a consumer access (fix) */
-            r.after = dls_pol_after_record(t_thread.after_st, op->tid);
-        t_thread.after_st = NULL;
-        dls_pol_defer(&r);
+        dls_pol_after *after = NULL;
+        if (atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed) && t_thread.after_st) {
+            if (t_thread.after_corr == op->correlation_id) /* a consumer access (fix) */
+                after = dls_pol_after_record(t_thread.after_st, op->tid);
+            t_thread.after_st = NULL;
+        }
+        uint64_t ticket;
+        dls_pol_rec *q = dls_pol_defer_claim(&ticket);
+        if (q) {
+            make_rec(op, q);
+            q->after = after;
+            dls_pol_defer_publish(ticket);
+        } else {
+            dls_pol_rec r;
+            make_rec(op, &r);
+            r.after = after;
+            dls_pol_apply_now(&r);
+        }
         return;
     }
     if (op->result != 0 && !host_sync(op) && op->kind != DLS_OP_CAPTURE_END)

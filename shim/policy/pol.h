@@ -224,6 +224,7 @@ typedef struct {
     uint64_t own_event;     /* private hb event ids used so far */
     atomic_uint ncapturing; /* streams with `capturing` set (read without the lock) */
     atomic_int degraded;    /* an allocation of the model failed (see the file comment) */
+    dls_pol_stream *last;   /* the stream dls_pol_stream_get found last */
 } dls_pol_state;
 
 extern dls_pol_state dls_pol_g;
@@ -236,9 +237,15 @@ void dls_pol_lock(void);
 /* Releases the lock, then writes the race reports queued while it was held. */
 void dls_pol_unlock(void);
 
-/* Defers r (a copy is kept): lock-free; applies it at once, under the lock, when the queue is
- * full. */
-void dls_pol_defer(const dls_pol_rec *r);
+/* Defers an operation, lock-free: claims the next queue slot, whose record the caller fills in
+ * place and then publishes with the ticket. The claim holds up whoever drains the queue until it
+ * is published, so nothing between the two may block or call anything that takes a lock. NULL
+ * when the queue is full: the caller applies its record with dls_pol_apply_now (which drains). */
+dls_pol_rec *dls_pol_defer_claim(uint64_t *ticket);
+void dls_pol_defer_publish(uint64_t ticket);
+
+/* Takes the lock (applying the queue), applies r, releases the lock. */
+void dls_pol_apply_now(const dls_pol_rec *r);
 
 /* Applies r to the model (lock held): hb operation, ring entry, consumer accesses. */
 void dls_pol_apply(const dls_pol_rec *r);
@@ -326,6 +333,10 @@ void dls_pol_index_add(dls_pol_x *x);
 
 /* Removes x's range (lock held); nothing when it is not there. */
 void dls_pol_index_remove(dls_pol_x *x);
+
+/* The flag that is nonzero while some range is indexed (or the index lets everything through):
+ * the observer's ENTER gate. */
+const atomic_int *dls_pol_index_watching(void);
 
 /* Number of ranges in the index. */
 size_t dls_pol_index_count(void);

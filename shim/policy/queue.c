@@ -49,8 +49,7 @@ void dls_pol_unlock(void)
     dls_pol_check_flush();
 }
 
-/* Claims a slot and copies r into it; -1 when the queue is full. */
-static int push(const dls_pol_rec *r)
+dls_pol_rec *dls_pol_defer_claim(uint64_t *ticket)
 {
     uint64_t pos = atomic_load_explicit(&g_tail, memory_order_relaxed);
     for (;;) {
@@ -60,22 +59,24 @@ static int push(const dls_pol_rec *r)
         if (seq == lap) {
             if (atomic_compare_exchange_weak_explicit(&g_tail, &pos, pos + 1, memory_order_relaxed,
                                                       memory_order_relaxed)) {
-                s->rec = *r;
-                atomic_store_explicit(&s->seq, lap + 1, memory_order_release);
-                return 0;
+                *ticket = pos;
+                return &s->rec;
             }
         } else if (seq < lap) {
-            return -1; /* the previous lap's record is not consumed yet */
+            return NULL; /* the previous lap's record is not consumed yet */
         } else {
             pos = atomic_load_explicit(&g_tail, memory_order_relaxed);
         }
     }
 }
 
-void dls_pol_defer(const dls_pol_rec *r)
+void dls_pol_defer_publish(uint64_t ticket)
 {
-    if (push(r) == 0)
-        return;
+    atomic_store_explicit(&g_queue[ticket % QUEUE].seq, ticket - ticket % QUEUE + 1, memory_order_release);
+}
+
+void dls_pol_apply_now(const dls_pol_rec *r)
+{
     dls_pol_lock();
     dls_pol_apply(r);
     dls_pol_unlock();

@@ -75,9 +75,12 @@ dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid)
 {
     if (!s->resolved || !s->id)
         return NULL;
-    dls_pol_stream *st = dls_pol_stream_find(s->id);
-    if (st)
+    dls_pol_stream *st = dls_pol_g.last;
+    if (st && st->id == s->id)
         return st;
+    st = dls_pol_stream_find(s->id);
+    if (st)
+        return dls_pol_g.last = st;
     st = calloc(1, sizeof *st);
     if (!st) {
         dls_pol_degrade("policy-stream-memory", "out of memory recording a CUDA stream");
@@ -172,9 +175,10 @@ void dls_pol_entry_fill(dls_pol_entry *e, const dls_cuda_op *op)
         e->nranges++;
     }
     size_t n = 0;
-    if (op->kind == DLS_OP_LAUNCH && op->name)
-        for (; n < DLS_POL_NAME - 1 && op->name[n]; n++)
-            e->name[n] = op->name[n];
+    if (op->kind == DLS_OP_LAUNCH && op->name) {
+        n = strnlen(op->name, DLS_POL_NAME - 1);
+        memcpy(e->name, op->name, n);
+    }
     e->name[n] = '\0';
 }
 

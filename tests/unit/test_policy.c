@@ -46,6 +46,7 @@ static int teardown(void **state)
         free(dls_pol_g.streams[i]);
     free(dls_pol_g.streams);
     dls_pol_g.streams = NULL;
+    dls_pol_g.last = NULL;
     dls_pol_g.cap = dls_pol_g.nstreams = 0;
     dls_hb_destroy(dls_pol_g.hb);
     dls_pol_g.hb = NULL;

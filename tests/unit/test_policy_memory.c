@@ -77,6 +77,7 @@ static void drop_policy(void)
         free(dls_pol_g.streams[i]);
     free(dls_pol_g.streams);
     dls_pol_g.streams = NULL;
+    dls_pol_g.last = NULL;
     dls_pol_g.cap = dls_pol_g.nstreams = 0;
 }
 
