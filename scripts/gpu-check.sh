@@ -16,9 +16,11 @@
 #   frameworks   tests/gpu/frameworks.py: torch, CuPy and JAX in every ordered pair, every handover
 #                path (legacy capsule, protocol without / with the wrong / with the right stream)
 #   shipped-tests the DLPack interop tests the frameworks' installed packages ship, under check
-#   launch       launch-heavy loop: ns/launch without the shim, under trace, fix and check
-#   exchange     cost of one legacy exchange: without the shim, under fix, under check
-#   pipeline     racy pipeline vs dlsync fix vs a device synchronize at every exchange
+#   launch       launch-heavy loop: ns/launch without the shim, under trace, fix and check, with
+#                nothing tracked and with one exported tensor pending its first use
+#   exchange     cost of one legacy exchange: without the shim, under trace, fix and check
+#   pipeline     racy pipeline vs dlsync fix vs a device synchronize at every exchange, for both
+#                release patterns (right after the consumer's enqueue; when the buffer comes round)
 # Figures are medians of $RUNS runs (default 5). The whole script stays inside $BUDGET seconds
 # (default 420): a step gets at most the time left, and is skipped when under 10 s remain.
 # $OUT receives results.md (the report), gpu-check.log (this script's output) and logs.tar.gz
@@ -50,7 +52,7 @@ SHIM=$ABSB/lib/libdlsync.so
 GPU=$ABSB/gpu
 export CUDA_HOME BUILD ABSB SHIM GPU JOBS RUNS W ROOT
 HAVE_GPU=0
-declare -A STATUS
+declare -A STATUS ratios
 
 # step NAME LIMIT FUNCTION: runs FUNCTION under min(LIMIT, time left), logs to $W/logs/NAME.log,
 # prints the log's tail, records the outcome in STATUS[NAME]. Returns the function's status.
@@ -237,19 +239,26 @@ measure() {
 }
 s_launch() {
   measure ns_issue "$GPU/gpu_launch" 200000 | tee "$W/launch.txt"
+  measure ns_issue "$GPU/gpu_launch" 200000 pending | tee "$W/launch-pending.txt"
 }
 s_exchange() {
   SCEN_SPIN_CYCLES=0 measure us_per_exchange "$GPU/gpu_pipeline" racy 2000 | tee "$W/exchange.txt"
 }
+# Prints "<variant> <release> pipeline: ..." lines, RUNS of each variant for each release pattern.
 s_pipeline() {
-  local mode i
-  for mode in racy-plain racy-fix devsync-plain; do
-    for i in $(seq "$RUNS"); do
-      case $mode in
-        racy-plain) env -u LD_PRELOAD SCEN_SPIN_CYCLES=20000 "$GPU/gpu_pipeline" racy 2000 ;;
-        racy-fix) env LD_PRELOAD="$SHIM" DLSYNC_MODE=fix SCEN_SPIN_CYCLES=20000 "$GPU/gpu_pipeline" racy 2000 ;;
-        devsync-plain) env -u LD_PRELOAD SCEN_SPIN_CYCLES=20000 "$GPU/gpu_pipeline" devsync 2000 ;;
-      esac | sed "s/^/$mode /"
+  local release mode i later
+  for release in at-once later; do
+    later=()
+    [ "$release" = later ] && later=(later)
+    for mode in racy-plain racy-fix devsync-plain; do
+      for i in $(seq "$RUNS"); do
+        case $mode in
+          racy-plain) env -u LD_PRELOAD SCEN_SPIN_CYCLES=20000 "$GPU/gpu_pipeline" racy 2000 "${later[@]}" ;;
+          racy-fix) env LD_PRELOAD="$SHIM" DLSYNC_MODE=fix SCEN_SPIN_CYCLES=20000 "$GPU/gpu_pipeline" racy 2000 \
+                      "${later[@]}" ;;
+          devsync-plain) env -u LD_PRELOAD SCEN_SPIN_CYCLES=20000 "$GPU/gpu_pipeline" devsync 2000 "${later[@]}" ;;
+        esac | sed "s/^/$mode $release /"
+      done
     done
   done | tee "$W/pipeline.txt"
 }
@@ -270,9 +279,9 @@ if [ "$HAVE_GPU" = 1 ]; then
   step cupti-share 60 s_cupti_share
   step frameworks 240 s_frameworks
   step shipped-tests 60 s_shipped_tests
-  step launch 120 s_launch
+  step launch 150 s_launch
   step exchange 90 s_exchange
-  step pipeline 90 s_pipeline
+  step pipeline 120 s_pipeline
 else
   for s in injection cupti-share frameworks shipped-tests launch exchange pipeline; do skip "$s" "no usable GPU"; done
 fi
@@ -342,11 +351,19 @@ fi
   echo "## Overhead (medians of $RUNS runs)"
   echo
   if [ -f "$W/launch.txt" ]; then
-    echo "Launch-heavy loop (\`gpu_launch 200000\`, empty kernel, host issue time per launch; no exchange pending):"
+    echo "Launch-heavy loop (\`gpu_launch 200000 [pending]\`, empty kernel, host issue time per launch;"
+    echo "nothing tracked, and one exported tensor pending its first use):"
     echo
-    echo "| mode | ns/launch | vs plain |"
-    echo "|---|---|---|"
-    awk '$1 == "plain" {p = $2} {r = (p > 0 && $2 != "n/a") ? sprintf("%.2fx", $2 / p) : "-"; print "| " $1 " | " $2 " | " r " |"}' "$W/launch.txt"
+    echo "| mode | ns/launch | added vs plain | ns/launch, tensor pending | added vs plain |"
+    echo "|---|---|---|---|---|"
+    awk 'function added(v, p) { return (p != "" && v != "n/a" && p != "n/a") ? sprintf("%+.1f ns (%.2fx)", v - p, v / p) : "-" }
+         NR == FNR { pend[$1] = $2; next }
+         $1 == "plain" { p = $2; q = pend["plain"] }
+         { v = ($1 in pend) ? pend[$1] : "n/a"
+           print "| " $1 " | " $2 " | " added($2, p) " | " v " | " added(v, q) " |" }' \
+      "$W/launch-pending.txt" "$W/launch.txt" 2>/dev/null
+    echo
+    echo "Measured with: \`[LD_PRELOAD=$SHIM DLSYNC_MODE=trace|fix|check] $GPU/gpu_launch 200000 [pending]\`"
     echo
   fi
   if [ -f "$W/exchange.txt" ]; then
@@ -356,23 +373,33 @@ fi
     echo "|---|---|---|"
     awk '$1 == "plain" {p = $2} {d = ($2 != "n/a" && p != "") ? sprintf("%+.2f µs", $2 - p) : "-"; print "| " $1 " | " $2 " | " d " |"}' "$W/exchange.txt"
     echo
+    echo "Measured with: \`SCEN_SPIN_CYCLES=0 [LD_PRELOAD=$SHIM DLSYNC_MODE=trace|fix|check] $GPU/gpu_pipeline racy 2000\`"
+    echo
   fi
   if [ -f "$W/pipeline.txt" ]; then
-    echo "Pipeline (\`gpu_pipeline\`, 2000 exchanges, writer spins 20000 cycles):"
+    echo "Pipeline (\`gpu_pipeline racy|devsync 2000 [later]\`, writer spins 20000 cycles; the consumer"
+    echo "releases each tensor right after enqueuing its copy (at-once) or when its buffer comes round"
+    echo "again (later)):"
     echo
-    echo "| variant | median total ms | µs/exchange | wrong results (per run) |"
-    echo "|---|---|---|---|"
-    for m in racy-plain racy-fix devsync-plain; do
-      t=$(awk -v m="$m" '$1 == m' "$W/pipeline.txt" | sed -n 's/.*total_ms=\([0-9.]*\).*/\1/p' | median)
-      u=$(awk -v m="$m" '$1 == m' "$W/pipeline.txt" | sed -n 's/.*us_per_exchange=\([0-9.]*\).*/\1/p' | median)
-      w=$(awk -v m="$m" '$1 == m' "$W/pipeline.txt" | sed -n 's/.*wrong=\([0-9]*\).*/\1/p' | paste -sd, -)
-      echo "| $m | $t | $u | ${w:-n/a} |"
-      eval "total_${m//-/_}=\$t"
+    echo "| release | variant | median total ms | µs/exchange | wrong results (per run) |"
+    echo "|---|---|---|---|---|"
+    for r in at-once later; do
+      for m in racy-plain racy-fix devsync-plain; do
+        t=$(awk -v m="$m" -v r="$r" '$1 == m && $2 == r' "$W/pipeline.txt" | sed -n 's/.*total_ms=\([0-9.]*\).*/\1/p' | median)
+        u=$(awk -v m="$m" -v r="$r" '$1 == m && $2 == r' "$W/pipeline.txt" | sed -n 's/.*us_per_exchange=\([0-9.]*\).*/\1/p' | median)
+        w=$(awk -v m="$m" -v r="$r" '$1 == m && $2 == r' "$W/pipeline.txt" | sed -n 's/.*wrong=\([0-9]*\).*/\1/p' | paste -sd, -)
+        echo "| $r | $m | $t | $u | ${w:-n/a} |"
+        eval "total_${m//-/_}=\$t"
+      done
+      ratios[$r]=$(awk -v r="$total_racy_plain" -v f="$total_racy_fix" -v d="$total_devsync_plain" 'BEGIN {
+        if (r > 0 && f > 0 && d > 0)
+          printf "fix: %.2fx the speed of the unsynchronized (wrong) run, %.2fx the device-synchronize workaround", r / f, d / f
+        else print "fix: no ratio (a variant has no figure)" }')
     done
     echo
-    awk -v r="$total_racy_plain" -v f="$total_racy_fix" -v d="$total_devsync_plain" 'BEGIN {
-      if (r > 0 && f > 0 && d > 0)
-        printf "fix: %.2fx the speed of the unsynchronized (wrong) run, %.2fx the device-synchronize workaround\n", r / f, d / f }'
+    for r in at-once later; do echo "- release $r: ${ratios[$r]}"; done
+    echo
+    echo "Measured with: \`SCEN_SPIN_CYCLES=20000 [LD_PRELOAD=$SHIM DLSYNC_MODE=fix] $GPU/gpu_pipeline racy|devsync 2000 [later]\`"
     echo
   fi
   [ "$HAVE_GPU" = 1 ] || echo "No usable GPU: the GPU-only steps were skipped (see the probe step)."

@@ -1,15 +1,17 @@
 /* gpu_pipeline: a legacy producer -> consumer pipeline on a GPU, for dlsync's demo and figures.
  *
- *   gpu_pipeline racy|devsync <exchanges>
+ *   gpu_pipeline racy|devsync <exchanges> [later]
  * Exchange i: the producer ("mxnet", libfakemx) fills buffer i % 8 with the value i + 1 on its
  * non-blocking stream (scen_write: spins SCEN_SPIN_CYCLES first) and exports it with
  * MXNDArrayToDLPack; the consumer ("tvm", libfaketvm) imports it with TVMArrayFromDLPack, copies
- * it on its own non-blocking stream into result slot i (pinned memory), and releases it.
+ * it on its own non-blocking stream into result slot i (pinned memory), and releases it: right
+ * after enqueuing the copy, or with `later` when the buffer comes round again (just before the
+ * producer's next write of it, as a pipeline that keeps its inputs for a while).
  *   racy     nothing orders the two streams, as in legacy code (dlsync fix must make it right)
  *   devsync  cudaDeviceSynchronize before each export: the common workaround
  * After the last exchange it waits for the device and counts the slots that do not hold their
  * exchange's value. Prints one line:
- *   "pipeline: mode=<m> exchanges=<n> wrong=<w> total_ms=<t> us_per_exchange=<u>"
+ *   "pipeline: mode=<m> release=<at-once|later> exchanges=<n> wrong=<w> total_ms=<t> us_per_exchange=<u>"
  * and exits 0 (2 on a CUDA error or a bad argument; framework errors exit 2 inside them). */
 #include "fakefw.h"
 #include "scen_backend.h"
@@ -39,10 +41,10 @@ static void ck(cudaError_t e, const char *what)
 
 int main(int argc, char **argv)
 {
-    long n = argc == 3 ? strtol(argv[2], NULL, 10) : 0;
-    int devsync = argc == 3 && strcmp(argv[1], "devsync") == 0;
-    if (n < 1 || (!devsync && strcmp(argv[1], "racy") != 0)) {
-        fprintf(stderr, "usage: gpu_pipeline racy|devsync <exchanges>\n");
+    long n = argc == 3 || argc == 4 ? strtol(argv[2], NULL, 10) : 0;
+    int devsync = n > 0 && strcmp(argv[1], "devsync") == 0, later = argc == 4 && strcmp(argv[3], "later") == 0;
+    if (n < 1 || (!devsync && strcmp(argv[1], "racy") != 0) || (argc == 4 && !later)) {
+        fprintf(stderr, "usage: gpu_pipeline racy|devsync <exchanges> [later]\n");
         return 2;
     }
     mx_init(FW_NON_BLOCKING);
@@ -57,8 +59,13 @@ int main(int argc, char **argv)
     memset(res, 0, (size_t)n * N * sizeof(float));
     ck(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 
+    tvm_array *held[BUFS] = {NULL};
     double t0 = now_ms();
     for (long i = 0; i < n; i++) {
+        if (held[i % BUFS]) { /* `later`: released when its buffer comes round again */
+            tvm_free(held[i % BUFS]);
+            held[i % BUFS] = NULL;
+        }
         mx_fill(buf[i % BUFS], (float)(i + 1));
         if (devsync)
             ck(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
@@ -67,8 +74,14 @@ int main(int argc, char **argv)
         if (MXNDArrayToDLPack(buf[i % BUFS], &t) || TVMArrayFromDLPack(t, &h))
             return 2;
         scen_read(tvm_stream(), (const float *)t->dl_tensor.data, res + i * N, N);
-        tvm_free(h);
+        if (later)
+            held[i % BUFS] = h;
+        else
+            tvm_free(h);
     }
+    for (int k = 0; k < BUFS; k++)
+        if (held[k])
+            tvm_free(held[k]);
     ck(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     double t1 = now_ms();
 
@@ -79,8 +92,8 @@ int main(int argc, char **argv)
                 wrong++;
                 break;
             }
-    printf("pipeline: mode=%s exchanges=%ld wrong=%ld total_ms=%.3f us_per_exchange=%.2f\n", argv[1], n, wrong, t1 - t0,
-           (t1 - t0) * 1e3 / (double)n);
+    printf("pipeline: mode=%s release=%s exchanges=%ld wrong=%ld total_ms=%.3f us_per_exchange=%.2f\n", argv[1],
+           later ? "later" : "at-once", n, wrong, t1 - t0, (t1 - t0) * 1e3 / (double)n);
     for (int k = 0; k < BUFS; k++)
         mx_free(buf[k]);
     cudaFreeHost(res);

@@ -3,8 +3,10 @@
 # of scen_backend.h (scen_backend_cuda.cu, built with nvcc). Everything lands in $(GPU_DIR):
 #   scen_<name>       one program per tests/scenarios/s_<name>.c, argument racy|correct
 #   libscenbackend.so libfakemx.so libfaketvm.so   the backend and fake frameworks, real CUDA
-#   gpu_pipeline      producer -> consumer pipeline (racy | devsync), figures for gpu-check.sh
-#   gpu_launch        launch-heavy loop, figures for gpu-check.sh
+#   gpu_pipeline      producer -> consumer pipeline (racy | devsync, two release patterns), figures
+#                     for gpu-check.sh
+#   gpu_launch        launch-heavy loop (optionally with an exported tensor pending), figures for
+#                     gpu-check.sh
 #   gpu_probe         says whether a CUDA device is usable (exit 0) or not (exit 1)
 #   gpu_cupti_share   two CUPTI clients side by side: does the real CUPTI match the simulator's model
 #
@@ -64,10 +66,11 @@ $(GPU_DIR)/gpu_pipeline: $(GPU_OBJ)/gpu_pipeline.o $(GPU_SCEN_LIBS)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $(GPU_RPATH) -o $@ $< -lfakemx -lfaketvm -lscenbackend $(GPU_CUDART) $(LDLIBS)
 
-$(GPU_DIR)/gpu_launch: $(GPU_OBJ)/gpu_launch.o
+$(GPU_DIR)/gpu_launch: $(GPU_OBJ)/gpu_launch.o $(GPU_SCEN_LIBS)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(NVCC) -cudart shared -o $@ $< -Xlinker -rpath,$(abspath $(CUDA_HOME))/lib64
+	$(Q)$(NVCC) -cudart shared -o $@ $< -L$(GPU_DIR) -Xlinker -rpath,$(ABSB)/gpu -lfakemx -lscenbackend \
+	    -Xlinker -rpath,$(abspath $(CUDA_HOME))/lib64
 
 $(GPU_DIR)/gpu_probe: $(GPU_OBJ)/gpu_probe.o
 	@mkdir -p $(@D)

@@ -54,6 +54,17 @@ $(STALL): $(SCEN_OBJ)/stall_host_wait.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS) $(CUDASI
 	    -lfakemx -lfaketvm -lscenbackend -lcudart $(LDLIBS)
 ALL += $(STALL)
 
+# fence_exact: the release fence waits for the consumer's read, not for later work of its stream
+# (simulator only: it settles and queries); run by test_scenarios_fix.
+$(SCEN_OBJ)/fence_exact.o: EXTRA_CFLAGS += $(CUDASIM_CFLAGS)
+FENCE_EXACT := $(SCEN_DIR)/fence_exact
+$(FENCE_EXACT): $(SCEN_OBJ)/fence_exact.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS) $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
+	    -lfakemx -lfaketvm -lscenbackend -lcudart $(LDLIBS)
+ALL += $(FENCE_EXACT)
+
 # scen_profiled: the side_stream exchange beside a fake CUPTI profiler, libfakeprof.so, which
 # also serves as a CUDA injection library (test_profilers).
 SCEN_PROFILED := $(SCEN_DIR)/scen_profiled $(SCEN_DIR)/libfakeprof.so
@@ -71,7 +82,7 @@ $(SCEN_DIR)/scen_profiled: $(SCEN_OBJ)/profiled.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS
 SCEN_TESTS := $(B)/tests/test_scenarios $(B)/tests/test_scenarios_fix $(B)/tests/test_profilers
 $(B)/obj/tests/scenarios/test_%.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
 $(SCEN_TESTS): $(B)/tests/%: $(SCEN_OBJ)/%.o $(SCEN_OBJ)/scen_run.o $(TEST_COMMON_OBJ) $(SCEN_PROGS) \
-               $(SCEN_PROFILED) $(SHIM_LIB) $(STRESS_SYNC) $(STALL)
+               $(SCEN_PROFILED) $(SHIM_LIB) $(STRESS_SYNC) $(STALL) $(FENCE_EXACT)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka $(LDLIBS)

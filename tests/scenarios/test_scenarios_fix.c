@@ -3,7 +3,8 @@
  * ThreadSanitizer, which makes each run some forty times slower and looks for data races rather
  * than wrong results, 10 runs per scenario. Then the stress of exchanges made while other
  * threads synchronize (stress_sync), with 16 and 64 threads: no stale read under fix; and a
- * host wait of the shim that leaves other threads' launches free (stall_host_wait). */
+ * host wait of the shim that leaves other threads' launches free (stall_host_wait); and a release
+ * fence that waits for the consumer's read only (fence_exact). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,12 +90,37 @@ static void a_host_wait_does_not_hold_up_other_threads_launches(void **state)
     dls_run_free(&r);
 }
 
+/* The release fence waits for the consumer's read, not for later work of the consumer's stream
+ * (here blocked behind a held stream): on one stream, on two consumer streams, and with the
+ * consumer on another device (two simulated devices). The reads still see the producer's data. */
+static void the_release_fence_waits_for_the_read_not_for_later_work(void **state)
+{
+    (void)state;
+    static const char *const variants[] = {"one", "two-streams", "devices"};
+    char prog[1024], shim[1024], preload[2048], pre_env[2100];
+    dls_build_path(prog, sizeof prog, "scenarios/fence_exact");
+    dls_build_path(shim, sizeof shim, "lib/libdlsync.so");
+    dls_preload_value(preload, sizeof preload, shim);
+    snprintf(pre_env, sizeof pre_env, "LD_PRELOAD=%s", preload);
+    for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
+        const char *argv[] = {prog, variants[i], NULL};
+        const char *env[] = {pre_env, "DLSYNC_MODE=fix", "DLSYNC_LOG=", "CUDA_INJECTION64_PATH=", NULL};
+        dls_run_result r;
+        assert_int_equal(dls_run(argv, env, &r), 0);
+        if (r.status != 0 || !strstr(r.out, "reuse ran: 1\n") || !strstr(r.out, "verdict: correct\n") ||
+            strstr(r.err, "dlsync:"))
+            fail_msg("%s: status %d\n%s%s", variants[i], r.status, r.out, r.err);
+        dls_run_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_racy_scenario_is_correct_in_every_run),
         cmocka_unit_test(exchanges_during_other_threads_synchronizes_are_never_stale),
         cmocka_unit_test(a_host_wait_does_not_hold_up_other_threads_launches),
+        cmocka_unit_test(the_release_fence_waits_for_the_read_not_for_later_work),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
