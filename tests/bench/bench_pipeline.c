@@ -3,9 +3,10 @@
  * Runs itself as a child in each setting and prints medians of RUNS runs and ratios:
  *   1. exchange cost: one exchange (producer write, wrapped export, consumer read of the tensor,
  *      release), instant kernels, shim preloaded with DLSYNC_MODE=off vs fix (fix injects an
- *      event record and a stream wait before the read, and another pair before the producer's
- *      next write of the released memory), and, for reference, the same two record + wait pairs
- *      written in the program with the shim off (what the simulator itself costs for them);
+ *      event record and a stream wait before the read, an event record right after it, and a
+ *      wait on that event before the producer's next write of the released memory), and, for
+ *      reference, two record + wait pairs written in the program with the shim off (what the
+ *      simulator itself costs for them);
  *   2. the simulator's own host time per cudaEventRecord and per cudaStreamWaitEvent (on idle
  *      streams, median of RUNS x EVENTS), without the shim and with it in fix (the CUPTI
  *      callbacks and dlsync's observer included);
@@ -14,8 +15,12 @@
  *      KERNEL_US each on the producer's and the consumer's streams (kernels sleep: the two
  *      streams overlap on any number of cores): unsynchronized (racy, no shim), a
  *      cudaDeviceSynchronize at every exchange (the common workaround, no shim: the host cannot
- *      prepare while the device works), and dlsync fix (no synchronization in the program);
- *      printed as exchanges per second and ratios;
+ *      prepare while the device works), the program's own exact ordering with events (no shim:
+ *      the consumer waits for the write, the producer's next write of a buffer for the read of
+ *      it, which is what the ordering itself costs on the simulator), and dlsync fix (no
+ *      synchronization in the program); for both release patterns of the consumer (right after
+ *      enqueuing its read, and when the buffer comes round again); printed as exchanges per
+ *      second and ratios;
  *   4. with valgrind: instructions per kernel launch in fix (callgrind, the difference between
  *      runs of 2*LAUNCHES and LAUNCHES launches on memory no exchange touches) while no
  *      exchanged tensor waits for its first use, and while one does. */
@@ -62,19 +67,19 @@ static void sleep_us(unsigned us)
 /* How the program orders an exchange itself. */
 enum { ORDER_NONE, ORDER_DEVICE_SYNC, ORDER_EVENTS };
 
-/* The program's own events of ORDER_EVENTS: after the write, after the read. */
-static cudaEvent_t g_written, g_read;
+/* The program's own events of ORDER_EVENTS: after the write, after the read of each buffer. */
+static cudaEvent_t g_written, g_read[WINDOW];
 
-/* One exchange: write on the producer's stream, export, read on `consumer`, ordered as `order`
- * says. The tensor is released at once (*held NULL) or kept in *held until the slot comes round
- * again. */
-static void exchange(fp_array *a, cudaStream_t consumer, float *dst, int order, DLManagedTensor **held)
+/* One exchange of buffer `slot`: write on the producer's stream, export, read on `consumer`,
+ * ordered as `order` says. The tensor is released at once (*held NULL) or kept in *held until the
+ * slot comes round again. */
+static void exchange(fp_array *a, int slot, cudaStream_t consumer, float *dst, int order, DLManagedTensor **held)
 {
     DLManagedTensor *t;
     if (held && *held)
         (*held)->deleter(*held);
     if (order == ORDER_EVENTS)
-        cudaStreamWaitEvent(fp_side_stream(), g_read, 0);
+        cudaStreamWaitEvent(fp_side_stream(), g_read[slot], 0);
     fp_write(a, 1);
     if (MXNDArrayToDLPack(a, &t))
         exit(2);
@@ -86,7 +91,7 @@ static void exchange(fp_array *a, cudaStream_t consumer, float *dst, int order, 
     }
     fp_read(consumer, t->dl_tensor.data, dst, N);
     if (order == ORDER_EVENTS)
-        cudaEventRecord(g_read, consumer);
+        cudaEventRecord(g_read[slot], consumer);
     if (held)
         *held = t;
     else
@@ -103,9 +108,11 @@ static int child(const char *what, int order, int window)
         ring[i] = fp_new(N);
     if (!a || cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking) != cudaSuccess ||
         cudaMalloc((void **)&dst, N * sizeof(float)) != cudaSuccess ||
-        cudaEventCreateWithFlags(&g_written, cudaEventDisableTiming) != cudaSuccess ||
-        cudaEventCreateWithFlags(&g_read, cudaEventDisableTiming) != cudaSuccess)
+        cudaEventCreateWithFlags(&g_written, cudaEventDisableTiming) != cudaSuccess)
         return 2;
+    for (int i = 0; i < WINDOW; i++)
+        if (cudaEventCreateWithFlags(&g_read[i], cudaEventDisableTiming) != cudaSuccess)
+            return 2;
     if (strcmp(what, "launches") == 0) {
         int n = atoi(getenv("BENCH_LAUNCHES")), pending = getenv("BENCH_PENDING") != NULL;
         DLManagedTensor *t = NULL;
@@ -150,9 +157,9 @@ static int child(const char *what, int order, int window)
         for (int i = 0; i < n; i++)
             if (pipeline) {
                 sleep_us(HOST_US); /* the host prepares the next input */
-                exchange(ring[i % WINDOW], consumer, dst, order, window ? &held[i % WINDOW] : NULL);
+                exchange(ring[i % WINDOW], i % WINDOW, consumer, dst, order, window ? &held[i % WINDOW] : NULL);
             } else {
-                exchange(a, consumer, dst, order, NULL);
+                exchange(a, 0, consumer, dst, order, NULL);
             }
         for (int i = 0; i < WINDOW; i++)
             if (held[i])
@@ -254,6 +261,7 @@ int main(void)
         const char *win = w ? "BENCH_WINDOW=1" : NULL;
         double racy = run("pipeline", NULL, ORDER_NONE, NULL, win),
                sync = run("pipeline", NULL, ORDER_DEVICE_SYNC, NULL, win),
+               own = run("pipeline", NULL, ORDER_EVENTS, NULL, win),
                fixed = run("pipeline", "fix", ORDER_NONE, NULL, win);
         printf("pipeline, %s (%d steps over %d buffers: %d us of host preparation, then %d us kernels on two "
                "streams; median of %d):\n",
@@ -262,11 +270,13 @@ int main(void)
                ITERS, WINDOW, HOST_US, KERNEL_US, RUNS);
         printf("  unsynchronized (racy)        %8.0f exchanges/s\n", 1e9 / racy);
         printf("  device synchronize each time %8.0f exchanges/s\n", 1e9 / sync);
+        printf("  the program's own events     %8.0f exchanges/s  %.2fx the racy run (what ordering costs here)\n",
+               1e9 / own, racy / own);
         printf("  dlsync fix                   %8.0f exchanges/s  %.2fx the racy run, %.2fx the device "
-               "synchronize workaround\n",
-               1e9 / fixed, racy / fixed, sync / fixed);
-        printf("  measured with: BENCH_CHILD=pipeline[:sync]%s [DLSYNC_MODE=fix LD_PRELOAD=build/lib/libdlsync.so] "
-               "build/tests/bench_pipeline\n",
+               "synchronize workaround, %.2fx the program's own events\n",
+               1e9 / fixed, racy / fixed, sync / fixed, own / fixed);
+        printf("  measured with: BENCH_CHILD=pipeline[:sync|:events]%s [DLSYNC_MODE=fix "
+               "LD_PRELOAD=build/lib/libdlsync.so] build/tests/bench_pipeline\n",
                w ? " BENCH_WINDOW=1" : "");
     }
     if (system("valgrind --version >/dev/null 2>&1") != 0) {
