@@ -169,8 +169,6 @@ static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_Callba
         }
         return;
     }
-    if (!exit && (cls == DLS_CBID_STREAM_WORK || cls == DLS_CBID_LAUNCH) && !gate_open())
-        return; /* nothing watched: the ENTER of work that only enqueues has nothing to order */
     if (!t->tid)
         t->tid = (uint64_t)syscall(SYS_gettid);
     uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_acquire);
@@ -202,6 +200,11 @@ static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_Callba
 void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata)
 {
     (void)userdata;
+    const CUpti_CallbackData *cb = cbdata;
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cb && cb->callbackSite == CUPTI_API_ENTER &&
+        dls_cuda_cbid_class_of(cbid) >= DLS_CBID_STREAM_WORK && dls_cuda_cbid_class_of(cbid) <= DLS_CBID_LAUNCH &&
+        !gate_open())
+        return; /* nothing watched: the ENTER of work that only enqueues has nothing to order */
     thread_state *t = &t_state;
     __asm__("" : "+r"(t)); /* the address is resolved once: the compiler may not recompute it per use */
     if (!cbdata || dls_drv_in_shim() || t->delivering)

@@ -122,21 +122,23 @@ static void make_rec(const dls_cuda_op *op, dls_pol_rec *r)
 }
 
 /* dls_pol_apply but for r's after event, whose reference the caller drops. */
-static void apply(const dls_pol_rec *r)
+static int apply(const dls_pol_rec *r, int again)
 {
-    dls_pol_stream *st = dls_pol_stream_get(&r->stream, r->tid);
+    dls_pol_stream *st = dls_pol_g.last; /* consecutive operations usually share a stream */
+    if (!st || !r->stream.resolved || st->id != r->stream.id)
+        st = dls_pol_stream_get(&r->stream, r->tid);
     uint64_t pos;
     if (!st || st->capturing) /* captured work is recorded into a graph, not run */
-        return;
-    int rc = dls_hb_op(dls_pol_g.hb, r->tid, st->id, &pos);
+        return 0;
+    int rc = again ? dls_hb_op_again(dls_pol_g.hb, st->id, &pos) : dls_hb_op(dls_pol_g.hb, r->tid, st->id, &pos);
     if (rc) {
         if (rc == ENOMEM)
             dls_pol_degrade("policy-op-memory", "out of memory recording a CUDA operation");
-        return;
+        return 0;
     }
     st->last = pos;
     if (!is_memory_op(r->kind))
-        return;
+        return 1;
     dls_pol_ring_append(st, &r->e, pos);
     dls_pol_after *after = r->after && r->after->st == st ? r->after : NULL;
     if (after)
@@ -145,12 +147,14 @@ static void apply(const dls_pol_rec *r)
         for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
             if (dls_pol_entry_touches(&r->e, x->lo, x->lo, x->hi))
                 dls_pol_x_note_access(x, st->id, pos, r->e.name[0] ? r->e.name : r->e.api, after);
+    return 1;
 }
 
-void dls_pol_apply(const dls_pol_rec *r)
+int dls_pol_apply(const dls_pol_rec *r, int again)
 {
-    apply(r);
+    int made = apply(r, again);
     dls_pol_after_put(r->after);
+    return made;
 }
 
 /* The capture of what host synchronize op will complete (ENTER). */
@@ -193,7 +197,7 @@ static void sync_copy(const dls_cuda_op *op, uint64_t snap)
     make_rec(op, &r);
     dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
     uint64_t before = st ? st->last : 0;
-    dls_pol_apply(&r);
+    dls_pol_apply(&r, 0);
     if (st && st->last == before + 1 && dls_hb_event_covers(dls_pol_g.hb, snap, st->id) == before &&
         !dls_hb_sync_stream(dls_pol_g.hb, op->tid, st->id))
         dls_pol_stream_done(st, st->last);

@@ -247,8 +247,10 @@ void dls_pol_defer_publish(uint64_t ticket);
 /* Takes the lock (applying the queue), applies r, releases the lock. */
 void dls_pol_apply_now(const dls_pol_rec *r);
 
-/* Applies r to the model (lock held): hb operation, ring entry, consumer accesses. */
-void dls_pol_apply(const dls_pol_rec *r);
+/* Applies r to the model (lock held): hb operation, ring entry, consumer accesses. Returns 1
+ * when its hb operation was made. `again`: r directly follows a record of the same thread and
+ * stream whose hb operation was made, with no other hb call since (dls_hb_op_again). */
+int dls_pol_apply(const dls_pol_rec *r, int again);
 
 /* The model lost something it needs (an allocation failed, `reason`): warns once per reason and
  * marks the policy degraded (see the file comment). Any thread, lock held or not. */

@@ -27,12 +27,18 @@ static uint64_t g_head; /* lock held */
 static void drain(void)
 {
     uint64_t end = atomic_load_explicit(&g_tail, memory_order_acquire);
+    int made = 0; /* the previous record's hb operation was made, and nothing else touched hb */
+    uint64_t sid = 0, tid = 0;
     for (; g_head < end; g_head++) {
         uint64_t lap = g_head - g_head % QUEUE;
         __typeof__(g_queue[0]) *s = &g_queue[g_head % QUEUE];
         while (atomic_load_explicit(&s->seq, memory_order_acquire) != lap + 1)
-            sched_yield(); /* claimed, being copied */
-        dls_pol_apply(&s->rec);
+            sched_yield(); /* claimed, being filled */
+        const dls_pol_rec *r = &s->rec;
+        int again = made && r->stream.resolved && r->stream.id == sid && r->tid == tid;
+        made = dls_pol_apply(r, again) && !r->after; /* an after event's capture is an hb call */
+        sid = r->stream.id;
+        tid = r->tid;
         atomic_store_explicit(&s->seq, lap + QUEUE, memory_order_release);
     }
 }
@@ -78,7 +84,7 @@ void dls_pol_defer_publish(uint64_t ticket)
 void dls_pol_apply_now(const dls_pol_rec *r)
 {
     dls_pol_lock();
-    dls_pol_apply(r);
+    dls_pol_apply(r, 0);
     dls_pol_unlock();
 }
 

@@ -179,6 +179,12 @@ static void random_update(run *u)
         what = "op";
         ra = dls_hb_op(u->e, t, s, &pa);
         rb = hbref_op(u->r, t, s, &pb);
+        for (uint32_t more = ra == 0 && rb == 0 ? below(&u->g, 3) : 0; more > 0; more--) { /* the same again */
+            CHECK(pa == pb, "op position: engine %llu, reference %llu", (unsigned long long)pa, (unsigned long long)pb);
+            what = "op again";
+            ra = dls_hb_op_again(u->e, s, &pa);
+            rb = hbref_op(u->r, t, s, &pb);
+        }
     } else if (c < 53) {
         uint64_t ev = event_id(u);
         what = "event record";
