@@ -1,6 +1,7 @@
 /* The JSON writer (see json.h). */
 #include "json.h"
 
+#include <emmintrin.h> /* SSE2, part of x86-64 */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -105,17 +106,6 @@ static const unsigned char g_escape[256] = {
 };
 
 static const char g_hex[] = "0123456789abcdef";
-
-/* "000102...ff": the two hex digits of each byte. */
-static char g_hex_pairs[512];
-
-__attribute__((constructor)) static void make_hex_pairs(void)
-{
-    for (int i = 0; i < 256; i++) {
-        g_hex_pairs[2 * i] = g_hex[i >> 4];
-        g_hex_pairs[2 * i + 1] = g_hex[i & 15];
-    }
-}
 
 #define ONES UINT64_C(0x0101010101010101)
 #define HIGH UINT64_C(0x8080808080808080)
@@ -227,19 +217,11 @@ char *dls_json_utoa9(uint32_t v, char *d)
     return d + 9;
 }
 
-char *dls_json_utoa(uint64_t v, char *d)
+/* dls_json_utoa for v >= 10000 (apart, so that small values need no saved registers). */
+static __attribute__((noinline)) char *utoa_long(uint64_t v, char *d)
 {
-    if (v < 100) {
-        if (v < 10) {
-            *d = (char)('0' + v);
-            return d + 1;
-        }
-        memcpy(d, g_pairs + 2 * v, 2);
-        return d + 2;
-    }
-    unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12; /* ~log10 from the bit length */
+    unsigned t = (unsigned)(64 - __builtin_clzll(v)) * 1233 >> 12; /* ~log10 from the bit length */
     size_t n = t + (v >= g_pow10[t]);
-    n += !n;
     char *p = d + n;
     while (v >= 100000000) { /* eight digits at a time in 32-bit arithmetic */
         p -= 8;
@@ -259,18 +241,44 @@ char *dls_json_utoa(uint64_t v, char *d)
     return d + n;
 }
 
+char *dls_json_utoa(uint64_t v, char *d)
+{
+    if (v >= 10000)
+        return utoa_long(v, d);
+    uint32_t hi = (uint32_t)v / 100, lo = (uint32_t)v % 100;
+    size_t n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : 4;
+    char four[4]; /* v as four digits, zero padded */
+    memcpy(four, g_pairs + 2 * hi, 2);
+    memcpy(four + 2, g_pairs + 2 * lo, 2);
+    uint32_t w;
+    memcpy(&w, four, 4);
+    w >>= 8 * (4 - n); /* the last n digits to the front (x86-64 is little-endian) */
+    memcpy(d, &w, 4);  /* in the room for 20; what lies past the n is not counted */
+    return d + n;
+}
+
 char *dls_json_xtoa(uint64_t v, size_t min, char *d)
 {
     size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1;
     if (n < min)
-        n = min;
-    char *p = d + n;
-    for (; p - d >= 2; v >>= 8) {
-        p -= 2;
-        memcpy(p, g_hex_pairs + 2 * (v & 0xff), 2);
+        n = min < 16 ? min : 16;
+    /* all 16 digits at once: the bytes in text order, each split into its two nibbles, each
+     * nibble made a character ('0' + x, and 'a' - '0' - 10 more for 10..15) */
+    const __m128i low = _mm_set1_epi8(0x0f);
+    __m128i x = _mm_cvtsi64_si128((long long)__builtin_bswap64(v));
+    __m128i nib = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi64(x, 4), low), _mm_and_si128(x, low));
+    __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(nib, _mm_set1_epi8(9)), _mm_set1_epi8('a' - '0' - 10));
+    char all[16];
+    _mm_storeu_si128((__m128i *)all, _mm_add_epi8(_mm_add_epi8(nib, _mm_set1_epi8('0')), letter));
+    if (n > 8) { /* the last n of the 16, as two overlapping words */
+        memcpy(d, all + 16 - n, 8);
+        memcpy(d + n - 8, all + 8, 8);
+    } else { /* the last n of the low 8, moved to the front of a word */
+        uint64_t w;
+        memcpy(&w, all + 8, 8);
+        w >>= 8 * (8 - n);
+        memcpy(d, &w, 8);
     }
-    if (p > d)
-        *--p = g_hex[v & 15];
     return d + n;
 }
 
