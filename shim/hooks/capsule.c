@@ -350,37 +350,43 @@ static int capsule_set_name(void *capsule, const char *name)
     return rc;
 }
 
-static void bind_new(void *real)
+/* The hooks stand for one libpython: the first one bound. Another copy (in another dlmopen
+ * namespace) is declined: its callers keep their own functions. */
+static int bind_new(void *real)
 {
     capsule_new_fn expected = NULL;
-    atomic_compare_exchange_strong(&g_new, &expected, (capsule_new_fn)real);
+    return atomic_compare_exchange_strong(&g_new, &expected, (capsule_new_fn)real) || expected == real;
 }
 
-static void bind_get_pointer(void *real)
+static int bind_get_pointer(void *real)
 {
     capsule_get_pointer_fn expected = NULL;
-    atomic_compare_exchange_strong(&g_get_pointer, &expected, (capsule_get_pointer_fn)real);
+    return atomic_compare_exchange_strong(&g_get_pointer, &expected, (capsule_get_pointer_fn)real) ||
+           expected == (capsule_get_pointer_fn)real;
 }
 
 /* PyCapsule_GetPointer (for the rename, whose caller may not call it through its GOT) comes from
  * the object that defines the real PyCapsule_SetName. */
-static void bind_set_name(void *real)
+static int bind_set_name(void *real)
 {
     capsule_set_name_fn expected = NULL;
-    atomic_compare_exchange_strong(&g_set_name, &expected, (capsule_set_name_fn)real);
+    if (!atomic_compare_exchange_strong(&g_set_name, &expected, (capsule_set_name_fn)real) &&
+        expected != (capsule_set_name_fn)real)
+        return 0;
     if (atomic_load(&g_get_pointer))
-        return;
+        return 1;
     Dl_info di;
     struct link_map *map = NULL;
     if (!dladdr1(real, &di, (void **)&map, RTLD_DL_LINKMAP) || !map)
-        return;
+        return 1;
     void *h = dls_real_dlopen(map->l_name[0] ? map->l_name : NULL, RTLD_LAZY | RTLD_NOLOAD);
     if (!h)
-        return;
+        return 1;
     void *get = dls_real_dlsym(h, "PyCapsule_GetPointer");
-    dlclose(h);
+    dls_release(h, real);
     if (get)
         bind_get_pointer(get);
+    return 1;
 }
 
 static const dls_engine_hook g_hooks[] = {

@@ -98,8 +98,13 @@ static void *target_of(const wanted *w, void *real)
 {
     if (w->row)
         return dls_binding_stub(w->row, real);
-    if (w->hook->bind)
-        w->hook->bind(real);
+    if (w->hook->bind && !w->hook->bind(real)) {
+        dls_warn_once("hook-declined",
+                      "%s of %s is another copy than the one dlsync hooks (a second libpython, as in "
+                      "another dlmopen namespace); calls to the hooked functions there are not traced",
+                      w->name, dls_object_path(real));
+        return NULL;
+    }
     return w->hook->entry;
 }
 
@@ -120,19 +125,47 @@ static struct {
     uintptr_t base, phdr;
 } g_done[DONE_SLOTS];
 static size_t g_done_n;
-static unsigned long long g_subs;
 static pthread_mutex_t g_done_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* When the set is valid: dlpi_subs, and the unloads counted below, as the scans that filled it
+ * saw them. dlpi_subs alone does not do: while an object sits in another dlmopen namespace,
+ * glibc's dl_iterate_phdr miscounts (it adds a namespace's object count once per object of it),
+ * so the value after an unload can equal one seen before. */
+static unsigned long long g_subs, g_seen_unloads;
+static atomic_ullong g_unloads; /* dlcloses made through the shim, finished */
+static atomic_uint g_unloading; /* dlcloses made through the shim, in progress */
+
+/* What a scan saw when it listed the objects. */
+typedef struct {
+    unsigned long long subs, unloads;
+} scan_epoch;
+
+void dls_engine_unload_begin(void)
+{
+    atomic_fetch_add(&g_unloading, 1);
+}
+
+void dls_engine_unload_end(int unloaded)
+{
+    if (unloaded)
+        atomic_fetch_add(&g_unloads, 1);
+    atomic_fetch_sub(&g_unloading, 1);
+}
 
 static size_t done_index(uintptr_t base, uintptr_t phdr)
 {
     return (size_t)((base ^ (phdr >> 4)) * 0x9e3779b97f4a7c15ull >> 51) & (DONE_SLOTS - 1);
 }
 
-/* 1 when (base, phdr) is finished; with `mark`, marks it. */
-static int done(uintptr_t base, uintptr_t phdr, int mark)
+/* 1 when (base, phdr) is finished; with `mark` (and e, the epoch of the scan that read it),
+ * marks it, unless an unload began or ended since that scan listed the objects. */
+static int done(uintptr_t base, uintptr_t phdr, const scan_epoch *mark)
 {
     int found = 0;
     pthread_mutex_lock(&g_done_lock);
+    if (mark && (atomic_load(&g_unloading) || atomic_load(&g_unloads) != mark->unloads ||
+                 g_seen_unloads != mark->unloads || g_subs != mark->subs))
+        mark = NULL;
     for (size_t i = done_index(base, phdr), k = 0; k < DONE_SLOTS; i = (i + 1) & (DONE_SLOTS - 1), k++) {
         if (g_done[i].base == base && g_done[i].phdr == phdr) {
             found = 1;
@@ -151,15 +184,16 @@ static int done(uintptr_t base, uintptr_t phdr, int mark)
     return found;
 }
 
-/* Forgets every finished object when an object was unloaded since the last scan (another may
- * now sit at the same address). */
-static void note_unloads(unsigned long long subs)
+/* Forgets every finished object when an object may have been unloaded since the set was
+ * filled (another may now sit at the same address), or while an unload is in progress. */
+static void note_unloads(const scan_epoch *e)
 {
     pthread_mutex_lock(&g_done_lock);
-    if (subs != g_subs) {
+    if (e->subs != g_subs || e->unloads != g_seen_unloads || atomic_load(&g_unloading)) {
         memset(g_done, 0, sizeof g_done);
         g_done_n = 0;
-        g_subs = subs;
+        g_subs = e->subs;
+        g_seen_unloads = e->unloads;
     }
     pthread_mutex_unlock(&g_done_lock);
 }
@@ -169,19 +203,21 @@ static void note_unloads(unsigned long long subs)
 typedef struct {
     void **slot;
     const wanted *w;
+    int declined; /* the hook declined the slot's function: left as it is */
 } candidate;
 
 typedef struct {
     candidate *v;
     size_t n, cap;
     int failed;
+    int other_namespace; /* the object is not in the base namespace: no dlvsym hook */
 } candidate_list;
 
 static void note_slot(void **slot, const char *name, void *arg)
 {
     candidate_list *c = arg;
     const wanted *w = find_name(name);
-    if (!w || c->failed)
+    if (!w || c->failed || (c->other_namespace && w->hook == &g_dlvsym_hook))
         return;
     if (c->n == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 16;
@@ -193,12 +229,11 @@ static void note_slot(void **slot, const char *name, void *arg)
         c->v = v;
         c->cap = cap;
     }
-    c->v[c->n++] = (candidate){slot, w};
+    c->v[c->n++] = (candidate){slot, w, 0};
 }
 
 /* Patches the candidates of one held object; returns 1 when every one was resolved. */
-static int patch(const dls_object *o, const ElfW(Dyn) * dyn, const candidate_list *c, uintptr_t relro_lo,
-                 uintptr_t relro_hi)
+static int patch(const dls_object *o, const ElfW(Dyn) * dyn, candidate_list *c, uintptr_t relro_lo, uintptr_t relro_hi)
 {
     const void *gadget = dls_gadget_of_object(o->base, dyn);
     void *(*real_dlsym)(void *, const char *) = dls_real_dlsym_fn();
@@ -210,6 +245,7 @@ static int patch(const dls_object *o, const ElfW(Dyn) * dyn, const candidate_lis
             continue;
         }
         void *t = target_of(c->v[i].w, real);
+        c->v[i].declined = !t;
         if (!t || __atomic_load_n(c->v[i].slot, __ATOMIC_ACQUIRE) == t)
             continue;
         if (dls_got_write(c->v[i].slot, t, relro_lo, relro_hi) != 0)
@@ -221,14 +257,17 @@ static int patch(const dls_object *o, const ElfW(Dyn) * dyn, const candidate_lis
     sched_yield();
     for (size_t i = 0; i < c->n; i++) {
         void *v = __atomic_load_n(c->v[i].slot, __ATOMIC_ACQUIRE);
+        if (c->v[i].declined)
+            continue;
         if (c->v[i].w->row ? !dls_addr_in_shim(v) : v != c->v[i].w->hook->entry)
             complete = 0;
     }
     return complete;
 }
 
-/* Reads and patches one object while it is held loaded. */
-static void scan_object(const dls_object *o)
+/* Reads and patches one object while it is held loaded (lmid: its namespace); marks it finished
+ * when e (the scan's epoch) is given and every slot was patched. */
+static void scan_object(const dls_object *o, Lmid_t lmid, const scan_epoch *e)
 {
     const ElfW(Dyn) *dyn = NULL;
     uintptr_t relro_lo = 0, relro_hi = 0;
@@ -240,32 +279,53 @@ static void scan_object(const dls_object *o)
             relro_hi = relro_lo + o->phdr[i].p_memsz;
         }
     }
-    candidate_list c = {0};
+    candidate_list c = {.other_namespace = lmid != LM_ID_BASE};
     if (dyn)
         dls_got_each(o->base, dyn, note_slot, &c);
     int complete = !c.failed && (c.n == 0 || patch(o, dyn, &c, relro_lo, relro_hi));
     free(c.v);
-    if (complete)
-        done(o->base, (uintptr_t)o->phdr, 1);
+    if (complete && e)
+        done(o->base, (uintptr_t)o->phdr, e);
 }
 
 /* Holds o loaded (NULL when it is gone or is another object by now: the object at o's program
  * headers must be the one held). Only link map pointers are compared, never read: the object at
  * o's program headers may be another one that another thread is unloading, whose name would be
  * freed under a reader (TSan saw exactly that with a name comparison). */
-static void *hold(const dls_object *o)
+static void *hold(const dls_object *o, Lmid_t lmid)
 {
-    if (!o->name[0])
+    if (!o->name[0] && lmid == LM_ID_BASE)
         return dls_real_dlopen(NULL, RTLD_LAZY);
-    void *h = dls_real_dlopen(o->name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!o->name[0])
+        return NULL;
+    void *h = lmid == LM_ID_BASE ? dls_real_dlopen(o->name, RTLD_LAZY | RTLD_NOLOAD)
+                                 : dls_real_dlmopen(lmid, o->name, RTLD_LAZY | RTLD_NOLOAD);
     struct link_map *held = NULL, *at = NULL;
     Dl_info di;
     if (h && (dlinfo(h, RTLD_DI_LINKMAP, &held) != 0 || !dladdr1(o->phdr, &di, (void **)&at, RTLD_DL_LINKMAP) ||
               !held || at != held)) {
-        dlclose(h);
+        dls_release(h, o->phdr);
         h = NULL;
     }
     return h;
+}
+
+/* Patches the objects of list l (namespace lmid): those not finished yet when e (the epoch the
+ * list was made in) is given, every one otherwise. */
+static void scan_list(const dls_object_list *l, Lmid_t lmid, int hold_objects, const scan_epoch *e)
+{
+    if (e)
+        note_unloads(e);
+    for (size_t i = 0; i < l->n; i++) {
+        const dls_object *o = &l->v[i];
+        if (!e || !done(o->base, (uintptr_t)o->phdr, NULL)) {
+            void *h = hold_objects ? hold(o, lmid) : NULL;
+            if (h || !hold_objects)
+                scan_object(o, lmid, e);
+            if (h)
+                dls_release(h, o->phdr);
+        }
+    }
 }
 
 void dls_engine_scan(int hold_objects)
@@ -273,18 +333,35 @@ void dls_engine_scan(int hold_objects)
     if (dls_config_get()->mode == DLS_MODE_OFF)
         return;
     pthread_once(&g_names_once, fill_names);
+    scan_epoch e = {.unloads = atomic_load(&g_unloads)}; /* before listing: an unload after it clears */
     dls_object_list l;
     dls_objects_list(&l, dls_shim_base());
-    note_unloads(l.subs);
-    for (size_t i = 0; i < l.n; i++) {
-        const dls_object *o = &l.v[i];
-        if (!done(o->base, (uintptr_t)o->phdr, 0)) {
-            void *h = hold_objects ? hold(o) : NULL;
-            if (h || !hold_objects)
-                scan_object(o);
-            if (h)
-                dlclose(h);
-        }
+    e.subs = l.subs;
+    scan_list(&l, LM_ID_BASE, hold_objects, &e);
+    dls_objects_free(&l);
+}
+
+void dls_engine_scan_namespace(void *handle)
+{
+    Lmid_t lmid = LM_ID_BASE;
+    struct link_map *map = NULL;
+    if (dls_config_get()->mode == DLS_MODE_OFF || dlinfo(handle, RTLD_DI_LMID, &lmid) != 0 || lmid == LM_ID_BASE ||
+        dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map)
+        return;
+    /* dl_iterate_phdr called from the shim would list the base namespace. */
+    const void *gadget = dls_gadget_of_object(map->l_addr, map->l_ld);
+    if (!gadget) {
+        dls_warn_once("namespace-gadget",
+                      "cannot list the dlmopen namespace of %s (no _fini epilogue found); "
+                      "its objects are not traced",
+                      map->l_name);
+        return;
     }
+    pthread_once(&g_names_once, fill_names);
+    dls_object_list l;
+    dls_objects_list_as(&l, dls_shim_base(), gadget);
+    /* Every object of the namespace, every time: its own dlclose (not the shim's) may have
+     * unloaded one and put another at its address unseen. The writes are idempotent. */
+    scan_list(&l, lmid, 1, NULL);
     dls_objects_free(&l);
 }

@@ -9,29 +9,56 @@
  * (dlsym(RTLD_DEFAULT) on the object's behalf, caller.h), so lazily bound slots and libraries
  * loaded with RTLD_LOCAL are handled alike. A scan runs once at start-up and after each
  * successful dlopen/dlmopen; it visits the objects it has not finished yet (all of them again
- * after an object was unloaded), each held with dlopen(RTLD_NOLOAD) while it is read so that it
+ * after an object may have been unloaded: dlpi_subs changed, or a dlclose made through the shim
+ * began), each held with dlopen(RTLD_NOLOAD) while it is read so that it
  * cannot be unloaded meanwhile; a slot whose name cannot be resolved yet is retried at the next
  * scan. Holding an object with dlopen runs the initializers it still lacks, so a scan made while
  * this thread is inside the loader (the shim's constructor, a dlopen made by a library's
  * constructor) must not hold objects: the constructor's scan reads them unheld (the objects loaded
  * at start-up cannot be unloaded) and nested loads leave the scan to the outermost one. Scans may run concurrently in several threads: writes are idempotent and serialized per
  * slot write (got.h), and no dlsync lock is held while the loader is called. With
- * DLSYNC_MODE=off nothing is patched. */
+ * DLSYNC_MODE=off nothing is patched.
+ *
+ * Namespaces: dl_iterate_phdr lists the namespace of its caller only, and the shim lives in the
+ * base one. After a dlmopen into another namespace (a new one or an existing Lmid), the engine
+ * learns the namespace and the loaded object from the handle (dlinfo RTLD_DI_LMID,
+ * RTLD_DI_LINKMAP) and lists that namespace with dl_iterate_phdr called on the object's behalf
+ * (caller.h), under the loader's lock like every listing, rather than walking the link-map chain
+ * that other threads may change; each object is held with dlmopen(lmid, RTLD_NOLOAD) and its
+ * slots are resolved in its own scope, which lies in that namespace. There, profile rows are
+ * bound to the namespace's own functions; capsule hooks only where the namespace's functions
+ * are the ones already bound (a second libpython is declined, with one warning); the dlvsym hook
+ * is not used (the namespace's dlsym is its own C library's, which the preload does not
+ * interpose). Objects the namespace loads itself (its own dlopen) are patched at the next
+ * dlmopen into it. */
 #ifndef DLS_ENGINE_H
 #define DLS_ENGINE_H
 
 /* A function dlsync hooks through the engine without the trampoline (its own C or assembly
  * entry). */
 typedef struct {
-    const char *name;         /* the symbol callers refer to */
-    void *entry;              /* what their GOT slots get */
-    void (*bind)(void *real); /* learns the real function (may be NULL); called outside locks */
-    int by_dlsym;             /* 1: dlsym of `name` returns `entry` too */
+    const char *name;        /* the symbol callers refer to */
+    void *entry;             /* what their GOT slots get */
+    int (*bind)(void *real); /* learns the real function (may be NULL); called outside locks;
+                                 returns 0 to decline it (entry stands for another function of
+                                 that name, such as a second copy in another namespace) */
+    int by_dlsym;            /* 1: dlsym of `name` returns `entry` too */
 } dls_engine_hook;
 
 /* Patches the loaded objects not finished yet (see above), holding each while it is read when
  * hold_objects is 1. Never under a dlsync lock. */
 void dls_engine_scan(int hold_objects);
+
+/* Patches the objects of the link-map namespace that `handle` (a successful dlmopen's result)
+ * belongs to, when it is not the base one (see below). Never under a dlsync lock. */
+void dls_engine_scan_namespace(void *handle);
+
+/* Bracket a dlclose made through the shim (the program's, loader.h, or the shim's own release
+ * of an object it held): until the end, no object is recorded as finished, and an unload
+ * (`unloaded`: 1 when the call may have unloaded an object) makes the next scan forget the
+ * finished ones. Lock-free. */
+void dls_engine_unload_begin(void);
+void dls_engine_unload_end(int unloaded);
 
 /* 1 when `name` is wrapped for dlsym lookups (a profile row or a Python capsule function).
  * Lock-free; callable before the engine was set up (0 then). */

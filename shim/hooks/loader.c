@@ -8,6 +8,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,7 +31,7 @@ NO_SAN static void *libc_fn(_Atomic(void *) *cache, const char *name)
     return f;
 }
 
-static _Atomic(void *) g_dlopen, g_dlmopen, g_dlvsym;
+static _Atomic(void *) g_dlopen, g_dlmopen, g_dlvsym, g_dlclose;
 
 /* Called by the assembly entries. */
 #define ENTRY_FN NO_SAN __attribute__((visibility("hidden")))
@@ -80,6 +81,44 @@ void *dls_real_dlopen(const char *file, int mode)
 {
     void *(*f)(const char *, int) = (void *(*)(const char *, int))dls_real_dlopen_fn();
     return f ? f(file, mode) : NULL;
+}
+
+void *dls_real_dlmopen(long lmid, const char *file, int mode)
+{
+    void *(*f)(long, const char *, int) = (void *(*)(long, const char *, int))dls_real_dlmopen_fn();
+    return f ? f(lmid, file, mode) : NULL;
+}
+
+typedef int (*dlclose_fn)(void *);
+
+/* The exported dlclose: the binding engine forgets the objects it finished (one may be unloaded
+ * and another loaded at its address). */
+__attribute__((visibility("default"))) NO_SAN int dlclose(void *handle)
+{
+    dlclose_fn f = (dlclose_fn)libc_fn(&g_dlclose, "dlclose");
+    if (!f)
+        return -1;
+    if (!dls_loader_active())
+        return f(handle);
+    dls_engine_unload_begin();
+    int rc = f(handle);
+    dls_engine_unload_end(1);
+    return rc;
+}
+
+int dls_release(void *handle, const void *inside)
+{
+    dlclose_fn f = (dlclose_fn)libc_fn(&g_dlclose, "dlclose");
+    struct link_map *held = NULL, *at = NULL;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &held) != 0)
+        held = NULL;
+    dls_engine_unload_begin();
+    int rc = f ? f(handle) : -1;
+    /* Still loaded when the address inside it still belongs to the same link map (pointers are
+     * compared, never read: the loader's writes to a link map are not ordered with this). */
+    Dl_info di;
+    dls_engine_unload_end(!held || !dladdr1(inside, &di, (void **)&at, RTLD_DL_LINKMAP) || at != held);
+    return rc;
 }
 
 /* Saves the four argument registers around a call (the stack stays 16-byte aligned). */
@@ -148,14 +187,17 @@ void *dls_dlvsym_hook(void *handle, const char *name, const char *version, const
 /* dlopen/dlmopen calls in progress on this thread (a library's constructor may load another). */
 static __thread int t_loading;
 
-/* After a successful load: patch what it brought, leaving errno and the dlerror state as the
- * load left them (no error). A load made inside another leaves it to the outer one. */
-static void after_load(void *h, int mode)
+/* After a successful load: patch what it brought (in the other namespace too when it went to
+ * one), leaving errno and the dlerror state as the load left them (no error). A load made inside
+ * another leaves it to the outer one. */
+static void after_load(void *h, int mode, int other_namespace)
 {
     if (!h || (mode & RTLD_NOLOAD) || t_loading > 0)
         return;
     int e = errno;
     dls_engine_scan(1);
+    if (other_namespace)
+        dls_engine_scan_namespace(h);
     dlerror();
     errno = e;
 }
@@ -165,7 +207,7 @@ void *dls_dlopen_hook(const char *file, int mode, const void *caller)
     t_loading++;
     void *h = dls_call_as(gadget_for(caller), dls_real_dlopen_fn(), (uintptr_t)file, (uintptr_t)mode, 0, 0);
     t_loading--;
-    after_load(h, mode);
+    after_load(h, mode, 0);
     return h;
 }
 
@@ -175,6 +217,6 @@ void *dls_dlmopen_hook(long lmid, const char *file, int mode, const void *caller
     void *h =
         dls_call_as(gadget_for(caller), dls_real_dlmopen_fn(), (uintptr_t)lmid, (uintptr_t)file, (uintptr_t)mode, 0);
     t_loading--;
-    after_load(h, mode);
+    after_load(h, mode, lmid != LM_ID_BASE);
     return h;
 }

@@ -1,6 +1,6 @@
 /* The shim's dlsym, dlvsym, dlopen and dlmopen.
  *
- * The shim exports dlsym, dlopen and dlmopen (a preload library's definitions come first in
+ * The shim exports dlsym, dlopen, dlmopen and dlclose (a preload library's definitions come first in
  * every lookup); dlvsym is reached through the callers' GOT slots (engine.h), so the shim's own
  * calls of dlvsym keep going to the C library. Each entry is a short assembly routine:
  *   - until the shim's constructor turns the hooks on, and always with DLSYNC_MODE=off, it jumps
@@ -10,8 +10,11 @@
  *     handles resolve exactly as without dlsync;
  *   - dlsym and dlvsym of a wrapped name make the lookup on behalf of the caller (caller.h) and
  *     return the wrapper bound to what it found (engine.h);
+ *   - dlclose tells the binding engine that an object may be unloaded (engine.h), around the C
+ *     library's dlclose;
  *   - dlopen and dlmopen load on behalf of the caller (its RUNPATH, $ORIGIN and namespace apply)
- *     and, after each successful load, let the binding engine patch the new objects.
+ *     and, after each successful load, let the binding engine patch the new objects (for a
+ *     dlmopen into another namespace, that namespace's objects too).
  * Sanitizer runtimes call dlsym while they initialize, before any instrumented code may run: the
  * paths taken before the hooks are on are not instrumented. */
 #ifndef DLS_LOADER_H
@@ -22,6 +25,11 @@ void dls_loader_hooks_enable(void);
 
 /* The C library's functions, for the shim's own use (never the hooks). NULL when missing. */
 void *dls_real_dlopen(const char *file, int mode);
+void *dls_real_dlmopen(long lmid, const char *file, int mode);
+
+/* dlclose of a handle the shim opened to hold an object (`inside`: an address inside it),
+ * telling the binding engine when that unloaded the object (its owner closed it meanwhile). */
+int dls_release(void *handle, const void *inside);
 
 /* The entry of the dlvsym hook, which the binding engine writes into callers' GOT slots. */
 void *dls_dlvsym_entry(void *handle, const char *name, const char *version);

@@ -1,6 +1,8 @@
 /* The loaded objects (see objects.h). */
 #include "objects.h"
 
+#include "caller.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +33,14 @@ int dls_objects_list(dls_object_list *l, uintptr_t skip)
 {
     *l = (dls_object_list){.skip = skip};
     return dl_iterate_phdr(collect, l) == 0 ? 0 : -1;
+}
+
+int dls_objects_list_as(dls_object_list *l, uintptr_t skip, const void *gadget)
+{
+    *l = (dls_object_list){.skip = skip};
+    return (int)(intptr_t)dls_call_as(gadget, (void *)dl_iterate_phdr, (uintptr_t)collect, (uintptr_t)l, 0, 0) == 0
+               ? 0
+               : -1;
 }
 
 void dls_objects_free(dls_object_list *l)

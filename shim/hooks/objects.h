@@ -27,6 +27,10 @@ typedef struct {
  * Returns 0, or -1 when memory ran out (the list then holds what was copied). */
 int dls_objects_list(dls_object_list *l, uintptr_t skip);
 
+/* The same for the link-map namespace of the object containing `gadget` (a `ret` instruction of
+ * that object, caller.h): dl_iterate_phdr lists its caller's namespace. */
+int dls_objects_list_as(dls_object_list *l, uintptr_t skip, const void *gadget);
+
 /* Frees what dls_objects_list allocated. */
 void dls_objects_free(dls_object_list *l);
 

@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -58,10 +59,40 @@ int dls_addr_in_shim(const void *addr)
     return addr && dladdr(addr, &di) && di.dli_fbase == shim_base();
 }
 
+/* The paths dls_object_path hands out, kept for the process: the loader frees an object's name
+ * when it unloads it, and callers keep the path (profile rows, bindings, exchanges). */
+#define PATH_SLOTS 4096
+static const char *g_paths[PATH_SLOTS];
+static pthread_mutex_t g_paths_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The kept copy of name ("" when the table is full or memory is short). Leaf lock; no loader
+ * call. */
+static const char *kept(const char *name)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *c = name; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    const char *out = "";
+    pthread_mutex_lock(&g_paths_lock);
+    for (size_t i = h & (PATH_SLOTS - 1), k = 0; k < PATH_SLOTS / 2; i = (i + 1) & (PATH_SLOTS - 1), k++) {
+        if (!g_paths[i]) {
+            g_paths[i] = strdup(name);
+            out = g_paths[i] ? g_paths[i] : "";
+            break;
+        }
+        if (strcmp(g_paths[i], name) == 0) {
+            out = g_paths[i];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g_paths_lock);
+    return out;
+}
+
 const char *dls_object_path(const void *addr)
 {
     Dl_info di;
-    return addr && dladdr(addr, &di) && di.dli_fname ? di.dli_fname : "";
+    return addr && dladdr(addr, &di) && di.dli_fname ? kept(di.dli_fname) : "";
 }
 
 static void *search(const dls_object_list *l, const char *name, const char **lib)
@@ -73,7 +104,7 @@ static void *search(const dls_object_list *l, const char *name, const char **lib
         if (!h)
             continue;
         void *f = dls_real_dlsym(h, name);
-        dlclose(h);
+        dls_release(h, l->v[i].phdr);
         if (f && !dls_addr_in_shim(f)) {
             *lib = dls_object_path(f);
             return f;

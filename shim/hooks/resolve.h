@@ -33,7 +33,8 @@ uintptr_t dls_shim_base(void);
 /* 1 when addr lies in the object that contains the shim. */
 int dls_addr_in_shim(const void *addr);
 
-/* Path of the object containing addr ("" when unknown). */
+/* Path of the object containing addr ("" when unknown), a copy kept for the process (valid after
+ * the object is unloaded). Calls dladdr: never under a dlsync lock. */
 const char *dls_object_path(const void *addr);
 
 #endif
