@@ -12,13 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct dls_binding {
-    _Atomic(const dls_profile *) profile; /* published last: the binding is complete once set */
-    void *real;
-    const char *lib;
-};
-
-static dls_binding g_bind[DLS_STUB_COUNT];
+dls_binding dls_binding_table[DLS_STUB_COUNT];
 static size_t g_used;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static dls_profile g_file_rows[DLS_MAX_FILE_ROWS];
@@ -30,34 +24,17 @@ void *dls_stub_address(size_t i)
     return (void *)(dls_stubs + i * DLS_STUB_SIZE);
 }
 
-dls_binding *dls_binding_at(size_t i)
-{
-    if (i >= DLS_STUB_COUNT || !atomic_load_explicit(&g_bind[i].profile, memory_order_acquire))
-        return NULL;
-    return &g_bind[i];
-}
-
-const dls_profile *dls_binding_profile(const dls_binding *b)
-{
-    return atomic_load_explicit(&b->profile, memory_order_acquire);
-}
-
-void *dls_binding_real(const dls_binding *b, const char **lib)
-{
-    *lib = b->lib;
-    return b->real;
-}
-
 void *dls_binding_stub(const dls_profile *row, void *real)
 {
     const char *lib = dls_object_path(real);
     void *stub = NULL;
     pthread_mutex_lock(&g_lock);
     for (size_t i = 0; i < g_used && !stub; i++)
-        if (atomic_load_explicit(&g_bind[i].profile, memory_order_relaxed) == row && g_bind[i].real == real)
+        if (atomic_load_explicit(&dls_binding_table[i].profile, memory_order_relaxed) == row &&
+            dls_binding_table[i].real == real)
             stub = dls_stub_address(i);
     if (!stub && g_used < DLS_STUB_COUNT) {
-        dls_binding *b = &g_bind[g_used];
+        dls_binding *b = &dls_binding_table[g_used];
         b->real = real;
         b->lib = lib;
         atomic_store_explicit(&b->profile, row, memory_order_release);

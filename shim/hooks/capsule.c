@@ -27,25 +27,18 @@ static _Atomic(capsule_set_name_fn) g_set_name;
 static _Atomic(capsule_get_pointer_fn) g_get_pointer;
 
 /* 1 for "dltensor", 2 for "dltensor_versioned", after "used_" when `used`; 0 otherwise. It runs
- * for every capsule the hooked callers touch: compared byte by byte (a mismatch, the NUL
- * included, ends it), so other names are mostly told apart by the first byte, "dltensor" costs
- * no call and only the versioned name a strcmp of its suffix. */
+ * for every capsule the hooked callers touch: other names are mostly told apart by their first
+ * byte; a DLPack name costs one strncmp (which stops at a NUL), and only the versioned name a
+ * second comparison of its suffix. */
 static int dltensor_kind(const char *name, int used)
 {
-    static const char used_prefix[] = "used_", base[] = "dltensor";
-    if (!name)
+    const char *prefix = used ? "used_dltensor" : "dltensor";
+    size_t n = used ? 13 : 8;
+    if (!name || name[0] != prefix[0] || strncmp(name, prefix, n) != 0)
         return 0;
-    for (size_t i = 0; used && i < sizeof used_prefix - 1; i++)
-        if (name[i] != used_prefix[i])
-            return 0;
-    name += used ? sizeof used_prefix - 1 : 0;
-    for (size_t i = 0; i < sizeof base - 1; i++)
-        if (name[i] != base[i])
-            return 0;
-    name += sizeof base - 1;
-    if (!name[0])
+    if (!name[n]) /* the n bytes before it matched, none of them a NUL */
         return 1;
-    return name[0] == '_' && strcmp(name, "_versioned") == 0 ? 2 : 0;
+    return strcmp(name + n, "_versioned") == 0 ? 2 : 0;
 }
 
 /* 1 when mt already carries dlsync's deleter (a wrapped export or import registered it). */
@@ -127,7 +120,20 @@ const dls_profile *dls_capsule_row(const char *lib, const char *display, dls_rol
     return r;
 }
 
-/* The row for a call from `caller` (its return address); cached per caller. */
+/* The known caller (caller, role, versioned), or NULL. Lock-free: entries below g_info_n are
+ * complete and never change. */
+static const caller_info *known_caller(const void *caller, dls_role role, int versioned)
+{
+    size_t n = atomic_load_explicit(&g_info_n, memory_order_acquire);
+    for (size_t i = 0; i < n; i++)
+        if (g_info[i].caller == caller && g_info[i].row->role == role && g_info[i].row->versioned == versioned)
+            return &g_info[i];
+    return NULL;
+}
+
+/* The row for a call from `caller` (its return address). Each caller is looked up in the loader
+ * once (dladdr), then remembered (up to 512 call sites): a hash slot finds it at once, and a
+ * caller whose slot another took meanwhile is found again by a scan of the known ones. */
 static const dls_profile *row_of_caller(const void *caller, dls_role role, int versioned, const char **lib)
 {
     size_t h = (((uintptr_t)caller >> 2) ^ (size_t)role * 7 ^ (size_t)versioned * 13) & (CACHE_SLOTS - 1);
@@ -136,22 +142,35 @@ static const dls_profile *row_of_caller(const void *caller, dls_role role, int v
         *lib = c->lib;
         return c->row;
     }
-    const char *path = dls_object_path(caller);
-    int exp = role == DLS_ROLE_EXPORT;
-    char display[64];
-    snprintf(display, sizeof display, "%s(\"%sdltensor%s\")", exp ? "PyCapsule_New" : "PyCapsule_SetName",
-             exp ? "" : "used_", versioned ? "_versioned" : "");
-    /* Only the protocol (__dlpack__ with max_version) makes versioned capsules; an unversioned
-     * one may come from a legacy to_dlpack(), which cannot carry a stream. */
-    const dls_profile *r = dls_capsule_row(path, display, role, exp ? DLS_WHERE_RET : DLS_WHERE_ARG, versioned,
-                                           versioned ? DLS_XPATH_PROTOCOL : DLS_XPATH_LEGACY_CAPSULE);
-    *lib = path;
-    size_t k = atomic_fetch_add(&g_info_n, 1);
-    if (r && k < sizeof g_info / sizeof *g_info) {
-        g_info[k] = (caller_info){caller, r, *lib};
-        atomic_store_explicit(&g_cache[h], &g_info[k], memory_order_release);
+    c = known_caller(caller, role, versioned);
+    if (!c) {
+        const char *path = dls_object_path(caller);
+        int exp = role == DLS_ROLE_EXPORT;
+        char display[64];
+        snprintf(display, sizeof display, "%s(\"%sdltensor%s\")", exp ? "PyCapsule_New" : "PyCapsule_SetName",
+                 exp ? "" : "used_", versioned ? "_versioned" : "");
+        /* Only the protocol (__dlpack__ with max_version) makes versioned capsules; an unversioned
+         * one may come from a legacy to_dlpack(), which cannot carry a stream. */
+        const dls_profile *r = dls_capsule_row(path, display, role, exp ? DLS_WHERE_RET : DLS_WHERE_ARG, versioned,
+                                               versioned ? DLS_XPATH_PROTOCOL : DLS_XPATH_LEGACY_CAPSULE);
+        *lib = path;
+        if (!r)
+            return NULL;
+        pthread_mutex_lock(&g_rows_lock);
+        c = known_caller(caller, role, versioned);
+        size_t n = atomic_load_explicit(&g_info_n, memory_order_relaxed);
+        if (!c && n < sizeof g_info / sizeof *g_info) {
+            g_info[n] = (caller_info){caller, r, path};
+            atomic_store_explicit(&g_info_n, n + 1, memory_order_release);
+            c = &g_info[n];
+        }
+        pthread_mutex_unlock(&g_rows_lock);
+        if (!c)
+            return r; /* every call site remembered is another one: this one is looked up each time */
     }
-    return r;
+    atomic_store_explicit(&g_cache[h], c, memory_order_release);
+    *lib = c->lib;
+    return c->row;
 }
 
 /* ---- capsules made but not yet taken apart ---- */
@@ -323,7 +342,8 @@ void dls_capsule_before_release(void *mt)
         return;
     t_read.mt = NULL;
     dls_exchange x;
-    const char *lib = dls_object_path(t_read.caller);
+    const char *lib;
+    row_of_caller(t_read.caller, DLS_ROLE_IMPORT, t_read.versioned, &lib);
     if (dls_exchange_find_tensor(mt, &x) == 0 && x.imports == 0 &&
         !(x.producer_lib && strcmp(x.producer_lib, lib) == 0))
         import_from(mt, t_read.caller, t_read.versioned);

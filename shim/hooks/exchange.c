@@ -167,7 +167,7 @@ int dls_exchange_remove(const void *tensor, dls_exchange *out)
                 i = j;
             }
         }
-        memset(&g_table[i], 0, sizeof g_table[i]);
+        g_table[i].tensor = NULL; /* empty: the other fields are written whole by the next add */
         atomic_fetch_sub_explicit(&g_live, 1, memory_order_relaxed);
     }
     dls_spin_unlock(&g_lock);

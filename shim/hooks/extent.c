@@ -106,7 +106,16 @@ static int forward_extent(const DLTensor *t, int64_t bits, int64_t off, dls_exte
     return 1;
 }
 
-const char *dls_tensor_check(const DLTensor *t, uint64_t flags, dls_extent *ext)
+/* The element size in bits (at least 8 when sub-byte elements are padded). */
+static int64_t element_bits(const DLTensor *t, uint64_t flags)
+{
+    int64_t bits = (int64_t)t->dtype.bits * (int64_t)t->dtype.lanes;
+    return (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) && bits > 0 && bits < 8 ? 8 : bits;
+}
+
+/* dls_tensor_check for a tensor that failed the common case's test: names what is wrong, or
+ * computes the extent of an empty tensor or one with negative strides. */
+__attribute__((noinline)) static const char *check_in_full(const DLTensor *t, uint64_t flags, dls_extent *ext)
 {
     if (!t)
         return "NULL tensor";
@@ -118,16 +127,12 @@ const char *dls_tensor_check(const DLTensor *t, uint64_t flags, dls_extent *ext)
         return "NULL shape with ndim > 0";
     if (!dls_device_type_name(t->device.device_type))
         return "unknown device type";
-    int64_t bits = (int64_t)t->dtype.bits * (int64_t)t->dtype.lanes;
+    int64_t bits = element_bits(t, flags);
     if (bits == 0)
         return "zero-size element type";
-    if ((flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) && bits < 8)
-        bits = 8;
     if (t->byte_offset > (uint64_t)INT64_MAX)
         return "byte_offset overflows";
     int64_t off = (int64_t)t->byte_offset;
-    if (forward_extent(t, bits, off, ext))
-        return NULL;
     int empty = 0;
     for (int i = 0; i < t->ndim; i++) {
         if (t->shape[i] < 0)
@@ -164,6 +169,18 @@ const char *dls_tensor_check(const DLTensor *t, uint64_t flags, dls_extent *ext)
     ext->lo = lo;
     ext->hi = hi;
     return NULL;
+}
+
+const char *dls_tensor_check(const DLTensor *t, uint64_t flags, dls_extent *ext)
+{
+    /* The common tensor in one test; any other is examined in full, where the reason is named. */
+    if (t && (uint32_t)t->ndim <= DLS_MAX_NDIM && (t->ndim == 0 || t->shape) &&
+        (uint32_t)t->device.device_type < sizeof g_device_names / sizeof *g_device_names &&
+        g_device_names[t->device.device_type] && t->dtype.bits && t->dtype.lanes &&
+        t->byte_offset <= (uint64_t)INT64_MAX &&
+        forward_extent(t, element_bits(t, flags), (int64_t)t->byte_offset, ext))
+        return NULL;
+    return check_in_full(t, flags, ext);
 }
 
 const char *dls_managed_view_of(void *mt, int versioned, dls_managed_view *v)

@@ -42,29 +42,29 @@ static int interpret(const dls_profile *p, void *mt, dls_managed_view *v, dls_ex
     return 0;
 }
 
-static dls_exchange make_exchange(const dls_profile *p, const char *lib, void *mt, const dls_managed_view *v,
-                                  const dls_extent *ext, int is_export)
+/* Fills *x for a tensor first seen at p, field by field (the entry is large: no temporary). */
+static inline __attribute__((always_inline)) void make_exchange(dls_exchange *x, const dls_profile *p, const char *lib,
+                                                                void *mt, const dls_managed_view *v,
+                                                                const dls_extent *ext, int is_export)
 {
     const DLTensor *t = v->tensor;
-    dls_exchange x = {
-        .xid = dls_exchange_next_id(),
-        .tensor = mt,
-        .versioned = v->versioned,
-        .data = t->data,
-        .device = t->device,
-        .dtype = t->dtype,
-        .lo = (uintptr_t)t->data + (uintptr_t)ext->lo,
-        .hi = (uintptr_t)t->data + (uintptr_t)ext->hi,
-        .flags = v->flags,
-        .producer = is_export ? p : NULL,
-        .producer_lib = is_export ? lib : NULL,
-        .consumer = is_export ? NULL : p,
-        .seen_at = p,
-        .path = p->path,
-        .deleter = v->deleter_slot ? (dls_deleter_fn)*v->deleter_slot : NULL,
-        .imports = is_export ? 0 : 1,
-    };
-    return x;
+    x->xid = dls_exchange_next_id();
+    x->tensor = mt;
+    x->versioned = v->versioned;
+    x->data = t->data;
+    x->device = t->device;
+    x->dtype = t->dtype;
+    x->lo = (uintptr_t)t->data + (uintptr_t)ext->lo;
+    x->hi = (uintptr_t)t->data + (uintptr_t)ext->hi;
+    x->flags = v->flags;
+    x->producer = is_export ? p : NULL;
+    x->producer_lib = is_export ? lib : NULL;
+    x->consumer = is_export ? NULL : p;
+    x->seen_at = p;
+    x->path = p->path;
+    x->deleter = v->deleter_slot ? (dls_deleter_fn)*v->deleter_slot : NULL;
+    x->imports = is_export ? 0 : 1;
+    x->policy = NULL;
 }
 
 /* Registers x and swaps in the shim's deleter; a tensor without a deleter is not registered
@@ -97,7 +97,7 @@ void dls_wrap_export(const dls_profile *p, const char *lib, void *mt)
     if (*v.deleter_slot == (void *)dls_exchange_deleter && dls_exchange_find_tensor(mt, &x) == 0) {
         /* Handed out again as it is: same exchange. */
     } else {
-        x = make_exchange(p, lib, mt, &v, &ext, 1);
+        make_exchange(&x, p, lib, mt, &v, &ext, 1);
         track(&x, &v);
     }
     dls_summary_add(DLS_COUNT_EXPORTS, 1);
@@ -118,7 +118,8 @@ void dls_wrap_export_filled(const dls_profile *p, const char *lib, DLTensor *t)
         dls_record_malformed(p, t, reason);
         return;
     }
-    dls_exchange x = make_exchange(p, lib, t, &v, &ext, 1);
+    dls_exchange x;
+    make_exchange(&x, p, lib, t, &v, &ext, 1);
     dls_summary_add(DLS_COUNT_EXCHANGES, 1);
     dls_summary_add(DLS_COUNT_EXPORTS, 1);
     mark_exchange("export", x.xid);
@@ -147,7 +148,7 @@ void dls_wrap_import(const dls_profile *p, const char *lib, void *mt)
     } else {
         if (!interpret(p, mt, &v, &ext))
             return;
-        x = make_exchange(p, lib, mt, &v, &ext, 0);
+        make_exchange(&x, p, lib, mt, &v, &ext, 0);
         track(&x, &v);
     }
     dls_summary_add(DLS_COUNT_IMPORTS, 1);
@@ -205,13 +206,15 @@ void *dls_hook_pre(dls_frame *f)
     const dls_profile *p = dls_binding_profile(b);
     const char *lib;
     void *real = dls_binding_real(b, &lib);
-    if (t_depth > 0 || dls_config_get()->mode == DLS_MODE_OFF) {
+    int *depth = &t_depth;
+    if (*depth > 0 || dls_config_get()->mode == DLS_MODE_OFF) {
         f->tail = 1;
         return real;
     }
-    t_depth++;
-    f->state = (uintptr_t)b; /* for the post-hook */
-    dls_nvtx_range_push(dls_profile_name(p));
+    ++*depth;
+    f->state = (uintptr_t)depth; /* the post-hook finds the thread's count without a TLS look-up */
+    if (dls_nvtx_active())
+        dls_nvtx_range_push(dls_profile_name(p));
     if (p->role == DLS_ROLE_IMPORT)
         dls_wrap_import(p, lib, (void *)f->arg[p->index]);
     return real;
@@ -251,9 +254,10 @@ void dls_hook_post(dls_frame *f)
 {
     if (!f->state)
         return;
-    t_depth--;
-    finish_export(f, (const dls_binding *)f->state);
-    dls_nvtx_range_pop();
+    --*(int *)f->state;
+    finish_export(f, &dls_binding_table[f->index]);
+    if (dls_nvtx_active())
+        dls_nvtx_range_pop();
 }
 
 /* Personality routine of the trampoline: a C++ exception (or forced unwind) leaving the real

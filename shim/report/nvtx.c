@@ -8,19 +8,18 @@
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static nvtxDomainHandle_t g_domain; /* NULL when no NVTX tool is injected */
-static atomic_int g_absent;         /* 1 once the domain is known to be NULL */
+atomic_int dls_nvtx_absent;
 
 static void create_domain(void)
 {
     g_domain = nvtxDomainCreateA("dlsync");
     if (!g_domain)
-        atomic_store_explicit(&g_absent, 1, memory_order_relaxed);
+        atomic_store_explicit(&dls_nvtx_absent, 1, memory_order_relaxed);
 }
 
-/* Without a tool (the common case) one relaxed load after the first call. */
 static nvtxDomainHandle_t domain(void)
 {
-    if (atomic_load_explicit(&g_absent, memory_order_relaxed))
+    if (atomic_load_explicit(&dls_nvtx_absent, memory_order_relaxed))
         return NULL;
     pthread_once(&g_once, create_domain);
     return g_domain;
@@ -36,7 +35,7 @@ static nvtxEventAttributes_t attributes(const char *message)
     return a;
 }
 
-int dls_nvtx_active(void)
+int dls_nvtx_active_slow(void)
 {
     return domain() != NULL;
 }

@@ -8,9 +8,21 @@
 #ifndef DLS_NVTX_H
 #define DLS_NVTX_H
 
+#include <stdatomic.h>
+
+/* Set once no NVTX tool is known to listen (written by nvtx.c only). */
+extern atomic_int dls_nvtx_absent;
+
+/* dls_nvtx_active's answer once the domain's absence is not known yet. */
+int dls_nvtx_active_slow(void);
+
 /* 1 when an NVTX tool is injected and took the "dlsync" domain, else 0: callers format a
- * message only when it will be seen. */
-int dls_nvtx_active(void);
+ * message, or skip the calls below, when it will not be seen. Without a tool one load, inline;
+ * the answer never changes once given. */
+static inline int dls_nvtx_active(void)
+{
+    return !atomic_load_explicit(&dls_nvtx_absent, memory_order_relaxed) && dls_nvtx_active_slow();
+}
 
 /* Places an instantaneous marker with `message` (e.g. "inject event-wait xid 3") in the
  * "dlsync" domain. message may be freed after the call. */
