@@ -13,6 +13,7 @@
 #include "record.h"
 #include "trampoline.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <unwind.h>
 
@@ -108,6 +109,48 @@ void dls_wrap_export(const dls_profile *p, const char *lib, void *mt)
         dls_record_exchange("export", x.xid, p, lib, mt, &v, &ext, x.producer ? x.producer->framework : NULL);
 }
 
+/* ---- non-owning exports (fill form) ----
+ * A non-owning DLTensor is valid only until the consumer's call returns, and nothing releases it.
+ * Each is registered under the caller's DLTensor (so the policy can attach its state) and
+ * retired, the policy hearing its release, when that DLTensor is filled again (the caller's
+ * earlier view is over) or when more than DLS_LIVE_VIEWS are live (the oldest first). */
+#define DLS_LIVE_VIEWS 256
+
+static struct {
+    const void *key;
+    uint64_t xid;
+} g_views[DLS_LIVE_VIEWS];
+static size_t g_views_next;
+static pthread_mutex_t g_views_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Retires the live non-owning export `xid` registered under key (nothing when it is gone). */
+static void retire_view(const void *key, uint64_t xid)
+{
+    dls_exchange x;
+    if (!key || dls_exchange_find_tensor(key, &x) != 0 || (xid && x.xid != xid) || x.deleter ||
+        dls_exchange_remove(key, &x) != 0)
+        return;
+    const dls_exchange_observer *obs = dls_exchange_get_observer();
+    if (obs && obs->on_release)
+        obs->on_release(obs->ctx, &x);
+}
+
+/* Registers the non-owning export x (x->deleter NULL) and retires the ones it replaces. */
+static void track_view(const dls_exchange *x)
+{
+    retire_view(x->tensor, 0);
+    if (dls_exchange_add(x) != 0)
+        return;
+    pthread_mutex_lock(&g_views_lock);
+    size_t i = g_views_next++ % DLS_LIVE_VIEWS;
+    const void *old_key = g_views[i].key;
+    uint64_t old_xid = g_views[i].xid;
+    g_views[i].key = x->tensor;
+    g_views[i].xid = x->xid;
+    pthread_mutex_unlock(&g_views_lock);
+    retire_view(old_key, old_xid);
+}
+
 void dls_wrap_export_filled(const dls_profile *p, const char *lib, DLTensor *t)
 {
     dls_managed_view v = {.tensor = t};
@@ -120,6 +163,7 @@ void dls_wrap_export_filled(const dls_profile *p, const char *lib, DLTensor *t)
     }
     dls_exchange x;
     make_exchange(&x, p, lib, t, &v, &ext, 1);
+    track_view(&x);
     dls_summary_add(DLS_COUNT_EXCHANGES, 1);
     dls_summary_add(DLS_COUNT_EXPORTS, 1);
     mark_exchange("export", x.xid);

@@ -23,7 +23,9 @@ void dls_exchange_deleter(void *mt);
 void dls_wrap_export(const dls_profile *p, const char *lib, void *mt);
 
 /* Handles the caller-owned DLTensor t that export row p (a fill:N row) just filled: a non-owning
- * export, logged and announced but not tracked (it has no deleter). */
+ * export, logged and announced. It has no deleter: it is registered under t and retired (the
+ * observer hears a release; nothing is logged) when t is filled again or when 256 later ones
+ * are live (a view is valid only until the consumer's call returns). */
 void dls_wrap_export_filled(const dls_profile *p, const char *lib, DLTensor *t);
 
 /* Handles a tensor about to be taken by import row p, as the pre-hook does. */

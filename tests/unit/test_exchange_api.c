@@ -1,6 +1,7 @@
 /* Unit tests of shim/hooks/exchange_api.c: which fields of a DLPack C exchange API table are
- * replaced, which tables are wrapped at all (versions), and that the framework's own wrapped
- * entry points called behind the table pass straight through (one exchange, not two). */
+ * replaced, which tables are wrapped at all (versions), that the framework's own wrapped entry
+ * points called behind the table pass straight through (one exchange, not two), and that the
+ * non-owning exports made through it are retired (wrap.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -118,6 +119,53 @@ static void calls_behind_the_table_pass_straight_through(void **state)
     dls_exchange_reset_for_tests();
 }
 
+static int fake_view(void *py, DLTensor *out)
+{
+    (void)py;
+    *out = (DLTensor){.data = g_data, .device = {kDLCUDA, 0}, .ndim = 1, .dtype = {kDLFloat, 32, 1}, .shape = g_shape};
+    return 0;
+}
+
+static int g_releases;
+
+static void note_release(void *ctx, const dls_exchange *x)
+{
+    (void)ctx;
+    (void)x;
+    g_releases++;
+}
+
+/* A non-owning view has no deleter: it is retired when its DLTensor is filled again, or when 256
+ * later ones are live; the observer hears each retirement as a release, and the registry stays
+ * bounded. */
+static void non_owning_exports_are_retired(void **state)
+{
+    (void)state;
+    static const dls_dlpack_exchange_api api = {
+        .header = {.version = {1, 3}},
+        .dltensor_from_py_object_no_sync = fake_view,
+        .current_work_stream = fake_stream,
+    };
+    const dls_dlpack_exchange_api *w = dls_exchange_api_wrap(&api);
+    dls_exchange_observer obs = {.on_export = note_export, .on_release = note_release};
+    dls_exchange_set_observer(&obs);
+    g_exports = g_releases = 0;
+    DLTensor one;
+    for (int i = 0; i < 300; i++)
+        assert_int_equal(w->dltensor_from_py_object_no_sync(NULL, &one), 0);
+    assert_int_equal(g_exports, 300);
+    assert_int_equal(g_releases, 299); /* each refill retires the view before it */
+    assert_int_equal(dls_exchange_live(), 1);
+    static DLTensor many[300];
+    g_releases = 0;
+    for (int i = 0; i < 300; i++)
+        assert_int_equal(w->dltensor_from_py_object_no_sync(NULL, &many[i]), 0);
+    assert_int_equal(g_releases, 1 + 300 - 256); /* `one`'s view, then the oldest */
+    assert_int_equal(dls_exchange_live(), 256);
+    dls_exchange_set_observer(NULL);
+    dls_exchange_reset_for_tests();
+}
+
 /* A later minor version may append fields a copy would lack; another major version has another
  * layout: both are handed out as they are. */
 static void other_versions_are_not_wrapped(void **state)
@@ -136,6 +184,7 @@ int main(void)
         cmocka_unit_test(table_of_version_1_3_is_wrapped_field_by_field),
         cmocka_unit_test(calls_behind_the_table_pass_straight_through),
         cmocka_unit_test(other_versions_are_not_wrapped),
+        cmocka_unit_test(non_owning_exports_are_retired),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
