@@ -37,8 +37,8 @@ typedef struct {
 static pooled *g_pool;
 static unsigned g_npool, g_cap;
 
-/* A free event of the context of stream w, created when the pool has none (the caller has
- * entered that context and holds no dlsync lock). Events of an earlier context at the same handle
+/* A free event of the context of stream w, the one returned last (created when the pool has none;
+ * the caller has entered that context and holds no dlsync lock). Events of an earlier context at the same handle
  * are forgotten, never touched again; while the pool holds more than POOL, a few more events of
  * w's context are taken out and destroyed. NULL when creation failed (warned once). */
 static CUevent pool_get(const dls_pol_stream *w)
@@ -46,11 +46,9 @@ static CUevent pool_get(const dls_pol_stream *w)
     CUevent e = NULL, extra[8];
     unsigned nextra = 0;
     pthread_mutex_lock(&g_pool_lock);
-    for (unsigned i = 0; i < g_npool && (!e || (g_npool > POOL && nextra < sizeof extra / sizeof *extra));) {
-        if (g_pool[i].ctx != w->ctx) {
-            i++;
+    for (unsigned i = g_npool; i-- > 0 && (!e || (g_npool > POOL && nextra < sizeof extra / sizeof *extra));) {
+        if (g_pool[i].ctx != w->ctx)
             continue;
-        }
         if (g_pool[i].ctx_id == w->ctx_id) {
             if (e)
                 extra[nextra++] = g_pool[i].ev;

@@ -253,6 +253,9 @@ static CUresult g_query;
 static _Atomic int g_records, g_queries, g_waits, g_creates;
 static CUevent g_recorded, g_waited; /* the event of the latest record and of the latest wait */
 static CUstream g_recorded_on, g_waiting;
+static CUevent g_watched; /* records of this event are counted in g_watched_records */
+static _Atomic int g_watched_records;
+static void (*g_during_wait)(void); /* run inside cuStreamWaitEvent (the shim holds no lock then) */
 
 static CUresult fake_ctx_get_current(CUcontext *c)
 {
@@ -275,6 +278,8 @@ static CUresult fake_event_record(CUevent e, CUstream s)
     g_records++;
     g_recorded = e;
     g_recorded_on = s;
+    if (e == g_watched)
+        g_watched_records++;
     return CUDA_SUCCESS;
 }
 
@@ -295,6 +300,10 @@ static CUresult fake_stream_wait_event(CUstream s, CUevent e, unsigned flags)
     g_waits++;
     g_waited = e;
     g_waiting = s;
+    void (*during)(void) = g_during_wait;
+    g_during_wait = NULL;
+    if (during)
+        during();
     return CUDA_SUCCESS;
 }
 
@@ -313,7 +322,9 @@ static int setup_hostfn(void **state)
     dls_pol_hostfn_reset_for_tests();
     g_query = CUDA_SUCCESS;
     g_during_query = NULL;
-    g_records = g_queries = g_waits = g_creates = 0;
+    g_records = g_queries = g_waits = g_creates = g_watched_records = 0;
+    g_watched = NULL;
+    g_during_wait = NULL;
     return 0;
 }
 
@@ -511,6 +522,41 @@ static void each_consumer_stream_is_fenced_by_its_own_event(void **state)
     }
 }
 
+/* While the fence's wait is being made (no lock held), another thread drops the released
+ * exchange and makes a new exchange and consumer access, which take events from the pool: the
+ * event being waited on is not among them (the planned ordering holds a reference until it is
+ * committed). */
+static void drop_fences_and_exchange_again(void)
+{
+    assert_ptr_equal(g_waited, g_watched); /* the fence waits on the event after the read */
+    dls_pol_lock();
+    while (dls_pol_g.released)
+        dls_pol_x_drop(dls_pol_g.released);
+    dls_pol_unlock();
+    uint64_t other = 0x50000;
+    launch(1, "producer", &other, 1, 0);
+    export_range(0x50000, 0x50100);
+    launch(3, "consumer", &other, 1, 0);
+}
+
+static void the_event_of_a_wait_being_made_is_not_reused(void **state)
+{
+    (void)state;
+    dls_pol_g.mode = DLS_MODE_FIX;
+    uint64_t mine = 0x10000;
+    launch(1, "producer", &mine, 1, 0);
+    dls_pol_x *x = export_range(0x10000, 0x10100);
+    launch(3, "consumer", &mine, 1, 0);
+    g_watched = g_recorded; /* the event after the read */
+    release_fix(x);
+    int records = g_records;
+    g_during_wait = drop_fences_and_exchange_again;
+    launch(1, "reuse", &mine, 1, 0);
+    assert_null(g_during_wait);               /* the fence's wait was made */
+    assert_int_equal(g_records, records + 2); /* the new exchange's first use and its after event */
+    assert_int_equal(g_watched_records, 0);   /* the event after the read was not handed out again */
+}
+
 /* check records no event after a consumer access. */
 static void check_records_no_event_after_an_access(void **state)
 {
@@ -635,6 +681,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(the_release_fence_waits_on_the_event_after_the_read, setup_hostfn,
                                         teardown_hostfn),
         cmocka_unit_test_setup_teardown(each_consumer_stream_is_fenced_by_its_own_event, setup_hostfn, teardown_hostfn),
+        cmocka_unit_test_setup_teardown(the_event_of_a_wait_being_made_is_not_reused, setup_hostfn, teardown_hostfn),
         cmocka_unit_test_setup_teardown(check_records_no_event_after_an_access, setup_hostfn, teardown_hostfn),
         cmocka_unit_test(identical_reports_share_a_key),
     };
