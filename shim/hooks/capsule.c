@@ -30,7 +30,7 @@ static _Atomic(capsule_get_pointer_fn) g_get_pointer;
  * for every capsule the hooked callers touch: other names are mostly told apart by their first
  * byte; a DLPack name costs one strncmp (which stops at a NUL), and only the versioned name a
  * second comparison of its suffix. */
-static int dltensor_kind(const char *name, int used)
+static inline __attribute__((always_inline)) int dltensor_kind(const char *name, int used)
 {
     const char *prefix = used ? "used_dltensor" : "dltensor";
     size_t n = used ? 13 : 8;
@@ -362,10 +362,9 @@ static int capsule_set_name(void *capsule, const char *name)
         export_if_pending(mt); /* taken apart by a PyCapsule_GetPointer dlsync did not see */
     if (t_read.mt == mt)
         t_read.mt = NULL;
-    dls_exchange x;
     /* Not live: released already (its import, if any, was recorded then). Imported: by a native
      * profile row or at the read, the same exchange. */
-    if (mt && dls_exchange_find_tensor(mt, &x) == 0 && x.imports == 0)
+    if (mt && dls_exchange_imports(mt) == 0)
         import_from(mt, __builtin_return_address(0), kind == 2);
     return rc;
 }

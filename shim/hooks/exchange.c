@@ -122,6 +122,15 @@ int dls_exchange_find_tensor(const void *tensor, dls_exchange *out)
     return i >= 0 ? 0 : -1;
 }
 
+long dls_exchange_imports(const void *tensor)
+{
+    dls_spin_lock(&g_lock);
+    long i = find_locked(tensor);
+    long n = i >= 0 ? (long)g_table[i].imports : -1;
+    dls_spin_unlock(&g_lock);
+    return n;
+}
+
 int dls_exchange_note_import(const void *tensor, const dls_profile *consumer, dls_exchange *out)
 {
     dls_spin_lock(&g_lock);
@@ -146,7 +155,7 @@ int dls_exchange_set_policy(const void *tensor, void *policy)
     return i >= 0 ? 0 : -1;
 }
 
-int dls_exchange_remove(const void *tensor, dls_exchange *out)
+int dls_exchange_remove(const void *tensor, dls_exchange *out, dls_deleter_fn *deleter)
 {
     dls_spin_lock(&g_lock);
     long found = find_locked(tensor);
@@ -154,6 +163,8 @@ int dls_exchange_remove(const void *tensor, dls_exchange *out)
         size_t i = (size_t)found;
         if (out)
             *out = g_table[i];
+        if (deleter)
+            *deleter = g_table[i].deleter;
         g_removed[g_removed_next++ % REMOVED_RING] = (removed_entry){tensor, g_table[i].xid};
         /* Backward-shift deletion keeps every probe chain unbroken. */
         size_t j = i;

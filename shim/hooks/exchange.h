@@ -47,6 +47,10 @@ int dls_exchange_add(const dls_exchange *x);
 /* Copies the live entry for `tensor` into *out (when out is non-NULL). Returns 0 or -1 (none). */
 int dls_exchange_find_tensor(const void *tensor, dls_exchange *out);
 
+/* The number of wrapped imports of the live `tensor` so far, or -1 when it is not live (nothing
+ * is copied). */
+long dls_exchange_imports(const void *tensor);
+
 /* Records a wrapped import of the live `tensor` by `consumer` and copies the updated entry into
  * *out. Returns 0 or -1 (not live). */
 int dls_exchange_note_import(const void *tensor, const dls_profile *consumer, dls_exchange *out);
@@ -54,9 +58,11 @@ int dls_exchange_note_import(const void *tensor, const dls_profile *consumer, dl
 /* Sets the policy layer's pointer of the live `tensor`. Returns 0 or -1 (not live). */
 int dls_exchange_set_policy(const void *tensor, void *policy);
 
-/* Removes the live entry for `tensor`, copying it into *out. The id is remembered (for the
- * last 256 removals) so a later release of the same pointer can be named. Returns 0 or -1. */
-int dls_exchange_remove(const void *tensor, dls_exchange *out);
+/* Removes the live entry for `tensor`, copying it into *out and its producer's deleter into
+ * *deleter (each when non-NULL: a caller that needs only the deleter copies 8 bytes, not the
+ * entry). The id is remembered (for the last 256 removals) so a later release of the same
+ * pointer can be named. Returns 0 or -1. */
+int dls_exchange_remove(const void *tensor, dls_exchange *out, dls_deleter_fn *deleter);
 
 /* The xid of the most recent removed entry for `tensor`, or 0 when none is remembered. */
 uint64_t dls_exchange_removed_xid(const void *tensor);

@@ -128,7 +128,7 @@ static void retire_view(const void *key, uint64_t xid)
 {
     dls_exchange x;
     if (!key || dls_exchange_find_tensor(key, &x) != 0 || (xid && x.xid != xid) || x.deleter ||
-        dls_exchange_remove(key, &x) != 0)
+        dls_exchange_remove(key, &x, NULL) != 0)
         return;
     const dls_exchange_observer *obs = dls_exchange_get_observer();
     if (obs && obs->on_release)
@@ -178,11 +178,15 @@ void dls_wrap_import(const dls_profile *p, const char *lib, void *mt)
     dls_managed_view v;
     dls_extent ext = {0, 0};
     dls_exchange x;
+    const dls_exchange_observer *obs = dls_exchange_get_observer();
+    int logged = dls_log_enabled();
     if (!dls_managed_view_of(mt, p->versioned, &v) && *v.deleter_slot == (void *)dls_exchange_deleter) {
         /* Checked when it was exported; checked again only to be logged. */
-        if (dls_log_enabled() && !interpret(p, mt, &v, &ext))
+        if (logged && !interpret(p, mt, &v, &ext))
             return;
-        if (dls_exchange_note_import(mt, p, &x) != 0) {
+        /* The entry is copied out only for those who read it. */
+        int told = logged || (obs && obs->on_import) || dls_nvtx_active();
+        if (dls_exchange_note_import(mt, p, told ? &x : NULL) != 0) {
             dls_warn_once("import-released", "%s was given a tensor whose deleter was already called",
                           dls_profile_name(p));
             dls_summary_add(DLS_COUNT_MALFORMED, 1);
@@ -197,10 +201,9 @@ void dls_wrap_import(const dls_profile *p, const char *lib, void *mt)
     }
     dls_summary_add(DLS_COUNT_IMPORTS, 1);
     mark_exchange("import", x.xid);
-    const dls_exchange_observer *obs = dls_exchange_get_observer();
     if (obs && obs->on_import)
         obs->on_import(obs->ctx, &x);
-    if (dls_log_enabled())
+    if (logged)
         dls_record_exchange("import", x.xid, p, lib, mt, &v, &ext, x.producer ? x.producer->framework : NULL);
 }
 
@@ -220,9 +223,11 @@ void dls_wrap_leave(void)
 void dls_exchange_deleter(void *mt)
 {
     const dls_exchange_observer *obs = dls_exchange_get_observer();
+    int told = (obs && obs->on_release) || dls_log_enabled(); /* else only the deleter is needed */
     dls_exchange x;
+    dls_deleter_fn deleter;
     dls_capsule_before_release(mt);
-    if (dls_exchange_remove(mt, &x) != 0) {
+    if (dls_exchange_remove(mt, told ? &x : NULL, &deleter) != 0) {
         uint64_t xid = dls_exchange_removed_xid(mt);
         dls_warn_once("double-release",
                       "a DLPack tensor's deleter was called twice (tensor %p); "
@@ -237,9 +242,9 @@ void dls_exchange_deleter(void *mt)
     dls_summary_add(DLS_COUNT_RELEASES, 1);
     if (obs && obs->on_release)
         obs->on_release(obs->ctx, &x);
-    if (dls_log_enabled())
+    if (told && dls_log_enabled())
         dls_record_release(&x);
-    x.deleter(mt);
+    deleter(mt);
 }
 
 void *dls_hook_pre(dls_frame *f)

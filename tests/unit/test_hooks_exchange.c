@@ -87,8 +87,10 @@ static void export_import_release_in_order(void **state)
     (void)state;
     DLManagedTensor m;
     make(&m);
+    assert_int_equal(dls_exchange_imports(&m), -1);
     dls_wrap_export(builtin_profile("MXNDArrayToDLPack"), "lib", &m);
     assert_ptr_equal(m.deleter, (void *)dls_exchange_deleter);
+    assert_int_equal(dls_exchange_imports(&m), 0);
     uint64_t xid = g_last_xid;
     dls_exchange x;
     assert_int_equal(dls_exchange_find_tensor(&m, &x), 0);
@@ -99,8 +101,10 @@ static void export_import_release_in_order(void **state)
     assert_int_equal(g_last_xid, xid); /* same exchange */
     assert_int_equal(dls_exchange_find_tensor(&m, &x), 0);
     assert_int_equal(x.imports, 1);
+    assert_int_equal(dls_exchange_imports(&m), 1);
     assert_string_equal(x.consumer->symbol, "MXNDArrayFromDLPack");
     m.deleter(&m);
+    assert_int_equal(dls_exchange_imports(&m), -1);
     assert_string_equal(g_events, "EIRP"); /* on_release runs before the producer's deleter */
     assert_int_equal(g_producer_releases, 1);
     assert_int_equal(dls_exchange_live(), 0);
@@ -183,7 +187,7 @@ static void registry_grows_and_deletes_correctly(void **state)
     }
     assert_int_equal(dls_exchange_live(), N);
     for (int i = 0; i < N; i += 2)
-        assert_int_equal(dls_exchange_remove(&tensors[i], NULL), 0);
+        assert_int_equal(dls_exchange_remove(&tensors[i], NULL, NULL), 0);
     for (int i = 0; i < N; i++) {
         dls_exchange x;
         int rc = dls_exchange_find_tensor(&tensors[i], &x);
