@@ -52,12 +52,12 @@
  *   graph launch, or a stream-ordered free of it), on any stream, that stream is made ordered
  *   after the frontier; the producer's unrelated work is never delayed. The frontier is waited
  *   for exactly: at the EXIT of each consumer access (a memory operation that touches a live
- *   exchange on a stream that is not one of its producer streams), fix records a pooled event
- *   right after it, with no lock held (an `after` event), and the consumer entry keeps it; the
- *   fence waits on that event, not on one recorded at reuse time, which would also cover what
- *   the consumer enqueued since. An access without one (its record failed, or it was enqueued
- *   before the export) is fenced by an event recorded at reuse time, as before. A fence is dropped when
- *   the host knows the frontier complete, or once an operation that reuses all of the range (a
+ *   exchange, on a stream other than the exchange's only producer stream), fix records a pooled
+ *   event right after it, with no lock held (an `after` event), and the consumer entry keeps it;
+ *   the fence waits on that event, not on one recorded at reuse time, which would also cover
+ *   what the consumer enqueued since. An access without one (its record failed, or it was
+ *   enqueued before the export) is fenced by an event recorded on its stream at reuse time. A
+ *   fence is dropped when the host knows the frontier complete, or once an operation that reuses all of the range (a
  *   launch given its start or its allocation's, a covering copy/set/free, a conservative one) is
  *   ordered after it: later users of the memory are ordered after that operation by the program
  *   itself. Host-visible memory can be reused by the host with no CUDA operation, so its release
