@@ -4,9 +4,9 @@
 #include "../common/spin.h"
 #include "../report/warn.h"
 
+#include "caller.h"
 #include "exchange.h"
 #include "exchange_api.h"
-#include "loader.h"
 #include "resolve.h"
 #include "wrap.h"
 
@@ -14,6 +14,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,9 +23,18 @@ typedef void *(*capsule_new_fn)(void *pointer, const char *name, void *destructo
 typedef int (*capsule_set_name_fn)(void *capsule, const char *name);
 typedef void *(*capsule_get_pointer_fn)(void *capsule, const char *name);
 
-static _Atomic(capsule_new_fn) g_new;
-static _Atomic(capsule_set_name_fn) g_set_name;
-static _Atomic(capsule_get_pointer_fn) g_get_pointer;
+/* The real capsule functions of one libpython (one object defining them: a process may hold
+ * several, one per dlmopen namespace). Each has its own set of hook entries, since the hooks
+ * carry no context. */
+#define PYTHONS 4
+
+typedef struct {
+    _Atomic(uintptr_t) base;                       /* load address of the defining object; 0: free */
+    _Atomic(void *) new_fn, set_name, get_pointer; /* capsule_new_fn, capsule_set_name_fn, ... */
+} python_fns;
+
+static python_fns g_py[PYTHONS];
+static atomic_int g_bound; /* 1 once a hook stands for some libpython */
 
 /* 1 for "dltensor", 2 for "dltensor_versioned", after "used_" when `used`; 0 otherwise. It runs
  * for every capsule the hooked callers touch: other names are mostly told apart by their first
@@ -282,15 +292,16 @@ static void export_if_pending(void *mt)
 
 /* ---- the hooks ---- */
 
-static void *capsule_new(void *pointer, const char *name, void *destructor)
+static inline __attribute__((always_inline)) void *capsule_new(const python_fns *py, void *pointer, const char *name,
+                                                               void *destructor, const void *caller)
 {
-    capsule_new_fn real = atomic_load_explicit(&g_new, memory_order_acquire);
+    capsule_new_fn real = (capsule_new_fn)atomic_load_explicit(&py->new_fn, memory_order_acquire);
     void *cap = real(pointer, name, destructor);
     int kind = dltensor_kind(name, 0);
     if (!cap || !pointer || !kind || registered(pointer, kind == 2))
         return cap; /* registered: exported by a native profile row already, the same exchange */
     const char *lib;
-    const dls_profile *row = row_of_caller(__builtin_return_address(0), DLS_ROLE_EXPORT, kind == 2, &lib);
+    const dls_profile *row = row_of_caller(caller, DLS_ROLE_EXPORT, kind == 2, &lib);
     if (row)
         pending_add(pointer, row, lib);
     return cap;
@@ -315,9 +326,10 @@ static void import_from(void *mt, const void *caller, int versioned)
 /* A tensor a wrapped export registered is imported at the rename (or at its release when the
  * consumer releases it first, as jax does); an unregistered one is imported at once, while its
  * memory is known to be valid. */
-static void *capsule_get_pointer(void *capsule, const char *name)
+static inline __attribute__((always_inline)) void *capsule_get_pointer(const python_fns *py, void *capsule,
+                                                                       const char *name, const void *caller)
 {
-    capsule_get_pointer_fn real = atomic_load_explicit(&g_get_pointer, memory_order_acquire);
+    capsule_get_pointer_fn real = (capsule_get_pointer_fn)atomic_load_explicit(&py->get_pointer, memory_order_acquire);
     void *mt = real(capsule, name);
     if (!mt)
         return mt;
@@ -327,18 +339,18 @@ static void *capsule_get_pointer(void *capsule, const char *name)
                                                                                   : mt;
     export_if_pending(mt);
     if (!registered(mt, kind == 2)) {
-        import_from(mt, __builtin_return_address(0), kind == 2);
+        import_from(mt, caller, kind == 2);
         return mt;
     }
     t_read.mt = mt;
-    t_read.caller = __builtin_return_address(0);
+    t_read.caller = caller;
     t_read.versioned = kind == 2;
     return mt;
 }
 
 void dls_capsule_before_release(void *mt)
 {
-    if (!atomic_load_explicit(&g_get_pointer, memory_order_relaxed) || t_read.mt != mt)
+    if (!atomic_load_explicit(&g_bound, memory_order_relaxed) || t_read.mt != mt)
         return;
     t_read.mt = NULL;
     dls_exchange x;
@@ -349,12 +361,13 @@ void dls_capsule_before_release(void *mt)
         import_from(mt, t_read.caller, t_read.versioned);
 }
 
-static int capsule_set_name(void *capsule, const char *name)
+static inline __attribute__((always_inline)) int capsule_set_name(const python_fns *py, void *capsule, const char *name,
+                                                                  const void *caller)
 {
-    capsule_set_name_fn real = atomic_load_explicit(&g_set_name, memory_order_acquire);
+    capsule_set_name_fn real = (capsule_set_name_fn)atomic_load_explicit(&py->set_name, memory_order_acquire);
     int rc = real(capsule, name);
     int kind = dltensor_kind(name, 1);
-    capsule_get_pointer_fn get = atomic_load_explicit(&g_get_pointer, memory_order_acquire);
+    capsule_get_pointer_fn get = (capsule_get_pointer_fn)atomic_load_explicit(&py->get_pointer, memory_order_acquire);
     if (rc != 0 || !kind || !get)
         return rc;
     void *mt = get(capsule, name);
@@ -365,53 +378,91 @@ static int capsule_set_name(void *capsule, const char *name)
     /* Not live: released already (its import, if any, was recorded then). Imported: by a native
      * profile row or at the read, the same exchange. */
     if (mt && dls_exchange_imports(mt) == 0)
-        import_from(mt, __builtin_return_address(0), kind == 2);
+        import_from(mt, caller, kind == 2);
     return rc;
 }
 
-/* The hooks stand for one libpython: the first one bound. Another copy (in another dlmopen
- * namespace) is declined: its callers keep their own functions. */
-static int bind_new(void *real)
-{
-    capsule_new_fn expected = NULL;
-    return atomic_compare_exchange_strong(&g_new, &expected, (capsule_new_fn)real) || expected == real;
-}
+/* The entries of instance K: they pass their caller's address on. */
+#define PYTHON_ENTRIES(K)                                                                     \
+    static void *capsule_new_##K(void *pointer, const char *name, void *destructor)           \
+    {                                                                                         \
+        return capsule_new(&g_py[K], pointer, name, destructor, __builtin_return_address(0)); \
+    }                                                                                         \
+    static void *capsule_get_pointer_##K(void *capsule, const char *name)                     \
+    {                                                                                         \
+        return capsule_get_pointer(&g_py[K], capsule, name, __builtin_return_address(0));     \
+    }                                                                                         \
+    static int capsule_set_name_##K(void *capsule, const char *name)                          \
+    {                                                                                         \
+        return capsule_set_name(&g_py[K], capsule, name, __builtin_return_address(0));        \
+    }
+PYTHON_ENTRIES(0)
+PYTHON_ENTRIES(1)
+PYTHON_ENTRIES(2)
+PYTHON_ENTRIES(3)
 
-static int bind_get_pointer(void *real)
-{
-    capsule_get_pointer_fn expected = NULL;
-    return atomic_compare_exchange_strong(&g_get_pointer, &expected, (capsule_get_pointer_fn)real) ||
-           expected == (capsule_get_pointer_fn)real;
-}
+static void *const g_new_entries[PYTHONS] = {(void *)capsule_new_0, (void *)capsule_new_1, (void *)capsule_new_2,
+                                             (void *)capsule_new_3};
+static void *const g_get_pointer_entries[PYTHONS] = {(void *)capsule_get_pointer_0, (void *)capsule_get_pointer_1,
+                                                     (void *)capsule_get_pointer_2, (void *)capsule_get_pointer_3};
+static void *const g_set_name_entries[PYTHONS] = {(void *)capsule_set_name_0, (void *)capsule_set_name_1,
+                                                  (void *)capsule_set_name_2, (void *)capsule_set_name_3};
 
-/* PyCapsule_GetPointer (for the rename, whose caller may not call it through its GOT) comes from
- * the object that defines the real PyCapsule_SetName. */
-static int bind_set_name(void *real)
+/* Index of the instance of the object defining `real`, claimed on first use (an object loaded
+ * later at a freed instance's address takes it over: the functions are stored again at each
+ * binding), with `real` stored in its member at offset `member`; -1 when every instance stands
+ * for another object. */
+static int claim(void *real, size_t member)
 {
-    capsule_set_name_fn expected = NULL;
-    if (!atomic_compare_exchange_strong(&g_set_name, &expected, (capsule_set_name_fn)real) &&
-        expected != (capsule_set_name_fn)real)
-        return 0;
-    if (atomic_load(&g_get_pointer))
-        return 1;
     Dl_info di;
-    struct link_map *map = NULL;
-    if (!dladdr1(real, &di, (void **)&map, RTLD_DL_LINKMAP) || !map)
-        return 1;
-    void *h = dls_real_dlopen(map->l_name[0] ? map->l_name : NULL, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h)
-        return 1;
-    void *get = dls_real_dlsym(h, "PyCapsule_GetPointer");
-    dls_release(h, real);
-    if (get)
-        bind_get_pointer(get);
-    return 1;
+    if (!dladdr(real, &di) || !di.dli_fbase)
+        return -1;
+    uintptr_t base = (uintptr_t)di.dli_fbase;
+    for (int k = 0; k < PYTHONS; k++) {
+        uintptr_t b = atomic_load_explicit(&g_py[k].base, memory_order_acquire);
+        if (b == base || (!b && (atomic_compare_exchange_strong(&g_py[k].base, &b, base) || b == base))) {
+            atomic_store(&g_bound, 1);
+            atomic_store_explicit((_Atomic(void *) *)((char *)&g_py[k] + member), real, memory_order_release);
+            return k;
+        }
+    }
+    return -1;
+}
+
+static void *new_entry(void *real)
+{
+    int k = claim(real, offsetof(python_fns, new_fn));
+    return k < 0 ? NULL : g_new_entries[k];
+}
+
+static void *get_pointer_entry(void *real)
+{
+    int k = claim(real, offsetof(python_fns, get_pointer));
+    return k < 0 ? NULL : g_get_pointer_entries[k];
+}
+
+/* PyCapsule_GetPointer (for the rename, whose caller may not call it through its GOT) is looked
+ * up on behalf of the object that defines the real PyCapsule_SetName, in its own scope (from the
+ * shim, the lookup could find another namespace's copy); none without a way to call as it. */
+static void *set_name_entry(void *real)
+{
+    int k = claim(real, offsetof(python_fns, set_name));
+    if (k < 0)
+        return NULL;
+    const void *gadget = atomic_load(&g_py[k].get_pointer) ? NULL : dls_caller_gadget(real);
+    void *get = gadget ? dls_call_as(gadget, (void *)dls_real_dlsym_fn(), (uintptr_t)RTLD_DEFAULT,
+                                     (uintptr_t) "PyCapsule_GetPointer", 0, 0)
+                       : NULL;
+    void *none = NULL;
+    if (get && !dls_addr_in_shim(get))
+        atomic_compare_exchange_strong(&g_py[k].get_pointer, &none, get);
+    return g_set_name_entries[k];
 }
 
 static const dls_engine_hook g_hooks[] = {
-    {"PyCapsule_New", (void *)capsule_new, bind_new, 1},
-    {"PyCapsule_SetName", (void *)capsule_set_name, bind_set_name, 1},
-    {"PyCapsule_GetPointer", (void *)capsule_get_pointer, bind_get_pointer, 1},
+    {"PyCapsule_New", NULL, new_entry, 1},
+    {"PyCapsule_SetName", NULL, set_name_entry, 1},
+    {"PyCapsule_GetPointer", NULL, get_pointer_entry, 1},
 };
 
 const dls_engine_hook *dls_capsule_hooks(size_t *n)

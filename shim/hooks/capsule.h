@@ -9,6 +9,8 @@
  * library or part of the executable (Debian's /usr/bin/python3), and dlsym of their names
  * (ctypes.pythonapi) returns the hooks too. dlsync never links libpython: the real functions
  * are what the callers' own slots stood for; a process without Python never has such a slot.
+ * Each object defining them (one libpython per dlmopen namespace) gets its own set of hook
+ * entries calling its own functions, up to four.
  *
  *   - export: the capsule the real PyCapsule_New made is remembered, and its tensor is read and
  *     registered with the shim's deleter (wrap.h) when the capsule is first taken apart

@@ -98,14 +98,15 @@ static void *target_of(const wanted *w, void *real)
 {
     if (w->row)
         return dls_binding_stub(w->row, real);
-    if (w->hook->bind && !w->hook->bind(real)) {
+    if (!w->hook->entry_for)
+        return w->hook->entry;
+    void *t = w->hook->entry_for(real);
+    if (!t)
         dls_warn_once("hook-declined",
-                      "%s of %s is another copy than the one dlsync hooks (a second libpython, as in "
-                      "another dlmopen namespace); calls to the hooked functions there are not traced",
+                      "%s of %s: more objects define it than dlsync has hooks for (a libpython per dlmopen "
+                      "namespace?); calls to it there are not traced",
                       w->name, dls_object_path(real));
-        return NULL;
-    }
-    return w->hook->entry;
+    return t;
 }
 
 void *dls_engine_wrap(const char *name, void *real)
@@ -203,7 +204,7 @@ static void note_unloads(const scan_epoch *e)
 typedef struct {
     void **slot;
     const wanted *w;
-    int declined; /* the hook declined the slot's function: left as it is */
+    void *target; /* what the slot was given; NULL: left as it is */
 } candidate;
 
 typedef struct {
@@ -229,7 +230,7 @@ static void note_slot(void **slot, const char *name, void *arg)
         c->v = v;
         c->cap = cap;
     }
-    c->v[c->n++] = (candidate){slot, w, 0};
+    c->v[c->n++] = (candidate){slot, w, NULL};
 }
 
 /* Patches the candidates of one held object; returns 1 when every one was resolved. */
@@ -245,7 +246,7 @@ static int patch(const dls_object *o, const ElfW(Dyn) * dyn, candidate_list *c, 
             continue;
         }
         void *t = target_of(c->v[i].w, real);
-        c->v[i].declined = !t;
+        c->v[i].target = t;
         if (!t || __atomic_load_n(c->v[i].slot, __ATOMIC_ACQUIRE) == t)
             continue;
         if (dls_got_write(c->v[i].slot, t, relro_lo, relro_hi) != 0)
@@ -257,9 +258,7 @@ static int patch(const dls_object *o, const ElfW(Dyn) * dyn, candidate_list *c, 
     sched_yield();
     for (size_t i = 0; i < c->n; i++) {
         void *v = __atomic_load_n(c->v[i].slot, __ATOMIC_ACQUIRE);
-        if (c->v[i].declined)
-            continue;
-        if (c->v[i].w->row ? !dls_addr_in_shim(v) : v != c->v[i].w->hook->entry)
+        if (c->v[i].target && v != c->v[i].target)
             complete = 0;
     }
     return complete;

@@ -26,23 +26,25 @@
  * (caller.h), under the loader's lock like every listing, rather than walking the link-map chain
  * that other threads may change; each object is held with dlmopen(lmid, RTLD_NOLOAD) and its
  * slots are resolved in its own scope, which lies in that namespace. There, profile rows are
- * bound to the namespace's own functions; capsule hooks only where the namespace's functions
- * are the ones already bound (a second libpython is declined, with one warning); the dlvsym hook
+ * bound to the namespace's own functions, and so are the capsule hooks (an entry set per
+ * libpython, up to four; past that one warning and the slots are left); the dlvsym hook
  * is not used (the namespace's dlsym is its own C library's, which the preload does not
  * interpose). Objects the namespace loads itself (its own dlopen) are patched at the next
- * dlmopen into it. */
+ * dlmopen into it, and every object of the namespace is visited at each such scan (its own
+ * dlclose is not the shim's: the finished set cannot be trusted there). */
 #ifndef DLS_ENGINE_H
 #define DLS_ENGINE_H
 
 /* A function dlsync hooks through the engine without the trampoline (its own C or assembly
  * entry). */
 typedef struct {
-    const char *name;        /* the symbol callers refer to */
-    void *entry;             /* what their GOT slots get */
-    int (*bind)(void *real); /* learns the real function (may be NULL); called outside locks;
-                                 returns 0 to decline it (entry stands for another function of
-                                 that name, such as a second copy in another namespace) */
-    int by_dlsym;            /* 1: dlsym of `name` returns `entry` too */
+    const char *name; /* the symbol callers refer to */
+    void *entry;      /* what their GOT slots get, unless entry_for is set */
+    /* The entry standing for the real function `real` (a hook with one entry per defining object,
+     * such as one libpython per dlmopen namespace), or NULL to decline it (the slot is left as it
+     * is). Called outside locks. */
+    void *(*entry_for)(void *real);
+    int by_dlsym; /* 1: dlsym of `name` returns the entry too */
 } dls_engine_hook;
 
 /* Patches the loaded objects not finished yet (see above), holding each while it is read when

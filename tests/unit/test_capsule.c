@@ -70,16 +70,14 @@ static void *(*hooked_new(void))(void *, const char *, void *)
 {
     size_t n;
     const dls_engine_hook *h = dls_capsule_hooks(&n);
-    h[0].bind((void *)fake_capsule_new);
-    return (void *(*)(void *, const char *, void *))h[0].entry;
+    return (void *(*)(void *, const char *, void *))h[0].entry_for((void *)fake_capsule_new);
 }
 
 static void *(*hooked_get_pointer(void))(void *, const char *)
 {
     size_t n;
     const dls_engine_hook *h = dls_capsule_hooks(&n);
-    h[2].bind((void *)fake_capsule_get_pointer);
-    return (void *(*)(void *, const char *))h[2].entry;
+    return (void *(*)(void *, const char *))h[2].entry_for((void *)fake_capsule_get_pointer);
 }
 
 static void noop_deleter(void *self)
