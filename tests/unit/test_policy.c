@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <time.h>
 
 #include "common/config.h"
 #include "cuda/drv.h"
@@ -115,6 +116,40 @@ static dls_pol_x *export_range(uintptr_t lo, uintptr_t hi)
     dls_pol_x_link(p);
     dls_pol_unlock();
     return p;
+}
+
+/* Launches 500 operations on stream 3, touching nothing exchanged (a thread's body). */
+static void *launch_untracked(void *arg)
+{
+    (void)arg;
+    TID = 300;
+    uint64_t word = 0x700000;
+    for (int i = 0; i < 500; i++)
+        launch(3, "untracked", &word, 1, 0);
+    return NULL;
+}
+
+static void a_launch_touching_nothing_watched_takes_no_lock(void **state)
+{
+    (void)state;
+    export_range(0x10000, 0x10100); /* something is watched: each ENTER asks the index */
+    dls_pol_lock();                 /* held by this thread while another one launches */
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, launch_untracked, NULL), 0);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    int joined = pthread_timedjoin_np(t, NULL, &until);
+    dls_pol_unlock();
+    if (joined != 0)
+        pthread_join(t, NULL);
+    assert_int_equal(joined, 0); /* the launches did not wait for the lock */
+    dls_cuda_stream s3 = stream(3, DLS_STREAM_NON_BLOCKING);
+    dls_pol_lock(); /* applies them */
+    dls_pol_stream *st = dls_pol_stream_get(&s3, 300);
+    assert_non_null(st);
+    assert_int_equal(st->last, 500);
+    dls_pol_unlock();
 }
 
 static void unrelated_busy_streams_are_not_producers(void **state)
@@ -656,6 +691,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(unrelated_busy_streams_are_not_producers, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_launch_touching_nothing_watched_takes_no_lock, setup, teardown),
         cmocka_unit_test_setup_teardown(the_frontier_is_the_touching_op_not_the_latest, setup, teardown),
         cmocka_unit_test_setup_teardown(host_synchronized_work_is_not_pending, setup, teardown),
         cmocka_unit_test_setup_teardown(a_conservative_launch_touches_everything, setup, teardown),
