@@ -4,8 +4,6 @@
 #include "cbids.h"
 #include "streams.h"
 
-#include <string.h>
-
 void dls_cuda_decode_stream(dls_cuda_op *op, CUstream h, int per_thread_call, const CUpti_CallbackData *cb)
 {
     op->flags |= DLS_OPF_HAS_STREAM;
@@ -27,8 +25,7 @@ void dls_cuda_decode_range(dls_cuda_op *op, dls_cuda_scratch *scratch, uintptr_t
 int dls_cuda_decode(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigned index, dls_cuda_op *op,
                     dls_cuda_scratch *scratch)
 {
-    memset(op, 0, sizeof *op);
-    op->cbid = cbid;
+    *op = (dls_cuda_op){.cbid = cbid};
     if (!cb || (!cb->functionParams && cbid != CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize))
         return 0; /* cuCtxSynchronize is the one handled call without parameters */
     if (dls_cuda_cbid_class_of(cbid) == DLS_CBID_LAUNCH) {

@@ -335,8 +335,7 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
             sync_enter(op);
         return;
     }
-    dls_summary_add(DLS_COUNT_OPS, 1);
-    if (deferrable(op) && op->result == 0) {
+    if (deferrable(op) && op->result == 0) { /* counted in the summary when applied */
         dls_pol_after *after = NULL;
         if (atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed) && t_thread.after_st) {
             if (t_thread.after_corr == op->correlation_id) /* a consumer access (fix) */
@@ -357,6 +356,7 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
         }
         return;
     }
+    dls_summary_add(DLS_COUNT_OPS, 1);
     if (op->result != 0 && !host_sync(op) && op->kind != DLS_OP_CAPTURE_END)
         return;
     dls_pol_lock();

@@ -234,6 +234,9 @@ extern dls_pol_state dls_pol_g;
 /* Takes dls_pol_g.lock and applies every deferred operation queued before. */
 void dls_pol_lock(void);
 
+/* At exit: applies the queue unless another thread holds the lock (then it is not waited for). */
+void dls_pol_drain_at_exit(void);
+
 /* Releases the lock, then writes the race reports queued while it was held. */
 void dls_pol_unlock(void);
 

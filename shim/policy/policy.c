@@ -260,6 +260,12 @@ void dls_policy_start(void)
     dls_exchange_set_observer(&g_observer);
 }
 
+void dls_policy_stop(void)
+{
+    if (dls_pol_g.hb)
+        dls_pol_drain_at_exit();
+}
+
 void dls_policy_set_consumer_stream(uintptr_t stream)
 {
     t_consumer.set = 1;

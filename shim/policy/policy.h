@@ -17,6 +17,9 @@
 /* Installs the observers for the configured mode (idempotent). Called by the shim's start-up. */
 void dls_policy_start(void);
 
+/* At exit, before the summary: applies the operations still queued, so the summary counts them. */
+void dls_policy_stop(void);
+
 /* Sets the calling thread's consumer stream: every later export made by this thread (through a
  * wrapped legacy to_dlpack) is made safe on `stream` at once, in fix mode. */
 void dls_policy_set_consumer_stream(uintptr_t stream);

@@ -10,6 +10,7 @@
 #include "pol.h"
 
 #include "../common/config.h"
+#include "../report/summary.h"
 #include "../report/warn.h"
 
 #include <sched.h>
@@ -28,7 +29,7 @@ static void drain(void)
 {
     uint64_t end = atomic_load_explicit(&g_tail, memory_order_acquire);
     int made = 0; /* the previous record's hb operation was made, and nothing else touched hb */
-    uint64_t sid = 0, tid = 0;
+    uint64_t sid = 0, tid = 0, applied = 0;
     for (; g_head < end; g_head++) {
         uint64_t lap = g_head - g_head % QUEUE;
         __typeof__(g_queue[0]) *s = &g_queue[g_head % QUEUE];
@@ -40,13 +41,24 @@ static void drain(void)
         sid = r->stream.id;
         tid = r->tid;
         atomic_store_explicit(&s->seq, lap + QUEUE, memory_order_release);
+        applied++;
     }
+    if (applied)
+        dls_summary_add(DLS_COUNT_OPS, applied); /* once per drain: no shared counter per launch */
 }
 
 void dls_pol_lock(void)
 {
     pthread_mutex_lock(&dls_pol_g.lock);
     drain();
+}
+
+void dls_pol_drain_at_exit(void)
+{
+    if (pthread_mutex_trylock(&dls_pol_g.lock) != 0)
+        return; /* a holder drains itself; exit never waits for it */
+    drain();
+    dls_pol_unlock();
 }
 
 void dls_pol_unlock(void)
@@ -86,6 +98,7 @@ void dls_pol_apply_now(const dls_pol_rec *r)
     dls_pol_lock();
     dls_pol_apply(r, 0);
     dls_pol_unlock();
+    dls_summary_add(DLS_COUNT_OPS, 1);
 }
 
 void dls_pol_degrade(const char *key, const char *reason)

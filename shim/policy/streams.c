@@ -131,6 +131,10 @@ static void forget(dls_pol_stream *st, const dls_pol_entry *e)
         st->lost_cons = 0;
     }
     st->lost = e->pos;
+    if (!e->nwords && e->nranges == 1 && !e->conservative) { /* a copy or set with one range */
+        widen(st, e->lo[0], e->hi[0]);
+        return;
+    }
     st->lost_cons |= e->conservative;
     for (unsigned i = 0; i < e->nwords; i++)
         if (e->words[i] >= 4096)

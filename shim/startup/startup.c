@@ -15,7 +15,8 @@
  *      wrapped calls reach the policy.
  * Nothing here initializes CUDA or starts a thread: the CUPTI observer starts when the program's
  * own cuInit calls InitializeInjection.
- * At exit: the repeat counts of race reports, then the summary (the log's last record). */
+ * At exit: the operations still queued are applied, then the repeat counts of race reports, then
+ * the summary (the log's last record). */
 #include "../common/config.h"
 #include "../common/ownfd.h"
 #include "../cuda/inject.h"
@@ -57,6 +58,7 @@ __attribute__((destructor)) static void dls_stop(void)
 {
     if (dls_config_get()->mode == DLS_MODE_OFF)
         return;
+    dls_policy_stop();
     dls_race_emit_repeats();
     dls_summary_emit();
 }
