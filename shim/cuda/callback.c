@@ -135,27 +135,28 @@ static int single_op(CUpti_CallbackId cbid, const dls_cuda_op *op)
     return op->kind == DLS_OP_LAUNCH && cbid != CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice;
 }
 
-/* Decodes the index-th operation of the call into *op, reusing the launch kept at its ENTER. */
-static int decode(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigned index, int exit,
-                  dls_cuda_op *op)
+/* Decodes the index-th operation of the call: the ENTER's first operation straight into the
+ * kept slot, the EXIT's reusing the launch, copy or set kept at its ENTER (no copy), any other
+ * into *local. Returns the op, or NULL when the call has no operation at that index. */
+static dls_cuda_op *decode(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigned index,
+                           int exit, dls_cuda_op *local)
 {
     if (exit && index == 0 && t->kept_valid && t->kept_cbid == cbid && t->kept_corr == cb->correlationId &&
         t->kept_params == cb->functionParams) {
         t->kept_valid = 0;
-        *op = t->kept;
-        return 1;
+        return &t->kept;
     }
     t->kept_valid = 0;
+    dls_cuda_op *op = !exit && index == 0 ? &t->kept : local;
     if (!dls_cuda_decode(cbid, cb, index, op, &t->scratch))
-        return 0;
-    if (!exit && index == 0 && single_op(cbid, op)) {
-        t->kept = *op;
+        return NULL;
+    if (op == &t->kept && single_op(cbid, op)) {
         t->kept_cbid = cbid;
         t->kept_corr = cb->correlationId;
         t->kept_params = cb->functionParams;
         t->kept_valid = 1;
     }
-    return 1;
+    return op;
 }
 
 static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
@@ -174,25 +175,25 @@ static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_Callba
     uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_acquire);
     int under_runtime = t->rt_depth > 0 && t->rt_epoch == epoch;
     int debug = atomic_load_explicit(&g_debug, memory_order_relaxed);
-    dls_cuda_op op;
-    for (unsigned i = 0; decode(t, cbid, cb, i, exit, &op); i++) {
-        op.phase = exit ? DLS_PHASE_EXIT : DLS_PHASE_ENTER;
-        op.result = exit && cb->functionReturnValue ? (int)*(const CUresult *)cb->functionReturnValue : 0;
-        op.api = under_runtime ? t->rt_name : cb->functionName;
-        op.name = op.kind == DLS_OP_LAUNCH ? cb->symbolName : NULL;
-        op.tid = t->tid;
-        op.correlation_id = cb->correlationId;
-        op.rt_correlation_id = under_runtime ? t->rt_corr : 0;
+    dls_cuda_op local, *op;
+    for (unsigned i = 0; (op = decode(t, cbid, cb, i, exit, &local)); i++) {
+        op->phase = exit ? DLS_PHASE_EXIT : DLS_PHASE_ENTER;
+        op->result = exit && cb->functionReturnValue ? (int)*(const CUresult *)cb->functionReturnValue : 0;
+        op->api = under_runtime ? t->rt_name : cb->functionName;
+        op->name = op->kind == DLS_OP_LAUNCH ? cb->symbolName : NULL;
+        op->tid = t->tid;
+        op->correlation_id = cb->correlationId;
+        op->rt_correlation_id = under_runtime ? t->rt_corr : 0;
         if (debug)
-            debug_print(&op);
+            debug_print(op);
         sink_pair *s = atomic_load_explicit(&g_sink, memory_order_acquire);
         if (s)
-            s->fn(&op, s->user);
-        if (exit && op.kind == DLS_OP_STREAM_DESTROY)
+            s->fn(op, s->user);
+        if (exit && op->kind == DLS_OP_STREAM_DESTROY)
             dls_cuda_streams_invalidate();
-        if (exit && op.kind == DLS_OP_EVENT_DESTROY)
-            dls_cuda_event_forget((CUevent)op.event);
-        if (single_op(cbid, &op))
+        if (exit && op->kind == DLS_OP_EVENT_DESTROY)
+            dls_cuda_event_forget((CUevent)op->event);
+        if (single_op(cbid, op))
             break; /* its only operation */
     }
 }

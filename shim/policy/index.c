@@ -278,6 +278,21 @@ int dls_pol_index_may_touch(const dls_cuda_op *op)
     return 0;
 }
 
+int dls_pol_index_clears(const dls_cuda_op *op, unsigned *version)
+{
+    unsigned before = atomic_load_explicit(&g_index.seq, memory_order_acquire);
+    if ((before & 1) || dls_pol_index_may_touch(op))
+        return 0;
+    atomic_thread_fence(memory_order_acquire);
+    *version = before;
+    return atomic_load_explicit(&g_index.seq, memory_order_relaxed) == before;
+}
+
+unsigned dls_pol_index_version(void)
+{
+    return atomic_load_explicit(&g_index.seq, memory_order_acquire);
+}
+
 int dls_pol_index_may_touch_entry(const dls_pol_entry *e)
 {
     int answer;

@@ -30,6 +30,8 @@ static __thread struct {
     uint64_t snap;
     uint32_t after_corr;
     dls_pol_stream *after_st;
+    uint32_t cleared_corr; /* the operation whose ENTER the index cleared, in version `version` */
+    unsigned version;
 } t_thread;
 
 /* Thread exit: the thread id may be reused, so the engine forgets what this one knew. */
@@ -117,6 +119,7 @@ static void make_rec(const dls_cuda_op *op, dls_pol_rec *r)
     r->correlation_id = op->correlation_id;
     r->stream = op->stream;
     r->after = NULL;
+    r->cleared = 0;
     if (is_memory_op(op->kind))
         dls_pol_entry_fill(&r->e, op);
 }
@@ -143,7 +146,8 @@ static int apply(const dls_pol_rec *r, int again)
     dls_pol_after *after = r->after && r->after->st == st ? r->after : NULL;
     if (after)
         dls_pol_after_placed(after);
-    if (dls_pol_index_may_touch_entry(&r->e))
+    int cleared = r->cleared && !r->e.boxed && r->version == dls_pol_index_version(); /* as at its ENTER */
+    if (!cleared && dls_pol_index_may_touch_entry(&r->e))
         for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
             if (dls_pol_entry_touches(&r->e, x->lo, x->lo, x->hi))
                 dls_pol_x_note_access(x, st->id, pos, r->e.name[0] ? r->e.name : r->e.api, after);
@@ -329,29 +333,42 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
             dls_pol_hostfn_launch(op);
             return;
         }
-        if (entered(op) && dls_pol_index_may_touch(op))
+        unsigned version;
+        if (entered(op) && !dls_pol_index_clears(op, &version))
             memory_enter(op); /* a synchronous copy too, so its capture includes what is injected */
+        else if (entered(op) && deferrable(op)) {
+            t_thread.cleared_corr = op->correlation_id; /* its EXIT need not ask the index again */
+            t_thread.version = version;
+        }
         if (host_sync(op))
             sync_enter(op);
         return;
     }
     if (deferrable(op) && op->result == 0) { /* counted in the summary when applied */
         dls_pol_after *after = NULL;
-        if (atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed) && t_thread.after_st) {
-            if (t_thread.after_corr == op->correlation_id) /* a consumer access (fix) */
+        int cleared = 0;
+        unsigned version = 0;
+        if (atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed)) {
+            if (t_thread.after_st && t_thread.after_corr == op->correlation_id) /* a consumer access (fix) */
                 after = dls_pol_after_record(t_thread.after_st, op->tid);
             t_thread.after_st = NULL;
+            cleared = t_thread.cleared_corr == op->correlation_id;
+            version = t_thread.version;
         }
         uint64_t ticket;
         dls_pol_rec *q = dls_pol_defer_claim(&ticket);
         if (q) {
             make_rec(op, q);
             q->after = after;
+            q->cleared = cleared;
+            q->version = version;
             dls_pol_defer_publish(ticket);
         } else {
             dls_pol_rec r;
             make_rec(op, &r);
             r.after = after;
+            r.cleared = cleared;
+            r.version = version;
             dls_pol_apply_now(&r);
         }
         return;

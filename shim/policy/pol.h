@@ -140,7 +140,9 @@ typedef struct {
     uint32_t correlation_id;
     dls_cuda_stream stream;
     struct dls_pol_after_s *after; /* fix: the event recorded right after this consumer access */
-    dls_pol_entry e;               /* its ring entry (memory operations), pos set when applied */
+    int cleared;                   /* its ENTER found it touching nothing in index version `version` */
+    unsigned version;
+    dls_pol_entry e; /* its ring entry (memory operations), pos set when applied */
 } dls_pol_rec;
 
 /* A stream as the policy knows it. */
@@ -349,6 +351,13 @@ size_t dls_pol_index_count(void);
 /* Lock-free: 0 when op certainly touches no live or released exchange (its words and ranges
  * overlap no indexed range; graph launches and conservative operations may touch anything). */
 int dls_pol_index_may_touch(const dls_cuda_op *op);
+
+/* Lock-free: 1 when op certainly touches nothing indexed in the index's version *version (the
+ * index did not change while it was asked); 0 when it may touch, or the index changed. */
+int dls_pol_index_clears(const dls_cuda_op *op, unsigned *version);
+
+/* The index's current version (it changes with every insertion and removal). */
+unsigned dls_pol_index_version(void);
 
 /* The same for a ring entry (a deferred operation's): 0 when it certainly touches no live or
  * released exchange. */
