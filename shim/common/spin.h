@@ -10,6 +10,7 @@
 
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <time.h>
 
 typedef struct {
@@ -44,6 +45,13 @@ static inline void dls_spin_lock(dls_spin *s)
 static inline void dls_spin_unlock(dls_spin *s)
 {
     atomic_store_explicit(&s->held, 0, memory_order_release);
+}
+
+/* Adds d (may wrap: (size_t)-1 subtracts one) to a counter written only under a lock and read
+ * without it: a load and a store, no locked instruction. */
+static inline void dls_spin_count_add(atomic_size_t *c, size_t d)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + d, memory_order_relaxed);
 }
 
 #endif

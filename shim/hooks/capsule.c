@@ -207,7 +207,7 @@ typedef struct {
 } pending;
 
 static pending g_pending[PENDING_SLOTS];
-static atomic_size_t g_pending_n;
+static atomic_size_t g_pending_n; /* written under the lock (dls_spin_count_add), read without it */
 static uint64_t g_pending_seq;
 static dls_spin g_pending_lock = DLS_SPIN_INIT;
 
@@ -240,7 +240,7 @@ static void pending_delete(size_t i)
         }
     }
     g_pending[i].mt = NULL;
-    atomic_fetch_sub_explicit(&g_pending_n, 1, memory_order_relaxed);
+    dls_spin_count_add(&g_pending_n, (size_t)-1);
 }
 
 /* Empties the slot of the oldest entry. Lock held; the table is not empty. */
@@ -264,7 +264,7 @@ static void pending_add(void *mt, const dls_profile *row, const char *lib)
             pending_evict_oldest();
             i = pending_probe(mt);
         }
-        atomic_fetch_add_explicit(&g_pending_n, 1, memory_order_relaxed);
+        dls_spin_count_add(&g_pending_n, 1);
     }
     g_pending[i] = (pending){mt, row, lib, g_pending_seq++};
     dls_spin_unlock(&g_pending_lock);
@@ -274,7 +274,7 @@ static void pending_add(void *mt, const dls_profile *row, const char *lib)
  * the table's lock). */
 static void export_if_pending(void *mt)
 {
-    if (!atomic_load_explicit(&g_pending_n, memory_order_acquire))
+    if (!atomic_load_explicit(&g_pending_n, memory_order_relaxed))
         return;
     const dls_profile *row = NULL;
     const char *lib = NULL;

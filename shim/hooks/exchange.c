@@ -21,7 +21,7 @@ typedef struct {
 static dls_spin g_lock = DLS_SPIN_INIT;
 static dls_exchange *g_table; /* slots with tensor == NULL are empty */
 static size_t g_cap;
-static atomic_size_t g_live;
+static atomic_size_t g_live; /* written under the lock (dls_spin_count_add), read without it */
 static removed_entry g_removed[REMOVED_RING];
 static unsigned g_removed_next;
 static _Atomic uint64_t g_next_id = 1;
@@ -92,7 +92,7 @@ int dls_exchange_add(const dls_exchange *x)
     } else {
         size_t i = probe(x->tensor);
         if (!g_table[i].tensor)
-            atomic_fetch_add_explicit(&g_live, 1, memory_order_relaxed);
+            dls_spin_count_add(&g_live, 1);
         g_table[i] = *x;
     }
     dls_spin_unlock(&g_lock);
@@ -179,7 +179,7 @@ int dls_exchange_remove(const void *tensor, dls_exchange *out, dls_deleter_fn *d
             }
         }
         g_table[i].tensor = NULL; /* empty: the other fields are written whole by the next add */
-        atomic_fetch_sub_explicit(&g_live, 1, memory_order_relaxed);
+        dls_spin_count_add(&g_live, (size_t)-1);
     }
     dls_spin_unlock(&g_lock);
     return found >= 0 ? 0 : -1;
