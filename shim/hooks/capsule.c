@@ -449,13 +449,12 @@ static void *set_name_entry(void *real)
     int k = claim(real, offsetof(python_fns, set_name));
     if (k < 0)
         return NULL;
-    const void *gadget = atomic_load(&g_py[k].get_pointer) ? NULL : dls_caller_gadget(real);
+    const void *gadget = dls_caller_gadget(real);
     void *get = gadget ? dls_call_as(gadget, (void *)dls_real_dlsym_fn(), (uintptr_t)RTLD_DEFAULT,
                                      (uintptr_t) "PyCapsule_GetPointer", 0, 0)
                        : NULL;
-    void *none = NULL;
-    if (get && !dls_addr_in_shim(get))
-        atomic_compare_exchange_strong(&g_py[k].get_pointer, &none, get);
+    if (get && !dls_addr_in_shim(get)) /* looked up again at each binding: the object may be new */
+        atomic_store_explicit(&g_py[k].get_pointer, get, memory_order_release);
     return g_set_name_entries[k];
 }
 
