@@ -9,7 +9,15 @@ SHIM_LIB  := $(B)/lib/libdlsync.so
 SHIM_AR   := $(B)/lib/libdlsync_internal.a
 SHIM_LIBS := -lpthread -ldl
 
-$(B)/obj/shim/%.o: EXTRA_CFLAGS += -I shim/include -I shim -I $(CUDA_INC)
+# TLS descriptors: a thread-local access costs a call to a two-instruction resolver instead of
+# __tls_get_addr while the shim's TLS is static (it is preloaded; glibc also gives a dlopened
+# shim static TLS when the surplus allows, else the dynamic descriptor, which still works). The
+# callbacks on every CUDA call make one or two such accesses. Only where the compiler has the
+# dialect and no sanitizer tracks TLS through __tls_get_addr.
+SHIM_TLS := $(if $(SAN),,$(shell $(CC) -mtls-dialect=gnu2 -x c -c /dev/null -o /dev/null 2>/dev/null && \
+                                  echo -mtls-dialect=gnu2))
+
+$(B)/obj/shim/%.o: EXTRA_CFLAGS += -I shim/include -I shim -I $(CUDA_INC) $(SHIM_TLS)
 
 $(SHIM_LIB): $(SHIM_OBJS) shim/dlsync.map
 	@mkdir -p $(@D)

@@ -349,11 +349,13 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
         int cleared = 0;
         unsigned version = 0;
         if (atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed)) {
-            if (t_thread.after_st && t_thread.after_corr == op->correlation_id) /* a consumer access (fix) */
-                after = dls_pol_after_record(t_thread.after_st, op->tid);
-            t_thread.after_st = NULL;
-            cleared = t_thread.cleared_corr == op->correlation_id;
-            version = t_thread.version;
+            __typeof__(t_thread) *t = &t_thread;
+            __asm__("" : "+r"(t));                                  /* one thread-pointer lookup, not one per use */
+            if (t->after_st && t->after_corr == op->correlation_id) /* a consumer access (fix) */
+                after = dls_pol_after_record(t->after_st, op->tid);
+            t->after_st = NULL;
+            cleared = t->cleared_corr == op->correlation_id;
+            version = t->version;
         }
         uint64_t ticket;
         dls_pol_rec *q = dls_pol_defer_claim(&ticket);

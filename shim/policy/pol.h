@@ -242,12 +242,46 @@ void dls_pol_drain_at_exit(void);
 /* Releases the lock, then writes the race reports queued while it was held. */
 void dls_pol_unlock(void);
 
+/* The queue of deferred operations (queue.c): slot i holds the record of claim i (mod size). */
+#define DLS_POL_QUEUE 1024
+typedef struct {
+    _Atomic uint64_t seq; /* k * DLS_POL_QUEUE: free for lap k; + 1: published in lap k */
+    dls_pol_rec rec;
+} dls_pol_slot;
+extern dls_pol_slot dls_pol_queue[DLS_POL_QUEUE];
+extern _Atomic uint64_t dls_pol_queue_tail;
+
 /* Defers an operation, lock-free: claims the next queue slot, whose record the caller fills in
  * place and then publishes with the ticket. The claim holds up whoever drains the queue until it
  * is published, so nothing between the two may block or call anything that takes a lock. NULL
- * when the queue is full: the caller applies its record with dls_pol_apply_now (which drains). */
-dls_pol_rec *dls_pol_defer_claim(uint64_t *ticket);
-void dls_pol_defer_publish(uint64_t ticket);
+ * when the queue is full: the caller applies its record with dls_pol_apply_now (which drains).
+ * Inline: it is on every launch's path. */
+static inline dls_pol_rec *dls_pol_defer_claim(uint64_t *ticket)
+{
+    uint64_t pos = atomic_load_explicit(&dls_pol_queue_tail, memory_order_relaxed);
+    for (;;) {
+        uint64_t lap = pos - pos % DLS_POL_QUEUE;
+        dls_pol_slot *s = &dls_pol_queue[pos % DLS_POL_QUEUE];
+        uint64_t seq = atomic_load_explicit(&s->seq, memory_order_acquire);
+        if (seq == lap) {
+            if (atomic_compare_exchange_weak_explicit(&dls_pol_queue_tail, &pos, pos + 1, memory_order_relaxed,
+                                                      memory_order_relaxed)) {
+                *ticket = pos;
+                return &s->rec;
+            }
+        } else if (seq < lap) {
+            return NULL; /* the previous lap's record is not applied yet */
+        } else {
+            pos = atomic_load_explicit(&dls_pol_queue_tail, memory_order_relaxed);
+        }
+    }
+}
+
+static inline void dls_pol_defer_publish(uint64_t ticket)
+{
+    atomic_store_explicit(&dls_pol_queue[ticket % DLS_POL_QUEUE].seq, ticket - ticket % DLS_POL_QUEUE + 1,
+                          memory_order_release);
+}
 
 /* Takes the lock (applying the queue), applies r, releases the lock. */
 void dls_pol_apply_now(const dls_pol_rec *r);
