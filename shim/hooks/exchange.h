@@ -2,10 +2,10 @@
  *
  * Every DLPack tensor the shim sees at a wrapped export or import gets an exchange id (xid)
  * and an entry here until its deleter is called. The policy layer looks entries up by tensor
- * pointer or by an address inside the data, and may attach its own per-exchange pointer.
- * Lookups copy the entry out under a lock, so the copy stays valid after the tensor is gone.
- * Memory is allocated only when the table grows (doubling); the address lookup scans the live
- * entries (there are few at a time). Thread-safe. */
+ * pointer, and may attach its own per-exchange pointer.
+ * Lookups copy the entry out under a spin lock (common/spin.h: each operation is one short
+ * critical section that calls nothing), so the copy stays valid after the tensor is gone.
+ * Memory is allocated only when the table grows (doubling), outside the lock. Thread-safe. */
 #ifndef DLS_EXCHANGE_H
 #define DLS_EXCHANGE_H
 

@@ -149,13 +149,35 @@ static void capsule_exchanges_say_which_capsule(void **state)
     assert_int_equal(exported_path("dltensor", 0), DLS_XPATH_LEGACY_CAPSULE);
 }
 
-static atomic_int g_exports;
+static atomic_int g_exports, g_imports;
 
 static void count_export(void *ctx, const dls_exchange *x)
 {
     (void)ctx;
     (void)x;
     atomic_fetch_add(&g_exports, 1);
+}
+
+static void count_import(void *ctx, const dls_exchange *x)
+{
+    (void)ctx;
+    (void)x;
+    atomic_fetch_add(&g_imports, 1);
+}
+
+static int fake_capsule_set_name(void *capsule, const char *name)
+{
+    (void)capsule;
+    (void)name;
+    return 0;
+}
+
+/* The hooked PyCapsule_SetName, over the fake above. */
+static int (*hooked_set_name(void))(void *, const char *)
+{
+    size_t n;
+    const dls_engine_hook *h = dls_capsule_hooks(&n);
+    return (int (*)(void *, const char *))h[1].entry_for((void *)fake_capsule_set_name);
 }
 
 static void count_released(DLManagedTensor *self)
@@ -206,12 +228,13 @@ static void untaken_capsules_are_bounded_oldest_first(void **state)
 
 enum { THREADS = 4, ROUNDS = 2000, BATCH = 8 };
 
-/* One producer-consumer thread: makes BATCH capsules, takes them apart in the other order and
- * releases the tensors, ROUNDS times. */
+/* One producer-consumer thread: makes BATCH capsules, takes them apart in the other order,
+ * renames them (the import) and releases the tensors, ROUNDS times. */
 static void *make_and_take(void *arg)
 {
     void *(*cap_new)(void *, const char *, void *) = hooked_new();
     void *(*get)(void *, const char *) = hooked_get_pointer();
+    int (*rename)(void *, const char *) = hooked_set_name();
     DLManagedTensor *t = arg;
     for (int r = 0; r < ROUNDS; r++) {
         for (int i = 0; i < BATCH; i++) {
@@ -224,20 +247,24 @@ static void *make_and_take(void *arg)
                 return "get";
             if (t[i].deleter == count_released)
                 return "not exported";
+            if (rename(&t[i], "used_dltensor") != 0)
+                return "rename";
             t[i].deleter(&t[i]);
         }
     }
     return NULL;
 }
 
-/* Threads making and taking capsules at once: every capsule exports exactly once. */
+/* Threads making, taking and renaming capsules at once: every capsule exports and imports
+ * exactly once. */
 static void capsules_of_several_threads_export_once_each(void **state)
 {
     (void)state;
     static DLManagedTensor t[THREADS][BATCH];
-    dls_exchange_observer obs = {.on_export = count_export};
+    dls_exchange_observer obs = {.on_export = count_export, .on_import = count_import};
     dls_exchange_set_observer(&obs);
     atomic_store(&g_exports, 0);
+    atomic_store(&g_imports, 0);
     pthread_t th[THREADS];
     for (int i = 0; i < THREADS; i++)
         assert_int_equal(pthread_create(&th[i], NULL, make_and_take, t[i]), 0);
@@ -247,6 +274,7 @@ static void capsules_of_several_threads_export_once_each(void **state)
         assert_null(err);
     }
     assert_int_equal(atomic_load(&g_exports), THREADS * ROUNDS * BATCH);
+    assert_int_equal(atomic_load(&g_imports), THREADS * ROUNDS * BATCH);
     assert_int_equal(dls_exchange_live(), 0);
     dls_exchange_set_observer(NULL);
     dls_exchange_reset_for_tests();
