@@ -104,7 +104,7 @@ int dls_exchange_add(const dls_exchange *x)
 }
 
 /* Slot index of the live tensor, or -1. Caller holds the lock. */
-static long find_locked(const void *tensor)
+static inline __attribute__((always_inline)) long find_locked(const void *tensor)
 {
     if (!g_cap || !tensor)
         return -1;
