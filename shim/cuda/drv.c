@@ -21,17 +21,16 @@ static int read_adds(struct dl_phdr_info *info, size_t size, void *out)
     return 1;
 }
 
-/* Fills g_resolved from the loaded libcuda; 0 on success, -1 when none is loaded. */
-static int resolve(void)
+/* Fills *t from the loaded libcuda; 0 on success, -1 when none is loaded. Calls the loader: never
+ * under a dlsync lock. */
+static int resolve(dls_drv_table *t)
 {
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     if (!h)
         return -1;
-    dls_drv_table t;
-#define DRV(field, symbol, params, args) *(void **)&t.field = dlsym(h, symbol);
+#define DRV(field, symbol, params, args) *(void **)&t->field = dlsym(h, symbol);
 #include "drv.def"
 #undef DRV
-    g_resolved = t;
     return 0;
 }
 
@@ -50,15 +49,19 @@ const dls_drv_table *dls_drv(void)
     dl_iterate_phdr(read_adds, &adds);
     if (adds == atomic_load_explicit(&g_failed_at_adds, memory_order_relaxed))
         return NULL;
+    dls_drv_table found;
+    if (resolve(&found) != 0) {
+        atomic_store_explicit(&g_failed_at_adds, adds, memory_order_relaxed);
+        return NULL;
+    }
+    /* The loader was asked without the lock; the first thread to publish its answer wins (every
+     * answer names the same functions of the one loaded libcuda). */
     pthread_mutex_lock(&g_lock);
     t = atomic_load_explicit(&g_table, memory_order_relaxed);
     if (!t) {
-        if (resolve() == 0) {
-            t = &g_resolved;
-            atomic_store_explicit(&g_table, t, memory_order_release);
-        } else {
-            atomic_store_explicit(&g_failed_at_adds, adds, memory_order_relaxed);
-        }
+        g_resolved = found;
+        t = &g_resolved;
+        atomic_store_explicit(&g_table, t, memory_order_release);
     }
     pthread_mutex_unlock(&g_lock);
     return t;
