@@ -147,6 +147,17 @@ void dls_pol_entry_fill(dls_pol_entry *e, const dls_cuda_op *op)
 {
     e->op = op->correlation_id;
     e->api = op->api;
+    if (op->kind != DLS_OP_LAUNCH && op->kind != DLS_OP_GRAPH_LAUNCH && !(op->flags & DLS_OPF_CONSERVATIVE) &&
+        op->nranges <= 2) { /* a copy or set: its ranges (the words and the name stay unused) */
+        e->conservative = e->nwords = e->boxed = 0;
+        e->nranges = (uint8_t)op->nranges;
+        for (uint32_t i = 0; i < op->nranges; i++) {
+            e->lo[i] = op->ranges[i].addr;
+            e->hi[i] = op->ranges[i].addr + op->ranges[i].len;
+        }
+        e->name[0] = '\0';
+        return;
+    }
     e->conservative = (op->flags & DLS_OPF_CONSERVATIVE) || op->kind == DLS_OP_GRAPH_LAUNCH;
     e->nwords = 0;
     e->nranges = 0;
@@ -194,7 +205,21 @@ void dls_pol_ring_append(dls_pol_stream *st, const dls_pol_entry *src, uint64_t 
     st->head = (st->head + 1) % DLS_POL_RING;
     if (st->count < DLS_POL_RING)
         st->count++;
-    *e = *src;
+    if (!src->nwords && !src->name[0]) { /* a copy or set: its fields, not the unused words */
+        e->op = src->op;
+        e->conservative = src->conservative;
+        e->nwords = 0;
+        e->nranges = src->nranges;
+        e->boxed = src->boxed;
+        e->lo[0] = src->lo[0];
+        e->hi[0] = src->hi[0];
+        e->lo[1] = src->lo[1];
+        e->hi[1] = src->hi[1];
+        e->api = src->api;
+        e->name[0] = '\0';
+    } else {
+        *e = *src;
+    }
     e->pos = pos;
 }
 
