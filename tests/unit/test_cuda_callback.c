@@ -1,5 +1,6 @@
-/* Unit tests of shim/cuda/callback.c: delivery at ENTER and EXIT, one operation per runtime call
- * and the driver call beneath it, the re-entrancy guard, id retirement at destroy, formatting. */
+/* Unit tests of shim/cuda/callback.c: delivery at ENTER and EXIT, the ENTER gate, one operation
+ * per runtime call and the driver call beneath it, the re-entrancy guard, id retirement at
+ * destroy, formatting. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,6 +64,33 @@ static void call(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, CUpti_ApiCallb
 {
     CUpti_CallbackData cb = fake_cb(site, fn, params);
     dls_cuda_callback(NULL, dom, cbid, &cb);
+}
+
+/* While nothing is watched the ENTER of stream work is not delivered, its EXIT is; other calls'
+ * ENTERs always are; with something watched again, every ENTER is. */
+static void the_enter_gate_holds_back_only_stream_work(void **state)
+{
+    (void)state;
+    static atomic_int watching;
+    atomic_store(&watching, 0);
+    dls_cuda_set_enter_gate(&watching);
+    cuMemsetD8Async_params p = {.dstDevice = 0x1000, .uc = 1, .N = 64};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemsetD8Async), CUPTI_API_ENTER, "cuMemsetD8Async", &p);
+    assert_int_equal(nseen, 0);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemsetD8Async), CUPTI_API_EXIT, "cuMemsetD8Async", &p);
+    assert_int_equal(nseen, 1);
+    assert_int_equal(seen[0].phase, DLS_PHASE_EXIT);
+    assert_int_equal(seen[0].kind, DLS_OP_MEMSET);
+    assert_int_equal(seen_ranges[0].addr, 0x1000);
+    cuStreamSynchronize_params sp = {.hStream = (CUstream)0x5000};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamSynchronize), CUPTI_API_ENTER, "cuStreamSynchronize", &sp);
+    assert_int_equal(nseen, 2);
+    assert_int_equal(seen[1].phase, DLS_PHASE_ENTER);
+    atomic_store(&watching, 1);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemsetD8Async), CUPTI_API_ENTER, "cuMemsetD8Async", &p);
+    assert_int_equal(nseen, 3);
+    assert_int_equal(seen[2].phase, DLS_PHASE_ENTER);
+    dls_cuda_set_enter_gate(NULL);
 }
 
 static void driver_call_is_delivered_at_enter_and_exit(void **state)
@@ -299,6 +327,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(driver_call_is_delivered_at_enter_and_exit, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_enter_gate_holds_back_only_stream_work, setup, teardown),
         cmocka_unit_test_setup_teardown(runtime_call_annotates_the_driver_call_beneath, setup, teardown),
         cmocka_unit_test_setup_teardown(switching_callbacks_forgets_runtime_frames, setup, teardown),
         cmocka_unit_test_setup_teardown(shim_calls_are_not_reported, setup, teardown),
