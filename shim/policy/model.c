@@ -157,7 +157,8 @@ static int apply(const dls_pol_rec *r, int again)
 int dls_pol_apply(const dls_pol_rec *r, int again)
 {
     int made = apply(r, again);
-    dls_pol_after_put(r->after);
+    if (r->after)
+        dls_pol_after_put(r->after);
     return made;
 }
 

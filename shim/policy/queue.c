@@ -34,8 +34,8 @@ static void drain(void)
         while (atomic_load_explicit(&s->seq, memory_order_acquire) != lap + 1)
             sched_yield(); /* claimed, being filled */
         const dls_pol_rec *r = &s->rec;
-        int again = made && r->stream.resolved && r->stream.id == sid && r->tid == tid;
-        made = dls_pol_apply(r, again) && !r->after; /* an after event's capture is an hb call */
+        int again = made && r->stream.id == sid && r->tid == tid; /* made: sid is a resolved id */
+        made = dls_pol_apply(r, again) && !r->after;              /* an after event's capture is an hb call */
         sid = r->stream.id;
         tid = r->tid;
         atomic_store_explicit(&s->seq, lap + QUEUE, memory_order_release);
