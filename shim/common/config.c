@@ -10,6 +10,7 @@
 static dls_config g_config;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static int g_inert;
+const dls_config *_Atomic dls_config_read;
 
 const char *dls_mode_name(dls_mode m)
 {
@@ -73,9 +74,10 @@ static void read_config(void)
     g_config = c;
 }
 
-const dls_config *dls_config_get(void)
+const dls_config *dls_config_get_first(void)
 {
     pthread_once(&g_once, read_config);
+    atomic_store_explicit(&dls_config_read, &g_config, memory_order_release);
     return &g_config;
 }
 
@@ -89,6 +91,7 @@ void dls_config_make_inert(void)
 void dls_config_reset_for_tests(void)
 {
     g_inert = 0;
+    atomic_store(&dls_config_read, NULL);
     g_once = (pthread_once_t)PTHREAD_ONCE_INIT;
     memset(&g_config, 0, sizeof g_config);
 }

@@ -9,6 +9,8 @@
 
 #include "names.h"
 
+#include <stdatomic.h>
+
 typedef enum {
 #define DLS_MODE_ENUM_(id, name) DLS_MODE_##id,
     DLS_MODES(DLS_MODE_ENUM_)
@@ -29,8 +31,19 @@ typedef struct {
     char problems[DLS_CONFIG_PROBLEMS][160];
 } dls_config;
 
-/* Returns the process configuration, reading the environment on the first call. Never NULL. */
-const dls_config *dls_config_get(void);
+/* The configuration once read (written by config.c only); NULL until then. */
+extern const dls_config *_Atomic dls_config_read;
+
+/* dls_config_get before the configuration was read: reads the environment (once). */
+const dls_config *dls_config_get_first(void);
+
+/* Returns the process configuration, reading the environment on the first call. Never NULL.
+ * Once read, one inline load. */
+static inline const dls_config *dls_config_get(void)
+{
+    const dls_config *c = atomic_load_explicit(&dls_config_read, memory_order_acquire);
+    return __builtin_expect(c != NULL, 1) ? c : dls_config_get_first();
+}
 
 /* Name of a mode as written in DLSYNC_MODE ("off", "trace", "check", "fix"). */
 const char *dls_mode_name(dls_mode m);

@@ -8,10 +8,8 @@
 #ifndef DLS_SPIN_H
 #define DLS_SPIN_H
 
-#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
-#include <time.h>
 
 typedef struct {
     atomic_int held;
@@ -22,23 +20,14 @@ typedef struct {
         0             \
     }
 
-/* Waits for s and takes it. */
+/* dls_spin_lock once s was found held: spins, yields, sleeps until it takes s. */
+void dls_spin_wait(dls_spin *s);
+
+/* Waits for s and takes it: one atomic exchange inline when s is free. */
 static inline void dls_spin_lock(dls_spin *s)
 {
-    for (unsigned n = 0; atomic_exchange_explicit(&s->held, 1, memory_order_acquire);) {
-        while (atomic_load_explicit(&s->held, memory_order_relaxed)) {
-            if (++n < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-                __builtin_ia32_pause();
-#endif
-            } else if (n < 1024) {
-                sched_yield();
-            } else {
-                struct timespec ts = {0, 50000};
-                nanosleep(&ts, NULL);
-            }
-        }
-    }
+    if (__builtin_expect(atomic_exchange_explicit(&s->held, 1, memory_order_acquire), 0))
+        dls_spin_wait(s);
 }
 
 /* Releases s, which the caller holds. */

@@ -34,7 +34,7 @@ typedef struct {
 } python_fns;
 
 static python_fns g_py[PYTHONS];
-static atomic_int g_bound; /* 1 once a hook stands for some libpython */
+atomic_int dls_capsule_bound;
 
 /* 1 for "dltensor", 2 for "dltensor_versioned", after "used_" when `used`; 0 otherwise. It runs
  * for every capsule the hooked callers touch: other names are mostly told apart by their first
@@ -348,9 +348,9 @@ static inline __attribute__((always_inline)) void *capsule_get_pointer(const pyt
     return mt;
 }
 
-void dls_capsule_before_release(void *mt)
+void dls_capsule_before_release_bound(void *mt)
 {
-    if (!atomic_load_explicit(&g_bound, memory_order_relaxed) || t_read.mt != mt)
+    if (t_read.mt != mt)
         return;
     t_read.mt = NULL;
     dls_exchange x;
@@ -421,7 +421,7 @@ static int claim(void *real, size_t member)
     for (int k = 0; k < PYTHONS; k++) {
         uintptr_t b = atomic_load_explicit(&g_py[k].base, memory_order_acquire);
         if (b == base || (!b && (atomic_compare_exchange_strong(&g_py[k].base, &b, base) || b == base))) {
-            atomic_store(&g_bound, 1);
+            atomic_store(&dls_capsule_bound, 1);
             atomic_store_explicit((_Atomic(void *) *)((char *)&g_py[k] + member), real, memory_order_release);
             return k;
         }

@@ -25,7 +25,7 @@ static atomic_size_t g_live; /* written under the lock (dls_spin_count_add), rea
 static removed_entry g_removed[REMOVED_RING];
 static unsigned g_removed_next;
 static _Atomic uint64_t g_next_id = 1;
-static _Atomic(const dls_exchange_observer *) g_observer;
+_Atomic(const dls_exchange_observer *) dls_exchange_observer_now;
 
 uint64_t dls_exchange_next_id(void)
 {
@@ -66,41 +66,109 @@ static int full(void)
     return (atomic_load_explicit(&g_live, memory_order_relaxed) + 1) * 2 > g_cap;
 }
 
-int dls_exchange_add(const dls_exchange *x)
+/* Makes room for one more entry. Called, and returns, with the lock held, which it drops to
+ * allocate; the tables to free once the lock is released are left in trash[0..1]. Returns 0,
+ * or -1 when no memory could be found. */
+static __attribute__((noinline, cold)) int make_room(dls_exchange **trash)
 {
     dls_exchange *spare = NULL, *old = NULL;
-    size_t spare_cap = 0;
-    int rc = 0;
-    dls_spin_lock(&g_lock);
     while (full()) {
         /* Allocated without the lock; another thread may have grown the table meanwhile. */
         size_t cap = g_cap ? g_cap * 2 : 64;
         dls_spin_unlock(&g_lock);
         free(spare);
+        free(old);
+        old = NULL;
         spare = calloc(cap, sizeof *spare);
-        spare_cap = cap;
         dls_spin_lock(&g_lock);
         if (!spare)
             break;
-        if (full() && spare_cap > g_cap) {
-            old = rehash(spare, spare_cap);
+        if (full() && cap > g_cap) {
+            old = rehash(spare, cap);
             spare = NULL;
         }
     }
-    if (full()) {
-        rc = -1;
-    } else {
-        size_t i = probe(x->tensor);
-        if (!g_table[i].tensor)
-            dls_spin_count_add(&g_live, 1);
-        g_table[i] = *x;
-    }
+    trash[0] = spare;
+    trash[1] = old;
+    return full() ? -1 : 0;
+}
+
+/* Takes the lock and returns the slot for tensor, or NULL (lock still held) when there is no
+ * room. Fills trash for release_lock. */
+static inline __attribute__((always_inline)) dls_exchange *claim_slot(const void *tensor, dls_exchange **trash)
+{
+    dls_spin_lock(&g_lock);
+    if (__builtin_expect(full(), 0) && make_room(trash) != 0)
+        return NULL;
+    size_t i = probe(tensor);
+    if (!g_table[i].tensor)
+        dls_spin_count_add(&g_live, 1);
+    return &g_table[i];
+}
+
+/* Releases the lock taken by claim_slot and frees its trash. */
+static inline __attribute__((always_inline)) void release_lock(dls_exchange **trash)
+{
     dls_spin_unlock(&g_lock);
-    if (spare)
-        free(spare);
-    if (old)
-        free(old);
-    return rc;
+    if (__builtin_expect(trash[0] || trash[1], 0)) {
+        free(trash[0]);
+        free(trash[1]);
+    }
+}
+
+int dls_exchange_add(const dls_exchange *x)
+{
+    dls_exchange *trash[2] = {NULL, NULL};
+    dls_exchange *slot = claim_slot(x->tensor, trash);
+    if (slot)
+        *slot = *x;
+    release_lock(trash);
+    return slot ? 0 : -1;
+}
+
+/* dls_exchange_make with the xid given. */
+static inline __attribute__((always_inline)) void make(dls_exchange *x, const dls_exchange_origin *o, uint64_t xid)
+{
+    const DLTensor *t = o->view->tensor;
+    const dls_profile *p = o->at;
+    x->xid = xid;
+    x->tensor = o->tensor;
+    x->versioned = o->view->versioned;
+    x->data = t->data;
+    x->device = t->device;
+    x->dtype = t->dtype;
+    x->lo = (uintptr_t)t->data + (uintptr_t)o->extent->lo;
+    x->hi = (uintptr_t)t->data + (uintptr_t)o->extent->hi;
+    x->flags = o->view->flags;
+    x->producer = o->is_export ? p : NULL;
+    x->producer_lib = o->is_export ? o->lib : NULL;
+    x->consumer = o->is_export ? NULL : p;
+    x->seen_at = p;
+    x->path = p->path;
+    x->deleter = o->view->deleter_slot ? (dls_deleter_fn)*o->view->deleter_slot : NULL;
+    x->imports = o->is_export ? 0 : 1;
+    x->policy = NULL;
+}
+
+void dls_exchange_make(dls_exchange *x, const dls_exchange_origin *o)
+{
+    make(x, o, dls_exchange_next_id());
+}
+
+uint64_t dls_exchange_add_made(const dls_exchange_origin *o, dls_exchange *out)
+{
+    uint64_t xid = dls_exchange_next_id();
+    dls_exchange *trash[2] = {NULL, NULL};
+    dls_exchange *slot = claim_slot(o->tensor, trash);
+    if (slot) {
+        make(slot, o, xid);
+        if (out)
+            *out = *slot;
+    }
+    release_lock(trash);
+    if (!slot && out)
+        make(out, o, xid);
+    return slot ? xid : 0;
 }
 
 /* Slot index of the live tensor, or -1. Caller holds the lock. */
@@ -217,10 +285,5 @@ void dls_exchange_reset_for_tests(void)
 
 void dls_exchange_set_observer(const dls_exchange_observer *obs)
 {
-    atomic_store_explicit(&g_observer, obs, memory_order_release);
-}
-
-const dls_exchange_observer *dls_exchange_get_observer(void)
-{
-    return atomic_load_explicit(&g_observer, memory_order_acquire);
+    atomic_store_explicit(&dls_exchange_observer_now, obs, memory_order_release);
 }

@@ -11,6 +11,7 @@
 
 #include "../report/advice.h"
 #include "dlsync_dlpack.h"
+#include "extent.h"
 #include "profiles.h"
 
 #include <stddef.h>
@@ -43,6 +44,24 @@ uint64_t dls_exchange_next_id(void);
 /* Adds x, keyed by x->tensor; an older entry for the same tensor pointer is replaced. Returns 0,
  * or -1 when memory for the table could not be found (x is then not tracked). */
 int dls_exchange_add(const dls_exchange *x);
+
+/* What the wrapper knows of a tensor first seen at a wrapped entry point. */
+typedef struct {
+    const dls_profile *at; /* the entry point */
+    const char *lib;       /* object defining it */
+    void *tensor;          /* the managed tensor */
+    const dls_managed_view *view;
+    const dls_extent *extent;
+    int is_export; /* 1: exported by `at`; 0: imported by it */
+} dls_exchange_origin;
+
+/* Fills *x, with a new xid, for the tensor described by o. */
+void dls_exchange_make(dls_exchange *x, const dls_exchange_origin *o);
+
+/* Adds the entry dls_exchange_make would fill for o (built in its slot: not copied) and copies
+ * it into *out when out is non-NULL. Returns its xid, or 0 when memory for the table could not
+ * be found (the tensor is then not tracked and *out, when given, is filled all the same). */
+uint64_t dls_exchange_add_made(const dls_exchange_origin *o, dls_exchange *out);
 
 /* Copies the live entry for `tensor` into *out (when out is non-NULL). Returns 0 or -1 (none). */
 int dls_exchange_find_tensor(const void *tensor, dls_exchange *out);

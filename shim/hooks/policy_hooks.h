@@ -10,6 +10,8 @@
 
 #include "exchange.h"
 
+#include <stdatomic.h>
+
 typedef struct {
     /* A wrapped export returned x->tensor (already registered, deleter already swapped). */
     void (*on_export)(void *ctx, const dls_exchange *x);
@@ -28,7 +30,13 @@ typedef struct {
  * may be NULL. Safe to call at any time from any thread. */
 void dls_exchange_set_observer(const dls_exchange_observer *obs);
 
-/* The installed observer, or NULL. */
-const dls_exchange_observer *dls_exchange_get_observer(void);
+/* The installed observer (written by dls_exchange_set_observer only). */
+extern _Atomic(const dls_exchange_observer *) dls_exchange_observer_now;
+
+/* The installed observer, or NULL. One inline load. */
+static inline const dls_exchange_observer *dls_exchange_get_observer(void)
+{
+    return atomic_load_explicit(&dls_exchange_observer_now, memory_order_acquire);
+}
 
 #endif

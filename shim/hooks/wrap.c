@@ -43,37 +43,17 @@ static int interpret(const dls_profile *p, void *mt, dls_managed_view *v, dls_ex
     return 0;
 }
 
-/* Fills *x for a tensor first seen at p, field by field (the entry is large: no temporary). */
-static inline __attribute__((always_inline)) void make_exchange(dls_exchange *x, const dls_profile *p, const char *lib,
-                                                                void *mt, const dls_managed_view *v,
-                                                                const dls_extent *ext, int is_export)
+/* Registers the tensor o describes and swaps in the shim's deleter; a tensor without a deleter
+ * is not registered (nothing would ever release it). Fills *x when x is non-NULL. */
+static void track(const dls_exchange_origin *o, dls_exchange *x)
 {
-    const DLTensor *t = v->tensor;
-    x->xid = dls_exchange_next_id();
-    x->tensor = mt;
-    x->versioned = v->versioned;
-    x->data = t->data;
-    x->device = t->device;
-    x->dtype = t->dtype;
-    x->lo = (uintptr_t)t->data + (uintptr_t)ext->lo;
-    x->hi = (uintptr_t)t->data + (uintptr_t)ext->hi;
-    x->flags = v->flags;
-    x->producer = is_export ? p : NULL;
-    x->producer_lib = is_export ? lib : NULL;
-    x->consumer = is_export ? NULL : p;
-    x->seen_at = p;
-    x->path = p->path;
-    x->deleter = v->deleter_slot ? (dls_deleter_fn)*v->deleter_slot : NULL;
-    x->imports = is_export ? 0 : 1;
-    x->policy = NULL;
-}
-
-/* Registers x and swaps in the shim's deleter; a tensor without a deleter is not registered
- * (nothing would ever release it). */
-static void track(dls_exchange *x, const dls_managed_view *v)
-{
-    if (x->deleter && dls_exchange_add(x) == 0)
-        *v->deleter_slot = (void *)dls_exchange_deleter;
+    void **slot = o->view->deleter_slot;
+    if (!*slot) {
+        if (x)
+            dls_exchange_make(x, o);
+    } else if (dls_exchange_add_made(o, x) != 0) {
+        *slot = (void *)dls_exchange_deleter;
+    }
     dls_summary_add(DLS_COUNT_EXCHANGES, 1);
 }
 
@@ -94,18 +74,22 @@ void dls_wrap_export(const dls_profile *p, const char *lib, void *mt)
     if (!interpret(p, mt, &v, &ext))
         return;
     const dls_exchange_observer *obs = dls_exchange_get_observer();
+    int logged = dls_log_enabled();
+    /* The entry is copied out only for those who read it. */
+    int told = logged || (obs && obs->on_export) || dls_nvtx_active();
     dls_exchange x;
-    if (*v.deleter_slot == (void *)dls_exchange_deleter && dls_exchange_find_tensor(mt, &x) == 0) {
+    if (*v.deleter_slot == (void *)dls_exchange_deleter && dls_exchange_find_tensor(mt, told ? &x : NULL) == 0) {
         /* Handed out again as it is: same exchange. */
     } else {
-        make_exchange(&x, p, lib, mt, &v, &ext, 1);
-        track(&x, &v);
+        track(&(dls_exchange_origin){p, lib, mt, &v, &ext, 1}, told ? &x : NULL);
     }
     dls_summary_add(DLS_COUNT_EXPORTS, 1);
+    if (!told)
+        return;
     mark_exchange("export", x.xid);
     if (obs && obs->on_export)
         obs->on_export(obs->ctx, &x);
-    if (dls_log_enabled()) /* tested here too: the call alone costs more than the test */
+    if (logged)
         dls_record_exchange("export", x.xid, p, lib, mt, &v, &ext, x.producer ? x.producer->framework : NULL);
 }
 
@@ -162,7 +146,7 @@ void dls_wrap_export_filled(const dls_profile *p, const char *lib, DLTensor *t)
         return;
     }
     dls_exchange x;
-    make_exchange(&x, p, lib, t, &v, &ext, 1);
+    dls_exchange_make(&x, &(dls_exchange_origin){p, lib, t, &v, &ext, 1});
     track_view(&x);
     dls_summary_add(DLS_COUNT_EXCHANGES, 1);
     dls_summary_add(DLS_COUNT_EXPORTS, 1);
@@ -180,12 +164,12 @@ void dls_wrap_import(const dls_profile *p, const char *lib, void *mt)
     dls_exchange x;
     const dls_exchange_observer *obs = dls_exchange_get_observer();
     int logged = dls_log_enabled();
+    /* The entry is copied out only for those who read it. */
+    int told = logged || (obs && obs->on_import) || dls_nvtx_active();
     if (!dls_managed_view_of(mt, p->versioned, &v) && *v.deleter_slot == (void *)dls_exchange_deleter) {
         /* Checked when it was exported; checked again only to be logged. */
         if (logged && !interpret(p, mt, &v, &ext))
             return;
-        /* The entry is copied out only for those who read it. */
-        int told = logged || (obs && obs->on_import) || dls_nvtx_active();
         if (dls_exchange_note_import(mt, p, told ? &x : NULL) != 0) {
             dls_warn_once("import-released", "%s was given a tensor whose deleter was already called",
                           dls_profile_name(p));
@@ -196,10 +180,11 @@ void dls_wrap_import(const dls_profile *p, const char *lib, void *mt)
     } else {
         if (!interpret(p, mt, &v, &ext))
             return;
-        make_exchange(&x, p, lib, mt, &v, &ext, 0);
-        track(&x, &v);
+        track(&(dls_exchange_origin){p, lib, mt, &v, &ext, 0}, told ? &x : NULL);
     }
     dls_summary_add(DLS_COUNT_IMPORTS, 1);
+    if (!told)
+        return;
     mark_exchange("import", x.xid);
     if (obs && obs->on_import)
         obs->on_import(obs->ctx, &x);

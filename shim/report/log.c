@@ -17,8 +17,8 @@
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static pthread_once_t g_clock_once = PTHREAD_ONCE_INIT;
-static dls_ownfd g_file = {.fd = -1}; /* written before g_open is set, then read-only */
-static atomic_int g_open;             /* 1 while records are written to g_file */
+static dls_ownfd g_file = {.fd = -1}; /* written before dls_log_open is set, then read-only */
+atomic_int dls_log_open;              /* 1 while records are written to g_file */
 static char g_path[4096];             /* the expanded path, for warnings */
 static uint64_t g_real0, g_mono0;
 static atomic_int g_clock_ready; /* init_clock has run */
@@ -130,7 +130,7 @@ static void open_log(void)
                       err == ENXIO ? "a FIFO without a reader" : strerror(err));
         return;
     }
-    atomic_store(&g_open, 1);
+    atomic_store(&dls_log_open, 1);
     write_start();
 }
 
@@ -140,28 +140,27 @@ static void after_fork_child(void)
     t_tid = 0;
     g_pid = 0;
     const char *pattern = dls_config_get()->log_path;
-    if (atomic_load(&g_open) && pattern && strstr(pattern, "%p")) {
-        atomic_store(&g_open, 0);
+    if (atomic_load(&dls_log_open) && pattern && strstr(pattern, "%p")) {
+        atomic_store(&dls_log_open, 0);
         dls_ownfd_close(&g_file);
         open_log();
     }
 }
 
-static atomic_int g_ready; /* init_once has run */
+atomic_int dls_log_ready; /* init_once has run */
 
 static void init_once(void)
 {
     pthread_once(&g_clock_once, init_clock);
     pthread_atfork(NULL, NULL, after_fork_child);
     open_log();
-    atomic_store_explicit(&g_ready, 1, memory_order_release);
+    atomic_store_explicit(&dls_log_ready, 1, memory_order_release);
 }
 
-int dls_log_enabled(void)
+int dls_log_enabled_first(void)
 {
-    if (!atomic_load_explicit(&g_ready, memory_order_acquire))
-        pthread_once(&g_once, init_once);
-    return atomic_load_explicit(&g_open, memory_order_acquire);
+    pthread_once(&g_once, init_once);
+    return atomic_load_explicit(&dls_log_open, memory_order_acquire);
 }
 
 static int pid_now(void)
@@ -255,10 +254,10 @@ void dls_log_begin_n(dls_json *j, const char *ev, size_t n)
 void dls_log_write(dls_json *j)
 {
     dls_json_bytes(j, "}\n", 2);
-    if (!j->failed && atomic_load_explicit(&g_open, memory_order_acquire)) {
+    if (!j->failed && atomic_load_explicit(&dls_log_open, memory_order_acquire)) {
         /* one write per line: O_APPEND keeps lines whole */
         int err = dls_ownfd_write(&g_file, j->buf, j->len);
-        if (err && atomic_exchange(&g_open, 0))
+        if (err && atomic_exchange(&dls_log_open, 0))
             dls_warn_once("log-write", "%s DLSYNC_LOG=%s; no more records are written",
                           err == ESTALE ? "the program closed or replaced the descriptor of" : "writing failed for",
                           g_path);

@@ -15,13 +15,28 @@
 
 #include "json.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define DLS_LOG_NO_RANK "norank" /* what %r becomes in a process without a launcher rank */
 
-/* 1 when DLSYNC_LOG is set and the log could be opened (opens it on the first call). */
-int dls_log_enabled(void);
+/* 1 while records are written; 0 also before the log was opened (written by log.c only). */
+extern atomic_int dls_log_open;
+/* Set once the log was opened or found not wanted (written by log.c only). */
+extern atomic_int dls_log_ready;
+
+/* dls_log_enabled before the log was opened: opens it (once) and answers. */
+int dls_log_enabled_first(void);
+
+/* 1 when DLSYNC_LOG is set and the log could be opened (opens it on the first call). Once
+ * opened, two inline loads. */
+static inline int dls_log_enabled(void)
+{
+    if (__builtin_expect(!atomic_load_explicit(&dls_log_ready, memory_order_acquire), 0))
+        return dls_log_enabled_first();
+    return atomic_load_explicit(&dls_log_open, memory_order_acquire);
+}
 
 /* Starts a record of kind `ev` (the n bytes at ev: letters and '_', written as they are) in j
  * (see json.h for the values) with the keys every line has: ev, t, pid, tid. */
