@@ -6,6 +6,7 @@
 #include "policy_hooks.h"
 
 #include "../common/spin.h"
+#include "../report/summary.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -24,12 +25,11 @@ static size_t g_cap;
 static atomic_size_t g_live; /* written under the lock (dls_spin_count_add), read without it */
 static removed_entry g_removed[REMOVED_RING];
 static unsigned g_removed_next;
-static _Atomic uint64_t g_next_id = 1;
 _Atomic(const dls_exchange_observer *) dls_exchange_observer_now;
 
 uint64_t dls_exchange_next_id(void)
 {
-    return atomic_fetch_add_explicit(&g_next_id, 1, memory_order_relaxed);
+    return dls_summary_new_exchange();
 }
 
 static size_t hash_ptr(const void *p, size_t cap)
@@ -67,38 +67,35 @@ static int full(void)
 }
 
 /* Makes room for one more entry. Called, and returns, with the lock held, which it drops to
- * allocate; the tables to free once the lock is released are left in trash[0..1]. Returns 0,
- * or -1 when no memory could be found. */
-static __attribute__((noinline, cold)) int make_room(dls_exchange **trash)
+ * allocate and to free the replaced table. Returns 0, or -1 when no memory could be found. */
+static __attribute__((noinline, cold)) int make_room(void)
 {
-    dls_exchange *spare = NULL, *old = NULL;
     while (full()) {
         /* Allocated without the lock; another thread may have grown the table meanwhile. */
         size_t cap = g_cap ? g_cap * 2 : 64;
         dls_spin_unlock(&g_lock);
-        free(spare);
-        free(old);
-        old = NULL;
-        spare = calloc(cap, sizeof *spare);
+        dls_exchange *spare = calloc(cap, sizeof *spare), *old = NULL;
         dls_spin_lock(&g_lock);
         if (!spare)
-            break;
+            return full() ? -1 : 0;
         if (full() && cap > g_cap) {
             old = rehash(spare, cap);
             spare = NULL;
         }
+        dls_spin_unlock(&g_lock);
+        free(spare);
+        free(old);
+        dls_spin_lock(&g_lock);
     }
-    trash[0] = spare;
-    trash[1] = old;
-    return full() ? -1 : 0;
+    return 0;
 }
 
 /* Takes the lock and returns the slot for tensor, or NULL (lock still held) when there is no
- * room. Fills trash for release_lock. */
-static inline __attribute__((always_inline)) dls_exchange *claim_slot(const void *tensor, dls_exchange **trash)
+ * room. */
+static inline __attribute__((always_inline)) dls_exchange *claim_slot(const void *tensor)
 {
     dls_spin_lock(&g_lock);
-    if (__builtin_expect(full(), 0) && make_room(trash) != 0)
+    if (__builtin_expect(full(), 0) && make_room() != 0)
         return NULL;
     size_t i = probe(tensor);
     if (!g_table[i].tensor)
@@ -106,23 +103,12 @@ static inline __attribute__((always_inline)) dls_exchange *claim_slot(const void
     return &g_table[i];
 }
 
-/* Releases the lock taken by claim_slot and frees its trash. */
-static inline __attribute__((always_inline)) void release_lock(dls_exchange **trash)
-{
-    dls_spin_unlock(&g_lock);
-    if (__builtin_expect(trash[0] || trash[1], 0)) {
-        free(trash[0]);
-        free(trash[1]);
-    }
-}
-
 int dls_exchange_add(const dls_exchange *x)
 {
-    dls_exchange *trash[2] = {NULL, NULL};
-    dls_exchange *slot = claim_slot(x->tensor, trash);
+    dls_exchange *slot = claim_slot(x->tensor);
     if (slot)
         *slot = *x;
-    release_lock(trash);
+    dls_spin_unlock(&g_lock);
     return slot ? 0 : -1;
 }
 
@@ -155,20 +141,27 @@ void dls_exchange_make(dls_exchange *x, const dls_exchange_origin *o)
     make(x, o, dls_exchange_next_id());
 }
 
+/* dls_exchange_add_made when there was no room: fills *out only. */
+__attribute__((noinline, cold)) static uint64_t not_added(const dls_exchange_origin *o, dls_exchange *out, uint64_t xid)
+{
+    if (out)
+        make(out, o, xid);
+    return 0;
+}
+
 uint64_t dls_exchange_add_made(const dls_exchange_origin *o, dls_exchange *out)
 {
     uint64_t xid = dls_exchange_next_id();
-    dls_exchange *trash[2] = {NULL, NULL};
-    dls_exchange *slot = claim_slot(o->tensor, trash);
-    if (slot) {
-        make(slot, o, xid);
-        if (out)
-            *out = *slot;
+    dls_exchange *slot = claim_slot(o->tensor);
+    if (__builtin_expect(!slot, 0)) {
+        dls_spin_unlock(&g_lock);
+        return not_added(o, out, xid);
     }
-    release_lock(trash);
-    if (!slot && out)
-        make(out, o, xid);
-    return slot ? xid : 0;
+    make(slot, o, xid);
+    if (out)
+        *out = *slot;
+    dls_spin_unlock(&g_lock);
+    return xid;
 }
 
 /* Slot index of the live tensor, or -1. Caller holds the lock. */

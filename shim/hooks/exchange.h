@@ -38,7 +38,7 @@ typedef struct {
     void *policy;                /* opaque pointer owned by the policy layer; NULL initially */
 } dls_exchange;
 
-/* Next exchange id (never 0). */
+/* Next exchange id (never 0); counts one more exchange in the summary. */
 uint64_t dls_exchange_next_id(void);
 
 /* Adds x, keyed by x->tensor; an older entry for the same tensor pointer is replaced. Returns 0,

@@ -106,13 +106,6 @@ static int forward_extent(const DLTensor *t, int64_t bits, int64_t off, dls_exte
     return 1;
 }
 
-/* The element size in bits (at least 8 when sub-byte elements are padded). */
-static int64_t element_bits(const DLTensor *t, uint64_t flags)
-{
-    int64_t bits = (int64_t)t->dtype.bits * (int64_t)t->dtype.lanes;
-    return (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) && bits > 0 && bits < 8 ? 8 : bits;
-}
-
 /* dls_tensor_check for a tensor that failed the common case's test: names what is wrong, or
  * computes the extent of an empty tensor or one with negative strides. */
 __attribute__((noinline)) static const char *check_in_full(const DLTensor *t, uint64_t flags, dls_extent *ext)
@@ -127,7 +120,7 @@ __attribute__((noinline)) static const char *check_in_full(const DLTensor *t, ui
         return "NULL shape with ndim > 0";
     if (!dls_device_type_name(t->device.device_type))
         return "unknown device type";
-    int64_t bits = element_bits(t, flags);
+    int64_t bits = dls_element_bits(t, flags);
     if (bits == 0)
         return "zero-size element type";
     if (t->byte_offset > (uint64_t)INT64_MAX)
@@ -171,61 +164,15 @@ __attribute__((noinline)) static const char *check_in_full(const DLTensor *t, ui
     return NULL;
 }
 
-/* The device types with a log name, one bit each (all are below 32). */
-#define KNOWN_DEVICES                                                                                              \
-    ((1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 7) | (1u << 8) | (1u << 9) | (1u << 10) | (1u << 11) | \
-     (1u << 12) | (1u << 13) | (1u << 14) | (1u << 15) | (1u << 16) | (1u << 17))
-_Static_assert(sizeof g_device_names / sizeof *g_device_names == 18, "KNOWN_DEVICES lists g_device_names");
+_Static_assert(sizeof g_device_names / sizeof *g_device_names == 18, "DLS_KNOWN_DEVICES lists g_device_names");
 
-/* The extent of the most common tensor without a single overflow check: at most four
- * dimensions, each of 1 to 2^31 - 1 elements with a stride of 0 to 2^31 - 1 elements, so the
- * last element's offset is below 2^64, and below 2^38 elements in all (tested), so in bits,
- * with elements of at most 2^24 bits, it is below 2^62. Returns 0 for any other tensor. */
-static inline __attribute__((always_inline)) int small_extent(const DLTensor *t, int64_t bits, dls_extent *ext)
-{
-    if ((uint32_t)t->ndim > 4 || !t->strides || t->byte_offset >= (1ull << 62))
-        return 0;
-    uint64_t end = 1, any = 0;
-    for (int i = 0; i < t->ndim; i++) {
-        uint64_t span = (uint64_t)t->shape[i] - 1, stride = (uint64_t)t->strides[i];
-        any |= span | stride; /* a dimension of 0 or less, or a negative stride, sets bit 63 */
-        end += span * stride;
-    }
-    int64_t hi = (int64_t)((end * (uint64_t)bits + 7) >> 3) + (int64_t)t->byte_offset;
-    uintptr_t abs_hi;
-    if (any >= (1ull << 31) || end >= (1ull << 38) || __builtin_add_overflow((uintptr_t)t->data, hi, &abs_hi))
-        return 0;
-    ext->lo = (int64_t)t->byte_offset;
-    ext->hi = hi;
-    return 1;
-}
-
-const char *dls_tensor_check(const DLTensor *t, uint64_t flags, dls_extent *ext)
+const char *dls_tensor_check_any(const DLTensor *t, uint64_t flags, dls_extent *ext)
 {
     /* The common tensor in one test; any other is examined in full, where the reason is named. */
-    if (__builtin_expect(t && (t->ndim == 0 || t->shape) && (uint32_t)t->device.device_type < 32, 1) &&
-        (KNOWN_DEVICES >> t->device.device_type & 1)) {
-        int64_t bits = element_bits(t, flags);
-        if (bits && (small_extent(t, bits, ext) ||
-                     ((uint32_t)t->ndim <= DLS_MAX_NDIM && t->byte_offset <= (uint64_t)INT64_MAX &&
-                      forward_extent(t, bits, (int64_t)t->byte_offset, ext))))
-            return NULL;
-    }
+    if (t && (uint32_t)t->ndim <= DLS_MAX_NDIM && (t->ndim == 0 || t->shape) && (uint32_t)t->device.device_type < 32 &&
+        (DLS_KNOWN_DEVICES >> t->device.device_type & 1) && t->dtype.bits && t->dtype.lanes &&
+        t->byte_offset <= (uint64_t)INT64_MAX &&
+        forward_extent(t, dls_element_bits(t, flags), (int64_t)t->byte_offset, ext))
+        return NULL;
     return check_in_full(t, flags, ext);
-}
-
-const char *dls_managed_view_of(void *mt, int versioned, dls_managed_view *v)
-{
-    if (!mt)
-        return "NULL tensor";
-    if (versioned) {
-        DLManagedTensorVersioned *m = mt;
-        if (m->version.major != 1)
-            return "unsupported DLPack major version";
-        *v = (dls_managed_view){&m->dl_tensor, (void **)&m->deleter, m->flags, 1, m->version.major, m->version.minor};
-    } else {
-        DLManagedTensor *m = mt;
-        *v = (dls_managed_view){&m->dl_tensor, (void **)&m->deleter, 0, 0, 0, 0};
-    }
-    return NULL;
 }

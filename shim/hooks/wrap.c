@@ -32,7 +32,8 @@ __attribute__((noinline, cold)) static void malformed(const dls_profile *p, void
 }
 
 /* Checks mt; on failure logs and warns once, and returns 0. */
-static int interpret(const dls_profile *p, void *mt, dls_managed_view *v, dls_extent *ext)
+static inline __attribute__((always_inline)) int interpret(const dls_profile *p, void *mt, dls_managed_view *v,
+                                                           dls_extent *ext)
 {
     const char *reason = dls_managed_view_of(mt, p->versioned, v);
     if (!reason)
@@ -43,18 +44,20 @@ static int interpret(const dls_profile *p, void *mt, dls_managed_view *v, dls_ex
     return 0;
 }
 
-/* Registers the tensor o describes and swaps in the shim's deleter; a tensor without a deleter
- * is not registered (nothing would ever release it). Fills *x when x is non-NULL. */
+/* Registers the tensor o describes (its id counts the exchange) and swaps in the shim's deleter;
+ * a tensor without a deleter is not registered (nothing would ever release it). Fills *x when x
+ * is non-NULL. */
 static void track(const dls_exchange_origin *o, dls_exchange *x)
 {
     void **slot = o->view->deleter_slot;
     if (!*slot) {
         if (x)
             dls_exchange_make(x, o);
+        else
+            dls_exchange_next_id(); /* counted all the same */
     } else if (dls_exchange_add_made(o, x) != 0) {
         *slot = (void *)dls_exchange_deleter;
     }
-    dls_summary_add(DLS_COUNT_EXCHANGES, 1);
 }
 
 /* An NVTX marker "<what> xid N" inside the wrapped call's range, when a tool listens. */
@@ -148,7 +151,6 @@ void dls_wrap_export_filled(const dls_profile *p, const char *lib, DLTensor *t)
     dls_exchange x;
     dls_exchange_make(&x, &(dls_exchange_origin){p, lib, t, &v, &ext, 1});
     track_view(&x);
-    dls_summary_add(DLS_COUNT_EXCHANGES, 1);
     dls_summary_add(DLS_COUNT_EXPORTS, 1);
     mark_exchange("export", x.xid);
     const dls_exchange_observer *obs = dls_exchange_get_observer();
@@ -232,26 +234,35 @@ void dls_exchange_deleter(void *mt)
     deleter(mt);
 }
 
-void *dls_hook_pre(dls_frame *f)
+/* The rest of dls_hook_pre when an NVTX tool listens or the row is an import. */
+__attribute__((noinline)) static void *pre_hook_rest(dls_frame *f, const dls_binding *b)
 {
-    dls_binding *b = dls_binding_at(f->index);
-    if (!b)
-        return NULL;
     const dls_profile *p = dls_binding_profile(b);
     const char *lib;
     void *real = dls_binding_real(b, &lib);
-    int *depth = &t_depth;
-    if (*depth > 0 || dls_config_get()->mode == DLS_MODE_OFF) {
-        f->tail = 1;
-        return real;
-    }
-    ++*depth;
-    f->state = (uintptr_t)depth; /* the post-hook finds the thread's count without a TLS look-up */
     if (dls_nvtx_active())
         dls_nvtx_range_push(dls_profile_name(p));
     if (p->role == DLS_ROLE_IMPORT)
         dls_wrap_import(p, lib, (void *)f->arg[p->index]);
     return real;
+}
+
+void *dls_hook_pre(dls_frame *f)
+{
+    dls_binding *b = dls_binding_at(f->index);
+    if (!b)
+        return NULL;
+    int *depth = &t_depth;
+    __asm__("" : "+r"(depth)); /* the thread's address once: one TLS access, not one per use */
+    if (*depth > 0 || dls_config_get()->mode == DLS_MODE_OFF) {
+        f->tail = 1;
+        return b->real;
+    }
+    ++*depth;
+    f->state = (uintptr_t)depth; /* the post-hook finds the thread's count without a TLS look-up */
+    if (dls_nvtx_active() || dls_binding_profile(b)->role == DLS_ROLE_IMPORT)
+        return pre_hook_rest(f, b);
+    return b->real;
 }
 
 /* After a wrapped export returned: finds the tensor it produced and records the export. */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static _Atomic uint64_t g_count[DLS_COUNT_N_];
+_Atomic uint64_t dls_summary_counts[DLS_COUNT_N_];
 static atomic_int g_emitted;
 static const char *_Atomic g_cupti = "none";
 
@@ -19,15 +19,9 @@ static const char *const g_names[DLS_COUNT_N_] = {
     "malformed", "ops",     "races",   "injected", "fallbacks",
 };
 
-void dls_summary_add(dls_counter c, uint64_t n)
-{
-    if ((unsigned)c < DLS_COUNT_N_)
-        atomic_fetch_add_explicit(&g_count[c], n, memory_order_relaxed);
-}
-
 uint64_t dls_summary_get(dls_counter c)
 {
-    return (unsigned)c < DLS_COUNT_N_ ? atomic_load_explicit(&g_count[c], memory_order_relaxed) : 0;
+    return (unsigned)c < DLS_COUNT_N_ ? atomic_load_explicit(&dls_summary_counts[c], memory_order_relaxed) : 0;
 }
 
 void dls_summary_set_cupti(const char *sharing)

@@ -2,10 +2,11 @@
  *
  * Every part of the shim counts what it did here (exchanges seen, ops observed, races,
  * injected orderings, fallbacks). At a clean exit the totals become the log's `summary` record
- * and, with DLSYNC_VERBOSE=1, one line on stderr. Counting is a relaxed atomic add. */
+ * and, with DLSYNC_VERBOSE=1, one line on stderr. Counting is a relaxed atomic add, inline. */
 #ifndef DLS_SUMMARY_H
 #define DLS_SUMMARY_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 typedef enum {
@@ -22,8 +23,22 @@ typedef enum {
     DLS_COUNT_N_
 } dls_counter;
 
-/* Adds n to counter c (thread-safe). */
-void dls_summary_add(dls_counter c, uint64_t n);
+/* The counters (written through the functions below only). */
+extern _Atomic uint64_t dls_summary_counts[DLS_COUNT_N_];
+
+/* Adds n to counter c (thread-safe; inline, one atomic add). */
+static inline void dls_summary_add(dls_counter c, uint64_t n)
+{
+    if ((unsigned)c < DLS_COUNT_N_)
+        atomic_fetch_add_explicit(&dls_summary_counts[c], n, memory_order_relaxed);
+}
+
+/* Counts one more exchange and returns its id: the number of exchanges counted so far, so ids
+ * are unique, from 1, and the count of exchanges is that of the ids handed out. */
+static inline uint64_t dls_summary_new_exchange(void)
+{
+    return atomic_fetch_add_explicit(&dls_summary_counts[DLS_COUNT_EXCHANGES], 1, memory_order_relaxed) + 1;
+}
 
 /* Current value of counter c. */
 uint64_t dls_summary_get(dls_counter c);

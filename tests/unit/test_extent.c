@@ -103,6 +103,63 @@ static void forward_strides_match_the_general_computation(void **state)
     }
 }
 
+/* dls_tensor_check's answer for t, and the general computation's: t with one more dimension of
+ * size 1 and a negative stride, which only the general computation takes. */
+static void assert_same_as_general(const DLTensor *t)
+{
+    int64_t shape[5], strides[5];
+    for (int i = 0; i < t->ndim; i++) {
+        shape[i] = t->shape[i];
+        strides[i] = t->strides[i];
+    }
+    shape[t->ndim] = 1;
+    strides[t->ndim] = -1;
+    DLTensor twin = *t;
+    twin.ndim = t->ndim + 1;
+    twin.shape = shape;
+    twin.strides = strides;
+    dls_extent e = {-1, -1}, f = {-1, -1};
+    const char *r = dls_tensor_check(t, 0, &e), *g = dls_tensor_check(&twin, 0, &f);
+    if (!r || !g) {
+        assert_ptr_equal(r, g);
+        assert_int_equal(e.lo, f.lo);
+        assert_int_equal(e.hi, f.hi);
+    } else {
+        assert_string_equal(r, g);
+    }
+}
+
+static void the_inline_measure_agrees_at_its_limits(void **state)
+{
+    (void)state;
+    static const int64_t sizes[] = {1, 2, (1ll << 31) - 1, 1ll << 31, (1ll << 31) + 1, 1ll << 40, INT64_MAX, 0, -1};
+    static const int64_t steps[] = {0, 1, (1ll << 31) - 1, 1ll << 31, 1ll << 40, INT64_MAX, -1, INT64_MIN};
+    static const uint64_t offsets[] = {0, 8, (1ull << 62) - 8, 1ull << 62, (uint64_t)INT64_MAX};
+    for (size_t a = 0; a < sizeof sizes / sizeof *sizes; a++)
+        for (size_t b = 0; b < sizeof steps / sizeof *steps; b++)
+            for (size_t o = 0; o < sizeof offsets / sizeof *offsets; o++)
+                for (int ndim = 1; ndim <= 4; ndim++) {
+                    int64_t shape[4] = {sizes[a], 3, sizes[a], 2}, strides[4] = {steps[b], 1, steps[b], 5};
+                    DLTensor t = tensor(ndim, shape, strides, kDLFloat, 64);
+                    t.byte_offset = offsets[o];
+                    assert_same_as_general(&t);
+                    t.data = (void *)(UINTPTR_MAX - 4096); /* near the top of the address space */
+                    assert_same_as_general(&t);
+                }
+    /* Every device type: known exactly when it has a log name. */
+    int64_t shape[] = {2, 2}, strides[] = {2, 1};
+    for (int32_t type = -2; type < 70; type++) {
+        DLTensor t = tensor(2, shape, strides, kDLFloat, 32);
+        t.device.device_type = (DLDeviceType)type;
+        dls_extent e;
+        const char *r = dls_tensor_check(&t, 0, &e);
+        if (dls_device_type_name(type))
+            assert_null(r);
+        else
+            assert_string_equal(r, "unknown device type");
+    }
+}
+
 static void empty_and_scalar_tensors(void **state)
 {
     (void)state;
@@ -205,6 +262,7 @@ int main(void)
         cmocka_unit_test(transposed_and_broadcast_strides),
         cmocka_unit_test(negative_strides_reach_below_data),
         cmocka_unit_test(forward_strides_match_the_general_computation),
+        cmocka_unit_test(the_inline_measure_agrees_at_its_limits),
         cmocka_unit_test(empty_and_scalar_tensors),
         cmocka_unit_test(sub_byte_elements_round_outward_unless_padded),
         cmocka_unit_test(malformed_tensors_are_refused),
