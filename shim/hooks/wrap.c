@@ -47,7 +47,7 @@ static inline __attribute__((always_inline)) int interpret(const dls_profile *p,
 /* Registers the tensor o describes (its id counts the exchange) and swaps in the shim's deleter;
  * a tensor without a deleter is not registered (nothing would ever release it). Fills *x when x
  * is non-NULL. */
-static void track(const dls_exchange_origin *o, dls_exchange *x)
+static inline __attribute__((always_inline)) void track(const dls_exchange_origin *o, dls_exchange *x)
 {
     void **slot = o->view->deleter_slot;
     if (!*slot) {

@@ -270,6 +270,11 @@ static void threads_exchange_at_once(void **state)
     for (int i = 0; i < 3; i++)
         atomic_store(&g_counts[i], 0);
     atomic_store(&g_released_by_producer, 0);
+    static const dls_counter counted[] = {DLS_COUNT_EXCHANGES, DLS_COUNT_EXPORTS, DLS_COUNT_IMPORTS,
+                                          DLS_COUNT_RELEASES};
+    uint64_t before[4];
+    for (int i = 0; i < 4; i++)
+        before[i] = dls_summary_get(counted[i]);
     pthread_t th[THREADS];
     for (int i = 0; i < THREADS; i++)
         assert_int_equal(pthread_create(&th[i], NULL, exchange_many, t[i]), 0);
@@ -279,6 +284,8 @@ static void threads_exchange_at_once(void **state)
         assert_int_equal(atomic_load(&g_counts[i]), THREADS * ROUNDS * HELD);
     assert_int_equal(atomic_load(&g_released_by_producer), THREADS * ROUNDS * HELD);
     assert_int_equal(dls_exchange_live(), 0);
+    for (int i = 0; i < 4; i++) /* the summary's totals are exact */
+        assert_int_equal(dls_summary_get(counted[i]) - before[i], THREADS * ROUNDS * HELD);
 }
 
 int main(void)
