@@ -7,6 +7,8 @@
 #ifndef DLS_CONFIG_H
 #define DLS_CONFIG_H
 
+#include "export.h"
+
 #include "names.h"
 
 #include <stdatomic.h>
@@ -32,7 +34,7 @@ typedef struct {
 } dls_config;
 
 /* The configuration once read (written by config.c only); NULL until then. */
-extern const dls_config *_Atomic dls_config_read;
+extern const dls_config *_Atomic dls_config_read DLS_HIDDEN;
 
 /* dls_config_get before the configuration was read: reads the environment (once). */
 const dls_config *dls_config_get_first(void);

@@ -3,4 +3,8 @@
 #ifndef DLS_EXPORT_H
 #define DLS_EXPORT_H
 #define DLS_EXPORT __attribute__((visibility("default")))
+/* DLS_HIDDEN marks a declaration of a shim variable that other files read inline: hidden, it is
+ * addressed directly (one load) instead of through the GOT, which -fvisibility=hidden alone
+ * does not do for declarations. */
+#define DLS_HIDDEN __attribute__((visibility("hidden")))
 #endif

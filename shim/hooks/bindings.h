@@ -9,6 +9,8 @@
 #ifndef DLS_BINDINGS_H
 #define DLS_BINDINGS_H
 
+#include "../common/export.h"
+
 #include "profiles.h"
 
 #include <stdatomic.h>
@@ -24,7 +26,7 @@ typedef struct {
     const char *lib;
 } dls_binding;
 
-extern dls_binding dls_binding_table[DLS_STUB_COUNT];
+extern dls_binding dls_binding_table[DLS_STUB_COUNT] DLS_HIDDEN;
 
 /* Binding of stub i, or NULL when i is out of range or not bound. Lock-free. */
 static inline dls_binding *dls_binding_at(size_t i)

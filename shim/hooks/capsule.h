@@ -32,6 +32,8 @@
 #ifndef DLS_CAPSULE_H
 #define DLS_CAPSULE_H
 
+#include "../common/export.h"
+
 #include "engine.h"
 #include "profiles.h"
 
@@ -39,7 +41,7 @@
 #include <stddef.h>
 
 /* 1 once a hook stands for some libpython (written by capsule.c only). */
-extern atomic_int dls_capsule_bound;
+extern atomic_int dls_capsule_bound DLS_HIDDEN;
 
 /* dls_capsule_before_release once some libpython is hooked. */
 void dls_capsule_before_release_bound(void *mt);

@@ -8,6 +8,8 @@
 #ifndef DLS_POLICY_HOOKS_H
 #define DLS_POLICY_HOOKS_H
 
+#include "../common/export.h"
+
 #include "exchange.h"
 
 #include <stdatomic.h>
@@ -31,7 +33,7 @@ typedef struct {
 void dls_exchange_set_observer(const dls_exchange_observer *obs);
 
 /* The installed observer (written by dls_exchange_set_observer only). */
-extern _Atomic(const dls_exchange_observer *) dls_exchange_observer_now;
+extern _Atomic(const dls_exchange_observer *) dls_exchange_observer_now DLS_HIDDEN;
 
 /* The installed observer, or NULL. One inline load. */
 static inline const dls_exchange_observer *dls_exchange_get_observer(void)

@@ -13,6 +13,8 @@
 #ifndef DLS_LOG_H
 #define DLS_LOG_H
 
+#include "../common/export.h"
+
 #include "json.h"
 
 #include <stdatomic.h>
@@ -22,9 +24,9 @@
 #define DLS_LOG_NO_RANK "norank" /* what %r becomes in a process without a launcher rank */
 
 /* 1 while records are written; 0 also before the log was opened (written by log.c only). */
-extern atomic_int dls_log_open;
+extern atomic_int dls_log_open DLS_HIDDEN;
 /* Set once the log was opened or found not wanted (written by log.c only). */
-extern atomic_int dls_log_ready;
+extern atomic_int dls_log_ready DLS_HIDDEN;
 
 /* dls_log_enabled before the log was opened: opens it (once) and answers. */
 int dls_log_enabled_first(void);

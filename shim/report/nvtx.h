@@ -8,10 +8,12 @@
 #ifndef DLS_NVTX_H
 #define DLS_NVTX_H
 
+#include "../common/export.h"
+
 #include <stdatomic.h>
 
 /* Set once no NVTX tool is known to listen (written by nvtx.c only). */
-extern atomic_int dls_nvtx_absent;
+extern atomic_int dls_nvtx_absent DLS_HIDDEN;
 
 /* dls_nvtx_active's answer once the domain's absence is not known yet. */
 int dls_nvtx_active_slow(void);

@@ -6,6 +6,8 @@
 #ifndef DLS_SUMMARY_H
 #define DLS_SUMMARY_H
 
+#include "../common/export.h"
+
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -24,7 +26,7 @@ typedef enum {
 } dls_counter;
 
 /* The counters (written through the functions below only). */
-extern _Atomic uint64_t dls_summary_counts[DLS_COUNT_N_];
+extern _Atomic uint64_t dls_summary_counts[DLS_COUNT_N_] DLS_HIDDEN;
 
 /* Adds n to counter c (thread-safe; inline, one atomic add). */
 static inline void dls_summary_add(dls_counter c, uint64_t n)
