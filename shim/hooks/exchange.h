@@ -22,10 +22,10 @@ typedef void (*dls_deleter_fn)(void *self);
 typedef struct {
     uint64_t xid;       /* exchange id, unique per process, from 1 */
     const void *tensor; /* DLManagedTensor* or DLManagedTensorVersioned* */
-    int versioned;      /* which of the two `tensor` is */
     void *data;         /* dl_tensor.data */
     DLDevice device;
     DLDataType dtype;
+    int versioned;               /* which of the two `tensor` is */
     uintptr_t lo, hi;            /* absolute byte range the tensor touches: [lo, hi) */
     uint64_t flags;              /* 1.x flags (0 for 0.x) */
     const dls_profile *producer; /* wrapped export it came from; NULL when made outside one */
@@ -33,8 +33,8 @@ typedef struct {
     const dls_profile *consumer; /* last wrapped import that took it; NULL until imported */
     const dls_profile *seen_at;  /* the first wrapped entry point that saw it */
     dls_xpath path;              /* how it was exchanged: the path of seen_at */
-    dls_deleter_fn deleter;      /* the producer's own deleter, called by the shim's */
     unsigned imports;            /* wrapped imports of this tensor so far */
+    dls_deleter_fn deleter;      /* the producer's own deleter, called by the shim's */
     void *policy;                /* opaque pointer owned by the policy layer; NULL initially */
 } dls_exchange;
 
