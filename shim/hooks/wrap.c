@@ -70,30 +70,46 @@ static void mark_exchange(const char *what, uint64_t xid)
     dls_nvtx_mark(msg);
 }
 
-void dls_wrap_export(const dls_profile *p, const char *lib, void *mt)
+/* Checks and registers the exported mt (the same exchange when it is handed out again as it
+ * is), counts the export and fills *x when x is non-NULL. Returns 0 when mt is malformed. */
+static inline __attribute__((always_inline)) int export_of(const dls_profile *p, const char *lib, void *mt,
+                                                           dls_managed_view *v, dls_extent *ext, dls_exchange *x)
+{
+    if (!interpret(p, mt, v, ext))
+        return 0;
+    if (*v->deleter_slot != (void *)dls_exchange_deleter || dls_exchange_find_tensor(mt, x) != 0)
+        track(&(dls_exchange_origin){p, lib, mt, v, ext, 1}, x);
+    dls_summary_add(DLS_COUNT_EXPORTS, 1);
+    return 1;
+}
+
+/* dls_wrap_export when an observer, the log or an NVTX tool hears of it. */
+__attribute__((noinline)) static void export_told(const dls_profile *p, const char *lib, void *mt,
+                                                  const dls_exchange_observer *obs, int logged)
 {
     dls_managed_view v;
     dls_extent ext;
-    if (!interpret(p, mt, &v, &ext))
-        return;
-    const dls_exchange_observer *obs = dls_exchange_get_observer();
-    int logged = dls_log_enabled();
-    /* The entry is copied out only for those who read it. */
-    int told = logged || (obs && obs->on_export) || dls_nvtx_active();
     dls_exchange x;
-    if (*v.deleter_slot == (void *)dls_exchange_deleter && dls_exchange_find_tensor(mt, told ? &x : NULL) == 0) {
-        /* Handed out again as it is: same exchange. */
-    } else {
-        track(&(dls_exchange_origin){p, lib, mt, &v, &ext, 1}, told ? &x : NULL);
-    }
-    dls_summary_add(DLS_COUNT_EXPORTS, 1);
-    if (!told)
+    if (!export_of(p, lib, mt, &v, &ext, &x))
         return;
     mark_exchange("export", x.xid);
     if (obs && obs->on_export)
         obs->on_export(obs->ctx, &x);
     if (logged)
         dls_record_exchange("export", x.xid, p, lib, mt, &v, &ext, x.producer ? x.producer->framework : NULL);
+}
+
+void dls_wrap_export(const dls_profile *p, const char *lib, void *mt)
+{
+    const dls_exchange_observer *obs = dls_exchange_get_observer();
+    int logged = dls_log_enabled();
+    if (logged || (obs && obs->on_export) || dls_nvtx_active()) {
+        export_told(p, lib, mt, obs, logged);
+        return;
+    }
+    dls_managed_view v; /* nobody hears of it: the entry is not copied out */
+    dls_extent ext;
+    export_of(p, lib, mt, &v, &ext, NULL);
 }
 
 /* ---- non-owning exports (fill form) ----
@@ -207,30 +223,52 @@ void dls_wrap_leave(void)
     t_depth--;
 }
 
-void dls_exchange_deleter(void *mt)
+/* The second call of the shim's deleter for mt: reported, not passed on. */
+__attribute__((noinline, cold)) static void double_release(void *mt)
 {
     const dls_exchange_observer *obs = dls_exchange_get_observer();
-    int told = (obs && obs->on_release) || dls_log_enabled(); /* else only the deleter is needed */
+    uint64_t xid = dls_exchange_removed_xid(mt);
+    dls_warn_once("double-release",
+                  "a DLPack tensor's deleter was called twice (tensor %p); "
+                  "the second call is not passed to the producer",
+                  mt);
+    dls_summary_add(DLS_COUNT_DOUBLE_RELEASES, 1);
+    if (obs && obs->on_double_release)
+        obs->on_double_release(obs->ctx, mt, xid);
+    dls_record_double_release(mt, xid);
+}
+
+/* dls_exchange_deleter when an observer or the log reads the entry. */
+__attribute__((noinline)) static void release_told(void *mt, const dls_exchange_observer *obs)
+{
     dls_exchange x;
     dls_deleter_fn deleter;
-    dls_capsule_before_release(mt);
-    if (dls_exchange_remove(mt, told ? &x : NULL, &deleter) != 0) {
-        uint64_t xid = dls_exchange_removed_xid(mt);
-        dls_warn_once("double-release",
-                      "a DLPack tensor's deleter was called twice (tensor %p); "
-                      "the second call is not passed to the producer",
-                      mt);
-        dls_summary_add(DLS_COUNT_DOUBLE_RELEASES, 1);
-        if (obs && obs->on_double_release)
-            obs->on_double_release(obs->ctx, mt, xid);
-        dls_record_double_release(mt, xid);
+    if (dls_exchange_remove(mt, &x, &deleter) != 0) {
+        double_release(mt);
         return;
     }
     dls_summary_add(DLS_COUNT_RELEASES, 1);
     if (obs && obs->on_release)
         obs->on_release(obs->ctx, &x);
-    if (told && dls_log_enabled())
+    if (dls_log_enabled())
         dls_record_release(&x);
+    deleter(mt);
+}
+
+void dls_exchange_deleter(void *mt)
+{
+    const dls_exchange_observer *obs = dls_exchange_get_observer();
+    dls_capsule_before_release(mt);
+    if ((obs && obs->on_release) || dls_log_enabled()) {
+        release_told(mt, obs);
+        return;
+    }
+    dls_deleter_fn deleter; /* only the deleter is needed */
+    if (dls_exchange_remove(mt, NULL, &deleter) != 0) {
+        double_release(mt);
+        return;
+    }
+    dls_summary_add(DLS_COUNT_RELEASES, 1);
     deleter(mt);
 }
 
