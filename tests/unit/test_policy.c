@@ -286,8 +286,9 @@ static void an_event_wait_orders_the_consumer(void **state)
  * answers g_query; calls are counted. */
 static CUresult g_query;
 static _Atomic int g_records, g_queries, g_waits, g_creates;
-static CUevent g_recorded, g_waited; /* the event of the latest record and of the latest wait */
-static CUstream g_recorded_on, g_waiting;
+/* The event of the latest record and of the latest wait, and their streams (threads record at once). */
+static _Atomic(CUevent) g_recorded, g_waited;
+static _Atomic(CUstream) g_recorded_on, g_waiting;
 static CUevent g_watched; /* records of this event are counted in g_watched_records */
 static _Atomic int g_watched_records;
 static void (*g_during_wait)(void); /* run inside cuStreamWaitEvent (the shim holds no lock then) */
