@@ -216,34 +216,42 @@ int dls_exchange_set_policy(const void *tensor, void *policy)
     return i >= 0 ? 0 : -1;
 }
 
+/* Empties slot i, moving back the entries after it whose probe chains pass through it
+ * (backward-shift deletion keeps every chain unbroken). Lock held; slot i + 1 is taken. */
+__attribute__((noinline)) static size_t close_gap(size_t i)
+{
+    for (size_t j = i;;) {
+        j = (j + 1) & (g_cap - 1);
+        if (!g_table[j].tensor)
+            return i;
+        size_t home = hash_ptr(g_table[j].tensor, g_cap);
+        if (((j - home) & (g_cap - 1)) >= ((j - i) & (g_cap - 1))) {
+            g_table[i] = g_table[j];
+            i = j;
+        }
+    }
+}
+
 int dls_exchange_remove(const void *tensor, dls_exchange *out, dls_deleter_fn *deleter)
 {
     dls_spin_lock(&g_lock);
     long found = find_locked(tensor);
-    if (found >= 0) {
-        size_t i = (size_t)found;
-        if (out)
-            *out = g_table[i];
-        if (deleter)
-            *deleter = g_table[i].deleter;
-        g_removed[g_removed_next++ % REMOVED_RING] = (removed_entry){tensor, g_table[i].xid};
-        /* Backward-shift deletion keeps every probe chain unbroken. */
-        size_t j = i;
-        for (;;) {
-            j = (j + 1) & (g_cap - 1);
-            if (!g_table[j].tensor)
-                break;
-            size_t home = hash_ptr(g_table[j].tensor, g_cap);
-            if (((j - home) & (g_cap - 1)) >= ((j - i) & (g_cap - 1))) {
-                g_table[i] = g_table[j];
-                i = j;
-            }
-        }
-        g_table[i].tensor = NULL; /* empty: the other fields are written whole by the next add */
-        dls_spin_count_add(&g_live, (size_t)-1);
+    if (found < 0) {
+        dls_spin_unlock(&g_lock);
+        return -1;
     }
+    size_t i = (size_t)found;
+    if (out)
+        *out = g_table[i];
+    if (deleter)
+        *deleter = g_table[i].deleter;
+    g_removed[g_removed_next++ % REMOVED_RING] = (removed_entry){tensor, g_table[i].xid};
+    if (g_table[(i + 1) & (g_cap - 1)].tensor)
+        i = close_gap(i);
+    g_table[i].tensor = NULL; /* empty: the other fields are written whole by the next add */
+    dls_spin_count_add(&g_live, (size_t)-1);
     dls_spin_unlock(&g_lock);
-    return found >= 0 ? 0 : -1;
+    return 0;
 }
 
 uint64_t dls_exchange_removed_xid(const void *tensor)
