@@ -216,8 +216,9 @@ int dls_exchange_set_policy(const void *tensor, void *policy)
     return i >= 0 ? 0 : -1;
 }
 
-/* Empties slot i, moving back the entries after it whose probe chains pass through it
- * (backward-shift deletion keeps every chain unbroken). Lock held; slot i + 1 is taken. */
+/* Before slot i is emptied: moves back the entries after it whose probe chains pass through it
+ * (backward-shift deletion keeps every chain unbroken) and returns the slot to empty instead.
+ * Lock held; slot i + 1 is taken. */
 __attribute__((noinline)) static size_t close_gap(size_t i)
 {
     for (size_t j = i;;) {
