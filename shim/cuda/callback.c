@@ -202,10 +202,11 @@ void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUp
 {
     (void)userdata;
     const CUpti_CallbackData *cb = cbdata;
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cb && cb->callbackSite == CUPTI_API_ENTER &&
-        dls_cuda_cbid_class_of(cbid) >= DLS_CBID_STREAM_WORK && dls_cuda_cbid_class_of(cbid) <= DLS_CBID_LAUNCH &&
-        !gate_open())
-        return; /* nothing watched: the ENTER of work that only enqueues has nothing to order */
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cb && cb->callbackSite == CUPTI_API_ENTER) {
+        dls_cuda_cbid_class cls = dls_cuda_cbid_class_of(cbid);
+        if (cls >= DLS_CBID_STREAM_WORK && cls <= DLS_CBID_LAUNCH && !gate_open())
+            return; /* nothing watched: the ENTER of work that only enqueues has nothing to order */
+    }
     thread_state *t = &t_state;
     __asm__("" : "+r"(t)); /* the address is resolved once: the compiler may not recompute it per use */
     if (!cbdata || dls_drv_in_shim() || t->delivering)

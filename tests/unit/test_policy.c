@@ -19,6 +19,7 @@
 #include "policy/pol.h"
 #include "report/race.h"
 #include "report/summary.h"
+#include "test_policy_forget.h"
 
 static __thread uint64_t TID = 100; /* the delivering thread's id */
 static _Atomic uint32_t g_corr;
@@ -37,18 +38,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    dls_pol_lock(); /* applies what is still queued */
-    dls_pol_unlock();
-    while (dls_pol_g.live)
-        dls_pol_x_drop(dls_pol_g.live);
-    while (dls_pol_g.released)
-        dls_pol_x_drop(dls_pol_g.released);
-    for (size_t i = 0; i < dls_pol_g.cap; i++)
-        free(dls_pol_g.streams[i]);
-    free(dls_pol_g.streams);
-    dls_pol_g.streams = NULL;
-    dls_pol_g.last = NULL;
-    dls_pol_g.cap = dls_pol_g.nstreams = 0;
+    dls_test_policy_forget(1);
     dls_hb_destroy(dls_pol_g.hb);
     dls_pol_g.hb = NULL;
     return 0;

@@ -15,6 +15,7 @@
 
 #include "common/config.h"
 #include "policy/pol.h"
+#include "test_policy_forget.h"
 
 #define TID 100
 
@@ -65,20 +66,6 @@ static void fresh_policy(void)
     dls_pol_g.mode = DLS_MODE_FIX;
     atomic_store(&dls_pol_g.degraded, 0);
     assert_int_equal(dls_hb_stream_add(dls_pol_g.hb, DLS_POL_HOST_STREAM, DLS_POL_HOST_CTX, DLS_HB_NON_BLOCKING), 0);
-}
-
-static void drop_policy(void)
-{
-    dls_pol_lock();
-    dls_pol_unlock();
-    while (dls_pol_g.live)
-        dls_pol_x_drop(dls_pol_g.live);
-    for (size_t i = 0; i < dls_pol_g.cap; i++)
-        free(dls_pol_g.streams[i]);
-    free(dls_pol_g.streams);
-    dls_pol_g.streams = NULL;
-    dls_pol_g.last = NULL;
-    dls_pol_g.cap = dls_pol_g.nstreams = 0;
 }
 
 static dls_cuda_op op_on(dls_op_kind kind, uint64_t sid, dls_op_phase phase)
@@ -170,7 +157,7 @@ static void every_failed_allocation_keeps_ordering_or_degrades_loudly(void **sta
                      g_warnings);
         if (degraded && !g_warnings)
             fail_msg("allocation %d failed: degraded without a warning", k);
-        drop_policy();
+        dls_test_policy_forget(0);
         if (!g_failed)
             break; /* the run made fewer than k allocations: every one has failed once */
         runs++;
