@@ -47,6 +47,14 @@ int dls_cuda_set_sink(dls_cuda_sink fn, void *user)
     return 0;
 }
 
+/* The work lane's receiver (see ops.h); NULL: every phase goes to the sink. */
+static _Atomic(dls_cuda_work_sink) g_work_sink;
+
+void dls_cuda_set_work_sink(dls_cuda_work_sink fn)
+{
+    atomic_store_explicit(&g_work_sink, fn, memory_order_release);
+}
+
 /* The ENTER gate (see ops.h): NULL (open) until the policy publishes its flag. */
 static _Atomic(const atomic_int *) g_gate;
 static atomic_int g_debug;
@@ -81,7 +89,8 @@ void dls_cuda_callback_reset_runtime_frames(void)
  * takes the object's address once per delivery. `kept` is the launch, copy or set decoded at the
  * ENTER of the driver call (cbid, corr, params): the EXIT of that call delivers it again instead
  * of decoding it twice (these calls have no output parameter, so both phases decode the same).
- * Any other decode on the thread replaces the scratch area, so it clears `kept` first. */
+ * Any other decode on the thread replaces the scratch area, so it clears `kept` first. `work` is
+ * the same for the work lane: the work decoded at an ENTER the work sink took. */
 typedef struct {
     uint64_t rt_epoch;
     int rt_depth;
@@ -94,6 +103,10 @@ typedef struct {
     uint32_t kept_corr;
     const void *kept_params;
     dls_cuda_op kept;
+    int work_valid;
+    CUpti_CallbackId work_cbid;
+    const void *work_params;
+    dls_cuda_work work;
     dls_cuda_scratch scratch;
 } thread_state;
 
@@ -146,7 +159,7 @@ static dls_cuda_op *decode(thread_state *t, CUpti_CallbackId cbid, const CUpti_C
         t->kept_valid = 0;
         return &t->kept;
     }
-    t->kept_valid = 0;
+    t->kept_valid = t->work_valid = 0;
     dls_cuda_op *op = !exit && index == 0 ? &t->kept : local;
     if (!dls_cuda_decode(cbid, cb, index, op, &t->scratch))
         return NULL;
@@ -157,6 +170,18 @@ static dls_cuda_op *decode(thread_state *t, CUpti_CallbackId cbid, const CUpti_C
         t->kept_valid = 1;
     }
     return op;
+}
+
+/* The calling thread's id, and the API a driver call is reported under: the outermost runtime
+ * call in progress on the thread (*rt_corr: its correlation id) or else the driver function. */
+static const char *annotate(thread_state *t, const CUpti_CallbackData *cb, uint32_t *rt_corr)
+{
+    if (!t->tid)
+        t->tid = (uint64_t)syscall(SYS_gettid);
+    uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_acquire);
+    int under_runtime = t->rt_depth > 0 && t->rt_epoch == epoch;
+    *rt_corr = under_runtime ? t->rt_corr : 0;
+    return under_runtime ? t->rt_name : cb->functionName;
 }
 
 static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
@@ -170,20 +195,18 @@ static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_Callba
         }
         return;
     }
-    if (!t->tid)
-        t->tid = (uint64_t)syscall(SYS_gettid);
-    uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_acquire);
-    int under_runtime = t->rt_depth > 0 && t->rt_epoch == epoch;
+    uint32_t rt_corr;
+    const char *api = annotate(t, cb, &rt_corr);
     int debug = atomic_load_explicit(&g_debug, memory_order_relaxed);
     dls_cuda_op local, *op;
     for (unsigned i = 0; (op = decode(t, cbid, cb, i, exit, &local)); i++) {
         op->phase = exit ? DLS_PHASE_EXIT : DLS_PHASE_ENTER;
         op->result = exit && cb->functionReturnValue ? (int)*(const CUresult *)cb->functionReturnValue : 0;
-        op->api = under_runtime ? t->rt_name : cb->functionName;
+        op->api = api;
         op->name = op->kind == DLS_OP_LAUNCH ? cb->symbolName : NULL;
         op->tid = t->tid;
         op->correlation_id = cb->correlationId;
-        op->rt_correlation_id = under_runtime ? t->rt_corr : 0;
+        op->rt_correlation_id = rt_corr;
         if (debug)
             debug_print(op);
         sink_pair *s = atomic_load_explicit(&g_sink, memory_order_acquire);
@@ -198,23 +221,80 @@ static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_Callba
     }
 }
 
+/* The general way: the call as a dls_cuda_op for the sink (runtime calls annotate the thread). */
+__attribute__((noinline)) static void deliver(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                              const CUpti_CallbackData *cb)
+{
+    thread_state *t = &t_state;
+    __asm__("" : "+r"(t)); /* the address is resolved once: the compiler may not recompute it per use */
+    if (!cb || dls_drv_in_shim() || t->delivering)
+        return;
+    t->delivering = 1;
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+        on_runtime(t, cb);
+    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+        on_driver(t, cbid, cb);
+    t->delivering = 0;
+}
+
+/* The work lane: a launch, copy or set decoded straight from its parameters for the work sink,
+ * with no dls_cuda_op and no stream resolved; the general way when there is no work sink, the
+ * call is not one the lane decodes, or the work sink does not take the phase. */
+__attribute__((noinline)) static void lane(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
+{
+    dls_cuda_work_sink fn = atomic_load_explicit(&g_work_sink, memory_order_acquire);
+    if (!fn || atomic_load_explicit(&g_debug, memory_order_relaxed)) {
+        deliver(CUPTI_CB_DOMAIN_DRIVER_API, cbid, cb);
+        return;
+    }
+    thread_state *t = &t_state;
+    __asm__("" : "+r"(t)); /* the address is resolved once */
+    if (dls_drv_in_shim() || t->delivering)
+        return; /* ignored, as the general way ignores it */
+    dls_cuda_work *w = &t->work;
+    if (enter || !t->work_valid || t->work_cbid != cbid || w->correlation_id != cb->correlationId ||
+        t->work_params != cb->functionParams) {
+        t->work_valid = 0;
+        if (!dls_cuda_decode_work(cbid, cb, w, t->scratch.words, DLS_SCRATCH_WORDS)) {
+            deliver(CUPTI_CB_DOMAIN_DRIVER_API, cbid, cb);
+            return;
+        }
+        t->kept_valid = 0; /* the scratch area was rewritten */
+        uint32_t rt_corr;
+        w->api = annotate(t, cb, &rt_corr);
+        w->name = w->kind == DLS_OP_LAUNCH ? cb->symbolName : NULL;
+        w->tid = t->tid;
+        w->ctx = (uintptr_t)cb->context;
+        w->cbid = cbid;
+        w->correlation_id = cb->correlationId;
+    }
+    t->work_valid = 0;
+    w->result = !enter && cb->functionReturnValue ? (int)*(const CUresult *)cb->functionReturnValue : 0;
+    t->delivering = 1;
+    int took = fn(w, enter ? DLS_PHASE_ENTER : DLS_PHASE_EXIT);
+    t->delivering = 0;
+    if (!took) {
+        deliver(CUPTI_CB_DOMAIN_DRIVER_API, cbid, cb);
+    } else if (enter) {
+        t->work_valid = 1;
+        t->work_cbid = cbid;
+        t->work_params = cb->functionParams;
+    }
+}
+
 void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata)
 {
     (void)userdata;
     const CUpti_CallbackData *cb = cbdata;
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cb && cb->callbackSite == CUPTI_API_ENTER) {
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cb) {
         dls_cuda_cbid_class cls = dls_cuda_cbid_class_of(cbid);
-        if (cls >= DLS_CBID_STREAM_WORK && cls <= DLS_CBID_LAUNCH && !gate_open())
-            return; /* nothing watched: the ENTER of work that only enqueues has nothing to order */
+        if (cls >= DLS_CBID_STREAM_WORK && cls <= DLS_CBID_LAUNCH) {
+            int enter = cb->callbackSite == CUPTI_API_ENTER;
+            if (enter && !gate_open())
+                return; /* nothing watched: the ENTER of work that only enqueues has nothing to order */
+            lane(cbid, cb, enter);
+            return;
+        }
     }
-    thread_state *t = &t_state;
-    __asm__("" : "+r"(t)); /* the address is resolved once: the compiler may not recompute it per use */
-    if (!cbdata || dls_drv_in_shim() || t->delivering)
-        return;
-    t->delivering = 1;
-    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
-        on_runtime(t, cbdata);
-    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
-        on_driver(t, cbid, cbdata);
-    t->delivering = 0;
+    deliver(domain, cbid, cb);
 }

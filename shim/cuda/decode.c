@@ -28,6 +28,13 @@ int dls_cuda_decode(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigne
     *op = (dls_cuda_op){.cbid = cbid};
     if (!cb || (!cb->functionParams && cbid != CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize))
         return 0; /* cuCtxSynchronize is the one handled call without parameters */
+    dls_cuda_work w;
+    if (dls_cuda_decode_work(cbid, cb, &w, scratch->words, DLS_SCRATCH_WORDS)) {
+        if (index)
+            return 0;
+        dls_cuda_op_from_work(op, &w, cb, scratch);
+        return 1;
+    }
     if (dls_cuda_cbid_class_of(cbid) == DLS_CBID_LAUNCH) {
         int r = dls_cuda_decode_launch(cbid, cb, index, op, scratch);
         return r < 0 ? 0 : r;

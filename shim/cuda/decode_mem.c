@@ -1,4 +1,5 @@
-/* Decoding of driver copies, sets and frees into byte ranges (see decode.h).
+/* Decoding of driver copies, sets and frees into byte ranges (see decode.h). Linear async copies
+ * and async sets are the work lane's (decode_work.c).
  *
  * Linear copies and sets give their exact ranges; 2D and 3D forms their bounding range; a CUarray
  * side is not linear memory and gives no range. Synchronous forms run on the default stream of
@@ -141,7 +142,6 @@ static void free_range(dls_cuda_op *op, dls_cuda_scratch *sc, const CUpti_Callba
         copy1(op, sc, dst, src, P(name)->ByteCount);        \
         return 1;
 #define COPY_SYNC(name, dst, src, ptd) COPY(name, dst, src, ptd, 0, NULL)
-#define COPY_ASYNC(name, dst, src, ptsz) COPY(name, dst, src, ptsz, 1, P(name)->hStream)
 #define COPY_ND(name, fn, ptd, async, strm)                 \
     case CBID(name):                                        \
         on_stream(op, DLS_OP_MEMCPY, cb, strm, ptd, async); \
@@ -194,24 +194,6 @@ int dls_cuda_decode_mem(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls
         COPY_SYNC(cuMemcpyAtoH_v2_ptds, A(cuMemcpyAtoH_v2_ptds, dstHost), NONE, 1)
         COPY_SYNC(cuMemcpyAtoA_v2, NONE, NONE, 0)
         COPY_SYNC(cuMemcpyAtoA_v2_ptds, NONE, NONE, 1)
-        COPY_ASYNC(cuMemcpyHtoDAsync_v2, A(cuMemcpyHtoDAsync_v2, dstDevice), A(cuMemcpyHtoDAsync_v2, srcHost), 0)
-        COPY_ASYNC(cuMemcpyHtoDAsync_v2_ptsz, A(cuMemcpyHtoDAsync_v2_ptsz, dstDevice),
-                   A(cuMemcpyHtoDAsync_v2_ptsz, srcHost), 1)
-        COPY_ASYNC(cuMemcpyDtoHAsync_v2, A(cuMemcpyDtoHAsync_v2, dstHost), A(cuMemcpyDtoHAsync_v2, srcDevice), 0)
-        COPY_ASYNC(cuMemcpyDtoHAsync_v2_ptsz, A(cuMemcpyDtoHAsync_v2_ptsz, dstHost),
-                   A(cuMemcpyDtoHAsync_v2_ptsz, srcDevice), 1)
-        COPY_ASYNC(cuMemcpyDtoDAsync_v2, A(cuMemcpyDtoDAsync_v2, dstDevice), A(cuMemcpyDtoDAsync_v2, srcDevice), 0)
-        COPY_ASYNC(cuMemcpyDtoDAsync_v2_ptsz, A(cuMemcpyDtoDAsync_v2_ptsz, dstDevice),
-                   A(cuMemcpyDtoDAsync_v2_ptsz, srcDevice), 1)
-        COPY_ASYNC(cuMemcpyAsync, A(cuMemcpyAsync, dst), A(cuMemcpyAsync, src), 0)
-        COPY_ASYNC(cuMemcpyAsync_ptsz, A(cuMemcpyAsync_ptsz, dst), A(cuMemcpyAsync_ptsz, src), 1)
-        COPY_ASYNC(cuMemcpyPeerAsync, A(cuMemcpyPeerAsync, dstDevice), A(cuMemcpyPeerAsync, srcDevice), 0)
-        COPY_ASYNC(cuMemcpyPeerAsync_ptsz, A(cuMemcpyPeerAsync_ptsz, dstDevice), A(cuMemcpyPeerAsync_ptsz, srcDevice),
-                   1)
-        COPY_ASYNC(cuMemcpyHtoAAsync_v2, NONE, A(cuMemcpyHtoAAsync_v2, srcHost), 0)
-        COPY_ASYNC(cuMemcpyHtoAAsync_v2_ptsz, NONE, A(cuMemcpyHtoAAsync_v2_ptsz, srcHost), 1)
-        COPY_ASYNC(cuMemcpyAtoHAsync_v2, A(cuMemcpyAtoHAsync_v2, dstHost), NONE, 0)
-        COPY_ASYNC(cuMemcpyAtoHAsync_v2_ptsz, A(cuMemcpyAtoHAsync_v2_ptsz, dstHost), NONE, 1)
         COPY_ND(cuMemcpy2D_v2, copy2d, 0, 0, NULL)
         COPY_ND(cuMemcpy2D_v2_ptds, copy2d, 1, 0, NULL)
         COPY_ND(cuMemcpy2DUnaligned_v2, copy2d, 0, 0, NULL)
@@ -240,24 +222,12 @@ int dls_cuda_decode_mem(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls
         SET(cuMemsetD16_v2_ptds, 2, 1, 0, NULL)
         SET(cuMemsetD32_v2, 4, 0, 0, NULL)
         SET(cuMemsetD32_v2_ptds, 4, 1, 0, NULL)
-        SET(cuMemsetD8Async, 1, 0, 1, P(cuMemsetD8Async)->hStream)
-        SET(cuMemsetD8Async_ptsz, 1, 1, 1, P(cuMemsetD8Async_ptsz)->hStream)
-        SET(cuMemsetD16Async, 2, 0, 1, P(cuMemsetD16Async)->hStream)
-        SET(cuMemsetD16Async_ptsz, 2, 1, 1, P(cuMemsetD16Async_ptsz)->hStream)
-        SET(cuMemsetD32Async, 4, 0, 1, P(cuMemsetD32Async)->hStream)
-        SET(cuMemsetD32Async_ptsz, 4, 1, 1, P(cuMemsetD32Async_ptsz)->hStream)
         SET2D(cuMemsetD2D8_v2, 1, 0, 0, NULL)
         SET2D(cuMemsetD2D8_v2_ptds, 1, 1, 0, NULL)
         SET2D(cuMemsetD2D16_v2, 2, 0, 0, NULL)
         SET2D(cuMemsetD2D16_v2_ptds, 2, 1, 0, NULL)
         SET2D(cuMemsetD2D32_v2, 4, 0, 0, NULL)
         SET2D(cuMemsetD2D32_v2_ptds, 4, 1, 0, NULL)
-        SET2D(cuMemsetD2D8Async, 1, 0, 1, P(cuMemsetD2D8Async)->hStream)
-        SET2D(cuMemsetD2D8Async_ptsz, 1, 1, 1, P(cuMemsetD2D8Async_ptsz)->hStream)
-        SET2D(cuMemsetD2D16Async, 2, 0, 1, P(cuMemsetD2D16Async)->hStream)
-        SET2D(cuMemsetD2D16Async_ptsz, 2, 1, 1, P(cuMemsetD2D16Async_ptsz)->hStream)
-        SET2D(cuMemsetD2D32Async, 4, 0, 1, P(cuMemsetD2D32Async)->hStream)
-        SET2D(cuMemsetD2D32Async_ptsz, 4, 1, 1, P(cuMemsetD2D32Async_ptsz)->hStream)
     case CBID(cuMemFree_v2):
         free_range(op, sc, cb, (uintptr_t)P(cuMemFree_v2)->dptr);
         return 1;

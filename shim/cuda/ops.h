@@ -108,6 +108,39 @@ typedef struct {
     uint32_t nwords;
 } dls_cuda_op;
 
+/* A launch, copy or set as the work lane delivers it (dls_cuda_set_work_sink): what the call
+ * enqueues and where, decoded from its parameters alone, before any stream is resolved. The
+ * kinds and flags are those the same call's dls_cuda_op has (without DLS_OPF_HAS_STREAM: a work
+ * always has a stream, `handle`, a default-stream handle naming the stream of context `ctx`).
+ * Ranges are inline; words point into the observer's per-thread scratch area. */
+typedef struct {
+    dls_op_kind kind;        /* DLS_OP_LAUNCH, DLS_OP_MEMCPY or DLS_OP_MEMSET */
+    unsigned flags;          /* DLS_OPF_ASYNC, DLS_OPF_CONSERVATIVE, DLS_OPF_WORDS_EXACT */
+    int per_thread;          /* a _ptsz entry point (a NULL handle names the per-thread stream) */
+    int result;              /* EXIT: the call's CUresult; ENTER: 0 */
+    uintptr_t handle;        /* the stream as passed */
+    uintptr_t ctx;           /* the context current at the call */
+    uint32_t cbid;           /* CUPTI driver callback id */
+    uint32_t correlation_id; /* CUPTI correlation id of the driver call */
+    uint64_t tid;            /* kernel thread id of the calling thread */
+    const char *api;         /* as in dls_cuda_op */
+    const char *name;        /* launches: the kernel's symbol name (may be NULL); else NULL */
+    uint32_t nranges, nwords;
+    dls_cuda_range ranges[2]; /* copies: the read range, then the write range; sets: one */
+    const uint64_t *words;    /* launches: as in dls_cuda_op */
+} dls_cuda_work;
+
+/* The policy's receiver of the work lane: the ENTER (while the gate is open) and the EXIT of the
+ * launches, copies and sets the lane decodes, instead of the sink. Returns 1 when it took the
+ * phase, 0 when the same phase is to be delivered to the sink as a dls_cuda_op instead (then
+ * the sink sees it exactly as it would have without the lane). Same thread and rules as the
+ * sink. */
+typedef int (*dls_cuda_work_sink)(const dls_cuda_work *w, dls_op_phase phase);
+
+/* Registers the work lane's receiver (NULL: every phase goes to the sink). The receiver must stay
+ * valid for the life of the process. */
+void dls_cuda_set_work_sink(dls_cuda_work_sink fn);
+
 /* The policy's receiver of operations. Called on the CUDA-calling thread; see the file comment. */
 typedef void (*dls_cuda_sink)(const dls_cuda_op *op, void *user);
 

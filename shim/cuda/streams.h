@@ -21,6 +21,16 @@
  * could not give the id (no libcuda, old driver, invalid handle). */
 void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, dls_cuda_stream *out);
 
+/* The pointer attached to the calling thread's cached resolution of h (same arguments as
+ * dls_cuda_stream_resolve), or NULL when there is none: h is not cached on this thread, or a
+ * stream or context was destroyed since it was (the resolution and what is attached to it are
+ * then stale together). Lock-free, no driver call. */
+void *dls_cuda_stream_attached(CUstream h, int per_thread_call, CUcontext cur_ctx);
+
+/* Attaches p to the calling thread's cached resolution of h, when it is still cached and
+ * resolves to stream id `id` (so a resolution invalidated meanwhile never carries p). */
+void dls_cuda_stream_attach(CUstream h, int per_thread_call, CUcontext cur_ctx, uint64_t id, void *p);
+
 /* Invalidates cached resolutions in every thread (call after a stream or context is destroyed). */
 void dls_cuda_streams_invalidate(void);
 

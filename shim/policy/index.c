@@ -265,27 +265,48 @@ static int any_word(const uint64_t *words, unsigned n)
     return 0;
 }
 
-int dls_pol_index_may_touch(const dls_cuda_op *op)
+/* 1 when an operation with these words and ranges may touch an indexed range. */
+static int may_touch(int conservative, const uint64_t *words, uint32_t nwords, const dls_cuda_range *ranges,
+                     uint32_t nranges)
 {
     int answer;
     if (trivial(&answer))
         return answer;
-    if (op->kind == DLS_OP_GRAPH_LAUNCH || (op->flags & DLS_OPF_CONSERVATIVE) || any_word(op->words, op->nwords))
+    if (conservative || any_word(words, nwords))
         return 1;
-    for (uint32_t i = 0; i < op->nranges; i++)
-        if (query(op->ranges[i].addr, op->ranges[i].addr + op->ranges[i].len))
+    for (uint32_t i = 0; i < nranges; i++)
+        if (query(ranges[i].addr, ranges[i].addr + ranges[i].len))
             return 1;
     return 0;
 }
 
-int dls_pol_index_clears(const dls_cuda_op *op, unsigned *version)
+int dls_pol_index_may_touch(const dls_cuda_op *op)
+{
+    return may_touch(op->kind == DLS_OP_GRAPH_LAUNCH || (op->flags & DLS_OPF_CONSERVATIVE), op->words, op->nwords,
+                     op->ranges, op->nranges);
+}
+
+/* Whether the index version did not change around may_touch's "no" (*version gets it). */
+static int clears(int conservative, const uint64_t *words, uint32_t nwords, const dls_cuda_range *ranges,
+                  uint32_t nranges, unsigned *version)
 {
     unsigned before = atomic_load_explicit(&g_index.seq, memory_order_acquire);
-    if ((before & 1) || dls_pol_index_may_touch(op))
+    if ((before & 1) || may_touch(conservative, words, nwords, ranges, nranges))
         return 0;
     atomic_thread_fence(memory_order_acquire);
     *version = before;
     return atomic_load_explicit(&g_index.seq, memory_order_relaxed) == before;
+}
+
+int dls_pol_index_clears(const dls_cuda_op *op, unsigned *version)
+{
+    return clears(op->kind == DLS_OP_GRAPH_LAUNCH || (op->flags & DLS_OPF_CONSERVATIVE), op->words, op->nwords,
+                  op->ranges, op->nranges, version);
+}
+
+int dls_pol_index_clears_work(const dls_cuda_work *w, unsigned *version)
+{
+    return clears((w->flags & DLS_OPF_CONSERVATIVE) != 0, w->words, w->nwords, w->ranges, w->nranges, version);
 }
 
 unsigned dls_pol_index_version(void)

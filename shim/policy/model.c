@@ -14,6 +14,7 @@
 #include "../common/config.h"
 #include "../cuda/cuda_api.h"
 #include "../cuda/drv.h"
+#include "../cuda/streams.h"
 #include "../report/summary.h"
 
 #include <errno.h>
@@ -118,6 +119,7 @@ static void make_rec(const dls_cuda_op *op, dls_pol_rec *r)
     r->tid = op->tid;
     r->correlation_id = op->correlation_id;
     r->stream = op->stream;
+    r->st = NULL;
     r->after = NULL;
     r->cleared = 0;
     if (is_memory_op(op->kind))
@@ -127,7 +129,7 @@ static void make_rec(const dls_cuda_op *op, dls_pol_rec *r)
 /* dls_pol_apply but for r's after event, whose reference the caller drops. */
 static int apply(const dls_pol_rec *r, int again)
 {
-    dls_pol_stream *st = dls_pol_g.last; /* consecutive operations usually share a stream */
+    dls_pol_stream *st = r->st ? r->st : dls_pol_g.last; /* consecutive operations usually share a stream */
     if (!st || !r->stream.resolved || st->id != r->stream.id)
         st = dls_pol_stream_get(&r->stream, r->tid);
     uint64_t pos;
@@ -326,6 +328,92 @@ static void memory_enter(const dls_cuda_op *op)
     dls_pol_unlock();
 }
 
+/* What the EXIT of deferred operation corr by thread tid adds to its record (r->after, cleared,
+ * version): while memory is watched, (fix) the event recorded right after a consumer access, and
+ * whether its ENTER found it touching nothing. */
+static inline void exit_marks(dls_pol_rec *r, uint32_t corr, uint64_t tid)
+{
+    r->after = NULL;
+    r->cleared = 0;
+    r->version = 0;
+    if (!atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed))
+        return;
+    __typeof__(t_thread) *t = &t_thread;
+    __asm__("" : "+r"(t));                    /* one thread-pointer lookup, not one per use */
+    if (t->after_st && t->after_corr == corr) /* a consumer access (fix) */
+        r->after = dls_pol_after_record(t->after_st, tid);
+    t->after_st = NULL;
+    r->cleared = t->cleared_corr == corr;
+    r->version = t->version;
+}
+
+/* Queues the filled record r (taken from the queue with `ticket`, or local: NULL q) for the next
+ * holder of the lock; a full queue is applied at once. */
+static inline void defer_publish(dls_pol_rec *q, uint64_t ticket, const dls_pol_rec *r)
+{
+    if (q)
+        dls_pol_defer_publish(ticket);
+    else
+        dls_pol_apply_now(r);
+}
+
+/* The EXIT of op, an operation that only enqueues work: deferred, with no lock. */
+static void defer(const dls_cuda_op *op)
+{
+    uint64_t ticket;
+    dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
+    make_rec(op, r);
+    exit_marks(r, op->correlation_id, op->tid);
+    defer_publish(q, ticket, r);
+}
+
+/* The stream of work w, resolved and added now (the thread's resolution of it had no stream
+ * attached); NULL when it cannot be modelled. */
+static dls_pol_stream *work_stream(const dls_cuda_work *w)
+{
+    CUstream h = (CUstream)w->handle;
+    dls_cuda_stream s;
+    dls_cuda_stream_resolve(h, w->per_thread, (CUcontext)w->ctx, &s); /* no lock held: may ask the driver */
+    if (!s.resolved)
+        return NULL;
+    dls_pol_lock();
+    dls_pol_stream *st = dls_pol_stream_get(&s, w->tid);
+    dls_pol_unlock();
+    if (st)
+        dls_cuda_stream_attach(h, w->per_thread, (CUcontext)w->ctx, s.id, st);
+    return st;
+}
+
+int dls_pol_work(const dls_cuda_work *w, dls_op_phase phase)
+{
+    if (phase == DLS_PHASE_ENTER) { /* the gate is open: some memory is watched */
+        unsigned version;
+        if (!dls_pol_index_clears_work(w, &version))
+            return 0;                              /* it may touch a watched range: the sink checks or orders it */
+        t_thread.cleared_corr = w->correlation_id; /* its EXIT need not ask the index again */
+        t_thread.version = version;
+        return 1;
+    }
+    if (w->result)
+        return 0;
+    dls_pol_stream *st = dls_cuda_stream_attached((CUstream)w->handle, w->per_thread, (CUcontext)w->ctx);
+    if (!st && !(st = work_stream(w)))
+        return 0;
+    uint64_t ticket;
+    dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
+    r->kind = w->kind;
+    r->flags = w->flags | DLS_OPF_HAS_STREAM;
+    r->tid = w->tid;
+    r->correlation_id = w->correlation_id;
+    r->stream.id = st->id;
+    r->stream.resolved = 1;
+    r->st = st;
+    dls_pol_entry_fill_work(&r->e, w);
+    exit_marks(r, w->correlation_id, w->tid);
+    defer_publish(q, ticket, r);
+    return 1;
+}
+
 void dls_pol_sink(const dls_cuda_op *op, void *user)
 {
     (void)user;
@@ -346,34 +434,7 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
         return;
     }
     if (deferrable(op) && op->result == 0) { /* counted in the summary when applied */
-        dls_pol_after *after = NULL;
-        int cleared = 0;
-        unsigned version = 0;
-        if (atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed)) {
-            __typeof__(t_thread) *t = &t_thread;
-            __asm__("" : "+r"(t));                                  /* one thread-pointer lookup, not one per use */
-            if (t->after_st && t->after_corr == op->correlation_id) /* a consumer access (fix) */
-                after = dls_pol_after_record(t->after_st, op->tid);
-            t->after_st = NULL;
-            cleared = t->cleared_corr == op->correlation_id;
-            version = t->version;
-        }
-        uint64_t ticket;
-        dls_pol_rec *q = dls_pol_defer_claim(&ticket);
-        if (q) {
-            make_rec(op, q);
-            q->after = after;
-            q->cleared = cleared;
-            q->version = version;
-            dls_pol_defer_publish(ticket);
-        } else {
-            dls_pol_rec r;
-            make_rec(op, &r);
-            r.after = after;
-            r.cleared = cleared;
-            r.version = version;
-            dls_pol_apply_now(&r);
-        }
+        defer(op);
         return;
     }
     dls_summary_add(DLS_COUNT_OPS, 1);

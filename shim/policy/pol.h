@@ -138,7 +138,8 @@ typedef struct {
     unsigned flags;
     uint64_t tid;
     uint32_t correlation_id;
-    dls_cuda_stream stream;
+    dls_cuda_stream stream;        /* with st NULL: the stream to find or add when applied; else only id */
+    struct dls_pol_stream_s *st;   /* the work lane's: the stream, known at the EXIT */
     struct dls_pol_after_s *after; /* fix: the event recorded right after this consumer access */
     int cleared;                   /* its ENTER found it touching nothing in index version `version` */
     unsigned version;
@@ -146,7 +147,7 @@ typedef struct {
 } dls_pol_rec;
 
 /* A stream as the policy knows it. */
-typedef struct {
+typedef struct dls_pol_stream_s {
     uint64_t id;
     uintptr_t handle; /* usable from any thread (CU_STREAM_LEGACY for the legacy stream) */
     uintptr_t ctx;    /* the context the stream belongs to (default streams: where observed) */
@@ -323,8 +324,9 @@ dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid);
 /* The known stream with hb id `id`, or NULL. */
 dls_pol_stream *dls_pol_stream_find(uint64_t id);
 
-/* Fills e (all but pos) from memory operation op: no lock needed. */
+/* Fills e (all but pos) from memory operation op, or from work w: no lock needed. */
 void dls_pol_entry_fill(dls_pol_entry *e, const dls_cuda_op *op);
+void dls_pol_entry_fill_work(dls_pol_entry *e, const dls_cuda_work *w);
 
 /* Appends e (at position pos of st) to st's ring. */
 void dls_pol_ring_append(dls_pol_stream *st, const dls_pol_entry *e, uint64_t pos);
@@ -390,6 +392,9 @@ int dls_pol_index_may_touch(const dls_cuda_op *op);
  * index did not change while it was asked); 0 when it may touch, or the index changed. */
 int dls_pol_index_clears(const dls_cuda_op *op, unsigned *version);
 
+/* dls_pol_index_clears for a work of the work lane. */
+int dls_pol_index_clears_work(const dls_cuda_work *w, unsigned *version);
+
 /* The index's current version (it changes with every insertion and removal). */
 unsigned dls_pol_index_version(void);
 
@@ -448,8 +453,9 @@ void dls_pol_hostfn_learn(const dls_pol_hostfn_ask *ask, uint64_t tid);
 /* Tests only: forgets every mark (no driver call). */
 void dls_pol_hostfn_reset_for_tests(void);
 
-/* model.c: the sink registered with the CUDA observer. */
+/* model.c: the sink and the work sink registered with the CUDA observer. */
 void dls_pol_sink(const dls_cuda_op *op, void *user);
+int dls_pol_work(const dls_cuda_work *w, dls_op_phase phase);
 
 /* order.c: orderings planned under the lock, made without it, committed after. */
 

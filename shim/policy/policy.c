@@ -255,8 +255,10 @@ void dls_policy_start(void)
         dls_pol_degrade("policy-start", "out of memory at start-up");
     else if (dls_cuda_set_sink(dls_pol_sink, NULL))
         dls_pol_degrade("policy-sink", "out of memory registering the CUDA operation sink");
-    else
+    else {
+        dls_cuda_set_work_sink(dls_pol_work);
         dls_cuda_set_enter_gate(dls_pol_index_watching());
+    }
     dls_exchange_set_observer(&g_observer);
 }
 

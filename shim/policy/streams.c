@@ -143,35 +143,47 @@ static void forget(dls_pol_stream *st, const dls_pol_entry *e)
         widen(st, e->lo[i], e->hi[i]);
 }
 
-void dls_pol_entry_fill(dls_pol_entry *e, const dls_cuda_op *op)
+/* Fills e (all but pos) as a copy or set with n <= 2 ranges: the words and the name stay unused. */
+static inline void fill_ranges(dls_pol_entry *e, uint32_t corr, const char *api, const dls_cuda_range *ranges,
+                               uint32_t n)
 {
-    e->op = op->correlation_id;
-    e->api = op->api;
-    if (op->kind != DLS_OP_LAUNCH && op->kind != DLS_OP_GRAPH_LAUNCH && !(op->flags & DLS_OPF_CONSERVATIVE) &&
-        op->nranges <= 2) { /* a copy or set: its ranges (the words and the name stay unused) */
-        e->conservative = e->nwords = e->boxed = 0;
-        e->nranges = (uint8_t)op->nranges;
-        for (uint32_t i = 0; i < op->nranges; i++) {
-            e->lo[i] = op->ranges[i].addr;
-            e->hi[i] = op->ranges[i].addr + op->ranges[i].len;
-        }
-        e->name[0] = '\0';
+    e->op = corr;
+    e->api = api;
+    e->conservative = e->nwords = e->boxed = 0;
+    e->nranges = (uint8_t)n;
+    for (uint32_t i = 0; i < n; i++) {
+        e->lo[i] = ranges[i].addr;
+        e->hi[i] = ranges[i].addr + ranges[i].len;
+    }
+    e->name[0] = '\0';
+}
+
+/* Fills e (all but pos) from what an operation of kind k (flags, correlation id, API, kernel name,
+ * ranges, words) touches. */
+__attribute__((noinline)) static void fill(dls_pol_entry *e, dls_op_kind k, unsigned flags, uint32_t corr,
+                                           const char *api, const char *name, const dls_cuda_range *ranges,
+                                           uint32_t nranges, const uint64_t *words, uint32_t nwords)
+{
+    if (k != DLS_OP_LAUNCH && k != DLS_OP_GRAPH_LAUNCH && !(flags & DLS_OPF_CONSERVATIVE) && nranges <= 2) {
+        fill_ranges(e, corr, api, ranges, nranges);
         return;
     }
-    e->conservative = (op->flags & DLS_OPF_CONSERVATIVE) || op->kind == DLS_OP_GRAPH_LAUNCH;
+    e->op = corr;
+    e->api = api;
+    e->conservative = (flags & DLS_OPF_CONSERVATIVE) || k == DLS_OP_GRAPH_LAUNCH;
     e->nwords = 0;
     e->nranges = 0;
     e->boxed = 0;
-    if (!e->conservative && op->nwords <= DLS_POL_WORDS) {
-        e->nwords = (uint8_t)op->nwords;
-        if (op->nwords) /* words may be NULL then */
-            memcpy(e->words, op->words, op->nwords * sizeof *e->words);
+    if (!e->conservative && nwords <= DLS_POL_WORDS) {
+        e->nwords = (uint8_t)nwords;
+        if (nwords) /* words may be NULL then */
+            memcpy(e->words, words, nwords * sizeof *e->words);
     } else if (!e->conservative) { /* a wide launch: the bounding box of its pointer-like words */
         uintptr_t lo = UINTPTR_MAX, hi = 0;
-        for (uint32_t i = 0; i < op->nwords; i++)
-            if (op->words[i] >= 4096) {
-                lo = op->words[i] < lo ? (uintptr_t)op->words[i] : lo;
-                hi = op->words[i] >= hi ? (uintptr_t)op->words[i] + 1 : hi;
+        for (uint32_t i = 0; i < nwords; i++)
+            if (words[i] >= 4096) {
+                lo = words[i] < lo ? (uintptr_t)words[i] : lo;
+                hi = words[i] >= hi ? (uintptr_t)words[i] + 1 : hi;
             }
         if (lo < hi) {
             e->lo[0] = lo;
@@ -180,21 +192,35 @@ void dls_pol_entry_fill(dls_pol_entry *e, const dls_cuda_op *op)
             e->boxed = 1;
         }
     }
-    for (uint32_t i = 0; i < op->nranges && !e->conservative; i++) {
+    for (uint32_t i = 0; i < nranges && !e->conservative; i++) {
         if (e->nranges == 2) {
             e->conservative = 1;
             break;
         }
-        e->lo[e->nranges] = op->ranges[i].addr;
-        e->hi[e->nranges] = op->ranges[i].addr + op->ranges[i].len;
+        e->lo[e->nranges] = ranges[i].addr;
+        e->hi[e->nranges] = ranges[i].addr + ranges[i].len;
         e->nranges++;
     }
     size_t n = 0;
-    if (op->kind == DLS_OP_LAUNCH && op->name) {
-        n = strnlen(op->name, DLS_POL_NAME - 1);
-        memcpy(e->name, op->name, n);
+    if (k == DLS_OP_LAUNCH && name) {
+        n = strnlen(name, DLS_POL_NAME - 1);
+        memcpy(e->name, name, n);
     }
     e->name[n] = '\0';
+}
+
+void dls_pol_entry_fill(dls_pol_entry *e, const dls_cuda_op *op)
+{
+    fill(e, op->kind, op->flags, op->correlation_id, op->api, op->name, op->ranges, op->nranges, op->words, op->nwords);
+}
+
+void dls_pol_entry_fill_work(dls_pol_entry *e, const dls_cuda_work *w)
+{
+    if (w->kind != DLS_OP_LAUNCH && !(w->flags & DLS_OPF_CONSERVATIVE)) { /* a copy or set (at most 2 ranges) */
+        fill_ranges(e, w->correlation_id, w->api, w->ranges, w->nranges);
+        return;
+    }
+    fill(e, w->kind, w->flags, w->correlation_id, w->api, w->name, w->ranges, w->nranges, w->words, w->nwords);
 }
 
 void dls_pol_ring_append(dls_pol_stream *st, const dls_pol_entry *src, uint64_t pos)

@@ -1,5 +1,5 @@
 /* Unit tests of shim/cuda/callback.c: delivery at ENTER and EXIT, the ENTER gate, one operation
- * per runtime call and the driver call beneath it, the re-entrancy guard, id retirement at
+ * per runtime call and the driver call beneath it, the work lane, the re-entrancy guard, id retirement at
  * destroy, formatting. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -90,6 +90,96 @@ static void the_enter_gate_holds_back_only_stream_work(void **state)
     call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemsetD8Async), CUPTI_API_ENTER, "cuMemsetD8Async", &p);
     assert_int_equal(nseen, 3);
     assert_int_equal(seen[2].phase, DLS_PHASE_ENTER);
+    dls_cuda_set_enter_gate(NULL);
+}
+
+/* The work lane: what the work sink receives, and when the sink receives the phase instead. */
+static dls_cuda_work lane_seen[MAX_SEEN];
+static dls_op_phase lane_phase[MAX_SEEN];
+static int nlane, lane_takes;
+
+static int work_sink(const dls_cuda_work *w, dls_op_phase phase)
+{
+    if (nlane < MAX_SEEN) {
+        lane_seen[nlane] = *w;
+        lane_phase[nlane] = phase;
+    }
+    nlane++;
+    return lane_takes;
+}
+
+/* For every call the lane decodes, the work it delivers carries what the sink's dls_cuda_op of
+ * the same call carries (kind, flags, ranges, names, ids); a work sink that declines a phase
+ * leaves it to the sink, which then sees it exactly as without the lane. */
+static void the_work_lane_carries_what_the_sink_would_see(void **state)
+{
+    (void)state;
+    static atomic_int watching;
+    atomic_store(&watching, 1);
+    dls_cuda_set_enter_gate(&watching);
+    cuMemsetD8Async_params set = {.dstDevice = 0x1000, .uc = 1, .N = 64, .hStream = (CUstream)0x5000};
+    cuMemsetD2D32Async_params set2d = {.dstDevice = 0x3000, .dstPitch = 256, .Width = 8, .Height = 3};
+    cuMemcpyHtoDAsync_v2_params htod = {.dstDevice = 0x2000, .srcHost = (void *)0x9000, .ByteCount = 32};
+    cuMemcpyAsync_ptsz_params any = {.dst = 0x4000, .src = 0x6000, .ByteCount = 16};
+    struct {
+        CUpti_CallbackId cbid;
+        const char *fn;
+        const void *params;
+    } calls[] = {{DCB(cuMemsetD8Async), "cuMemsetD8Async", &set},
+                 {DCB(cuMemsetD2D32Async), "cuMemsetD2D32Async", &set2d},
+                 {DCB(cuMemcpyHtoDAsync_v2), "cuMemcpyHtoDAsync_v2", &htod},
+                 {DCB(cuMemcpyAsync_ptsz), "cuMemcpyAsync_ptsz", &any}};
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        nseen = nlane = 0;
+        dls_cuda_set_work_sink(NULL); /* the general way */
+        call(CUPTI_CB_DOMAIN_DRIVER_API, calls[i].cbid, CUPTI_API_EXIT, calls[i].fn, calls[i].params);
+        assert_int_equal(nseen, 1);
+        dls_cuda_op op = seen[0];
+        dls_cuda_range r0 = seen_ranges[0];
+        lane_takes = 1;
+        dls_cuda_set_work_sink(work_sink);
+        call(CUPTI_CB_DOMAIN_DRIVER_API, calls[i].cbid, CUPTI_API_ENTER, calls[i].fn, calls[i].params);
+        call(CUPTI_CB_DOMAIN_DRIVER_API, calls[i].cbid, CUPTI_API_EXIT, calls[i].fn, calls[i].params);
+        assert_int_equal(nseen, 1); /* the sink saw neither phase */
+        assert_int_equal(nlane, 2);
+        assert_int_equal(lane_phase[0], DLS_PHASE_ENTER);
+        assert_int_equal(lane_phase[1], DLS_PHASE_EXIT);
+        const dls_cuda_work *w = &lane_seen[1];
+        assert_int_equal(w->kind, op.kind);
+        assert_int_equal(w->flags | DLS_OPF_HAS_STREAM, op.flags);
+        assert_int_equal(w->nranges, op.nranges);
+        assert_int_equal(w->ranges[0].addr, r0.addr);
+        assert_int_equal(w->ranges[0].len, r0.len);
+        assert_int_equal(w->ranges[0].access, r0.access);
+        assert_int_equal(w->correlation_id, op.correlation_id);
+        assert_int_equal(w->tid, op.tid);
+        assert_int_equal(w->cbid, calls[i].cbid);
+        assert_string_equal(w->api, calls[i].fn);
+        assert_int_equal(w->per_thread, calls[i].cbid == DCB(cuMemcpyAsync_ptsz));
+        assert_int_equal(w->handle, op.stream.handle);
+        lane_takes = 0; /* declined: the sink gets both phases as it would without the lane */
+        call(CUPTI_CB_DOMAIN_DRIVER_API, calls[i].cbid, CUPTI_API_ENTER, calls[i].fn, calls[i].params);
+        call(CUPTI_CB_DOMAIN_DRIVER_API, calls[i].cbid, CUPTI_API_EXIT, calls[i].fn, calls[i].params);
+        assert_int_equal(nlane, 4);
+        assert_int_equal(nseen, 3);
+        assert_int_equal(seen[1].phase, DLS_PHASE_ENTER);
+        assert_int_equal(seen[2].phase, DLS_PHASE_EXIT);
+        assert_int_equal(seen[2].kind, op.kind);
+        assert_int_equal(seen_ranges[2].addr, r0.addr);
+    }
+    cuMemsetD8Async_params p = {.dstDevice = 0x1000, .uc = 1, .N = 64};
+    nseen = nlane = 0;
+    lane_takes = 1;
+    call(CUPTI_CB_DOMAIN_RUNTIME_API, RCB(cudaMemsetAsync_v3020), CUPTI_API_ENTER, "cudaMemsetAsync", NULL);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemsetD8Async), CUPTI_API_EXIT, "cuMemsetD8Async", &p);
+    call(CUPTI_CB_DOMAIN_RUNTIME_API, RCB(cudaMemsetAsync_v3020), CUPTI_API_EXIT, "cudaMemsetAsync", NULL);
+    assert_int_equal(nlane, 1);
+    assert_string_equal(lane_seen[0].api, "cudaMemsetAsync"); /* named after the runtime call */
+    cuStreamSynchronize_params sp = {.hStream = (CUstream)0x5000};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamSynchronize), CUPTI_API_ENTER, "cuStreamSynchronize", &sp);
+    assert_int_equal(nlane, 1); /* not a call the lane decodes */
+    assert_int_equal(nseen, 1);
+    dls_cuda_set_work_sink(NULL);
     dls_cuda_set_enter_gate(NULL);
 }
 
@@ -328,6 +418,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(driver_call_is_delivered_at_enter_and_exit, setup, teardown),
         cmocka_unit_test_setup_teardown(the_enter_gate_holds_back_only_stream_work, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_work_lane_carries_what_the_sink_would_see, setup, teardown),
         cmocka_unit_test_setup_teardown(runtime_call_annotates_the_driver_call_beneath, setup, teardown),
         cmocka_unit_test_setup_teardown(switching_callbacks_forgets_runtime_frames, setup, teardown),
         cmocka_unit_test_setup_teardown(shim_calls_are_not_reported, setup, teardown),

@@ -383,6 +383,38 @@ static void stream_resolution_is_cached_until_invalidated(void **state)
     assert_false(b.resolved);
 }
 
+/* What is attached to a resolution lives and dies with it: a destroyed stream whose handle a new
+ * stream reuses has nothing attached until attached again, and an attach for another stream id
+ * (a resolution invalidated meanwhile) is refused. Default-stream handles are per context. */
+static void attached_pointers_go_stale_with_their_resolution(void **state)
+{
+    (void)state;
+    CUstream s = (CUstream)0x5800;
+    int mine, other;
+    fake_streams[0] = (fake_stream){.h = s, .id = 58};
+    assert_null(dls_cuda_stream_attached(s, 0, FAKE_CTX)); /* never resolved */
+    dls_cuda_stream r;
+    dls_cuda_stream_resolve(s, 0, FAKE_CTX, &r);
+    assert_null(dls_cuda_stream_attached(s, 0, FAKE_CTX));
+    dls_cuda_stream_attach(s, 0, FAKE_CTX, 57, &other); /* not the stream resolved */
+    assert_null(dls_cuda_stream_attached(s, 0, FAKE_CTX));
+    dls_cuda_stream_attach(s, 0, FAKE_CTX, 58, &mine);
+    assert_ptr_equal(dls_cuda_stream_attached(s, 0, FAKE_CTX), &mine);
+    fake_streams[0].id = 59; /* destroyed, the handle reused */
+    dls_cuda_streams_invalidate();
+    assert_null(dls_cuda_stream_attached(s, 0, FAKE_CTX));
+    dls_cuda_stream_attach(s, 0, FAKE_CTX, 58, &mine); /* an attach planned before the invalidation */
+    assert_null(dls_cuda_stream_attached(s, 0, FAKE_CTX));
+    dls_cuda_stream_resolve(s, 0, FAKE_CTX, &r);
+    assert_int_equal(r.id, 59);
+    assert_null(dls_cuda_stream_attached(s, 0, FAKE_CTX));
+    dls_cuda_stream_resolve(NULL, 0, FAKE_CTX, &r); /* the legacy stream of FAKE_CTX */
+    dls_cuda_stream_attach(NULL, 0, FAKE_CTX, FAKE_LEGACY_ID, &mine);
+    assert_ptr_equal(dls_cuda_stream_attached(NULL, 0, FAKE_CTX), &mine);
+    assert_null(dls_cuda_stream_attached(NULL, 1, FAKE_CTX));          /* NULL in a _ptsz call: per-thread */
+    assert_null(dls_cuda_stream_attached(NULL, 0, (CUcontext)0x7100)); /* another context's legacy stream */
+}
+
 static void syncs_queries_host_funcs_and_graphs(void **state)
 {
     (void)state;
@@ -449,6 +481,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(launch_words_follow_the_parameter_layout, setup),
+        cmocka_unit_test_setup(attached_pointers_go_stale_with_their_resolution, setup),
         cmocka_unit_test_setup(layout_is_asked_once_per_function, setup),
         cmocka_unit_test_setup(a_cukernel_handle_uses_kernel_param_info, setup),
         cmocka_unit_test_setup(extra_buffer_is_scanned_whole, setup),
