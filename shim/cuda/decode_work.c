@@ -47,27 +47,27 @@ void dls_cuda_work_launch(dls_cuda_work *w, CUstream h, int ptsz, CUfunction f, 
 
 #define A(name, field) (uintptr_t) P(name)->field
 #define NONE 0
-#define COPY(name, dst, src, ptsz)                                             \
-    case CBID(name):                                                           \
+#define COPY(name, dst, src, ptsz)                                     \
+    case CBID(name):                                                   \
         copy(w, P(name)->hStream, ptsz, dst, src, P(name)->ByteCount); \
         return 1;
-#define SET(name, elsize, ptsz)                                                               \
-    case CBID(name):                                                                          \
+#define SET(name, elsize, ptsz)                                                              \
+    case CBID(name):                                                                         \
         set(w, P(name)->hStream, ptsz, (uintptr_t)P(name)->dstDevice, P(name)->N *(elsize)); \
         return 1;
-#define SET2D(name, elsize, ptsz)                                                                              \
-    case CBID(name):                                                                                           \
-        set(w, P(name)->hStream, ptsz, (uintptr_t)P(name)->dstDevice,                                          \
-            P(name)->Height ? (P(name)->Height - 1) * P(name)->dstPitch + P(name)->Width * (elsize) : 0); \
+#define SET2D(name, elsize, ptsz)                                                                        \
+    case CBID(name):                                                                                     \
+        set(w, P(name)->hStream, ptsz, (uintptr_t)P(name)->dstDevice,                                    \
+            P(name)->Height ? (P(name)->Height - 1) * P(name)->dstPitch + P(name)->Width *(elsize) : 0); \
         return 1;
-#define KERNEL(name, ptsz, extra_)                                                                            \
-    case CBID(name):                                                                                          \
+#define KERNEL(name, ptsz, extra_)                                                                              \
+    case CBID(name):                                                                                            \
         dls_cuda_work_launch(w, P(name)->hStream, ptsz, P(name)->f, P(name)->kernelParams, extra_, words, cap); \
         return 1;
-#define KERNEL_EX(name, ptsz)                                                                                     \
-    case CBID(name):                                                                                              \
-        dls_cuda_work_launch(w, P(name)->config ? P(name)->config->hStream : NULL, ptsz, P(name)->f, P(name)->kernelParams, \
-               P(name)->extra, words, cap);                                                                   \
+#define KERNEL_EX(name, ptsz)                                                                        \
+    case CBID(name):                                                                                 \
+        dls_cuda_work_launch(w, P(name)->config ? P(name)->config->hStream : NULL, ptsz, P(name)->f, \
+                             P(name)->kernelParams, P(name)->extra, words, cap);                     \
         return 1;
 
 void dls_cuda_work_init(dls_cuda_work *w)

@@ -286,13 +286,27 @@ int dls_pol_index_may_touch(const dls_cuda_op *op)
                      op->ranges, op->nranges);
 }
 
-/* Whether the index version did not change around may_touch's "no" (*version gets it). */
+/* 1 when an operation with these words and ranges certainly touches nothing indexed in the
+ * version it stores in *version: one read section (the sequence counter is read once before and
+ * once after; a change means "may touch"), with no retry per range. */
 static int clears(int conservative, const uint64_t *words, uint32_t nwords, const dls_cuda_range *ranges,
                   uint32_t nranges, unsigned *version)
 {
     unsigned before = atomic_load_explicit(&g_index.seq, memory_order_acquire);
-    if ((before & 1) || may_touch(conservative, words, nwords, ranges, nranges))
+    if ((before & 1) || atomic_load_explicit(&g_index.everything, memory_order_relaxed))
         return 0;
+    if (atomic_load_explicit(&g_index.live, memory_order_acquire)) {
+        if (conservative)
+            return 0;
+        const span *a = atomic_load_explicit(&g_index.spans, memory_order_acquire);
+        size_t n = atomic_load_explicit(&g_index.n, memory_order_relaxed);
+        for (uint32_t i = 0; i < nwords; i++)
+            if (words[i] < UINTPTR_MAX && overlaps(a, n, (uintptr_t)words[i], (uintptr_t)words[i] + 1))
+                return 0;
+        for (uint32_t i = 0; i < nranges; i++)
+            if (overlaps(a, n, ranges[i].addr, ranges[i].addr + ranges[i].len))
+                return 0;
+    }
     atomic_thread_fence(memory_order_acquire);
     *version = before;
     return atomic_load_explicit(&g_index.seq, memory_order_relaxed) == before;

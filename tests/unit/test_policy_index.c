@@ -35,6 +35,27 @@ static int range(uintptr_t addr, size_t len)
     return dls_pol_index_may_touch(&op);
 }
 
+/* 1 when the index clears a set of [addr, addr + len) given as an op. */
+static int cleared_op(uintptr_t addr, size_t len)
+{
+    dls_cuda_range r = {.addr = addr, .len = len, .access = DLS_ACCESS_WRITE};
+    dls_cuda_op op = {.kind = DLS_OP_MEMSET, .ranges = &r, .nranges = 1};
+    unsigned v;
+    return dls_pol_index_clears(&op, &v);
+}
+
+/* The same, given as an op and as a work of the work lane (no writer running: both answers must
+ * agree, and be the opposite of range()'s). */
+static int cleared(uintptr_t addr, size_t len)
+{
+    dls_cuda_work w = {.kind = DLS_OP_MEMSET, .ranges = {{.addr = addr, .len = len}}, .nranges = 1};
+    unsigned v;
+    int a = cleared_op(addr, len);
+    assert_int_equal(a, dls_pol_index_clears_work(&w, &v));
+    assert_int_equal(a, !range(addr, len));
+    return a;
+}
+
 static void add(dls_pol_x *x, uintptr_t lo, uintptr_t hi)
 {
     x->lo = lo;
@@ -56,6 +77,9 @@ static void spread_ranges_answer_exactly_and_removal_leaves_no_trace(void **stat
         uintptr_t lo = 0x10000 + 2 * STEP * i;
         assert_int_equal(word(lo), 1);
         assert_int_equal(word(lo + 255), 1);
+        assert_int_equal(cleared(lo + 128, 1), 0);
+        assert_int_equal(cleared(lo + 256, STEP), 1);
+        assert_int_equal(cleared(lo - 16, 17), 0);
         assert_int_equal(word(lo + 256), 0);
         assert_int_equal(word(lo - 1), 0);
         assert_int_equal(word(lo + STEP), 0); /* the free page between two ranges */
@@ -136,6 +160,7 @@ static void *reader(void *arg)
     while (!atomic_load(&g_stop)) {
         wrong += word(0x7000010) != 1;
         wrong += word(0x7ff0000) != 0;
+        wrong += cleared_op(0x7000080, 4) != 0;
     }
     return (void *)wrong;
 }
