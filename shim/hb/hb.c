@@ -333,14 +333,15 @@ int dls_hb_op(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t *pos)
     return rc;
 }
 
-int dls_hb_op_again(dls_hb *e, uint64_t stream, uint64_t *pos)
+int dls_hb_op_again(dls_hb *e, uint64_t stream, uint64_t n, uint64_t *pos)
 {
     uint32_t slot;
     dls_hb_stream *s = live_stream(e, stream, &slot);
     if (!s)
         return ENOENT;
-    s->pos++;
-    mark_dirty(e, s, slot); /* set by the predecessor already, unless the stream is not blocking */
+    s->pos += n;
+    if (n)
+        mark_dirty(e, s, slot); /* set by the predecessor already, unless the stream is not blocking */
     if (pos)
         *pos = s->pos;
     return 0;

@@ -98,11 +98,12 @@ void dls_hb_event_remove(dls_hb *e, uint64_t event);
  * NULL). ENOENT when the stream is unknown or removed. */
 int dls_hb_op(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t *pos);
 
-/* Enqueues another operation by the thread of the previous call, which must be a successful
+/* Enqueues n more operations by the thread of the previous call, which must be a successful
  * dls_hb_op or dls_hb_op_again on the same `stream`, with no other call on the engine between
- * them: such an operation learns nothing its predecessor did not, so this is dls_hb_op in O(1)
- * with no look-ups. ENOENT when the stream is unknown or removed. */
-int dls_hb_op_again(dls_hb *e, uint64_t stream, uint64_t *pos);
+ * them: such operations learn nothing their predecessor did not, so this is n calls of dls_hb_op
+ * in O(1) with no look-ups; *pos (may be NULL) gets the position of the last one. ENOENT when
+ * the stream is unknown or removed. */
+int dls_hb_op_again(dls_hb *e, uint64_t stream, uint64_t n, uint64_t *pos);
 
 /* Enqueues an event record of `event` on `stream` (an operation); the event now captures that
  * position. */

@@ -17,7 +17,6 @@
 #include "../cuda/streams.h"
 #include "../report/summary.h"
 
-#include <errno.h>
 #include <pthread.h>
 
 static pthread_key_t g_thread_key;
@@ -57,11 +56,6 @@ static void register_thread(uint64_t tid)
     pthread_setspecific(g_thread_key, (void *)(uintptr_t)tid);
 }
 
-static int is_memory_op(dls_op_kind k)
-{
-    return k == DLS_OP_LAUNCH || k == DLS_OP_MEMCPY || k == DLS_OP_MEMSET || k == DLS_OP_GRAPH_LAUNCH;
-}
-
 /* 1 when op is looked at on ENTER: a memory operation on a stream, or (fix) a stream-ordered free,
  * which may hand released memory to other work. */
 static int entered(const dls_cuda_op *op)
@@ -70,7 +64,7 @@ static int entered(const dls_cuda_op *op)
         return 0;
     if (op->kind == DLS_OP_FREE)
         return (op->flags & DLS_OPF_ASYNC) && dls_pol_g.mode == DLS_MODE_FIX;
-    return is_memory_op(op->kind);
+    return dls_pol_is_memory_op(op->kind);
 }
 
 /* 1 when op makes the host wait for work: a synchronize, a query (complete when it succeeds), a
@@ -122,46 +116,8 @@ static void make_rec(const dls_cuda_op *op, dls_pol_rec *r)
     r->st = NULL;
     r->after = NULL;
     r->cleared = 0;
-    if (is_memory_op(op->kind))
+    if (dls_pol_is_memory_op(op->kind))
         dls_pol_entry_fill(&r->e, op);
-}
-
-/* dls_pol_apply but for r's after event, whose reference the caller drops. */
-static int apply(const dls_pol_rec *r, int again)
-{
-    dls_pol_stream *st = r->st ? r->st : dls_pol_g.last; /* consecutive operations usually share a stream */
-    if (!st || !r->stream.resolved || st->id != r->stream.id)
-        st = dls_pol_stream_get(&r->stream, r->tid);
-    uint64_t pos;
-    if (!st || st->capturing) /* captured work is recorded into a graph, not run */
-        return 0;
-    int rc = again ? dls_hb_op_again(dls_pol_g.hb, st->id, &pos) : dls_hb_op(dls_pol_g.hb, r->tid, st->id, &pos);
-    if (rc) {
-        if (rc == ENOMEM)
-            dls_pol_degrade("policy-op-memory", "out of memory recording a CUDA operation");
-        return 0;
-    }
-    st->last = pos;
-    if (!is_memory_op(r->kind))
-        return 1;
-    dls_pol_ring_append(st, &r->e, pos);
-    dls_pol_after *after = r->after && r->after->st == st ? r->after : NULL;
-    if (after)
-        dls_pol_after_placed(after);
-    int cleared = r->cleared && !r->e.boxed && r->version == dls_pol_index_version(); /* as at its ENTER */
-    if (!cleared && dls_pol_index_may_touch_entry(&r->e))
-        for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
-            if (dls_pol_entry_touches(&r->e, x->lo, x->lo, x->hi))
-                dls_pol_x_note_access(x, st->id, pos, r->e.name[0] ? r->e.name : r->e.api, after);
-    return 1;
-}
-
-int dls_pol_apply(const dls_pol_rec *r, int again)
-{
-    int made = apply(r, again);
-    if (r->after)
-        dls_pol_after_put(r->after);
-    return made;
 }
 
 /* The capture of what host synchronize op will complete (ENTER). */
@@ -204,7 +160,7 @@ static void sync_copy(const dls_cuda_op *op, uint64_t snap)
     make_rec(op, &r);
     dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
     uint64_t before = st ? st->last : 0;
-    dls_pol_apply(&r, 0);
+    dls_pol_apply(&r);
     if (st && st->last == before + 1 && dls_hb_event_covers(dls_pol_g.hb, snap, st->id) == before &&
         !dls_hb_sync_stream(dls_pol_g.hb, op->tid, st->id))
         dls_pol_stream_done(st, st->last);
@@ -312,7 +268,7 @@ static void memory_enter(const dls_cuda_op *op)
         if (st && st->capturing) {
             dls_pol_capture_use(op, st);
         } else if (st && dls_pol_g.mode == DLS_MODE_FIX) {
-            if (dls_pol_fix_op(&plan, op, st) && is_memory_op(op->kind)) {
+            if (dls_pol_fix_op(&plan, op, st) && dls_pol_is_memory_op(op->kind)) {
                 t_thread.after_corr = op->correlation_id; /* its EXIT records the after event */
                 t_thread.after_st = st;
             }

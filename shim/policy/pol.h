@@ -106,6 +106,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define DLS_POL_RING 32     /* recent operations remembered per stream */
 #define DLS_POL_WORDS 16    /* launch argument words kept per entry; more: their bounding box */
@@ -131,6 +132,9 @@ typedef struct {
     const char *api;
     char name[DLS_POL_NAME];
 } dls_pol_entry;
+_Static_assert(offsetof(dls_pol_entry, op) < offsetof(dls_pol_entry, conservative) &&
+                   offsetof(dls_pol_entry, hi) < offsetof(dls_pol_entry, words),
+               "a copy or set's ring fields lie from op up to the words (dls_pol_ring_append)");
 
 /* An operation whose EXIT was deferred to the queue: what applying it needs. */
 typedef struct {
@@ -287,10 +291,15 @@ static inline void dls_pol_defer_publish(uint64_t ticket)
 /* Takes the lock (applying the queue), applies r, releases the lock. */
 void dls_pol_apply_now(const dls_pol_rec *r);
 
-/* Applies r to the model (lock held): hb operation, ring entry, consumer accesses. Returns 1
- * when its hb operation was made. `again`: r directly follows a record of the same thread and
- * stream whose hb operation was made, with no other hb call since (dls_hb_op_again). */
-int dls_pol_apply(const dls_pol_rec *r, int again);
+/* Applies r to the model (lock held): hb operation, ring entry, consumer accesses; drops r's
+ * reference of its after event. */
+void dls_pol_apply(const dls_pol_rec *r);
+
+/* 1 for the operations that touch memory (ring entries, touch tests). */
+static inline int dls_pol_is_memory_op(dls_op_kind k)
+{
+    return k == DLS_OP_LAUNCH || k == DLS_OP_MEMCPY || k == DLS_OP_MEMSET || k == DLS_OP_GRAPH_LAUNCH;
+}
 
 /* The model lost something it needs (an allocation failed, `reason`): warns once per reason and
  * marks the policy degraded (see the file comment). Any thread, lock held or not. */
@@ -328,8 +337,51 @@ dls_pol_stream *dls_pol_stream_find(uint64_t id);
 void dls_pol_entry_fill(dls_pol_entry *e, const dls_cuda_op *op);
 void dls_pol_entry_fill_work(dls_pol_entry *e, const dls_cuda_work *w);
 
-/* Appends e (at position pos of st) to st's ring. */
-void dls_pol_ring_append(dls_pol_stream *st, const dls_pol_entry *e, uint64_t pos);
+/* Widens st's box of what its lost entries touched to [lo, hi). */
+static inline void dls_pol_lost_widen(dls_pol_stream *st, uintptr_t lo, uintptr_t hi)
+{
+    if (lo < st->lost_lo)
+        st->lost_lo = lo;
+    if (hi > st->lost_hi)
+        st->lost_hi = hi;
+}
+
+/* dls_pol_ring_forget's fold of e's words, ranges and conservative flag into the box. */
+void dls_pol_ring_forget_all(dls_pol_stream *st, const dls_pol_entry *e);
+
+/* Folds pending entry e, about to be overwritten, into st's summary of lost entries. */
+static inline void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *e)
+{
+    if (st->lost <= st->done) { /* the previous summary is complete: start afresh */
+        st->lost_lo = UINTPTR_MAX;
+        st->lost_hi = 0;
+        st->lost_cons = 0;
+    }
+    st->lost = e->pos;
+    if (!e->nwords && e->nranges == 1 && !e->conservative) /* a copy or set with one range */
+        dls_pol_lost_widen(st, e->lo[0], e->hi[0]);
+    else
+        dls_pol_ring_forget_all(st, e);
+}
+
+/* Appends e (at position pos of st) to st's ring. Inline: every deferred operation is appended. */
+static inline void dls_pol_ring_append(dls_pol_stream *st, const dls_pol_entry *src, uint64_t pos)
+{
+    dls_pol_entry *e = &st->ring[st->head];
+    if (st->count < DLS_POL_RING)
+        st->count++;
+    else if (e->pos > st->done)
+        dls_pol_ring_forget(st, e);
+    st->head = (st->head + 1) % DLS_POL_RING;
+    if (!src->nwords && !src->name[0]) { /* a copy or set: its fields, not the unused words */
+        memcpy(&e->op, &src->op, offsetof(dls_pol_entry, words) - offsetof(dls_pol_entry, op));
+        e->api = src->api;
+        e->name[0] = '\0';
+    } else {
+        *e = *src;
+    }
+    e->pos = pos;
+}
 
 /* 1 when ring entry e touches [lo, hi) (launch words counted from alo). */
 int dls_pol_entry_touches(const dls_pol_entry *e, uintptr_t alo, uintptr_t lo, uintptr_t hi);

@@ -1,4 +1,4 @@
-/* The policy lock and the queue of deferred operations (see pol.h).
+/* The policy lock, the queue of deferred operations and their application (see pol.h).
  *
  * The queue is a bounded multi-producer ring (Vyukov's): a producer claims a slot by advancing
  * `dls_pol_queue_tail`, fills its record in place and publishes it through the slot's sequence
@@ -14,6 +14,7 @@
 #include "../report/summary.h"
 #include "../report/warn.h"
 
+#include <errno.h>
 #include <sched.h>
 
 #define QUEUE DLS_POL_QUEUE
@@ -22,26 +23,127 @@ dls_pol_slot dls_pol_queue[QUEUE];
 _Atomic uint64_t dls_pol_queue_tail;
 static uint64_t g_head; /* lock held */
 
+/* How the records of one drain are applied (lock held). A run is a sequence of records of one
+ * thread on one stream without after events: its first record is made with dls_hb_op, the others
+ * learn nothing it did not (dls_hb_op_again), so they only take the next positions, and hb and
+ * the stream's `last` are told of them at once when the run ends, before any other hb call. No
+ * stream is removed and none begins or ends a capture while the queue is applied (those are
+ * applied under the lock, never deferred), so what the run's first record found holds for the
+ * others. Nor does the index change (its writers are exchange changes, never an apply), so
+ * whether it watches anything and its version are read once. */
+typedef struct {
+    dls_pol_stream *st; /* the run's stream; NULL: no run */
+    uint64_t sid, tid;  /* the run's stream id and thread */
+    uint64_t pos;       /* the position of the run's latest record */
+    uint64_t told;      /* the position hb has made on st (and st->last says) */
+    int watching;       /* the index holds a range (else no record touches an exchange) */
+    unsigned version;   /* the index's version */
+} applier;
+
+static void applier_init(applier *a)
+{
+    a->st = NULL;
+    a->watching = atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed);
+    a->version = dls_pol_index_version();
+}
+
+/* Tells hb and the stream the run's positions they do not have yet, and ends the run. */
+static void end_run(applier *a)
+{
+    if (a->st && a->pos > a->told) { /* cannot fail: no stream is removed while the queue is applied */
+        (void)dls_hb_op_again(dls_pol_g.hb, a->sid, a->pos - a->told, NULL);
+        a->st->last = a->pos;
+    }
+    a->st = NULL;
+}
+
+/* Its consumer accesses: r, applied at position pos of st, touches the live exchanges it
+ * overlaps (unless its ENTER found it touching nothing in the index as it still is). */
+static inline void note_accesses(const dls_pol_rec *r, dls_pol_stream *st, uint64_t pos, dls_pol_after *after,
+                                 const applier *a)
+{
+    if (!a->watching || (r->cleared && !r->e.boxed && r->version == a->version) ||
+        !dls_pol_index_may_touch_entry(&r->e))
+        return;
+    for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
+        if (dls_pol_entry_touches(&r->e, x->lo, x->lo, x->hi))
+            dls_pol_x_note_access(x, st->id, pos, r->e.name[0] ? r->e.name : r->e.api, after);
+}
+
+/* Applies r when it does not continue a's run: ends the run, makes r's hb operation with the
+ * look-ups, and starts a run with r unless it has an after event. */
+static void apply_alone(const dls_pol_rec *r, applier *a)
+{
+    end_run(a);
+    dls_pol_stream *st = r->st ? r->st : dls_pol_stream_get(&r->stream, r->tid); /* the work lane's knows it */
+    uint64_t pos;
+    int rc = !st || st->capturing ? -1 : dls_hb_op(dls_pol_g.hb, r->tid, st->id, &pos);
+    if (rc == ENOMEM)
+        dls_pol_degrade("policy-op-memory", "out of memory recording a CUDA operation");
+    if (!rc) { /* else an unknown stream, or captured work: recorded into a graph, not run */
+        st->last = pos;
+        if (dls_pol_is_memory_op(r->kind)) {
+            dls_pol_ring_append(st, &r->e, pos);
+            dls_pol_after *after = r->after && r->after->st == st ? r->after : NULL;
+            if (after)
+                dls_pol_after_placed(after);
+            note_accesses(r, st, pos, after, a);
+        }
+        if (!r->after) { /* an after event's capture is an hb call: no run across it */
+            a->st = st;
+            a->sid = st->id;
+            a->tid = r->tid;
+            a->pos = a->told = pos;
+        }
+    }
+    dls_pol_after_put(r->after);
+}
+
+/* Applies r (see dls_pol_apply): a record of the run's thread on its stream, without an after
+ * event, takes the run's next position (it is not capturing, as at the run's start). */
+static inline __attribute__((always_inline)) void apply(const dls_pol_rec *r, applier *a)
+{
+    if (__builtin_expect(!a->st || a->sid != r->stream.id || a->tid != r->tid || !r->stream.resolved || r->after, 0)) {
+        apply_alone(r, a);
+        return;
+    }
+    uint64_t pos = ++a->pos;
+    if (dls_pol_is_memory_op(r->kind)) {
+        dls_pol_ring_append(a->st, &r->e, pos);
+        note_accesses(r, a->st, pos, NULL, a);
+    }
+}
+
+void dls_pol_apply(const dls_pol_rec *r)
+{
+    applier a;
+    applier_init(&a);
+    apply_alone(r, &a);
+    end_run(&a);
+}
+
 /* Applies every record claimed before the call (lock held). */
 static void drain(void)
 {
     uint64_t end = atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire), head = g_head;
-    int made = 0; /* the previous record's hb operation was made, and nothing else touched hb */
-    uint64_t sid = 0, tid = 0;
+    if (head == end)
+        return;
+    applier a;
+    applier_init(&a);
+    dls_pol_slot *s = &dls_pol_queue[head % QUEUE];
+    uint64_t lap = head - head % QUEUE;
     for (; head < end; head++) {
-        uint64_t lap = head - head % QUEUE;
-        dls_pol_slot *s = &dls_pol_queue[head % QUEUE];
         while (atomic_load_explicit(&s->seq, memory_order_acquire) != lap + 1)
             sched_yield(); /* claimed, being filled */
-        const dls_pol_rec *r = &s->rec;
-        int again = made && r->stream.id == sid && r->tid == tid; /* made: sid is a resolved id */
-        made = dls_pol_apply(r, again) && !r->after;              /* an after event's capture is an hb call */
-        sid = r->stream.id;
-        tid = r->tid;
+        apply(&s->rec, &a);
         atomic_store_explicit(&s->seq, lap + QUEUE, memory_order_release);
+        if (++s == dls_pol_queue + QUEUE) { /* the next lap */
+            s = dls_pol_queue;
+            lap += QUEUE;
+        }
     }
-    if (head > g_head)
-        dls_summary_add(DLS_COUNT_OPS, head - g_head); /* once per drain: no shared counter per launch */
+    end_run(&a);
+    dls_summary_add(DLS_COUNT_OPS, head - g_head); /* once per drain: no shared counter per launch */
     g_head = head;
 }
 
@@ -68,7 +170,7 @@ void dls_pol_unlock(void)
 void dls_pol_apply_now(const dls_pol_rec *r)
 {
     dls_pol_lock();
-    dls_pol_apply(r, 0);
+    dls_pol_apply(r);
     dls_pol_unlock();
     dls_summary_add(DLS_COUNT_OPS, 1);
 }

@@ -114,33 +114,14 @@ const char *dls_pol_op_name(const dls_cuda_op *op)
     return op->api;
 }
 
-static void widen(dls_pol_stream *st, uintptr_t lo, uintptr_t hi)
+void dls_pol_ring_forget_all(dls_pol_stream *st, const dls_pol_entry *e)
 {
-    if (lo < st->lost_lo)
-        st->lost_lo = lo;
-    if (hi > st->lost_hi)
-        st->lost_hi = hi;
-}
-
-/* Folds an entry about to be overwritten into the stream's summary of lost entries. */
-static void forget(dls_pol_stream *st, const dls_pol_entry *e)
-{
-    if (st->lost <= st->done) { /* the previous summary is complete: start afresh */
-        st->lost_lo = UINTPTR_MAX;
-        st->lost_hi = 0;
-        st->lost_cons = 0;
-    }
-    st->lost = e->pos;
-    if (!e->nwords && e->nranges == 1 && !e->conservative) { /* a copy or set with one range */
-        widen(st, e->lo[0], e->hi[0]);
-        return;
-    }
     st->lost_cons |= e->conservative;
     for (unsigned i = 0; i < e->nwords; i++)
         if (e->words[i] >= 4096)
-            widen(st, (uintptr_t)e->words[i], (uintptr_t)e->words[i] + 1);
+            dls_pol_lost_widen(st, (uintptr_t)e->words[i], (uintptr_t)e->words[i] + 1);
     for (unsigned i = 0; i < e->nranges; i++)
-        widen(st, e->lo[i], e->hi[i]);
+        dls_pol_lost_widen(st, e->lo[i], e->hi[i]);
 }
 
 /* Fills e (all but pos) as a copy or set with n <= 2 ranges: the words and the name stay unused. */
@@ -221,32 +202,6 @@ void dls_pol_entry_fill_work(dls_pol_entry *e, const dls_cuda_work *w)
         return;
     }
     fill(e, w->kind, w->flags, w->correlation_id, w->api, w->name, w->ranges, w->nranges, w->words, w->nwords);
-}
-
-void dls_pol_ring_append(dls_pol_stream *st, const dls_pol_entry *src, uint64_t pos)
-{
-    dls_pol_entry *e = &st->ring[st->head];
-    if (st->count == DLS_POL_RING && e->pos > st->done)
-        forget(st, e);
-    st->head = (st->head + 1) % DLS_POL_RING;
-    if (st->count < DLS_POL_RING)
-        st->count++;
-    if (!src->nwords && !src->name[0]) { /* a copy or set: its fields, not the unused words */
-        e->op = src->op;
-        e->conservative = src->conservative;
-        e->nwords = 0;
-        e->nranges = src->nranges;
-        e->boxed = src->boxed;
-        e->lo[0] = src->lo[0];
-        e->hi[0] = src->hi[0];
-        e->lo[1] = src->lo[1];
-        e->hi[1] = src->hi[1];
-        e->api = src->api;
-        e->name[0] = '\0';
-    } else {
-        *e = *src;
-    }
-    e->pos = pos;
 }
 
 void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos)

@@ -181,9 +181,11 @@ static void random_update(run *u)
         rb = hbref_op(u->r, t, s, &pb);
         for (uint32_t more = ra == 0 && rb == 0 ? below(&u->g, 3) : 0; more > 0; more--) { /* the same again */
             CHECK(pa == pb, "op position: engine %llu, reference %llu", (unsigned long long)pa, (unsigned long long)pb);
+            uint32_t n = below(&u->g, 4); /* n operations at once (none: nothing changes) */
             what = "op again";
-            ra = dls_hb_op_again(u->e, s, &pa);
-            rb = hbref_op(u->r, t, s, &pb);
+            ra = dls_hb_op_again(u->e, s, n, &pa);
+            for (uint32_t k = 0; k < n && rb == 0; k++)
+                rb = hbref_op(u->r, t, s, &pb);
         }
     } else if (c < 53) {
         uint64_t ev = event_id(u);

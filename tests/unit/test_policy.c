@@ -19,6 +19,7 @@
 #include "policy/pol.h"
 #include "report/race.h"
 #include "report/summary.h"
+#include "test_policy_export.h"
 #include "test_policy_forget.h"
 
 static __thread uint64_t TID = 100; /* the delivering thread's id */
@@ -81,31 +82,6 @@ static void stream_sync(uint64_t sid)
     dls_pol_sink(&op, NULL);
     op.phase = DLS_PHASE_EXIT;
     dls_pol_sink(&op, NULL);
-}
-
-/* A live exchange of [lo, hi) with its frontier attributed now. */
-static dls_pol_x *export_range(uintptr_t lo, uintptr_t hi)
-{
-    static _Atomic uint64_t xid;
-    static __thread int64_t shape[1] = {4};
-    static __thread DLManagedTensor mt;
-    mt.dl_tensor.ndim = 1;
-    mt.dl_tensor.shape = shape;
-    mt.dl_tensor.data = (void *)lo;
-    dls_exchange x = {.xid = ++xid,
-                      .tensor = &mt,
-                      .data = (void *)lo,
-                      .lo = lo,
-                      .hi = hi,
-                      .device = {kDLCUDA, 0},
-                      .dtype = {kDLFloat, 32, 1}};
-    dls_pol_lock();
-    dls_pol_x *p = dls_pol_x_new(&x);
-    assert_non_null(p);
-    dls_pol_attribute(p);
-    dls_pol_x_link(p);
-    dls_pol_unlock();
-    return p;
 }
 
 /* Launches 500 operations on stream 3, touching nothing exchanged (a thread's body). */

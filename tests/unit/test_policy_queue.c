@@ -1,0 +1,307 @@
+/* Differential test of the queue's drain (shim/policy/queue.c): random sequences of deferred
+ * operations by two threads on streams of every kind (one capturing, some records with an
+ * unresolved stream, some made as the work lane makes them), applied through the queue, where a run of one thread on one stream takes
+ * positions without asking hb and tells hb at the run's end, and applied one by one with
+ * dls_pol_apply (a full hb operation each), must leave the same model: stream positions, what
+ * hb orders each stream after, ring entries, lost boxes and the exchange's consumer accesses.
+ * The lost box is also checked against a brute-force fold of the overwritten entries. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/config.h"
+#include "policy/pol.h"
+#include "test_policy_export.h"
+#include "test_policy_forget.h"
+
+#define NREC 3000
+#define NSTREAMS 5 /* ids 1..5; 5 is capturing */
+#define NSEQS 20
+#define XLO 0x10000 /* the live exchange's range */
+#define XHI 0x10100
+
+typedef struct {
+    uint64_t x;
+} rng;
+
+static uint32_t below(rng *r, uint32_t n)
+{
+    r->x ^= r->x << 13;
+    r->x ^= r->x >> 7;
+    r->x ^= r->x << 17;
+    return (uint32_t)(r->x % n);
+}
+
+static const dls_stream_kind g_kinds[NSTREAMS + 1] = {DLS_STREAM_NON_BLOCKING, DLS_STREAM_NON_BLOCKING,
+                                                      DLS_STREAM_BLOCKING,     DLS_STREAM_LEGACY,
+                                                      DLS_STREAM_PER_THREAD,   DLS_STREAM_BLOCKING};
+
+static dls_cuda_stream stream(uint64_t id)
+{
+    dls_cuda_stream s = {.id = id, .handle = 0x1000 + id, .ctx = 0xc0, .ctx_id = 1, .kind = g_kinds[id], .resolved = 1};
+    return s;
+}
+
+/* A record and how its index clearance is set at replay (the index's version differs per run). */
+typedef struct {
+    dls_pol_rec r;
+    int clear;     /* 0: not cleared; 1: cleared in the current version; 2: in a stale one */
+    int lane;      /* replayed as the work lane's record when its stream is known by then */
+    int drain;     /* the queue is applied after this record */
+    uint64_t sync; /* then, when nonzero, the record's thread synchronizes with this stream */
+} item;
+
+/* An address: in the exchange, elsewhere, or a size (below 4096: not a pointer). */
+static uint64_t address(rng *g)
+{
+    switch (below(g, 4)) {
+    case 0:
+        return XLO + 8 * below(g, 32);
+    case 1:
+        return 0x20000 + 0x100 * below(g, 64);
+    case 2:
+        return 0x90000 + 0x40 * below(g, 16);
+    default:
+        return below(g, 4096);
+    }
+}
+
+static void make_item(rng *g, item *it, uint64_t sid, uint64_t tid, uint32_t corr)
+{
+    static const uint32_t kinds[] = {DLS_OP_MEMSET, DLS_OP_MEMSET, DLS_OP_MEMSET,    DLS_OP_MEMCPY,
+                                     DLS_OP_LAUNCH, DLS_OP_LAUNCH, DLS_OP_HOST_FUNC, DLS_OP_GRAPH_LAUNCH};
+    uint64_t words[DLS_POL_WORDS + 3];
+    dls_cuda_range ranges[2];
+    dls_cuda_op op = {.kind = kinds[below(g, 8)],
+                      .flags = DLS_OPF_ASYNC | DLS_OPF_HAS_STREAM,
+                      .api = "api",
+                      .tid = tid,
+                      .correlation_id = corr,
+                      .stream = stream(sid)};
+    if (op.kind == DLS_OP_MEMSET || op.kind == DLS_OP_MEMCPY) {
+        op.nranges = op.kind == DLS_OP_MEMSET ? 1 : 2;
+        for (uint32_t i = 0; i < op.nranges; i++) {
+            uint64_t a = address(g);
+            ranges[i] = (dls_cuda_range){a < 4096 ? 0x40000 + a : a, 0x40, DLS_ACCESS_WRITE};
+        }
+        op.ranges = ranges;
+    } else if (op.kind == DLS_OP_LAUNCH) {
+        op.name = below(g, 2) ? "kernel" : NULL;
+        op.nwords = below(g, 3) ? 1 + below(g, 3) : DLS_POL_WORDS + 3; /* the wide ones are boxed */
+        for (uint32_t i = 0; i < op.nwords; i++)
+            words[i] = address(g);
+        op.words = words;
+        if (!below(g, 20))
+            op.flags |= DLS_OPF_CONSERVATIVE;
+    }
+    memset(it, 0, sizeof *it);
+    it->r.kind = op.kind;
+    it->r.flags = op.flags;
+    it->r.tid = tid;
+    it->r.correlation_id = corr;
+    it->r.stream = op.stream;
+    it->r.stream.resolved = below(g, 50) != 0;
+    if (dls_pol_is_memory_op(op.kind))
+        dls_pol_entry_fill(&it->r.e, &op);
+    it->clear = below(g, 3);
+    it->lane = below(g, 2);
+}
+
+/* Runs of one thread on one stream: each record keeps the previous stream and thread mostly. */
+static void make_items(uint64_t seed, item *items)
+{
+    rng g = {seed * 0x9e3779b97f4a7c15ull + 1};
+    uint64_t sid = 1, tid = 100;
+    for (uint32_t i = 0; i < NREC; i++) {
+        if (below(&g, 10) < 2)
+            sid = 1 + below(&g, NSTREAMS);
+        if (below(&g, 10) < 1)
+            tid = tid == 100 ? 101 : 100;
+        make_item(&g, &items[i], sid, tid, i + 1);
+        items[i].drain = (i + 1) % DLS_POL_QUEUE == 0 || !below(&g, 100);
+        items[i].sync = items[i].drain && below(&g, 2) ? 1 + below(&g, NSTREAMS - 1) : 0;
+    }
+}
+
+/* A fresh policy model with one live exchange of [XLO, XHI) and stream 5 capturing. */
+static dls_pol_x *fresh_model(void)
+{
+    dls_hb_destroy(dls_pol_g.hb);
+    dls_pol_g.hb = dls_hb_create();
+    assert_non_null(dls_pol_g.hb);
+    dls_pol_g.mode = DLS_MODE_CHECK;
+    assert_int_equal(dls_hb_stream_add(dls_pol_g.hb, DLS_POL_HOST_STREAM, DLS_POL_HOST_CTX, DLS_HB_NON_BLOCKING), 0);
+    dls_pol_x *p = export_range(XLO, XHI);
+    dls_pol_lock();
+    dls_cuda_stream s5 = stream(NSTREAMS);
+    dls_pol_stream *st = dls_pol_stream_get(&s5, 100);
+    assert_non_null(st);
+    st->capturing = 1; /* its work is recorded into a graph: never applied */
+    dls_pol_unlock();
+    return p;
+}
+
+/* The record of it as its EXIT makes it now: the index's clearance, the stream (the work lane
+ * knows it and sets only its id). */
+static dls_pol_rec replayed(const item *it)
+{
+    dls_pol_rec r = it->r;
+    if (it->lane && r.stream.resolved && (r.st = dls_pol_stream_find(r.stream.id)))
+        r.stream = (dls_cuda_stream){.id = r.stream.id, .resolved = 1};
+    r.cleared = it->clear != 0;
+    r.version = dls_pol_index_version() + (it->clear == 2 ? 2 : 0);
+    return r;
+}
+
+/* Item it's host synchronize, if any (lock held): its thread learns what its stream has. */
+static void sync_after(const item *it)
+{
+    if (it->sync && dls_pol_stream_find(it->sync)) /* a stream seen already */
+        assert_int_equal(dls_hb_sync_stream(dls_pol_g.hb, it->r.tid, it->sync), 0);
+}
+
+/* Applies the items through the queue, taking the lock (which applies it) where they say. */
+static void apply_queued(const item *items)
+{
+    for (uint32_t i = 0; i < NREC; i++) {
+        uint64_t ticket;
+        dls_pol_rec *q = dls_pol_defer_claim(&ticket);
+        assert_non_null(q);
+        *q = replayed(&items[i]);
+        dls_pol_defer_publish(ticket);
+        if (items[i].drain) {
+            dls_pol_lock();
+            sync_after(&items[i]);
+            dls_pol_unlock();
+        }
+    }
+    dls_pol_lock();
+    dls_pol_unlock();
+}
+
+/* Applies the items one by one (a full hb operation each). */
+static void apply_alone(const item *items)
+{
+    dls_pol_lock();
+    for (uint32_t i = 0; i < NREC; i++) {
+        dls_pol_rec r = replayed(&items[i]);
+        dls_pol_apply(&r);
+        sync_after(&items[i]);
+    }
+    dls_pol_unlock();
+}
+
+/* What the test compares: the streams (both ways append to the rings with the same code, so
+ * byte for byte), what hb orders each stream's next operation after, and the consumer accesses. */
+typedef struct {
+    dls_pol_stream s[NSTREAMS + 1];
+    uint64_t covers[NSTREAMS + 1][NSTREAMS + 1];
+    unsigned ncons;
+    dls_pol_touch cons[DLS_POL_MAXC];
+} view;
+
+/* The model as the comparison sees it. A legacy operation first joins what the blocking streams
+ * marked for it, so their marks are compared too. */
+static void take_view(view *v, const dls_pol_x *x)
+{
+    memset(v, 0, sizeof *v);
+    dls_pol_lock();
+    dls_hb *hb = dls_pol_g.hb;
+    assert_int_equal(dls_hb_op(hb, 100, 3, NULL), 0);
+    for (uint64_t id = 1; id <= NSTREAMS; id++) {
+        dls_pol_stream *st = dls_pol_stream_find(id);
+        assert_non_null(st);
+        v->s[id] = *st;
+        assert_int_equal(dls_hb_capture_stream(hb, 1000 + id, id), 0);
+        for (uint64_t o = 1; o <= NSTREAMS; o++)
+            v->covers[id][o] = dls_hb_event_covers(hb, 1000 + id, o);
+    }
+    v->ncons = x->ncons;
+    for (unsigned i = 0; i < x->ncons; i++) {
+        v->cons[i].at = x->cons[i].at;
+        strcpy(v->cons[i].name, x->cons[i].name);
+    }
+    dls_pol_unlock();
+}
+
+/* The lost box of stream sid by brute force: every memory entry applied on it but its ring's
+ * last DLS_POL_RING (nothing is ever host-complete here). */
+static void expect_lost(const item *items, uint64_t sid, const dls_pol_stream *s, uint64_t seed)
+{
+    uint64_t pos = 0, lost = 0;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    int cons = 0;
+    unsigned nmem = 0;
+    for (uint32_t i = 0; i < NREC; i++)
+        nmem += items[i].r.stream.id == sid && items[i].r.stream.resolved && dls_pol_is_memory_op(items[i].r.kind);
+    for (uint32_t i = 0, seen = 0; i < NREC && seen + DLS_POL_RING < nmem; i++) {
+        const dls_pol_rec *r = &items[i].r;
+        if (r->stream.id != sid || !r->stream.resolved)
+            continue;
+        pos++;
+        if (!dls_pol_is_memory_op(r->kind))
+            continue;
+        seen++;
+        lost = pos;
+        cons |= r->e.conservative;
+        for (unsigned k = 0; k < r->e.nwords; k++)
+            if (r->e.words[k] >= 4096) {
+                lo = r->e.words[k] < lo ? r->e.words[k] : lo;
+                hi = r->e.words[k] + 1 > hi ? r->e.words[k] + 1 : hi;
+            }
+        for (unsigned k = 0; k < r->e.nranges; k++) {
+            lo = r->e.lo[k] < lo ? r->e.lo[k] : lo;
+            hi = r->e.hi[k] > hi ? r->e.hi[k] : hi;
+        }
+    }
+    if (s->lost != lost || (lost && (s->lost_lo != lo || s->lost_hi != hi || s->lost_cons != cons)))
+        fail_msg("seed %llu, stream %llu: lost %llu [%#lx, %#lx) cons %d, expected %llu [%#lx, %#lx) cons %d",
+                 (unsigned long long)seed, (unsigned long long)sid, (unsigned long long)s->lost,
+                 (unsigned long)s->lost_lo, (unsigned long)s->lost_hi, s->lost_cons, (unsigned long long)lost,
+                 (unsigned long)lo, (unsigned long)hi, cons);
+}
+
+static void queued_runs_build_the_model_one_by_one_application_builds(void **state)
+{
+    (void)state;
+    static item items[NREC];
+    static view queued, alone;
+    for (uint64_t seed = 1; seed <= NSEQS; seed++) {
+        make_items(seed, items);
+        dls_pol_x *x = fresh_model();
+        apply_queued(items);
+        take_view(&queued, x);
+        dls_test_policy_forget(1);
+        x = fresh_model();
+        apply_alone(items);
+        take_view(&alone, x);
+        dls_test_policy_forget(1);
+        for (uint64_t id = 1; id <= NSTREAMS; id++)
+            if (memcmp(&queued.s[id], &alone.s[id], sizeof queued.s[id]) != 0 ||
+                memcmp(queued.covers[id], alone.covers[id], sizeof queued.covers[id]) != 0)
+                fail_msg("seed %llu, stream %llu: the queue's model differs from the one-by-one one (last %llu "
+                         "vs %llu, lost %llu vs %llu)",
+                         (unsigned long long)seed, (unsigned long long)id, (unsigned long long)queued.s[id].last,
+                         (unsigned long long)alone.s[id].last, (unsigned long long)queued.s[id].lost,
+                         (unsigned long long)alone.s[id].lost);
+        if (queued.ncons != alone.ncons || memcmp(queued.cons, alone.cons, sizeof queued.cons) != 0)
+            fail_msg("seed %llu: consumer accesses differ (%u vs %u)", (unsigned long long)seed, queued.ncons,
+                     alone.ncons);
+        assert_int_equal(queued.s[NSTREAMS].last, 0); /* the capturing stream took nothing */
+        assert_true(queued.ncons > 0);                /* the exchange was touched: accesses were compared */
+        for (uint64_t id = 1; id < NSTREAMS; id++)
+            expect_lost(items, id, &queued.s[id], seed);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(queued_runs_build_the_model_one_by_one_application_builds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
