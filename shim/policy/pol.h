@@ -368,6 +368,7 @@ static inline void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *
 static inline void dls_pol_ring_append(dls_pol_stream *st, const dls_pol_entry *src, uint64_t pos)
 {
     dls_pol_entry *e = &st->ring[st->head];
+    __asm__("" : "+r"(e)); /* computed once, not again for each use */
     if (st->count < DLS_POL_RING)
         st->count++;
     else if (e->pos > st->done)
