@@ -26,11 +26,12 @@ static uint64_t g_head; /* lock held */
 /* How the records of one drain are applied (lock held). A run is a sequence of records of one
  * thread on one stream without after events: its first record is made with dls_hb_op, the others
  * learn nothing it did not (dls_hb_op_again), so they only take the next positions, and hb and
- * the stream's `last` are told of them at once when the run ends, before any other hb call. No
- * stream is removed and none begins or ends a capture while the queue is applied (those are
- * applied under the lock, never deferred), so what the run's first record found holds for the
- * others. Nor does the index change (its writers are exchange changes, never an apply), so
- * whether it watches anything and its version are read once. */
+ * the stream's `last` are told of them at once when the run ends, before any other hb call (a
+ * consumer access may drop an older after event's capture meanwhile: an event removal, which no
+ * position concerns). No stream is removed and none begins or ends a capture while the queue is
+ * applied (those are applied under the lock, never deferred), so what the run's first record
+ * found holds for the others. Nor does the index change (its writers are exchange changes, never
+ * an apply), so whether it watches anything and its version are read once. */
 typedef struct {
     dls_pol_stream *st; /* the run's stream; NULL: no run */
     uint64_t sid, tid;  /* the run's stream id and thread */
