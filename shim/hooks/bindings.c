@@ -19,9 +19,9 @@ static dls_profile g_file_rows[DLS_MAX_FILE_ROWS];
 static size_t g_file_n;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
-void *dls_stub_address(size_t i)
+void *dls_stub_address(size_t i, const dls_profile *row)
 {
-    return (void *)(dls_stubs + i * DLS_STUB_SIZE);
+    return (void *)((row->scalar ? dls_stubs_scalar : dls_stubs) + i * DLS_STUB_SIZE);
 }
 
 void *dls_binding_stub(const dls_profile *row, void *real)
@@ -32,13 +32,13 @@ void *dls_binding_stub(const dls_profile *row, void *real)
     for (size_t i = 0; i < g_used && !stub; i++)
         if (atomic_load_explicit(&dls_binding_table[i].profile, memory_order_relaxed) == row &&
             dls_binding_table[i].real == real)
-            stub = dls_stub_address(i);
+            stub = dls_stub_address(i, row);
     if (!stub && g_used < DLS_STUB_COUNT) {
         dls_binding *b = &dls_binding_table[g_used];
         b->real = real;
         b->lib = lib;
         atomic_store_explicit(&b->profile, row, memory_order_release);
-        stub = dls_stub_address(g_used++);
+        stub = dls_stub_address(g_used++, row);
     }
     pthread_mutex_unlock(&g_lock);
     if (!stub)

@@ -1,11 +1,12 @@
 /* Bindings: which wrapper stub stands for which (profile row, real function) pair.
  *
- * Stub i (16 bytes each, laid out from dls_stubs, see trampoline.h) uses binding i. A binding is
- * made when the binding engine (engine.h) patches a caller's GOT slot or the dlsym hook hands out
- * a wrapper: the row and the real function are known then, so the wrapper never resolves
- * anything while it runs. A binding is never undone: a stub address may still be held by a
- * program after the object of its real function was unloaded (calling it then is the program's
- * error, as calling the real function would be). Bindings live for the process. */
+ * Stub i (16 bytes each, laid out from dls_stubs or dls_stubs_scalar, see trampoline.h) uses
+ * binding i. A binding is made when the binding engine (engine.h) patches a caller's GOT slot or
+ * the dlsym hook hands out a wrapper: the row and the real function are known then, so the
+ * wrapper never resolves anything while it runs. A binding is never undone: a stub address may
+ * still be held by a program after the object of its real function was unloaded (calling it then
+ * is the program's error, as calling the real function would be). Bindings live for the
+ * process. */
 #ifndef DLS_BINDINGS_H
 #define DLS_BINDINGS_H
 
@@ -54,8 +55,9 @@ static inline void *dls_binding_real(const dls_binding *b, const char **lib)
  * the bindings lock, which it holds only to search and fill the table. */
 void *dls_binding_stub(const dls_profile *row, void *real);
 
-/* Address of stub i. */
-void *dls_stub_address(size_t i);
+/* Address of stub i in the block of the trampoline form that row's function needs (the scalar
+ * form when row->scalar, trampoline.h). */
+void *dls_stub_address(size_t i, const dls_profile *row);
 
 /* The row named `name`: a built-in row, else a DLSYNC_PROFILES row; NULL when none. */
 const dls_profile *dls_profile_find(const char *name);

@@ -7,7 +7,7 @@
 
 static const dls_profile g_builtin[] = {
 #define DLS_PROFILE(sym, fw, role, where, idx, ver, disp) \
-    {#sym, fw, DLS_ROLE_##role, DLS_WHERE_##where, idx, ver, disp, DLS_XPATH_NATIVE},
+    {#sym, fw, DLS_ROLE_##role, DLS_WHERE_##where, idx, ver, disp, DLS_XPATH_NATIVE, 1},
 #include "profiles.def"
 #undef DLS_PROFILE
 };

@@ -47,6 +47,9 @@ typedef struct {
     dls_xpath path;                        /* how an exchange through it happens: NATIVE for
                                                   every row of profiles.def and of text; the
                                                   capsule layer's rows say which capsule */
+    int scalar;                            /* 1: the function passes no argument and no result in
+                                              a vector register (every built-in row, from its
+                                              signature); 0 when not known (text rows) */
 } dls_profile;
 
 /* Returns the built-in rows (never NULL) and stores their number in *n. Row i of this table is

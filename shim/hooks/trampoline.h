@@ -1,8 +1,9 @@
 /* The wrapper stubs and the generic x86-64 trampoline they jump to.
  *
- * Each wrapped (profile row, real function) pair is a 16-byte stub (endbr64; lea <own address>, %r11; jmp common). The
- * common trampoline works for any signature of the profile rows without knowing its C or C++
- * types, relying on the x86-64 System V ABI:
+ * Each wrapped (profile row, real function) pair is bound to a binding index i and reached
+ * through a 16-byte stub (endbr64; mov $i, %r11d; jmp trampoline). The trampoline works for any
+ * signature of the profile rows without knowing its C or C++ types, relying on the x86-64
+ * System V ABI:
  *   - arguments travel in rdi, rsi, rdx, rcx, r8, r9 and xmm0-7, plus al (vector-register count
  *     for variadic calls); none of the wrapped signatures passes arguments on the stack (the
  *     trampoline moves the stack, so stack arguments would be lost: such rows are refused by
@@ -19,6 +20,11 @@
  * pre-hook sets `tail`, the trampoline instead restores everything and jumps to the real
  * function (no post-hook: used when tracing is off and for nested calls). When the real
  * function is missing, the post-hook sees zeroed results and the caller gets zero.
+ * It comes in two forms, each with its own block of stubs: the vector form does all of the
+ * above; the scalar form leaves xmm0-7 alone (the hooks are C and may change them), for a row
+ * whose function passes no argument and no result in a vector register (dls_profile's
+ * `scalar`: every built-in row, whose signatures are known; a DLSYNC_PROFILES row is not, so it
+ * gets the vector form). The scalar form saves 20 vector moves per call.
  * aarch64 would need the same shape with its own registers: x0-x7 and v0-v7 for arguments, x8
  * as the indirect-result register (the hidden return slot is not an argument there, so "arg:N"
  * indices would not count it), results in x0/x1 and v0-v3, x16/x17 as the scratch register for
@@ -42,9 +48,11 @@ typedef struct {
     uint64_t state;         /* 248: the hooks' own word, 0 on entry */
 } dls_frame;
 
-/* Start of the stub area: stub i is at dls_stubs + i * DLS_STUB_SIZE, for DLS_STUB_COUNT stubs
- * (bindings.h). */
+/* Starts of the two stub blocks (DLS_STUB_COUNT stubs each, bindings.h): stub i of the vector
+ * form is at dls_stubs + i * DLS_STUB_SIZE, that of the scalar form at dls_stubs_scalar + i *
+ * DLS_STUB_SIZE; both use binding i. */
 extern const char dls_stubs[] __attribute__((visibility("hidden")));
+extern const char dls_stubs_scalar[] __attribute__((visibility("hidden")));
 
 /* Called by the trampoline before the real function; returns it (NULL: not found). */
 void *dls_hook_pre(dls_frame *f) __attribute__((visibility("hidden")));

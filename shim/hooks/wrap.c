@@ -272,9 +272,19 @@ void dls_exchange_deleter(void *mt)
     deleter(mt);
 }
 
-/* The rest of dls_hook_pre when an NVTX tool listens or the row is an import. */
-__attribute__((noinline)) static void *pre_hook_rest(dls_frame *f, const dls_binding *b)
+/* dls_hook_pre when its common path does not apply: the configuration not read yet, an NVTX
+ * tool perhaps listening, an import row, or a stub not bound. */
+__attribute__((noinline)) static void *pre_hook_full(dls_frame *f)
 {
+    dls_binding *b = dls_binding_at(f->index);
+    if (!b)
+        return NULL;
+    if (t_depth > 0 || dls_config_get()->mode == DLS_MODE_OFF) {
+        f->tail = 1;
+        return b->real;
+    }
+    ++t_depth;
+    f->state = (uintptr_t)&t_depth;
     const dls_profile *p = dls_binding_profile(b);
     const char *lib;
     void *real = dls_binding_real(b, &lib);
@@ -285,26 +295,30 @@ __attribute__((noinline)) static void *pre_hook_rest(dls_frame *f, const dls_bin
     return real;
 }
 
+/* The common path (an export, or a nested call, with the configuration read and no NVTX tool)
+ * calls nothing but the TLS resolver, so it saves no registers. The stub's index is below
+ * DLS_STUB_COUNT by construction (trampoline.c). */
 void *dls_hook_pre(dls_frame *f)
 {
-    dls_binding *b = dls_binding_at(f->index);
-    if (!b)
-        return NULL;
+    dls_binding *b = &dls_binding_table[f->index];
+    const dls_profile *p = atomic_load_explicit(&b->profile, memory_order_acquire);
+    const dls_config *c = atomic_load_explicit(&dls_config_read, memory_order_acquire);
+    if (__builtin_expect(
+            !p || !c || !atomic_load_explicit(&dls_nvtx_absent, memory_order_relaxed) || p->role == DLS_ROLE_IMPORT, 0))
+        return pre_hook_full(f);
     int *depth = &t_depth;
     __asm__("" : "+r"(depth)); /* the thread's address once: one TLS access, not one per use */
-    if (*depth > 0 || dls_config_get()->mode == DLS_MODE_OFF) {
+    if (*depth > 0 || c->mode == DLS_MODE_OFF) {
         f->tail = 1;
         return b->real;
     }
     ++*depth;
     f->state = (uintptr_t)depth; /* the post-hook finds the thread's count without a TLS look-up */
-    if (dls_nvtx_active() || dls_binding_profile(b)->role == DLS_ROLE_IMPORT)
-        return pre_hook_rest(f, b);
     return b->real;
 }
 
 /* After a wrapped export returned: finds the tensor it produced and records the export. */
-static void finish_export(dls_frame *f, const dls_binding *b)
+static inline __attribute__((always_inline)) void finish_export(dls_frame *f, const dls_binding *b)
 {
     const dls_profile *p = dls_binding_profile(b);
     if (p->role != DLS_ROLE_EXPORT)
@@ -333,14 +347,24 @@ static void finish_export(dls_frame *f, const dls_binding *b)
         dls_wrap_export(p, lib, mt);
 }
 
+/* dls_hook_post when an NVTX tool may listen: the export is marked inside the call's range. */
+__attribute__((noinline)) static void post_hook_nvtx(dls_frame *f)
+{
+    finish_export(f, &dls_binding_table[f->index]);
+    if (dls_nvtx_active())
+        dls_nvtx_range_pop();
+}
+
 void dls_hook_post(dls_frame *f)
 {
     if (!f->state)
         return;
     --*(int *)f->state;
+    if (__builtin_expect(!atomic_load_explicit(&dls_nvtx_absent, memory_order_relaxed), 0)) {
+        post_hook_nvtx(f);
+        return;
+    }
     finish_export(f, &dls_binding_table[f->index]);
-    if (dls_nvtx_active())
-        dls_nvtx_range_pop();
 }
 
 /* Personality routine of the trampoline: a C++ exception (or forced unwind) leaving the real

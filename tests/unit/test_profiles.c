@@ -85,6 +85,8 @@ static void every_builtin_row_round_trips_through_text(void **state)
         assert_int_equal(back.versioned, t[i].versioned);
         assert_string_equal(back.display, "");
         assert_string_equal(dls_profile_name(&back), t[i].symbol);
+        assert_int_equal(t[i].scalar, 1); /* known signatures: no vector-register argument or result */
+        assert_int_equal(back.scalar, 0); /* a text row's signature is not known */
     }
 }
 
