@@ -30,6 +30,12 @@ static inline void dls_spin_lock(dls_spin *s)
         dls_spin_wait(s);
 }
 
+/* Takes s when it is free and returns 1; returns 0, taking nothing, when it is held. */
+static inline int dls_spin_trylock(dls_spin *s)
+{
+    return !atomic_exchange_explicit(&s->held, 1, memory_order_acquire);
+}
+
 /* Releases s, which the caller holds. */
 static inline void dls_spin_unlock(dls_spin *s)
 {

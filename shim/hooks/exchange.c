@@ -144,24 +144,93 @@ void dls_exchange_make(dls_exchange *x, const dls_exchange_origin *o)
 /* dls_exchange_add_made when there was no room: fills *out only. */
 __attribute__((noinline, cold)) static uint64_t not_added(const dls_exchange_origin *o, dls_exchange *out, uint64_t xid)
 {
-    if (out)
-        make(out, o, xid);
+    make(out, o, xid);
     return 0;
 }
 
-uint64_t dls_exchange_add_made(const dls_exchange_origin *o, dls_exchange *out)
+/* dls_exchange_add_made, inline so that a caller with a constant origin kind and out loses the
+ * tests of both. */
+static inline __attribute__((always_inline)) uint64_t add_made(const dls_exchange_origin *o, dls_exchange *out)
 {
     uint64_t xid = dls_exchange_next_id();
     dls_exchange *slot = claim_slot(o->tensor);
     if (__builtin_expect(!slot, 0)) {
         dls_spin_unlock(&g_lock);
-        return not_added(o, out, xid);
+        return out ? not_added(o, out, xid) : 0;
     }
     make(slot, o, xid);
     if (out)
         *out = *slot;
     dls_spin_unlock(&g_lock);
     return xid;
+}
+
+uint64_t dls_exchange_add_made(const dls_exchange_origin *o, dls_exchange *out)
+{
+    return add_made(o, out);
+}
+
+/* dls_exchange_add_export once the lock is held (and released here). With may_grow 0 it leaves a
+ * full table to add_export_slow (a tail call, so the common path saves no registers). */
+static inline __attribute__((always_inline)) uint64_t add_export_held(const dls_profile *p, const char *lib, void *mt,
+                                                                      int64_t lo, int64_t hi, dls_deleter_fn deleter,
+                                                                      int may_grow);
+
+__attribute__((noinline, cold)) static uint64_t add_export_slow(const dls_profile *p, const char *lib, void *mt,
+                                                                int64_t lo, int64_t hi, dls_deleter_fn deleter)
+{
+    dls_spin_lock(&g_lock);
+    return add_export_held(p, lib, mt, lo, hi, deleter, 1);
+}
+
+static inline __attribute__((always_inline)) uint64_t add_export_held(const dls_profile *p, const char *lib, void *mt,
+                                                                      int64_t lo, int64_t hi, dls_deleter_fn deleter,
+                                                                      int may_grow)
+{
+    dls_managed_view v = {0};
+    dls_managed_view_of(mt, p->versioned, &v); /* accepted by the caller */
+    if (g_cap && *v.deleter_slot == (void *)deleter) {
+        dls_exchange *e = &g_table[probe(mt)];
+        if (e->tensor) { /* handed out again as it is: the same exchange */
+            uint64_t xid = e->xid;
+            dls_spin_unlock(&g_lock);
+            return xid;
+        }
+    }
+    if (__builtin_expect(full(), 0)) {
+        if (!may_grow) {
+            dls_spin_unlock(&g_lock);
+            return add_export_slow(p, lib, mt, lo, hi, deleter);
+        }
+        if (make_room() != 0) {
+            dls_spin_unlock(&g_lock);
+            dls_exchange_next_id(); /* counted all the same */
+            return 0;
+        }
+    }
+    dls_exchange *e = &g_table[probe(mt)];
+    if (!e->tensor)
+        dls_spin_count_add(&g_live, 1);
+    uint64_t xid = dls_exchange_next_id();
+    dls_extent ext = {lo, hi};
+    make(e, &(dls_exchange_origin){p, lib, mt, &v, &ext, 1}, xid);
+    dls_spin_unlock(&g_lock);
+    *v.deleter_slot = (void *)deleter;
+    return xid;
+}
+
+uint64_t dls_exchange_add_export(const dls_profile *p, const char *lib, void *mt, int64_t lo, int64_t hi,
+                                 dls_deleter_fn deleter)
+{
+    void **slot =
+        p->versioned ? (void **)&((DLManagedTensorVersioned *)mt)->deleter : (void **)&((DLManagedTensor *)mt)->deleter;
+    if (!*slot) {               /* not registered: nothing would release it */
+        dls_exchange_next_id(); /* counted all the same */
+        return 0;
+    }
+    if (__builtin_expect(!dls_spin_trylock(&g_lock), 0))
+        return add_export_slow(p, lib, mt, lo, hi, deleter);
+    return add_export_held(p, lib, mt, lo, hi, deleter, 0);
 }
 
 /* Slot index of the live tensor, or -1. Caller holds the lock. */
@@ -253,6 +322,43 @@ int dls_exchange_remove(const void *tensor, dls_exchange *out, dls_deleter_fn *d
     dls_spin_count_add(&g_live, (size_t)-1);
     dls_spin_unlock(&g_lock);
     return 0;
+}
+
+/* dls_exchange_remove_owned once slot i (found, next slot taken) is to be emptied: the shift,
+ * out of line so that the common path saves no registers. Lock held; released here. */
+__attribute__((noinline)) static dls_deleter_fn remove_shifting(size_t i, dls_deleter_fn deleter)
+{
+    g_table[close_gap(i)].tensor = NULL;
+    dls_spin_count_add(&g_live, (size_t)-1);
+    dls_spin_unlock(&g_lock);
+    return deleter;
+}
+
+/* dls_exchange_remove_owned when the lock was held: waits for it. */
+__attribute__((noinline, cold)) static dls_deleter_fn remove_owned_waiting(const void *tensor)
+{
+    dls_deleter_fn deleter;
+    return dls_exchange_remove(tensor, NULL, &deleter) == 0 ? deleter : NULL;
+}
+
+dls_deleter_fn dls_exchange_remove_owned(const void *tensor)
+{
+    if (__builtin_expect(!dls_spin_trylock(&g_lock), 0))
+        return remove_owned_waiting(tensor);
+    long found = find_locked(tensor);
+    if (found < 0) {
+        dls_spin_unlock(&g_lock);
+        return NULL;
+    }
+    size_t i = (size_t)found;
+    dls_deleter_fn deleter = g_table[i].deleter;
+    g_removed[g_removed_next++ % REMOVED_RING] = (removed_entry){tensor, g_table[i].xid};
+    if (g_table[(i + 1) & (g_cap - 1)].tensor)
+        return remove_shifting(i, deleter);
+    g_table[i].tensor = NULL; /* empty: the other fields are written whole by the next add */
+    dls_spin_count_add(&g_live, (size_t)-1);
+    dls_spin_unlock(&g_lock);
+    return deleter;
 }
 
 uint64_t dls_exchange_removed_xid(const void *tensor)

@@ -63,6 +63,17 @@ void dls_exchange_make(dls_exchange *x, const dls_exchange_origin *o);
  * be found (the tensor is then not tracked and *out, when given, is filled all the same). */
 uint64_t dls_exchange_add_made(const dls_exchange_origin *o, dls_exchange *out);
 
+/* Registers the managed tensor mt just exported by row p (in lib), readable
+ * (dls_managed_view_of accepted it) and touching [lo, hi) relative to its data, as the wrapper
+ * does when nobody reads the entry (nothing is copied out): a tensor without a deleter is only
+ * counted (nothing would release it); a live one whose deleter already is `deleter` is the same
+ * exchange handed out again (nothing changes); any other gets an entry (replacing one for the
+ * same pointer) and, once it has one, `deleter` in place of its own (which the entry keeps).
+ * Returns the xid, or 0 when the tensor is not tracked. One critical section; the common path
+ * calls nothing. */
+uint64_t dls_exchange_add_export(const dls_profile *p, const char *lib, void *mt, int64_t lo, int64_t hi,
+                                 dls_deleter_fn deleter);
+
 /* Copies the live entry for `tensor` into *out (when out is non-NULL). Returns 0 or -1 (none). */
 int dls_exchange_find_tensor(const void *tensor, dls_exchange *out);
 
@@ -82,6 +93,12 @@ int dls_exchange_set_policy(const void *tensor, void *policy);
  * entry). The id is remembered (for the last 256 removals) so a later release of the same
  * pointer can be named. Returns 0 or -1. */
 int dls_exchange_remove(const void *tensor, dls_exchange *out, dls_deleter_fn *deleter);
+
+/* dls_exchange_remove(tensor, NULL, &deleter) for the shim's deleter when nobody reads the
+ * entry: returns the producer's deleter of the removed live entry, or NULL when tensor is not
+ * live (or its entry has none: a non-owning export's, which no deleter call concerns). The
+ * common path calls nothing. */
+dls_deleter_fn dls_exchange_remove_owned(const void *tensor);
 
 /* The xid of the most recent removed entry for `tensor`, or 0 when none is remembered. */
 uint64_t dls_exchange_removed_xid(const void *tensor);

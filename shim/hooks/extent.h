@@ -36,16 +36,12 @@ static inline int64_t dls_element_bits(const DLTensor *t, uint64_t flags)
 /* dls_tensor_check for any tensor (the inline test below takes the most common ones). */
 const char *dls_tensor_check_any(const DLTensor *t, uint64_t flags, dls_extent *ext);
 
-/* Checks that t can be interpreted (non-NULL, 0 <= ndim <= DLS_MAX_NDIM, shape present when
- * ndim > 0, no negative dimension, a non-zero element size, a known device type) and computes
- * its extent. `flags` is the 1.x flags word (0 for 0.x); IS_SUBBYTE_TYPE_PADDED makes each
- * sub-byte element take whole bytes. Returns NULL and fills *ext on success, otherwise a
- * constant string saying what is wrong (*ext untouched). Reads only the tensor's fields.
- * The most common tensor is measured inline without a single overflow check: one to four
- * dimensions, each of 1 to 2^31 - 1 elements with a stride of 0 to 2^31 - 1 elements, so the
- * last element's offset is below 2^64, and below 2^38 elements in all (tested), so in bits, with
- * elements of at most 2^24 bits, it is below 2^62. */
-static inline const char *dls_tensor_check(const DLTensor *t, uint64_t flags, dls_extent *ext)
+/* The inline part of dls_tensor_check: for the most common tensor (one to four dimensions, each
+ * of 1 to 2^31 - 1 elements with a stride of 0 to 2^31 - 1 elements, so the last element's
+ * offset is below 2^64, and below 2^38 elements in all (tested), so in bits, with elements of at
+ * most 2^24 bits, it is below 2^62), fills *ext and returns 1 without a single overflow check;
+ * returns 0 (*ext untouched) for any other tensor, which dls_tensor_check_any then takes. */
+static inline int dls_tensor_check_common(const DLTensor *t, uint64_t flags, dls_extent *ext)
 {
     if (t && (uint32_t)t->ndim - 1u < 4u && t->shape && t->strides && (uint32_t)t->device.device_type < 32 &&
         (DLS_KNOWN_DEVICES >> t->device.device_type & 1) && t->byte_offset < (1ull << 62)) {
@@ -62,10 +58,21 @@ static inline const char *dls_tensor_check(const DLTensor *t, uint64_t flags, dl
             !__builtin_add_overflow((uintptr_t)t->data, hi, &abs_hi)) {
             ext->lo = (int64_t)t->byte_offset;
             ext->hi = hi;
-            return NULL;
+            return 1;
         }
     }
-    return dls_tensor_check_any(t, flags, ext);
+    return 0;
+}
+
+/* Checks that t can be interpreted (non-NULL, 0 <= ndim <= DLS_MAX_NDIM, shape present when
+ * ndim > 0, no negative dimension, a non-zero element size, a known device type) and computes
+ * its extent. `flags` is the 1.x flags word (0 for 0.x); IS_SUBBYTE_TYPE_PADDED makes each
+ * sub-byte element take whole bytes. Returns NULL and fills *ext on success, otherwise a
+ * constant string saying what is wrong (*ext untouched). Reads only the tensor's fields.
+ * The most common tensor is measured inline (dls_tensor_check_common). */
+static inline const char *dls_tensor_check(const DLTensor *t, uint64_t flags, dls_extent *ext)
+{
+    return dls_tensor_check_common(t, flags, ext) ? NULL : dls_tensor_check_any(t, flags, ext);
 }
 
 /* Where the parts of a DLManagedTensor or DLManagedTensorVersioned are. */

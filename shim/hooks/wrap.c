@@ -99,7 +99,9 @@ __attribute__((noinline)) static void export_told(const dls_profile *p, const ch
         dls_record_exchange("export", x.xid, p, lib, mt, &v, &ext, x.producer ? x.producer->framework : NULL);
 }
 
-void dls_wrap_export(const dls_profile *p, const char *lib, void *mt)
+/* dls_wrap_export when its common path's inline loads do not settle whether anybody hears of the
+ * export, or the tensor is not of the most common kind. */
+__attribute__((noinline)) static void export_asked(const dls_profile *p, const char *lib, void *mt)
 {
     const dls_exchange_observer *obs = dls_exchange_get_observer();
     int logged = dls_log_enabled();
@@ -109,7 +111,30 @@ void dls_wrap_export(const dls_profile *p, const char *lib, void *mt)
     }
     dls_managed_view v; /* nobody hears of it: the entry is not copied out */
     dls_extent ext;
-    export_of(p, lib, mt, &v, &ext, NULL);
+    if (!interpret(p, mt, &v, &ext))
+        return;
+    dls_summary_add(DLS_COUNT_EXPORTS, 1);
+    dls_exchange_add_export(p, lib, mt, ext.lo, ext.hi, dls_exchange_deleter);
+}
+
+/* The common path (the log off, no observer or NVTX tool, a tensor of the kind
+ * dls_tensor_check_common measures) makes only tail calls, so it saves no registers. */
+void dls_wrap_export(const dls_profile *p, const char *lib, void *mt)
+{
+    const dls_exchange_observer *obs = dls_exchange_get_observer();
+    dls_managed_view v;
+    dls_extent ext;
+    if (__builtin_expect(!atomic_load_explicit(&dls_log_ready, memory_order_acquire) ||
+                             atomic_load_explicit(&dls_log_open, memory_order_acquire) || (obs && obs->on_export) ||
+                             !atomic_load_explicit(&dls_nvtx_absent, memory_order_relaxed) ||
+                             dls_managed_view_of(mt, p->versioned, &v) ||
+                             !dls_tensor_check_common(v.tensor, v.flags, &ext),
+                         0)) {
+        export_asked(p, lib, mt);
+        return;
+    }
+    dls_summary_add(DLS_COUNT_EXPORTS, 1);
+    dls_exchange_add_export(p, lib, mt, ext.lo, ext.hi, dls_exchange_deleter);
 }
 
 /* ---- non-owning exports (fill form) ----
@@ -263,8 +288,8 @@ void dls_exchange_deleter(void *mt)
         release_told(mt, obs);
         return;
     }
-    dls_deleter_fn deleter; /* only the deleter is needed */
-    if (dls_exchange_remove(mt, NULL, &deleter) != 0) {
+    dls_deleter_fn deleter = dls_exchange_remove_owned(mt); /* only the deleter is needed */
+    if (!deleter) {
         double_release(mt);
         return;
     }

@@ -1,6 +1,7 @@
 /* Unit tests of the exchange path (shim/hooks/wrap.c, exchange.c): registry lookups, deleter
  * swapping, observer calls in order, double release, re-import keeping the exchange id, several
- * threads exchanging at once while the registry grows. */
+ * threads exchanging at once while the registry grows, with and without an observer (the
+ * exports and releases nobody hears of take their own path). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,8 @@
 #include "hooks/exchange.h"
 #include "hooks/policy_hooks.h"
 #include "hooks/wrap.h"
+#include "report/log.h"
+#include "report/nvtx.h"
 #include "report/summary.h"
 #include "test_profile_find.h"
 
@@ -202,6 +205,119 @@ static void registry_grows_and_deletes_correctly(void **state)
     assert_true(y.lo <= 1000u * 7 + 3 && 1000u * 7 + 3 < y.hi);
 }
 
+static int64_t g_strides[1] = {1};
+
+/* A producer's deleter that only counts (g_events would not hold hundreds of calls). */
+static void producer_counts_quietly(DLManagedTensor *self)
+{
+    (void)self;
+    g_producer_releases++;
+}
+
+/* An export nobody hears of (no observer, the log off) registers the same entry as one an
+ * observer hears of, for a tensor with strides (measured inline) and one without. */
+static void untold_export_registers_the_told_entry(void **state)
+{
+    (void)state;
+    dls_exchange_set_observer(NULL);
+    assert_int_equal(dls_log_enabled(), 0);
+    assert_int_equal(dls_nvtx_active(), 0);
+    const dls_profile *to = builtin_profile("MXNDArrayToDLPack");
+    for (int strided = 0; strided < 2; strided++) {
+        DLManagedTensor told, untold;
+        make(&told);
+        make(&untold);
+        told.dl_tensor.strides = untold.dl_tensor.strides = strided ? g_strides : NULL;
+        told.dl_tensor.byte_offset = untold.dl_tensor.byte_offset = 4;
+        dls_exchange_set_observer(&g_obs);
+        dls_wrap_export(to, "lib", &told);
+        dls_exchange_set_observer(NULL);
+        uint64_t exports = dls_summary_get(DLS_COUNT_EXPORTS), exchanges = dls_summary_get(DLS_COUNT_EXCHANGES);
+        dls_wrap_export(to, "lib", &untold);
+        assert_int_equal(dls_summary_get(DLS_COUNT_EXPORTS), exports + 1);
+        assert_int_equal(dls_summary_get(DLS_COUNT_EXCHANGES), exchanges + 1);
+        assert_ptr_equal(untold.deleter, (void *)dls_exchange_deleter);
+        dls_exchange a, b;
+        assert_int_equal(dls_exchange_find_tensor(&told, &a), 0);
+        assert_int_equal(dls_exchange_find_tensor(&untold, &b), 0);
+        assert_int_equal(b.xid, a.xid + 1);
+        assert_ptr_equal(b.tensor, &untold);
+        assert_ptr_equal(b.data, g_data);
+        assert_int_equal(b.lo - (uintptr_t)g_data, 4);
+        assert_int_equal(b.hi - b.lo, a.hi - a.lo);
+        assert_int_equal(b.hi - (uintptr_t)g_data, 36);
+        assert_int_equal(b.device.device_type, a.device.device_type);
+        assert_int_equal(b.dtype.bits, a.dtype.bits);
+        assert_int_equal(b.versioned, a.versioned);
+        assert_int_equal(b.flags, a.flags);
+        assert_ptr_equal(b.producer, a.producer);
+        assert_string_equal(b.producer_lib, a.producer_lib);
+        assert_null(b.consumer);
+        assert_ptr_equal(b.seen_at, a.seen_at);
+        assert_int_equal(b.path, a.path);
+        assert_int_equal(b.imports, 0);
+        assert_ptr_equal((void *)b.deleter, (void *)producer_deleter);
+        assert_null(b.policy);
+        /* Handed out again as it is: the same exchange, counted as an export only. */
+        dls_wrap_export(to, "lib", &untold);
+        assert_int_equal(dls_summary_get(DLS_COUNT_EXPORTS), exports + 2);
+        assert_int_equal(dls_summary_get(DLS_COUNT_EXCHANGES), exchanges + 1);
+        assert_int_equal(dls_exchange_find_tensor(&untold, &b), 0);
+        assert_int_equal(b.xid, a.xid + 1);
+        untold.deleter(&untold);
+        assert_int_equal(g_producer_releases, 1);
+        uint64_t doubles = dls_summary_get(DLS_COUNT_DOUBLE_RELEASES);
+        untold.deleter(&untold); /* reported, not passed on */
+        assert_int_equal(g_producer_releases, 1);
+        assert_int_equal(dls_summary_get(DLS_COUNT_DOUBLE_RELEASES), doubles + 1);
+        assert_int_equal(dls_exchange_removed_xid(&untold), a.xid + 1);
+        told.deleter(&told);
+        assert_int_equal(g_producer_releases, 2);
+        assert_int_equal(dls_exchange_live(), 0);
+        g_producer_releases = 0;
+    }
+    DLManagedTensor none; /* no deleter: counted, not registered */
+    make(&none);
+    none.dl_tensor.strides = g_strides;
+    none.deleter = NULL;
+    uint64_t exchanges = dls_summary_get(DLS_COUNT_EXCHANGES);
+    dls_wrap_export(to, "lib", &none);
+    assert_null(none.deleter);
+    assert_int_equal(dls_exchange_live(), 0);
+    assert_int_equal(dls_summary_get(DLS_COUNT_EXCHANGES), exchanges + 1);
+}
+
+/* Exports and releases nobody hears of keep the registry whole while it grows and shrinks
+ * (entries shifted back on removal), in any release order. */
+static void untold_registry_grows_and_shrinks(void **state)
+{
+    (void)state;
+    dls_exchange_set_observer(NULL);
+    enum { N = 700 };
+    static DLManagedTensor t[N];
+    const dls_profile *to = builtin_profile("MXNDArrayToDLPack");
+    for (int i = 0; i < N; i++) {
+        make(&t[i]);
+        t[i].dl_tensor.strides = g_strides;
+        t[i].deleter = producer_counts_quietly;
+        dls_wrap_export(to, "lib", &t[i]);
+    }
+    assert_int_equal(dls_exchange_live(), N);
+    static char released[N];
+    for (int k = 0; k < N; k++) {
+        int i = (k * 337) % N; /* every tensor once, scattered */
+        t[i].deleter(&t[i]);
+        released[i] = 1;
+        assert_int_equal(dls_exchange_live(), N - 1 - k);
+        if (k % 50 == 0)
+            for (int j = 0; j < N; j++)
+                assert_int_equal(dls_exchange_find_tensor(&t[j], NULL), released[j] ? -1 : 0);
+    }
+    assert_int_equal(g_producer_releases, N);
+    for (int j = 0; j < N; j++)
+        assert_int_equal(dls_exchange_find_tensor(&t[j], NULL), -1);
+}
+
 static atomic_int g_counts[3]; /* exports, imports, releases seen by the counting observer */
 static atomic_int g_released_by_producer;
 
@@ -261,12 +377,11 @@ static void *exchange_many(void *arg)
     return NULL;
 }
 
-static void threads_exchange_at_once(void **state)
+/* THREADS threads run exchange_many at once, heard of by `obs` (NULL: by nobody). */
+static void exchange_in_threads(const dls_exchange_observer *obs)
 {
-    (void)state;
     static DLManagedTensor t[THREADS][HELD];
-    static const dls_exchange_observer counting = {count_export, count_import, count_release, NULL, NULL};
-    dls_exchange_set_observer(&counting);
+    dls_exchange_set_observer(obs);
     for (int i = 0; i < 3; i++)
         atomic_store(&g_counts[i], 0);
     atomic_store(&g_released_by_producer, 0);
@@ -281,11 +396,24 @@ static void threads_exchange_at_once(void **state)
     for (int i = 0; i < THREADS; i++)
         assert_int_equal(pthread_join(th[i], NULL), 0);
     for (int i = 0; i < 3; i++)
-        assert_int_equal(atomic_load(&g_counts[i]), THREADS * ROUNDS * HELD);
+        assert_int_equal(atomic_load(&g_counts[i]), obs ? THREADS * ROUNDS * HELD : 0);
     assert_int_equal(atomic_load(&g_released_by_producer), THREADS * ROUNDS * HELD);
     assert_int_equal(dls_exchange_live(), 0);
     for (int i = 0; i < 4; i++) /* the summary's totals are exact */
         assert_int_equal(dls_summary_get(counted[i]) - before[i], THREADS * ROUNDS * HELD);
+}
+
+static void threads_exchange_at_once(void **state)
+{
+    (void)state;
+    static const dls_exchange_observer counting = {count_export, count_import, count_release, NULL, NULL};
+    exchange_in_threads(&counting);
+}
+
+static void threads_exchange_at_once_unheard(void **state)
+{
+    (void)state;
+    exchange_in_threads(NULL);
 }
 
 int main(void)
@@ -297,7 +425,10 @@ int main(void)
         cmocka_unit_test_setup(malformed_tensor_left_untouched, setup),
         cmocka_unit_test_setup(versioned_tensor_and_null_deleter, setup),
         cmocka_unit_test_setup(registry_grows_and_deletes_correctly, setup),
+        cmocka_unit_test_setup(untold_export_registers_the_told_entry, setup),
+        cmocka_unit_test_setup(untold_registry_grows_and_shrinks, setup),
         cmocka_unit_test_setup(threads_exchange_at_once, setup),
+        cmocka_unit_test_setup(threads_exchange_at_once_unheard, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
