@@ -323,18 +323,16 @@ static void defer(const dls_cuda_op *op)
     defer_publish(q, ticket, r);
 }
 
-/* The stream of work w, resolved and added now (the thread's resolution of it had no stream
- * attached); NULL when it cannot be modelled. */
+/* The stream of work w, found with no lock in the policy's table after resolving w's handle
+ * (the thread's resolution of it had no stream attached), and attached for the next work; NULL
+ * when it cannot be modelled or is not in the table yet (then the sink's record adds it when the
+ * record is applied, and a later work finds it). */
 static dls_pol_stream *work_stream(const dls_cuda_work *w)
 {
     CUstream h = (CUstream)w->handle;
     dls_cuda_stream s;
-    dls_cuda_stream_resolve(h, w->per_thread, (CUcontext)w->ctx, &s); /* no lock held: may ask the driver */
-    if (!s.resolved)
-        return NULL;
-    dls_pol_lock();
-    dls_pol_stream *st = dls_pol_stream_get(&s, w->tid);
-    dls_pol_unlock();
+    dls_cuda_stream_resolve(h, w->per_thread, (CUcontext)w->ctx, &s); /* may ask the driver */
+    dls_pol_stream *st = s.resolved ? dls_pol_stream_find_unlocked(s.id) : NULL;
     if (st)
         dls_cuda_stream_attach(h, w->per_thread, (CUcontext)w->ctx, s.id, st);
     return st;

@@ -222,7 +222,8 @@ typedef struct {
     pthread_mutex_t lock;
     int mode; /* dls_mode; set once at start */
     dls_hb *hb;
-    dls_pol_stream **streams; /* open-addressed by id, `cap` slots (power of two) */
+    dls_pol_stream **streams; /* open-addressed by id, `cap` slots (power of two); also read
+                                 without the lock (dls_pol_stream_find_unlocked) */
     size_t nstreams, cap;
     dls_pol_x *live;     /* live exchanges */
     dls_pol_x *released; /* released exchanges still watched (check) or fenced (fix),
@@ -332,6 +333,13 @@ dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid);
 
 /* The known stream with hb id `id`, or NULL. */
 dls_pol_stream *dls_pol_stream_find(uint64_t id);
+
+/* The same with no lock held (a stream, once added, is never freed while the process runs):
+ * NULL also when the stream is being added, or the table is growing, at that moment. */
+dls_pol_stream *dls_pol_stream_find_unlocked(uint64_t id);
+
+/* Tests only (lock held, no lock-free reader running): frees every stream and the table. */
+void dls_pol_stream_table_reset_for_tests(void);
 
 /* Fills e (all but pos) from memory operation op, or from work w: no lock needed. */
 void dls_pol_entry_fill(dls_pol_entry *e, const dls_cuda_op *op);

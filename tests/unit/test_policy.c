@@ -12,10 +12,12 @@
 #include <string.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #include "common/config.h"
 #include "cuda/drv.h"
+#include "cuda/streams.h"
 #include "policy/pol.h"
 #include "report/race.h"
 #include "report/summary.h"
@@ -116,6 +118,140 @@ static void a_launch_touching_nothing_watched_takes_no_lock(void **state)
     assert_non_null(st);
     assert_int_equal(st->last, 500);
     dls_pol_unlock();
+}
+
+/* The driver as the work lane's stream resolution asks it: handle 0x1000 + id is stream id. */
+static CUresult lane_stream_get_id(CUstream s, unsigned long long *id)
+{
+    *id = (uintptr_t)s - 0x1000;
+    return CUDA_SUCCESS;
+}
+
+static const dls_drv_table g_lane_drv = {.stream_get_id = lane_stream_get_id};
+
+/* The EXIT of a launch of one word on stream sid, as the work lane delivers it. */
+static dls_cuda_work lane_launch(uint64_t sid, const uint64_t *word)
+{
+    dls_cuda_work w = {.kind = DLS_OP_LAUNCH,
+                       .flags = DLS_OPF_ASYNC | DLS_OPF_WORDS_EXACT,
+                       .handle = 0x1000 + sid,
+                       .ctx = 0xc0,
+                       .cbid = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+                       .correlation_id = ++g_corr,
+                       .tid = TID,
+                       .api = "cuLaunchKernel",
+                       .name = "lane",
+                       .words = word,
+                       .nwords = 1};
+    return w;
+}
+
+/* 500 launches on stream 4 through the work lane; a work it declines goes to the sink as the
+ * observer would send it (a thread's body: returns the number declined). */
+static void *lane_launches(void *arg)
+{
+    (void)arg;
+    TID = 400;
+    uint64_t word = 0x700000;
+    long declined = 0;
+    for (int i = 0; i < 500; i++) {
+        dls_cuda_work w = lane_launch(4, &word);
+        if (dls_pol_work(&w, DLS_PHASE_EXIT))
+            continue;
+        declined++;
+        dls_cuda_op op = {.kind = DLS_OP_LAUNCH,
+                          .phase = DLS_PHASE_EXIT,
+                          .flags = w.flags | DLS_OPF_HAS_STREAM,
+                          .api = w.api,
+                          .name = w.name,
+                          .tid = TID,
+                          .correlation_id = w.correlation_id,
+                          .stream = stream(4, DLS_STREAM_NON_BLOCKING),
+                          .words = &word,
+                          .nwords = 1};
+        dls_pol_sink(&op, NULL);
+    }
+    return (void *)declined;
+}
+
+/* A thread's first launches on a stream the policy has not added yet take no lock either: the
+ * work lane declines them (the sink's records add the stream when they are applied), and once
+ * the stream is in the table the lane finds it without the lock. */
+static void the_work_lane_takes_no_lock_for_a_new_stream(void **state)
+{
+    (void)state;
+    dls_drv_set_table_for_tests(&g_lane_drv);
+    dls_cuda_streams_invalidate();
+    export_range(0x10000, 0x10100);
+    dls_pol_lock();
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, lane_launches, NULL), 0);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    void *declined = NULL;
+    int joined = pthread_timedjoin_np(t, &declined, &until);
+    dls_pol_unlock();
+    if (joined != 0)
+        pthread_join(t, &declined);
+    assert_int_equal(joined, 0);           /* the launches did not wait for the lock */
+    assert_int_equal((long)declined, 500); /* stream 4 could not be added while the lock was held */
+    dls_pol_lock();                        /* applies the queue: the records add stream 4 */
+    dls_pol_stream *st = dls_pol_stream_find(4);
+    assert_non_null(st);
+    assert_int_equal(st->last, 500);
+    dls_pol_unlock();
+    uint64_t word = 0x700000;
+    dls_cuda_work w = lane_launch(4, &word);
+    assert_int_equal(dls_pol_work(&w, DLS_PHASE_EXIT), 1); /* found without the lock */
+    dls_pol_lock();
+    assert_int_equal(st->last, 501);
+    dls_pol_unlock();
+    dls_drv_set_table_for_tests(NULL);
+    dls_cuda_streams_invalidate();
+}
+
+static atomic_int g_table_stop;
+
+/* Looks up stream 7 and an id never added, without the lock, until told to stop; returns the
+ * number of wrong answers (another stream, or one found for the unknown id). */
+static void *find_unlocked(void *arg)
+{
+    (void)arg;
+    long wrong = 0;
+    while (!atomic_load(&g_table_stop)) {
+        dls_pol_stream *s = dls_pol_stream_find_unlocked(7);
+        wrong += s && s->id != 7;
+        wrong += dls_pol_stream_find_unlocked(999999) != NULL;
+    }
+    return (void *)wrong;
+}
+
+/* Lock-free readers of the stream table meanwhile it grows (doubling several times) never see
+ * a wrong stream and never walk freed memory; afterwards every stream is found. */
+static void the_stream_table_is_read_without_the_lock_while_it_grows(void **state)
+{
+    (void)state;
+    dls_cuda_stream s7 = stream(7, DLS_STREAM_NON_BLOCKING);
+    dls_pol_lock();
+    assert_non_null(dls_pol_stream_get(&s7, TID));
+    dls_pol_unlock();
+    atomic_store(&g_table_stop, 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, find_unlocked, NULL), 0);
+    for (uint64_t id = 1000; id < 3000; id++) {
+        dls_cuda_stream s = stream(id, DLS_STREAM_NON_BLOCKING);
+        dls_pol_lock();
+        assert_non_null(dls_pol_stream_get(&s, TID));
+        dls_pol_unlock();
+    }
+    atomic_store(&g_table_stop, 1);
+    void *wrong;
+    pthread_join(t, &wrong);
+    assert_int_equal((long)wrong, 0);
+    for (uint64_t id = 1000; id < 3000; id++)
+        assert_int_equal(dls_pol_stream_find_unlocked(id)->id, id);
+    assert_int_equal(dls_pol_stream_find_unlocked(7)->id, 7);
 }
 
 static void unrelated_busy_streams_are_not_producers(void **state)
@@ -659,6 +795,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(unrelated_busy_streams_are_not_producers, setup, teardown),
         cmocka_unit_test_setup_teardown(a_launch_touching_nothing_watched_takes_no_lock, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_work_lane_takes_no_lock_for_a_new_stream, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_stream_table_is_read_without_the_lock_while_it_grows, setup, teardown),
         cmocka_unit_test_setup_teardown(the_frontier_is_the_touching_op_not_the_latest, setup, teardown),
         cmocka_unit_test_setup_teardown(host_synchronized_work_is_not_pending, setup, teardown),
         cmocka_unit_test_setup_teardown(a_conservative_launch_touches_everything, setup, teardown),

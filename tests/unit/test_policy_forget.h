@@ -17,12 +17,7 @@ static inline void dls_test_policy_forget(int released)
         dls_pol_x_drop(dls_pol_g.live);
     while (released && dls_pol_g.released)
         dls_pol_x_drop(dls_pol_g.released);
-    for (size_t i = 0; i < dls_pol_g.cap; i++)
-        free(dls_pol_g.streams[i]);
-    free(dls_pol_g.streams);
-    dls_pol_g.streams = NULL;
-    dls_pol_g.last = NULL;
-    dls_pol_g.cap = dls_pol_g.nstreams = 0;
+    dls_pol_stream_table_reset_for_tests();
 }
 
 #endif
