@@ -110,7 +110,7 @@ typedef struct {
     dls_cuda_scratch scratch;
 } thread_state;
 
-static __thread thread_state t_state;
+static __thread thread_state t_state __attribute__((tls_model("local-dynamic")));
 
 static void on_runtime(thread_state *t, const CUpti_CallbackData *cb)
 {

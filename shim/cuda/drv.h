@@ -26,7 +26,7 @@ const dls_drv_table *dls_drv(void);
 
 /* The calling thread's depth of guarded calls (declared here so the callback's test costs no
  * function call: hidden, so one thread-pointer lookup serves it and the callback's own state). */
-extern __thread int dls_drv_guard __attribute__((visibility("hidden")));
+extern __thread int dls_drv_guard __attribute__((visibility("hidden"), tls_model("local-dynamic")));
 
 /* 1 while the calling thread is inside one of the guarded calls below, else 0. */
 static inline int dls_drv_in_shim(void)

@@ -8,22 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CACHE_SLOTS 64 /* per thread, direct-mapped */
-
-typedef struct {
-    uint64_t gen; /* 0 = empty */
-    uintptr_t key;
-    uintptr_t key_ctx;
-    dls_cuda_stream s;
-    void *attached; /* dls_cuda_stream_attach's pointer; NULL: none */
-} cache_slot;
-
-static atomic_uint_fast64_t g_gen = 1;
-static __thread cache_slot t_cache[CACHE_SLOTS];
+atomic_uint_fast64_t dls_cuda_stream_gen = 1;
+__thread dls_cuda_stream_slot dls_cuda_stream_cache[DLS_CUDA_STREAM_SLOTS];
 
 void dls_cuda_streams_invalidate(void)
 {
-    atomic_fetch_add_explicit(&g_gen, 1, memory_order_acq_rel);
+    atomic_fetch_add_explicit(&dls_cuda_stream_gen, 1, memory_order_acq_rel);
 }
 
 /* The device of ctx (entered for the question when it is not current), or -1. */
@@ -65,44 +55,13 @@ static void query(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, d
     s->device = context_device(ctx);
 }
 
-/* The canonical handle of h and its kind as far as the handle tells (default streams). */
-static CUstream canonical_of(CUstream h, int per_thread_call, dls_stream_kind *kind)
-{
-    CUstream canonical = h ? h : per_thread_call ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
-    *kind = canonical == CU_STREAM_LEGACY       ? DLS_STREAM_LEGACY
-            : canonical == CU_STREAM_PER_THREAD ? DLS_STREAM_PER_THREAD
-                                                : DLS_STREAM_UNKNOWN;
-    return canonical;
-}
-
-/* The calling thread's cache slot for canonical handle `canonical` of kind `kind` (default
- * streams belong to the current context; real handles are global), with its key. */
-static cache_slot *slot_of(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, uintptr_t *key,
-                           uintptr_t *key_ctx)
-{
-    *key = (uintptr_t)canonical;
-    *key_ctx = kind == DLS_STREAM_UNKNOWN ? 0 : (uintptr_t)cur_ctx;
-    return &t_cache[((*key >> 4) ^ (*key_ctx >> 4) ^ *key) % CACHE_SLOTS];
-}
-
-/* The slot holding h's resolution in the current generation, or NULL. */
-static cache_slot *cached(CUstream h, int per_thread_call, CUcontext cur_ctx)
-{
-    dls_stream_kind kind;
-    uintptr_t key, key_ctx;
-    CUstream canonical = canonical_of(h, per_thread_call, &kind);
-    cache_slot *slot = slot_of(canonical, kind, cur_ctx, &key, &key_ctx);
-    uint64_t gen = atomic_load_explicit(&g_gen, memory_order_acquire);
-    return slot->gen == gen && slot->key == key && slot->key_ctx == key_ctx ? slot : NULL;
-}
-
 void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, dls_cuda_stream *out)
 {
     dls_stream_kind kind;
-    CUstream canonical = canonical_of(h, per_thread_call, &kind);
+    CUstream canonical = dls_cuda_stream_canonical(h, per_thread_call, &kind);
     uintptr_t key, key_ctx;
-    uint64_t gen = atomic_load_explicit(&g_gen, memory_order_acquire);
-    cache_slot *slot = slot_of(canonical, kind, cur_ctx, &key, &key_ctx);
+    uint64_t gen = atomic_load_explicit(&dls_cuda_stream_gen, memory_order_acquire);
+    dls_cuda_stream_slot *slot = dls_cuda_stream_slot_of(canonical, kind, cur_ctx, &key, &key_ctx);
     if (slot->gen == gen && slot->key == key && slot->key_ctx == key_ctx) {
         *out = slot->s;
         out->handle = (uintptr_t)h;
@@ -120,15 +79,9 @@ void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx,
     }
 }
 
-void *dls_cuda_stream_attached(CUstream h, int per_thread_call, CUcontext cur_ctx)
-{
-    cache_slot *slot = cached(h, per_thread_call, cur_ctx);
-    return slot ? slot->attached : NULL;
-}
-
 void dls_cuda_stream_attach(CUstream h, int per_thread_call, CUcontext cur_ctx, uint64_t id, void *p)
 {
-    cache_slot *slot = cached(h, per_thread_call, cur_ctx);
+    dls_cuda_stream_slot *slot = dls_cuda_stream_cached(h, per_thread_call, cur_ctx);
     if (slot && slot->s.id == id)
         slot->attached = p;
 }

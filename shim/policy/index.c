@@ -40,15 +40,16 @@ static struct {
     size_t cap, holes;     /* writers only */
     retired *old;          /* replaced arrays, kept for readers still walking them */
     atomic_int everything; /* memory ran short once: every operation may touch (conservative) */
-    atomic_int watching;   /* live || everything: the observer's ENTER gate (dls_cuda_set_enter_gate) */
 } g_index;
+
+atomic_int dls_pol_index_watching_flag; /* live || everything: the observer's ENTER gate */
 
 /* Publishes whether anything is watched, after the ranges themselves (lock held). */
 static void update_watching(void)
 {
     int w = atomic_load_explicit(&g_index.live, memory_order_relaxed) ||
             atomic_load_explicit(&g_index.everything, memory_order_relaxed);
-    atomic_store_explicit(&g_index.watching, w, memory_order_release);
+    atomic_store_explicit(&dls_pol_index_watching_flag, w, memory_order_release);
 }
 
 #define LOAD(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
@@ -198,11 +199,6 @@ void dls_pol_index_remove(dls_pol_x *x)
     }
     atomic_fetch_add_explicit(&g_index.seq, 1, memory_order_release);
     update_watching();
-}
-
-const atomic_int *dls_pol_index_watching(void)
-{
-    return &g_index.watching;
 }
 
 size_t dls_pol_index_count(void)

@@ -32,7 +32,7 @@ static __thread struct {
     dls_pol_stream *after_st;
     uint32_t cleared_corr; /* the operation whose ENTER the index cleared, in version `version` */
     unsigned version;
-} t_thread;
+} t_thread __attribute__((tls_model("local-dynamic"))); /* one thread-pointer look-up with the stream cache */
 
 /* Thread exit: the thread id may be reused, so the engine forgets what this one knew. */
 static void thread_exit(void *arg)
@@ -284,16 +284,9 @@ static void memory_enter(const dls_cuda_op *op)
     dls_pol_unlock();
 }
 
-/* What the EXIT of deferred operation corr by thread tid adds to its record (r->after, cleared,
- * version): while memory is watched, (fix) the event recorded right after a consumer access, and
- * whether its ENTER found it touching nothing. */
-static inline void exit_marks(dls_pol_rec *r, uint32_t corr, uint64_t tid)
+/* exit_marks while memory is watched: the after event (fix) and the ENTER's clearance. */
+__attribute__((noinline)) static void exit_marks_watched(dls_pol_rec *r, uint32_t corr, uint64_t tid)
 {
-    r->after = NULL;
-    r->cleared = 0;
-    r->version = 0;
-    if (!atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed))
-        return;
     __typeof__(t_thread) *t = &t_thread;
     __asm__("" : "+r"(t));                    /* one thread-pointer lookup, not one per use */
     if (t->after_st && t->after_corr == corr) /* a consumer access (fix) */
@@ -301,6 +294,17 @@ static inline void exit_marks(dls_pol_rec *r, uint32_t corr, uint64_t tid)
     t->after_st = NULL;
     r->cleared = t->cleared_corr == corr;
     r->version = t->version;
+}
+
+/* What the EXIT of deferred operation corr by thread tid adds to its record (r->after, cleared,
+ * version): while memory is watched, (fix) the event recorded right after a consumer access, and
+ * whether its ENTER found it touching nothing (`version` is read only when `cleared` is set). */
+static inline void exit_marks(dls_pol_rec *r, uint32_t corr, uint64_t tid)
+{
+    r->after = NULL;
+    r->cleared = 0;
+    if (atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed))
+        exit_marks_watched(r, corr, tid);
 }
 
 /* Queues the filled record r (taken from the queue with `ticket`, or local: NULL q) for the next
@@ -338,23 +342,9 @@ static dls_pol_stream *work_stream(const dls_cuda_work *w)
     return st;
 }
 
-int dls_pol_work(const dls_cuda_work *w, dls_op_phase phase)
+/* Fills r's head: the deferred record of work w on st (its EXIT). */
+static inline void work_head(dls_pol_rec *r, const dls_cuda_work *w, dls_pol_stream *st)
 {
-    if (phase == DLS_PHASE_ENTER) { /* the gate is open: some memory is watched */
-        unsigned version;
-        if (!dls_pol_index_clears_work(w, &version))
-            return 0;                              /* it may touch a watched range: the sink checks or orders it */
-        t_thread.cleared_corr = w->correlation_id; /* its EXIT need not ask the index again */
-        t_thread.version = version;
-        return 1;
-    }
-    if (w->result)
-        return 0;
-    dls_pol_stream *st = dls_cuda_stream_attached((CUstream)w->handle, w->per_thread, (CUcontext)w->ctx);
-    if (!st && !(st = work_stream(w)))
-        return 0;
-    uint64_t ticket;
-    dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
     r->kind = w->kind;
     r->flags = w->flags | DLS_OPF_HAS_STREAM;
     r->tid = w->tid;
@@ -362,9 +352,54 @@ int dls_pol_work(const dls_cuda_work *w, dls_op_phase phase)
     r->stream.id = st->id;
     r->stream.resolved = 1;
     r->st = st;
+}
+
+/* The EXIT of work w that the fast way does not take (see dls_pol_work): st is its attached
+ * stream, or NULL. */
+__attribute__((noinline)) static int work_exit(const dls_cuda_work *w, dls_pol_stream *st)
+{
+    if (!st && !(st = work_stream(w)))
+        return 0;
+    uint64_t ticket;
+    dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
+    work_head(r, w, st);
     dls_pol_entry_fill_work(&r->e, w);
     exit_marks(r, w->correlation_id, w->tid);
     defer_publish(q, ticket, r);
+    return 1;
+}
+
+/* The ENTER of work w (the gate is open: some memory is watched). */
+__attribute__((noinline)) static int work_enter(const dls_cuda_work *w)
+{
+    unsigned version;
+    if (!dls_pol_index_clears_work(w, &version))
+        return 0;                              /* it may touch a watched range: the sink checks or orders it */
+    t_thread.cleared_corr = w->correlation_id; /* its EXIT need not ask the index again */
+    t_thread.version = version;
+    return 1;
+}
+
+/* The fast way, which calls nothing (so it saves no registers): the EXIT of a copy or set on a
+ * stream this thread has seen while nothing is watched (no exit marks), with room in the queue.
+ * Anything else goes out of line, to the same record (test_policy_queue). */
+int dls_pol_work(const dls_cuda_work *w, dls_op_phase phase)
+{
+    if (phase == DLS_PHASE_ENTER)
+        return work_enter(w);
+    if (w->result)
+        return 0;
+    dls_pol_stream *st = dls_cuda_stream_attached((CUstream)w->handle, w->per_thread, (CUcontext)w->ctx);
+    uint64_t ticket;
+    dls_pol_rec *q;
+    if (!st || w->kind == DLS_OP_LAUNCH || (w->flags & DLS_OPF_CONSERVATIVE) ||
+        atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed) || !(q = dls_pol_defer_claim(&ticket)))
+        return work_exit(w, st);
+    work_head(q, w, st);
+    dls_pol_entry_fill_ranges(&q->e, w->correlation_id, w->api, w->ranges, w->nranges);
+    q->after = NULL; /* what exit_marks leaves while nothing is watched */
+    q->cleared = 0;
+    dls_pol_defer_publish(ticket);
     return 1;
 }
 

@@ -343,7 +343,33 @@ void dls_pol_stream_table_reset_for_tests(void);
 
 /* Fills e (all but pos) from memory operation op, or from work w: no lock needed. */
 void dls_pol_entry_fill(dls_pol_entry *e, const dls_cuda_op *op);
-void dls_pol_entry_fill_work(dls_pol_entry *e, const dls_cuda_work *w);
+
+/* dls_pol_entry_fill for work w that is a launch or conservative. */
+void dls_pol_entry_fill_launch(dls_pol_entry *e, const dls_cuda_work *w);
+
+/* Fills e (all but pos) as a copy or set with n <= 2 ranges: the words and the name stay unused. */
+static inline void dls_pol_entry_fill_ranges(dls_pol_entry *e, uint32_t corr, const char *api,
+                                             const dls_cuda_range *ranges, uint32_t n)
+{
+    e->op = corr;
+    e->api = api;
+    e->conservative = e->nwords = e->boxed = 0;
+    e->nranges = (uint8_t)n;
+    for (uint32_t i = 0; i < n; i++) {
+        e->lo[i] = ranges[i].addr;
+        e->hi[i] = ranges[i].addr + ranges[i].len;
+    }
+    e->name[0] = '\0';
+}
+
+/* Fills e (all but pos) from work w. Inline: every copy and set of the work lane is filled. */
+static inline void dls_pol_entry_fill_work(dls_pol_entry *e, const dls_cuda_work *w)
+{
+    if (w->kind != DLS_OP_LAUNCH && !(w->flags & DLS_OPF_CONSERVATIVE)) /* a copy or set (at most 2 ranges) */
+        dls_pol_entry_fill_ranges(e, w->correlation_id, w->api, w->ranges, w->nranges);
+    else
+        dls_pol_entry_fill_launch(e, w);
+}
 
 /* Widens st's box of what its lost entries touched to [lo, hi). */
 static inline void dls_pol_lost_widen(dls_pol_stream *st, uintptr_t lo, uintptr_t hi)
@@ -439,8 +465,12 @@ void dls_pol_index_add(dls_pol_x *x);
 void dls_pol_index_remove(dls_pol_x *x);
 
 /* The flag that is nonzero while some range is indexed (or the index lets everything through):
- * the observer's ENTER gate. */
-const atomic_int *dls_pol_index_watching(void);
+ * the observer's ENTER gate. Inline: every deferred operation reads it. */
+extern atomic_int dls_pol_index_watching_flag;
+static inline const atomic_int *dls_pol_index_watching(void)
+{
+    return &dls_pol_index_watching_flag;
+}
 
 /* Number of ranges in the index. */
 size_t dls_pol_index_count(void);

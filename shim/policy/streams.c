@@ -160,21 +160,6 @@ void dls_pol_ring_forget_all(dls_pol_stream *st, const dls_pol_entry *e)
         dls_pol_lost_widen(st, e->lo[i], e->hi[i]);
 }
 
-/* Fills e (all but pos) as a copy or set with n <= 2 ranges: the words and the name stay unused. */
-static inline void fill_ranges(dls_pol_entry *e, uint32_t corr, const char *api, const dls_cuda_range *ranges,
-                               uint32_t n)
-{
-    e->op = corr;
-    e->api = api;
-    e->conservative = e->nwords = e->boxed = 0;
-    e->nranges = (uint8_t)n;
-    for (uint32_t i = 0; i < n; i++) {
-        e->lo[i] = ranges[i].addr;
-        e->hi[i] = ranges[i].addr + ranges[i].len;
-    }
-    e->name[0] = '\0';
-}
-
 /* Fills e (all but pos) from what an operation of kind k (flags, correlation id, API, kernel name,
  * ranges, words) touches. */
 __attribute__((noinline)) static void fill(dls_pol_entry *e, dls_op_kind k, unsigned flags, uint32_t corr,
@@ -182,7 +167,7 @@ __attribute__((noinline)) static void fill(dls_pol_entry *e, dls_op_kind k, unsi
                                            uint32_t nranges, const uint64_t *words, uint32_t nwords)
 {
     if (k != DLS_OP_LAUNCH && k != DLS_OP_GRAPH_LAUNCH && !(flags & DLS_OPF_CONSERVATIVE) && nranges <= 2) {
-        fill_ranges(e, corr, api, ranges, nranges);
+        dls_pol_entry_fill_ranges(e, corr, api, ranges, nranges);
         return;
     }
     e->op = corr;
@@ -231,12 +216,8 @@ void dls_pol_entry_fill(dls_pol_entry *e, const dls_cuda_op *op)
     fill(e, op->kind, op->flags, op->correlation_id, op->api, op->name, op->ranges, op->nranges, op->words, op->nwords);
 }
 
-void dls_pol_entry_fill_work(dls_pol_entry *e, const dls_cuda_work *w)
+void dls_pol_entry_fill_launch(dls_pol_entry *e, const dls_cuda_work *w)
 {
-    if (w->kind != DLS_OP_LAUNCH && !(w->flags & DLS_OPF_CONSERVATIVE)) { /* a copy or set (at most 2 ranges) */
-        fill_ranges(e, w->correlation_id, w->api, w->ranges, w->nranges);
-        return;
-    }
     fill(e, w->kind, w->flags, w->correlation_id, w->api, w->name, w->ranges, w->nranges, w->words, w->nwords);
 }
 

@@ -790,6 +790,154 @@ static void identical_reports_share_a_key(void **state)
     assert_string_equal(dls_race_kind_name(r.kind), "host-read");
 }
 
+/* The driver as the work lane's first sight of a stream asks it: stream 0x1000 + id has id `id`,
+ * is non-blocking and belongs to context 0xc0. */
+static CUresult fake_stream_get_id(CUstream s, unsigned long long *id)
+{
+    *id = (uintptr_t)s - 0x1000;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_stream_get_ctx(CUstream s, CUcontext *ctx)
+{
+    (void)s;
+    *ctx = (CUcontext)0xc0;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_stream_get_flags(CUstream s, unsigned *flags)
+{
+    (void)s;
+    *flags = CU_STREAM_NON_BLOCKING;
+    return CUDA_SUCCESS;
+}
+
+static const dls_drv_table g_stream_drv = {
+    .stream_get_id = fake_stream_get_id,
+    .stream_get_ctx = fake_stream_get_ctx,
+    .stream_get_flags = fake_stream_get_flags,
+};
+
+static int g_lane_took; /* EXITs the work sink took */
+
+/* Delivers the EXIT of w on stream 1 through the work sink, and the same call as the sink's
+ * dls_cuda_op on stream 2. */
+static void work_and_op(dls_cuda_work *w)
+{
+    w->handle = 0x1001;
+    w->ctx = 0xc0;
+    w->tid = TID;
+    w->correlation_id = ++g_corr;
+    int took = dls_pol_work(w, DLS_PHASE_EXIT);
+    g_lane_took += took;
+    dls_cuda_op op = {.kind = w->kind,
+                      .phase = DLS_PHASE_EXIT,
+                      .flags = w->flags | DLS_OPF_HAS_STREAM,
+                      .api = w->api,
+                      .name = w->name,
+                      .tid = TID,
+                      .correlation_id = w->correlation_id,
+                      .stream = stream(2, DLS_STREAM_NON_BLOCKING),
+                      .ranges = w->ranges,
+                      .nranges = w->nranges,
+                      .words = w->words,
+                      .nwords = w->nwords};
+    if (!took) { /* declined (the stream is not in the table yet): the sink gets it, as from the lane */
+        op.stream = stream(1, DLS_STREAM_NON_BLOCKING);
+        dls_pol_sink(&op, NULL);
+        op.stream = stream(2, DLS_STREAM_NON_BLOCKING);
+        dls_pol_sink(&op, NULL);
+        dls_pol_lock(); /* applies the records, which add the streams */
+        dls_pol_unlock();
+        return;
+    }
+    dls_pol_sink(&op, NULL);
+}
+
+/* Copies, sets and launches, some touching the exchange at 0x10000 (ranges and words). */
+static void work_mix(void)
+{
+    static const uint64_t words[] = {0x10040, 7, 0x20000};
+    dls_cuda_work set = {.kind = DLS_OP_MEMSET, .flags = DLS_OPF_ASYNC, .api = "cuMemsetD8Async", .nranges = 1};
+    dls_cuda_work copy = {.kind = DLS_OP_MEMCPY, .flags = DLS_OPF_ASYNC, .api = "cudaMemcpyAsync", .nranges = 2};
+    dls_cuda_work empty = {.kind = DLS_OP_MEMSET, .flags = DLS_OPF_ASYNC, .api = "cuMemsetD32Async"};
+    dls_cuda_work kernel = {.kind = DLS_OP_LAUNCH,
+                            .flags = DLS_OPF_ASYNC | DLS_OPF_WORDS_EXACT,
+                            .api = "cuLaunchKernel",
+                            .name = "k",
+                            .words = words,
+                            .nwords = 3};
+    dls_cuda_work anything = {.kind = DLS_OP_MEMCPY, .flags = DLS_OPF_ASYNC | DLS_OPF_CONSERVATIVE, .api = "cuMemcpy"};
+    for (uint64_t i = 0; i < 3; i++) {
+        set.ranges[0] = (dls_cuda_range){.addr = 0x10000 + 0x100 * i, .len = 64, .access = DLS_ACCESS_WRITE};
+        copy.ranges[0] = (dls_cuda_range){.addr = 0x30000, .len = 8, .access = DLS_ACCESS_READ};
+        copy.ranges[1] = (dls_cuda_range){.addr = 0x100f8 + 0x10 * i, .len = 8, .access = DLS_ACCESS_WRITE};
+        work_and_op(&set);
+        work_and_op(&copy);
+        work_and_op(&empty);
+        work_and_op(&kernel);
+        work_and_op(&anything);
+    }
+}
+
+/* Stream id's latest consumer access of x (its position), or 0. */
+static uint64_t access_of(const dls_pol_x *x, uint64_t id)
+{
+    for (unsigned i = 0; i < x->ncons; i++)
+        if (x->cons[i].at.stream == id)
+            return x->cons[i].at.pos;
+    return 0;
+}
+
+/* The work lane's EXIT (a copy or set while nothing is watched takes the inline way, anything
+ * else the general one) builds the model the sink builds from the same call: positions, ring
+ * entries and consumer accesses. */
+static void the_work_lane_defers_what_the_sink_would(void **state)
+{
+    (void)state;
+    dls_drv_set_table_for_tests(&g_stream_drv);
+    dls_cuda_streams_invalidate(); /* no resolution of an earlier test's stream */
+    g_lane_took = 0;
+    work_mix();                        /* nothing watched */
+    assert_int_equal(g_lane_took, 14); /* all but the first, which adds the stream */
+    dls_pol_x *x = export_range(0x10000, 0x10100);
+    work_mix();     /* watched */
+    dls_pol_lock(); /* applies the queue; copied out so that a failed assertion leaves no lock held */
+    dls_pol_stream *sa = dls_pol_stream_find(1), *sb = dls_pol_stream_find(2);
+    static dls_pol_stream a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    if (sa && sb) {
+        a = *sa;
+        b = *sb;
+    }
+    uint64_t access_a = access_of(x, 1), access_b = access_of(x, 2);
+    dls_pol_unlock();
+    assert_int_equal(a.last, 30);
+    assert_int_equal(a.last, b.last);
+    assert_int_equal(a.count, b.count);
+    for (unsigned i = 0; i < a.count; i++) {
+        const dls_pol_entry *e = &a.ring[i], *f = &b.ring[i];
+        assert_int_equal(e->pos, f->pos);
+        assert_int_equal(e->op, f->op);
+        assert_int_equal(e->conservative, f->conservative);
+        assert_int_equal(e->nwords, f->nwords);
+        assert_int_equal(e->nranges, f->nranges);
+        assert_int_equal(e->boxed, f->boxed);
+        assert_memory_equal(e->words, f->words, e->nwords * sizeof e->words[0]);
+        for (unsigned r = 0; r < e->nranges; r++) {
+            assert_int_equal(e->lo[r], f->lo[r]);
+            assert_int_equal(e->hi[r], f->hi[r]);
+        }
+        assert_string_equal(e->api, f->api);
+        assert_string_equal(e->name, f->name);
+    }
+    assert_int_not_equal(access_a, 0);
+    assert_int_equal(access_a, access_b);
+    dls_cuda_streams_invalidate(); /* the streams are freed at teardown */
+    dls_drv_set_table_for_tests(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -825,6 +973,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(the_event_of_a_wait_being_made_is_not_reused, setup_hostfn, teardown_hostfn),
         cmocka_unit_test_setup_teardown(check_records_no_event_after_an_access, setup_hostfn, teardown_hostfn),
         cmocka_unit_test(identical_reports_share_a_key),
+        cmocka_unit_test_setup_teardown(the_work_lane_defers_what_the_sink_would, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
