@@ -354,7 +354,7 @@ static inline void work_head(dls_pol_rec *r, const dls_cuda_work *w, dls_pol_str
     r->st = st;
 }
 
-/* The EXIT of work w that the fast way does not take (see dls_pol_work): st is its attached
+/* The EXIT of work w the inline way does not claim for (see dls_pol_work): st is its attached
  * stream, or NULL. */
 __attribute__((noinline)) static int work_exit(const dls_cuda_work *w, dls_pol_stream *st)
 {
@@ -369,6 +369,17 @@ __attribute__((noinline)) static int work_exit(const dls_cuda_work *w, dls_pol_s
     return 1;
 }
 
+/* The rest of the EXIT of work w into record q, claimed with `ticket` and its head filled, that
+ * the inline way does not finish (a launch, or watched memory): the entry, the exit marks and the
+ * publication. */
+__attribute__((noinline)) static int work_finish(dls_pol_rec *q, uint64_t ticket, const dls_cuda_work *w)
+{
+    dls_pol_entry_fill_work(&q->e, w);
+    exit_marks(q, w->correlation_id, w->tid);
+    dls_pol_defer_publish(ticket);
+    return 1;
+}
+
 /* The ENTER of work w (the gate is open: some memory is watched). */
 __attribute__((noinline)) static int work_enter(const dls_cuda_work *w)
 {
@@ -380,9 +391,10 @@ __attribute__((noinline)) static int work_enter(const dls_cuda_work *w)
     return 1;
 }
 
-/* The fast way, which calls nothing (so it saves no registers): the EXIT of a copy or set on a
- * stream this thread has seen while nothing is watched (no exit marks), with room in the queue.
- * Anything else goes out of line, to the same record (test_policy_queue). */
+/* The inline way calls nothing (so it saves no registers): the EXIT of work on a stream this
+ * thread has seen, with room in the queue, claims and fills the record's head; a copy or set
+ * while nothing is watched (no exit marks) is finished inline, anything else by a tail call.
+ * Every way builds the same record (test_policy: the_work_lane_defers_what_the_sink_would). */
 int dls_pol_work(const dls_cuda_work *w, dls_op_phase phase)
 {
     if (phase == DLS_PHASE_ENTER)
@@ -392,10 +404,12 @@ int dls_pol_work(const dls_cuda_work *w, dls_op_phase phase)
     dls_pol_stream *st = dls_cuda_stream_attached((CUstream)w->handle, w->per_thread, (CUcontext)w->ctx);
     uint64_t ticket;
     dls_pol_rec *q;
-    if (!st || w->kind == DLS_OP_LAUNCH || (w->flags & DLS_OPF_CONSERVATIVE) ||
-        atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed) || !(q = dls_pol_defer_claim(&ticket)))
+    if (!st || !(q = dls_pol_defer_claim(&ticket)))
         return work_exit(w, st);
     work_head(q, w, st);
+    if (w->kind == DLS_OP_LAUNCH || (w->flags & DLS_OPF_CONSERVATIVE) ||
+        atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed))
+        return work_finish(q, ticket, w);
     dls_pol_entry_fill_ranges(&q->e, w->correlation_id, w->api, w->ranges, w->nranges);
     q->after = NULL; /* what exit_marks leaves while nothing is watched */
     q->cleared = 0;
