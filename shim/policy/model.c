@@ -285,7 +285,7 @@ static void memory_enter(const dls_cuda_op *op)
 }
 
 /* exit_marks while memory is watched: the after event (fix) and the ENTER's clearance. */
-__attribute__((noinline)) static void exit_marks_watched(dls_pol_rec *r, uint32_t corr, uint64_t tid)
+static inline void exit_marks_watched(dls_pol_rec *r, uint32_t corr, uint64_t tid)
 {
     __typeof__(t_thread) *t = &t_thread;
     __asm__("" : "+r"(t));                    /* one thread-pointer lookup, not one per use */

@@ -400,7 +400,9 @@ static void attached_pointers_go_stale_with_their_resolution(void **state)
     assert_null(dls_cuda_stream_attached(s, 0, FAKE_CTX));
     dls_cuda_stream_attach(s, 0, FAKE_CTX, 58, &mine);
     assert_ptr_equal(dls_cuda_stream_attached(s, 0, FAKE_CTX), &mine);
-    fake_streams[0].id = 59; /* destroyed, the handle reused */
+    assert_ptr_equal(dls_cuda_stream_attached(s, 0, FAKE_CTX), &mine);    /* the thread's latest answer */
+    assert_null(dls_cuda_stream_attached((CUstream)0x5900, 0, FAKE_CTX)); /* is not another handle's */
+    fake_streams[0].id = 59;                                              /* destroyed, the handle reused */
     dls_cuda_streams_invalidate();
     assert_null(dls_cuda_stream_attached(s, 0, FAKE_CTX));
     dls_cuda_stream_attach(s, 0, FAKE_CTX, 58, &mine); /* an attach planned before the invalidation */
