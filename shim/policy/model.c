@@ -312,7 +312,7 @@ static inline void exit_marks(dls_pol_rec *r, uint32_t corr, uint64_t tid)
 static inline void defer_publish(dls_pol_rec *q, uint64_t ticket, const dls_pol_rec *r)
 {
     if (q)
-        dls_pol_defer_publish(ticket);
+        dls_pol_defer_publish(q, ticket);
     else
         dls_pol_apply_now(r);
 }
@@ -376,7 +376,7 @@ __attribute__((noinline)) static int work_finish(dls_pol_rec *q, uint64_t ticket
 {
     dls_pol_entry_fill_work(&q->e, w);
     exit_marks(q, w->correlation_id, w->tid);
-    dls_pol_defer_publish(ticket);
+    dls_pol_defer_publish(q, ticket);
     return 1;
 }
 
@@ -413,7 +413,7 @@ int dls_pol_work(const dls_cuda_work *w, dls_op_phase phase)
     dls_pol_entry_fill_ranges(&q->e, w->correlation_id, w->api, w->ranges, w->nranges);
     q->after = NULL; /* what exit_marks leaves while nothing is watched */
     q->cleared = 0;
-    dls_pol_defer_publish(ticket);
+    dls_pol_defer_publish(q, ticket);
     return 1;
 }
 

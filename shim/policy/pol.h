@@ -283,10 +283,11 @@ static inline dls_pol_rec *dls_pol_defer_claim(uint64_t *ticket)
     }
 }
 
-static inline void dls_pol_defer_publish(uint64_t ticket)
+/* Publishes record r, claimed with `ticket` (r is the record of that ticket's slot). */
+static inline void dls_pol_defer_publish(dls_pol_rec *r, uint64_t ticket)
 {
-    atomic_store_explicit(&dls_pol_queue[ticket % DLS_POL_QUEUE].seq, ticket - ticket % DLS_POL_QUEUE + 1,
-                          memory_order_release);
+    dls_pol_slot *s = (dls_pol_slot *)((char *)r - offsetof(dls_pol_slot, rec)); /* no look-up by ticket */
+    atomic_store_explicit(&s->seq, ticket - ticket % DLS_POL_QUEUE + 1, memory_order_release);
 }
 
 /* Takes the lock (applying the queue), applies r, releases the lock. */

@@ -172,7 +172,7 @@ static void apply_queued(const item *items)
         dls_pol_rec *q = dls_pol_defer_claim(&ticket);
         assert_non_null(q);
         *q = replayed(&items[i]);
-        dls_pol_defer_publish(ticket);
+        dls_pol_defer_publish(q, ticket);
         if (items[i].drain) {
             dls_pol_lock();
             sync_after(&items[i]);
