@@ -150,7 +150,7 @@ void dls_pol_index_add(dls_pol_x *x)
     STORE(a[i].x, x);
     for (size_t k = i + 1; reuse && k < n && LOAD(a[k].maxhi) < x->hi; k++) /* filled hole: raise */
         STORE(a[k].maxhi, x->hi);
-    atomic_store_explicit(&g_index.n, n, memory_order_relaxed);
+    atomic_store_explicit(&g_index.n, n, memory_order_release); /* after the array it counts (reader_view) */
     atomic_fetch_add_explicit(&g_index.live, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&g_index.seq, 1, memory_order_release); /* even: stable */
     update_watching();
@@ -206,6 +206,15 @@ size_t dls_pol_index_count(void)
     return atomic_load_explicit(&g_index.live, memory_order_relaxed);
 }
 
+/* A lock-free reader's array and its number of entries: the number first, so that a number
+ * stored after a bigger array was published (dls_pol_index_add) is never paired with the smaller
+ * array it replaced (a walk past that one's end). */
+static inline const span *reader_view(size_t *n)
+{
+    *n = atomic_load_explicit(&g_index.n, memory_order_acquire);
+    return atomic_load_explicit(&g_index.spans, memory_order_acquire);
+}
+
 /* 1 when some span may overlap [lo, hi) in a (n spans): certainly when one does, also when the
  * walk back is too long to finish. */
 static inline int overlaps(const span *a, size_t n, uintptr_t lo, uintptr_t hi)
@@ -231,8 +240,8 @@ static int query(uintptr_t lo, uintptr_t hi)
                 sched_yield();
             continue;
         }
-        const span *a = atomic_load_explicit(&g_index.spans, memory_order_acquire);
-        size_t n = atomic_load_explicit(&g_index.n, memory_order_relaxed);
+        size_t n;
+        const span *a = reader_view(&n);
         int hit = overlaps(a, n, lo, hi);
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&g_index.seq, memory_order_relaxed) == s)
@@ -294,8 +303,8 @@ static int clears(int conservative, const uint64_t *words, uint32_t nwords, cons
     if (atomic_load_explicit(&g_index.live, memory_order_acquire)) {
         if (conservative)
             return 0;
-        const span *a = atomic_load_explicit(&g_index.spans, memory_order_acquire);
-        size_t n = atomic_load_explicit(&g_index.n, memory_order_relaxed);
+        size_t n;
+        const span *a = reader_view(&n);
         for (uint32_t i = 0; i < nwords; i++)
             if (words[i] < UINTPTR_MAX && overlaps(a, n, (uintptr_t)words[i], (uintptr_t)words[i] + 1))
                 return 0;
@@ -322,8 +331,8 @@ __attribute__((noinline)) static int clears_range(uintptr_t lo, uintptr_t hi, un
     if ((before & 1) || atomic_load_explicit(&g_index.everything, memory_order_relaxed))
         return 0;
     if (atomic_load_explicit(&g_index.live, memory_order_acquire)) {
-        const span *a = atomic_load_explicit(&g_index.spans, memory_order_acquire);
-        size_t n = atomic_load_explicit(&g_index.n, memory_order_relaxed);
+        size_t n;
+        const span *a = reader_view(&n);
         if (overlaps(a, n, lo, hi))
             return 0;
     }
