@@ -284,6 +284,14 @@ static void memory_enter(const dls_cuda_op *op)
     dls_pol_unlock();
 }
 
+/* The rest of exit_marks_watched once the after event is settled (t: the thread's t_thread). */
+static inline void exit_marks_cleared(dls_pol_rec *r, __typeof__(t_thread) *t, uint32_t corr)
+{
+    t->after_st = NULL;
+    r->cleared = t->cleared_corr == corr;
+    r->version = t->version;
+}
+
 /* exit_marks while memory is watched: the after event (fix) and the ENTER's clearance. */
 static inline void exit_marks_watched(dls_pol_rec *r, uint32_t corr, uint64_t tid)
 {
@@ -291,9 +299,7 @@ static inline void exit_marks_watched(dls_pol_rec *r, uint32_t corr, uint64_t ti
     __asm__("" : "+r"(t));                    /* one thread-pointer lookup, not one per use */
     if (t->after_st && t->after_corr == corr) /* a consumer access (fix) */
         r->after = dls_pol_after_record(t->after_st, tid);
-    t->after_st = NULL;
-    r->cleared = t->cleared_corr == corr;
-    r->version = t->version;
+    exit_marks_cleared(r, t, corr);
 }
 
 /* What the EXIT of deferred operation corr by thread tid adds to its record (r->after, cleared,
@@ -369,13 +375,32 @@ __attribute__((noinline)) static int work_exit(const dls_cuda_work *w, dls_pol_s
     return 1;
 }
 
-/* The rest of the EXIT of work w into record q, claimed with `ticket` and its head filled, that
- * the inline way does not finish (a launch, or watched memory): the entry, the exit marks and the
- * publication. */
-__attribute__((noinline)) static int work_finish(dls_pol_rec *q, uint64_t ticket, const dls_cuda_work *w)
+/* The rest of the EXIT of work w into record q, claimed with `ticket` and its head filled: the
+ * entry, the exit marks and the publication. */
+__attribute__((noinline)) static int work_finish_any(dls_pol_rec *q, uint64_t ticket, const dls_cuda_work *w)
 {
     dls_pol_entry_fill_work(&q->e, w);
     exit_marks(q, w->correlation_id, w->tid);
+    dls_pol_defer_publish(q, ticket);
+    return 1;
+}
+
+/* work_finish_any for what the inline way does not finish (a launch, or watched memory); a copy
+ * or set while memory is watched that records no after event calls nothing (so saves no
+ * registers). */
+__attribute__((noinline)) static int work_finish(dls_pol_rec *q, uint64_t ticket, const dls_cuda_work *w)
+{
+    if (w->kind == DLS_OP_LAUNCH || (w->flags & DLS_OPF_CONSERVATIVE) ||
+        !atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed))
+        return work_finish_any(q, ticket, w);
+    __typeof__(t_thread) *t = &t_thread;
+    __asm__("" : "+r"(t)); /* one thread-pointer lookup */
+    uint32_t corr = w->correlation_id;
+    if (t->after_st && t->after_corr == corr) /* a consumer access (fix): its after event is recorded */
+        return work_finish_any(q, ticket, w);
+    dls_pol_entry_fill_ranges(&q->e, corr, w->api, w->ranges, w->nranges);
+    q->after = NULL;
+    exit_marks_cleared(q, t, corr);
     dls_pol_defer_publish(q, ticket);
     return 1;
 }
