@@ -4,11 +4,13 @@
 #include "../common/ownfd.h"
 #include "cbids.h"
 #include "decode.h"
+#include "decode_work.h"
 #include "drv.h"
 #include "kparams.h"
 #include "streams.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,33 +49,54 @@ int dls_cuda_set_sink(dls_cuda_sink fn, void *user)
     return 0;
 }
 
-/* The work lane's receiver (see ops.h); NULL: every phase goes to the sink. */
+/* The work lane's receiver and the ENTER gate (see ops.h) as registered, and as the callback
+ * reads them: with DLSYNC_DEBUG_OPS on, no work sink (every phase goes to the sink, which
+ * prints it) and no gate (every ENTER is delivered), so the hot path reads one pointer each.
+ * The setters are serialized; a NULL gate is open. */
+static pthread_mutex_t g_setting = PTHREAD_MUTEX_INITIALIZER;
+static dls_cuda_work_sink g_work_sink_set;
+static const atomic_int *g_gate_set;
+static atomic_int g_debug;
 static _Atomic(dls_cuda_work_sink) g_work_sink;
+static _Atomic(const atomic_int *) g_gate;
+
+/* Publishes what the callback reads from what is registered (g_setting held). */
+static void publish_settings(void)
+{
+    int debug = atomic_load_explicit(&g_debug, memory_order_relaxed);
+    atomic_store_explicit(&g_work_sink, debug ? NULL : g_work_sink_set, memory_order_release);
+    atomic_store_explicit(&g_gate, debug ? NULL : g_gate_set, memory_order_release);
+}
 
 void dls_cuda_set_work_sink(dls_cuda_work_sink fn)
 {
-    atomic_store_explicit(&g_work_sink, fn, memory_order_release);
+    pthread_mutex_lock(&g_setting);
+    g_work_sink_set = fn;
+    publish_settings();
+    pthread_mutex_unlock(&g_setting);
 }
-
-/* The ENTER gate (see ops.h): NULL (open) until the policy publishes its flag. */
-static _Atomic(const atomic_int *) g_gate;
-static atomic_int g_debug;
 
 void dls_cuda_set_enter_gate(const atomic_int *watching)
 {
-    atomic_store_explicit(&g_gate, watching, memory_order_release);
+    pthread_mutex_lock(&g_setting);
+    g_gate_set = watching;
+    publish_settings();
+    pthread_mutex_unlock(&g_setting);
 }
 
 void dls_cuda_callback_set_debug(int on)
 {
+    pthread_mutex_lock(&g_setting);
     atomic_store_explicit(&g_debug, on != 0, memory_order_relaxed);
+    publish_settings();
+    pthread_mutex_unlock(&g_setting);
 }
 
 /* 1 when the ENTER of stream work is to be delivered. */
 static int gate_open(void)
 {
     const atomic_int *g = atomic_load_explicit(&g_gate, memory_order_acquire);
-    return !g || atomic_load_explicit(g, memory_order_acquire) || atomic_load_explicit(&g_debug, memory_order_relaxed);
+    return !g || atomic_load_explicit(g, memory_order_acquire);
 }
 
 /* Runtime frames: the outermost runtime call in progress on a thread. */
@@ -107,6 +130,7 @@ typedef struct {
     CUpti_CallbackId work_cbid;
     const void *work_params;
     dls_cuda_work work;
+    dls_cuda_stream_latest latest;
     dls_cuda_scratch scratch;
 } thread_state;
 
@@ -238,12 +262,13 @@ __attribute__((noinline)) static void deliver(CUpti_CallbackDomain domain, CUpti
 }
 
 /* The work lane: a launch, copy or set decoded straight from its parameters for the work sink,
- * with no dls_cuda_op and no stream resolved; the general way when there is no work sink, the
- * call is not one the lane decodes, or the work sink does not take the phase. */
+ * with no dls_cuda_op and no stream resolved (at the EXIT, what is attached to the thread's
+ * resolution of the stream); the general way when there is no work sink, the call is not one
+ * the lane decodes, or the work sink does not take the phase. */
 __attribute__((noinline)) static void lane(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
 {
     dls_cuda_work_sink fn = atomic_load_explicit(&g_work_sink, memory_order_acquire);
-    if (!fn || atomic_load_explicit(&g_debug, memory_order_relaxed)) {
+    if (!fn) {
         deliver(CUPTI_CB_DOMAIN_DRIVER_API, cbid, cb);
         return;
     }
@@ -252,10 +277,11 @@ __attribute__((noinline)) static void lane(CUpti_CallbackId cbid, const CUpti_Ca
     if (dls_drv_in_shim() || t->delivering)
         return; /* ignored, as the general way ignores it */
     dls_cuda_work *w = &t->work;
-    if (enter || !t->work_valid || t->work_cbid != cbid || w->correlation_id != cb->correlationId ||
-        t->work_params != cb->functionParams) {
-        t->work_valid = 0;
-        if (!dls_cuda_decode_work(cbid, cb, w, t->scratch.words, DLS_SCRATCH_WORDS)) {
+    int kept = !enter && t->work_valid && t->work_cbid == cbid && w->correlation_id == cb->correlationId &&
+               t->work_params == cb->functionParams;
+    t->work_valid = 0;
+    if (!kept) {
+        if (!dls_cuda_decode_work_inline(cbid, cb, w, t->scratch.words, DLS_SCRATCH_WORDS)) {
             deliver(CUPTI_CB_DOMAIN_DRIVER_API, cbid, cb);
             return;
         }
@@ -268,11 +294,13 @@ __attribute__((noinline)) static void lane(CUpti_CallbackId cbid, const CUpti_Ca
         w->cbid = cbid;
         w->correlation_id = cb->correlationId;
     }
-    t->work_valid = 0;
-    w->result = !enter && cb->functionReturnValue ? (int)*(const CUresult *)cb->functionReturnValue : 0;
-    t->delivering = 1;
-    int took = fn(w, enter ? DLS_PHASE_ENTER : DLS_PHASE_EXIT);
-    t->delivering = 0;
+    if (enter) {
+        w->result = 0;
+    } else {
+        w->result = cb->functionReturnValue ? (int)*(const CUresult *)cb->functionReturnValue : 0;
+        w->attached = dls_cuda_stream_attached(&t->latest, (CUstream)w->handle, w->per_thread, (CUcontext)w->ctx);
+    }
+    int took = fn(w, enter ? DLS_PHASE_ENTER : DLS_PHASE_EXIT); /* its CUDA calls are the shim's (drv.h) */
     if (!took) {
         deliver(CUPTI_CB_DOMAIN_DRIVER_API, cbid, cb);
     } else if (enter) {

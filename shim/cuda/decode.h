@@ -33,14 +33,12 @@ int dls_cuda_decode_mem(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls
                         dls_cuda_scratch *scratch);
 int dls_cuda_decode_sync(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls_cuda_op *op);
 
-/* The work lane's decoder (decode_work.c): fills *w's call-specific part (kind, flags, handle,
- * per_thread, ranges, words, the latter in words[0..cap)) for a launch, linear async copy or
- * async set. Returns 1, or 0 when cbid is not one of those (or has no parameters). */
+/* The work lane's decoder (decode_work.h inline, decode_work.c out of line): fills *w's
+ * call-specific part (kind, flags, handle, per_thread, ranges, words, the latter in
+ * words[0..cap)) and empties its sink note, for a launch, linear async copy or async set.
+ * Returns 1, or 0 when cbid is not one of those (or has no parameters). */
 int dls_cuda_decode_work(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls_cuda_work *w, uint64_t *words,
                          uint32_t cap);
-
-/* Empties w's flags, ranges and words for a decoder to fill. */
-void dls_cuda_work_init(dls_cuda_work *w);
 
 /* Fills w (initialized) as the launch of f on stream h, its argument words in words[0..cap). */
 void dls_cuda_work_launch(dls_cuda_work *w, CUstream h, int ptsz, CUfunction f, void **kernel_params, void **extra,

@@ -1,6 +1,7 @@
 /* Decoding of the kernel launch forms the work lane does not decode (decode_work.c): the
  * multi-device cooperative launch, one operation per device, and the legacy cuLaunch* forms. */
 #include "decode.h"
+#include "decode_work.h"
 
 #define P(type) ((const type##_params *)cb->functionParams)
 

@@ -112,7 +112,9 @@ typedef struct {
  * enqueues and where, decoded from its parameters alone, before any stream is resolved. The
  * kinds and flags are those the same call's dls_cuda_op has (without DLS_OPF_HAS_STREAM: a work
  * always has a stream, `handle`, a default-stream handle naming the stream of context `ctx`).
- * Ranges are inline; words point into the observer's per-thread scratch area. */
+ * Ranges are inline; words point into the observer's per-thread scratch area. The lane keeps
+ * the work of an ENTER the work sink took for the EXIT of the same call, so what the sink notes
+ * in `sink_note` at the ENTER reaches it at the EXIT. */
 typedef struct {
     dls_op_kind kind;        /* DLS_OP_LAUNCH, DLS_OP_MEMCPY or DLS_OP_MEMSET */
     unsigned flags;          /* DLS_OPF_ASYNC, DLS_OPF_CONSERVATIVE, DLS_OPF_WORDS_EXACT */
@@ -128,14 +130,17 @@ typedef struct {
     uint32_t nranges, nwords;
     dls_cuda_range ranges[2]; /* copies: the read range, then the write range; sets: one */
     const uint64_t *words;    /* launches: as in dls_cuda_op */
+    void *attached;           /* EXIT: what dls_cuda_stream_attach attached to the calling thread's
+                                 resolution of the stream (dls_cuda_stream_attached); NULL: none */
+    uint64_t sink_note;       /* the work sink's own: 0 when decoded; kept from ENTER to EXIT */
 } dls_cuda_work;
 
 /* The policy's receiver of the work lane: the ENTER (while the gate is open) and the EXIT of the
  * launches, copies and sets the lane decodes, instead of the sink. Returns 1 when it took the
  * phase, 0 when the same phase is to be delivered to the sink as a dls_cuda_op instead (then
- * the sink sees it exactly as it would have without the lane). Same thread and rules as the
- * sink. */
-typedef int (*dls_cuda_work_sink)(const dls_cuda_work *w, dls_op_phase phase);
+ * the sink sees it exactly as it would have without the lane). It may write w->sink_note only.
+ * Same thread and rules as the sink. */
+typedef int (*dls_cuda_work_sink)(dls_cuda_work *w, dls_op_phase phase);
 
 /* Registers the work lane's receiver (NULL: every phase goes to the sink). The receiver must stay
  * valid for the life of the process. */

@@ -10,7 +10,6 @@
 
 atomic_uint_fast64_t dls_cuda_stream_gen = 1;
 __thread dls_cuda_stream_slot dls_cuda_stream_cache[DLS_CUDA_STREAM_SLOTS];
-__thread dls_cuda_stream_latest dls_cuda_stream_last;
 
 void dls_cuda_streams_invalidate(void)
 {

@@ -70,32 +70,32 @@ static inline dls_cuda_stream_slot *dls_cuda_stream_cached(CUstream h, int per_t
     return slot->gen == gen && slot->key == key && slot->key_ctx == key_ctx ? slot : NULL;
 }
 
-/* The calling thread's latest answer of dls_cuda_stream_attached that found a pointer, keyed by
- * the arguments as passed and the generation: a thread enqueues mostly on the stream it used
- * last, and this is asked before the hash look-up. */
+/* A thread's latest answer of dls_cuda_stream_attached that found a pointer, keyed by the
+ * arguments as passed and the generation: a thread enqueues mostly on the stream it used last,
+ * and this is asked before the hash look-up. The caller keeps it per thread (zeroed: none). */
 typedef struct {
     uintptr_t handle, ctx;
     int per_thread;
     uint64_t gen;
     void *attached;
 } dls_cuda_stream_latest;
-extern __thread dls_cuda_stream_latest dls_cuda_stream_last __attribute__((tls_model("local-dynamic")));
 
 /* The pointer attached to the calling thread's cached resolution of h (same arguments as
  * dls_cuda_stream_resolve), or NULL when there is none: h is not cached on this thread, or a
  * stream or context was destroyed since it was (the resolution and what is attached to it are
- * then stale together). Lock-free, no driver call; inline: every launch's EXIT asks it. */
-static inline void *dls_cuda_stream_attached(CUstream h, int per_thread_call, CUcontext cur_ctx)
+ * then stale together). `latest` is the calling thread's own. Lock-free, no driver call;
+ * inline: every launch's EXIT asks it. */
+static inline void *dls_cuda_stream_attached(dls_cuda_stream_latest *latest, CUstream h, int per_thread_call,
+                                             CUcontext cur_ctx)
 {
-    dls_cuda_stream_latest *last = &dls_cuda_stream_last;
     uint64_t gen = atomic_load_explicit(&dls_cuda_stream_gen, memory_order_acquire);
-    if (last->handle == (uintptr_t)h && last->ctx == (uintptr_t)cur_ctx && last->per_thread == per_thread_call &&
-        last->gen == gen)
-        return last->attached;
+    if (latest->handle == (uintptr_t)h && latest->ctx == (uintptr_t)cur_ctx && latest->per_thread == per_thread_call &&
+        latest->gen == gen)
+        return latest->attached;
     dls_cuda_stream_slot *slot = dls_cuda_stream_cached(h, per_thread_call, cur_ctx);
     if (!slot || !slot->attached)
         return NULL;
-    *last = (dls_cuda_stream_latest){(uintptr_t)h, (uintptr_t)cur_ctx, per_thread_call, slot->gen, slot->attached};
+    *latest = (dls_cuda_stream_latest){(uintptr_t)h, (uintptr_t)cur_ctx, per_thread_call, slot->gen, slot->attached};
     return slot->attached;
 }
 

@@ -360,6 +360,23 @@ static inline void work_head(dls_pol_rec *r, const dls_cuda_work *w, dls_pol_str
     r->st = st;
 }
 
+/* The ENTER's clearance of work w, which work_enter noted in it: in sink_note, the index
+ * version shifted left by one with the low bit set; 0: none. */
+#define CLEARED_NOTE(version) (((uint64_t)(version) << 1) | 1u)
+
+/* exit_marks for work w, whose ENTER may have noted its clearance in w (then that ENTER went no
+ * further than the index question, so no after event is due). */
+static inline void work_exit_marks(dls_pol_rec *r, const dls_cuda_work *w)
+{
+    if (!w->sink_note) {
+        exit_marks(r, w->correlation_id, w->tid);
+        return;
+    }
+    r->after = NULL;
+    r->cleared = 1;
+    r->version = (unsigned)(w->sink_note >> 1);
+}
+
 /* The EXIT of work w the inline way does not claim for (see dls_pol_work): st is its attached
  * stream, or NULL. */
 __attribute__((noinline)) static int work_exit(const dls_cuda_work *w, dls_pol_stream *st)
@@ -370,7 +387,7 @@ __attribute__((noinline)) static int work_exit(const dls_cuda_work *w, dls_pol_s
     dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
     work_head(r, w, st);
     dls_pol_entry_fill_work(&r->e, w);
-    exit_marks(r, w->correlation_id, w->tid);
+    work_exit_marks(r, w);
     defer_publish(q, ticket, r);
     return 1;
 }
@@ -380,39 +397,33 @@ __attribute__((noinline)) static int work_exit(const dls_cuda_work *w, dls_pol_s
 __attribute__((noinline)) static int work_finish_any(dls_pol_rec *q, uint64_t ticket, const dls_cuda_work *w)
 {
     dls_pol_entry_fill_work(&q->e, w);
-    exit_marks(q, w->correlation_id, w->tid);
+    work_exit_marks(q, w);
     dls_pol_defer_publish(q, ticket);
     return 1;
 }
 
 /* work_finish_any for what the inline way does not finish (a launch, or watched memory); a copy
- * or set while memory is watched that records no after event calls nothing (so saves no
- * registers). */
+ * or set whose ENTER the index cleared calls nothing (so saves no registers). */
 __attribute__((noinline)) static int work_finish(dls_pol_rec *q, uint64_t ticket, const dls_cuda_work *w)
 {
-    if (w->kind == DLS_OP_LAUNCH || (w->flags & DLS_OPF_CONSERVATIVE) ||
-        !atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed))
+    if (w->kind == DLS_OP_LAUNCH || (w->flags & DLS_OPF_CONSERVATIVE) || !w->sink_note)
         return work_finish_any(q, ticket, w);
-    __typeof__(t_thread) *t = &t_thread;
-    __asm__("" : "+r"(t)); /* one thread-pointer lookup */
-    uint32_t corr = w->correlation_id;
-    if (t->after_st && t->after_corr == corr) /* a consumer access (fix): its after event is recorded */
-        return work_finish_any(q, ticket, w);
-    dls_pol_entry_fill_ranges(&q->e, corr, w->api, w->ranges, w->nranges);
+    dls_pol_entry_fill_ranges(&q->e, w->correlation_id, w->api, w->ranges, w->nranges);
     q->after = NULL;
-    exit_marks_cleared(q, t, corr);
+    q->cleared = 1;
+    q->version = (unsigned)(w->sink_note >> 1);
     dls_pol_defer_publish(q, ticket);
     return 1;
 }
 
-/* The ENTER of work w (the gate is open: some memory is watched). */
-__attribute__((noinline)) static int work_enter(const dls_cuda_work *w)
+/* The ENTER of work w (the gate is open: some memory is watched): its clearance is noted in w
+ * for its EXIT, which then need not ask the index again. */
+__attribute__((noinline)) static int work_enter(dls_cuda_work *w)
 {
     unsigned version;
     if (!dls_pol_index_clears_work(w, &version))
-        return 0;                              /* it may touch a watched range: the sink checks or orders it */
-    t_thread.cleared_corr = w->correlation_id; /* its EXIT need not ask the index again */
-    t_thread.version = version;
+        return 0; /* it may touch a watched range: the sink checks or orders it */
+    w->sink_note = CLEARED_NOTE(version);
     return 1;
 }
 
@@ -420,13 +431,13 @@ __attribute__((noinline)) static int work_enter(const dls_cuda_work *w)
  * thread has seen, with room in the queue, claims and fills the record's head; a copy or set
  * while nothing is watched (no exit marks) is finished inline, anything else by a tail call.
  * Every way builds the same record (test_policy: the_work_lane_defers_what_the_sink_would). */
-int dls_pol_work(const dls_cuda_work *w, dls_op_phase phase)
+int dls_pol_work(dls_cuda_work *w, dls_op_phase phase)
 {
     if (phase == DLS_PHASE_ENTER)
         return work_enter(w);
     if (w->result)
         return 0;
-    dls_pol_stream *st = dls_cuda_stream_attached((CUstream)w->handle, w->per_thread, (CUcontext)w->ctx);
+    dls_pol_stream *st = w->attached;
     uint64_t ticket;
     dls_pol_rec *q;
     if (!st || !(q = dls_pol_defer_claim(&ticket)))

@@ -547,7 +547,7 @@ void dls_pol_hostfn_reset_for_tests(void);
 
 /* model.c: the sink and the work sink registered with the CUDA observer. */
 void dls_pol_sink(const dls_cuda_op *op, void *user);
-int dls_pol_work(const dls_cuda_work *w, dls_op_phase phase);
+int dls_pol_work(dls_cuda_work *w, dls_op_phase phase);
 
 /* order.c: orderings planned under the lock, made without it, committed after. */
 

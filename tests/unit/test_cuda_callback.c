@@ -98,19 +98,24 @@ static dls_cuda_work lane_seen[MAX_SEEN];
 static dls_op_phase lane_phase[MAX_SEEN];
 static int nlane, lane_takes;
 
-static int work_sink(const dls_cuda_work *w, dls_op_phase phase)
+/* Notes 0x5a in the work at every ENTER it takes. */
+static int work_sink(dls_cuda_work *w, dls_op_phase phase)
 {
     if (nlane < MAX_SEEN) {
         lane_seen[nlane] = *w;
         lane_phase[nlane] = phase;
     }
     nlane++;
+    if (phase == DLS_PHASE_ENTER && lane_takes)
+        w->sink_note = 0x5a;
     return lane_takes;
 }
 
 /* For every call the lane decodes, the work it delivers carries what the sink's dls_cuda_op of
- * the same call carries (kind, flags, ranges, names, ids); a work sink that declines a phase
- * leaves it to the sink, which then sees it exactly as without the lane. */
+ * the same call carries (kind, flags, ranges, names, ids), the work sink's note from the ENTER
+ * to the EXIT, and at the EXIT the pointer attached to the thread's resolution of the stream; a
+ * work sink that declines a phase leaves it to the sink, which then sees it exactly as without
+ * the lane. */
 static void the_work_lane_carries_what_the_sink_would_see(void **state)
 {
     (void)state;
@@ -121,6 +126,11 @@ static void the_work_lane_carries_what_the_sink_would_see(void **state)
     cuMemsetD2D32Async_params set2d = {.dstDevice = 0x3000, .dstPitch = 256, .Width = 8, .Height = 3};
     cuMemcpyHtoDAsync_v2_params htod = {.dstDevice = 0x2000, .srcHost = (void *)0x9000, .ByteCount = 32};
     cuMemcpyAsync_ptsz_params any = {.dst = 0x4000, .src = 0x6000, .ByteCount = 16};
+    static int attached;
+    fake_streams[0] = (fake_stream){.h = (CUstream)0x5000, .id = 50};
+    dls_cuda_stream r;
+    dls_cuda_stream_resolve((CUstream)0x5000, 0, FAKE_CTX, &r);
+    dls_cuda_stream_attach((CUstream)0x5000, 0, FAKE_CTX, 50, &attached);
     struct {
         CUpti_CallbackId cbid;
         const char *fn;
@@ -157,6 +167,9 @@ static void the_work_lane_carries_what_the_sink_would_see(void **state)
         assert_string_equal(w->api, calls[i].fn);
         assert_int_equal(w->per_thread, calls[i].cbid == DCB(cuMemcpyAsync_ptsz));
         assert_int_equal(w->handle, op.stream.handle);
+        assert_int_equal(lane_seen[0].sink_note, 0);
+        assert_int_equal(w->sink_note, 0x5a); /* kept from the ENTER */
+        assert_ptr_equal(w->attached, w->handle == 0x5000 ? &attached : NULL);
         lane_takes = 0; /* declined: the sink gets both phases as it would without the lane */
         call(CUPTI_CB_DOMAIN_DRIVER_API, calls[i].cbid, CUPTI_API_ENTER, calls[i].fn, calls[i].params);
         call(CUPTI_CB_DOMAIN_DRIVER_API, calls[i].cbid, CUPTI_API_EXIT, calls[i].fn, calls[i].params);
@@ -175,6 +188,7 @@ static void the_work_lane_carries_what_the_sink_would_see(void **state)
     call(CUPTI_CB_DOMAIN_RUNTIME_API, RCB(cudaMemsetAsync_v3020), CUPTI_API_EXIT, "cudaMemsetAsync", NULL);
     assert_int_equal(nlane, 1);
     assert_string_equal(lane_seen[0].api, "cudaMemsetAsync"); /* named after the runtime call */
+    assert_int_equal(lane_seen[0].sink_note, 0);              /* an EXIT decoded afresh carries no note */
     cuStreamSynchronize_params sp = {.hStream = (CUstream)0x5000};
     call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamSynchronize), CUPTI_API_ENTER, "cuStreamSynchronize", &sp);
     assert_int_equal(nlane, 1); /* not a call the lane decodes */

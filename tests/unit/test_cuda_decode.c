@@ -391,30 +391,31 @@ static void attached_pointers_go_stale_with_their_resolution(void **state)
     (void)state;
     CUstream s = (CUstream)0x5800;
     int mine, other;
+    dls_cuda_stream_latest latest = {0};
     fake_streams[0] = (fake_stream){.h = s, .id = 58};
-    assert_null(dls_cuda_stream_attached(s, 0, FAKE_CTX)); /* never resolved */
+    assert_null(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX)); /* never resolved */
     dls_cuda_stream r;
     dls_cuda_stream_resolve(s, 0, FAKE_CTX, &r);
-    assert_null(dls_cuda_stream_attached(s, 0, FAKE_CTX));
+    assert_null(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX));
     dls_cuda_stream_attach(s, 0, FAKE_CTX, 57, &other); /* not the stream resolved */
-    assert_null(dls_cuda_stream_attached(s, 0, FAKE_CTX));
+    assert_null(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX));
     dls_cuda_stream_attach(s, 0, FAKE_CTX, 58, &mine);
-    assert_ptr_equal(dls_cuda_stream_attached(s, 0, FAKE_CTX), &mine);
-    assert_ptr_equal(dls_cuda_stream_attached(s, 0, FAKE_CTX), &mine);    /* the thread's latest answer */
-    assert_null(dls_cuda_stream_attached((CUstream)0x5900, 0, FAKE_CTX)); /* is not another handle's */
-    fake_streams[0].id = 59;                                              /* destroyed, the handle reused */
+    assert_ptr_equal(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX), &mine);
+    assert_ptr_equal(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX), &mine);    /* the thread's latest answer */
+    assert_null(dls_cuda_stream_attached(&latest, (CUstream)0x5900, 0, FAKE_CTX)); /* is not another handle's */
+    fake_streams[0].id = 59;                                                       /* destroyed, the handle reused */
     dls_cuda_streams_invalidate();
-    assert_null(dls_cuda_stream_attached(s, 0, FAKE_CTX));
+    assert_null(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX));
     dls_cuda_stream_attach(s, 0, FAKE_CTX, 58, &mine); /* an attach planned before the invalidation */
-    assert_null(dls_cuda_stream_attached(s, 0, FAKE_CTX));
+    assert_null(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX));
     dls_cuda_stream_resolve(s, 0, FAKE_CTX, &r);
     assert_int_equal(r.id, 59);
-    assert_null(dls_cuda_stream_attached(s, 0, FAKE_CTX));
+    assert_null(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX));
     dls_cuda_stream_resolve(NULL, 0, FAKE_CTX, &r); /* the legacy stream of FAKE_CTX */
     dls_cuda_stream_attach(NULL, 0, FAKE_CTX, FAKE_LEGACY_ID, &mine);
-    assert_ptr_equal(dls_cuda_stream_attached(NULL, 0, FAKE_CTX), &mine);
-    assert_null(dls_cuda_stream_attached(NULL, 1, FAKE_CTX));          /* NULL in a _ptsz call: per-thread */
-    assert_null(dls_cuda_stream_attached(NULL, 0, (CUcontext)0x7100)); /* another context's legacy stream */
+    assert_ptr_equal(dls_cuda_stream_attached(&latest, NULL, 0, FAKE_CTX), &mine);
+    assert_null(dls_cuda_stream_attached(&latest, NULL, 1, FAKE_CTX));          /* NULL in a _ptsz call: per-thread */
+    assert_null(dls_cuda_stream_attached(&latest, NULL, 0, (CUcontext)0x7100)); /* another context's legacy stream */
 }
 
 static void syncs_queries_host_funcs_and_graphs(void **state)
