@@ -48,18 +48,18 @@ static inline void dls_cuda_work_init(dls_cuda_work *w)
 
 #define A(name, field) (uintptr_t) P(name)->field
 #define NONE 0
-#define COPY(name, dst, src, ptsz)                                     \
-    case CBID(name):                                                   \
+#define COPY(name, dst, src, ptsz)                                                   \
+    case CBID(name):                                                                 \
         dls_cuda_work_copy(w, P(name)->hStream, ptsz, dst, src, P(name)->ByteCount); \
         return 1;
-#define SET(name, elsize, ptsz)                                                              \
-    case CBID(name):                                                                         \
+#define SET(name, elsize, ptsz)                                                                            \
+    case CBID(name):                                                                                       \
         dls_cuda_work_set(w, P(name)->hStream, ptsz, (uintptr_t)P(name)->dstDevice, P(name)->N *(elsize)); \
         return 1;
-#define SET2D(name, elsize, ptsz)                                                                        \
-    case CBID(name):                                                                                     \
+#define SET2D(name, elsize, ptsz)                                                                                      \
+    case CBID(name):                                                                                                   \
         dls_cuda_work_set(w, P(name)->hStream, ptsz, (uintptr_t)P(name)->dstDevice,                                    \
-            P(name)->Height ? (P(name)->Height - 1) * P(name)->dstPitch + P(name)->Width *(elsize) : 0); \
+                          P(name)->Height ? (P(name)->Height - 1) * P(name)->dstPitch + P(name)->Width *(elsize) : 0); \
         return 1;
 #define KERNEL(name, ptsz, extra_)                                                                              \
     case CBID(name):                                                                                            \
@@ -72,8 +72,10 @@ static inline void dls_cuda_work_init(dls_cuda_work *w)
         return 1;
 
 /* dls_cuda_decode_work (decode.h), inline. */
-static inline __attribute__((always_inline)) int dls_cuda_decode_work_inline(CUpti_CallbackId cbid, const CUpti_CallbackData *cb,
-                                                                         dls_cuda_work *w, uint64_t *words, uint32_t cap)
+static inline __attribute__((always_inline)) int dls_cuda_decode_work_inline(CUpti_CallbackId cbid,
+                                                                             const CUpti_CallbackData *cb,
+                                                                             dls_cuda_work *w, uint64_t *words,
+                                                                             uint32_t cap)
 {
     if (!cb->functionParams)
         return 0;

@@ -288,8 +288,7 @@ static void memory_enter(const dls_cuda_op *op)
 static inline void exit_marks_cleared(dls_pol_rec *r, __typeof__(t_thread) *t, uint32_t corr)
 {
     t->after_st = NULL;
-    r->cleared = t->cleared_corr == corr;
-    r->version = t->version;
+    r->cleared = t->cleared_corr == corr ? dls_pol_cleared(t->version) : 0;
 }
 
 /* exit_marks while memory is watched: the after event (fix) and the ENTER's clearance. */
@@ -302,9 +301,9 @@ static inline void exit_marks_watched(dls_pol_rec *r, uint32_t corr, uint64_t ti
     exit_marks_cleared(r, t, corr);
 }
 
-/* What the EXIT of deferred operation corr by thread tid adds to its record (r->after, cleared,
- * version): while memory is watched, (fix) the event recorded right after a consumer access, and
- * whether its ENTER found it touching nothing (`version` is read only when `cleared` is set). */
+/* What the EXIT of deferred operation corr by thread tid adds to its record (r->after, cleared):
+ * while memory is watched, (fix) the event recorded right after a consumer access, and whether
+ * its ENTER found it touching nothing. */
 static inline void exit_marks(dls_pol_rec *r, uint32_t corr, uint64_t tid)
 {
     r->after = NULL;
@@ -360,12 +359,8 @@ static inline void work_head(dls_pol_rec *r, const dls_cuda_work *w, dls_pol_str
     r->st = st;
 }
 
-/* The ENTER's clearance of work w, which work_enter noted in it: in sink_note, the index
- * version shifted left by one with the low bit set; 0: none. */
-#define CLEARED_NOTE(version) (((uint64_t)(version) << 1) | 1u)
-
-/* exit_marks for work w, whose ENTER may have noted its clearance in w (then that ENTER went no
- * further than the index question, so no after event is due). */
+/* exit_marks for work w, whose ENTER may have noted its clearance in w->sink_note (the record's
+ * `cleared`; then that ENTER went no further than the index question, so no after event is due). */
 static inline void work_exit_marks(dls_pol_rec *r, const dls_cuda_work *w)
 {
     if (!w->sink_note) {
@@ -373,8 +368,7 @@ static inline void work_exit_marks(dls_pol_rec *r, const dls_cuda_work *w)
         return;
     }
     r->after = NULL;
-    r->cleared = 1;
-    r->version = (unsigned)(w->sink_note >> 1);
+    r->cleared = w->sink_note;
 }
 
 /* The EXIT of work w the inline way does not claim for (see dls_pol_work): st is its attached
@@ -394,24 +388,10 @@ __attribute__((noinline)) static int work_exit(const dls_cuda_work *w, dls_pol_s
 
 /* The rest of the EXIT of work w into record q, claimed with `ticket` and its head filled: the
  * entry, the exit marks and the publication. */
-__attribute__((noinline)) static int work_finish_any(dls_pol_rec *q, uint64_t ticket, const dls_cuda_work *w)
+__attribute__((noinline)) static int work_finish(dls_pol_rec *q, uint64_t ticket, const dls_cuda_work *w)
 {
     dls_pol_entry_fill_work(&q->e, w);
     work_exit_marks(q, w);
-    dls_pol_defer_publish(q, ticket);
-    return 1;
-}
-
-/* work_finish_any for what the inline way does not finish (a launch, or watched memory); a copy
- * or set whose ENTER the index cleared calls nothing (so saves no registers). */
-__attribute__((noinline)) static int work_finish(dls_pol_rec *q, uint64_t ticket, const dls_cuda_work *w)
-{
-    if (w->kind == DLS_OP_LAUNCH || (w->flags & DLS_OPF_CONSERVATIVE) || !w->sink_note)
-        return work_finish_any(q, ticket, w);
-    dls_pol_entry_fill_ranges(&q->e, w->correlation_id, w->api, w->ranges, w->nranges);
-    q->after = NULL;
-    q->cleared = 1;
-    q->version = (unsigned)(w->sink_note >> 1);
     dls_pol_defer_publish(q, ticket);
     return 1;
 }
@@ -423,14 +403,15 @@ __attribute__((noinline)) static int work_enter(dls_cuda_work *w)
     unsigned version;
     if (!dls_pol_index_clears_work(w, &version))
         return 0; /* it may touch a watched range: the sink checks or orders it */
-    w->sink_note = CLEARED_NOTE(version);
+    w->sink_note = dls_pol_cleared(version);
     return 1;
 }
 
 /* The inline way calls nothing (so it saves no registers): the EXIT of work on a stream this
- * thread has seen, with room in the queue, claims and fills the record's head; a copy or set
- * while nothing is watched (no exit marks) is finished inline, anything else by a tail call.
- * Every way builds the same record (test_policy: the_work_lane_defers_what_the_sink_would). */
+ * thread has seen, with room in the queue, claims and fills the record's head; a copy or set is
+ * finished inline when nothing is watched or its ENTER was cleared (no after event is due then:
+ * its exit marks are the note's), anything else by a tail call. Every way builds the same record
+ * (test_policy: the_work_lane_defers_what_the_sink_would). */
 int dls_pol_work(dls_cuda_work *w, dls_op_phase phase)
 {
     if (phase == DLS_PHASE_ENTER)
@@ -443,12 +424,13 @@ int dls_pol_work(dls_cuda_work *w, dls_op_phase phase)
     if (!st || !(q = dls_pol_defer_claim(&ticket)))
         return work_exit(w, st);
     work_head(q, w, st);
+    uint64_t note = w->sink_note;
     if (w->kind == DLS_OP_LAUNCH || (w->flags & DLS_OPF_CONSERVATIVE) ||
-        atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed))
+        (!note && atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed)))
         return work_finish(q, ticket, w);
     dls_pol_entry_fill_ranges(&q->e, w->correlation_id, w->api, w->ranges, w->nranges);
-    q->after = NULL; /* what exit_marks leaves while nothing is watched */
-    q->cleared = 0;
+    q->after = NULL; /* what exit_marks leaves while nothing is watched, or after a cleared ENTER */
+    q->cleared = note;
     dls_pol_defer_publish(q, ticket);
     return 1;
 }

@@ -145,10 +145,15 @@ typedef struct {
     dls_cuda_stream stream;        /* with st NULL: the stream to find or add when applied; else only id */
     struct dls_pol_stream_s *st;   /* the work lane's: the stream, known at the EXIT */
     struct dls_pol_after_s *after; /* fix: the event recorded right after this consumer access */
-    int cleared;                   /* its ENTER found it touching nothing in index version `version` */
-    unsigned version;
-    dls_pol_entry e; /* its ring entry (memory operations), pos set when applied */
+    uint64_t cleared; /* dls_pol_cleared(v): its ENTER found it touching nothing in index version v; 0: not known */
+    dls_pol_entry e;  /* its ring entry (memory operations), pos set when applied */
 } dls_pol_rec;
+
+/* dls_pol_rec.cleared for an ENTER the index cleared in version `version` (never 0). */
+static inline uint64_t dls_pol_cleared(unsigned version)
+{
+    return ((uint64_t)version << 1) | 1u;
+}
 
 /* A stream as the policy knows it. */
 typedef struct dls_pol_stream_s {

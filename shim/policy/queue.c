@@ -38,14 +38,14 @@ typedef struct {
     uint64_t pos;       /* the position of the run's latest record */
     uint64_t told;      /* the position hb has made on st (and st->last says) */
     int watching;       /* the index holds a range (else no record touches an exchange) */
-    unsigned version;   /* the index's version */
+    uint64_t cleared;   /* dls_pol_cleared of the index's version: a record cleared in it */
 } applier;
 
 static void applier_init(applier *a)
 {
     a->st = NULL;
     a->watching = atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed);
-    a->version = dls_pol_index_version();
+    a->cleared = dls_pol_cleared(dls_pol_index_version());
 }
 
 /* Tells hb and the stream the run's positions they do not have yet, and ends the run. */
@@ -63,8 +63,7 @@ static void end_run(applier *a)
 static inline void note_accesses(const dls_pol_rec *r, dls_pol_stream *st, uint64_t pos, dls_pol_after *after,
                                  const applier *a)
 {
-    if (!a->watching || (r->cleared && !r->e.boxed && r->version == a->version) ||
-        !dls_pol_index_may_touch_entry(&r->e))
+    if (!a->watching || (r->cleared == a->cleared && !r->e.boxed) || !dls_pol_index_may_touch_entry(&r->e))
         return;
     for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
         if (dls_pol_entry_touches(&r->e, x->lo, x->lo, x->hi))

@@ -152,8 +152,7 @@ static dls_pol_rec replayed(const item *it)
     dls_pol_rec r = it->r;
     if (it->lane && r.stream.resolved && (r.st = dls_pol_stream_find(r.stream.id)))
         r.stream = (dls_cuda_stream){.id = r.stream.id, .resolved = 1};
-    r.cleared = it->clear != 0;
-    r.version = dls_pol_index_version() + (it->clear == 2 ? 2 : 0);
+    r.cleared = it->clear ? dls_pol_cleared(dls_pol_index_version() + (it->clear == 2 ? 2 : 0)) : 0;
     return r;
 }
 
