@@ -113,7 +113,8 @@ void dls_cuda_callback_reset_runtime_frames(void)
  * ENTER of the driver call (cbid, corr, params): the EXIT of that call delivers it again instead
  * of decoding it twice (these calls have no output parameter, so both phases decode the same).
  * Any other decode on the thread replaces the scratch area, so it clears `kept` first. `work` is
- * the same for the work lane: the work decoded at an ENTER the work sink took. */
+ * the same for the work lane: the work decoded at an ENTER the work sink took; `latest` is the
+ * thread's memo of dls_cuda_stream_attached. */
 typedef struct {
     uint64_t rt_epoch;
     int rt_depth;
@@ -274,8 +275,8 @@ __attribute__((noinline)) static void lane(CUpti_CallbackId cbid, const CUpti_Ca
     }
     thread_state *t = &t_state;
     __asm__("" : "+r"(t)); /* the address is resolved once */
-    if (dls_drv_in_shim() || t->delivering)
-        return; /* ignored, as the general way ignores it */
+    if (dls_drv_in_shim())
+        return; /* ignored, as the general way ignores it (the sinks' CUDA calls are the shim's) */
     dls_cuda_work *w = &t->work;
     int kept = !enter && t->work_valid && t->work_cbid == cbid && w->correlation_id == cb->correlationId &&
                t->work_params == cb->functionParams;
