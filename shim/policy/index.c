@@ -39,7 +39,8 @@ static struct {
     atomic_size_t live;    /* entries that are not holes */
     size_t cap, holes;     /* writers only */
     retired *old;          /* replaced arrays, kept for readers still walking them */
-    atomic_int everything; /* memory ran short once: every operation may touch (conservative) */
+    atomic_int everything; /* memory ran short once: every operation may touch (conservative);
+                            * seq stays odd from then on, and the array is no longer changed */
 } g_index;
 
 atomic_int dls_pol_index_watching_flag; /* live || everything: the observer's ENTER gate */
@@ -58,18 +59,47 @@ static void update_watching(void)
 /* Longest walk back a lock-free reader makes before answering "maybe" (nested ranges). */
 #define WALK 64
 
-/* Index of the first span with lo >= key. */
+/* Most spans the index holds (16 Mi, 512 MiB of array): past it, as out of memory, every
+ * operation may touch (first_from's unrolled steps cover arrays below it). */
+#define MAX_SPANS ((size_t)1 << 24)
+
+/* One step of first_from: p moves up by 2^(k-1) spans when the last of them starts below key;
+ * the step for arrays of at least 2^k spans. */
+#define LIFT(k) p = LOAD(p[((size_t)1 << ((k)-1)) - 1].lo) < key ? p + ((size_t)1 << ((k)-1)) : p
+#define STEP(k)  \
+    case k:      \
+        LIFT(k); \
+        __attribute__((fallthrough));
+#define STEPS8(k) STEP(k) STEP(k - 1) STEP(k - 2) STEP(k - 3) STEP(k - 4) STEP(k - 5) STEP(k - 6) STEP(k - 7)
+
+/* The first of the n (<= MAX_SPANS) spans with lo >= key (a + n when none): binary lifting, with
+ * no branch on what it reads, so a reader walking an array a writer changes stays within its n
+ * spans. The first step tests the first 2^k spans (2^k <= n < 2^(k+1)): when they all start
+ * below key, the answer is in [n + 1 - 2^k, n], which leaves k steps of 2^(k-1), ..., 1 either
+ * way, unrolled (constant offsets, no loop counter: 4 instructions a step on x86-64). */
+__attribute__((always_inline)) static inline const span *first_from(const span *a, size_t n, uintptr_t key)
+{
+    if (!n)
+        return a;
+    unsigned k = 63 - (unsigned)__builtin_clzl(n);
+    size_t top = (size_t)1 << k;
+    const span *p = LOAD(a[top - 1].lo) < key ? a + (n + 1 - top) : a;
+    if (!k) /* one span: that was the only step */
+        return p;
+    switch (k) {
+        STEPS8(24)
+        STEPS8(16)
+        STEPS8(8)
+    default: /* k = 0 returned above */
+        break;
+    }
+    return p;
+}
+
+/* Index of the first of the n spans with lo >= key (n when none). */
 static size_t lower_bound(const span *a, size_t n, uintptr_t key)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (LOAD(a[mid].lo) < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return (size_t)(first_from(a, n, key) - a);
 }
 
 /* Recomputes the prefix maxima from index i on. */
@@ -97,19 +127,22 @@ static void copy_spans(span *dst, const span *src, size_t n)
 
 void dls_pol_index_add(dls_pol_x *x)
 {
+    if (atomic_load_explicit(&g_index.everything, memory_order_relaxed))
+        return;
     size_t n = atomic_load_explicit(&g_index.n, memory_order_relaxed);
     span *a = atomic_load_explicit(&g_index.spans, memory_order_relaxed);
     if (n == g_index.cap) { /* a bigger array, published before the old one is retired */
         size_t cap = g_index.cap ? 2 * g_index.cap : 64;
-        span *b = malloc(cap * sizeof *b);
+        span *b = cap <= MAX_SPANS ? malloc(cap * sizeof *b) : NULL;
         retired *r = a ? malloc(sizeof *r) : NULL;
         if (!b || (a && !r)) {
             free(b);
             free(r);
             atomic_store(&g_index.everything, 1);
+            atomic_fetch_add_explicit(&g_index.seq, 1, memory_order_release); /* odd for good */
             update_watching();
             dls_warn_once("policy-index",
-                          "out of memory for the index of exchanged tensors; every CUDA "
+                          "out of memory for the index of exchanged tensors (or over 16 Mi of them); every CUDA "
                           "operation is now checked against every exchanged tensor (slower, still correct)");
             return;
         }
@@ -174,6 +207,8 @@ static void compact(span *a, size_t *n)
 
 void dls_pol_index_remove(dls_pol_x *x)
 {
+    if (atomic_load_explicit(&g_index.everything, memory_order_relaxed))
+        return;
     size_t n = atomic_load_explicit(&g_index.n, memory_order_relaxed);
     span *a = atomic_load_explicit(&g_index.spans, memory_order_relaxed);
     size_t i = lower_bound(a, n, x->lo);
@@ -236,6 +271,8 @@ static int query(uintptr_t lo, uintptr_t hi)
     for (unsigned tries = 0;; tries++) {
         unsigned s = atomic_load_explicit(&g_index.seq, memory_order_acquire);
         if (s & 1) { /* a writer is changing the array (briefly, unless it was preempted) */
+            if (atomic_load_explicit(&g_index.everything, memory_order_relaxed))
+                return 1;
             if (tries > 64)
                 sched_yield();
             continue;
@@ -294,11 +331,11 @@ int dls_pol_index_may_touch(const dls_cuda_op *op)
 /* 1 when an operation with these words and ranges certainly touches nothing indexed in the
  * version it stores in *version: one read section (the sequence counter is read once before and
  * once after; a change means "may touch"), with no retry per range. */
-static int clears(int conservative, const uint64_t *words, uint32_t nwords, const dls_cuda_range *ranges,
-                  uint32_t nranges, unsigned *version)
+__attribute__((noinline)) static int clears(int conservative, const uint64_t *words, uint32_t nwords,
+                                            const dls_cuda_range *ranges, uint32_t nranges, unsigned *version)
 {
     unsigned before = atomic_load_explicit(&g_index.seq, memory_order_acquire);
-    if ((before & 1) || atomic_load_explicit(&g_index.everything, memory_order_relaxed))
+    if (before & 1) /* a writer is changing the array, or everything may be touched */
         return 0;
     if (atomic_load_explicit(&g_index.live, memory_order_acquire)) {
         if (conservative)
@@ -323,30 +360,27 @@ int dls_pol_index_clears(const dls_cuda_op *op, unsigned *version)
                   op->ranges, op->nranges, version);
 }
 
-/* clears for one range [lo, hi), a copy or set's: a leaf with one walk. (Its fence stays in a
+/* A copy or set's one range is asked in one leaf that answers the common case, no span before
+ * the range reaches it: no walk for an empty index (it finds no span below hi), no check of
+ * `everything` (seq is odd for good then); any other case is clears's. (The fence stays in a
  * function that is not inlined: GCC's ThreadSanitizer build rejects an inlined one.) */
-__attribute__((noinline)) static int clears_range(uintptr_t lo, uintptr_t hi, unsigned *version)
+__attribute__((noinline)) int dls_pol_index_clears_work(const dls_cuda_work *w, unsigned *version)
 {
+    int conservative = (w->flags & DLS_OPF_CONSERVATIVE) != 0;
+    if (conservative || w->nwords || w->nranges != 1)
+        return clears(conservative, w->words, w->nwords, w->ranges, w->nranges, version);
+    uintptr_t lo = w->ranges[0].addr, hi = lo + w->ranges[0].len;
     unsigned before = atomic_load_explicit(&g_index.seq, memory_order_acquire);
-    if ((before & 1) || atomic_load_explicit(&g_index.everything, memory_order_relaxed))
+    if (before & 1)
         return 0;
-    if (atomic_load_explicit(&g_index.live, memory_order_acquire)) {
-        size_t n;
-        const span *a = reader_view(&n);
-        if (overlaps(a, n, lo, hi))
-            return 0;
-    }
+    size_t n;
+    const span *a = reader_view(&n);
+    const span *above = first_from(a, n, hi);     /* the spans before it start below hi */
+    if (above != a && LOAD(above[-1].maxhi) > lo) /* one of them reaches lo: overlap or nesting */
+        return clears(0, NULL, 0, w->ranges, 1, version);
     atomic_thread_fence(memory_order_acquire);
     *version = before;
     return atomic_load_explicit(&g_index.seq, memory_order_relaxed) == before;
-}
-
-int dls_pol_index_clears_work(const dls_cuda_work *w, unsigned *version)
-{
-    int conservative = (w->flags & DLS_OPF_CONSERVATIVE) != 0;
-    if (!conservative && !w->nwords && w->nranges == 1)
-        return clears_range(w->ranges[0].addr, w->ranges[0].addr + w->ranges[0].len, version);
-    return clears(conservative, w->words, w->nwords, w->ranges, w->nranges, version);
 }
 
 unsigned dls_pol_index_version(void)

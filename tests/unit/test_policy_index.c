@@ -1,7 +1,8 @@
 /* Unit tests of the policy's index of watched ranges (shim/policy/index.c): exact answers for
  * ranges spread over the address space (words, copy ranges, their edges), nested and
- * overlapping ranges, removal (holes and compaction), growth, and readers running while a
- * writer adds and removes. */
+ * overlapping ranges, removal (holes and compaction), growth, readers running while a writer
+ * adds and removes, and random ranges and questions against a linear scan at every array size
+ * around the powers of two the search steps by. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -150,6 +151,66 @@ static void graph_launches_and_conservative_operations_may_touch_anything_watche
     dls_pol_index_remove(&x);
 }
 
+static uint64_t g_rand = 0x9e3779b97f4a7c15u;
+
+static uint64_t next_rand(void)
+{
+    g_rand ^= g_rand << 13;
+    g_rand ^= g_rand >> 7;
+    g_rand ^= g_rand << 17;
+    return g_rand;
+}
+
+/* 1 when one of the n live ranges (those with x set) overlaps [lo, hi): the linear scan. */
+static int scan(const dls_pol_x *xs, const int *in, size_t n, uintptr_t lo, uintptr_t hi)
+{
+    for (size_t i = 0; i < n; i++)
+        if (in[i] && xs[i].lo < hi && lo < xs[i].hi)
+            return 1;
+    return 0;
+}
+
+/* Each of n random ranges (0x100 apart on average, up to 0x300 long: short walks back), some
+ * removed again, then random questions: the index's three answers equal the scan's. */
+static void check_random(size_t n)
+{
+    static dls_pol_x xs[SPREAD];
+    static int in[SPREAD];
+    uintptr_t base = 0x40000000, span = 0x100 * (uintptr_t)n + 0x1000;
+    for (size_t i = 0; i < n; i++) {
+        uintptr_t lo = base + next_rand() % span;
+        add(&xs[i], lo, lo + 1 + next_rand() % 0x300);
+        in[i] = 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (next_rand() % 5 == 0) {
+            dls_pol_index_remove(&xs[i]);
+            in[i] = 0;
+        }
+    for (int q = 0; q < 400; q++) {
+        uintptr_t lo = base - 0x800 + next_rand() % (span + 0x1000), len = 1 + next_rand() % 0x200;
+        int expect = scan(xs, in, n, lo, lo + len);
+        if (range(lo, len) != expect || cleared(lo, len) == expect || word(lo) != scan(xs, in, n, lo, lo + 1))
+            fail_msg("%zu ranges: [%#lx, +%#lx) answered wrong (a scan says %d)", n, (unsigned long)lo,
+                     (unsigned long)len, expect);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (in[i])
+            dls_pol_index_remove(&xs[i]);
+    assert_int_equal(dls_pol_index_count(), 0);
+}
+
+static void random_ranges_answer_as_a_linear_scan_at_every_size(void **state)
+{
+    (void)state;
+    for (size_t n = 1; n <= 70; n++)
+        check_random(n);
+    for (size_t k = 7; k <= 12; k++) /* around each power of two: one step more or fewer */
+        for (size_t n = ((size_t)1 << k) - 1; n <= ((size_t)1 << k) + 1; n++)
+            check_random(n);
+    check_random(SPREAD);
+}
+
 static atomic_int g_stop;
 
 /* A reader: the permanent range is always found, a page no range ever covers never is. */
@@ -192,6 +253,7 @@ int main(void)
         cmocka_unit_test(nested_and_overlapping_ranges_are_found_behind_a_long_one),
         cmocka_unit_test(a_range_added_into_a_hole_reaches_past_its_neighbours),
         cmocka_unit_test(graph_launches_and_conservative_operations_may_touch_anything_watched),
+        cmocka_unit_test(random_ranges_answer_as_a_linear_scan_at_every_size),
         cmocka_unit_test(readers_see_a_consistent_index_while_it_changes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
