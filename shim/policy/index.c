@@ -254,7 +254,7 @@ static inline const span *reader_view(size_t *n)
  * walk back is too long to finish. */
 static inline int overlaps(const span *a, size_t n, uintptr_t lo, uintptr_t hi)
 {
-    size_t i = lower_bound(a, n, hi); /* spans [0, i) start below hi */
+    size_t i = (size_t)(first_from(a, n, hi) - a); /* spans [0, i) start below hi */
     for (size_t steps = 0; i > 0 && steps < WALK; steps++) {
         i--;
         if (LOAD(a[i].maxhi) <= lo)
@@ -342,8 +342,10 @@ __attribute__((noinline)) static int clears(int conservative, const uint64_t *wo
             return 0;
         size_t n;
         const span *a = reader_view(&n);
+        /* every span lies in [least, most): a word outside (a launch's scalars) needs no search */
+        uintptr_t least = n ? LOAD(a[0].lo) : 0, most = n ? LOAD(a[n - 1].maxhi) : 0;
         for (uint32_t i = 0; i < nwords; i++)
-            if (words[i] < UINTPTR_MAX && overlaps(a, n, (uintptr_t)words[i], (uintptr_t)words[i] + 1))
+            if (words[i] >= least && words[i] < most && overlaps(a, n, (uintptr_t)words[i], (uintptr_t)words[i] + 1))
                 return 0;
         for (uint32_t i = 0; i < nranges; i++)
             if (overlaps(a, n, ranges[i].addr, ranges[i].addr + ranges[i].len))
