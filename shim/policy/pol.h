@@ -125,16 +125,27 @@
  * keeps the bounding box of its pointer-like words (>= 4096) as its one range instead. */
 typedef struct {
     uint64_t pos, op;
-    uint8_t conservative, nwords, nranges;
-    uint8_t boxed; /* ranges[0] is a wide launch's bounding box */
+    union {
+        struct {
+            uint8_t conservative, nwords, nranges;
+            uint8_t boxed; /* ranges[0] is a wide launch's bounding box */
+        };
+        uint32_t shape; /* the four at once (dls_pol_ring_forget) */
+    };
     uintptr_t lo[2], hi[2];
-    uint64_t words[DLS_POL_WORDS];
     const char *api;
     char name[DLS_POL_NAME];
+    uint64_t words[DLS_POL_WORDS];
 } dls_pol_entry;
-_Static_assert(offsetof(dls_pol_entry, op) < offsetof(dls_pol_entry, conservative) &&
-                   offsetof(dls_pol_entry, hi) < offsetof(dls_pol_entry, words),
-               "a copy or set's ring fields lie from op up to the words (dls_pol_ring_append)");
+_Static_assert(offsetof(dls_pol_entry, op) < offsetof(dls_pol_entry, shape) &&
+                   offsetof(dls_pol_entry, shape) < offsetof(dls_pol_entry, lo) &&
+                   offsetof(dls_pol_entry, hi) < offsetof(dls_pol_entry, api) &&
+                   offsetof(dls_pol_entry, api) + sizeof(const char *) == offsetof(dls_pol_entry, name),
+               "a copy or set's ring fields lie from op up to the name's first bytes (dls_pol_ring_append)");
+
+/* The shape of a copy or set with one range: no words, one range, not conservative, not boxed (a
+ * boxed launch's one range is folded by dls_pol_ring_forget_all, to the same box). */
+#define DLS_POL_SHAPE_ONE_RANGE ((uint32_t)1 << (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 16 : 8))
 
 /* An operation whose EXIT was deferred to the queue: what applying it needs. */
 typedef struct {
@@ -398,29 +409,30 @@ static inline void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *
         st->lost_cons = 0;
     }
     st->lost = e->pos;
-    if (!e->nwords && e->nranges == 1 && !e->conservative) /* a copy or set with one range */
+    if (e->shape == DLS_POL_SHAPE_ONE_RANGE) /* a copy or set with one range */
         dls_pol_lost_widen(st, e->lo[0], e->hi[0]);
     else
         dls_pol_ring_forget_all(st, e);
 }
 
-/* Appends e (at position pos of st) to st's ring. Inline: every deferred operation is appended. */
+/* Appends e (at position pos of st) to st's ring. Inline: every deferred operation is appended.
+ * The entry overwritten is pending when the summary of lost entries is open (lost > done: the
+ * ring overwrites in position order, so e is newer than every lost entry) or when its own
+ * position says so; a slot never written has position 0 (streams are allocated zeroed), never
+ * pending, so a full ring's append does not look at the count. */
 static inline void dls_pol_ring_append(dls_pol_stream *st, const dls_pol_entry *src, uint64_t pos)
 {
     dls_pol_entry *e = &st->ring[st->head];
     __asm__("" : "+r"(e)); /* computed once, not again for each use */
-    if (st->count < DLS_POL_RING)
-        st->count++;
-    else if (e->pos > st->done)
-        dls_pol_ring_forget(st, e);
     st->head = (st->head + 1) % DLS_POL_RING;
-    if (!src->nwords && !src->name[0]) { /* a copy or set: its fields, not the unused words */
-        memcpy(&e->op, &src->op, offsetof(dls_pol_entry, words) - offsetof(dls_pol_entry, op));
-        e->api = src->api;
-        e->name[0] = '\0';
-    } else {
+    if (st->lost > st->done || e->pos > st->done)
+        dls_pol_ring_forget(st, e);
+    else if (st->count < DLS_POL_RING)
+        st->count++;
+    if (__builtin_expect(!(src->nwords | src->name[0]), 1)) /* a copy or set: up to its empty name's first 8 bytes */
+        memcpy(&e->op, &src->op, offsetof(dls_pol_entry, name) + 8 - offsetof(dls_pol_entry, op));
+    else
         *e = *src;
-    }
     e->pos = pos;
 }
 
