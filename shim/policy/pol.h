@@ -141,7 +141,7 @@ _Static_assert(offsetof(dls_pol_entry, op) < offsetof(dls_pol_entry, shape) &&
                    offsetof(dls_pol_entry, shape) < offsetof(dls_pol_entry, lo) &&
                    offsetof(dls_pol_entry, hi) < offsetof(dls_pol_entry, api) &&
                    offsetof(dls_pol_entry, api) + sizeof(const char *) == offsetof(dls_pol_entry, name),
-               "a copy or set's ring fields lie from op up to the name's first bytes (dls_pol_ring_append)");
+               "a copy or set's ring fields lie from op up to the name's first bytes (dls_pol_ring_put)");
 
 /* The shape of a copy or set with one range: no words, one range, not conservative, not boxed (a
  * boxed launch's one range is folded by dls_pol_ring_forget_all, to the same box). */
@@ -415,16 +415,23 @@ static inline void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *
         dls_pol_ring_forget_all(st, e);
 }
 
-/* Appends e (at position pos of st) to st's ring. Inline: every deferred operation is appended.
+/* The slot of st's ring its next entry goes to. */
+static inline dls_pol_entry *dls_pol_ring_slot(dls_pol_stream *st)
+{
+    return &st->ring[st->head];
+}
+
+/* Puts src (at position pos of st) into slot e of st's ring and returns the slot after it. e is
+ * dls_pol_ring_slot(st), or the slot the previous put returned while its caller alone appended to
+ * st; the caller sets the ring's head to the slot returned last (dls_pol_ring_set_head) before
+ * anything else appends to st. Inline: every deferred operation is put.
  * The entry overwritten is pending when the summary of lost entries is open (lost > done: the
  * ring overwrites in position order, so e is newer than every lost entry) or when its own
  * position says so; a slot never written has position 0 (streams are allocated zeroed), never
- * pending, so a full ring's append does not look at the count. */
-static inline void dls_pol_ring_append(dls_pol_stream *st, const dls_pol_entry *src, uint64_t pos)
+ * pending, so a full ring's put does not look at the count. */
+static inline dls_pol_entry *dls_pol_ring_put(dls_pol_stream *st, dls_pol_entry *e, const dls_pol_entry *src,
+                                              uint64_t pos)
 {
-    dls_pol_entry *e = &st->ring[st->head];
-    __asm__("" : "+r"(e)); /* computed once, not again for each use */
-    st->head = (st->head + 1) % DLS_POL_RING;
     if (st->lost > st->done || e->pos > st->done)
         dls_pol_ring_forget(st, e);
     else if (st->count < DLS_POL_RING)
@@ -434,6 +441,13 @@ static inline void dls_pol_ring_append(dls_pol_stream *st, const dls_pol_entry *
     else
         *e = *src;
     e->pos = pos;
+    return ++e == st->ring + DLS_POL_RING ? st->ring : e;
+}
+
+/* Makes e, a slot of st's ring, the one its next entry goes to. */
+static inline void dls_pol_ring_set_head(dls_pol_stream *st, const dls_pol_entry *e)
+{
+    st->head = (unsigned)(e - st->ring);
 }
 
 /* 1 when ring entry e touches [lo, hi) (launch words counted from alo). */

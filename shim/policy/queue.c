@@ -7,7 +7,8 @@
  * "free for the producer of lap k" (k * QUEUE) and "published by it" (k * QUEUE + 1), so the
  * zero-initialized array is ready without set-up. Draining waits for every slot claimed before
  * it began, so a thread that takes the lock finds its own earlier operations applied; a
- * producer holds a claimed slot only while it fills one record. */
+ * producer holds a claimed slot only while it fills one record. A claimed slot's sequence is
+ * k * QUEUE until its record is published, then odd: the drain waits for the odd one. */
 #include "pol.h"
 
 #include "../common/config.h"
@@ -31,30 +32,39 @@ static uint64_t g_head; /* lock held */
  * position concerns). No stream is removed and none begins or ends a capture while the queue is
  * applied (those are applied under the lock, never deferred), so what the run's first record
  * found holds for the others. Nor does the index change (its writers are exchange changes, never
- * an apply), so whether it watches anything and its version are read once. */
+ * an apply), so whether it watches anything and its version are read once. While a run lasts
+ * only its records append to its stream (any other record ends it first), so the run holds the
+ * ring slot its next entry goes to and sets the stream's ring head when it ends. */
 typedef struct {
-    dls_pol_stream *st; /* the run's stream; NULL: no run */
-    uint64_t sid, tid;  /* the run's stream id and thread */
-    uint64_t pos;       /* the position of the run's latest record */
-    uint64_t told;      /* the position hb has made on st (and st->last says) */
-    int watching;       /* the index holds a range (else no record touches an exchange) */
-    uint64_t cleared;   /* dls_pol_cleared of the index's version: a record cleared in it */
+    dls_pol_stream *st;  /* the run's stream; NULL: no run */
+    uint64_t sid, tid;   /* the run's stream id and thread */
+    uint64_t pos;        /* the position of the run's latest record */
+    uint64_t told;       /* the position hb has made on st (and st->last says) */
+    dls_pol_entry *slot; /* st's ring slot for the run's next entry (st's head is set at the end) */
+    int watching;        /* the index holds a range (else no record touches an exchange) */
+    uint64_t cleared;    /* dls_pol_cleared of the index's version: a record cleared in it */
 } applier;
 
 static void applier_init(applier *a)
 {
     a->st = NULL;
+    a->tid = a->pos = 0; /* read, not used, by apply_slots while there is no run */
+    a->slot = NULL;
     a->watching = atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed);
     a->cleared = dls_pol_cleared(dls_pol_index_version());
 }
 
-/* Tells hb and the stream the run's positions they do not have yet, and ends the run. */
+/* Tells hb and the stream the run's positions and ring head they do not have yet, and ends the
+ * run. */
 static void end_run(applier *a)
 {
-    if (a->st && a->pos > a->told) { /* cannot fail: no stream is removed while the queue is applied */
+    if (!a->st)
+        return;
+    if (a->pos > a->told) { /* cannot fail: no stream is removed while the queue is applied */
         (void)dls_hb_op_again(dls_pol_g.hb, a->sid, a->pos - a->told, NULL);
         a->st->last = a->pos;
     }
+    dls_pol_ring_set_head(a->st, a->slot);
     a->st = NULL;
 }
 
@@ -82,8 +92,9 @@ static void apply_alone(const dls_pol_rec *r, applier *a)
         dls_pol_degrade("policy-op-memory", "out of memory recording a CUDA operation");
     if (!rc) { /* else an unknown stream, or captured work: recorded into a graph, not run */
         st->last = pos;
+        dls_pol_entry *slot = dls_pol_ring_slot(st);
         if (dls_pol_is_memory_op(r->kind)) {
-            dls_pol_ring_append(st, &r->e, pos);
+            dls_pol_ring_set_head(st, slot = dls_pol_ring_put(st, slot, &r->e, pos));
             dls_pol_after *after = r->after && r->after->st == st ? r->after : NULL;
             if (after)
                 dls_pol_after_placed(after);
@@ -94,24 +105,33 @@ static void apply_alone(const dls_pol_rec *r, applier *a)
             a->sid = st->id;
             a->tid = r->tid;
             a->pos = a->told = pos;
+            a->slot = slot;
         }
     }
     dls_pol_after_put(r->after);
 }
 
-/* Applies r (see dls_pol_apply): a record of the run's thread on its stream, without an after
- * event, takes the run's next position (it is not capturing, as at the run's start). */
-static inline __attribute__((always_inline)) void apply(const dls_pol_rec *r, applier *a)
+/* Applies r, which continues a's run (its record of the run's thread on its stream, without an
+ * after event): r takes the run's next position, pos (it is not capturing, as at the run's start),
+ * and its entry goes to the run's ring slot, *slot. */
+static inline __attribute__((always_inline)) void apply_next(const dls_pol_rec *r, dls_pol_stream *st, uint64_t pos,
+                                                             dls_pol_entry **slot, const applier *a, int watching)
 {
-    if (__builtin_expect(!a->st || a->sid != r->stream.id || a->tid != r->tid || !r->stream.resolved || r->after, 0)) {
+    if (__builtin_expect(dls_pol_is_memory_op(r->kind), 1)) {
+        *slot = dls_pol_ring_put(st, *slot, &r->e, pos);
+        if (watching)
+            note_accesses(r, st, pos, NULL, a);
+    }
+}
+
+/* Applies r (see dls_pol_apply) when the drain's quick test found it not continuing a's run: it
+ * may still continue it (a record that names its stream only by id). */
+__attribute__((noinline)) static void apply(const dls_pol_rec *r, applier *a)
+{
+    if (!a->st || a->sid != r->stream.id || a->tid != r->tid || !r->stream.resolved || r->after)
         apply_alone(r, a);
-        return;
-    }
-    uint64_t pos = ++a->pos;
-    if (dls_pol_is_memory_op(r->kind)) {
-        dls_pol_ring_append(a->st, &r->e, pos);
-        note_accesses(r, a->st, pos, NULL, a);
-    }
+    else
+        apply_next(r, a->st, ++a->pos, &a->slot, a, a->watching);
 }
 
 void dls_pol_apply(const dls_pol_rec *r)
@@ -122,7 +142,41 @@ void dls_pol_apply(const dls_pol_rec *r)
     end_run(&a);
 }
 
-/* Applies every record claimed before the call (lock held). */
+/* A record's st that no run's stream is: the quick test's key while there is no run. */
+#define NO_RUN ((dls_pol_stream *)UINTPTR_MAX)
+
+/* Applies the records of slots [s, stop) of lap `lap`, waiting for each to be published, and
+ * frees the slots. A record of the work lane (st set) that continues the run is told by its
+ * stream, thread and after event alone, with the run's stream, thread and position held here;
+ * `watching` is a->watching, a constant where this is inlined. */
+static inline __attribute__((always_inline)) void apply_slots(dls_pol_slot *s, const dls_pol_slot *stop, uint64_t lap,
+                                                              applier *a, int watching)
+{
+    dls_pol_stream *key = a->st ? a->st : NO_RUN;
+    uint64_t tid = a->tid, pos = a->pos;
+    dls_pol_entry *slot = a->slot;
+    for (; s != stop; s++) {
+        while (!(atomic_load_explicit(&s->seq, memory_order_acquire) & 1))
+            sched_yield(); /* claimed, being filled */
+        const dls_pol_rec *r = &s->rec;
+        if (__builtin_expect(r->st == key && r->tid == tid && !r->after, 1)) {
+            apply_next(r, key, ++pos, &slot, a, watching);
+        } else {
+            a->pos = pos;
+            a->slot = slot;
+            apply(r, a);
+            key = a->st ? a->st : NO_RUN;
+            tid = a->tid;
+            pos = a->pos;
+            slot = a->slot;
+        }
+        atomic_store_explicit(&s->seq, lap + QUEUE, memory_order_release);
+    }
+    a->pos = pos;
+    a->slot = slot;
+}
+
+/* Applies every record claimed before the call (lock held), a lap's slots at a time. */
 static void drain(void)
 {
     uint64_t end = atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire), head = g_head;
@@ -130,17 +184,16 @@ static void drain(void)
         return;
     applier a;
     applier_init(&a);
-    dls_pol_slot *s = &dls_pol_queue[head % QUEUE];
-    uint64_t lap = head - head % QUEUE;
-    for (; head < end; head++) {
-        while (atomic_load_explicit(&s->seq, memory_order_acquire) != lap + 1)
-            sched_yield(); /* claimed, being filled */
-        apply(&s->rec, &a);
-        atomic_store_explicit(&s->seq, lap + QUEUE, memory_order_release);
-        if (++s == dls_pol_queue + QUEUE) { /* the next lap */
-            s = dls_pol_queue;
-            lap += QUEUE;
-        }
+    while (head != end) {
+        uint64_t lap = head - head % QUEUE, n = QUEUE - head % QUEUE;
+        if (n > end - head)
+            n = end - head;
+        dls_pol_slot *s = &dls_pol_queue[head % QUEUE];
+        if (a.watching)
+            apply_slots(s, s + n, lap, &a, 1);
+        else
+            apply_slots(s, s + n, lap, &a, 0);
+        head += n;
     }
     end_run(&a);
     dls_summary_add(DLS_COUNT_OPS, head - g_head); /* once per drain: no shared counter per launch */
