@@ -131,6 +131,8 @@ typedef struct {
     CUpti_CallbackId work_cbid;
     const void *work_params;
     dls_cuda_work work;
+    CUpti_CallbackId lane_cbid; /* the call in the work sink: what `declined` delivers */
+    const CUpti_CallbackData *lane_call;
     dls_cuda_stream_latest latest;
     dls_cuda_scratch scratch;
 } thread_state;
@@ -197,12 +199,10 @@ static dls_cuda_op *decode(thread_state *t, CUpti_CallbackId cbid, const CUpti_C
     return op;
 }
 
-/* The calling thread's id, and the API a driver call is reported under: the outermost runtime
- * call in progress on the thread (*rt_corr: its correlation id) or else the driver function. */
+/* The API a driver call is reported under: the outermost runtime call in progress on the thread
+ * (*rt_corr: its correlation id) or else the driver function. */
 static const char *annotate(thread_state *t, const CUpti_CallbackData *cb, uint32_t *rt_corr)
 {
-    if (!t->tid)
-        t->tid = (uint64_t)syscall(SYS_gettid);
     uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_acquire);
     int under_runtime = t->rt_depth > 0 && t->rt_epoch == epoch;
     *rt_corr = under_runtime ? t->rt_corr : 0;
@@ -220,6 +220,8 @@ static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_Callba
         }
         return;
     }
+    if (!t->tid)
+        t->tid = (uint64_t)syscall(SYS_gettid);
     uint32_t rt_corr;
     const char *api = annotate(t, cb, &rt_corr);
     int debug = atomic_load_explicit(&g_debug, memory_order_relaxed);
@@ -262,11 +264,38 @@ __attribute__((noinline)) static void deliver(CUpti_CallbackDomain domain, CUpti
     t->delivering = 0;
 }
 
+/* A phase the work sink declined: the work is not kept, and the sink gets the phase the general
+ * way (the call is the thread's lane_cbid and lane_call). Out of line and reading the thread's
+ * state, so that the lane keeps no value across the work sink's call. */
+__attribute__((noinline)) static void declined(void)
+{
+    thread_state *t = &t_state;
+    t->work_valid = 0;
+    deliver(CUPTI_CB_DOMAIN_DRIVER_API, t->lane_cbid, t->lane_call);
+}
+
+static void lane_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter);
+static void lane_copy_set(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter);
+
+/* A thread's first call down the lane: its id is read once, then the lane goes on. */
+__attribute__((noinline, cold)) static void lane_first(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter,
+                                                       int launch)
+{
+    t_state.tid = (uint64_t)syscall(SYS_gettid);
+    if (launch)
+        lane_launch(cbid, cb, enter);
+    else
+        lane_copy_set(cbid, cb, enter);
+}
+
 /* The work lane: a launch, copy or set decoded straight from its parameters for the work sink,
  * with no dls_cuda_op and no stream resolved (at the EXIT, what is attached to the thread's
  * resolution of the stream); the general way when there is no work sink, the call is not one
- * the lane decodes, or the work sink does not take the phase. */
-__attribute__((noinline)) static void lane(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
+ * the lane decodes, or the work sink does not take the phase. `launch`: the call is a launch
+ * (class DLS_CBID_LAUNCH); the lane of copies and sets calls nothing but tail calls and the
+ * work sink, so it needs no frame. */
+static inline __attribute__((always_inline)) void lane(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter,
+                                                       int launch)
 {
     dls_cuda_work_sink fn = atomic_load_explicit(&g_work_sink, memory_order_acquire);
     if (!fn) {
@@ -277,38 +306,53 @@ __attribute__((noinline)) static void lane(CUpti_CallbackId cbid, const CUpti_Ca
     __asm__("" : "+r"(t)); /* the address is resolved once */
     if (dls_drv_in_shim())
         return; /* ignored, as the general way ignores it (the sinks' CUDA calls are the shim's) */
+    if (__builtin_expect(!t->tid, 0)) {
+        lane_first(cbid, cb, enter, launch);
+        return;
+    }
     dls_cuda_work *w = &t->work;
     int kept = !enter && t->work_valid && t->work_cbid == cbid && w->correlation_id == cb->correlationId &&
                t->work_params == cb->functionParams;
     t->work_valid = 0;
     if (!kept) {
-        if (!dls_cuda_decode_work_inline(cbid, cb, w, t->scratch.words, DLS_SCRATCH_WORDS)) {
+        if (!(launch ? dls_cuda_decode_launch_work_inline(cbid, cb, w, t->scratch.words, DLS_SCRATCH_WORDS)
+                     : dls_cuda_decode_copy_set_inline(cbid, cb, w))) {
             deliver(CUPTI_CB_DOMAIN_DRIVER_API, cbid, cb);
             return;
         }
-        t->kept_valid = 0; /* the scratch area was rewritten */
+        if (launch)
+            t->kept_valid = 0; /* the scratch area was rewritten */
         uint32_t rt_corr;
         w->api = annotate(t, cb, &rt_corr);
-        w->name = w->kind == DLS_OP_LAUNCH ? cb->symbolName : NULL;
+        w->name = launch ? cb->symbolName : NULL;
         w->tid = t->tid;
         w->ctx = (uintptr_t)cb->context;
         w->cbid = cbid;
         w->correlation_id = cb->correlationId;
     }
+    t->lane_cbid = cbid;
+    t->lane_call = cb;
     if (enter) {
         w->result = 0;
+        t->work_valid = 1; /* kept for the EXIT of the same call, unless the work sink declines */
+        t->work_cbid = cbid;
+        t->work_params = cb->functionParams;
     } else {
         w->result = cb->functionReturnValue ? (int)*(const CUresult *)cb->functionReturnValue : 0;
         w->attached = dls_cuda_stream_attached(&t->latest, (CUstream)w->handle, w->per_thread, (CUcontext)w->ctx);
     }
-    int took = fn(w, enter ? DLS_PHASE_ENTER : DLS_PHASE_EXIT); /* its CUDA calls are the shim's (drv.h) */
-    if (!took) {
-        deliver(CUPTI_CB_DOMAIN_DRIVER_API, cbid, cb);
-    } else if (enter) {
-        t->work_valid = 1;
-        t->work_cbid = cbid;
-        t->work_params = cb->functionParams;
-    }
+    if (!fn(w, enter ? DLS_PHASE_ENTER : DLS_PHASE_EXIT)) /* its CUDA calls are the shim's (drv.h) */
+        declined();
+}
+
+__attribute__((noinline)) static void lane_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
+{
+    lane(cbid, cb, enter, 1);
+}
+
+__attribute__((noinline)) static void lane_copy_set(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
+{
+    lane(cbid, cb, enter, 0);
 }
 
 void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata)
@@ -321,7 +365,10 @@ void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUp
             int enter = cb->callbackSite == CUPTI_API_ENTER;
             if (enter && !gate_open())
                 return; /* nothing watched: the ENTER of work that only enqueues has nothing to order */
-            lane(cbid, cb, enter);
+            if (cls == DLS_CBID_LAUNCH)
+                lane_launch(cbid, cb, enter);
+            else
+                lane_copy_set(cbid, cb, enter);
             return;
         }
     }

@@ -71,11 +71,12 @@ static inline void dls_cuda_work_init(dls_cuda_work *w)
                              P(name)->kernelParams, P(name)->extra, words, cap);                     \
         return 1;
 
-/* dls_cuda_decode_work (decode.h), inline. */
-static inline __attribute__((always_inline)) int dls_cuda_decode_work_inline(CUpti_CallbackId cbid,
-                                                                             const CUpti_CallbackData *cb,
-                                                                             dls_cuda_work *w, uint64_t *words,
-                                                                             uint32_t cap)
+/* The launch forms of dls_cuda_decode_work (decode.h), inline; their words are read out of line
+ * (dls_cuda_work_launch). */
+static inline __attribute__((always_inline)) int dls_cuda_decode_launch_work_inline(CUpti_CallbackId cbid,
+                                                                                    const CUpti_CallbackData *cb,
+                                                                                    dls_cuda_work *w, uint64_t *words,
+                                                                                    uint32_t cap)
 {
     if (!cb->functionParams)
         return 0;
@@ -87,6 +88,19 @@ static inline __attribute__((always_inline)) int dls_cuda_decode_work_inline(CUp
         KERNEL(cuLaunchCooperativeKernel_ptsz, 1, NULL)
         KERNEL_EX(cuLaunchKernelEx, 0)
         KERNEL_EX(cuLaunchKernelEx_ptsz, 1)
+    default:
+        return 0;
+    }
+}
+
+/* The copies and sets of dls_cuda_decode_work (decode.h), inline; they call nothing. */
+static inline __attribute__((always_inline)) int
+dls_cuda_decode_copy_set_inline(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls_cuda_work *w)
+{
+    if (!cb->functionParams)
+        return 0;
+    dls_cuda_work_init(w);
+    switch (cbid) {
         COPY(cuMemcpyHtoDAsync_v2, A(cuMemcpyHtoDAsync_v2, dstDevice), A(cuMemcpyHtoDAsync_v2, srcHost), 0)
         COPY(cuMemcpyHtoDAsync_v2_ptsz, A(cuMemcpyHtoDAsync_v2_ptsz, dstDevice), A(cuMemcpyHtoDAsync_v2_ptsz, srcHost),
              1)
