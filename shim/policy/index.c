@@ -366,11 +366,21 @@ int dls_pol_index_clears(const dls_cuda_op *op, unsigned *version)
  * the range reaches it: no walk for an empty index (it finds no span below hi), no check of
  * `everything` (seq is odd for good then); any other case is clears's. (The fence stays in a
  * function that is not inlined: GCC's ThreadSanitizer build rejects an inlined one.) */
-__attribute__((noinline)) int dls_pol_index_clears_work(const dls_cuda_work *w, unsigned *version)
+/* clears for work w, answering in *cleared (dls_pol_cleared of the version) when it clears. */
+static int clears_work_by_search(const dls_cuda_work *w, int conservative, uint64_t *cleared)
+{
+    unsigned version;
+    if (!clears(conservative, w->words, w->nwords, w->ranges, w->nranges, &version))
+        return 0;
+    *cleared = dls_pol_cleared(version);
+    return 1;
+}
+
+__attribute__((noinline)) int dls_pol_index_clears_work(const dls_cuda_work *w, uint64_t *cleared)
 {
     int conservative = (w->flags & DLS_OPF_CONSERVATIVE) != 0;
     if (conservative || w->nwords || w->nranges != 1)
-        return clears(conservative, w->words, w->nwords, w->ranges, w->nranges, version);
+        return clears_work_by_search(w, conservative, cleared);
     uintptr_t lo = w->ranges[0].addr, hi = lo + w->ranges[0].len;
     unsigned before = atomic_load_explicit(&g_index.seq, memory_order_acquire);
     if (before & 1)
@@ -379,9 +389,9 @@ __attribute__((noinline)) int dls_pol_index_clears_work(const dls_cuda_work *w, 
     const span *a = reader_view(&n);
     const span *above = first_from(a, n, hi);     /* the spans before it start below hi */
     if (above != a && LOAD(above[-1].maxhi) > lo) /* one of them reaches lo: overlap or nesting */
-        return clears(0, NULL, 0, w->ranges, 1, version);
+        return clears_work_by_search(w, 0, cleared);
     atomic_thread_fence(memory_order_acquire);
-    *version = before;
+    *cleared = dls_pol_cleared(before);
     return atomic_load_explicit(&g_index.seq, memory_order_relaxed) == before;
 }
 

@@ -396,17 +396,6 @@ __attribute__((noinline)) static int work_finish(dls_pol_rec *q, uint64_t ticket
     return 1;
 }
 
-/* The ENTER of work w (the gate is open: some memory is watched): its clearance is noted in w
- * for its EXIT, which then need not ask the index again. */
-__attribute__((noinline)) static int work_enter(dls_cuda_work *w)
-{
-    unsigned version;
-    if (!dls_pol_index_clears_work(w, &version))
-        return 0; /* it may touch a watched range: the sink checks or orders it */
-    w->sink_note = dls_pol_cleared(version);
-    return 1;
-}
-
 /* The inline way calls nothing (so it saves no registers): the EXIT of work on a stream this
  * thread has seen, with room in the queue, claims and fills the record's head; a copy or set is
  * finished inline when nothing is watched or its ENTER was cleared (no after event is due then:
@@ -414,8 +403,8 @@ __attribute__((noinline)) static int work_enter(dls_cuda_work *w)
  * (test_policy: the_work_lane_defers_what_the_sink_would). */
 int dls_pol_work(dls_cuda_work *w, dls_op_phase phase)
 {
-    if (phase == DLS_PHASE_ENTER)
-        return work_enter(w);
+    if (phase == DLS_PHASE_ENTER) /* some memory is watched: a work touching none of it is taken, */
+        return dls_pol_index_clears_work(w, &w->sink_note); /* its clearance noted for its EXIT */
     if (w->result)
         return 0;
     dls_pol_stream *st = w->attached;

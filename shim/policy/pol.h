@@ -515,8 +515,9 @@ int dls_pol_index_may_touch(const dls_cuda_op *op);
  * index did not change while it was asked); 0 when it may touch, or the index changed. */
 int dls_pol_index_clears(const dls_cuda_op *op, unsigned *version);
 
-/* dls_pol_index_clears for a work of the work lane. */
-int dls_pol_index_clears_work(const dls_cuda_work *w, unsigned *version);
+/* dls_pol_index_clears for a work of the work lane, answering with dls_pol_cleared(version) in
+ * *cleared (which may be w's sink note); *cleared may be written when it answers 0. */
+int dls_pol_index_clears_work(const dls_cuda_work *w, uint64_t *cleared);
 
 /* The index's current version (it changes with every insertion and removal). */
 unsigned dls_pol_index_version(void);

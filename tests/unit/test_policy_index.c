@@ -59,9 +59,11 @@ static int cleared_word(uintptr_t w)
 static int cleared(uintptr_t addr, size_t len)
 {
     dls_cuda_work w = {.kind = DLS_OP_MEMSET, .ranges = {{.addr = addr, .len = len}}, .nranges = 1};
-    unsigned v;
+    uint64_t note = 0;
     int a = cleared_op(addr, len);
-    assert_int_equal(a, dls_pol_index_clears_work(&w, &v));
+    assert_int_equal(a, dls_pol_index_clears_work(&w, &note));
+    if (a)
+        assert_int_equal(note, dls_pol_cleared(dls_pol_index_version()));
     assert_int_equal(a, !range(addr, len));
     return a;
 }
