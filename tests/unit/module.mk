@@ -15,3 +15,4 @@ TESTS += $(UNIT_BINS)
 
 # Allocation failures are injected into the policy's own allocations through the linker.
 $(B)/tests/test_policy_memory: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=dls_warn_once
+$(B)/tests/test_policy_index_memory: LDFLAGS += -Wl,--wrap=malloc,--wrap=dls_warn_once
