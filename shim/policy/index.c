@@ -362,10 +362,6 @@ int dls_pol_index_clears(const dls_cuda_op *op, unsigned *version)
                   op->ranges, op->nranges, version);
 }
 
-/* A copy or set's one range is asked in one leaf that answers the common case, no span before
- * the range reaches it: no walk for an empty index (it finds no span below hi), no check of
- * `everything` (seq is odd for good then); any other case is clears's. (The fence stays in a
- * function that is not inlined: GCC's ThreadSanitizer build rejects an inlined one.) */
 /* clears for work w, answering in *cleared (dls_pol_cleared of the version) when it clears. */
 static int clears_work_by_search(const dls_cuda_work *w, int conservative, uint64_t *cleared)
 {
@@ -376,6 +372,10 @@ static int clears_work_by_search(const dls_cuda_work *w, int conservative, uint6
     return 1;
 }
 
+/* A copy or set's one range is asked in one leaf that answers the common case, no span before
+ * the range reaches it: no walk for an empty index (it finds no span below hi), no check of
+ * `everything` (seq is odd for good then); any other case is clears's. (The fence stays in a
+ * function that is not inlined: GCC's ThreadSanitizer build rejects an inlined one.) */
 __attribute__((noinline)) int dls_pol_index_clears_work(const dls_cuda_work *w, uint64_t *cleared)
 {
     int conservative = (w->flags & DLS_OPF_CONSERVATIVE) != 0;
