@@ -225,7 +225,8 @@ static void random_ranges_answer_as_a_linear_scan_at_every_size(void **state)
 
 static atomic_int g_stop;
 
-/* A reader: the permanent range is always found, a page no range ever covers never is. */
+/* A reader: the permanent range is always found (a word, a set asked as an op and as a work),
+ * a page no range ever covers never is. */
 static void *reader(void *arg)
 {
     (void)arg;
@@ -234,6 +235,9 @@ static void *reader(void *arg)
         wrong += word(0x7000010) != 1;
         wrong += word(0x7ff0000) != 0;
         wrong += cleared_op(0x7000080, 4) != 0;
+        dls_cuda_work w = {.kind = DLS_OP_MEMSET, .ranges = {{.addr = 0x6ffff00, .len = 0x101}}, .nranges = 1};
+        uint64_t note;
+        wrong += dls_pol_index_clears_work(&w, &note) != 0; /* ends in the permanent range: the leaf's way */
     }
     return (void *)wrong;
 }
