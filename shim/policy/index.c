@@ -362,8 +362,9 @@ int dls_pol_index_clears(const dls_cuda_op *op, unsigned *version)
                   op->ranges, op->nranges, version);
 }
 
-/* clears for work w, answering in *cleared (dls_pol_cleared of the version) when it clears. */
-static int clears_work_by_search(const dls_cuda_work *w, int conservative, uint64_t *cleared)
+/* clears for work w, answering in *cleared (dls_pol_cleared of the version) when it clears.
+ * (Not inlined: the leaf below reaches it by a tail call, and needs no frame of its own.) */
+__attribute__((noinline)) static int clears_work_by_search(const dls_cuda_work *w, int conservative, uint64_t *cleared)
 {
     unsigned version;
     if (!clears(conservative, w->words, w->nwords, w->ranges, w->nranges, &version))
