@@ -109,9 +109,7 @@ static int deferrable(const dls_cuda_op *op)
 static void make_rec(const dls_cuda_op *op, dls_pol_rec *r)
 {
     r->kind = op->kind;
-    r->flags = op->flags;
     r->tid = op->tid;
-    r->correlation_id = op->correlation_id;
     r->stream = op->stream;
     r->st = NULL;
     r->after = NULL;
@@ -351,9 +349,7 @@ static dls_pol_stream *work_stream(const dls_cuda_work *w)
 static inline void work_head(dls_pol_rec *r, const dls_cuda_work *w, dls_pol_stream *st)
 {
     r->kind = w->kind;
-    r->flags = w->flags | DLS_OPF_HAS_STREAM;
     r->tid = w->tid;
-    r->correlation_id = w->correlation_id;
     r->stream.id = st->id;
     r->stream.resolved = 1;
     r->st = st;

@@ -150,9 +150,7 @@ _Static_assert(offsetof(dls_pol_entry, op) < offsetof(dls_pol_entry, shape) &&
 /* An operation whose EXIT was deferred to the queue: what applying it needs. */
 typedef struct {
     dls_op_kind kind;
-    unsigned flags;
     uint64_t tid;
-    uint32_t correlation_id;
     dls_cuda_stream stream;        /* with st NULL: the stream to find or add when applied; else only id */
     struct dls_pol_stream_s *st;   /* the work lane's: the stream, known at the EXIT */
     struct dls_pol_after_s *after; /* fix: the event recorded right after this consumer access */

@@ -104,9 +104,7 @@ static void make_item(rng *g, item *it, uint64_t sid, uint64_t tid, uint32_t cor
     }
     memset(it, 0, sizeof *it);
     it->r.kind = op.kind;
-    it->r.flags = op.flags;
     it->r.tid = tid;
-    it->r.correlation_id = corr;
     it->r.stream = op.stream;
     it->r.stream.resolved = below(g, 50) != 0;
     if (dls_pol_is_memory_op(op.kind))
