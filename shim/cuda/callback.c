@@ -128,10 +128,9 @@ typedef struct {
     const void *kept_params;
     dls_cuda_op kept;
     int work_valid;
-    CUpti_CallbackId work_cbid;
     const void *work_params;
     dls_cuda_work work;
-    CUpti_CallbackId lane_cbid; /* the call in the work sink: what `declined` delivers */
+    CUpti_CallbackId lane_cbid; /* the call last in the work sink (kept: its ENTER; `declined` delivers it) */
     const CUpti_CallbackData *lane_call;
     dls_cuda_stream_latest latest;
     dls_cuda_scratch scratch;
@@ -311,7 +310,7 @@ static inline __attribute__((always_inline)) void lane(CUpti_CallbackId cbid, co
         return;
     }
     dls_cuda_work *w = &t->work;
-    int kept = !enter && t->work_valid && t->work_cbid == cbid && w->correlation_id == cb->correlationId &&
+    int kept = !enter && t->work_valid && t->lane_cbid == cbid && w->correlation_id == cb->correlationId &&
                t->work_params == cb->functionParams;
     t->work_valid = 0;
     if (!kept) {
@@ -327,15 +326,13 @@ static inline __attribute__((always_inline)) void lane(CUpti_CallbackId cbid, co
         w->name = launch ? cb->symbolName : NULL;
         w->tid = t->tid;
         w->ctx = (uintptr_t)cb->context;
-        w->cbid = cbid;
         w->correlation_id = cb->correlationId;
     }
     t->lane_cbid = cbid;
     t->lane_call = cb;
     if (enter) {
         w->result = 0;
-        t->work_valid = 1; /* kept for the EXIT of the same call, unless the work sink declines */
-        t->work_cbid = cbid;
+        t->work_valid = 1; /* kept for the EXIT of the same call (lane_cbid), unless the work sink declines */
         t->work_params = cb->functionParams;
     } else {
         w->result = cb->functionReturnValue ? (int)*(const CUresult *)cb->functionReturnValue : 0;

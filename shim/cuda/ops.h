@@ -122,7 +122,6 @@ typedef struct {
     int result;              /* EXIT: the call's CUresult; ENTER: 0 */
     uintptr_t handle;        /* the stream as passed */
     uintptr_t ctx;           /* the context current at the call */
-    uint32_t cbid;           /* CUPTI driver callback id */
     uint32_t correlation_id; /* CUPTI correlation id of the driver call */
     uint64_t tid;            /* kernel thread id of the calling thread */
     const char *api;         /* as in dls_cuda_op */

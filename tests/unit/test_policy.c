@@ -136,7 +136,6 @@ static dls_cuda_work lane_launch(uint64_t sid, const uint64_t *word)
                        .flags = DLS_OPF_ASYNC | DLS_OPF_WORDS_EXACT,
                        .handle = 0x1000 + sid,
                        .ctx = 0xc0,
-                       .cbid = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
                        .correlation_id = ++g_corr,
                        .tid = TID,
                        .api = "cuLaunchKernel",
