@@ -1,4 +1,4 @@
-/* Decoding of the kernel launch forms the work lane does not decode (decode_work.c): the
+/* Decoding of the kernel launch forms the work lane does not decode (decode_work.h): the
  * multi-device cooperative launch, one operation per device, and the legacy cuLaunch* forms. */
 #include "decode.h"
 #include "decode_work.h"

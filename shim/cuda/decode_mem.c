@@ -1,5 +1,5 @@
 /* Decoding of driver copies, sets and frees into byte ranges (see decode.h). Linear async copies
- * and async sets are the work lane's (decode_work.c).
+ * and async sets are the work lane's (decode_work.h).
  *
  * Linear copies and sets give their exact ranges; 2D and 3D forms their bounding range; a CUarray
  * side is not linear memory and gives no range. Synchronous forms run on the default stream of

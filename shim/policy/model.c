@@ -32,7 +32,7 @@ static __thread struct {
     dls_pol_stream *after_st;
     uint32_t cleared_corr; /* the operation whose ENTER the index cleared, in version `version` */
     unsigned version;
-} t_thread __attribute__((tls_model("local-dynamic"))); /* one thread-pointer look-up with the stream cache */
+} t_thread __attribute__((tls_model("local-dynamic")));
 
 /* Thread exit: the thread id may be reused, so the engine forgets what this one knew. */
 static void thread_exit(void *arg)
@@ -367,29 +367,28 @@ static inline void work_exit_marks(dls_pol_rec *r, const dls_cuda_work *w)
     r->cleared = w->sink_note;
 }
 
-/* The EXIT of work w the inline way does not claim for (see dls_pol_work): st is its attached
- * stream, or NULL. */
-__attribute__((noinline)) static int work_exit(const dls_cuda_work *w, dls_pol_stream *st)
+/* The rest of the EXIT of work w into record r, its head filled (r is q, claimed with `ticket`,
+ * or a local record when the queue was full: NULL q): the entry, the exit marks and the
+ * publication. */
+__attribute__((noinline)) static int work_finish(dls_pol_rec *q, uint64_t ticket, dls_pol_rec *r,
+                                                 const dls_cuda_work *w)
 {
-    if (!st && !(st = work_stream(w)))
-        return 0;
-    uint64_t ticket;
-    dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
-    work_head(r, w, st);
     dls_pol_entry_fill_work(&r->e, w);
     work_exit_marks(r, w);
     defer_publish(q, ticket, r);
     return 1;
 }
 
-/* The rest of the EXIT of work w into record q, claimed with `ticket` and its head filled: the
- * entry, the exit marks and the publication. */
-__attribute__((noinline)) static int work_finish(dls_pol_rec *q, uint64_t ticket, const dls_cuda_work *w)
+/* The EXIT of work w the inline way does not claim for (see dls_pol_work): st is its attached
+ * stream, or NULL. */
+__attribute__((noinline)) static int work_exit(const dls_cuda_work *w, dls_pol_stream *st)
 {
-    dls_pol_entry_fill_work(&q->e, w);
-    work_exit_marks(q, w);
-    dls_pol_defer_publish(q, ticket);
-    return 1;
+    if (!st && !(st = work_stream(w)))
+        return 0;
+    uint64_t ticket = 0; /* set by a claim that finds room */
+    dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
+    work_head(r, w, st);
+    return work_finish(q, ticket, r, w);
 }
 
 /* The inline way calls nothing (so it saves no registers): the EXIT of work on a stream this
@@ -412,7 +411,7 @@ int dls_pol_work(dls_cuda_work *w, dls_op_phase phase)
     uint64_t note = w->sink_note;
     if (w->kind == DLS_OP_LAUNCH || (w->flags & DLS_OPF_CONSERVATIVE) ||
         (!note && atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed)))
-        return work_finish(q, ticket, w);
+        return work_finish(q, ticket, q, w);
     dls_pol_entry_fill_ranges(&q->e, w->correlation_id, w->api, w->ranges, w->nranges);
     q->after = NULL; /* what exit_marks leaves while nothing is watched, or after a cleared ENTER */
     q->cleared = note;
