@@ -115,7 +115,12 @@ void dls_cuda_callback_reset_runtime_frames(void)
  * Any other decode on the thread replaces the scratch area, so it clears `kept` first. `work` is
  * the same for the work lane: the work decoded at an ENTER the work sink took; `latest` is the
  * thread's memo of dls_cuda_stream_attached. */
+#define OPEN_CALLS 4 /* driver calls a thread is inside that nesting keeps apart */
+
 typedef struct {
+    uint32_t open[OPEN_CALLS]; /* correlation ids of the driver calls the thread is inside */
+    unsigned nopen;            /* how many (more than OPEN_CALLS: the rest are not kept) */
+    int nested;                /* the phase being delivered is of a nested call (track_call) */
     uint64_t rt_epoch;
     int rt_depth;
     const char *rt_name;
@@ -137,6 +142,31 @@ typedef struct {
 } thread_state;
 
 static __thread thread_state t_state __attribute__((tls_model("local-dynamic")));
+
+/* Keeps the thread's stack of open driver calls at each phase of call `corr` and notes in
+ * t->nested whether the call is nested in another. An EXIT pops its call and whatever was opened
+ * above it (ENTERs whose EXIT never came); an EXIT whose ENTER was not seen counts as nested
+ * when some call is open. */
+static inline void track_call(thread_state *t, uint32_t corr, int enter)
+{
+    if (enter) {
+        t->nested = t->nopen > 0;
+        if (t->nopen < OPEN_CALLS)
+            t->open[t->nopen] = corr;
+        t->nopen++;
+        return;
+    }
+    unsigned kept = t->nopen < OPEN_CALLS ? t->nopen : OPEN_CALLS;
+    for (unsigned i = kept; i-- > 0;)
+        if (t->open[i] == corr) {
+            t->nopen = i;
+            t->nested = i > 0;
+            return;
+        }
+    if (t->nopen > OPEN_CALLS) /* one of those not kept */
+        t->nopen--;
+    t->nested = t->nopen > 0;
+}
 
 static void on_runtime(thread_state *t, const CUpti_CallbackData *cb)
 {
@@ -233,6 +263,7 @@ static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_Callba
         op->tid = t->tid;
         op->correlation_id = cb->correlationId;
         op->rt_correlation_id = rt_corr;
+        op->nested = t->nested;
         if (debug)
             debug_print(op);
         sink_pair *s = atomic_load_explicit(&g_sink, memory_order_acquire);
@@ -328,6 +359,7 @@ static inline __attribute__((always_inline)) void lane(CUpti_CallbackId cbid, co
         w->ctx = (uintptr_t)cb->context;
         w->correlation_id = cb->correlationId;
     }
+    w->nested = t->nested;
     t->lane_cbid = cbid;
     t->lane_call = cb;
     if (enter) {
@@ -358,8 +390,9 @@ void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUp
     const CUpti_CallbackData *cb = cbdata;
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cb) {
         dls_cuda_cbid_class cls = dls_cuda_cbid_class_of(cbid);
+        int enter = cb->callbackSite == CUPTI_API_ENTER;
+        track_call(&t_state, cb->correlationId, enter); /* every phase, before the gate: see ops.h, nested */
         if (cls >= DLS_CBID_STREAM_WORK && cls <= DLS_CBID_LAUNCH) {
-            int enter = cb->callbackSite == CUPTI_API_ENTER;
             if (enter && !gate_open())
                 return; /* nothing watched: the ENTER of work that only enqueues has nothing to order */
             if (cls == DLS_CBID_LAUNCH)

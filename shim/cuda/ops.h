@@ -97,6 +97,8 @@ typedef struct {
     uint64_t tid;               /* kernel thread id of the calling thread */
     uint32_t correlation_id;    /* CUPTI correlation id of the driver call */
     uint32_t rt_correlation_id; /* CUPTI correlation id of the runtime call above it, 0 if none */
+    int nested;                 /* the thread was inside another driver call of its own when this one began (a
+                   call made from a callback of that call, say): it began after that call did */
     dls_cuda_stream stream;     /* with DLS_OPF_HAS_STREAM; sync copies and sets: the default stream they run on */
     uintptr_t event;            /* with DLS_OPF_HAS_EVENT: the CUevent */
     uint64_t event_id;          /* stable per event lifetime: a handle reused after destroy gets a new id */
@@ -123,6 +125,7 @@ typedef struct {
     uintptr_t handle;        /* the stream as passed */
     uintptr_t ctx;           /* the context current at the call */
     uint32_t correlation_id; /* CUPTI correlation id of the driver call */
+    int nested;              /* as in dls_cuda_op */
     uint64_t tid;            /* kernel thread id of the calling thread */
     const char *api;         /* as in dls_cuda_op */
     const char *name;        /* launches: the kernel's symbol name (may be NULL); else NULL */

@@ -27,6 +27,35 @@
  * - Knowledge is transitive: being ordered after an operation means being ordered after
  *   everything that operation was ordered after.
  *
+ * Host order (dls_hb_when): every rule above that orders the operations of different threads by
+ * the order of their calls (the legacy rules, "the most recent record" of an event, a stream's
+ * latest position as an event record captures it) holds only where the calls are ordered on the
+ * host: CUDA defines these implicit orderings by the order in which the driver enqueued the
+ * calls, and two calls that overlap in time on different threads may be enqueued in either order,
+ * whatever order the caller learned of them in. Each operation therefore carries two host stamps
+ * that the caller hands out: `begin`, below which every stamp belongs to a call known to have
+ * returned before this call began, and `end`, taken after the call returned (the engine keeps
+ * ends non-decreasing: an end below an earlier one counts as that one). Call A is known to
+ * precede call B when A.end < B.begin; nothing else orders calls of different threads. Then:
+ * - the legacy rules join another stream only as far as its last operation with end < begin
+ *   (with what that operation was ordered after), not its latest position;
+ * - an event record captures its stream as far as its last earlier operation with end < begin,
+ *   plus what the record itself is ordered after (the thread, the legacy rules as of begin);
+ * - an event wait is ordered after the most recent record when that record's end < begin; when
+ *   only the most recent record may follow the wait (its end >= begin) and the one before it
+ *   precedes the wait, after what both captures have in common (either may be the one the
+ *   driver used); otherwise after nothing of the event. A record of the event that is still in
+ *   flight when the wait is told is the caller's to know (then it enqueues a plain dls_hb_op).
+ * - As-of questions look back over a stream's last DLS_HB_POINTS operations (a dls_hb_op_again
+ *   of n is one, its operations all ending at its end); further back they find nothing: fewer
+ *   orderings, never a wrong one.
+ * Operations of one stream keep the order in which they are told (positions), whoever enqueued
+ * them: a stream's position covers all its earlier positions, which is sound because every use
+ * of a position is of a prefix of the stream whose calls all returned before the user began.
+ * Queries (dls_hb_ordered, dls_hb_frontier_waits) concern the next operation, which begins after
+ * every call told so far, so they use the latest positions. The cost of this rule: waits that
+ * the caller injects where the order may or may not hold.
+ *
  * Waits for a captured frontier (dls_hb_frontier_waits): for each stream X with an entry the
  * prospective operation is not ordered after, one wait (X, current position of X), which is what
  * recording an event on X now would capture; a wait whose target is ordered before another
@@ -64,6 +93,15 @@ typedef enum {
     DLS_HB_NON_BLOCKING, /* exempt from legacy-stream synchronization */
 } dls_hb_stream_kind;
 
+/* The host stamps of one operation's call (see "Host order" above). An operation the caller
+ * tells before its call is made (a plan) may have a begin above its end. */
+typedef struct {
+    uint64_t begin, end;
+} dls_hb_when;
+
+/* How many recent operations of a stream as-of questions look back over. */
+#define DLS_HB_POINTS 16
+
 /* A (stream, position) pair: a wait target, or one entry of a captured frontier. */
 typedef struct {
     uint64_t stream;
@@ -94,24 +132,26 @@ void dls_hb_thread_remove(dls_hb *e, uint64_t thread);
 /* Forgets event `event` (cudaEventDestroy). Unknown events are ignored. */
 void dls_hb_event_remove(dls_hb *e, uint64_t event);
 
-/* Enqueues an operation by thread `thread` on `stream`; stores its position in *pos (may be
- * NULL). ENOENT when the stream is unknown or removed. */
-int dls_hb_op(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t *pos);
+/* Enqueues an operation by thread `thread` on `stream`, made by a call with host stamps `when`;
+ * stores its position in *pos (may be NULL). ENOENT when the stream is unknown or removed. */
+int dls_hb_op(dls_hb *e, uint64_t thread, uint64_t stream, dls_hb_when when, uint64_t *pos);
 
 /* Enqueues n more operations by the thread of the previous call, which must be a successful
  * dls_hb_op or dls_hb_op_again on the same `stream`, with no other call on the engine between
- * them: such operations learn nothing their predecessor did not, so this is n calls of dls_hb_op
- * in O(1) with no look-ups; *pos (may be NULL) gets the position of the last one. ENOENT when
- * the stream is unknown or removed. */
-int dls_hb_op_again(dls_hb *e, uint64_t stream, uint64_t n, uint64_t *pos);
+ * them: such operations learn nothing their predecessor did not (later begins could only teach
+ * more), so this is n calls of dls_hb_op in O(1) with no look-ups, all taken to end at `end`;
+ * *pos (may be NULL) gets the position of the last one. ENOENT when the stream is unknown or
+ * removed. */
+int dls_hb_op_again(dls_hb *e, uint64_t stream, uint64_t n, uint64_t end, uint64_t *pos);
 
-/* Enqueues an event record of `event` on `stream` (an operation); the event now captures that
- * position. */
-int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, uint64_t *pos);
+/* Enqueues an event record of `event` on `stream` (an operation); the event now captures what the
+ * record covers (see "Host order"), the previous record is kept for the waits that may precede
+ * this one. */
+int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, dls_hb_when when, uint64_t *pos);
 
 /* Enqueues a wait of `stream` on `event` (an operation) ordered after the event's most recent
- * record; an event never recorded (or removed) orders nothing. */
-int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, uint64_t *pos);
+ * record as "Host order" says; an event never recorded (or removed) orders nothing. */
+int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, dls_hb_when when, uint64_t *pos);
 
 /* Host syncs: thread `thread` has observed completion of all work enqueued so far on `stream`;
  * of `event`'s most recent record or capture (nothing when never recorded). ENOENT for an
@@ -123,7 +163,10 @@ int dls_hb_sync_event(dls_hb *e, uint64_t thread, uint64_t event);
  * as event `event` (an id the caller uses for nothing else) until dls_hb_event_remove. Apply one
  * with dls_hb_sync_event (the host synchronize returned) or dls_hb_event_wait (a stream was made
  * to wait for an event recorded after the capture). Work enqueued after the capture, by any
- * thread, is not part of it. Nothing is enqueued. ENOMEM leaves the event unchanged.
+ * thread, is not part of it. Nothing is enqueued. ENOMEM leaves the event unchanged. A capture
+ * precedes every later wait on it (it has no record a wait could overlap), and it replaces the
+ * event's history (a later record's predecessor is the capture); dls_hb_capture_event copies
+ * `from`'s most recent record with its end.
  * - dls_hb_capture_stream: `stream`'s current position and all it is ordered after (ENOENT when
  *   unknown); dls_hb_capture_event: `from`'s most recent record (nothing when never recorded);
  * - dls_hb_capture_context: every stream of `ctx`; dls_hb_capture_all: every stream. */

@@ -72,3 +72,12 @@ int dls_hb_clk_raise(dls_hb_clk *dst, uint32_t slot, uint64_t pos)
     dst->v[slot] = pos;
     return 1;
 }
+
+void dls_hb_clk_meet(dls_hb_clk *dst, const dls_hb_clk *src)
+{
+    uint32_t common = src && src->len < dst->len ? src->len : src ? dst->len : 0;
+    for (uint32_t i = 0; i < common; i++)
+        if (src->v[i] < dst->v[i])
+            dst->v[i] = src->v[i];
+    dst->len = common;
+}

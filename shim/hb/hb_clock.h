@@ -38,4 +38,8 @@ int dls_hb_clk_join(dls_hb_clk *dst, const dls_hb_clk *src);
 /* dst[slot] = max(dst[slot], pos). dst must be owned with cap > slot. Returns 1 when changed. */
 int dls_hb_clk_raise(dls_hb_clk *dst, uint32_t slot, uint64_t pos);
 
+/* dst = min(dst, src) entry by entry (what both know). dst must be owned; src may be NULL (then
+ * dst becomes empty). */
+void dls_hb_clk_meet(dls_hb_clk *dst, const dls_hb_clk *src);
+
 #endif

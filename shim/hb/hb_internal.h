@@ -8,11 +8,30 @@
 #include "hb_clock.h"
 #include "hb_map.h"
 
+/* One recent operation of a stream (or run of dls_hb_op_again): its position, its end stamp and
+ * what the stream's operations up to it are ordered after (shared). */
+typedef struct {
+    uint64_t pos, end;
+    dls_hb_clk *clk;
+} dls_hb_point;
+
+/* What completing an event's record (or a capture) completes: positions in clk, and (slot, pos)
+ * unless multi; pos 0: nothing. end: the record's end stamp (0 for a capture). */
+typedef struct {
+    uint64_t pos, end;
+    uint32_t slot;
+    uint8_t multi; /* a capture of several streams: clk holds each one's position */
+    dls_hb_clk *clk;
+} dls_hb_cap;
+
 typedef struct {
     uint64_t id;
-    uint64_t pos;    /* position of the last operation, 0 before the first */
-    dls_hb_clk *clk; /* what the last operation is ordered after (own slot implied by pos) */
-    uint64_t *tseen; /* tseen[t]: version of thread t's clock already joined */
+    uint64_t pos;                    /* position of the last operation, 0 before the first */
+    uint64_t end;                    /* end stamp of the last operation */
+    dls_hb_clk *clk;                 /* what the last operation is ordered after (own slot implied by pos) */
+    dls_hb_point pts[DLS_HB_POINTS]; /* the latest operations, a ring (as-of questions) */
+    uint8_t npts, next_pt;           /* points kept; the slot the next one goes to */
+    uint64_t *tseen;                 /* tseen[t]: version of thread t's clock already joined */
     uint32_t ntseen;
     uint32_t ctx; /* index of the context */
     uint8_t kind; /* dls_hb_stream_kind */
@@ -29,11 +48,9 @@ typedef struct {
 
 typedef struct {
     uint64_t id;
-    uint64_t pos;  /* captured position, 0 when never recorded */
-    uint32_t slot; /* captured stream */
-    dls_hb_clk *clk;
+    dls_hb_cap cur;  /* the most recent record or capture (cur.pos 0: never recorded) */
+    dls_hb_cap prev; /* the record or capture before it (prev.pos 0: none) */
     uint8_t used;
-    uint8_t multi; /* a capture of several streams: clk holds each one's position */
 } dls_hb_event;
 
 typedef struct {
@@ -60,6 +77,7 @@ struct dls_hb {
     uint32_t *free_events, nfree_events, capfree_events;
     dls_hb_map stream_map, thread_map, event_map, ctx_map;
     uint64_t ver;
+    uint64_t now; /* the highest end stamp told */
     /* the last stream and thread looked up by an operation (consecutive operations usually
      * share them): ids and slots are never reused, a removed thread clears its entry */
     uint64_t last_sid, last_tid;
@@ -82,6 +100,38 @@ static inline int dls_hb_stream_knows(const dls_hb_stream *s, uint32_t self, uin
 {
     return slot == self ? pos <= s->pos : dls_hb_clk_get(s->clk, slot) >= pos;
 }
+
+/* Grows *p (elements of `size` bytes, capacity *cap) to hold at least need; new bytes zeroed.
+ * 0 or ENOMEM (*p unchanged). */
+int dls_hb_grow(void **p, uint32_t *cap, uint32_t need, size_t size);
+
+/* The live (not removed) stream of id, or NULL; *slot gets its slot. */
+dls_hb_stream *dls_hb_live_stream(dls_hb *e, uint64_t id, uint32_t *slot);
+
+/* The record of thread id, made when missing, with its clock owned and room for every slot.
+ * 0 or ENOMEM. */
+int dls_hb_thread_prepare(dls_hb *e, uint64_t id, dls_hb_thread **out);
+
+/* Joins what operation (slot, pos) with clock clk is ordered after, and the operation itself,
+ * into dst (owned, with room for every slot). */
+void dls_hb_join_op(dls_hb_clk *dst, uint32_t slot, uint64_t pos, const dls_hb_clk *clk);
+
+/* The last position of s whose operation ended before `begin` (0: none among its points), and in
+ * *clk what s's operations up to it are ordered after. */
+uint64_t dls_hb_asof(const dls_hb_stream *s, uint64_t begin, const dls_hb_clk **clk);
+
+/* Joins into dst (owned, room for every slot) the live blocking streams of context c as of
+ * `begin`: with `commit` (dst is the legacy stream's own clock) only those changed since it
+ * last joined them, clearing the mark of each joined up to its last operation; else all. */
+void dls_hb_join_blocking(dls_hb *e, dls_hb_ctx *c, dls_hb_clk *dst, uint64_t begin, int commit);
+
+/* Enqueues one operation on live stream s (slot) by thread `thread`, made by a call with stamps
+ * w, ordered also after capture cap when given (see hb.h). Everything that can fail happens
+ * before the model changes. 0 or ENOMEM. */
+int dls_hb_stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot, const dls_hb_cap *cap, dls_hb_when w);
+
+/* Releases what event ev holds (its record and the one before). */
+void dls_hb_event_forget(dls_hb_event *ev);
 
 /* The live thread record of id, or NULL. */
 dls_hb_thread *dls_hb_find_thread(const dls_hb *e, uint64_t id);

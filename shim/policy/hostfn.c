@@ -101,7 +101,9 @@ void dls_pol_hostfn_launch(const dls_cuda_op *op)
     int slot = st && !st->capturing && dls_pol_g.hb ? reserve() : -1;
     mark *m = slot >= 0 ? &g_marks[slot] : NULL;
     uint64_t evid = m ? dls_pol_snap_id() : 0, pos = 0;
-    if (m && dls_hb_event_record(dls_pol_g.hb, op->tid, st->id, evid, &pos))
+    /* The mark is recorded after this plan: every call applied now precedes its record. */
+    dls_hb_when when = {.begin = dls_pol_applied() + 1, .end = dls_pol_applied()};
+    if (m && dls_hb_event_record(dls_pol_g.hb, op->tid, st->id, evid, when, &pos))
         m = NULL;
     uintptr_t handle = 0, sctx = 0;
     CUevent ev = NULL;

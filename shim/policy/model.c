@@ -110,6 +110,7 @@ static void make_rec(const dls_cuda_op *op, dls_pol_rec *r)
 {
     r->kind = op->kind;
     r->tid = op->tid;
+    r->begin = dls_pol_horizon.h;
     r->stream = op->stream;
     r->st = NULL;
     r->after = NULL;
@@ -124,8 +125,8 @@ static uint64_t snap_of(const dls_cuda_op *op)
     dls_pol_stream *st;
     switch (op->kind) {
     case DLS_OP_EVENT_SYNC:
-    case DLS_OP_EVENT_QUERY:
-        return dls_pol_snap_event(op->event_id);
+    case DLS_OP_EVENT_QUERY: /* with a record in flight, the call may complete it or the one before */
+        return dls_pol_recording_other(op->event_id) ? 0 : dls_pol_snap_event(op->event_id);
     case DLS_OP_STREAM_SYNC:
     case DLS_OP_STREAM_QUERY:
     case DLS_OP_MEMCPY:
@@ -142,6 +143,7 @@ static uint64_t snap_of(const dls_cuda_op *op)
 static void sync_enter(const dls_cuda_op *op)
 {
     dls_pol_lock();
+    dls_pol_horizon_raise(dls_pol_applied() + 1, op->nested); /* the call begins after what is applied */
     register_thread(op->tid);
     dls_pol_snap_drop(t_thread.snap); /* an earlier ENTER whose EXIT never came */
     t_thread.snap = snap_of(op);
@@ -179,11 +181,13 @@ static void sync_exit(const dls_cuda_op *op)
     dls_pol_snap_complete(snap, op->tid);
 }
 
-static void on_exit_locked(const dls_cuda_op *op)
+/* The EXIT of op, made by a call that began at stamp `begin`, applied (lock held). */
+static void on_exit_locked(const dls_cuda_op *op, uint64_t begin)
 {
     dls_hb *hb = dls_pol_g.hb;
     dls_pol_stream *st;
     uint64_t pos;
+    dls_hb_when when = {.begin = begin, .end = dls_pol_applied()};
     if (host_sync(op)) {
         sync_exit(op);
         return;
@@ -193,12 +197,14 @@ static void on_exit_locked(const dls_cuda_op *op)
     switch (op->kind) {
     case DLS_OP_EVENT_RECORD:
         st = dls_pol_stream_get(&op->stream, op->tid);
-        if (st && !st->capturing && !dls_hb_event_record(hb, op->tid, st->id, op->event_id, &pos))
+        if (st && !st->capturing && !dls_hb_event_record(hb, op->tid, st->id, op->event_id, when, &pos))
             st->last = pos;
         break;
-    case DLS_OP_STREAM_WAIT_EVENT:
+    case DLS_OP_STREAM_WAIT_EVENT: /* with a record in flight, it may wait for that one or the one before */
         st = dls_pol_stream_get(&op->stream, op->tid);
-        if (st && !st->capturing && !dls_hb_event_wait(hb, op->tid, st->id, op->event_id, &pos))
+        if (st && !st->capturing &&
+            !(dls_pol_recording_other(op->event_id) ? dls_hb_op(hb, op->tid, st->id, when, &pos)
+                                                    : dls_hb_event_wait(hb, op->tid, st->id, op->event_id, when, &pos)))
             st->last = pos;
         break;
     case DLS_OP_STREAM_CREATE:
@@ -251,6 +257,7 @@ static void memory_enter(const dls_cuda_op *op)
     dls_pol_plan_init(&plan, op->tid);
     plan.to_capturing = dls_pol_g.mode == DLS_MODE_FIX && joined_capture(op);
     dls_pol_lock();
+    dls_pol_horizon_raise(dls_pol_applied() + 1, op->nested); /* the call begins after what is applied */
     register_thread(op->tid);
     dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
     dls_pol_hostfn_ask ask;
@@ -311,13 +318,18 @@ static inline void exit_marks(dls_pol_rec *r, uint32_t corr, uint64_t tid)
 }
 
 /* Queues the filled record r (taken from the queue with `ticket`, or local: NULL q) for the next
- * holder of the lock; a full queue is applied at once. */
-static inline void defer_publish(dls_pol_rec *q, uint64_t ticket, const dls_pol_rec *r)
+ * holder of the lock; a full queue is applied at once. Then the calling thread knows its call
+ * returned (its horizon passes the call's end; `nested`: see dls_pol_horizon_raise). */
+static inline void defer_publish(dls_pol_rec *q, uint64_t ticket, const dls_pol_rec *r, int nested)
 {
-    if (q)
+    uint64_t end;
+    if (q) {
         dls_pol_defer_publish(q, ticket);
-    else
-        dls_pol_apply_now(r);
+        end = dls_pol_ticket_end(ticket);
+    } else {
+        end = dls_pol_apply_now(r);
+    }
+    dls_pol_horizon_raise(end + 1, nested);
 }
 
 /* The EXIT of op, an operation that only enqueues work: deferred, with no lock. */
@@ -327,7 +339,7 @@ static void defer(const dls_cuda_op *op)
     dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
     make_rec(op, r);
     exit_marks(r, op->correlation_id, op->tid);
-    defer_publish(q, ticket, r);
+    defer_publish(q, ticket, r, op->nested);
 }
 
 /* The stream of work w, found with no lock in the policy's table after resolving w's handle
@@ -350,6 +362,7 @@ static inline void work_head(dls_pol_rec *r, const dls_cuda_work *w, dls_pol_str
 {
     r->kind = w->kind;
     r->tid = w->tid;
+    r->begin = dls_pol_horizon.h;
     r->stream.id = st->id;
     r->stream.resolved = 1;
     r->st = st;
@@ -375,7 +388,7 @@ __attribute__((noinline)) static int work_finish(dls_pol_rec *q, uint64_t ticket
 {
     dls_pol_entry_fill_work(&r->e, w);
     work_exit_marks(r, w);
-    defer_publish(q, ticket, r);
+    defer_publish(q, ticket, r, w->nested);
     return 1;
 }
 
@@ -398,8 +411,10 @@ __attribute__((noinline)) static int work_exit(const dls_cuda_work *w, dls_pol_s
  * (test_policy: the_work_lane_defers_what_the_sink_would). */
 int dls_pol_work(dls_cuda_work *w, dls_op_phase phase)
 {
-    if (phase == DLS_PHASE_ENTER) /* some memory is watched: a work touching none of it is taken, */
+    if (phase == DLS_PHASE_ENTER) { /* some memory is watched: a work touching none of it is taken, */
+        dls_pol_horizon_enter(w->nested);
         return dls_pol_index_clears_work(w, &w->sink_note); /* its clearance noted for its EXIT */
+    }
     if (w->result)
         return 0;
     dls_pol_stream *st = w->attached;
@@ -416,6 +431,7 @@ int dls_pol_work(dls_cuda_work *w, dls_op_phase phase)
     q->after = NULL; /* what exit_marks leaves while nothing is watched, or after a cleared ENTER */
     q->cleared = note;
     dls_pol_defer_publish(q, ticket);
+    dls_pol_horizon_raise(dls_pol_ticket_end(ticket) + 1, w->nested);
     return 1;
 }
 
@@ -423,6 +439,9 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
 {
     (void)user;
     if (op->phase == DLS_PHASE_ENTER) {
+        dls_pol_horizon_enter(op->nested);
+        if (op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT))
+            dls_pol_recording_begin(op->event_id); /* until its EXIT is applied */
         if (op->kind == DLS_OP_HOST_FUNC && (op->flags & DLS_OPF_HAS_STREAM)) {
             dls_pol_hostfn_launch(op);
             return;
@@ -443,10 +462,18 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
         return;
     }
     dls_summary_add(DLS_COUNT_OPS, 1);
-    if (op->result != 0 && !host_sync(op) && op->kind != DLS_OP_CAPTURE_END)
+    int recording = op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT);
+    if (op->result != 0 && !host_sync(op) && op->kind != DLS_OP_CAPTURE_END) {
+        if (recording)
+            dls_pol_recording_end();
         return;
+    }
+    uint64_t begin = dls_pol_horizon.h; /* nothing raised it since the call began */
     dls_pol_lock();
     register_thread(op->tid);
-    on_exit_locked(op);
+    on_exit_locked(op, begin);
+    if (recording)
+        dls_pol_recording_end(); /* after the record is in the model */
+    dls_pol_horizon_raise(dls_pol_applied() + 1, op->nested);
     dls_pol_unlock();
 }

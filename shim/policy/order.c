@@ -419,13 +419,14 @@ static void act(dls_pol_order *o, uint64_t tid)
     }
 }
 
-/* Commits one ordering to the model (lock held). */
-static void commit(dls_pol_order *o, uint64_t tid)
+/* Commits one ordering to the model (lock held); its calls were made after stamp `planned`. */
+static void commit(dls_pol_order *o, uint64_t tid, uint64_t planned)
 {
     uint64_t pos;
+    dls_hb_when when = {.begin = planned, .end = dls_pol_applied()};
     switch (o->how) {
     case DLS_POL_HOW_WAIT:
-        if (o->snap && !dls_hb_event_wait(dls_pol_g.hb, tid, o->to->id, o->snap, &pos))
+        if (o->snap && !dls_hb_event_wait(dls_pol_g.hb, tid, o->to->id, o->snap, when, &pos))
             o->to->last = pos;
         break;
     case DLS_POL_HOW_HOST_EVENT:
@@ -471,6 +472,7 @@ void dls_pol_plan_carry_out(dls_pol_plan *p)
 {
     if (!p->n && !p->nmark)
         return;
+    uint64_t planned = dls_pol_applied() + 1; /* every call applied now precedes the orderings' calls */
     if (p->n) {
         dls_pol_unlock();
         for (unsigned i = 0; i < p->n; i++)
@@ -478,7 +480,7 @@ void dls_pol_plan_carry_out(dls_pol_plan *p)
         dls_pol_lock();
     }
     for (unsigned i = 0; i < p->n; i++) {
-        commit(&p->o[i], p->tid);
+        commit(&p->o[i], p->tid, planned);
         if (p->o[i].how == DLS_POL_HOW_FAILED)
             p->rc = EIO;
     }

@@ -101,6 +101,7 @@
 #include "../hb/hb.h"
 #include "../hooks/exchange.h"
 #include "../report/stack.h"
+#include "../common/export.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -151,6 +152,7 @@ _Static_assert(offsetof(dls_pol_entry, op) < offsetof(dls_pol_entry, shape) &&
 typedef struct {
     dls_op_kind kind;
     uint64_t tid;
+    uint64_t begin;                /* its call's begin stamp (see "Host order" below); its ticket is its end */
     dls_cuda_stream stream;        /* with st NULL: the stream to find or add when applied; else only id */
     struct dls_pol_stream_s *st;   /* the work lane's: the stream, known at the EXIT */
     struct dls_pol_after_s *after; /* fix: the event recorded right after this consumer access */
@@ -271,6 +273,63 @@ typedef struct {
 extern dls_pol_slot dls_pol_queue[DLS_POL_QUEUE];
 extern _Atomic uint64_t dls_pol_queue_tail;
 
+/* Host order (hb.h): the queue's claim counter is the host clock that stamps calls, in halves of
+ * a ticket. A record's call ends at 2 * ticket + 1 (the ticket is claimed after the call
+ * returned, with a release that every later claim continues); an operation applied under the
+ * lock while the tickets below T are applied ends at 2T, between those and the next (the drain
+ * reads the counter with a read-modify-write, so later claims continue that release too). A
+ * call's begin stamp is the calling thread's horizon `h` when it began: a stamp below which
+ * every end belongs to a call known (acquired through the counter or the lock) to have returned
+ * before: 2 * its own last ticket + 2, 2T + 1 after its own operation applied at T, twice the
+ * counter as its last delivered ENTER read it, 2T + 1 after the drain of a lock it took inside a
+ * call's ENTER. A stale horizon (an ENTER the gate did not deliver) only makes a begin earlier,
+ * which orders less. What a call nested in another of the thread's calls (ops.h, `nested`)
+ * would raise the horizon to waits in `later` until the outermost call returns: the outer call
+ * began before it. */
+typedef struct {
+    uint64_t h, later;
+} dls_pol_horizon_state;
+extern __thread dls_pol_horizon_state dls_pol_horizon DLS_HIDDEN __attribute__((tls_model("local-dynamic")));
+
+/* The calling thread learned that every ticket below `to` belongs to a call that returned: at
+ * once, or (`nested`, inside a call nested in another) when the outermost call returns. */
+static inline void dls_pol_horizon_raise(uint64_t to, int nested)
+{
+    dls_pol_horizon_state *t = &dls_pol_horizon;
+    if (nested) {
+        if (to > t->later)
+            t->later = to;
+        return;
+    }
+    if (t->later > to)
+        to = t->later;
+    t->later = 0;
+    if (to > t->h)
+        t->h = to;
+}
+
+/* At a delivered ENTER of a call (nested or not): the calling thread's horizon catches up with
+ * the counter. Inline: it is on the ENTER of every operation while memory is watched. */
+static inline void dls_pol_horizon_enter(int nested)
+{
+    dls_pol_horizon_raise(2 * atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire), nested);
+}
+
+/* The end stamp of the call that holds `ticket`. */
+static inline uint64_t dls_pol_ticket_end(uint64_t ticket)
+{
+    return 2 * ticket + 1;
+}
+
+/* Lock held: the end stamp of an operation applied now (2T: the tickets below T are applied). */
+uint64_t dls_pol_applied(void);
+
+/* Lock held: the host stamps of an operation of the calling thread, outside any call, applied now. */
+static inline dls_hb_when dls_pol_when_now(void)
+{
+    return (dls_hb_when){.begin = dls_pol_horizon.h, .end = dls_pol_applied()};
+}
+
 /* Defers an operation, lock-free: claims the next queue slot, whose record the caller fills in
  * place and then publishes with the ticket. The claim holds up whoever drains the queue until it
  * is published, so nothing between the two may block or call anything that takes a lock. NULL
@@ -284,7 +343,7 @@ static inline dls_pol_rec *dls_pol_defer_claim(uint64_t *ticket)
         dls_pol_slot *s = &dls_pol_queue[pos % DLS_POL_QUEUE];
         uint64_t seq = atomic_load_explicit(&s->seq, memory_order_acquire);
         if (seq == lap) {
-            if (atomic_compare_exchange_weak_explicit(&dls_pol_queue_tail, &pos, pos + 1, memory_order_relaxed,
+            if (atomic_compare_exchange_weak_explicit(&dls_pol_queue_tail, &pos, pos + 1, memory_order_acq_rel,
                                                       memory_order_relaxed)) {
                 *ticket = pos;
                 return &s->rec;
@@ -304,8 +363,9 @@ static inline void dls_pol_defer_publish(dls_pol_rec *r, uint64_t ticket)
     atomic_store_explicit(&s->seq, ticket - ticket % DLS_POL_QUEUE + 1, memory_order_release);
 }
 
-/* Takes the lock (applying the queue), applies r, releases the lock. */
-void dls_pol_apply_now(const dls_pol_rec *r);
+/* Takes the lock (applying the queue), applies r, releases the lock. Returns the end stamp r
+ * was applied with. */
+uint64_t dls_pol_apply_now(const dls_pol_rec *r);
 
 /* Applies r to the model (lock held): hb operation, ring entry, consumer accesses; drops r's
  * reference of its after event. */
@@ -320,6 +380,16 @@ static inline int dls_pol_is_memory_op(dls_op_kind k)
 /* The model lost something it needs (an allocation failed, `reason`): warns once per reason and
  * marks the policy degraded (see the file comment). Any thread, lock held or not. */
 void dls_pol_degrade(const char *key, const char *reason);
+
+/* recording.c: event records in flight. A wait on an event, or a host synchronize of it, that
+ * a record of the same event on another thread may precede in the driver (its ENTER came, its
+ * EXIT is not applied yet) cannot know which record it waits for: it is ordered after none
+ * (hb.h, "Host order"). dls_pol_recording_begin at the ENTER of a record (no lock needed),
+ * dls_pol_recording_end once its EXIT is applied (or failed); dls_pol_recording_other (lock
+ * held) says whether another thread may be recording `event` now. */
+void dls_pol_recording_begin(uint64_t event);
+void dls_pol_recording_end(void);
+int dls_pol_recording_other(uint64_t event);
 
 /* complete.c: host completion (lock held). */
 

@@ -22,7 +22,13 @@
 
 dls_pol_slot dls_pol_queue[QUEUE];
 _Atomic uint64_t dls_pol_queue_tail;
-static uint64_t g_head; /* lock held */
+__thread dls_pol_horizon_state dls_pol_horizon __attribute__((tls_model("local-dynamic")));
+static uint64_t g_head; /* lock held: the next ticket to apply */
+
+uint64_t dls_pol_applied(void)
+{
+    return 2 * g_head;
+}
 
 /* How the records of one drain are applied (lock held). A run is a sequence of records of one
  * thread on one stream without after events: its first record is made with dls_hb_op, the others
@@ -39,6 +45,7 @@ typedef struct {
     dls_pol_stream *st;  /* the run's stream; NULL: no run */
     uint64_t sid, tid;   /* the run's stream id and thread */
     uint64_t pos;        /* the position of the run's latest record */
+    uint64_t end;        /* the end stamp of the run's latest record */
     uint64_t told;       /* the position hb has made on st (and st->last says) */
     dls_pol_entry *slot; /* st's ring slot for the run's next entry (st's head is set at the end) */
     int watching;        /* the index holds a range (else no record touches an exchange) */
@@ -48,7 +55,7 @@ typedef struct {
 static void applier_init(applier *a)
 {
     a->st = NULL;
-    a->tid = a->pos = 0; /* read, not used, by apply_slots while there is no run */
+    a->tid = a->pos = a->end = 0; /* read, not used, by apply_slots while there is no run */
     a->slot = NULL;
     a->watching = atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed);
     a->cleared = dls_pol_cleared(dls_pol_index_version());
@@ -61,7 +68,7 @@ static void end_run(applier *a)
     if (!a->st)
         return;
     if (a->pos > a->told) { /* cannot fail: no stream is removed while the queue is applied */
-        (void)dls_hb_op_again(dls_pol_g.hb, a->sid, a->pos - a->told, NULL);
+        (void)dls_hb_op_again(dls_pol_g.hb, a->sid, a->pos - a->told, a->end, NULL);
         a->st->last = a->pos;
     }
     dls_pol_ring_set_head(a->st, a->slot);
@@ -80,14 +87,17 @@ static inline void note_accesses(const dls_pol_rec *r, dls_pol_stream *st, uint6
             dls_pol_x_note_access(x, st->id, pos, r->e.name[0] ? r->e.name : r->e.api, after);
 }
 
-/* Applies r when it does not continue a's run: ends the run, makes r's hb operation with the
- * look-ups, and starts a run with r unless it has an after event. */
-static void apply_alone(const dls_pol_rec *r, applier *a)
+/* Applies r, whose call ended at stamp `end`, when it does not continue a's run: ends the run,
+ * makes r's hb operation with the look-ups, and starts a run with r unless it has an after
+ * event. */
+static void apply_alone(const dls_pol_rec *r, uint64_t end, applier *a)
 {
     end_run(a);
     dls_pol_stream *st = r->st ? r->st : dls_pol_stream_get(&r->stream, r->tid); /* the work lane's knows it */
     uint64_t pos;
-    int rc = !st || st->capturing ? -1 : dls_hb_op(dls_pol_g.hb, r->tid, st->id, &pos);
+    int rc = !st || st->capturing
+                 ? -1
+                 : dls_hb_op(dls_pol_g.hb, r->tid, st->id, (dls_hb_when){.begin = r->begin, .end = end}, &pos);
     if (rc == ENOMEM)
         dls_pol_degrade("policy-op-memory", "out of memory recording a CUDA operation");
     if (!rc) { /* else an unknown stream, or captured work: recorded into a graph, not run */
@@ -105,6 +115,7 @@ static void apply_alone(const dls_pol_rec *r, applier *a)
             a->sid = st->id;
             a->tid = r->tid;
             a->pos = a->told = pos;
+            a->end = end;
             a->slot = slot;
         }
     }
@@ -124,21 +135,23 @@ static inline __attribute__((always_inline)) void apply_next(const dls_pol_rec *
     }
 }
 
-/* Applies r (see dls_pol_apply) when the drain's quick test found it not continuing a's run: it
- * may still continue it (a record that names its stream only by id). */
-__attribute__((noinline)) static void apply(const dls_pol_rec *r, applier *a)
+/* Applies r, ending at stamp `end` (see dls_pol_apply), when the drain's quick test found it not
+ * continuing a's run: it may still continue it (a record that names its stream only by id). */
+__attribute__((noinline)) static void apply(const dls_pol_rec *r, uint64_t end, applier *a)
 {
-    if (!a->st || a->sid != r->stream.id || a->tid != r->tid || !r->stream.resolved || r->after)
-        apply_alone(r, a);
-    else
+    if (!a->st || a->sid != r->stream.id || a->tid != r->tid || !r->stream.resolved || r->after) {
+        apply_alone(r, end, a);
+    } else {
         apply_next(r, a->st, ++a->pos, &a->slot, a, a->watching);
+        a->end = end;
+    }
 }
 
 void dls_pol_apply(const dls_pol_rec *r)
 {
     applier a;
     applier_init(&a);
-    apply_alone(r, &a);
+    apply_alone(r, dls_pol_applied(), &a);
     end_run(&a);
 }
 
@@ -153,9 +166,9 @@ static inline __attribute__((always_inline)) void apply_slots(dls_pol_slot *s, c
                                                               applier *a, int watching)
 {
     dls_pol_stream *key = a->st ? a->st : NO_RUN;
-    uint64_t tid = a->tid, pos = a->pos;
+    uint64_t tid = a->tid, pos = a->pos, ticket = lap + (uint64_t)(s - dls_pol_queue);
     dls_pol_entry *slot = a->slot;
-    for (; s != stop; s++) {
+    for (; s != stop; s++, ticket++) {
         while (!(atomic_load_explicit(&s->seq, memory_order_acquire) & 1))
             sched_yield(); /* claimed, being filled */
         const dls_pol_rec *r = &s->rec;
@@ -163,8 +176,9 @@ static inline __attribute__((always_inline)) void apply_slots(dls_pol_slot *s, c
             apply_next(r, key, ++pos, &slot, a, watching);
         } else {
             a->pos = pos;
+            a->end = dls_pol_ticket_end(ticket - 1);
             a->slot = slot;
-            apply(r, a);
+            apply(r, dls_pol_ticket_end(ticket), a);
             key = a->st ? a->st : NO_RUN;
             tid = a->tid;
             pos = a->pos;
@@ -173,13 +187,16 @@ static inline __attribute__((always_inline)) void apply_slots(dls_pol_slot *s, c
         atomic_store_explicit(&s->seq, lap + QUEUE, memory_order_release);
     }
     a->pos = pos;
+    a->end = dls_pol_ticket_end(ticket - 1);
     a->slot = slot;
 }
 
-/* Applies every record claimed before the call (lock held), a lap's slots at a time. */
+/* Applies every record claimed before the call (lock held), a lap's slots at a time. The counter
+ * is read with a read-modify-write, so that the claims after it continue its release: an
+ * operation applied after the drain ends at what it read (dls_pol_applied). */
 static void drain(void)
 {
-    uint64_t end = atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire), head = g_head;
+    uint64_t end = atomic_fetch_add_explicit(&dls_pol_queue_tail, 0, memory_order_acq_rel), head = g_head;
     if (head == end)
         return;
     applier a;
@@ -220,12 +237,14 @@ void dls_pol_unlock(void)
     dls_pol_check_flush();
 }
 
-void dls_pol_apply_now(const dls_pol_rec *r)
+uint64_t dls_pol_apply_now(const dls_pol_rec *r)
 {
     dls_pol_lock();
+    uint64_t end = dls_pol_applied();
     dls_pol_apply(r);
     dls_pol_unlock();
     dls_summary_add(DLS_COUNT_OPS, 1);
+    return end;
 }
 
 void dls_pol_degrade(const char *key, const char *reason)

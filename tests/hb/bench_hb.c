@@ -24,8 +24,16 @@ typedef struct {
     dls_hb *e;
     int scenario;
     uint32_t streams;
+    uint64_t now; /* host stamps: each call after the previous one */
     volatile uint64_t sink;
 } bench;
+
+/* The stamps of the next call, made after every earlier one. */
+static dls_hb_when serial(bench *b)
+{
+    b->now++;
+    return (dls_hb_when){b->now, b->now};
+}
 
 static double now_ns(void)
 {
@@ -47,7 +55,7 @@ static int setup(bench *b, int scenario, uint32_t streams)
     for (uint32_t s = 1; s <= streams; s++)
         if (dls_hb_stream_add(b->e, s, 1, DLS_HB_BLOCKING) != 0)
             return -1;
-    return dls_hb_op(b->e, 1, 1, NULL) != 0 ? -1 : 0;
+    return dls_hb_op(b->e, 1, 1, serial(b), NULL) != 0 ? -1 : 0;
 }
 
 __attribute__((noinline)) static void measured_loop(bench *b, uint64_t ops)
@@ -56,14 +64,14 @@ __attribute__((noinline)) static void measured_loop(bench *b, uint64_t ops)
     for (uint64_t i = 0; i < ops; i++) {
         uint64_t pos = 0;
         if (b->scenario == OP) {
-            dls_hb_op(b->e, 7, s, &pos);
+            dls_hb_op(b->e, 7, s, serial(b), &pos);
         } else {
             /* Stream s records an event that the next stream waits on: every wait brings new
              * ordering, so each one joins a clock. */
             uint32_t t = s == b->streams ? 1 : s + 1;
-            dls_hb_op(b->e, 7, s, NULL);
-            dls_hb_event_record(b->e, 7, s, s, NULL);
-            dls_hb_event_wait(b->e, 7, t, s, &pos);
+            dls_hb_op(b->e, 7, s, serial(b), NULL);
+            dls_hb_event_record(b->e, 7, s, s, serial(b), NULL);
+            dls_hb_event_wait(b->e, 7, t, s, serial(b), &pos);
         }
         b->sink += pos;
         s = s == b->streams ? 1 : s + 1;

@@ -13,7 +13,7 @@ typedef struct {
 
 typedef struct {
     int stream;
-    uint64_t pos;
+    uint64_t pos, end;
     set anc; /* every node this one is ordered after, itself included */
 } node;
 
@@ -21,6 +21,8 @@ typedef struct {
     uint64_t id, ctx;
     int kind, removed, last; /* last: node of the last operation, -1 before the first */
     uint64_t pos;
+    int pts[DLS_HB_POINTS]; /* the last node of each of its latest calls, newest first */
+    int npts;
 } stream;
 
 typedef struct {
@@ -32,12 +34,16 @@ typedef struct {
 typedef struct {
     uint64_t id;
     int used;
-    set anc; /* what completing its most recent record or capture completes (empty: nothing) */
+    set anc;      /* what completing its most recent record or capture completes (empty: nothing) */
+    uint64_t end; /* that record's end (0: a capture, which precedes every wait) */
+    set prev;     /* the same for the record or capture before it */
+    uint64_t prev_end;
 } event;
 
 struct hbref {
     node nodes[HBREF_MAX_OPS];
     int nnodes;
+    uint64_t now; /* the highest end so far (ends start at 1) */
     stream streams[HBREF_MAX_STREAMS];
     int nstreams;
     thread threads[HBREF_MAX_THREADS];
@@ -55,6 +61,20 @@ static int set_has(const set *s, int n)
     return n >= 0 && (s->b[n / 64] >> (n % 64) & 1);
 }
 
+static void set_and(set *d, const set *s)
+{
+    for (int i = 0; i < W; i++)
+        d->b[i] &= s->b[i];
+}
+
+static int set_empty(const set *s)
+{
+    for (int i = 0; i < W; i++)
+        if (s->b[i])
+            return 0;
+    return 1;
+}
+
 static int blocking(int kind)
 {
     return kind == DLS_HB_BLOCKING || kind == DLS_HB_PER_THREAD;
@@ -62,7 +82,10 @@ static int blocking(int kind)
 
 hbref *hbref_create(void)
 {
-    return calloc(1, sizeof(hbref));
+    hbref *r = calloc(1, sizeof(hbref));
+    if (r)
+        r->now = 1;
+    return r;
 }
 
 void hbref_destroy(hbref *r)
@@ -146,48 +169,106 @@ void hbref_event_remove(hbref *r, uint64_t id)
         e->used = 0;
 }
 
-/* What the next operation of thread t on s would be ordered after. */
-static void prospective(hbref *r, uint64_t t, const stream *s, set *p)
+/* The last node of o whose call ended before `begin`, looking back over o's latest calls; -1
+ * when none. */
+static int asof(const hbref *r, const stream *o, uint64_t begin)
+{
+    if (o->last >= 0 && r->nodes[o->last].end < begin)
+        return o->last;
+    for (int k = 0; k < o->npts; k++)
+        if (r->nodes[o->pts[k]].end < begin)
+            return o->pts[k];
+    return -1;
+}
+
+/* What an operation of thread t on s whose call began at `begin` is ordered after besides s's
+ * own earlier work: t's observations and the legacy rules as of `begin` (~0: the next
+ * operation, which begins after every call so far). */
+static void learned(hbref *r, uint64_t t, const stream *s, uint64_t begin, set *p)
 {
     memset(p, 0, sizeof *p);
     thread *th = find_thread(r, t);
     if (th)
         set_or(p, &th->known);
-    if (s->last >= 0)
-        set_or(p, &r->nodes[s->last].anc);
     for (int i = 0; i < r->nstreams; i++) {
         const stream *o = &r->streams[i];
-        if (o == s || o->removed || o->ctx != s->ctx || o->last < 0)
+        if (o == s || o->removed || o->ctx != s->ctx)
             continue;
-        if ((blocking(s->kind) && o->kind == DLS_HB_LEGACY) || (s->kind == DLS_HB_LEGACY && blocking(o->kind)))
-            set_or(p, &r->nodes[o->last].anc);
+        int n = asof(r, o, begin);
+        if (n >= 0 &&
+            ((blocking(s->kind) && o->kind == DLS_HB_LEGACY) || (s->kind == DLS_HB_LEGACY && blocking(o->kind))))
+            set_or(p, &r->nodes[n].anc);
     }
 }
 
-static int add_op(hbref *r, uint64_t t, uint64_t sid, const event *wait_on, uint64_t *pos)
+/* What the next operation of thread t on s would be ordered after (a call beginning at `begin`). */
+static void prospective(hbref *r, uint64_t t, const stream *s, uint64_t begin, set *p)
 {
-    stream *s = find_stream(r, sid);
-    if (!s || s->removed)
-        return ENOENT;
+    learned(r, t, s, begin, p);
+    if (s->last >= 0)
+        set_or(p, &r->nodes[s->last].anc);
+}
+
+/* A new node of s ordered after the sets in anc (and itself), ending at `end`, its call's point
+ * when `point`. */
+static int add_node(hbref *r, stream *s, const set *anc, uint64_t end, int point)
+{
     if (r->nnodes == HBREF_MAX_OPS)
         return ENOSPC;
     int n = r->nnodes++;
     node *nd = &r->nodes[n];
-    prospective(r, t, s, &nd->anc);
-    if (wait_on)
-        set_or(&nd->anc, &wait_on->anc);
+    nd->anc = *anc;
     nd->anc.b[n / 64] |= 1ULL << (n % 64);
     nd->stream = (int)(s - r->streams);
     nd->pos = ++s->pos;
+    if (end > r->now)
+        r->now = end;
+    nd->end = r->now;
     s->last = n;
-    if (pos)
-        *pos = s->pos;
+    if (point) {
+        memmove(s->pts + 1, s->pts, sizeof s->pts[0] * (DLS_HB_POINTS - 1));
+        s->pts[0] = n;
+        if (s->npts < DLS_HB_POINTS)
+            s->npts++;
+    }
     return 0;
 }
 
-int hbref_op(hbref *r, uint64_t thread, uint64_t stream, uint64_t *pos)
+static int add_op(hbref *r, uint64_t t, uint64_t sid, const set *wait_on, dls_hb_when w, uint64_t *pos)
 {
-    return add_op(r, thread, stream, NULL, pos);
+    stream *s = find_stream(r, sid);
+    if (!s || s->removed)
+        return ENOENT;
+    set anc;
+    prospective(r, t, s, w.begin, &anc);
+    if (wait_on)
+        set_or(&anc, wait_on);
+    int rc = add_node(r, s, &anc, w.end, 1);
+    if (rc == 0 && pos)
+        *pos = s->pos;
+    return rc;
+}
+
+int hbref_op(hbref *r, uint64_t thread, uint64_t stream, dls_hb_when when, uint64_t *pos)
+{
+    return add_op(r, thread, stream, NULL, when, pos);
+}
+
+int hbref_op_again(hbref *r, uint64_t thread, uint64_t sid, uint64_t n, uint64_t end, uint64_t *pos)
+{
+    (void)thread; /* they learn nothing their predecessor did not */
+    stream *s = find_stream(r, sid);
+    if (!s || s->removed)
+        return ENOENT;
+    for (uint64_t k = 0; k < n; k++) {
+        set anc = r->nodes[s->last].anc;
+        int rc = add_node(r, s, &anc, end, k == n - 1);
+        if (rc)
+            return rc;
+    }
+    if (pos)
+        *pos = s->pos;
+    return 0;
 }
 
 /* The record of event id, created (capturing nothing) when unknown; NULL when the table is full. */
@@ -200,20 +281,59 @@ static event *get_event(hbref *r, uint64_t id)
     return e;
 }
 
-int hbref_event_record(hbref *r, uint64_t thread, uint64_t sid, uint64_t ev, uint64_t *pos)
+/* Sets e's most recent capture, keeping the one before. */
+static void push_capture(event *e, const set *anc, uint64_t end)
+{
+    e->prev = e->anc;
+    e->prev_end = e->end;
+    e->anc = *anc;
+    e->end = end;
+}
+
+/* Sets e's only capture (a capture replaces an event's history). */
+static void set_capture(event *e, const set *anc, uint64_t end)
+{
+    memset(&e->prev, 0, sizeof e->prev);
+    e->prev_end = 0;
+    e->anc = *anc;
+    e->end = end;
+}
+
+int hbref_event_record(hbref *r, uint64_t thread, uint64_t sid, uint64_t ev, dls_hb_when w, uint64_t *pos)
 {
     event *e = get_event(r, ev);
+    stream *s = find_stream(r, sid);
+    if (!s || s->removed)
+        return ENOENT;
     if (!e)
         return ENOSPC;
-    int rc = add_op(r, thread, sid, NULL, pos);
+    /* An earlier node of s that may follow the record: the record covers s as of its begin. */
+    int overlap = s->last >= 0 && r->nodes[s->last].end >= w.begin;
+    set cap;
+    if (overlap) {
+        learned(r, thread, s, w.begin, &cap);
+        int n = asof(r, s, w.begin);
+        if (n >= 0)
+            set_or(&cap, &r->nodes[n].anc);
+    }
+    int rc = add_op(r, thread, sid, NULL, w, pos);
     if (rc == 0)
-        e->anc = r->nodes[r->nnodes - 1].anc;
+        push_capture(e, overlap ? &cap : &r->nodes[r->nnodes - 1].anc, r->nodes[r->nnodes - 1].end);
     return rc;
 }
 
-int hbref_event_wait(hbref *r, uint64_t thread, uint64_t sid, uint64_t ev, uint64_t *pos)
+int hbref_event_wait(hbref *r, uint64_t thread, uint64_t sid, uint64_t ev, dls_hb_when w, uint64_t *pos)
 {
-    return add_op(r, thread, sid, find_event(r, ev), pos);
+    event *e = find_event(r, ev);
+    set use;
+    memset(&use, 0, sizeof use);
+    if (e && !set_empty(&e->anc) && (e->end == 0 || e->end < w.begin)) {
+        use = e->anc;
+    } else if (e && !set_empty(&e->anc) && !set_empty(&e->prev) && (e->prev_end == 0 || e->prev_end < w.begin)) {
+        use = e->anc;
+        set_and(&use, &e->prev);
+    }
+    return add_op(r, thread, sid, &use, w, pos);
 }
 
 int hbref_sync_stream(hbref *r, uint64_t t, uint64_t sid)
@@ -250,9 +370,10 @@ int hbref_capture_stream(hbref *r, uint64_t ev, uint64_t sid)
     event *e = get_event(r, ev);
     if (!e)
         return ENOSPC;
-    memset(&e->anc, 0, sizeof e->anc);
+    set a = {{0}};
     if (s->last >= 0)
-        e->anc = r->nodes[s->last].anc;
+        a = r->nodes[s->last].anc;
+    set_capture(e, &a, 0);
     return 0;
 }
 
@@ -265,7 +386,7 @@ int hbref_capture_event(hbref *r, uint64_t ev, uint64_t from)
         set a = {{0}};
         if (f)
             a = f->anc;
-        e->anc = a;
+        set_capture(e, &a, f ? f->end : 0);
     }
     return 0;
 }
@@ -276,10 +397,11 @@ static int capture_streams(hbref *r, uint64_t ev, int all, uint64_t ctx)
     event *e = get_event(r, ev);
     if (!e)
         return ENOSPC;
-    memset(&e->anc, 0, sizeof e->anc);
+    set a = {{0}};
     for (int i = 0; i < r->nstreams; i++)
         if ((all || r->streams[i].ctx == ctx) && r->streams[i].last >= 0)
-            set_or(&e->anc, &r->nodes[r->streams[i].last].anc);
+            set_or(&a, &r->nodes[r->streams[i].last].anc);
+    set_capture(e, &a, 0);
     return 0;
 }
 
@@ -357,7 +479,7 @@ int hbref_frontier_waits(hbref *r, uint64_t thread, uint64_t sid, const dls_hb_e
         if (!find_stream(r, f[i].stream))
             return EINVAL;
     set p;
-    prospective(r, thread, s, &p);
+    prospective(r, thread, s, UINT64_MAX, &p);
     for (size_t i = 0; i < nf; i++) {
         int si = (int)(find_stream(r, f[i].stream) - r->streams);
         if (f[i].pos != 0 && !set_has(&p, node_at(r, si, f[i].pos)))
@@ -373,7 +495,7 @@ int hbref_ordered(hbref *r, uint64_t thread, uint64_t sid, uint64_t x, uint64_t 
     if (!xs || observer(r, sid, &s) != 0)
         return ENOENT;
     set p;
-    prospective(r, thread, s, &p);
+    prospective(r, thread, s, UINT64_MAX, &p);
     *ordered = pos == 0 || set_has(&p, node_at(r, (int)(xs - r->streams), pos));
     return 0;
 }

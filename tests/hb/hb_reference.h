@@ -6,7 +6,10 @@
  * for; each node stores its full ancestor set (reachability), and an event or capture the
  * union of the ancestor sets it covers. Every question of shim/hb/hb.h is answered from the
  * definitions written there, with no clocks, no copy-on-write sharing and no legacy-stream
- * bookkeeping. Small fixed limits (see HBREF_*); exceeding one returns ENOSPC. Return codes and
+ * bookkeeping. Host order ("Host order" in hb.h) is taken literally: each node keeps its end
+ * stamp and each stream the nodes of its last DLS_HB_POINTS calls; the legacy rules and event
+ * records look for the last node whose end is below the call's begin; an event keeps its last
+ * two captures, and a wait that may precede the latest is ordered after their intersection. Small fixed limits (see HBREF_*); exceeding one returns ENOSPC. Return codes and
  * output formats follow hb.h. */
 #ifndef HB_REFERENCE_H
 #define HB_REFERENCE_H
@@ -29,9 +32,10 @@ int hbref_stream_add(hbref *r, uint64_t stream, uint64_t ctx, dls_hb_stream_kind
 int hbref_stream_remove(hbref *r, uint64_t stream);
 void hbref_thread_remove(hbref *r, uint64_t thread);
 void hbref_event_remove(hbref *r, uint64_t event);
-int hbref_op(hbref *r, uint64_t thread, uint64_t stream, uint64_t *pos);
-int hbref_event_record(hbref *r, uint64_t thread, uint64_t stream, uint64_t event, uint64_t *pos);
-int hbref_event_wait(hbref *r, uint64_t thread, uint64_t stream, uint64_t event, uint64_t *pos);
+int hbref_op(hbref *r, uint64_t thread, uint64_t stream, dls_hb_when when, uint64_t *pos);
+int hbref_op_again(hbref *r, uint64_t thread, uint64_t stream, uint64_t n, uint64_t end, uint64_t *pos);
+int hbref_event_record(hbref *r, uint64_t thread, uint64_t stream, uint64_t event, dls_hb_when when, uint64_t *pos);
+int hbref_event_wait(hbref *r, uint64_t thread, uint64_t stream, uint64_t event, dls_hb_when when, uint64_t *pos);
 int hbref_sync_stream(hbref *r, uint64_t thread, uint64_t stream);
 int hbref_sync_event(hbref *r, uint64_t thread, uint64_t event);
 int hbref_capture_stream(hbref *r, uint64_t event, uint64_t stream);

@@ -33,10 +33,27 @@ static int teardown(void **state)
     return 0;
 }
 
+/* Host stamps of a call made after every earlier one (one thread, or threads taking turns). */
+static dls_hb_when serial(void)
+{
+    static uint64_t now = 1;
+    now++;
+    return (dls_hb_when){now, now};
+}
+
+/* The stamps of a call that began when `began` was taken and returns now: calls told in between
+ * (other threads') may have been enqueued before or after it. */
+static dls_hb_when overlapping(dls_hb_when began)
+{
+    dls_hb_when w = serial();
+    w.begin = began.begin;
+    return w;
+}
+
 static uint64_t op(dls_hb *e, uint64_t thread, uint64_t stream)
 {
     uint64_t pos = 0;
-    assert_int_equal(dls_hb_op(e, thread, stream, &pos), 0);
+    assert_int_equal(dls_hb_op(e, thread, stream, serial(), &pos), 0);
     return pos;
 }
 
@@ -111,7 +128,7 @@ static void removed_streams_leave_the_legacy_rules(void **state)
     uint64_t b = op(e, T1, BLK);
     assert_int_equal(dls_hb_stream_remove(e, BLK), 0);
     assert_false(after(e, LEG, BLK, b));
-    assert_int_equal(dls_hb_op(e, T1, BLK, NULL), ENOENT);
+    assert_int_equal(dls_hb_op(e, T1, BLK, serial(), NULL), ENOENT);
     assert_int_equal(dls_hb_stream_remove(e, BLK), ENOENT);
     /* A new legacy stream waits for blocking work done before it was added. */
     uint64_t t = op(e, T1, PTD);
@@ -127,12 +144,12 @@ static void event_wait_orders_after_the_record(void **state)
 {
     dls_hb *e = *state;
     uint64_t p = op(e, T1, NB), r = 0, w = 0;
-    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 9, &w), 0); /* never recorded: nothing */
+    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 9, serial(), &w), 0); /* never recorded: nothing */
     assert_false(after(e, NB2, NB, p));
-    assert_int_equal(dls_hb_event_record(e, T1, NB, 9, &r), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, NB, 9, serial(), &r), 0);
     assert_int_equal(r, p + 1);
     assert_false(after(e, NB2, NB, p)); /* recorded but not waited */
-    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 9, &w), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 9, serial(), &w), 0);
     assert_int_equal(w, 2);
     assert_true(after(e, NB2, NB, r));
     uint64_t p2 = op(e, T1, NB); /* after the record: not covered */
@@ -143,14 +160,14 @@ static void rerecording_replaces_the_capture(void **state)
 {
     dls_hb *e = *state;
     uint64_t a = op(e, T1, NB);
-    assert_int_equal(dls_hb_event_record(e, T1, NB, 9, NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, NB, 9, serial(), NULL), 0);
     uint64_t b = op(e, T1, BLK2);
-    assert_int_equal(dls_hb_event_record(e, T1, BLK2, 9, NULL), 0);
-    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 9, NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, BLK2, 9, serial(), NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 9, serial(), NULL), 0);
     assert_true(after(e, NB2, BLK2, b));
     assert_false(after(e, NB2, NB, a));
     dls_hb_event_remove(e, 9);
-    assert_int_equal(dls_hb_event_wait(e, T1, NB, 9, NULL), 0); /* removed: never recorded */
+    assert_int_equal(dls_hb_event_wait(e, T1, NB, 9, serial(), NULL), 0); /* removed: never recorded */
     assert_false(after(e, NB, BLK2, b + 1));
 }
 
@@ -158,11 +175,11 @@ static void event_knowledge_is_transitive(void **state)
 {
     dls_hb *e = *state;
     uint64_t a = op(e, T1, NB);
-    assert_int_equal(dls_hb_event_record(e, T1, NB, 1, NULL), 0);
-    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 1, NULL), 0);
-    assert_int_equal(dls_hb_event_record(e, T1, NB2, 2, NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, NB, 1, serial(), NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 1, serial(), NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, NB2, 2, serial(), NULL), 0);
     assert_false(after(e, BLK2, NB, a));
-    assert_int_equal(dls_hb_event_wait(e, T1, BLK2, 2, NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, BLK2, 2, serial(), NULL), 0);
     assert_true(after(e, BLK2, NB, a));
 }
 
@@ -178,7 +195,7 @@ static void host_syncs(void **state)
     assert_true(o);
     assert_int_equal(dls_hb_ordered(e, T2, NB2, BLK2, b, &o), 0);
     assert_false(o); /* other context */
-    assert_int_equal(dls_hb_event_record(e, T1, BLK2, 4, NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, BLK2, 4, serial(), NULL), 0);
     assert_int_equal(dls_hb_sync_event(e, T2, 4), 0);
     assert_int_equal(dls_hb_ordered(e, T2, NB2, BLK2, b, &o), 0);
     assert_true(o);
@@ -205,7 +222,7 @@ static void captures_complete_only_work_enqueued_before_them(void **state)
     assert_int_equal(dls_hb_capture_stream(e, SNAP_S, NB), 0);
     assert_int_equal(dls_hb_capture_context(e, SNAP_C, CTX), 0);
     assert_int_equal(dls_hb_capture_all(e, SNAP_A), 0);
-    assert_int_equal(dls_hb_event_record(e, T1, NB2, EV, NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, NB2, EV, serial(), NULL), 0);
     uint64_t n2 = op(e, T1, NB2);
     assert_int_equal(dls_hb_capture_event(e, SNAP_E, EV), 0);
     uint64_t b = op(e, T1, NB), c = op(e, T1, LEG2); /* enqueued during the synchronizes */
@@ -224,7 +241,7 @@ static void captures_complete_only_work_enqueued_before_them(void **state)
     assert_int_equal(dls_hb_ordered(e, T2, NB2, NB, b, &o), 0);
     assert_false(o);
     /* A wait on a capture orders a stream after the captured work only. */
-    assert_int_equal(dls_hb_event_wait(e, T1, BLK2, SNAP_C, NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, BLK2, SNAP_C, serial(), NULL), 0);
     assert_true(after(e, BLK2, NB, a));
     assert_false(after(e, BLK2, NB, b));
     /* Capture of a never-recorded event, of an unknown context: nothing; of an unknown stream. */
@@ -253,15 +270,15 @@ static void waits_name_current_positions_and_drop_implied_ones(void **state)
     assert_int_equal(n, 2); /* concurrent: both needed, sorted by stream id */
     assert_int_equal(w[0].stream, NB);
     assert_int_equal(w[1].stream, NB2);
-    assert_int_equal(dls_hb_event_record(e, T1, NB, 3, NULL), 0);
-    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 3, NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, NB, 3, serial(), NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 3, serial(), NULL), 0);
     assert_int_equal(dls_hb_frontier_waits(e, T1, BLK2, f, 2, w, 4, &n), 0);
     assert_int_equal(n, 1); /* NB's last op is before NB2's: waiting on NB2 implies NB */
     assert_int_equal(w[0].stream, NB2);
     assert_int_equal(w[0].pos, 2); /* its op, then its event wait */
     /* Once the caller injects the wait, nothing is needed. */
-    assert_int_equal(dls_hb_event_record(e, T1, NB2, 4, NULL), 0);
-    assert_int_equal(dls_hb_event_wait(e, T1, BLK2, 4, NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, NB2, 4, serial(), NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, BLK2, 4, serial(), NULL), 0);
     assert_int_equal(dls_hb_frontier_waits(e, T1, BLK2, f, 2, w, 4, &n), 0);
     assert_int_equal(n, 0);
 }
@@ -294,10 +311,10 @@ static void errors_and_truncation(void **state)
     int o;
     assert_int_equal(dls_hb_ordered(e, T1, 999, NB, 1, &o), ENOENT);
     assert_int_equal(dls_hb_ordered(e, T1, NB2, 999, 1, &o), ENOENT);
-    assert_int_equal(dls_hb_op(e, T1, 999, NULL), ENOENT);
+    assert_int_equal(dls_hb_op(e, T1, 999, serial(), NULL), ENOENT);
     assert_int_equal(dls_hb_stream_remove(e, NB), 0);
     assert_int_equal(dls_hb_stream_remove(e, NB), ENOENT);
-    assert_int_equal(dls_hb_op(e, T1, NB, NULL), ENOENT); /* removed */
+    assert_int_equal(dls_hb_op(e, T1, NB, serial(), NULL), ENOENT); /* removed */
     dls_hb_epoch f[2] = {{.stream = BLK, .pos = op(e, T1, BLK)}, {.stream = NB2, .pos = op(e, T1, NB2)}};
     dls_hb_epoch w[1];
     size_t n = 0;
@@ -306,6 +323,84 @@ static void errors_and_truncation(void **state)
     assert_int_equal(w[0].stream, BLK);
     assert_int_equal(dls_hb_frontier_waits(e, T1, 999, f, 2, w, 1, &n), ENOENT);
     assert_int_equal(dls_hb_frontier_waits(e, T1, NB, f, 2, w, 1, &n), ENOENT); /* removed */
+}
+
+/* A legacy-stream operation orders a blocking stream's work before it only when that work's call
+ * returned before the legacy call began (the issue's stale reads: T2's legacy call overlapped
+ * T1's write, the driver enqueued it first, and T1's read behind it on a blocking stream read too
+ * early). */
+static void legacy_rules_need_host_order(void **state)
+{
+    dls_hb *e = *state;
+    dls_hb_when legacy_began = serial();
+    uint64_t w = op(e, T1, BLK); /* T1's write returns while T2's legacy call is in the driver */
+    assert_int_equal(dls_hb_op(e, T2, LEG, overlapping(legacy_began), NULL), 0);
+    assert_false(after(e, PTD, BLK, w)); /* behind the legacy op, but the legacy op may precede the write */
+    assert_int_equal(dls_hb_op(e, T2, LEG, serial(), NULL), 0); /* began after the write returned */
+    assert_true(after(e, PTD, BLK, w));
+    /* The other way: a blocking call that overlapped a legacy write. */
+    legacy_began = serial();
+    uint64_t l = op(e, T2, LEG);
+    assert_int_equal(dls_hb_op(e, T1, BLK2, serial(), NULL), 0); /* another context: no rule */
+    assert_int_equal(dls_hb_op(e, T1, BLK, overlapping(legacy_began), NULL), 0);
+    dls_hb_epoch f = {.stream = LEG, .pos = l}, out[2];
+    size_t n = 0;
+    assert_int_equal(dls_hb_event_record(e, T1, BLK, 9, serial(), NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, NB, 9, serial(), NULL), 0);
+    /* The record itself began after the legacy write returned: it is behind it. */
+    assert_int_equal(dls_hb_frontier_waits(e, T1, NB, &f, 1, out, 2, &n), 0);
+    assert_int_equal(n, 0);
+}
+
+/* An event record covers the operations of its stream whose calls returned before it began, not
+ * one that overlapped it. */
+static void an_event_record_covers_what_returned_before_it(void **state)
+{
+    dls_hb *e = *state;
+    uint64_t before = op(e, T1, NB);
+    dls_hb_when record_began = serial();
+    uint64_t a = op(e, T1, NB); /* returns while T2's record is in the driver */
+    assert_int_equal(dls_hb_event_record(e, T2, NB, 5, overlapping(record_began), NULL), 0);
+    assert_int_equal(dls_hb_event_covers(e, 5, NB), before);
+    assert_int_equal(dls_hb_event_wait(e, T2, NB2, 5, serial(), NULL), 0);
+    assert_true(after(e, NB2, NB, before));
+    assert_false(after(e, NB2, NB, a));
+    assert_int_equal(dls_hb_event_record(e, T2, NB, 6, serial(), NULL), 0);
+    assert_true(dls_hb_event_covers(e, 6, NB) > a);
+}
+
+/* A wait whose call overlapped the latest record of its event may have found the record before
+ * it: it is ordered after what both cover, and after nothing when two records overlapped it. */
+static void a_wait_that_may_precede_the_latest_record_takes_what_both_cover(void **state)
+{
+    dls_hb *e = *state;
+    enum { FRESH = 300, FRESH2 = 301 };
+    assert_int_equal(dls_hb_stream_add(e, FRESH, CTX, DLS_HB_NON_BLOCKING), 0);
+    assert_int_equal(dls_hb_stream_add(e, FRESH2, CTX, DLS_HB_NON_BLOCKING), 0);
+    uint64_t a = op(e, T1, NB);
+    assert_int_equal(dls_hb_event_record(e, T1, NB, 7, serial(), NULL), 0);
+    uint64_t b = op(e, T1, NB);
+    dls_hb_when wait_began = serial();
+    assert_int_equal(dls_hb_event_record(e, T1, NB, 7, serial(), NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T2, NB2, 7, overlapping(wait_began), NULL), 0);
+    assert_true(after(e, NB2, NB, a)); /* either record covers a */
+    assert_false(after(e, NB2, NB, b));
+    /* The latest record on another stream: nothing in common with the one before. */
+    uint64_t c = op(e, T1, BLK2);
+    wait_began = serial();
+    assert_int_equal(dls_hb_event_record(e, T1, BLK2, 7, serial(), NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T2, FRESH, 7, overlapping(wait_began), NULL), 0);
+    assert_false(after(e, FRESH, NB, a));
+    assert_false(after(e, FRESH, BLK2, c));
+    /* Two records overlapping the wait: it may have found either, or the one before both. */
+    wait_began = serial();
+    assert_int_equal(dls_hb_event_record(e, T1, BLK2, 7, serial(), NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T1, BLK2, 7, serial(), NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T2, FRESH2, 7, overlapping(wait_began), NULL), 0);
+    assert_false(after(e, FRESH2, BLK2, c));
+    /* A wait that began after the latest record returned waits for it. */
+    assert_int_equal(dls_hb_event_wait(e, T2, FRESH2, 7, serial(), NULL), 0);
+    assert_true(after(e, FRESH2, BLK2, c));
 }
 
 int main(void)
@@ -325,6 +420,9 @@ int main(void)
         T(waits_name_current_positions_and_drop_implied_ones),
         T(frontier_waits_follow_syncs_and_legacy_rules),
         T(errors_and_truncation),
+        T(legacy_rules_need_host_order),
+        T(an_event_record_covers_what_returned_before_it),
+        T(a_wait_that_may_precede_the_latest_record_takes_what_both_cover),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

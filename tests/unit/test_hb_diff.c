@@ -3,6 +3,10 @@
  * sync and capture operations over several contexts, threads and streams of every kind, with
  * every question asked after every step; the answers must be identical.
  *
+ * Every call carries host stamps (hb.h, "Host order"): most calls are ordered after every earlier
+ * one, others overlap the latest few (as calls of threads running at the same time do), or begin
+ * long before they end (a thread that learned nothing for a while).
+ *
  * Each sequence has its own seed, printed on failure with the step; HB_DIFF_SEED=<n> changes the
  * base seed and HB_DIFF_SEQS=<n> the number of sequences, to reproduce or to search longer. */
 #include <setjmp.h>
@@ -46,6 +50,7 @@ typedef struct {
     uint32_t nctx;         /* contexts */
     uint32_t legacy_pct;   /* chance a new stream is a legacy stream (when its context has none) */
     uint32_t nonblock_pct; /* chance a new non-legacy stream is non-blocking */
+    uint32_t overlap_pct;  /* chance a call overlaps the calls told just before it */
 } family;
 
 typedef struct {
@@ -58,6 +63,7 @@ typedef struct {
     uint64_t streams[MAXS * 2];
     uint64_t pos[MAXS * 2]; /* current position of each stream */
     int nstreams;
+    uint64_t now; /* the last end stamp handed out */
 } run;
 
 #define CHECK(cond, ...)                                                                        \
@@ -69,6 +75,16 @@ typedef struct {
             fail();                                                                             \
         }                                                                                       \
     } while (0)
+
+/* The host stamps of the next call: it ends after every earlier call; it began after all of them,
+ * or after all but the last few, or long ago. */
+static dls_hb_when when(run *u)
+{
+    uint64_t end = ++u->now, back = 0;
+    if (below(&u->g, 100) < u->f->overlap_pct)
+        back = below(&u->g, 100) < 85 ? 1 + below(&u->g, 4) : below(&u->g, 40);
+    return (dls_hb_when){.begin = end > back ? end - back : 0, .end = end};
+}
 
 static uint64_t thread_id(run *u)
 {
@@ -176,27 +192,30 @@ static void random_update(run *u)
     int ra, rb;
     const char *what;
     if (c < 40) {
+        dls_hb_when w = when(u);
         what = "op";
-        ra = dls_hb_op(u->e, t, s, &pa);
-        rb = hbref_op(u->r, t, s, &pb);
+        ra = dls_hb_op(u->e, t, s, w, &pa);
+        rb = hbref_op(u->r, t, s, w, &pb);
         for (uint32_t more = ra == 0 && rb == 0 ? below(&u->g, 3) : 0; more > 0; more--) { /* the same again */
             CHECK(pa == pb, "op position: engine %llu, reference %llu", (unsigned long long)pa, (unsigned long long)pb);
             uint32_t n = below(&u->g, 4); /* n operations at once (none: nothing changes) */
+            uint64_t end = u->now += n;
             what = "op again";
-            ra = dls_hb_op_again(u->e, s, n, &pa);
-            for (uint32_t k = 0; k < n && rb == 0; k++)
-                rb = hbref_op(u->r, t, s, &pb);
+            ra = dls_hb_op_again(u->e, s, n, end, &pa);
+            rb = hbref_op_again(u->r, t, s, n, end, &pb);
         }
     } else if (c < 53) {
         uint64_t ev = event_id(u);
         what = "event record";
-        ra = dls_hb_event_record(u->e, t, s, ev, &pa);
-        rb = hbref_event_record(u->r, t, s, ev, &pb);
+        dls_hb_when w = when(u);
+        ra = dls_hb_event_record(u->e, t, s, ev, w, &pa);
+        rb = hbref_event_record(u->r, t, s, ev, w, &pb);
     } else if (c < 66) {
         uint64_t ev = event_id(u);
         what = "event wait";
-        ra = dls_hb_event_wait(u->e, t, s, ev, &pa);
-        rb = hbref_event_wait(u->r, t, s, ev, &pb);
+        dls_hb_when w = when(u);
+        ra = dls_hb_event_wait(u->e, t, s, ev, w, &pa);
+        rb = hbref_event_wait(u->r, t, s, ev, w, &pb);
     } else if (c < 73) {
         what = "sync stream";
         ra = dls_hb_sync_stream(u->e, t, s);
@@ -300,7 +319,7 @@ static void run_family(const family *f, uint64_t base, uint64_t nseq)
 static void differential_mixed_kinds(void **state)
 {
     (void)state;
-    static const family f = {"mixed kinds, two contexts", 2, 30, 30};
+    static const family f = {"mixed kinds, two contexts", 2, 30, 30, 10};
     run_family(&f, 1000, 1500);
 }
 
@@ -309,7 +328,7 @@ static void differential_mixed_kinds(void **state)
 static void differential_legacy_heavy(void **state)
 {
     (void)state;
-    static const family f = {"legacy heavy, one context", 1, 45, 10};
+    static const family f = {"legacy heavy, one context", 1, 45, 10, 10};
     run_family(&f, 500000, 1000);
 }
 
@@ -317,16 +336,33 @@ static void differential_legacy_heavy(void **state)
 static void differential_events_and_syncs(void **state)
 {
     (void)state;
-    static const family f = {"non-blocking, three contexts", 3, 10, 80};
+    static const family f = {"non-blocking, three contexts", 3, 10, 80, 10};
     run_family(&f, 900000, 1000);
+}
+
+/* Calls of threads running at the same time: most overlap the few told before them, some began
+ * long ago; a legacy stream and blocking streams in one context, events recorded and waited. */
+static void differential_overlapping_calls(void **state)
+{
+    (void)state;
+    static const family f = {"overlapping calls, legacy heavy", 1, 45, 10, 70};
+    run_family(&f, 1300000, 1500);
+}
+
+/* The same over two contexts with every kind of stream. */
+static void differential_overlapping_kinds(void **state)
+{
+    (void)state;
+    static const family f = {"overlapping calls, mixed kinds", 2, 30, 30, 50};
+    run_family(&f, 1700000, 1000);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(differential_mixed_kinds),
-        cmocka_unit_test(differential_legacy_heavy),
-        cmocka_unit_test(differential_events_and_syncs),
+        cmocka_unit_test(differential_mixed_kinds),       cmocka_unit_test(differential_legacy_heavy),
+        cmocka_unit_test(differential_events_and_syncs),  cmocka_unit_test(differential_overlapping_calls),
+        cmocka_unit_test(differential_overlapping_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -218,7 +218,7 @@ static void take_view(view *v, const dls_pol_x *x)
     memset(v, 0, sizeof *v);
     dls_pol_lock();
     dls_hb *hb = dls_pol_g.hb;
-    assert_int_equal(dls_hb_op(hb, 100, 3, NULL), 0);
+    assert_int_equal(dls_hb_op(hb, 100, 3, dls_pol_when_now(), NULL), 0);
     for (uint64_t id = 1; id <= NSTREAMS; id++) {
         dls_pol_stream *st = dls_pol_stream_find(id);
         assert_non_null(st);
