@@ -175,6 +175,14 @@ int dls_hb_capture_event(dls_hb *e, uint64_t event, uint64_t from);
 int dls_hb_capture_context(dls_hb *e, uint64_t event, uint64_t ctx);
 int dls_hb_capture_all(dls_hb *e, uint64_t event);
 
+/* Captures in event `event` (as dls_hb_capture_stream does) what completing the operation last
+ * told on `stream`, one of thread `thread` whose call began at `begin`, completes: the operation
+ * with all it is ordered after, or, when an earlier operation of the stream may have been
+ * enqueued after it (its end >= begin), what an event record beginning then would capture
+ * (see "Host order"), without the operation itself. For a call that waits for its own operation
+ * (a synchronous copy). ENOENT for an unknown stream, ENOMEM (the event is then unchanged). */
+int dls_hb_capture_op(dls_hb *e, uint64_t event, uint64_t thread, uint64_t stream, uint64_t begin);
+
 /* The highest position of `stream` that event `event`'s capture (or record) is ordered after:
  * what completing it completes of that stream. 0 for unknown events and streams. */
 uint64_t dls_hb_event_covers(const dls_hb *e, uint64_t event, uint64_t stream);

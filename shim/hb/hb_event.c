@@ -102,6 +102,22 @@ static void learn_fresh(dls_hb *e, dls_hb_clk *dst, uint64_t thread, const dls_h
     }
 }
 
+/* Sets *out to a fresh clock of what an event record on s (slot) beginning at `begin` by thread
+ * `thread` captures when an earlier operation of s may follow it: s as of begin and what the
+ * record is ordered after besides. 0 or ENOMEM. */
+static int capture_asof(dls_hb *e, uint64_t thread, const dls_hb_stream *s, uint32_t slot, uint64_t begin,
+                        dls_hb_clk **out)
+{
+    const dls_hb_clk *before;
+    uint64_t p = dls_hb_asof(s, begin, &before);
+    *out = NULL;
+    if (dls_hb_clk_own(out, e->nstreams) != 0)
+        return ENOMEM;
+    dls_hb_join_op(*out, slot, p, before);
+    learn_fresh(e, *out, thread, s, begin);
+    return 0;
+}
+
 int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t event, dls_hb_when w, uint64_t *pos)
 {
     uint32_t slot;
@@ -113,14 +129,8 @@ int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t ev
         return ENOMEM;
     /* Some earlier operation of s may be enqueued after the record: capture s as of begin. */
     dls_hb_clk *asof_clk = NULL;
-    if (s->pos && s->end >= w.begin) {
-        const dls_hb_clk *before;
-        uint64_t p = dls_hb_asof(s, w.begin, &before);
-        if (dls_hb_clk_own(&asof_clk, e->nstreams) != 0)
-            return ENOMEM;
-        dls_hb_join_op(asof_clk, slot, p, before);
-        learn_fresh(e, asof_clk, thread, s, w.begin);
-    }
+    if (s->pos && s->end >= w.begin && capture_asof(e, thread, s, slot, w.begin, &asof_clk) != 0)
+        return ENOMEM;
     int rc = dls_hb_stream_op(e, thread, s, slot, NULL, w);
     if (rc != 0) {
         dls_hb_clk_release(asof_clk);
@@ -132,6 +142,30 @@ int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t ev
         cap_push(ev, (dls_hb_cap){.clk = dls_hb_clk_share(s->clk), .slot = slot, .pos = s->pos, .end = s->end});
     if (pos)
         *pos = s->pos;
+    return 0;
+}
+
+int dls_hb_capture_op(dls_hb *e, uint64_t event, uint64_t thread, uint64_t stream, uint64_t begin)
+{
+    uint32_t slot = dls_hb_find_stream(e, stream);
+    if (slot == DLS_HB_NONE)
+        return ENOENT;
+    const dls_hb_stream *s = &e->streams[slot];
+    dls_hb_event *ev;
+    if (event_get(e, event, &ev) != 0)
+        return ENOMEM;
+    /* The point before the newest one is the stream's operation before this one. */
+    const dls_hb_point *earlier = s->npts >= 2 ? &s->pts[(s->next_pt + DLS_HB_POINTS - 2) % DLS_HB_POINTS] : NULL;
+    if (!earlier || earlier->end < begin) {
+        dls_hb_event_forget(ev);
+        ev->cur = (dls_hb_cap){.clk = dls_hb_clk_share(s->clk), .slot = slot, .pos = s->pos};
+        return 0;
+    }
+    dls_hb_clk *c;
+    if (capture_asof(e, thread, s, slot, begin, &c) != 0)
+        return ENOMEM;
+    dls_hb_event_forget(ev);
+    ev->cur = cap_of_clock(c, 0);
     return 0;
 }
 

@@ -151,19 +151,24 @@ static void sync_enter(const dls_cuda_op *op)
     dls_pol_unlock();
 }
 
-/* A synchronous copy (lock held): an operation, and the host waited for it and for what its
- * stream had at ENTER. The copy itself counts complete only when nothing else was enqueued on
- * the stream during the call (its position then follows the captured one). */
-static void sync_copy(const dls_cuda_op *op, uint64_t snap)
+/* A synchronous copy (lock held): an operation, and the host waited for what its stream had at
+ * ENTER (the caller applies that capture) and for the copy itself, with what the copy was ordered
+ * after (hb decides how much of that is known when another thread's work on the stream may have
+ * been enqueued before the copy, dls_hb_capture_op). */
+static void sync_copy(const dls_cuda_op *op)
 {
     dls_pol_rec r;
     make_rec(op, &r);
     dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
     uint64_t before = st ? st->last : 0;
     dls_pol_apply(&r);
-    if (st && st->last == before + 1 && dls_hb_event_covers(dls_pol_g.hb, snap, st->id) == before &&
-        !dls_hb_sync_stream(dls_pol_g.hb, op->tid, st->id))
-        dls_pol_stream_done(st, st->last);
+    if (!st || st->last != before + 1)
+        return; /* not an operation of the stream (captured into a graph, say) */
+    uint64_t done = dls_pol_snap_id();
+    if (dls_hb_capture_op(dls_pol_g.hb, done, op->tid, st->id, r.begin) == 0)
+        dls_pol_snap_complete(done, op->tid);
+    else
+        dls_pol_snap_drop(done);
 }
 
 /* EXIT of a host synchronize (lock held): a successful one completes its capture. */
@@ -177,7 +182,7 @@ static void sync_exit(const dls_cuda_op *op)
         return;
     }
     if (op->kind == DLS_OP_MEMCPY)
-        sync_copy(op, snap);
+        sync_copy(op);
     dls_pol_snap_complete(snap, op->tid);
 }
 

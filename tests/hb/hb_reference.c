@@ -415,6 +415,32 @@ int hbref_capture_all(hbref *r, uint64_t ev)
     return capture_streams(r, ev, 1, 0);
 }
 
+int hbref_capture_op(hbref *r, uint64_t ev, uint64_t thread, uint64_t sid, uint64_t begin)
+{
+    stream *s = find_stream(r, sid);
+    if (!s)
+        return ENOENT;
+    event *e = get_event(r, ev);
+    if (!e)
+        return ENOSPC;
+    set a = {{0}};
+    /* The node told on s before its last one: its stream predecessor, among the last node's ancestors. */
+    int earlier = -1;
+    for (int i = 0; s->last >= 0 && i < s->last; i++)
+        if (r->nodes[i].stream == (int)(s - r->streams) && r->nodes[i].pos == r->nodes[s->last].pos - 1)
+            earlier = i;
+    if (s->last >= 0 && (earlier < 0 || r->nodes[earlier].end < begin)) {
+        a = r->nodes[s->last].anc;
+    } else if (s->last >= 0) {
+        learned(r, thread, s, begin, &a);
+        int n = asof(r, s, begin);
+        if (n >= 0)
+            set_or(&a, &r->nodes[n].anc);
+    }
+    set_capture(e, &a, 0);
+    return 0;
+}
+
 uint64_t hbref_event_covers(hbref *r, uint64_t ev, uint64_t sid)
 {
     event *e = find_event(r, ev);

@@ -42,6 +42,7 @@ int hbref_capture_stream(hbref *r, uint64_t event, uint64_t stream);
 int hbref_capture_event(hbref *r, uint64_t event, uint64_t from);
 int hbref_capture_context(hbref *r, uint64_t event, uint64_t ctx);
 int hbref_capture_all(hbref *r, uint64_t event);
+int hbref_capture_op(hbref *r, uint64_t event, uint64_t thread, uint64_t stream, uint64_t begin);
 
 /* Questions, as the dls_hb_* functions of the same names; waits in the order hb.h specifies. */
 uint64_t hbref_event_covers(hbref *r, uint64_t event, uint64_t stream);

@@ -244,10 +244,25 @@ static void random_update(run *u)
             what = "capture context";
             ra = dls_hb_capture_context(u->e, ev, ctx);
             rb = hbref_capture_context(u->r, ev, ctx);
-        } else {
+        } else if (below(&u->g, 2)) {
             what = "capture all";
             ra = dls_hb_capture_all(u->e, ev);
             rb = hbref_capture_all(u->r, ev);
+        } else { /* what a synchronous copy told just now completes */
+            dls_hb_when w = when(u);
+            uint64_t pa2 = 0, pb2 = 0;
+            what = "capture op";
+            ra = dls_hb_op(u->e, t, s, w, &pa2);
+            rb = hbref_op(u->r, t, s, w, &pb2);
+            CHECK(ra == rb && pa2 == pb2, "op before capture op: engine rc %d pos %llu, reference rc %d pos %llu", ra,
+                  (unsigned long long)pa2, rb, (unsigned long long)pb2);
+            if (ra == 0) {
+                ra = dls_hb_capture_op(u->e, ev, t, s, w.begin);
+                rb = hbref_capture_op(u->r, ev, t, s, w.begin);
+            }
+            for (int k = 0; k < u->nstreams && pa2; k++)
+                if (u->streams[k] == s)
+                    u->pos[k] = pa2;
         }
     } else if (c < 89) {
         what = "thread remove";
