@@ -72,6 +72,24 @@ int cudasim_thread_in_host_wait(pid_t tid);
  * `err` is used as a cudaError_t. Several pending failures are consumed in order. */
 void cudasim_fail_next(const char *function_name, CUresult err);
 
+/* Makes every later API call pause for a random moment (none, a yield, or a sleep of up to
+ * max_usec microseconds; capped at 100000) after its ENTER callback and before its EXIT callback,
+ * so that the calls of threads running at the same time overlap and return in every order. 0
+ * turns it off. CUDASIM_JITTER_US=N sets it at start. */
+void cudasim_set_jitter(unsigned max_usec);
+
+/* The calling thread's next call of the API function `function_name` (matched as
+ * cudasim_call_count does), once it has done its work (enqueued it, for stream work), waits
+ * before its EXIT callback until another thread calls cudasim_resume_exit with this thread's
+ * kernel thread id: a call that returns late, after calls other threads made later. */
+void cudasim_pause_next_exit(const char *function_name);
+
+/* 1 when thread `tid` waits in a paused call (cudasim_pause_next_exit), else 0. */
+int cudasim_exit_paused(pid_t tid);
+
+/* Lets thread tid's paused call go on to its EXIT callback (nothing when it is not paused). */
+void cudasim_resume_exit(pid_t tid);
+
 /* Number of calls of an API function since start or the last cudasim_reset_counts, counting
  * calls made by the runtime and from inside callbacks. `function_name` matches the callback
  * function name exactly, or a versioned/per-thread variant of it: "cuMemAlloc" counts

@@ -4,12 +4,20 @@
  * call is counted by name, a pending forced error (cudasim_fail_next) is taken, and the
  * installed hook (libcupti.so.13's) receives a CUpti_CallbackData at ENTER and EXIT with a
  * process-wide correlation id and the correlationData slot shared by both. Resource events
- * (stream created / destroy starting, context created) go to the same hook.
+ * (stream created / destroy starting, context created) go to the same hook. With jitter on
+ * (cudasim_set_jitter, CUDASIM_JITTER_US), a call pauses for a random moment after its ENTER
+ * callback and before its EXIT callback, so calls of threads running at the same time overlap
+ * in every order; cudasim_pause_next_exit holds one call there until another thread resumes it.
  * Not modelled: activity records, the synchronize and NVTX domains. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cudasim.h"
 #include "sim.h"
@@ -77,6 +85,100 @@ static int take_failure(const char *name)
     return 0;
 }
 
+/* Jitter: the longest pause in microseconds (0: none); -1 until CUDASIM_JITTER_US is read. */
+static atomic_int g_jitter = -1;
+
+void cudasim_set_jitter(unsigned max_usec)
+{
+    atomic_store(&g_jitter, (int)(max_usec > 100000 ? 100000 : max_usec));
+}
+
+/* A random pause of the calling thread: half the time none, else a yield or a sleep of up to the
+ * jitter's bound. Each thread draws from its own generator, seeded by its id. */
+static void jitter(void)
+{
+    int max = atomic_load_explicit(&g_jitter, memory_order_relaxed);
+    if (max < 0) {
+        const char *v = getenv("CUDASIM_JITTER_US");
+        max = v ? atoi(v) : 0;
+        cudasim_set_jitter(max > 0 ? (unsigned)max : 0);
+        max = atomic_load(&g_jitter);
+    }
+    if (max == 0)
+        return;
+    static __thread uint64_t x;
+    if (!x)
+        x = ((uint64_t)syscall(SYS_gettid) * 0x9e3779b97f4a7c15ull) | 1;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    unsigned r = (unsigned)(x >> 32);
+    if (r % 2)
+        return;
+    if (r % 4 == 0) {
+        sched_yield();
+        return;
+    }
+    struct timespec ts = {0, (long)((r >> 8) % (unsigned)max + 1) * 1000};
+    nanosleep(&ts, NULL);
+}
+
+/* Paused calls (cudasim_pause_next_exit): the threads waiting before their EXIT callback. */
+#define PAUSED 16
+static pthread_mutex_t g_pause_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_pause_cv = PTHREAD_COND_INITIALIZER;
+static pid_t g_paused[PAUSED];
+static unsigned g_npaused;
+static __thread const char *t_pause_next; /* the function whose next call pauses */
+
+void cudasim_pause_next_exit(const char *function_name)
+{
+    t_pause_next = function_name;
+}
+
+static int paused_at(pid_t tid)
+{
+    for (unsigned i = 0; i < g_npaused; i++)
+        if (g_paused[i] == tid)
+            return (int)i;
+    return -1;
+}
+
+int cudasim_exit_paused(pid_t tid)
+{
+    pthread_mutex_lock(&g_pause_lock);
+    int paused = paused_at(tid) >= 0;
+    pthread_mutex_unlock(&g_pause_lock);
+    return paused;
+}
+
+void cudasim_resume_exit(pid_t tid)
+{
+    pthread_mutex_lock(&g_pause_lock);
+    int i = paused_at(tid);
+    if (i >= 0) {
+        g_paused[i] = g_paused[--g_npaused];
+        pthread_cond_broadcast(&g_pause_cv);
+    }
+    pthread_mutex_unlock(&g_pause_lock);
+}
+
+/* A call of `name` by a thread that asked for it waits here until resumed. */
+static void pause_if_asked(const char *name)
+{
+    if (!t_pause_next || !name_matches(name, t_pause_next))
+        return;
+    t_pause_next = NULL;
+    pid_t me = (pid_t)syscall(SYS_gettid);
+    pthread_mutex_lock(&g_pause_lock);
+    if (g_npaused < PAUSED) {
+        g_paused[g_npaused++] = me;
+        while (paused_at(me) >= 0)
+            pthread_cond_wait(&g_pause_cv, &g_pause_lock);
+    }
+    pthread_mutex_unlock(&g_pause_lock);
+}
+
 void cudasim_set_callback_hook(cudasim_hook_fn hook)
 {
     atomic_store(&g_hook, hook);
@@ -111,11 +213,14 @@ int cudasim_call_enter(cudasim_call *c, CUpti_CallbackDomain domain, CUpti_Callb
     cudasim_hook_fn hook = atomic_load(&g_hook);
     if (hook)
         hook(domain, cbid, &c->data);
+    jitter();
     return err;
 }
 
 void cudasim_call_exit(cudasim_call *c, void *retval)
 {
+    jitter();
+    pause_if_asked(c->data.functionName);
     c->data.callbackSite = CUPTI_API_EXIT;
     c->data.functionReturnValue = retval;
     dls_sim_fill_context(&c->data);
