@@ -214,3 +214,18 @@ extern "C" int scen_await_host_sync(void)
     usleep(100000);
     return 0;
 }
+
+extern "C" void scen_pause_next_call(const char *driver_function)
+{
+    (void)driver_function;
+}
+
+extern "C" void scen_await_paused(pid_t tid)
+{
+    (void)tid;
+}
+
+extern "C" void scen_resume_call(pid_t tid)
+{
+    (void)tid;
+}

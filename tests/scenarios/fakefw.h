@@ -102,6 +102,7 @@ void mx_read(mx_array *a);                         /* read kernel on the thread'
 float mx_result(mx_array *a, int i);               /* synchronizes the stream, returns element i read by mx_read */
 void mx_sync(void);                                /* synchronizes the thread's stream */
 void mx_free(mx_array *a);                         /* drops the program's reference */
+float *mx_data(mx_array *a);                       /* its memory, for a program's own kernels */
 /* Readiness through a host function, as XLA orders a buffer's definition: an event recorded on
  * the thread's stream, the thread's second (non-blocking) stream waiting for it, and a host
  * function there that marks a ready. mx_wait_ready blocks on the host until it has. */
@@ -137,6 +138,11 @@ float tvm_host_get(tvm_array *a, int i);         /* element i read by the host (
 void tvm_sync(void);
 void tvm_release(tvm_array *a); /* calls the DLPack deleter; results stay readable */
 void tvm_free(tvm_array *a);    /* waits for the reads, releases, frees */
+/* Element i that read `read` saw, without synchronizing (the caller synchronized the device). */
+float tvm_seen(const tvm_array *a, int read, int i);
+/* Releases (unless done) and frees a without waiting for its reads: the caller synchronized the
+ * device (their streams may be destroyed). */
+void tvm_discard(tvm_array *a);
 
 #ifdef __cplusplus
 }

@@ -193,6 +193,11 @@ EXPORT void mx_free(mx_array *a)
     unref(a);
 }
 
+EXPORT float *mx_data(mx_array *a)
+{
+    return a->data;
+}
+
 /* The host function of mx_signal_ready. */
 static void CUDART_CB signal_ready(void *arg)
 {

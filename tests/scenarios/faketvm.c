@@ -192,6 +192,25 @@ EXPORT void tvm_release(tvm_array *a)
     a->data = NULL;
 }
 
+EXPORT float tvm_seen(const tvm_array *a, int read, int i)
+{
+    if (read < 0 || read >= a->nread) {
+        fprintf(stderr, "faketvm: no read %d\n", read);
+        exit(2);
+    }
+    return a->result[read][i];
+}
+
+EXPORT void tvm_discard(tvm_array *a)
+{
+    tvm_release(a);
+    for (int k = 0; k < a->nread; k++)
+        cudaFreeHost(a->result[k]);
+    if (a->copy)
+        cudaFree(a->copy);
+    free(a);
+}
+
 EXPORT void tvm_free(tvm_array *a)
 {
     for (int k = 0; k < a->nread; k++)

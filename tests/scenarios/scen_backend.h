@@ -9,6 +9,7 @@
 #define SCEN_BACKEND_H
 
 #include <cuda_runtime_api.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,6 +56,18 @@ void scen_host_blocking(int on);
  * when none was after 10 s (simulator; on a GPU: 0 after 100 ms). The caller stays runnable
  * meanwhile. */
 int scen_await_host_sync(void);
+
+/* Test control: the calling thread's next call of the CUDA driver function `driver_function`,
+ * once enqueued, returns only after scen_resume_call(its thread id) (simulator: its EXIT
+ * callback waits, so the call returns after calls other threads make meanwhile; on a GPU:
+ * nothing). */
+void scen_pause_next_call(const char *driver_function);
+
+/* Returns once thread tid waits in its paused call (on a GPU: at once). */
+void scen_await_paused(pid_t tid);
+
+/* Lets thread tid's paused call return (on a GPU: nothing). */
+void scen_resume_call(pid_t tid);
 
 #ifdef __cplusplus
 }

@@ -268,3 +268,19 @@ int scen_await_host_sync(void)
     }
     return 0;
 }
+
+void scen_pause_next_call(const char *driver_function)
+{
+    cudasim_pause_next_exit(driver_function);
+}
+
+void scen_await_paused(pid_t tid)
+{
+    while (!cudasim_exit_paused(tid))
+        sched_yield();
+}
+
+void scen_resume_call(pid_t tid)
+{
+    cudasim_resume_exit(tid);
+}

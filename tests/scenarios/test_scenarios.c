@@ -42,6 +42,7 @@ static const struct {
     /* the DLPack C exchange API's NoSync exports: the table's framework is named after its file */
     {"exchange_api", "write-read", "libfakemx.so", "scen_write", "scen_read", "work-stream", NULL},
     {"exchange_api_view", "write-read", "libfakemx.so", "scen_write", "scen_read", "work-stream", NULL},
+    {"legacy_overlap", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
 };
 #define NSCEN (sizeof g_expect / sizeof *g_expect)
 
