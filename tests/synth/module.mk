@@ -1,0 +1,24 @@
+# The randomized exchange-program tester: gen_exchange builds and runs one generated program from
+# a seed (threads, producers and consumers on every stream kind, two simulated devices, delays,
+# host synchronizations, events, releases and reuse), and test_generated runs many seeds plainly
+# and under check and fix and checks every read against host order (GEN_PROGRAMS, GEN_SEED:
+# how many programs, and from which seed; CI runs a longer set).
+GEN_DIR := $(B)/synth
+GEN_OBJ := $(B)/obj/tests/synth
+GEN_PROG := $(GEN_DIR)/gen_exchange
+
+$(GEN_OBJ)/%.o: EXTRA_CFLAGS += $(CUDASIM_CFLAGS) -I tests/scenarios
+
+$(GEN_PROG): $(GEN_OBJ)/gen_exchange.o $(SCEN_LIBS) $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
+	    -lfakemx -lfaketvm -lscenbackend -lcudart -lcuda $(LDLIBS)
+
+$(B)/tests/test_generated: $(GEN_OBJ)/test_generated.o $(TEST_COMMON_OBJ) $(GEN_PROG) $(SHIM_LIB)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka $(LDLIBS)
+
+ALL   += $(GEN_PROG) $(B)/tests/test_generated
+TESTS += $(B)/tests/test_generated
