@@ -118,6 +118,7 @@ void dls_cuda_callback_reset_runtime_frames(void)
 #define OPEN_CALLS 4 /* driver calls a thread is inside that nesting keeps apart */
 
 typedef struct {
+    uint64_t open_epoch;       /* g_rt_epoch when `open` was last valid */
     uint32_t open[OPEN_CALLS]; /* correlation ids of the driver calls the thread is inside */
     unsigned nopen;            /* how many (more than OPEN_CALLS: the rest are not kept) */
     int nested;                /* the phase being delivered is of a nested call (track_call) */
@@ -146,9 +147,15 @@ static __thread thread_state t_state __attribute__((tls_model("local-dynamic")))
 /* Keeps the thread's stack of open driver calls at each phase of call `corr` and notes in
  * t->nested whether the call is nested in another. An EXIT pops its call and whatever was opened
  * above it (ENTERs whose EXIT never came); an EXIT whose ENTER was not seen counts as nested
- * when some call is open. */
+ * when some call is open. Switching callbacks (dls_cuda_callback_reset_runtime_frames) forgets
+ * the stack. */
 static inline void track_call(thread_state *t, uint32_t corr, int enter)
 {
+    uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_relaxed);
+    if (__builtin_expect(t->open_epoch != epoch, 0)) { /* callbacks were switched: forget open calls */
+        t->open_epoch = epoch;
+        t->nopen = 0;
+    }
     if (enter) {
         t->nested = t->nopen > 0;
         if (t->nopen < OPEN_CALLS)

@@ -46,8 +46,8 @@ static int my_slot(void)
     uint64_t free = atomic_load_explicit(&g_slot_free, memory_order_acquire);
     while (free && slot < 0) {
         int i = __builtin_ctzll(free);
-        if (atomic_compare_exchange_weak_explicit(&g_slot_free, &free, free & ~(UINT64_C(1) << i),
-                                                  memory_order_acq_rel, memory_order_acquire))
+        if (atomic_compare_exchange_weak_explicit(&g_slot_free, &free, free & ~(UINT64_C(1) << i), memory_order_acq_rel,
+                                                  memory_order_acquire))
             slot = i;
     }
     if (slot < 0) {

@@ -61,9 +61,9 @@ typedef enum {
     S_IMPLICIT,           /* the legacy stream's rule, or one stream: the kinds order it */
     S_COUNT
 } order;
-static const char *const order_name[] = {"none",        "event-before-write", "other-stream", "event",
-                                         "stream-sync", "event-sync",         "device-sync",  "ctx-sync",
-                                         "stream-query", "event-query",       "sync-copy",    "implicit"};
+static const char *const order_name[] = {"none",         "event-before-write", "other-stream", "event",
+                                         "stream-sync",  "event-sync",         "device-sync",  "ctx-sync",
+                                         "stream-query", "event-query",        "sync-copy",    "implicit"};
 
 typedef struct {
     int pdev, cdev;

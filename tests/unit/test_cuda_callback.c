@@ -93,6 +93,46 @@ static void the_enter_gate_holds_back_only_stream_work(void **state)
     dls_cuda_set_enter_gate(NULL);
 }
 
+static void call_corr(CUpti_CallbackId cbid, CUpti_ApiCallbackSite site, const char *fn, const void *params,
+                      uint32_t corr)
+{
+    CUpti_CallbackData cb = fake_cb(site, fn, params);
+    cb.correlationId = corr;
+    dls_cuda_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &cb);
+}
+
+/* A driver call made while another driver call of the thread is open (from a callback of it) is
+ * delivered as nested at both phases, the outer call's are not; an outer call whose ENTER the
+ * gate held back still counts as open. */
+static void a_call_inside_another_is_nested(void **state)
+{
+    (void)state;
+    cuStreamSynchronize_params sp = {.hStream = (CUstream)0x5000};
+    cuMemsetD8Async_params mp = {.dstDevice = 0x1000, .uc = 1, .N = 64};
+    call_corr(DCB(cuStreamSynchronize), CUPTI_API_ENTER, "cuStreamSynchronize", &sp, 10);
+    call_corr(DCB(cuMemsetD8Async), CUPTI_API_ENTER, "cuMemsetD8Async", &mp, 11);
+    call_corr(DCB(cuMemsetD8Async), CUPTI_API_EXIT, "cuMemsetD8Async", &mp, 11);
+    call_corr(DCB(cuStreamSynchronize), CUPTI_API_EXIT, "cuStreamSynchronize", &sp, 10);
+    assert_int_equal(nseen, 4);
+    assert_int_equal(seen[0].nested, 0);
+    assert_int_equal(seen[1].nested, 1);
+    assert_int_equal(seen[2].nested, 1);
+    assert_int_equal(seen[3].nested, 0);
+    static atomic_int watching; /* 0: the memset's ENTER is held back */
+    dls_cuda_set_enter_gate(&watching);
+    call_corr(DCB(cuMemsetD8Async), CUPTI_API_ENTER, "cuMemsetD8Async", &mp, 20);
+    call_corr(DCB(cuStreamSynchronize), CUPTI_API_ENTER, "cuStreamSynchronize", &sp, 21);
+    call_corr(DCB(cuStreamSynchronize), CUPTI_API_EXIT, "cuStreamSynchronize", &sp, 21);
+    call_corr(DCB(cuMemsetD8Async), CUPTI_API_EXIT, "cuMemsetD8Async", &mp, 20);
+    dls_cuda_set_enter_gate(NULL);
+    assert_int_equal(nseen, 7);
+    assert_int_equal(seen[4].nested, 1);
+    assert_int_equal(seen[5].nested, 1);
+    assert_int_equal(seen[6].nested, 0);
+    call_corr(DCB(cuMemsetD8Async), CUPTI_API_EXIT, "cuMemsetD8Async", &mp, 30); /* its ENTER was never seen */
+    assert_int_equal(seen[7].nested, 0);
+}
+
 /* The work lane: what the work sink receives, and when the sink receives the phase instead. */
 static dls_cuda_work lane_seen[MAX_SEEN];
 static dls_op_phase lane_phase[MAX_SEEN];
@@ -431,6 +471,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(driver_call_is_delivered_at_enter_and_exit, setup, teardown),
         cmocka_unit_test_setup_teardown(the_enter_gate_holds_back_only_stream_work, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_call_inside_another_is_nested, setup, teardown),
         cmocka_unit_test_setup_teardown(the_work_lane_carries_what_the_sink_would_see, setup, teardown),
         cmocka_unit_test_setup_teardown(runtime_call_annotates_the_driver_call_beneath, setup, teardown),
         cmocka_unit_test_setup_teardown(switching_callbacks_forgets_runtime_frames, setup, teardown),
