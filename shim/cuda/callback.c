@@ -285,20 +285,29 @@ static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_Callba
     }
 }
 
-/* The general way: the call as a dls_cuda_op for the sink (runtime calls annotate the thread). */
-__attribute__((noinline)) static void deliver(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                              const CUpti_CallbackData *cb)
+/* The general way: the call as a dls_cuda_op for the sink (runtime calls annotate the thread);
+ * `tracked`: the lane already kept the thread's open calls for this phase. */
+__attribute__((noinline)) static void deliver_phase(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                                    const CUpti_CallbackData *cb, int tracked)
 {
     thread_state *t = &t_state;
     __asm__("" : "+r"(t)); /* the address is resolved once: the compiler may not recompute it per use */
     if (!cb || dls_drv_in_shim() || t->delivering)
         return;
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && !tracked)
+        track_call(t, cb->correlationId, cb->callbackSite == CUPTI_API_ENTER);
     t->delivering = 1;
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
         on_runtime(t, cb);
     else if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
         on_driver(t, cbid, cb);
     t->delivering = 0;
+}
+
+/* The general way for a phase the lane has not seen. */
+static void deliver(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+    deliver_phase(domain, cbid, cb, 0);
 }
 
 /* A phase the work sink declined: the work is not kept, and the sink gets the phase the general
@@ -308,7 +317,7 @@ __attribute__((noinline)) static void declined(void)
 {
     thread_state *t = &t_state;
     t->work_valid = 0;
-    deliver(CUPTI_CB_DOMAIN_DRIVER_API, t->lane_cbid, t->lane_call);
+    deliver_phase(CUPTI_CB_DOMAIN_DRIVER_API, t->lane_cbid, t->lane_call, 1);
 }
 
 static void lane_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter);
@@ -347,6 +356,7 @@ static inline __attribute__((always_inline)) void lane(CUpti_CallbackId cbid, co
         lane_first(cbid, cb, enter, launch);
         return;
     }
+    track_call(t, cb->correlationId, enter);
     dls_cuda_work *w = &t->work;
     int kept = !enter && t->work_valid && t->lane_cbid == cbid && w->correlation_id == cb->correlationId &&
                t->work_params == cb->functionParams;
@@ -354,7 +364,7 @@ static inline __attribute__((always_inline)) void lane(CUpti_CallbackId cbid, co
     if (!kept) {
         if (!(launch ? dls_cuda_decode_launch_work_inline(cbid, cb, w, t->scratch.words, DLS_SCRATCH_WORDS)
                      : dls_cuda_decode_copy_set_inline(cbid, cb, w))) {
-            deliver(CUPTI_CB_DOMAIN_DRIVER_API, cbid, cb);
+            deliver_phase(CUPTI_CB_DOMAIN_DRIVER_API, cbid, cb, 1);
             return;
         }
         if (launch)
@@ -397,11 +407,14 @@ void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUp
     const CUpti_CallbackData *cb = cbdata;
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cb) {
         dls_cuda_cbid_class cls = dls_cuda_cbid_class_of(cbid);
-        int enter = cb->callbackSite == CUPTI_API_ENTER;
-        track_call(&t_state, cb->correlationId, enter); /* every phase, before the gate: see ops.h, nested */
         if (cls >= DLS_CBID_STREAM_WORK && cls <= DLS_CBID_LAUNCH) {
-            if (enter && !gate_open())
-                return; /* nothing watched: the ENTER of work that only enqueues has nothing to order */
+            int enter = cb->callbackSite == CUPTI_API_ENTER;
+            if (enter &&
+                !gate_open()) { /* nothing watched: the ENTER of work that only enqueues has nothing to order, */
+                if (!dls_drv_in_shim())
+                    track_call(&t_state, cb->correlationId, 1); /* but the call is open (ops.h, nested) */
+                return;
+            }
             if (cls == DLS_CBID_LAUNCH)
                 lane_launch(cbid, cb, enter);
             else
