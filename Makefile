@@ -8,6 +8,7 @@
 #   make test       build and run every test binary (ends with "N passed, N failed")
 #   make demo       run the headline story (simulator when there is no GPU)
 #   make bench      run the benchmarks and print their figures
+#   make test-generated  the randomized exchange-program tester's longer run (CI)
 #   make test-gpu   the scenario corpus on a real GPU (skipped without one); scripts/gpu-check.sh for the full check
 #   make asan | ubsan | tsan | sanitize   the test suite under a sanitizer, in build/<name>/
 #   make fuzz       the libFuzzer harnesses (clang), each for FUZZ_SECONDS, in build/fuzz/

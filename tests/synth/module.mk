@@ -22,3 +22,10 @@ $(B)/tests/test_generated: $(GEN_OBJ)/test_generated.o $(TEST_COMMON_OBJ) $(GEN_
 
 ALL   += $(GEN_PROG) $(B)/tests/test_generated
 TESTS += $(B)/tests/test_generated
+
+# make test-generated: CI's longer run of the tester: 300 programs plainly and under check and
+# fix, then 2,000 more under fix alone.
+.PHONY: test-generated
+test-generated: $(B)/tests/test_generated
+	GEN_SEED=1000 GEN_PROGRAMS=300 $(B)/tests/test_generated
+	GEN_SEED=100000 GEN_PROGRAMS=2000 GEN_MODES=fix $(B)/tests/test_generated

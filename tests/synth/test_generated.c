@@ -7,8 +7,9 @@
  * - check: a synchronized program gets no race report; a racy program that read wrong plainly
  *   gets at least one, and a check run reports at least as many races as it read wrong values
  *   (each wrong read is a use of its own exchange that check must report).
- * GEN_MODES=fix runs only the fix runs (CI's long run adds thousands of programs that way). A
- * failure names the seed and the command that replays the program. */
+ * GEN_MODES=fix runs only the fix runs (CI's long run adds thousands of programs that way);
+ * GEN_VERBOSE=1 names every run that read wrong. A failure names the seed and the command that
+ * replays the program. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -68,11 +69,9 @@ static outcome run(unsigned long seed, const char *cls, const char *mode)
     o.races = summary_races(text);
     free(text);
     unlink(log);
-    if (o.wrong)
-        print_message("program %lu %s (%s): %d of %d reads wrong%s", seed, cls, mode ? mode : "plain", o.wrong, o.reads,
-                      mode ? "" : "\n");
-    if (o.wrong && mode)
-        print_message(", %d races reported\n", o.races);
+    if (o.wrong && getenv("GEN_VERBOSE"))
+        print_message("program %lu %s (%s): %d of %d reads wrong, %d races reported\n", seed, cls,
+                      mode ? mode : "plain", o.wrong, o.reads, o.races);
     dls_run_free(&r);
     return o;
 }
