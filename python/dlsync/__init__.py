@@ -25,7 +25,7 @@ import warnings
 from . import _capi
 
 __all__ = [
-    "active", "mode", "state", "races", "exchanges", "injections", "no_races", "RaceError",
+    "active", "mode", "state", "races", "races_since", "exchanges", "injections", "no_races", "RaceError",
     "State", "Race", "Exchange", "Injection", "binary_path", "library_path",
 ]
 
@@ -191,6 +191,17 @@ def injections():
     return out
 
 
+def _snapshot():
+    """How often each race report's hazard was seen so far, by report index."""
+    return [r.count for r in races()]
+
+
+def races_since(mark):
+    """The races reported since `mark` (a _snapshot()): new reports, and earlier ones whose
+    hazard was seen again (dlsync writes a hazard's report once and counts its repeats)."""
+    return [r for r in races() if r.index >= len(mark) or r.count > mark[r.index]]
+
+
 @contextlib.contextmanager
 def no_races():
     """Fails the block (RaceError) when dlsync reports a race while it runs. Races are reported
@@ -203,9 +214,9 @@ def no_races():
             RuntimeWarning, stacklevel=3)
         yield
         return
-    start = s.race_reports
+    mark = _snapshot()
     yield
-    found = races(start)
+    found = races_since(mark)
     if found:
         raise RaceError(found)
 

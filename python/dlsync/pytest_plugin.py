@@ -22,7 +22,7 @@ import dlsync
 
 MODES = ("check", "fix", "trace")
 GUARD = "DLSYNC_PYTEST_RELAUNCHED"
-KEY = pytest.StashKey[int]()
+KEY = pytest.StashKey[list]()
 
 
 def pytest_addoption(parser):
@@ -50,7 +50,7 @@ def _requested(args):
     return mode
 
 
-def _relaunch(mode):
+def _relaunch(mode, config):
     exe = dlsync.binary_path()
     if not exe:
         raise pytest.UsageError("--dlsync: this dlsync package has no dlsync command (install the wheel)")
@@ -60,6 +60,9 @@ def _relaunch(mode):
         raise pytest.UsageError("--dlsync: pytest runs inside another program here; start it under "
                                 "`dlsync run --mode %s -- ...` instead" % mode)
     os.environ[GUARD] = "1"
+    capture = config.pluginmanager.getplugin("capturemanager")
+    if capture is not None:  # pytest already captures fds 1 and 2: give them back first
+        capture.stop_global_capturing()
     sys.stdout.flush()
     sys.stderr.flush()
     os.execv(exe, ["dlsync", "run", "--mode", mode, "--", sys.executable] + list(argv[1:]))
@@ -73,7 +76,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
     if os.environ.get(GUARD):
         raise pytest.UsageError("--dlsync: pytest was started again under `dlsync run`, but the dlsync shim "
                                 "is not loaded (is LD_PRELOAD removed by something?)")
-    _relaunch(mode)
+    _relaunch(mode, early_config)
 
 
 class _Plugin:
@@ -84,8 +87,7 @@ class _Plugin:
         self.workers = []
 
     def _start(self, item):
-        s = dlsync.state()
-        item.stash[KEY] = s.race_reports if s else 0
+        item.stash[KEY] = dlsync._snapshot()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item):
@@ -100,7 +102,7 @@ class _Plugin:
         s = dlsync.state()
         if not s or s.mode != "check":
             return
-        found = dlsync.races(item.stash.get(KEY, 0))
+        found = dlsync.races_since(item.stash.get(KEY, []))
         marker = item.get_closest_marker("dlsync_race")
         if marker is not None:
             if not found:
@@ -110,7 +112,8 @@ class _Plugin:
             return
         if not found:
             return
-        text = "\n".join(r.text for r in found)
+        text = "\n".join(r.text if r.count == 1 else "(seen again, %d times so far; its first report:)\n%s" % (r.count, r.text)
+                         for r in found)
         rep.sections.append(("dlsync races", text))
         if rep.passed:
             rep.outcome = "failed"
