@@ -107,7 +107,8 @@ static void entry_of(const dls_exchange *x, dls_history_exchange *e)
     const char *dev = dls_device_type_name(x->device.device_type);
     snprintf(e->device, sizeof e->device, "%s", dev ? dev : "unknown");
     e->device_id = x->device.device_id;
-    dls_dtype_name(x->dtype, e->dtype, sizeof e->dtype);
+    char dtype[sizeof e->dtype];
+    snprintf(e->dtype, sizeof e->dtype, "%s", dls_dtype_name(x->dtype, dtype, sizeof dtype));
     dls_managed_view v;
     if (!dls_managed_view_of((void *)x->tensor, x->versioned, &v) && v.tensor->ndim >= 0 && v.tensor->shape) {
         e->ndim = v.tensor->ndim;

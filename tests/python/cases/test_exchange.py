@@ -32,3 +32,8 @@ def test_racy_expected(scenario):
 @pytest.mark.dlsync_race
 def test_synced_expected(scenario):
     scenario.exchange(synced=True)
+
+
+def test_racy_value_unchecked(scenario):
+    """Passes on its own; under --dlsync=check the race dlsync reports fails it."""
+    scenario.exchange(synced=False)
