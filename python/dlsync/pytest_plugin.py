@@ -14,6 +14,7 @@ line: mode, races, exchanges, injected waits and the tests dlsync failed. pytest
 inherit the shim and send their counts to the controller.
 """
 import os
+import re
 import sys
 
 import pytest
@@ -79,6 +80,15 @@ def pytest_load_initial_conftests(early_config, parser, args):
     _relaunch(mode, early_config)
 
 
+_RUNNER = re.compile(r"^    at .* \(.*[/\\](_pytest|pluggy|xdist|execnet)[/\\].*:\d+\)$")
+
+
+def _shown(text):
+    """A report as a failure shows it: the frames of pytest's own machinery below the test are
+    left out (the test's frames and the native ones stay)."""
+    return "\n".join(line for line in text.split("\n") if not _RUNNER.match(line))
+
+
 class _Plugin:
     def __init__(self, config, mode):
         self.config = config
@@ -112,13 +122,15 @@ class _Plugin:
             return
         if not found:
             return
-        text = "\n".join(r.text if r.count == 1 else "(seen again, %d times so far; its first report:)\n%s" % (r.count, r.text)
+        text = "\n".join(_shown(r.text) if r.count == 1 else
+                         "(seen again, %d times so far; its first report:)\n%s" % (r.count, _shown(r.text))
                          for r in found)
-        rep.sections.append(("dlsync races", text))
         if rep.passed:
             rep.outcome = "failed"
             rep.longrepr = "dlsync reported %d race%s while the test ran:\n%s" % (
                 len(found), "" if len(found) == 1 else "s", text)
+        else:  # failed on its own too: the report goes beside the failure
+            rep.sections.append(("dlsync races", text))
         rep.user_properties.append(("dlsync", "failed"))
 
     def pytest_runtest_logreport(self, report):

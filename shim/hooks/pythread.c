@@ -25,17 +25,17 @@ typedef struct {
 
 static python_fns g_py[PYTHONS];
 
-#define PYTHREAD_ENTRIES(K)                                                                \
-    static void *save_thread_##K(void)                                                     \
-    {                                                                                      \
+#define PYTHREAD_ENTRIES(K)                                                                   \
+    static void *save_thread_##K(void)                                                        \
+    {                                                                                         \
         void *state = ((save_fn)atomic_load_explicit(&g_py[K].save, memory_order_acquire))(); \
-        dls_pythread_released(state);                                                      \
-        return state;                                                                      \
-    }                                                                                      \
-    static void restore_thread_##K(void *state)                                            \
-    {                                                                                      \
-        ((restore_fn)atomic_load_explicit(&g_py[K].restore, memory_order_acquire))(state);   \
-        dls_pythread_restored();                                                           \
+        dls_pythread_released(state);                                                         \
+        return state;                                                                         \
+    }                                                                                         \
+    static void restore_thread_##K(void *state)                                               \
+    {                                                                                         \
+        ((restore_fn)atomic_load_explicit(&g_py[K].restore, memory_order_acquire))(state);    \
+        dls_pythread_restored();                                                              \
     }
 PYTHREAD_ENTRIES(0)
 PYTHREAD_ENTRIES(1)

@@ -161,30 +161,30 @@ void dlsync_clear_consumer_stream(void);
 int dlsync_query_version(void);
 
 typedef struct {
-    uint32_t size;            /* in: sizeof(dlsync_state_info) */
-    uint32_t version;         /* the shim's DLSYNC_QUERY_VERSION */
-    const char *shim_version; /* the shim's release ("0.9.0") */
-    const char *mode;         /* "fix", "check", "trace" or "off" (DLSYNC_MODE) */
-    const char *cupti;        /* "shared", "exclusive" or "none": how CUDA is observed */
-    const char *stack;        /* "both", "native" or "python" (DLSYNC_STACK) */
-    int recording;            /* 1 once dlsync_record_exchanges started keeping exchanges */
+    uint32_t size;                                  /* in: sizeof(dlsync_state_info) */
+    uint32_t version;                               /* the shim's DLSYNC_QUERY_VERSION */
+    const char *shim_version;                       /* the shim's release ("0.9.0") */
+    const char *mode;                               /* "fix", "check", "trace" or "off" (DLSYNC_MODE) */
+    const char *cupti;                              /* "shared", "exclusive" or "none": how CUDA is observed */
+    const char *stack;                              /* "both", "native" or "python" (DLSYNC_STACK) */
+    int recording;                                  /* 1 once dlsync_record_exchanges started keeping exchanges */
     uint64_t exchanges, exports, imports, releases; /* counted since start, as the exit summary */
     uint64_t ops, races, injected, fallbacks;       /* races: distinct hazards reported */
-    uint64_t race_reports; /* reports dlsync_race can give: indexes 0 .. race_reports-1 */
-    uint64_t injections;   /* injected orderings made: dlsync_injection numbers 1 .. injections */
+    uint64_t race_reports;                          /* reports dlsync_race can give: indexes 0 .. race_reports-1 */
+    uint64_t injections; /* injected orderings made: dlsync_injection numbers 1 .. injections */
 } dlsync_state_info;
 
 /* Fills *info with the shim's state (strings are constants). Errors: ARGUMENT. */
 int dlsync_state(dlsync_state_info *info);
 
 typedef struct {
-    uint32_t size;     /* in: sizeof(dlsync_race_info) */
-    uint32_t count;    /* times this hazard was seen so far (the report is written once) */
-    uint64_t xid;      /* the exchange */
-    const char *kind;  /* "write-read", "read-write", "write-write", "host-read", "release-reuse" */
-    const char *framework, *symbol;         /* the producer's framework and entry point */
-    const char *producer_op, *consumer_op;  /* the two operations (NULL when unknown) */
-    const char *producer_stack;             /* frames, one per line, innermost first */
+    uint32_t size;                         /* in: sizeof(dlsync_race_info) */
+    uint32_t count;                        /* times this hazard was seen so far (the report is written once) */
+    uint64_t xid;                          /* the exchange */
+    const char *kind;                      /* "write-read", "read-write", "write-write", "host-read", "release-reuse" */
+    const char *framework, *symbol;        /* the producer's framework and entry point */
+    const char *producer_op, *consumer_op; /* the two operations (NULL when unknown) */
+    const char *producer_stack;            /* frames, one per line, innermost first */
     const char *consumer_stack;
     const char *fix;  /* the report's fix line */
     const char *text; /* the whole report, exactly as written on stderr */
@@ -202,17 +202,17 @@ int dlsync_race(uint64_t index, dlsync_race_info *info);
 int dlsync_record_exchanges(int on);
 
 typedef struct {
-    uint32_t size; /* in: sizeof(dlsync_exchange_info) */
-    uint32_t imports;  /* wrapped imports of the tensor */
+    uint32_t size;    /* in: sizeof(dlsync_exchange_info) */
+    uint32_t imports; /* wrapped imports of the tensor */
     uint64_t xid;
-    int32_t released;  /* 1 once its deleter was called */
+    int32_t released; /* 1 once its deleter was called */
     int32_t device_id;
-    int32_t ndim;      /* shape holds the first 8 dimensions */
+    int32_t ndim; /* shape holds the first 8 dimensions */
     int32_t reserved;
     char producer[32], producer_symbol[96]; /* "" when the tensor came from no wrapped export */
     char consumer[32], consumer_symbol[96]; /* "" until imported */
-    char device[16];                         /* "cuda", "cpu", ... */
-    char dtype[24];                          /* "float32", ... */
+    char device[16];                        /* "cuda", "cpu", ... */
+    char dtype[24];                         /* "float32", ... */
     int64_t shape[8];
 } dlsync_exchange_info;
 

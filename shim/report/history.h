@@ -27,9 +27,9 @@ typedef struct {
 typedef struct {
     uint64_t seq; /* from 1, in the order the orderings were made */
     uint64_t xid;
-    char what[24];            /* "event-wait", "host-wait", "context-sync", ... */
-    uint64_t from_stream;     /* the stream waited for (dlsync's stream id; 0: none) */
-    uint64_t to_stream;       /* the stream made to wait (0: the host) */
+    char what[24];        /* "event-wait", "host-wait", "context-sync", ... */
+    uint64_t from_stream; /* the stream waited for (dlsync's stream id; 0: none) */
+    uint64_t to_stream;   /* the stream made to wait (0: the host) */
     char reason[128];
 } dls_history_injection;
 

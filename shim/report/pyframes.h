@@ -70,9 +70,9 @@ uint32_t dls_pyframes_capture(void);
 /* The thread-local state the PyEval_SaveThread / PyEval_RestoreThread hooks keep. */
 #define DLS_PYTHREAD_DEPTH 8
 typedef struct {
-    unsigned depth;                      /* hooked releases of the GIL not yet taken back */
-    void *released[DLS_PYTHREAD_DEPTH];  /* the thread state each of them returned */
-    unsigned npending;                   /* captures waiting for the GIL (dls_pyframes_restored) */
+    unsigned depth;                     /* hooked releases of the GIL not yet taken back */
+    void *released[DLS_PYTHREAD_DEPTH]; /* the thread state each of them returned */
+    unsigned npending;                  /* captures waiting for the GIL (dls_pyframes_restored) */
 } dls_pythread;
 
 extern __thread dls_pythread dls_pythread_now DLS_HIDDEN;

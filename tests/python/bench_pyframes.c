@@ -34,10 +34,15 @@ static double instructions(const char *stack, const char *calls)
     char st[64];
     snprintf(st, sizeof st, "DLSYNC_STACK=%s", stack);
     const char *env[] = {g_pre, "DLSYNC_MODE=check", st, "DLSYNC_LOG=", "PYTHONHASHSEED=0", NULL};
-    const char *argv[] = {"valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "/usr/bin/python3",
-                          "-c",       "import ctypes, sys\nf = ctypes.CDLL(None).abs\n"
-                                      "for i in range(int(sys.argv[1])): f(-1)\n",
-                          calls,      NULL};
+    const char *argv[] = {"valgrind",
+                          "--tool=callgrind",
+                          "--callgrind-out-file=/dev/null",
+                          "/usr/bin/python3",
+                          "-c",
+                          "import ctypes, sys\nf = ctypes.CDLL(None).abs\n"
+                          "for i in range(int(sys.argv[1])): f(-1)\n",
+                          calls,
+                          NULL};
     dls_run_result r;
     if (dls_run(argv, env, &r) != 0)
         return -1;
@@ -59,8 +64,10 @@ int main(void)
         printf("bench_pyframes: skipped (no /usr/bin/python3)\n");
         return 0;
     }
-    double c0 = figure(NULL, NULL, "calls", "200000", "cdll"), cn = figure("check", "native", "calls", "200000", "cdll");
-    double cb = figure("check", "both", "calls", "200000", "cdll"), cf = figure("fix", "both", "calls", "200000", "cdll");
+    double c0 = figure(NULL, NULL, "calls", "200000", "cdll"),
+           cn = figure("check", "native", "calls", "200000", "cdll");
+    double cb = figure("check", "both", "calls", "200000", "cdll"),
+           cf = figure("fix", "both", "calls", "200000", "cdll");
     printf("bench_pyframes: ctypes.CDLL call of abs() (its GIL release and take-back), median of 5 runs of 200000\n");
     printf("  without dlsync %7.1f ns/call\n", c0);
     printf("  check, native  %7.1f ns/call (no GIL hook)\n", cn);
@@ -76,8 +83,10 @@ int main(void)
     printf("bench_pyframes: legacy exchange from Python (MXNDArrayToDLPack, TVMArrayFromDLPack, release; pinned "
            "tensor, no kernel), median of 5 runs of 5000\n");
     double e0 = figure(NULL, NULL, "exchanges", "5000", "pydll");
-    double pn = figure("check", "native", "exchanges", "5000", "pydll"), pb = figure("check", "both", "exchanges", "5000", "pydll");
-    double dn = figure("check", "native", "exchanges", "5000", "cdll"), db = figure("check", "both", "exchanges", "5000", "cdll");
+    double pn = figure("check", "native", "exchanges", "5000", "pydll"),
+           pb = figure("check", "both", "exchanges", "5000", "pydll");
+    double dn = figure("check", "native", "exchanges", "5000", "cdll"),
+           db = figure("check", "both", "exchanges", "5000", "cdll");
     double fb = figure("fix", "both", "exchanges", "5000", "pydll");
     printf("  without dlsync       %8.1f ns/exchange\n", e0);
     printf("  check, PyDLL         %8.1f ns native, %8.1f ns both (Python frames: %+.1f ns, 3 captures)\n", pn, pb,

@@ -86,21 +86,22 @@ static void python_frames_in_reports(const char *python, const char *kind)
     const char *native = strstr(consumer, "    at tvm_read+0x");
     assert_true(native && native < c);
     snprintf(want, sizeof want, "    at main (%s:", g_script);
-    assert_non_null(strstr(c, want)); /* outer Python frames follow, innermost first */
+    assert_non_null(strstr(c, want));                          /* outer Python frames follow, innermost first */
     assert_null(strstr(consumer, "_PyEval_EvalFrameDefault")); /* the interpreter's frames are replaced */
     dls_run_free(&r);
     char *text = dls_read_file(log);
     assert_non_null(text);
-    snprintf(want, sizeof want, "\"python\":[{\"function\":\"Scenario.exchange\",\"file\":\"%s\",\"line\":%d}", g_script,
-             line_of("# the consumer's read"));
+    snprintf(want, sizeof want, "\"python\":[{\"function\":\"Scenario.exchange\",\"file\":\"%s\",\"line\":%d}",
+             g_script, line_of("# the consumer's read"));
     assert_non_null(strstr(text, want));
-    snprintf(want, sizeof want, "\"python\":[{\"function\":\"Scenario.exchange\",\"file\":\"%s\",\"line\":%d}", g_script,
-             line_of("# the producer's export"));
+    snprintf(want, sizeof want, "\"python\":[{\"function\":\"Scenario.exchange\",\"file\":\"%s\",\"line\":%d}",
+             g_script, line_of("# the producer's export"));
     assert_non_null(strstr(text, want));
     /* dlsync report --chrome-trace carries the race record, Python frames included. */
     char tool[4096], trace[80];
     snprintf(trace, sizeof trace, "%s.trace.json", log);
-    const char *argv[] = {dls_build_path(tool, sizeof tool, "bin/dlsync"), "report", "--chrome-trace", trace, log, NULL};
+    const char *argv[] = {
+        dls_build_path(tool, sizeof tool, "bin/dlsync"), "report", "--chrome-trace", trace, log, NULL};
     dls_run_result t;
     assert_int_equal(dls_run(argv, NULL, &t), 0);
     assert_int_equal(t.status, 0);
@@ -217,12 +218,9 @@ int main(void)
     dls_build_path(g_libdir, sizeof g_libdir, "scenarios");
     dls_build_path(g_shared, sizeof g_shared, "tests/python3-shared");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(static_python_cdll),
-        cmocka_unit_test(static_python_pydll),
-        cmocka_unit_test(shared_libpython_cdll),
-        cmocka_unit_test(shared_libpython_pydll),
-        cmocka_unit_test(stack_kinds),
-        cmocka_unit_test(synced_and_fixed_report_nothing),
+        cmocka_unit_test(static_python_cdll),    cmocka_unit_test(static_python_pydll),
+        cmocka_unit_test(shared_libpython_cdll), cmocka_unit_test(shared_libpython_pydll),
+        cmocka_unit_test(stack_kinds),           cmocka_unit_test(synced_and_fixed_report_nothing),
         cmocka_unit_test(query_api_from_python),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
