@@ -6,7 +6,8 @@
  * release the GIL: Py_BEGIN_ALLOW_THREADS and pybind11's gil_scoped_release call them). A
  * release notes the thread state it returned in the thread's dls_pythread; taking the GIL back
  * fills the Python frames captures made meanwhile were waiting for. Cost per hooked release and
- * take-back: one thread-local store and one load and test (`make bench`, bench_reach). Each
+ * take-back: a thread-local store, a load and a test, about 48 instructions for the pair with the
+ * entries (`make bench`, bench_pyframes). Each
  * object defining them (a libpython, or the executable of a static Python; one per dlmopen
  * namespace, up to four) gets its own pair of entries calling its own functions, and, when it is
  * first seen, its Python frame functions are looked up in its own scope (as the loader binds

@@ -28,21 +28,30 @@ static double figure(const char *mode, const char *stack, const char *what, cons
     return dls_run_number(argv, env);
 }
 
-/* callgrind's instruction count of `calls` ctypes calls in check mode with `stack`. */
-static double instructions(const char *stack, const char *calls)
+static const char g_calls[] = "import ctypes, sys\nf = ctypes.CDLL(None).abs\n"
+                              "for i in range(int(sys.argv[1])): f(-1)\n";
+
+/* callgrind's instruction count (every thread) of the Python program `code` run with `n`, or,
+ * when code is NULL, of bench_pyframes.py's exchange figure with `n` per run; check mode with
+ * `stack`. */
+static double instructions(const char *stack, const char *code, const char *n)
 {
     char st[64];
     snprintf(st, sizeof st, "DLSYNC_STACK=%s", stack);
-    const char *env[] = {g_pre, "DLSYNC_MODE=check", st, "DLSYNC_LOG=", "PYTHONHASHSEED=0", NULL};
-    const char *argv[] = {"valgrind",
-                          "--tool=callgrind",
-                          "--callgrind-out-file=/dev/null",
-                          "/usr/bin/python3",
-                          "-c",
-                          "import ctypes, sys\nf = ctypes.CDLL(None).abs\n"
-                          "for i in range(int(sys.argv[1])): f(-1)\n",
-                          calls,
-                          NULL};
+    const char *env[] = {g_pre, g_cupti, "DLSYNC_MODE=check", st, "DLSYNC_LOG=", "PYTHONHASHSEED=0", NULL};
+    const char *prog[] = {
+        "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "/usr/bin/python3", "-c", code, n, NULL};
+    const char *ex[] = {"valgrind",
+                        "--tool=callgrind",
+                        "--callgrind-out-file=/dev/null",
+                        "/usr/bin/python3",
+                        g_script,
+                        "exchanges",
+                        n,
+                        g_libdir,
+                        "pydll",
+                        NULL};
+    const char *const *argv = code ? prog : ex;
     dls_run_result r;
     if (dls_run(argv, env, &r) != 0)
         return -1;
@@ -73,8 +82,8 @@ int main(void)
     printf("  check, native  %7.1f ns/call (no GIL hook)\n", cn);
     printf("  check, both    %7.1f ns/call (the GIL hooks: %+.1f ns)\n", cb, cb - cn);
     printf("  fix            %7.1f ns/call (no GIL hook)\n", cf);
-    double n0 = instructions("native", "1000"), n1 = instructions("native", "11000");
-    double b0 = instructions("both", "1000"), b1 = instructions("both", "11000");
+    double n0 = instructions("native", g_calls, "1000"), n1 = instructions("native", g_calls, "11000");
+    double b0 = instructions("both", g_calls, "1000"), b1 = instructions("both", g_calls, "11000");
     if (n0 > 0 && n1 > 0 && b0 > 0 && b1 > 0)
         printf("  callgrind, check: %.0f instr/call native, %.0f both (the GIL hooks: %+.0f)\n", (n1 - n0) / 10000.0,
                (b1 - b0) / 10000.0, (b1 - b0 - n1 + n0) / 10000.0);
@@ -94,6 +103,11 @@ int main(void)
     printf("  check, CDLL          %8.1f ns native, %8.1f ns both (Python frames: %+.1f ns, read at take-back)\n", dn,
            db, db - dn);
     printf("  fix, PyDLL           %8.1f ns (no stack is captured)\n", fb);
+    double x0 = instructions("native", NULL, "20"), x1 = instructions("native", NULL, "120");
+    double y0 = instructions("both", NULL, "20"), y1 = instructions("both", NULL, "120");
+    if (x0 > 0 && x1 > 0 && y0 > 0 && y1 > 0) /* 5 runs of 100 more exchanges, 3 stacks each */
+        printf("  callgrind, check, PyDLL: %+.0f instr per Python stack captured (beside its native one)\n",
+               (y1 - y0 - x1 + x0) / 1500.0);
     printf("  measured with: [LD_PRELOAD=build/lib/libdlsync.so DLSYNC_MODE=check|fix DLSYNC_STACK=native|both] "
            "/usr/bin/python3 tests/python/bench_pyframes.py calls 200000 | exchanges 5000 build/scenarios "
            "pydll|cdll\n");
