@@ -112,6 +112,20 @@ run_pytest
 has "$tmp/out" "FAILED .*test_racy\\[cdll\\]" "2 failed, 8 passed" && ! grep -q "^dlsync:" "$tmp/out" &&
     ok "pytest without --dlsync: the plugin stays out (the racy tests read stale data)" || bad "pytest without --dlsync"
 
+# The relaunch guard: started "again" without the shim, the plugin stops instead of looping.
+DLSYNC_PYTEST_RELAUNCHED=1 run_pytest --dlsync
+has "$tmp/out" "started again under .dlsync run., but the dlsync shim is not loaded" &&
+    ok "pytest --dlsync relaunched without the shim: one error, no loop" || bad "the relaunch guard"
+
+# A build that lacks something says so in one line.
+(cd "$here" && CC=/nonexistent/cc "$py" -c 'import sys; sys.path.insert(0, "python/backend")
+import dlsync_backend; dlsync_backend.build_wheel(sys.argv[1])' "$tmp") > "$tmp/out" 2>&1
+if [ "$(cat "$tmp/out")" = "dlsync build: no C compiler (/nonexistent/cc) found: install gcc or clang, or set CC" ]; then
+    ok "a build without a C compiler says so in one line"
+else
+    bad "the build's error for a missing compiler"
+fi
+
 # Real numpy and torch exchanges traced by the venv's command.
 if "$venv/bin/python" -c 'import numpy, torch' 2>/dev/null; then
     dlsync run --mode trace --log "$tmp/log" -- "$venv/bin/python" -c '
