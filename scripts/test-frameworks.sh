@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make test-frameworks: real frameworks from PyPI exchanging tensors with numpy and Debian's torch,
+# make test-frameworks: first the Python way (scripts/test-wheel.sh: the wheel built with pip,
+# installed into a fresh venv, its command, module and pytest plugin); then real frameworks from PyPI exchanging tensors with numpy and Debian's torch,
 # plainly and under dlsync (trace, fix), with both interpreter kinds: Debian's python3 (libpython
 # inside the executable) and tests/python3-shared (the shared libpython), each in the same
 # virtual environment. Outputs must be identical and each log must show every exchange once,
@@ -20,11 +21,16 @@ frameworks=(jax tensorflow paddle tvm-ffi paddle-tvm-ffi)
 shim=$(cd "$build/lib" && pwd)/libdlsync.so
 here=$(cd "$(dirname "$0")/.." && pwd)
 
+wheel_rc=0
+if [ $# -le 1 ]; then
+    "$here/scripts/test-wheel.sh" "$build" || wheel_rc=1
+fi
+
 if [ ! -f "$venv/pins" ] || [ "$(cat "$venv/pins")" != "${pins[*]}" ]; then
     if ! /usr/bin/python3 -c 'import urllib.request as u; u.urlopen("https://pypi.org/simple/pip/", timeout=15)' \
             2>/dev/null; then
         echo "test-frameworks: SKIPPED: PyPI (https://pypi.org) cannot be reached, and $venv does not exist yet"
-        exit 0
+        exit $wheel_rc
     fi
     rm -rf "$venv"
     start=$SECONDS
@@ -42,7 +48,7 @@ else
     echo "test-frameworks: no shared-libpython interpreter (libpython3-dev missing): only Debian's kind runs"
 fi
 
-fail=0
+fail=$wheel_rc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for py in "${interpreters[@]}"; do

@@ -31,6 +31,8 @@ DLS_EXPORT const char *dlsync_status_string(int status)
         return "a CUDA call needed for the ordering failed";
     case DLSYNC_ERR_MEMORY:
         return "out of memory";
+    case DLSYNC_ERR_NOT_FOUND:
+        return "no such record";
     default:
         return "unknown dlsync status";
     }

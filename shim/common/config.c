@@ -68,6 +68,15 @@ static void read_config(void)
         else if (strcmp(debug_ops, "0") != 0)
             problem(&c, "DLSYNC_DEBUG_OPS=%.64s is not 0 or 1; using 0", debug_ops);
     }
+    const char *stack = env_value("DLSYNC_STACK");
+    if (stack) {
+        if (strcmp(stack, "native") == 0)
+            c.stack = DLS_STACK_NATIVE;
+        else if (strcmp(stack, "python") == 0)
+            c.stack = DLS_STACK_PYTHON;
+        else if (strcmp(stack, "both") != 0)
+            problem(&c, "DLSYNC_STACK=%.64s is not native, python or both; using both", stack);
+    }
     c.log_path = env_value("DLSYNC_LOG");
     c.cupti_path = env_value("DLSYNC_CUPTI");
     c.profiles_path = env_value("DLSYNC_PROFILES");

@@ -19,6 +19,13 @@ typedef enum {
 #undef DLS_MODE_ENUM_
 } dls_mode;
 
+/* DLSYNC_STACK: which frames a report's stacks show. */
+typedef enum {
+    DLS_STACK_BOTH = 0, /* native frames down to the Python interpreter, then the Python frames */
+    DLS_STACK_NATIVE,   /* native frames only (no Python frame is captured) */
+    DLS_STACK_PYTHON,   /* Python frames only (native ones where the thread ran no Python) */
+} dls_stack_kind;
+
 #define DLS_CONFIG_PROBLEMS 4 /* bad values remembered (one per variable that can be bad) */
 
 typedef struct {
@@ -28,6 +35,7 @@ typedef struct {
     const char *cupti_path;    /* DLSYNC_CUPTI: CUPTI library to load instead of searching; NULL = search */
     const char *profiles_path; /* DLSYNC_PROFILES: extra profile rows file; NULL = built-ins only */
     int debug_ops;             /* DLSYNC_DEBUG_OPS: 1 = one stderr line per observed CUDA operation */
+    dls_stack_kind stack;      /* DLSYNC_STACK: native|python|both (default both) */
     int inert;                 /* 1: dlsync was not asked for in this process (dls_config_make_inert) */
     unsigned nproblems;        /* bad values, each "DLSYNC_X=value is not ...; using ..." */
     char problems[DLS_CONFIG_PROBLEMS][160];

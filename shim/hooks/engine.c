@@ -9,6 +9,7 @@
 #include "got.h"
 #include "loader.h"
 #include "objects.h"
+#include "pythread.h"
 #include "resolve.h"
 
 #include <dlfcn.h>
@@ -67,6 +68,9 @@ static void fill_names(void)
     for (size_t i = 0; i < n; i++)
         add_name(rows[i].symbol, &rows[i], NULL);
     const dls_engine_hook *hooks = dls_capsule_hooks(&n);
+    for (size_t i = 0; i < n; i++)
+        add_name(hooks[i].name, NULL, &hooks[i]);
+    hooks = dls_pythread_hooks(&n);
     for (size_t i = 0; i < n; i++)
         add_name(hooks[i].name, NULL, &hooks[i]);
     add_name(g_dlvsym_hook.name, NULL, &g_dlvsym_hook);

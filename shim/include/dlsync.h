@@ -82,6 +82,7 @@ typedef enum {
     DLSYNC_ERR_TENSOR = 8,      /* a tensor dlsync cannot interpret (bad ndim, shape, dtype...) */
     DLSYNC_ERR_CUDA = 9,        /* a CUDA call needed for the ordering failed */
     DLSYNC_ERR_MEMORY = 10,     /* out of memory */
+    DLSYNC_ERR_NOT_FOUND = 11,  /* no such record (query API: never made, or no longer kept) */
 } dlsync_status;
 
 /* A constant, human-readable description of `status` ("unknown dlsync status" for a value not
@@ -146,6 +147,94 @@ int dlsync_set_consumer_stream(intptr_t stream);
  * mode). Cannot fail. */
 void dlsync_clear_consumer_stream(void);
 
+/* ---- The query API: what the shim did in this process so far ----
+ *
+ * Versioned: every structure begins with `size`, which the caller sets to the sizeof the
+ * structure it was compiled with; the shim fills the fields that fit in that size (a later
+ * version only appends fields) and rejects a size below version 1's with DLSYNC_ERR_ARGUMENT.
+ * dlsync_query_version() says which version the loaded shim has. These functions never
+ * initialize CUDA, take no lock across a CUDA call, and are cheap enough to call per test. The
+ * Python module `dlsync` is built on them. */
+#define DLSYNC_QUERY_VERSION 1
+
+/* The version of the query API of the loaded shim (DLSYNC_QUERY_VERSION it was built with). */
+int dlsync_query_version(void);
+
+typedef struct {
+    uint32_t size;                                  /* in: sizeof(dlsync_state_info) */
+    uint32_t version;                               /* the shim's DLSYNC_QUERY_VERSION */
+    const char *shim_version;                       /* the shim's release ("0.9.0") */
+    const char *mode;                               /* "fix", "check", "trace" or "off" (DLSYNC_MODE) */
+    const char *cupti;                              /* "shared", "exclusive" or "none": how CUDA is observed */
+    const char *stack;                              /* "both", "native" or "python" (DLSYNC_STACK) */
+    int recording;                                  /* 1 once dlsync_record_exchanges started keeping exchanges */
+    uint64_t exchanges, exports, imports, releases; /* counted since start, as the exit summary */
+    uint64_t ops, races, injected, fallbacks;       /* races: distinct hazards reported */
+    uint64_t race_reports;                          /* reports dlsync_race can give: indexes 0 .. race_reports-1 */
+    uint64_t injections; /* injected orderings made: dlsync_injection numbers 1 .. injections */
+} dlsync_state_info;
+
+/* Fills *info with the shim's state (strings are constants). Errors: ARGUMENT. */
+int dlsync_state(dlsync_state_info *info);
+
+typedef struct {
+    uint32_t size;                         /* in: sizeof(dlsync_race_info) */
+    uint32_t count;                        /* times this hazard was seen so far (the report is written once) */
+    uint64_t xid;                          /* the exchange */
+    const char *kind;                      /* "write-read", "read-write", "write-write", "host-read", "release-reuse" */
+    const char *framework, *symbol;        /* the producer's framework and entry point */
+    const char *producer_op, *consumer_op; /* the two operations (NULL when unknown) */
+    const char *producer_stack;            /* frames, one per line, innermost first */
+    const char *consumer_stack;
+    const char *fix;  /* the report's fix line */
+    const char *text; /* the whole report, exactly as written on stderr */
+} dlsync_race_info;
+
+/* Fills *info with the index-th race report written (from 0, in the order written; a report
+ * whose consumer released the GIL is written when the thread takes it back, with its Python
+ * frames). The strings stay valid for the life of the process. At most 256 reports are kept.
+ * Errors: ARGUMENT, NOT_FOUND. */
+int dlsync_race(uint64_t index, dlsync_race_info *info);
+
+/* Starts (on = 1) or stops (0) keeping the exchanges dlsync_exchange gives (the last 4,096 by
+ * id; off until started, since it copies each exchange). Errors: UNSUPPORTED with
+ * DLSYNC_MODE=off. */
+int dlsync_record_exchanges(int on);
+
+typedef struct {
+    uint32_t size;    /* in: sizeof(dlsync_exchange_info) */
+    uint32_t imports; /* wrapped imports of the tensor */
+    uint64_t xid;
+    int32_t released; /* 1 once its deleter was called */
+    int32_t device_id;
+    int32_t ndim; /* shape holds the first 8 dimensions */
+    int32_t reserved;
+    char producer[32], producer_symbol[96]; /* "" when the tensor came from no wrapped export */
+    char consumer[32], consumer_symbol[96]; /* "" until imported */
+    char device[16];                        /* "cuda", "cpu", ... */
+    char dtype[24];                         /* "float32", ... */
+    int64_t shape[8];
+} dlsync_exchange_info;
+
+/* Copies exchange `xid` into *info. Errors: ARGUMENT, NOT_FOUND (not recorded: before
+ * dlsync_record_exchanges, or one of the oldest). */
+int dlsync_exchange(uint64_t xid, dlsync_exchange_info *info);
+
+typedef struct {
+    uint32_t size; /* in: sizeof(dlsync_injection_info) */
+    uint32_t reserved;
+    uint64_t number;      /* from 1, in the order made */
+    uint64_t xid;         /* the exchange it ordered */
+    uint64_t from_stream; /* dlsync's id of the stream waited for (0: none) */
+    uint64_t to_stream;   /* of the stream made to wait (0: the host waited) */
+    char what[24];        /* "event-wait", "host-wait", "context-sync", ... */
+    char reason[128];
+} dlsync_injection_info;
+
+/* Copies injected ordering `number` (1 .. dlsync_state_info.injections) into *info; the last
+ * 1,024 are kept. Errors: ARGUMENT, NOT_FOUND. */
+int dlsync_injection(uint64_t number, dlsync_injection_info *info);
+
 /* Function pointer types, for dlsym(RTLD_DEFAULT, "dlsync_...") lookups. */
 typedef const char *(*dlsync_status_string_fn)(int);
 typedef int (*dlsync_to_dlpack_fn)(const char *, void *, intptr_t, DLManagedTensorVersioned **);
@@ -156,6 +245,12 @@ typedef int (*dlsync_make_safe_unversioned_fn)(DLManagedTensor *, intptr_t);
 typedef int (*dlsync_current_work_stream_fn)(DLDeviceType, int32_t, void **);
 typedef int (*dlsync_set_consumer_stream_fn)(intptr_t);
 typedef void (*dlsync_clear_consumer_stream_fn)(void);
+typedef int (*dlsync_query_version_fn)(void);
+typedef int (*dlsync_state_fn)(dlsync_state_info *);
+typedef int (*dlsync_race_fn)(uint64_t, dlsync_race_info *);
+typedef int (*dlsync_record_exchanges_fn)(int);
+typedef int (*dlsync_exchange_fn)(uint64_t, dlsync_exchange_info *);
+typedef int (*dlsync_injection_fn)(uint64_t, dlsync_injection_info *);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@
 #include "pol.h"
 
 #include "../cuda/drv.h"
+#include "../report/history.h"
 #include "../report/log.h"
 #include "../report/nvtx.h"
 #include "../report/summary.h"
@@ -108,6 +109,7 @@ static void stream_json(dls_json *j, const char *key, const dls_pol_stream *st)
 static void log_inject(const dls_pol_order *o, const char *what, int host)
 {
     dls_summary_add(DLS_COUNT_INJECTED, 1);
+    dls_history_inject(o->xid, what, o->from ? o->from->id : 0, host || !o->to ? 0 : o->to->id, o->why);
     if (dls_nvtx_active()) {
         char m[64];
         snprintf(m, sizeof m, "inject %s xid %llu", what, (unsigned long long)o->xid);

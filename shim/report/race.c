@@ -6,13 +6,16 @@
 #include "summary.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #define TABLE 256
-#define FRAMES 12
+#define FRAMES 20
+#define PYFRAMES 12
+#define WAITING 16
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
@@ -80,10 +83,12 @@ static void stream_text(text *t, const dls_race_stream *s, int device)
         put(t, " of device %d", s->device);
 }
 
-/* Symbolized frames of one side, collected for both the text and the JSON array. */
+/* Symbolized frames of one side, collected for both the text and the JSON arrays. */
 typedef struct {
-    char f[FRAMES][160];
+    char f[FRAMES][320];
     int n;
+    dls_pyframe py[PYFRAMES];
+    int npy;
 } frames;
 
 static void keep_frame(const char *frame, void *user)
@@ -93,16 +98,11 @@ static void keep_frame(const char *frame, void *user)
         snprintf(fr->f[fr->n++], sizeof fr->f[0], "%s", frame);
 }
 
-static void side_stack(const dls_race_side *side, frames *out)
+static void side_stack(const dls_stack *s, frames *out)
 {
     out->n = 0;
-    dls_stack here;
-    const dls_stack *s = side->stack;
-    if (!s) {
-        dls_stack_capture(&here);
-        s = &here;
-    }
     dls_stack_symbolize(s, FRAMES, keep_frame, out);
+    out->npy = dls_stack_python(s, out->py, PYFRAMES);
 }
 
 /* `"key": {"op": ..., "stream": ..., "stack": [...]}` of one side. */
@@ -124,6 +124,17 @@ static void side_json(dls_json *j, const char *key, const dls_race_side *side, c
     for (int i = 0; i < fr->n; i++)
         dls_json_str(j, NULL, fr->f[i]);
     dls_json_close(j, ']');
+    if (fr->npy) {
+        dls_json_array(j, "python");
+        for (int i = 0; i < fr->npy; i++) {
+            dls_json_object(j, NULL);
+            dls_json_str(j, "function", fr->py[i].function);
+            dls_json_str(j, "file", fr->py[i].file);
+            dls_json_i64(j, "line", fr->py[i].line);
+            dls_json_close(j, '}');
+        }
+        dls_json_close(j, ']');
+    }
     dls_json_close(j, '}');
 }
 
@@ -165,35 +176,233 @@ static void write_log(const dls_race *r, uint64_t key, const frames *pf, const f
     dls_log_write(&j);
 }
 
-static void write_text(const dls_race *r, const frames *pf, const frames *cf, const char *fix_text)
+static void format_text(text *t, const dls_race *r, const frames *pf, const frames *cf, const char *fix_text)
 {
-    text t = {.len = 0};
-    put(&t, "dlsync: race (%s) on exchange %llu: %s[", dls_race_kind_name(r->kind), (unsigned long long)r->xid,
+    put(t, "dlsync: race (%s) on exchange %llu: %s[", dls_race_kind_name(r->kind), (unsigned long long)r->xid,
         r->dtype);
     for (int i = 0; i < r->ndim; i++)
-        put(&t, "%s%lld", i ? ", " : "", (long long)r->shape[i]);
-    put(&t, "] on %s:%d, bytes [0x%jx, 0x%jx)\n", r->device, r->device_id, (uintmax_t)r->lo, (uintmax_t)r->hi);
-    put(&t, "  producer: %s %s, last write by %s on ", r->framework ? r->framework : "?", r->symbol ? r->symbol : "?",
+        put(t, "%s%lld", i ? ", " : "", (long long)r->shape[i]);
+    put(t, "] on %s:%d, bytes [0x%jx, 0x%jx)\n", r->device, r->device_id, (uintmax_t)r->lo, (uintmax_t)r->hi);
+    put(t, "  producer: %s %s, last write by %s on ", r->framework ? r->framework : "?", r->symbol ? r->symbol : "?",
         r->producer.op ? r->producer.op : "an unknown operation");
     int devices = dls_race_across_devices(r);
-    stream_text(&t, &r->producer.stream, devices);
-    put(&t, "\n");
+    stream_text(t, &r->producer.stream, devices);
+    put(t, "\n");
     for (int i = 0; i < pf->n; i++)
-        put(&t, "    at %s\n", pf->f[i]);
-    put(&t, "  consumer: %s on ", r->consumer.op ? r->consumer.op : "an unknown operation");
-    stream_text(&t, &r->consumer.stream, devices);
-    put(&t, "\n");
+        put(t, "    at %s\n", pf->f[i]);
+    put(t, "  consumer: %s on ", r->consumer.op ? r->consumer.op : "an unknown operation");
+    stream_text(t, &r->consumer.stream, devices);
+    put(t, "\n");
     for (int i = 0; i < cf->n; i++)
-        put(&t, "    at %s\n", cf->f[i]);
-    put(&t, "  why: %s\n", r->why);
-    put(&t, "  fix: %s\n", fix_text);
-    dls_ownfd_stderr(t.buf, t.len);
+        put(t, "    at %s\n", cf->f[i]);
+    put(t, "  why: %s\n", r->why);
+    put(t, "  fix: %s\n", fix_text);
 }
 
 int dls_race_across_devices(const dls_race *r)
 {
     return !r->producer.stream.host && !r->consumer.stream.host &&
            r->producer.stream.device != r->consumer.stream.device;
+}
+
+/* ---- the reports written so far, for the query API ---- */
+
+static dls_race_entry *g_entries[TABLE];
+static size_t g_nentries;
+
+/* A copy of s in the block at *at (advanced past it); NULL for NULL. */
+static const char *stash(char **at, const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    memcpy(*at, s, n);
+    const char *out = *at;
+    *at += n;
+    return out;
+}
+
+static size_t frames_len(const frames *fr)
+{
+    size_t n = 1;
+    for (int i = 0; i < fr->n; i++)
+        n += strlen(fr->f[i]) + 1;
+    return n;
+}
+
+/* The frames of fr, one per line, in the block at *at. */
+static const char *stash_frames(char **at, const frames *fr)
+{
+    const char *out = *at;
+    **at = '\0';
+    for (int i = 0; i < fr->n; i++)
+        *at += sprintf(*at, "%s\n", fr->f[i]);
+    *at += 1;
+    return out;
+}
+
+/* Keeps what the query API gives of the report r (one allocation, never freed; nothing when
+ * memory is short). */
+static void keep_entry(const dls_race *r, uint64_t key, const frames *pf, const frames *cf, const char *fix,
+                       const text *t)
+{
+    const char *strs[] = {dls_race_kind_name(r->kind), r->framework, r->symbol, r->producer.op, r->consumer.op, fix};
+    size_t need = sizeof(dls_race_entry) + t->len + 1 + frames_len(pf) + frames_len(cf);
+    for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
+        need += strs[i] ? strlen(strs[i]) + 1 : 0;
+    dls_race_entry *e = malloc(need);
+    if (!e)
+        return;
+    char *at = (char *)(e + 1);
+    e->key = key;
+    e->xid = r->xid;
+    e->kind = stash(&at, strs[0]);
+    e->framework = stash(&at, strs[1]);
+    e->symbol = stash(&at, strs[2]);
+    e->producer_op = stash(&at, strs[3]);
+    e->consumer_op = stash(&at, strs[4]);
+    e->fix = stash(&at, strs[5]);
+    e->producer_stack = stash_frames(&at, pf);
+    e->consumer_stack = stash_frames(&at, cf);
+    memcpy(at, t->buf, t->len);
+    at[t->len] = '\0';
+    e->text = at;
+    int kept = 0;
+    pthread_mutex_lock(&g_lock);
+    if (g_nentries < TABLE) {
+        g_entries[g_nentries++] = e;
+        kept = 1;
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (!kept)
+        free(e);
+}
+
+size_t dls_race_entries(void)
+{
+    pthread_mutex_lock(&g_lock);
+    size_t n = g_nentries;
+    pthread_mutex_unlock(&g_lock);
+    return n;
+}
+
+int dls_race_entry_get(size_t i, dls_race_entry *out, unsigned *count)
+{
+    int rc = -1;
+    pthread_mutex_lock(&g_lock);
+    if (i < g_nentries) {
+        *out = *g_entries[i];
+        *count = 1;
+        for (size_t k = 0; k < g_n; k++)
+            if (g_seen[k].key == out->key)
+                *count = g_seen[k].count;
+        rc = 0;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return rc;
+}
+
+/* Writes the report r with key `key`: stderr, the log, the query API's entry, the summary. No
+ * dlsync lock is held. */
+static void write_report(const dls_race *r, uint64_t key, const dls_stack *ps, const dls_stack *cs)
+{
+    dls_summary_add(DLS_COUNT_RACES, 1);
+    struct {
+        frames pf, cf;
+        text t;
+        char fix[768];
+    } *m = malloc(sizeof *m); /* too large for the stack of every thread that may report */
+    if (!m)
+        return;
+    side_stack(ps, &m->pf);
+    side_stack(cs, &m->cf);
+    const char *fix_id = dls_advice(r, m->fix, sizeof m->fix);
+    m->t.len = 0;
+    format_text(&m->t, r, &m->pf, &m->cf, m->fix);
+    dls_ownfd_stderr(m->t.buf, m->t.len);
+    write_log(r, key, &m->pf, &m->cf, fix_id, m->fix);
+    keep_entry(r, key, &m->pf, &m->cf, m->fix, &m->t);
+    free(m);
+}
+
+/* ---- reports waiting for the consumer's Python frames ---- */
+
+/* A report whose consumer thread released the GIL (a ctypes.CDLL call, a framework operator):
+ * its Python frames come when that thread takes the GIL back, and the report is written then
+ * (dls_race_write_waiting), or at exit. Everything it points to is copied. */
+typedef struct {
+    int used;
+    const void *owner; /* the thread (its pyframes state) */
+    uint64_t key;
+    dls_race r;
+    char dtype[48], why[320], pop[160], cop[160];
+    int64_t shape[16];
+    dls_stack pstack, cstack;
+} waiting;
+
+static waiting g_waiting[WAITING];
+static pthread_mutex_t g_waiting_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *keep(char *out, size_t n, const char *s)
+{
+    if (!s)
+        return NULL;
+    snprintf(out, n, "%s", s);
+    return out;
+}
+
+/* Queues r; 0 when the queue is full (the report is then written at once). */
+static int wait_for_python(const dls_race *r, uint64_t key, const dls_stack *ps, const dls_stack *cs)
+{
+    pthread_mutex_lock(&g_waiting_lock);
+    waiting *w = NULL;
+    for (int i = 0; i < WAITING && !w; i++)
+        if (!g_waiting[i].used)
+            w = &g_waiting[i];
+    if (w) {
+        w->used = 1;
+        w->owner = &dls_pythread_now;
+        w->key = key;
+        w->r = *r;
+        w->r.dtype = keep(w->dtype, sizeof w->dtype, r->dtype);
+        w->r.why = keep(w->why, sizeof w->why, r->why);
+        w->r.producer.op = keep(w->pop, sizeof w->pop, r->producer.op);
+        w->r.consumer.op = keep(w->cop, sizeof w->cop, r->consumer.op);
+        w->r.ndim = r->ndim < 16 ? r->ndim : 16;
+        if (r->shape && w->r.ndim > 0)
+            memcpy(w->shape, r->shape, (size_t)w->r.ndim * sizeof *w->shape);
+        w->r.shape = r->shape ? w->shape : NULL;
+        w->pstack = *ps;
+        w->cstack = *cs;
+    }
+    pthread_mutex_unlock(&g_waiting_lock);
+    return w != NULL;
+}
+
+void dls_race_write_waiting(int all)
+{
+    for (;;) {
+        waiting w;
+        int found = 0;
+        pthread_mutex_lock(&g_waiting_lock);
+        for (int i = 0; i < WAITING && !found; i++) {
+            waiting *q = &g_waiting[i];
+            if (q->used && (all || (q->owner == &dls_pythread_now && !dls_pyframes_pending_here(q->cstack.py)))) {
+                w = *q;
+                q->used = 0;
+                found = 1;
+            }
+        }
+        pthread_mutex_unlock(&g_waiting_lock);
+        if (!found)
+            return;
+        w.r.dtype = w.r.dtype ? w.dtype : NULL;
+        w.r.why = w.r.why ? w.why : NULL;
+        w.r.producer.op = w.r.producer.op ? w.pop : NULL;
+        w.r.consumer.op = w.r.consumer.op ? w.cop : NULL;
+        w.r.shape = w.r.shape ? w.shape : NULL;
+        write_report(&w.r, w.key, &w.pstack, &w.cstack);
+    }
 }
 
 unsigned dls_race_report(const dls_race *r)
@@ -216,14 +425,19 @@ unsigned dls_race_report(const dls_race *r)
     pthread_mutex_unlock(&g_lock);
     if (count > 1)
         return count;
-    frames pf, cf;
-    side_stack(&r->producer, &pf);
-    side_stack(&r->consumer, &cf);
-    char fix[768];
-    const char *fix_id = dls_advice(r, fix, sizeof fix);
-    write_text(r, &pf, &cf, fix);
-    write_log(r, key, &pf, &cf, fix_id, fix);
-    dls_summary_add(DLS_COUNT_RACES, 1);
+    dls_stack here_p, here_c;
+    const dls_stack *ps = r->producer.stack, *cs = r->consumer.stack;
+    if (!ps) {
+        dls_stack_capture(&here_p);
+        ps = &here_p;
+    }
+    if (!cs) {
+        dls_stack_capture(&here_c);
+        cs = &here_c;
+    }
+    if (cs->py && dls_pyframes_pending_here(cs->py) && wait_for_python(r, key, ps, cs))
+        return count;
+    write_report(r, key, ps, cs);
     return count;
 }
 
@@ -244,6 +458,7 @@ void dls_race_reset_for_tests(void)
 
 void dls_race_emit_repeats(void)
 {
+    dls_race_write_waiting(1);
     pthread_mutex_lock(&g_lock);
     for (size_t i = 0; i < g_n; i++) {
         if (g_seen[i].count < 2)

@@ -68,10 +68,33 @@ int dls_race_across_devices(const dls_race *r);
 uint64_t dls_race_key(const dls_race *r);
 
 /* Reports r: the first time its key is seen, writes the report on stderr and the `race` record
- * in the log and counts one race in the summary; afterwards only counts. Returns the number of
+ * in the log and counts one race in the summary; afterwards only counts. When the consumer is
+ * the calling thread and it released the GIL, the report is written when the thread takes the
+ * GIL back, with its Python frames (dls_race_write_waiting). Returns the number of
  * times the key has been seen, this one included (0 when the table is full and the report was
  * printed without deduplication). */
 unsigned dls_race_report(const dls_race *r);
+
+/* Writes the reports waiting for their consumer's Python frames (pyframes.h): those of the
+ * calling thread whose frames came (`all` 0: the thread took the GIL back), or every one, with
+ * the frames known by then (`all` 1: at exit). No dlsync lock may be held. */
+void dls_race_write_waiting(int all);
+
+/* A report as written, for the query API (dlsync.h: dlsync_race). The strings stay valid for the
+ * life of the process; a stack is its frames, one per line, innermost first. */
+typedef struct {
+    uint64_t key, xid;
+    const char *kind, *framework, *symbol, *producer_op, *consumer_op, *fix;
+    const char *producer_stack, *consumer_stack;
+    const char *text; /* the report exactly as written on stderr */
+} dls_race_entry;
+
+/* Number of reports written so far (at most 256 are kept). */
+size_t dls_race_entries(void);
+
+/* Copies the i-th report written (from 0) into *out and the times its hazard was seen so far
+ * into *count. Returns 0, or -1 when there is no such report. */
+int dls_race_entry_get(size_t i, dls_race_entry *out, unsigned *count);
 
 /* Number of distinct hazards reported so far. */
 size_t dls_race_distinct(void);

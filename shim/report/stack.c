@@ -1,6 +1,8 @@
 /* Stack capture with backtrace(3) and symbolization with dladdr(3) (see stack.h). */
 #include "stack.h"
 
+#include "../common/config.h"
+
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <pthread.h>
@@ -13,6 +15,7 @@ void dls_stack_capture(dls_stack *s)
     s->n = backtrace(s->pc, DLS_STACK_MAX);
     if (s->n < 0)
         s->n = 0;
+    s->py = dls_config_get()->stack == DLS_STACK_NATIVE ? 0 : dls_pyframes_capture();
 }
 
 static const void *g_self_base; /* load address of the shim, set once */
@@ -37,12 +40,25 @@ static int skipped_object(const char *path, const void *fbase)
     return strncmp(base, "libcuda.so", 10) == 0 || strncmp(base, "libcupti.so", 11) == 0;
 }
 
+#define PY_MAX 12
+
+int dls_stack_python(const dls_stack *s, dls_pyframe *out, int max)
+{
+    int n = 0;
+    if (s->py && dls_pyframes_get(s->py, out, max, &n) != DLS_PYFRAMES_READY)
+        n = 0;
+    return n;
+}
+
 int dls_stack_symbolize(const dls_stack *s, int max, void (*emit)(const char *frame, void *user), void *user)
 {
+    dls_pyframe py[PY_MAX];
+    int npy = dls_stack_python(s, py, PY_MAX);
+    dls_stack_kind kind = dls_config_get()->stack;
     int out = 0;
-    for (int i = 0; i < s->n && out < max; i++) {
+    char line[512];
+    for (int i = 0; i < s->n && out < max && !(npy && kind == DLS_STACK_PYTHON); i++) {
         Dl_info info;
-        char line[512];
         /* A return address points after the call; look up the byte before it. */
         uintptr_t pc = (uintptr_t)s->pc[i] - (i > 0);
         if (!dladdr((void *)pc, &info) || !info.dli_fname) {
@@ -50,6 +66,8 @@ int dls_stack_symbolize(const dls_stack *s, int max, void (*emit)(const char *fr
         } else {
             if (skipped_object(info.dli_fname, info.dli_fbase))
                 continue;
+            if (npy && dls_pyframes_interpreter_object(info.dli_fbase, info.dli_fname))
+                break; /* the Python frames stand for the interpreter's */
             const char *lib = strrchr(info.dli_fname, '/');
             lib = lib ? lib + 1 : info.dli_fname;
             if (info.dli_sname && info.dli_saddr)
@@ -60,6 +78,10 @@ int dls_stack_symbolize(const dls_stack *s, int max, void (*emit)(const char *fr
         }
         emit(line, user);
         out++;
+    }
+    for (int i = 0; i < npy && out < max; i++, out++) {
+        snprintf(line, sizeof line, "%.96s (%.200s:%d)", py[i].function, py[i].file, py[i].line);
+        emit(line, user);
     }
     return out;
 }

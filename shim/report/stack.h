@@ -1,28 +1,43 @@
-/* Host stacks for reports: capture (cheap: return addresses only) and symbolization (at report
- * time, with dladdr).
+/* Host stacks for reports: capture (cheap: return addresses, and a handle to the Python frames
+ * when the thread runs Python, pyframes.h) and symbolization (at report time, with dladdr).
  *
  * Frames inside libdlsync.so itself, the CUDA driver library and CUPTI are skipped when
- * symbolizing, so a report starts at the program's (or the framework's) own call. A frame is
- * written "function+0xOFF (library)" when the dynamic symbol table names it, else
- * "library+0xOFF"; executables must be linked with -rdynamic for their functions to be named.
+ * symbolizing, so a report starts at the program's (or the framework's) own call. A native frame
+ * is written "function+0xOFF (library)" when the dynamic symbol table names it, else
+ * "library+0xOFF"; executables must be linked with -rdynamic for their functions to be named. A
+ * Python frame is written "function (file:line)". Which frames a report shows is DLSYNC_STACK's
+ * choice: `both` (the default) the native frames down to the first one inside the Python
+ * interpreter (libpython, libffi, _ctypes), then the Python frames; `python` the Python frames
+ * only (the native ones when the thread ran no Python); `native` today's native frames only, and
+ * no Python frame is captured at all.
  * Thread-safe; capture never allocates after the first call in the process. */
 #ifndef DLS_STACK_H
 #define DLS_STACK_H
 
+#include "pyframes.h"
+
 #include <stddef.h>
+#include <stdint.h>
 
 #define DLS_STACK_MAX 32
 
 typedef struct {
     void *pc[DLS_STACK_MAX];
     int n;
+    uint32_t py; /* the thread's Python frames (pyframes.h), 0 when none */
 } dls_stack;
 
-/* Captures the calling thread's return addresses into *s (at most DLS_STACK_MAX). */
+/* Captures the calling thread's return addresses into *s (at most DLS_STACK_MAX), and its Python
+ * frames unless DLSYNC_STACK=native. */
 void dls_stack_capture(dls_stack *s);
 
-/* Symbolizes the frames of s that are not in the shim, libcuda or libcupti, at most `max`
- * of them, each written by `emit(frame_text, user)`. Returns the number emitted. */
+/* Symbolizes the frames of s that are not in the shim, libcuda or libcupti, merged with its
+ * Python frames as DLSYNC_STACK says (see above), at most `max` of them, each written by
+ * `emit(frame_text, user)`. Returns the number emitted. */
 int dls_stack_symbolize(const dls_stack *s, int max, void (*emit)(const char *frame, void *user), void *user);
+
+/* Copies up to `max` Python frames of s into out, innermost first; returns their number (0 when
+ * s has none, or they are pending or gone). */
+int dls_stack_python(const dls_stack *s, dls_pyframe *out, int max);
 
 #endif

@@ -29,6 +29,11 @@ void dls_summary_set_cupti(const char *sharing)
     atomic_store_explicit(&g_cupti, sharing, memory_order_release);
 }
 
+const char *dls_summary_cupti(void)
+{
+    return atomic_load_explicit(&g_cupti, memory_order_acquire);
+}
+
 void dls_summary_line(char *buf, unsigned n)
 {
     int k = snprintf(buf, n, "dlsync: mode=%s cupti=%s", dls_mode_name(dls_config_get()->mode),

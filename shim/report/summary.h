@@ -50,6 +50,9 @@ uint64_t dls_summary_get(dls_counter c);
  * observing) until set. `sharing` must stay valid for the life of the process. */
 void dls_summary_set_cupti(const char *sharing);
 
+/* The sharing recorded by dls_summary_set_cupti ("none" until set). */
+const char *dls_summary_cupti(void);
+
 /* Formats the one-line summary ("dlsync: mode=... cupti=... exchanges=N ...", no newline) into buf. */
 void dls_summary_line(char *buf, unsigned n);
 

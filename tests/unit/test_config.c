@@ -15,6 +15,7 @@ static int reset(void **state)
     unsetenv("DLSYNC_LOG");
     unsetenv("DLSYNC_CUPTI");
     unsetenv("DLSYNC_PROFILES");
+    unsetenv("DLSYNC_STACK");
     dls_config_reset_for_tests();
     return 0;
 }
@@ -54,6 +55,26 @@ static void bad_mode_falls_back_to_fix_and_says_why(void **state)
     assert_int_equal(c->nproblems, 2);
     assert_string_equal(c->problems[0], "DLSYNC_MODE=fast is not one of off, trace, check, fix; using fix");
     assert_string_equal(c->problems[1], "DLSYNC_VERBOSE=yes is not 0 or 1; using 0");
+}
+
+/* DLSYNC_STACK: both by default, native and python by name, a bad value warns and means both. */
+static void stack_kinds_are_parsed(void **state)
+{
+    (void)state;
+    assert_int_equal(dls_config_get()->stack, DLS_STACK_BOTH);
+    const char *names[] = {"both", "native", "python"};
+    const dls_stack_kind kinds[] = {DLS_STACK_BOTH, DLS_STACK_NATIVE, DLS_STACK_PYTHON};
+    for (int i = 0; i < 3; i++) {
+        setenv("DLSYNC_STACK", names[i], 1);
+        dls_config_reset_for_tests();
+        assert_int_equal(dls_config_get()->stack, kinds[i]);
+        assert_int_equal(dls_config_get()->nproblems, 0);
+    }
+    setenv("DLSYNC_STACK", "gdb", 1);
+    dls_config_reset_for_tests();
+    assert_int_equal(dls_config_get()->stack, DLS_STACK_BOTH);
+    assert_int_equal(dls_config_get()->nproblems, 1);
+    assert_string_equal(dls_config_get()->problems[0], "DLSYNC_STACK=gdb is not native, python or both; using both");
 }
 
 static void an_inert_process_is_off_whatever_the_environment_says(void **state)
@@ -105,6 +126,7 @@ int main(void)
         cmocka_unit_test_setup(each_mode_name_is_parsed, reset),
         cmocka_unit_test_setup(bad_mode_falls_back_to_fix_and_says_why, reset),
         cmocka_unit_test_setup(an_inert_process_is_off_whatever_the_environment_says, reset),
+        cmocka_unit_test_setup(stack_kinds_are_parsed, reset),
         cmocka_unit_test(mode_names_round_trip),
         cmocka_unit_test_setup(values_are_read_once, reset),
         cmocka_unit_test_setup(empty_values_count_as_unset, reset),
