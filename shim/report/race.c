@@ -4,6 +4,7 @@
 #include "../common/ownfd.h"
 #include "log.h"
 #include "summary.h"
+#include "suppress_file.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -20,10 +21,13 @@ static struct {
     unsigned count;
     dls_race_kind kind;
     uint64_t xid;
+    int suppressed; /* a suppression rule matched its first report */
 } g_seen[TABLE];
 static size_t g_n;
 
-static const char *const g_kind[] = {"write-read", "read-write", "write-write", "host-read", "release-reuse"};
+#define DLS_RACE_NAME_(id, name) name,
+static const char *const g_kind[] = {DLS_RACE_KINDS(DLS_RACE_NAME_)};
+#undef DLS_RACE_NAME_
 
 const char *dls_race_kind_name(dls_race_kind k)
 {
@@ -128,7 +132,7 @@ static void side_json(dls_json *j, const char *key, const dls_race_side *side, c
 }
 
 static void write_log(const dls_race *r, uint64_t key, const frames *pf, const frames *cf, const char *fix_id,
-                      const char *fix_text)
+                      const char *fix_text, const dls_suppress_rule *rule)
 {
     if (!dls_log_enabled())
         return;
@@ -162,7 +166,30 @@ static void write_log(const dls_race *r, uint64_t key, const frames *pf, const f
     dls_json_str(&j, "id", fix_id);
     dls_json_str(&j, "text", fix_text);
     dls_json_close(&j, '}');
+    if (rule) {
+        dls_json_object(&j, "suppressed");
+        dls_json_str(&j, "rule", rule->text);
+        dls_json_str(&j, "file", dls_suppress_path());
+        dls_json_u64(&j, "line", rule->line);
+        dls_json_close(&j, '}');
+    }
     dls_log_write(&j);
+}
+
+/* The suppression rule matching r's texts as the report prints them, or NULL. */
+static const dls_suppress_rule *suppression(const dls_race *r, const frames *pf, const frames *cf)
+{
+    const char *texts[2 * FRAMES + 4];
+    size_t n = 0;
+    texts[n++] = r->framework;
+    texts[n++] = r->symbol;
+    texts[n++] = r->producer.op;
+    texts[n++] = r->consumer.op;
+    for (int i = 0; i < pf->n; i++)
+        texts[n++] = pf->f[i];
+    for (int i = 0; i < cf->n; i++)
+        texts[n++] = cf->f[i];
+    return dls_suppress_lookup((int)r->kind, texts, n);
 }
 
 static void write_text(const dls_race *r, const frames *pf, const frames *cf, const char *fix_text)
@@ -200,6 +227,7 @@ unsigned dls_race_report(const dls_race *r)
 {
     uint64_t key = dls_race_key(r);
     unsigned count = 0;
+    size_t slot = TABLE;
     pthread_mutex_lock(&g_lock);
     for (size_t i = 0; i < g_n; i++)
         if (g_seen[i].key == key) {
@@ -207,11 +235,12 @@ unsigned dls_race_report(const dls_race *r)
             break;
         }
     if (!count && g_n < TABLE) {
-        g_seen[g_n].key = key;
-        g_seen[g_n].count = count = 1;
-        g_seen[g_n].kind = r->kind;
-        g_seen[g_n].xid = r->xid;
-        g_n++;
+        slot = g_n++;
+        g_seen[slot].key = key;
+        g_seen[slot].count = count = 1;
+        g_seen[slot].kind = r->kind;
+        g_seen[slot].xid = r->xid;
+        g_seen[slot].suppressed = 0;
     }
     pthread_mutex_unlock(&g_lock);
     if (count > 1)
@@ -221,9 +250,16 @@ unsigned dls_race_report(const dls_race *r)
     side_stack(&r->consumer, &cf);
     char fix[768];
     const char *fix_id = dls_advice(r, fix, sizeof fix);
-    write_text(r, &pf, &cf, fix);
-    write_log(r, key, &pf, &cf, fix_id, fix);
-    dls_summary_add(DLS_COUNT_RACES, 1);
+    const dls_suppress_rule *rule = suppression(r, &pf, &cf);
+    if (rule && slot < TABLE) {
+        pthread_mutex_lock(&g_lock);
+        g_seen[slot].suppressed = 1;
+        pthread_mutex_unlock(&g_lock);
+    }
+    if (!rule)
+        write_text(r, &pf, &cf, fix);
+    write_log(r, key, &pf, &cf, fix_id, fix, rule);
+    dls_summary_add(rule ? DLS_COUNT_SUPPRESSED : DLS_COUNT_RACES, 1);
     return count;
 }
 
@@ -246,7 +282,7 @@ void dls_race_emit_repeats(void)
 {
     pthread_mutex_lock(&g_lock);
     for (size_t i = 0; i < g_n; i++) {
-        if (g_seen[i].count < 2)
+        if (g_seen[i].count < 2 || g_seen[i].suppressed)
             continue;
         char line[160];
         int k = snprintf(line, sizeof line, "dlsync: race %016llx (%s, exchange %llu) seen %u times\n",
