@@ -28,9 +28,16 @@ typedef struct {
 /* Keeps the function-like symbols (FUNC, IFUNC, GNU_IFUNC, or untyped imports) whose name
  * `keep` accepts (keep(name, ctx) != 0). Fills *info (free with dls_elf_info_free) and returns
  * 0, or returns -1 with a one-line reason in err (errlen bytes) when the file cannot be read
- * as an ELF object. */
+ * as an ELF object: not a regular file (a directory or FIFO is never opened for reading), not
+ * ELF, truncated (headers past its end), corrupt (a section that cannot be read), or without
+ * section headers. */
 int dls_elf_read(const char *path, int (*keep)(const char *name, void *ctx), void *ctx, dls_elf_info *info, char *err,
                  size_t errlen);
+
+/* Whether the executable at path names a program interpreter (PT_INTERP): the dynamic loader
+ * then starts it, and LD_PRELOAD applies; a static program has none. 0 with *has_interp set, or
+ * -1 with a one-line reason when the file is no regular, readable ELF object. */
+int dls_elf_interp(const char *path, int *has_interp, char *err, size_t errlen);
 
 /* Frees what dls_elf_read filled and zeroes *info. */
 void dls_elf_info_free(dls_elf_info *info);
