@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "gate.h"
-#include "program.h"
+#include "common/preloadable.h"
 #include "report/suppress.h"
 #include "shimpath.h"
 #include "textesc.h"
@@ -380,9 +380,17 @@ int dls_cmd_run(int argc, char **argv)
             }
         }
     }
-    char path[PATH_MAX], why[PATH_MAX + 128];
-    const char *unreachable =
-        dls_program_find(o.program[0], path, sizeof path) == 0 ? dls_program_unreachable(path, why, sizeof why) : NULL;
+    /* A program the loader will not preload into is named before it runs. */
+    char path[PATH_MAX], file[PATH_MAX], why[2 * PATH_MAX];
+    const char *reason = dls_program_find(o.program[0], getenv("PATH"), path, sizeof path) == 0
+                             ? dls_program_unreachable(path, file, sizeof file)
+                             : NULL;
+    const char *unreachable = NULL;
+    if (reason) {
+        char safe[PATH_MAX];
+        snprintf(why, sizeof why, "%s: %s", dls_text_escape(file, safe, sizeof safe), reason);
+        unreachable = why;
+    }
     rc = set_environment(&o, shim, &s);
     int status = DLS_EXIT_INTERNAL, exec_err = 0;
     pid_t pid = 0;

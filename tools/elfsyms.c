@@ -1,6 +1,8 @@
 /* libelf symbol reader (see elfsyms.h). */
 #include "elfsyms.h"
 
+#include "filekind.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -100,17 +102,6 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int (*keep)
     return 0;
 }
 
-/* What a file that is not a regular one is, for the refusal. */
-static const char *not_regular(mode_t m)
-{
-    return S_ISDIR(m)    ? "a directory"
-           : S_ISFIFO(m) ? "a FIFO"
-           : S_ISCHR(m)  ? "a character device"
-           : S_ISBLK(m)  ? "a block device"
-           : S_ISSOCK(m) ? "a socket"
-                         : "not a regular file";
-}
-
 /* Opens path for reading when it is a regular file (never waiting on a FIFO); -1 with a reason,
  * and *size its size. */
 static int open_regular(const char *path, off_t *size, char *err, size_t errlen)
@@ -124,7 +115,7 @@ static int open_regular(const char *path, off_t *size, char *err, size_t errlen)
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s, not an ELF object", not_regular(st.st_mode));
+        snprintf(err, errlen, "%s, not an ELF object", dls_file_kind(st.st_mode));
         close(fd);
         return -1;
     }
@@ -214,30 +205,6 @@ out:
     if (rc != 0)
         dls_elf_info_free(info);
     return rc != 0 ? -1 : 0;
-}
-
-int dls_elf_interp(const char *path, int *has_interp, char *err, size_t errlen)
-{
-    off_t size = 0;
-    int fd = open_regular(path, &size, err, errlen);
-    if (fd < 0)
-        return -1;
-    GElf_Ehdr eh;
-    Elf *elf = begin(fd, size, &eh, err, errlen);
-    size_t n = 0;
-    int rc = elf && elf_getphdrnum(elf, &n) == 0 ? 0 : -1;
-    if (elf && rc != 0)
-        snprintf(err, errlen, "corrupt ELF object: its program headers cannot be read");
-    *has_interp = 0;
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        GElf_Phdr ph;
-        if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
-            *has_interp = 1;
-    }
-    if (elf)
-        elf_end(elf);
-    close(fd);
-    return rc;
 }
 
 void dls_elf_info_free(dls_elf_info *info)

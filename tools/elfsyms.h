@@ -34,11 +34,6 @@ typedef struct {
 int dls_elf_read(const char *path, int (*keep)(const char *name, void *ctx), void *ctx, dls_elf_info *info, char *err,
                  size_t errlen);
 
-/* Whether the executable at path names a program interpreter (PT_INTERP): the dynamic loader
- * then starts it, and LD_PRELOAD applies; a static program has none. 0 with *has_interp set, or
- * -1 with a one-line reason when the file is no regular, readable ELF object. */
-int dls_elf_interp(const char *path, int *has_interp, char *err, size_t errlen);
-
 /* Frees what dls_elf_read filled and zeroes *info. */
 void dls_elf_info_free(dls_elf_info *info);
 

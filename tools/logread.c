@@ -8,18 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "filekind.h"
 #include "textesc.h"
-
-/* What a file that is no log or pipe is, for the refusal. */
-static const char *kind_of(mode_t m)
-{
-    return S_ISDIR(m)    ? "a directory"
-           : S_ISCHR(m)  ? "a character device"
-           : S_ISBLK(m)  ? "a block device"
-           : S_ISSOCK(m) ? "a socket"
-           : S_ISFIFO(m) ? "a FIFO"
-                         : "not a regular file";
-}
 
 /* Opens path as the options allow; NULL with a reason in why. */
 static FILE *open_log(const char *path, const dls_log_scan_opts *o, char *why, size_t n)
@@ -34,7 +24,7 @@ static FILE *open_log(const char *path, const dls_log_scan_opts *o, char *why, s
         return NULL;
     }
     if (!S_ISREG(st.st_mode) && !(o->pipes && S_ISFIFO(st.st_mode))) {
-        snprintf(why, n, "refused: %s", kind_of(st.st_mode));
+        snprintf(why, n, "refused: %s", dls_file_kind(st.st_mode));
         close(fd);
         return NULL;
     }
@@ -56,15 +46,9 @@ static long read_line(FILE *f, char **buf, size_t *cap, size_t max, int *nl)
 {
     size_t len = 0;
     *nl = 0;
-    int c;
-    while ((c = getc_unlocked(f)) != EOF) {
-        if (c == '\n') {
-            *nl = 1;
-            break;
-        }
-        if (len >= max)
-            return -2;
-        if (len + 1 >= *cap) {
+    int c = 0;
+    for (;;) {
+        if (len + 1 >= *cap) { /* room for this byte and the terminating NUL */
             size_t nc = *cap ? *cap * 2 : 4096;
             char *nb = realloc(*buf, nc);
             if (!nb)
@@ -72,8 +56,13 @@ static long read_line(FILE *f, char **buf, size_t *cap, size_t max, int *nl)
             *buf = nb;
             *cap = nc;
         }
+        if ((c = getc_unlocked(f)) == EOF || c == '\n')
+            break;
+        if (len >= max)
+            return -2;
         (*buf)[len++] = (char)c;
     }
+    *nl = c == '\n';
     if (c == EOF && len == 0)
         return -1;
     (*buf)[len] = '\0';

@@ -3,10 +3,10 @@
 
 #include "../common/config.h"
 #include "../common/export.h"
+#include "../common/preloadable.h"
 #include "../report/run.h"
 
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,7 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,77 +71,13 @@ static const char *env_of(char *const envp[], const char *name)
     return NULL;
 }
 
-/* Finds file as execvp does (PATH of the calling process) into buf; 0, or -1 when absent. */
-static int find(const char *file, char *buf, size_t n)
+/* Why libdlsync.so will not be in the program at path started with environment envp, or NULL. */
+static const char *unreachable(const char *path, char *const envp[])
 {
-    if (strchr(file, '/')) {
-        snprintf(buf, n, "%s", file);
-        return access(buf, X_OK);
-    }
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/bin:/usr/bin";
-    for (const char *p = path;; p++) {
-        size_t len = strcspn(p, ":");
-        struct stat st;
-        if ((size_t)snprintf(buf, n, "%.*s%s%s", (int)len, p, len ? "/" : "", file) < n && stat(buf, &st) == 0 &&
-            S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
-            return 0;
-        p += len;
-        if (!*p)
-            return -1;
-    }
-}
-
-/* 1 when the ELF file at fd has no PT_INTERP (a static program), 0 otherwise or when unsure. */
-static int is_static(int fd)
-{
-    Elf64_Ehdr eh;
-    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256)
-        return 0;
-    for (unsigned i = 0; i < eh.e_phnum; i++) {
-        Elf64_Phdr ph;
-        if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph)
-            return 0;
-        if (ph.p_type == PT_INTERP)
-            return 0;
-    }
-    return 1;
-}
-
-/* Why libdlsync.so will not enter the program at path (its #! interpreter for a script) with
- * environment envp, or NULL. */
-static const char *unreachable(const char *path, char *const envp[], char *file, size_t n)
-{
-    snprintf(file, n, "%s", path);
-    for (int depth = 0; depth < 4; depth++) {
-        char head[PATH_MAX + 3];
-        int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-        if (fd < 0)
-            return NULL;
-        struct stat st;
-        ssize_t got = pread(fd, head, sizeof head - 1, 0);
-        int fst = fstat(fd, &st);
-        int stat_ = got > 0 && !(got >= 2 && head[0] == '#' && head[1] == '!') ? is_static(fd) : 0;
-        close(fd);
-        if (fst != 0)
-            return NULL;
-        if (st.st_mode & (S_ISUID | S_ISGID))
-            return "it is set-user-ID or set-group-ID: the loader ignores LD_PRELOAD there";
-        if (getxattr(file, "security.capability", NULL, 0) > 0)
-            return "it has file capabilities: the loader ignores LD_PRELOAD there";
-        if (stat_)
-            return "it is statically linked: LD_PRELOAD cannot load libdlsync.so into it";
-        if (got < 3 || head[0] != '#' || head[1] != '!')
-            break;
-        head[got] = '\0';
-        const char *p = head + 2 + strspn(head + 2, " \t");
-        size_t len = strcspn(p, " \t\n");
-        if (!len || len >= n)
-            break;
-        snprintf(file, n, "%.*s", (int)len, p);
-    }
+    char file[PATH_MAX];
+    const char *why = dls_program_unreachable(path, file, sizeof file);
+    if (why)
+        return why;
     const char *preload = env_of(envp, "LD_PRELOAD");
     if (!preload || !strstr(preload, "libdlsync.so"))
         return "its environment has no LD_PRELOAD naming libdlsync.so";
@@ -177,10 +112,12 @@ static void note(const char *name, char *const envp[], int search, int spawn)
     const dls_config *c = atomic_load_explicit(&dls_config_read, memory_order_acquire);
     if (!c || c->mode == DLS_MODE_OFF || !c->run_manifest || !name)
         return;
-    char path[PATH_MAX], file[PATH_MAX];
-    if ((search ? find(name, path, sizeof path) : (snprintf(path, sizeof path, "%s", name), access(path, X_OK))) != 0)
+    char path[PATH_MAX];
+    int found = search ? dls_program_find(name, getenv("PATH"), path, sizeof path) == 0
+                       : (snprintf(path, sizeof path, "%s", name), access(path, X_OK) == 0);
+    if (!found)
         return; /* the call fails: nothing starts */
-    const char *why = unreachable(path, envp, file, sizeof file);
+    const char *why = unreachable(path, envp);
     if (!why)
         return;
     char exe[PATH_MAX], line[4 * PATH_MAX * 6 / 4 + 512];
@@ -237,62 +174,49 @@ int execvp(const char *file, char *const argv[])
     return execvpe(file, argv, environ);
 }
 
-/* The number of arguments of an execl-family call, its closing NULL included. */
-static size_t count_args(const char *arg, va_list ap)
+/* The execl family: the arguments after `arg` up to their NULL (for execle, then the environment)
+ * become an argv on this frame, passed to execve (`search`: execvpe). */
+static int exec_list(const char *file, const char *arg, va_list ap, int search, int with_env)
 {
+    va_list count;
+    va_copy(count, ap);
     size_t n = 1;
-    for (const char *a = arg; a; a = va_arg(ap, const char *))
+    for (const char *a = arg; a; a = va_arg(count, const char *))
         n++;
-    return n;
+    va_end(count);
+    char *argv[n];
+    argv[0] = (char *)arg;
+    for (size_t i = 1; i < n; i++)
+        argv[i] = va_arg(ap, char *);
+    char *const *envp = with_env ? va_arg(ap, char *const *) : environ;
+    return search ? execvpe(file, argv, envp) : execve(file, argv, envp);
 }
-
-/* Fills argv (n entries) from an execl-family call's arguments; returns the va_list position
- * after the NULL in *ap. */
-#define FILL_ARGS(argv, n, arg, ap)         \
-    do {                                    \
-        argv[0] = (char *)(arg);            \
-        for (size_t i_ = 1; i_ < (n); i_++) \
-            argv[i_] = va_arg(ap, char *);  \
-    } while (0)
 
 int execl(const char *path, const char *arg, ...)
 {
-    va_list ap, cp;
+    va_list ap;
     va_start(ap, arg);
-    va_copy(cp, ap);
-    size_t n = count_args(arg, cp);
-    va_end(cp);
-    char *argv[n];
-    FILL_ARGS(argv, n, arg, ap);
+    int rc = exec_list(path, arg, ap, 0, 0);
     va_end(ap);
-    return execve(path, argv, environ);
+    return rc;
 }
 
 int execlp(const char *file, const char *arg, ...)
 {
-    va_list ap, cp;
+    va_list ap;
     va_start(ap, arg);
-    va_copy(cp, ap);
-    size_t n = count_args(arg, cp);
-    va_end(cp);
-    char *argv[n];
-    FILL_ARGS(argv, n, arg, ap);
+    int rc = exec_list(file, arg, ap, 1, 0);
     va_end(ap);
-    return execvpe(file, argv, environ);
+    return rc;
 }
 
 int execle(const char *path, const char *arg, ...)
 {
-    va_list ap, cp;
+    va_list ap;
     va_start(ap, arg);
-    va_copy(cp, ap);
-    size_t n = count_args(arg, cp);
-    va_end(cp);
-    char *argv[n];
-    FILL_ARGS(argv, n, arg, ap);
-    char *const *envp = va_arg(ap, char *const *);
+    int rc = exec_list(path, arg, ap, 0, 1);
     va_end(ap);
-    return execve(path, argv, envp);
+    return rc;
 }
 
 int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,

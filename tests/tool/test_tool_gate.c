@@ -36,9 +36,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return dls_remove_tree(g_dir);
 }
 
 /* Runs `dlsync run ARGS...` (NULL-terminated) with `extra` settings (NULL or up to 4; they come
