@@ -27,8 +27,7 @@ typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
 typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
                         char *const[], char *const[]);
 
-static _Atomic(execvpe_fn) g_execvpe;
-static _Atomic(spawn_fn) g_spawn, g_spawnp;
+static _Atomic(void *) g_execvpe, g_spawn, g_spawnp;
 
 DLS_EXPORT int execve(const char *path, char *const argv[], char *const envp[]);
 DLS_EXPORT int execv(const char *path, char *const argv[]);
@@ -42,23 +41,23 @@ DLS_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_
 DLS_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
                             const posix_spawnattr_t *attr, char *const argv[], char *const envp[]);
 
-/* The next definition of name after this library (the C library's, at its default version): the
- * shim's dlsym passes a name it does not wrap straight on, as from this caller. */
-#define REAL(cache, type, name)                                       \
-    ({                                                                \
-        type f_ = atomic_load_explicit(&cache, memory_order_acquire); \
-        if (!f_) {                                                    \
-            f_ = (type)dlsym(RTLD_NEXT, name);                        \
-            atomic_store_explicit(&cache, f_, memory_order_release);  \
-        }                                                             \
-        f_;                                                           \
-    })
+/* The next definition of name after this library (the C library's, at its default version),
+ * found once: the shim's dlsym passes a name it does not wrap straight on, as from this caller. */
+static void *real(_Atomic(void *) *cache, const char *name)
+{
+    void *f = atomic_load_explicit(cache, memory_order_acquire);
+    if (!f) {
+        f = dlsym(RTLD_NEXT, name);
+        atomic_store_explicit(cache, f, memory_order_release);
+    }
+    return f;
+}
 
 void dls_follow_init(void)
 {
-    (void)REAL(g_execvpe, execvpe_fn, "execvpe");
-    (void)REAL(g_spawn, spawn_fn, "posix_spawn");
-    (void)REAL(g_spawnp, spawn_fn, "posix_spawnp");
+    real(&g_execvpe, "execvpe");
+    real(&g_spawn, "posix_spawn");
+    real(&g_spawnp, "posix_spawnp");
 }
 
 /* The value of NAME in envp, or NULL. */
@@ -120,16 +119,18 @@ static void note(const char *name, char *const envp[], int search, int spawn)
     const char *why = unreachable(path, envp);
     if (!why)
         return;
-    char exe[PATH_MAX], line[4 * PATH_MAX * 6 / 4 + 512];
+    char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
+    if (strlen(exe) > PATH_MAX / 2 || strlen(path) > PATH_MAX / 2)
+        return;
+    /* each escaped string at most 6 times its length: two half paths, the run id and the reason */
+    char line[7 * PATH_MAX];
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     char *d = line + sprintf(line, "{\"ev\":\"exec\",\"t\":%llu,\"pid\":%d,\"tid\":%ld,\"run\":",
                              (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec,
                              (int)getpid(), (long)syscall(SYS_gettid));
-    if (strlen(exe) > PATH_MAX / 2 || strlen(path) > PATH_MAX / 2)
-        return;
     d = json_string(d, dls_run_id());
     d += sprintf(d, ",\"proc_start\":%llu,\"ppid\":%d,\"exe\":", (unsigned long long)dls_run_proc_start(),
                  (int)getppid());
@@ -161,12 +162,12 @@ int execv(const char *path, char *const argv[])
 int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     note(file, envp, 1, 0);
-    execvpe_fn real = REAL(g_execvpe, execvpe_fn, "execvpe");
-    if (!real) {
+    execvpe_fn f = (execvpe_fn)real(&g_execvpe, "execvpe");
+    if (!f) {
         errno = ENOSYS;
         return -1;
     }
-    return real(file, argv, envp);
+    return f(file, argv, envp);
 }
 
 int execvp(const char *file, char *const argv[])
@@ -223,14 +224,14 @@ int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *
                 char *const argv[], char *const envp[])
 {
     note(path, envp, 0, 1);
-    spawn_fn real = REAL(g_spawn, spawn_fn, "posix_spawn");
-    return real ? real(pid, path, fa, attr, argv, envp) : ENOSYS;
+    spawn_fn f = (spawn_fn)real(&g_spawn, "posix_spawn");
+    return f ? f(pid, path, fa, attr, argv, envp) : ENOSYS;
 }
 
 int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
                  char *const argv[], char *const envp[])
 {
     note(file, envp, 1, 1);
-    spawn_fn real = REAL(g_spawnp, spawn_fn, "posix_spawnp");
-    return real ? real(pid, file, fa, attr, argv, envp) : ENOSYS;
+    spawn_fn f = (spawn_fn)real(&g_spawnp, "posix_spawnp");
+    return f ? f(pid, file, fa, attr, argv, envp) : ENOSYS;
 }

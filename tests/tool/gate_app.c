@@ -6,14 +6,47 @@
  *   gate_app chdir DIR racy|correct      changes its directory to DIR first
  *   gate_app fork racy|correct           first forks a child that ends with _exit(0) at once
  *   gate_app daemon racy|correct         first forks a child that outlives the program by 3 s
- *   gate_app repeat N racy|correct       N correct exchanges before the last one */
+ *   gate_app repeat N racy|correct       N correct exchanges before the last one
+ * and, with no exchange, starting PROGRAM (with no arguments) through one of the C library's calls:
+ *   gate_app start execv|execvp|execvpe|execl|execlp|execle|posix_spawn|posix_spawnp PROGRAM
+ * (the spawns wait for it; each prints "started" first). */
 #include "scen.h"
 
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
+
+/* Starts program the way `how` names; returns the exit status to end with. */
+static int start(const char *how, const char *program)
+{
+    char *argv[] = {(char *)program, NULL};
+    const char *base = strrchr(program, '/') ? strrchr(program, '/') + 1 : program;
+    printf("started\n");
+    fflush(stdout);
+    if (strcmp(how, "execv") == 0)
+        execv(program, argv);
+    else if (strcmp(how, "execvp") == 0)
+        execvp(base, argv);
+    else if (strcmp(how, "execvpe") == 0)
+        execvpe(base, argv, environ);
+    else if (strcmp(how, "execl") == 0)
+        execl(program, program, (char *)NULL);
+    else if (strcmp(how, "execlp") == 0)
+        execlp(base, base, (char *)NULL);
+    else if (strcmp(how, "execle") == 0)
+        execle(program, program, (char *)NULL, environ);
+    pid_t pid;
+    int st = 0;
+    int rc = strcmp(how, "posix_spawn") == 0    ? posix_spawn(&pid, program, NULL, NULL, argv, environ)
+             : strcmp(how, "posix_spawnp") == 0 ? posix_spawnp(&pid, base, NULL, NULL, argv, environ)
+                                                : -1;
+    return rc == 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
 
 static void fork_child(int outlive)
 {
@@ -29,6 +62,8 @@ static void fork_child(int outlive)
 
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "start") == 0)
+        return start(argv[2], argv[3]);
     const char *last = argc > 1 ? argv[argc - 1] : "";
     int racy = strcmp(last, "racy") == 0;
     if (!racy && strcmp(last, "correct") != 0) {

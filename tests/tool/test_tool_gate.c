@@ -172,6 +172,27 @@ static void programs_dlsync_cannot_enter_are_not_checked(void **state)
     expect(&r, 0, "processes checked, 0 races reported");
 }
 
+/* Each exec and spawn call of the C library is followed: a static program started through any of
+ * them is said, and still runs as asked (PATH searched for the p forms). */
+static void every_exec_and_spawn_call_is_followed(void **state)
+{
+    (void)state;
+    const char *how[] = {"execv", "execvp", "execvpe", "execl", "execlp", "execle", "posix_spawn", "posix_spawnp"};
+    char dir[512], path[700];
+    snprintf(dir, sizeof dir, "%s", g_static);
+    *strrchr(dir, '/') = '\0';
+    snprintf(path, sizeof path, "PATH=%s:/usr/bin:/bin", dir);
+    const char *env[] = {path, NULL};
+    for (size_t i = 0; i < sizeof how / sizeof *how; i++) {
+        dls_run_result r;
+        run(&r, env, "--fail-on-race", "--", g_app, "start", how[i], g_static, NULL);
+        if (!strstr(r.out, "started\nstatic app\n") || !strstr(r.err, "which dlsync did not enter: it is statically "
+                                                                      "linked"))
+            fail_msg("%s: out %s err %s", how[i], r.out, r.err);
+        expect(&r, 4, "static_app, which dlsync did not enter");
+    }
+}
+
 /* A forked child that ends through _exit (as multiprocessing workers do) is covered and prints
  * its own summary; a child still running when the program ends is not checked. */
 static void forked_children_and_daemons(void **state)
@@ -276,6 +297,7 @@ int main(void)
         cmocka_unit_test(a_log_that_cannot_be_written_is_not_checked),
         cmocka_unit_test(a_program_that_closes_its_descriptors),
         cmocka_unit_test(programs_dlsync_cannot_enter_are_not_checked),
+        cmocka_unit_test(every_exec_and_spawn_call_is_followed),
         cmocka_unit_test(forked_children_and_daemons),
         cmocka_unit_test(a_relative_log_stays_where_the_run_started),
         cmocka_unit_test(only_the_runs_own_logs_are_read),
