@@ -1,5 +1,6 @@
-# libdlsync.so: every C file under shim/<area>/ goes into the library. The same objects are
-# also archived (libdlsync_internal.a) so unit tests can call internal functions directly.
+# libdlsync.so: every C file under shim/<area>/ goes into the library. The same objects but the
+# start-up's are also archived (libdlsync_internal.a) so unit tests can call internal functions
+# directly: the start-up's constructor and its _exit must never enter a test program.
 # -z nodelete: a program that dlopens the library and dlcloses it while tensors still carry the
 # shim's deleter (or a CUPTI callback or thread-exit handler still points into it) must not
 # find the code unmapped.
@@ -25,7 +26,7 @@ $(SHIM_LIB): $(SHIM_OBJS) shim/dlsync.map
 	$(Q)$(CC) -shared -Wl,-soname,libdlsync.so -Wl,--version-script=shim/dlsync.map \
 	    -Wl,-z,defs -Wl,-z,nodelete $(LDFLAGS) -o $@ $(SHIM_OBJS) $(SHIM_LIBS)
 
-$(SHIM_AR): $(SHIM_OBJS)
+$(SHIM_AR): $(filter-out $(B)/obj/shim/startup/%,$(SHIM_OBJS))
 	@mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $^
 

@@ -1,21 +1,26 @@
-/* dlsync run: runs a program with the shim preloaded (see commands.h and the help text). */
+/* dlsync run: runs a program with the shim preloaded and waits for it; says what the run
+ * checked and, with --fail-on-race, turns races and unchecked processes into its exit status
+ * (see commands.h and the help text). */
 #include "commands.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <glob.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "common/names.h"
-#include "logread.h"
+#include "gate.h"
+#include "common/preloadable.h"
+#include "report/suppress.h"
 #include "shimpath.h"
+#include "textesc.h"
 
 /* The sanitizer runtime the shim was built with ("" normally); it must come first in
  * LD_PRELOAD when an instrumented shim goes into an uninstrumented program. */
@@ -24,16 +29,17 @@
 #endif
 
 typedef struct {
-    const char *mode, *log, *profiles;
-    int verbose, fail_on_race;
+    const char *mode, *log, *profiles, *suppressions, *log_limit, *error_exitcode;
+    int verbose, quiet, fail_on_race, race_status;
     char **program; /* NULL-terminated */
 } run_options;
 
 static int usage_error(const char *fmt, const char *arg)
 {
+    char safe[512];
     fputs("dlsync run: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n(dlsync --help for usage)\n", stderr);
+    fprintf(stderr, fmt, dls_text_escape(arg, safe, sizeof safe));
+    fputs("\n(dlsync run --help for usage)\n", stderr);
     return DLS_EXIT_USAGE;
 }
 
@@ -56,10 +62,73 @@ static int option_value(int argc, char **argv, int *i, const char *name, const c
     return 1;
 }
 
+static void say_bad_suppression(unsigned line, const char *reason, void *ctx)
+{
+    char safe[1024];
+    fprintf(stderr, "dlsync run: %s:%u: %s\n", dls_text_escape(ctx, safe, sizeof safe), line, reason);
+}
+
+/* A suppressions file the shim will read: refused (with each bad line) before the run. */
+static int check_suppressions(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return usage_error("--suppressions: cannot read %s", path);
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (int c; (c = getc(f)) != EOF && len < (4u << 20);) {
+        if (len + 1 >= cap) {
+            char *nt = realloc(text, cap = cap ? cap * 2 : 4096);
+            if (!nt)
+                break;
+            text = nt;
+        }
+        text[len++] = (char)c;
+    }
+    fclose(f);
+    dls_suppress_set set = {0};
+    int bad = dls_suppress_parse(text ? text : "", len, &set, say_bad_suppression, (void *)path);
+    dls_suppress_set_free(&set);
+    free(text);
+    return bad ? usage_error("--suppressions %s has bad lines (above)", path) : 0;
+}
+
+/* Values that must be checked before the run starts. */
+static int check_values(run_options *o)
+{
+    if (o->mode && dls_mode_from_name(o->mode) < 0)
+        return usage_error("--mode %s: expected trace, check, fix or off", o->mode);
+    if (o->error_exitcode) {
+        char *end = NULL;
+        long v = strtol(o->error_exitcode, &end, 10);
+        if (!*o->error_exitcode || *end || v < 1 || v > 255 || v == DLS_EXIT_UNCHECKED)
+            return usage_error("--error-exitcode %s: expected 1 to 255 but 4 (the status of a run not all checked)",
+                               o->error_exitcode);
+        o->race_status = (int)v;
+        o->fail_on_race = 1;
+    }
+    if (o->fail_on_race && o->mode && strcmp(o->mode, "check") != 0)
+        return usage_error("--fail-on-race works in check mode only, not with --mode %s", o->mode);
+    if (o->fail_on_race)
+        o->mode = "check";
+    uint64_t size;
+    if (o->log_limit && dls_parse_size(o->log_limit, &size) != 0)
+        return usage_error("--log-limit %s: expected a size in bytes (with k, m or g; 0 for none)", o->log_limit);
+    const char *names[] = {"--log", "--profiles", "--suppressions"};
+    const char *values[] = {o->log, o->profiles, o->suppressions};
+    for (int k = 0; k < 3; k++)
+        if (values[k] && !*values[k])
+            return usage_error("%s needs a non-empty FILE", names[k]);
+    return o->suppressions ? check_suppressions(o->suppressions) : 0;
+}
+
 static int parse(int argc, char **argv, run_options *o)
 {
-    static const char *const names[] = {"--mode", "--log", "--profiles"};
+    static const char *const names[] = {"--mode",         "--log",       "--profiles",
+                                        "--suppressions", "--log-limit", "--error-exitcode"};
+    const char **slots[] = {&o->mode, &o->log, &o->profiles, &o->suppressions, &o->log_limit, &o->error_exitcode};
     int i = 1;
+    o->race_status = DLS_EXIT_RACE;
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
@@ -69,20 +138,16 @@ static int parse(int argc, char **argv, run_options *o)
         if (a[0] != '-')
             break;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(dls_usage_text, stdout);
+            fputs(dls_usage_run, stdout);
             return -1;
         }
-        if (strcmp(a, "--verbose") == 0) {
-            o->verbose = 1;
-            continue;
-        }
-        if (strcmp(a, "--fail-on-race") == 0) {
-            o->fail_on_race = 1;
-            continue;
-        }
-        const char **slots[] = {&o->mode, &o->log, &o->profiles};
+        int *flags[] = {&o->verbose, &o->quiet, &o->fail_on_race};
+        const char *flag_names[] = {"--verbose", "--quiet", "--fail-on-race"};
         int matched = 0;
-        for (size_t k = 0; k < 3 && !matched; k++) {
+        for (size_t k = 0; k < 3 && !matched; k++)
+            if (strcmp(a, flag_names[k]) == 0)
+                matched = *flags[k] = 1;
+        for (size_t k = 0; k < sizeof names / sizeof *names && !matched; k++) {
             matched = option_value(argc, argv, &i, names[k], slots[k]);
             if (matched < 0)
                 return usage_error("%s needs a value", names[k]);
@@ -93,17 +158,20 @@ static int parse(int argc, char **argv, run_options *o)
     if (i >= argc)
         return usage_error("%s", "no PROGRAM to run");
     o->program = argv + i;
-    if (o->mode && dls_mode_from_name(o->mode) < 0)
-        return usage_error("--mode %s: expected trace, check, fix or off", o->mode);
-    if (o->fail_on_race && o->mode && strcmp(o->mode, "check") != 0)
-        return usage_error("--fail-on-race works in check mode only, not with --mode %s", o->mode);
-    if (o->fail_on_race)
-        o->mode = "check";
-    if (o->log && !*o->log)
-        return usage_error("%s", "--log needs a non-empty FILE");
-    if (o->profiles && !*o->profiles)
-        return usage_error("%s", "--profiles needs a non-empty FILE");
-    return 0;
+    return check_values(o);
+}
+
+/* path made absolute from the directory dlsync run started in (malloc'd; NULL stays NULL). */
+static char *absolute(const char *path)
+{
+    char cwd[PATH_MAX];
+    if (!path || path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        return path ? strdup(path) : NULL;
+    size_t n = strlen(cwd) + strlen(path) + 2;
+    char *abs = malloc(n);
+    if (abs)
+        snprintf(abs, n, "%s/%s", strcmp(cwd, "/") == 0 ? "" : cwd, path);
+    return abs;
 }
 
 /* Puts the sanitizer runtime (if any) and the shim in front of LD_PRELOAD. */
@@ -121,27 +189,50 @@ static int set_preload(const char *shim)
     return rc;
 }
 
-static int set_environment(const run_options *o, const char *shim, const char *log)
+/* What the environment of the program gets beside LD_PRELOAD. */
+typedef struct {
+    const char *log, *profiles, *suppressions; /* absolute */
+    const char *run_id, *manifest;             /* NULL without a manifest */
+} run_setup;
+
+static int set_environment(const run_options *o, const char *shim, const run_setup *s)
 {
     const char *inj = getenv("CUDA_INJECTION64_PATH");
     int inject = !inj || !*inj; /* marked as dlsync's own, like the shim does (cuda/inject.h) */
-    if (set_preload(shim) != 0 ||
-        (inject && (setenv("CUDA_INJECTION64_PATH", shim, 1) != 0 || setenv(DLS_INJECTION_MARKER, shim, 1) != 0)) ||
-        (o->mode && setenv("DLSYNC_MODE", o->mode, 1) != 0) || (log && setenv("DLSYNC_LOG", log, 1) != 0) ||
-        (o->profiles && setenv("DLSYNC_PROFILES", o->profiles, 1) != 0) ||
-        (o->verbose && setenv("DLSYNC_VERBOSE", "1", 1) != 0)) {
+    struct {
+        const char *name, *value;
+    } vars[] = {
+        {"DLSYNC_MODE", o->mode},
+        {"DLSYNC_LOG", s->log},
+        {"DLSYNC_LOG_LIMIT", o->log_limit},
+        {"DLSYNC_PROFILES", s->profiles},
+        {"DLSYNC_SUPPRESSIONS", s->suppressions},
+        {"DLSYNC_VERBOSE", o->verbose ? "1" : NULL},
+        {"DLSYNC_QUIET", o->quiet ? "1" : NULL},
+        {DLS_RUN_ID_VAR, s->run_id},
+        {DLS_RUN_MANIFEST_VAR, s->manifest},
+    };
+    int rc = set_preload(shim);
+    if (inject && rc == 0)
+        rc = setenv("CUDA_INJECTION64_PATH", shim, 1) != 0 || setenv(DLS_INJECTION_MARKER, shim, 1) != 0;
+    for (size_t i = 0; rc == 0 && i < sizeof vars / sizeof *vars; i++)
+        if (vars[i].value)
+            rc = setenv(vars[i].name, vars[i].value, 1);
+    if (rc != 0)
         fprintf(stderr, "dlsync run: cannot set the environment: %s\n", strerror(errno));
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
-static void exec_program(char **program)
+/* The status of a program that could not be executed (errno err). */
+static int exec_status(int err)
 {
-    execvp(program[0], program);
-    int err = errno;
-    fprintf(stderr, "dlsync run: cannot run %s: %s\n", program[0], strerror(err));
-    _exit(err == ENOENT ? DLS_EXIT_NOTFOUND : DLS_EXIT_NOEXEC);
+    return err == ENOENT ? DLS_EXIT_NOTFOUND : DLS_EXIT_NOEXEC;
+}
+
+static void say_exec_failed(const char *program, int err)
+{
+    char safe[1024];
+    fprintf(stderr, "dlsync run: cannot run %s: %s\n", dls_text_escape(program, safe, sizeof safe), strerror(err));
 }
 
 static volatile sig_atomic_t g_child;
@@ -152,87 +243,53 @@ static void forward_signal(int sig)
         kill((pid_t)g_child, sig);
 }
 
-/* Runs the program as a child and returns its status (128+signal when killed). */
-static int run_child(char **program)
+/* Runs the program as a child and returns its status (128+signal when killed); *pid is the
+ * child's; *exec_err the errno of an exec that failed (0 when it ran). */
+static int run_child(char **program, pid_t *pid, int *exec_err)
 {
-    pid_t pid = fork();
-    if (pid < 0) {
+    int report[2];
+    *exec_err = 0;
+    if (pipe2(report, O_CLOEXEC) != 0 || (*pid = fork()) < 0) {
         fprintf(stderr, "dlsync run: cannot start %s: %s\n", program[0], strerror(errno));
         return DLS_EXIT_INTERNAL;
     }
-    if (pid == 0)
-        exec_program(program);
-    g_child = pid;
+    if (*pid == 0) {
+        close(report[0]);
+        execvp(program[0], program);
+        int err = errno;
+        (void)!write(report[1], &err, sizeof err);
+        _exit(exec_status(err));
+    }
+    close(report[1]);
+    g_child = *pid;
     /* The terminal's ^C and ^\ reach the child directly; termination requests are passed on. */
     struct sigaction ign = {.sa_handler = SIG_IGN}, fwd = {.sa_handler = forward_signal}, old[4];
     sigaction(SIGINT, &ign, &old[0]);
     sigaction(SIGQUIT, &ign, &old[1]);
     sigaction(SIGTERM, &fwd, &old[2]);
     sigaction(SIGHUP, &fwd, &old[3]);
+    ssize_t got;
+    while ((got = read(report[0], exec_err, sizeof *exec_err)) < 0 && errno == EINTR)
+        ;
+    if (got != (ssize_t)sizeof *exec_err)
+        *exec_err = 0;
+    close(report[0]);
     int st = 0;
-    pid_t got;
-    while ((got = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+    pid_t waited;
+    while ((waited = waitpid(*pid, &st, 0)) < 0 && errno == EINTR)
         ;
     sigaction(SIGINT, &old[0], NULL);
     sigaction(SIGQUIT, &old[1], NULL);
     sigaction(SIGTERM, &old[2], NULL);
     sigaction(SIGHUP, &old[3], NULL);
     g_child = 0;
-    if (got < 0)
+    if (waited < 0)
         return DLS_EXIT_INTERNAL;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* Turns a DLSYNC_LOG pattern into a glob: %p and %r match anything, %% is a '%', glob
- * metacharacters of the path are escaped. Returns a malloc'd string or NULL. */
-static char *log_glob(const char *pattern)
-{
-    char *g = malloc(strlen(pattern) * 2 + 1), *w = g;
-    if (!g)
-        return NULL;
-    for (const char *p = pattern; *p; p++) {
-        if (p[0] == '%' && (p[1] == 'p' || p[1] == 'r')) {
-            *w++ = '*';
-            p++;
-        } else if (p[0] == '%' && p[1] == '%') {
-            *w++ = '%';
-            p++;
-        } else {
-            if (strchr("*?[\\", *p))
-                *w++ = '\\';
-            *w++ = *p;
-        }
-    }
-    *w = '\0';
-    return g;
-}
-
-/* Counts race records at or after since_ns in the logs matching pattern. */
-static long long count_races(const char *pattern, long long since_ns)
-{
-    char *g = log_glob(pattern);
-    glob_t gl;
-    long long races = 0;
-    if (!g || glob(g, 0, NULL, &gl) != 0) {
-        free(g);
-        return 0;
-    }
-    dls_log_set set = {0};
-    for (size_t i = 0; i < gl.gl_pathc; i++)
-        dls_log_read(&set, gl.gl_pathv[i], stderr);
-    for (size_t i = 0; i < set.n; i++) {
-        long long t;
-        if (strcmp(set.recs[i].ev, "race") == 0 && (!dls_json_get_int(set.recs[i].obj, "t", &t) || t >= since_ns))
-            races++;
-    }
-    dls_log_set_free(&set);
-    globfree(&gl);
-    free(g);
-    return races;
-}
-
-/* Removes the temporary log directory and what the shim wrote in it. */
-static void remove_tmpdir(const char *dir)
+/* Removes the run's directory and what was written in it. */
+static void remove_rundir(const char *dir)
 {
     DIR *d = opendir(dir);
     if (d) {
@@ -248,6 +305,41 @@ static void remove_tmpdir(const char *dir)
     rmdir(dir);
 }
 
+/* Makes the run's private directory, its manifest (an empty file the shim appends to) and its
+ * identity. 0, or -1 (said on stderr). */
+static int make_rundir(char *dir, size_t n, char *manifest, size_t mn, char *id, size_t idn)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(dir, n, "%s/dlsync-run.XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "dlsync run: cannot create the run's directory %s: %s\n", dir, strerror(errno));
+        dir[0] = '\0';
+        return -1;
+    }
+    snprintf(manifest, mn, "%s/manifest.jsonl", dir);
+    int fd = open(manifest, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        fprintf(stderr, "dlsync run: cannot create %s: %s\n", manifest, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unsigned long long r = 0;
+    if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+        r = ((unsigned long long)time(NULL) << 20) ^ (unsigned long long)getpid();
+    snprintf(id, idn, "%016llx", r);
+    return 0;
+}
+
+/* The program's exit status turned into the run's, with --fail-on-race. */
+static int gate_status(const run_options *o, int status, const dls_gate_result *g)
+{
+    if (!o->fail_on_race || status != 0)
+        return status;
+    if (g->races > 0)
+        return o->race_status;
+    return g->uncovered ? DLS_EXIT_UNCHECKED : 0;
+}
+
 int dls_cmd_run(int argc, char **argv)
 {
     run_options o = {0};
@@ -260,36 +352,68 @@ int dls_cmd_run(int argc, char **argv)
                 shim[0] ? shim : "../lib from this program");
         return DLS_EXIT_INTERNAL;
     }
-    if (!o.fail_on_race) {
-        if (set_environment(&o, shim, o.log) != 0)
-            return DLS_EXIT_INTERNAL;
-        fflush(NULL);
-        exec_program(o.program);
-    }
-    char tmpdir[PATH_MAX] = "", tmplog[PATH_MAX + 32];
-    const char *log = o.log;
-    if (!log) {
-        const char *base = getenv("TMPDIR");
-        snprintf(tmpdir, sizeof tmpdir, "%s/dlsync-run.XXXXXX", base && *base ? base : "/tmp");
-        if (!mkdtemp(tmpdir)) {
-            fprintf(stderr, "dlsync run: cannot create a temporary log directory %s: %s\n", tmpdir, strerror(errno));
-            return DLS_EXIT_INTERNAL;
+    run_setup s = {0};
+    char *log = absolute(o.log), *profiles = absolute(o.profiles), *supp = absolute(o.suppressions);
+    char dir[PATH_MAX] = "", manifest[PATH_MAX + 32], tmplog[PATH_MAX + 32], id[24];
+    s.log = log;
+    s.profiles = profiles;
+    s.suppressions = supp;
+    /* Mode off is a run without dlsync: nothing to record. Without its directory the run goes on
+     * unrecorded, unless the gate needs the record. */
+    if (!(o.mode && strcmp(o.mode, "off") == 0)) {
+        if (make_rundir(dir, sizeof dir, manifest, sizeof manifest, id, sizeof id) == 0) {
+            s.manifest = manifest;
+            s.run_id = id;
+            if (!o.log && o.fail_on_race) {
+                snprintf(tmplog, sizeof tmplog, "%s/log.%%p.%%n.jsonl", dir);
+                s.log = tmplog;
+            }
+        } else {
+            if (dir[0])
+                remove_rundir(dir);
+            dir[0] = '\0';
+            if (o.fail_on_race) {
+                free(log);
+                free(profiles);
+                free(supp);
+                return DLS_EXIT_INTERNAL;
+            }
         }
-        snprintf(tmplog, sizeof tmplog, "%s/log.%%p.jsonl", tmpdir);
-        log = tmplog;
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    long long since = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-    int status = set_environment(&o, shim, log) == 0 ? run_child(o.program) : DLS_EXIT_INTERNAL;
-    long long races = status == DLS_EXIT_INTERNAL ? 0 : count_races(log, since);
-    if (tmpdir[0])
-        remove_tmpdir(tmpdir);
-    if (races > 0) {
-        fprintf(stderr, "dlsync run: %lld race record%s logged%s\n", races, races == 1 ? "" : "s",
-                o.log ? "" : " (run with --log FILE and see dlsync report FILE for details)");
-        if (status == 0)
-            status = DLS_EXIT_RACE;
+    /* A program the loader will not preload into is named before it runs. */
+    char path[PATH_MAX], file[PATH_MAX], why[2 * PATH_MAX];
+    const char *reason = dls_program_find(o.program[0], getenv("PATH"), path, sizeof path) == 0
+                             ? dls_program_unreachable(path, file, sizeof file)
+                             : NULL;
+    const char *unreachable = NULL;
+    if (reason) {
+        char safe[PATH_MAX];
+        snprintf(why, sizeof why, "%s: %s", dls_text_escape(file, safe, sizeof safe), reason);
+        unreachable = why;
     }
+    rc = set_environment(&o, shim, &s);
+    int status = DLS_EXIT_INTERNAL, exec_err = 0;
+    pid_t pid = 0;
+    if (rc == 0) {
+        fflush(NULL);
+        status = run_child(o.program, &pid, &exec_err);
+    }
+    if (exec_err)
+        say_exec_failed(o.program[0], exec_err);
+    if (rc == 0 && !exec_err && status != DLS_EXIT_INTERNAL && s.manifest) {
+        dls_gate_result g;
+        dls_gate_read(s.manifest, s.run_id, pid, unreachable, &g);
+        if (!o.quiet)
+            dls_gate_print(&g, o.mode ? o.mode : "fix", stderr);
+        if (g.races > 0 && !o.log && o.fail_on_race && !o.quiet)
+            fputs("dlsync run:   (run with --log FILE and read it with dlsync report FILE for the details)\n", stderr);
+        status = gate_status(&o, status, &g);
+        dls_gate_free(&g);
+    }
+    if (dir[0])
+        remove_rundir(dir);
+    free(log);
+    free(profiles);
+    free(supp);
     return status;
 }

@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "elfsyms.h"
 #include "hooks/profiles.h"
 #include "tally.h"
+#include "textesc.h"
 
 typedef struct {
     const dls_elf_sym *sym;
@@ -237,7 +239,8 @@ static int scan_file(const char *path, dls_tally *seen, FILE *out, FILE *sugg)
     dls_elf_info info;
     char err[160];
     if (dls_elf_read(path, is_candidate, NULL, &info, err, sizeof err) != 0) {
-        fprintf(stderr, "dlsync scan: %s: %s\n", path, err);
+        char safe[1024];
+        fprintf(stderr, "dlsync scan: %s: %s\n", dls_text_escape(path, safe, sizeof safe), err);
         return -1;
     }
     row *rows = calloc(info.n ? info.n : 1, sizeof *rows);
@@ -250,7 +253,9 @@ static int scan_file(const char *path, dls_tally *seen, FILE *out, FILE *sugg)
     }
     if (rc == 0) {
         qsort(rows, info.n, sizeof *rows, by_demangled);
-        fprintf(out, "%s: %s%s, %zu DLPack-related symbol%s\n", path, info.is_exec ? "executable" : "shared object",
+        char safe[2048];
+        fprintf(out, "%s: %s%s, %zu DLPack-related symbol%s\n", dls_text_escape(path, safe, sizeof safe),
+                info.is_exec ? "executable" : "shared object",
                 info.symbolic ? " (linked -Bsymbolic: its own calls are bound inside it)" : "", info.n,
                 info.n == 1 ? "" : "s");
         for (size_t i = 0; i < info.n; i++) {
@@ -258,9 +263,9 @@ static int scan_file(const char *path, dls_tally *seen, FILE *out, FILE *sugg)
             const char *where = reach(&info, s);
             int wrapped = is_wrapped(s->name);
             fprintf(out, "  %-3s  %-7s  %-11s  %s", s->defined ? "def" : "imp", wrapped ? "wrapped" : "-", where,
-                    rows[i].demangled);
+                    dls_text_escape(rows[i].demangled, safe, sizeof safe));
             if (strcmp(rows[i].demangled, s->name) != 0)
-                fprintf(out, "  [%s]", s->name);
+                fprintf(out, "  [%s]", dls_text_escape(s->name, safe, sizeof safe));
             fputc('\n', out);
             int fresh = 0;
             if (!wrapped && (strcmp(where, "reachable") == 0 || strcmp(where, "protected") == 0)) {
@@ -284,13 +289,13 @@ int dls_cmd_scan(int argc, char **argv)
 {
     int i = 1;
     if (i < argc && (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)) {
-        fputs(dls_usage_text, stdout);
+        fputs(dls_usage_scan, stdout);
         return 0;
     }
     if (i < argc && strcmp(argv[i], "--") == 0)
         i++;
     if (i >= argc) {
-        fputs("dlsync scan: no FILE to scan\n(dlsync --help for usage)\n", stderr);
+        fputs("dlsync scan: no FILE to scan\n(dlsync scan --help for usage)\n", stderr);
         return DLS_EXIT_USAGE;
     }
     /* Suggestions are collected apart and printed after all the listings. */
@@ -313,5 +318,9 @@ int dls_cmd_scan(int argc, char **argv)
                sbuf);
     free(sbuf);
     dls_tally_free(&seen);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "dlsync scan: writing the listing failed: %s\n", strerror(errno));
+        rc = 1;
+    }
     return rc;
 }

@@ -1,30 +1,33 @@
 /* The subcommands of the dlsync command and their shared conventions.
  *
  * Each takes the arguments after its name (argv[0] is the subcommand name) and returns the
- * process exit status. Exit statuses of the command's own failures: */
+ * process exit status; the statuses of the command's own failures are DLS_EXIT_* in
+ * common/names.h, shared with the shim. */
 #ifndef DLS_TOOL_COMMANDS_H
 #define DLS_TOOL_COMMANDS_H
 
-#define DLS_EXIT_USAGE 2      /* bad command line */
-#define DLS_EXIT_RACE 3       /* run --fail-on-race: the program succeeded but races were logged */
-#define DLS_EXIT_INTERNAL 125 /* run: dlsync itself failed before starting the program */
-#define DLS_EXIT_NOEXEC 126   /* run: the program was found but could not be executed */
-#define DLS_EXIT_NOTFOUND 127 /* run: the program was not found */
+#include "common/names.h"
 
-/* The full help text (the same as the man page's synopsis and options). */
-extern const char dls_usage_text[];
+/* The help of each subcommand (`dlsync SUBCOMMAND --help`), and all of it with the synopsis
+ * (`dlsync --help`); the man page says the same. */
+extern const char dls_usage_run[], dls_usage_scan[], dls_usage_report[], dls_usage_text[];
 
-/* dlsync run [options] -- PROGRAM [ARGS...]: runs PROGRAM with libdlsync.so preloaded. The
- * status is the program's (128+signal when it was killed), or one of the DLS_EXIT_* above. */
+/* dlsync run [options] -- PROGRAM [ARGS...]: runs PROGRAM with libdlsync.so preloaded and waits
+ * for it. The status is the program's (128+signal when it was killed), or one of the DLS_EXIT_*:
+ * with --fail-on-race, DLS_EXIT_RACE (or --error-exitcode's) when a race was reported and the
+ * program exited 0, DLS_EXIT_UNCHECKED when none was but the run could not all be checked. */
 int dls_cmd_run(int argc, char **argv);
 
 /* dlsync scan FILE...: lists the DLPack-related symbols of ELF objects. 0 when every file was
- * read, 1 when some could not be, DLS_EXIT_USAGE for a bad command line. */
+ * read and the listing written, 1 when a file could not be read (a truncated or corrupt ELF
+ * object, no ELF object, a directory, a FIFO: one line each) or the output could not be written,
+ * DLS_EXIT_USAGE for a bad command line. */
 int dls_cmd_scan(int argc, char **argv);
 
-/* dlsync report [--chrome-trace OUT.json] LOG...: summarizes logs. 0 when every log was read
- * (damaged lines are skipped with a message), 1 when a log or the output could not be
- * opened or written, DLS_EXIT_USAGE for a bad command line. */
+/* dlsync report [--chrome-trace OUT.json] [--json] LOG...: summarizes logs (report_opts.h for
+ * the command line). 0 when every log was read (damaged lines are skipped with a message), 1
+ * when a log could not be opened, was refused or was no dlsync log, or the output could not be
+ * written, DLS_EXIT_USAGE for a bad command line or an output it refuses to write over. */
 int dls_cmd_report(int argc, char **argv);
 
 #endif

@@ -28,7 +28,9 @@ typedef struct {
 /* Keeps the function-like symbols (FUNC, IFUNC, GNU_IFUNC, or untyped imports) whose name
  * `keep` accepts (keep(name, ctx) != 0). Fills *info (free with dls_elf_info_free) and returns
  * 0, or returns -1 with a one-line reason in err (errlen bytes) when the file cannot be read
- * as an ELF object. */
+ * as an ELF object: not a regular file (a directory or FIFO is never opened for reading), not
+ * ELF, truncated (headers past its end), corrupt (a section that cannot be read), or without
+ * section headers. */
 int dls_elf_read(const char *path, int (*keep)(const char *name, void *ctx), void *ctx, dls_elf_info *info, char *err,
                  size_t errlen);
 

@@ -2,11 +2,182 @@
 #include "logread.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-static int append(dls_log_set *set, dls_log_record r)
+#include "filekind.h"
+#include "textesc.h"
+
+/* Opens path as the options allow; NULL with a reason in why. */
+static FILE *open_log(const char *path, const dls_log_scan_opts *o, char *why, size_t n)
 {
+    int stdin_ = strcmp(path, "-") == 0 && o->pipes;
+    int fd = stdin_ ? dup(0) : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(why, n, "cannot open: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode) && !(o->pipes && S_ISFIFO(st.st_mode))) {
+        snprintf(why, n, "refused: %s", dls_file_kind(st.st_mode));
+        close(fd);
+        return NULL;
+    }
+    /* Reads wait for a pipe's writer from here on; a FIFO without one reads as empty. */
+    if (!stdin_)
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        snprintf(why, n, "cannot read: %s", strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+/* Reads one line of at most `max` bytes (its newline not counted) into *buf. Returns its length
+ * (*nl set when it ended with a newline), -1 at the end of the file, -2 when it is longer than
+ * max (the rest of the line is left unread), -3 when memory runs out. */
+static long read_line(FILE *f, char **buf, size_t *cap, size_t max, int *nl)
+{
+    size_t len = 0;
+    *nl = 0;
+    int c = 0;
+    for (;;) {
+        if (len + 1 >= *cap) { /* room for this byte and the terminating NUL */
+            size_t nc = *cap ? *cap * 2 : 4096;
+            char *nb = realloc(*buf, nc);
+            if (!nb)
+                return -3;
+            *buf = nb;
+            *cap = nc;
+        }
+        if ((c = getc_unlocked(f)) == EOF || c == '\n')
+            break;
+        if (len >= max)
+            return -2;
+        (*buf)[len++] = (char)c;
+    }
+    *nl = c == '\n';
+    if (c == EOF && len == 0)
+        return -1;
+    (*buf)[len] = '\0';
+    return (long)len;
+}
+
+/* 1 when the line begins as the shim writes a record of one of the wanted kinds. */
+static int wanted(const char *line, size_t len, const char *const *kinds)
+{
+    if (!kinds)
+        return 1;
+    if (len < 8 || memcmp(line, "{\"ev\":\"", 7) != 0)
+        return 0;
+    for (; *kinds; kinds++) {
+        size_t k = strlen(*kinds);
+        if (len > 7 + k && memcmp(line + 7, *kinds, k) == 0 && line[7 + k] == '"')
+            return 1;
+    }
+    return 0;
+}
+
+int dls_log_scan(const char *path, const dls_log_scan_opts *o, dls_log_visit visit, void *ctx, long *damaged)
+{
+    char why[160], name[512];
+    dls_text_escape(path, name, sizeof name);
+    FILE *f = open_log(path, o, why, sizeof why);
+    if (!f) {
+        if (o->errs)
+            fprintf(o->errs, "dlsync: %s: %s\n", name, why);
+        return -1;
+    }
+    char *buf = NULL;
+    size_t cap = 0;
+    long line = 0, bad = 0, good = 0;
+    int rc = 0, nl;
+    long got;
+    while ((got = read_line(f, &buf, &cap, DLS_LOG_MAX_LINE, &nl)) >= -2) {
+        if (got == -1)
+            break;
+        line++;
+        if (got == -2) {
+            if (o->errs)
+                fprintf(o->errs, "dlsync: %s:%ld: line longer than %u bytes: not a dlsync log; not read further\n",
+                        name, line, DLS_LOG_MAX_LINE);
+            rc = -1;
+            break;
+        }
+        size_t len = (size_t)got, start = 0;
+        while (len > 0 && buf[len - 1] == '\r')
+            len--;
+        while (start < len && (buf[start] == ' ' || buf[start] == '\t'))
+            start++;
+        if (start == len)
+            continue;
+        if (good && !wanted(buf + start, len - start, o->kinds))
+            continue;
+        dls_json_error err;
+        dls_json *obj = dls_json_parse(buf + start, len - start, &err);
+        const char *ev = obj ? dls_json_get_str(obj, "ev") : NULL;
+        if (!ev) {
+            char what[192];
+            if (!obj && !nl)
+                snprintf(what, sizeof what, "last line cut short at column %zu (%s; was the process killed mid-write?)",
+                         start + err.offset + 1, err.message);
+            else if (!obj)
+                snprintf(what, sizeof what, "malformed JSON at column %zu: %s", start + err.offset + 1, err.message);
+            else
+                snprintf(what, sizeof what, "%s",
+                         obj->type != DLS_JSON_OBJECT ? "not a JSON object" : "record without a string \"ev\" key");
+            dls_json_free(obj);
+            if (!good || ++bad > DLS_LOG_MAX_DAMAGED) {
+                if (o->errs)
+                    fprintf(o->errs, "dlsync: %s:%ld: %s: not a dlsync log%s; not read further\n", name, line, what,
+                            good ? " (too many damaged lines)" : "");
+                rc = -1;
+                break;
+            }
+            (*damaged)++;
+            if (o->errs)
+                fprintf(o->errs, "dlsync: %s:%ld: %s; line skipped\n", name, line, what);
+            continue;
+        }
+        good++; /* a record: the first proves the file is a log; unwanted later ones were skipped above */
+        if (!wanted(buf + start, len - start, o->kinds)) {
+            dls_json_free(obj);
+            continue;
+        }
+        dls_log_record r = {.file = path, .line = line, .obj = obj, .ev = ev};
+        int stop = visit(&r, ctx);
+        dls_json_free(r.obj);
+        if (stop) {
+            if (o->errs)
+                fprintf(o->errs, "dlsync: %s:%ld: out of memory\n", name, line);
+            rc = -1;
+            break;
+        }
+    }
+    if (got == -3) {
+        if (o->errs)
+            fprintf(o->errs, "dlsync: %s:%ld: out of memory\n", name, line);
+        rc = -1;
+    }
+    if (rc == 0 && ferror(f)) {
+        rc = -1;
+        if (o->errs)
+            fprintf(o->errs, "dlsync: %s: read error after line %ld\n", name, line);
+    }
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
+static int append(dls_log_record *r, void *ctx)
+{
+    dls_log_set *set = ctx;
     if (set->n == set->cap) {
         size_t cap = set->cap ? set->cap * 2 : 256;
         dls_log_record *nr = realloc(set->recs, cap * sizeof *nr);
@@ -15,76 +186,17 @@ static int append(dls_log_set *set, dls_log_record r)
         set->recs = nr;
         set->cap = cap;
     }
-    set->recs[set->n++] = r;
+    set->recs[set->n++] = *r;
+    r->obj = NULL; /* the set owns it now */
     return 0;
-}
-
-static void damaged(dls_log_set *set, FILE *errs, const char *path, long line, const char *what)
-{
-    set->damaged++;
-    if (errs)
-        fprintf(errs, "dlsync: %s:%ld: %s; line skipped\n", path, line, what);
 }
 
 int dls_log_read(dls_log_set *set, const char *path, FILE *errs)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    dls_log_scan_opts o = {.pipes = 1, .errs = errs};
+    int rc = dls_log_scan(path, &o, append, set, &set->damaged);
+    if (rc != 0)
         set->files_failed++;
-        if (errs)
-            fprintf(errs, "dlsync: cannot open %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    long line = 0;
-    while ((got = getline(&buf, &cap, f)) >= 0) {
-        line++;
-        size_t len = (size_t)got;
-        int complete = len > 0 && buf[len - 1] == '\n';
-        while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
-            len--;
-        size_t start = 0;
-        while (start < len && (buf[start] == ' ' || buf[start] == '\t'))
-            start++;
-        if (start == len)
-            continue;
-        dls_json_error err;
-        dls_json *obj = dls_json_parse(buf + start, len - start, &err);
-        char what[192];
-        if (!obj) {
-            if (!complete)
-                snprintf(what, sizeof what, "last line cut short at column %zu (%s; was the process killed mid-write?)",
-                         start + err.offset + 1, err.message);
-            else
-                snprintf(what, sizeof what, "malformed JSON at column %zu: %s", start + err.offset + 1, err.message);
-            damaged(set, errs, path, line, what);
-            continue;
-        }
-        const char *ev = dls_json_get_str(obj, "ev");
-        if (obj->type != DLS_JSON_OBJECT || !ev) {
-            damaged(set, errs, path, line,
-                    obj->type != DLS_JSON_OBJECT ? "not a JSON object" : "record without a string \"ev\" key");
-            dls_json_free(obj);
-            continue;
-        }
-        dls_log_record r = {.file = path, .line = line, .obj = obj, .ev = ev};
-        if (append(set, r) != 0) {
-            dls_json_free(obj);
-            damaged(set, errs, path, line, "out of memory");
-            break;
-        }
-    }
-    int rc = 0;
-    if (ferror(f)) {
-        set->files_failed++;
-        rc = -1;
-        if (errs)
-            fprintf(errs, "dlsync: %s: read error after line %ld\n", path, line);
-    }
-    free(buf);
-    fclose(f);
     return rc;
 }
 

@@ -6,24 +6,38 @@
 
 #include "records.h"
 #include "tally.h"
+#include "textesc.h"
+
+/* dls_text_escape into one of a few rotating buffers: several values of one printf each get
+ * their own. */
+static const char *esc(const char *s)
+{
+    static char bufs[8][4096];
+    static unsigned next;
+    char *b = bufs[next++ % 8];
+    return dls_text_escape(s, b, sizeof bufs[0]);
+}
 
 typedef struct {
-    dls_tally pids;      /* pid -> first record (its start record when there is one) */
-    dls_tally pairs;     /* "export -> import\tdevice" */
-    dls_tally injects;   /* what */
-    dls_tally race_pid;  /* "pid\tkey": aux = occurrences in that process */
-    dls_tally races;     /* key: count = occurrences over processes, first = first record */
-    dls_tally fixes;     /* fix id of the races: count = occurrences, aux = distinct races */
-    dls_tally fallbacks; /* reason */
-    dls_tally warnings;  /* reason */
+    dls_tally pids;       /* pid -> first record (its start record when there is one) */
+    dls_tally pairs;      /* "export -> import\tdevice" */
+    dls_tally injects;    /* what */
+    dls_tally race_pid;   /* "pid\tkey": aux = occurrences in that process */
+    dls_tally races;      /* key: count = occurrences over processes, first = first record */
+    dls_tally fixes;      /* fix id of the races: count = occurrences, aux = distinct races */
+    dls_tally fallbacks;  /* reason */
+    dls_tally warnings;   /* reason */
+    dls_tally summaries;  /* pid -> its last summary record */
+    dls_tally capped;     /* pid -> its log_capped record */
+    dls_tally suppressed; /* key of a suppressed race: count = occurrences, first = first record */
     long long exports, imports, unmatched_imports, injected, fallback_records;
     long long releases, double_releases, malformed, warning_records;
 } analysis;
 
 static void analysis_free(analysis *a)
 {
-    dls_tally *all[] = {&a->pids,  &a->pairs, &a->injects,   &a->race_pid,
-                        &a->races, &a->fixes, &a->fallbacks, &a->warnings};
+    dls_tally *all[] = {&a->pids,      &a->pairs,    &a->injects,   &a->race_pid, &a->races,     &a->fixes,
+                        &a->fallbacks, &a->warnings, &a->summaries, &a->capped,   &a->suppressed};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         dls_tally_free(all[i]);
 }
@@ -56,6 +70,17 @@ static int add_pair(analysis *a, const dls_log_record *exp, const dls_log_record
              imp ? or_unknown(dls_json_get_str(imp->obj, "framework")) : "(not imported)",
              dls_device_text(device, dev, sizeof dev));
     return bump(&a->pairs, key, idx);
+}
+
+/* Sets the entry of key to the record idx (the latest wins); -1 when memory runs out. */
+static int remember(dls_tally *t, const char *key, size_t idx)
+{
+    dls_tally_entry *e = dls_tally_add(t, key, NULL);
+    if (!e)
+        return -1;
+    e->first = idx;
+    e->count++;
+    return 0;
 }
 
 static int add_race(analysis *a, const dls_log_record *r, size_t idx)
@@ -121,8 +146,15 @@ static int analyse(const dls_log_set *set, analysis *a)
         } else if (strcmp(r->ev, "inject") == 0) {
             a->injected++;
             rc = bump(&a->injects, or_unknown(dls_json_get_str(r->obj, "what")), i);
+        } else if (strcmp(r->ev, "race") == 0 && dls_json_get(r->obj, "suppressed")) {
+            char key[128];
+            rc = bump(&a->suppressed, dls_scalar_text(r->obj, "key", key, sizeof key), i);
         } else if (strcmp(r->ev, "race") == 0) {
             rc = add_race(a, r, i);
+        } else if (strcmp(r->ev, "summary") == 0) {
+            rc = remember(&a->summaries, pid, i);
+        } else if (strcmp(r->ev, "log_capped") == 0) {
+            rc = remember(&a->capped, pid, i);
         } else if (strcmp(r->ev, "fallback") == 0) {
             a->fallback_records++;
             rc = bump(&a->fallbacks, or_unknown(dls_json_get_str(r->obj, "reason")), i);
@@ -141,6 +173,35 @@ static int analyse(const dls_log_set *set, analysis *a)
     return rc;
 }
 
+/* Whether the process of pid entry p was checked: -1 it did not run in check mode, 1 checked,
+ * 0 not (why says why). */
+static int check_state(const dls_log_set *set, const analysis *a, const dls_tally_entry *p, char *why, size_t n)
+{
+    const dls_log_record *start = &set->recs[p->first];
+    const char *mode = dls_json_get_str(start->obj, "mode");
+    if (strcmp(start->ev, "start") != 0 || !mode || strcmp(mode, "check") != 0)
+        return -1;
+    const dls_tally_entry *s = dls_tally_find(&a->summaries, p->key);
+    if (!s) {
+        snprintf(why, n, "no summary record: the process was killed, ended through exec, or was still running");
+        return 0;
+    }
+    const dls_json *sum = set->recs[s->first].obj, *checked = dls_json_get(sum, "checked");
+    if (checked && checked->type == DLS_JSON_BOOL) {
+        const char *w = dls_json_get_str(sum, "why");
+        snprintf(why, n, "%s", w ? w : "not checked");
+        return checked->boolean;
+    }
+    /* A log of an older dlsync: no observer, yet exchanges to check. */
+    long long exchanges = 0;
+    const char *cupti = dls_json_get_str(sum, "cupti");
+    if (cupti && strcmp(cupti, "none") == 0 && dls_json_get_int(sum, "exchanges", &exchanges) && exchanges > 0) {
+        snprintf(why, n, "no CUDA observer (cupti=none)");
+        return 0;
+    }
+    return 1;
+}
+
 int dls_summary_count(const dls_log_set *set, dls_summary_counts *c)
 {
     analysis a;
@@ -155,6 +216,17 @@ int dls_summary_count(const dls_log_set *set, dls_summary_counts *c)
         if (a.races.slots[i].key)
             c->race_total += a.races.slots[i].count;
     c->fallbacks = a.fallback_records;
+    c->suppressed = (long long)a.suppressed.n;
+    c->not_checked = 0;
+    c->check_processes = 0;
+    dls_tally_entry **pids = dls_tally_sorted(&a.pids);
+    for (size_t i = 0; pids && i < a.pids.n; i++) {
+        char why[512];
+        int state = check_state(set, &a, pids[i], why, sizeof why);
+        c->check_processes += state >= 0;
+        c->not_checked += state == 0;
+    }
+    free(pids);
     analysis_free(&a);
     return 0;
 }
@@ -168,21 +240,45 @@ static void print_processes(const dls_log_set *set, const analysis *a, dls_tally
         if (rk && rk->type == DLS_JSON_NUMBER)
             dls_scalar_text(r->obj, "rank", rank, sizeof rank);
         if (strcmp(r->ev, "start") == 0)
-            fprintf(out, "  pid %-8s %s (mode %s, rank %s), %lld records\n", v[i]->key,
-                    or_unknown(dls_json_get_str(r->obj, "exe")), or_unknown(dls_json_get_str(r->obj, "mode")), rank,
-                    v[i]->count);
+            fprintf(out, "  pid %-8s %s (mode %s, rank %s), %lld records\n", esc(v[i]->key),
+                    esc(dls_json_get_str(r->obj, "exe")), esc(dls_json_get_str(r->obj, "mode")), rank, v[i]->count);
         else
-            fprintf(out, "  pid %-8s (no start record: log begins mid-run), %lld records\n", v[i]->key, v[i]->count);
+            fprintf(out, "  pid %-8s (no start record: log begins mid-run), %lld records\n", esc(v[i]->key),
+                    v[i]->count);
     }
+}
+
+/* The check-mode processes that were not checked, first: their races are not all there are. */
+static void print_not_checked(const dls_log_set *set, const analysis *a, dls_tally_entry **v, FILE *out)
+{
+    long long total = 0, bad = 0;
+    char why[512];
+    for (size_t i = 0; i < a->pids.n; i++) {
+        int state = check_state(set, a, v[i], why, sizeof why);
+        total += state >= 0;
+        bad += state == 0;
+    }
+    if (!bad)
+        return;
+    fprintf(out,
+            "NOT CHECKED: %lld of %lld check-mode process%s could not be checked; the races below are not all "
+            "there may be\n",
+            bad, total, total == 1 ? "" : "es");
+    for (size_t i = 0; i < a->pids.n; i++)
+        if (check_state(set, a, v[i], why, sizeof why) == 0)
+            fprintf(out, "  pid %s (%s): %s\n", esc(v[i]->key),
+                    esc(dls_json_get_str(set->recs[v[i]->first].obj, "exe")), esc(why));
+    fputc('\n', out);
 }
 
 static void print_pairs(const analysis *a, dls_tally_entry **v, FILE *out)
 {
     fprintf(out, "  %8s  %-40s %s\n", "count", "export framework -> import framework", "device");
     for (size_t i = 0; i < a->pairs.n; i++) {
+        char pair[512];
         const char *tab = strchr(v[i]->key, '\t');
-        int pair_len = tab ? (int)(tab - v[i]->key) : (int)strlen(v[i]->key);
-        fprintf(out, "  %8lld  %-40.*s %s\n", v[i]->count, pair_len, v[i]->key, tab ? tab + 1 : "?");
+        snprintf(pair, sizeof pair, "%.*s", tab ? (int)(tab - v[i]->key) : (int)strlen(v[i]->key), v[i]->key);
+        fprintf(out, "  %8lld  %-40s %s\n", v[i]->count, esc(pair), esc(tab ? tab + 1 : "?"));
     }
 }
 
@@ -190,8 +286,8 @@ static void print_side(const dls_json *race, const char *name, FILE *out)
 {
     const dls_json *side = dls_json_get(race, name);
     char st[96];
-    fprintf(out, "      %-9s %s on %s\n", name, or_unknown(dls_json_get_str(side, "op")),
-            dls_stream_text(dls_json_get(side, "stream"), st, sizeof st));
+    fprintf(out, "      %-9s %s on %s\n", name, esc(dls_json_get_str(side, "op")),
+            esc(dls_stream_text(dls_json_get(side, "stream"), st, sizeof st)));
 }
 
 /* The fix named in a race record ("(none)" in logs written before races had one). */
@@ -237,20 +333,20 @@ static void print_race(const dls_log_set *set, const dls_tally_entry *v, FILE *o
     const dls_json *r = set->recs[v->first].obj;
     char xid[32], pid[32], dev[64];
     const dls_json *tensor = dls_json_get(r, "tensor");
-    fprintf(out, "    %s x%lld  (key %s; first in pid %s, xid %s, %s:%ld)\n", or_unknown(dls_json_get_str(r, "kind")),
-            v->count, v->key, dls_scalar_text(r, "pid", pid, sizeof pid), dls_scalar_text(r, "xid", xid, sizeof xid),
-            set->recs[v->first].file, set->recs[v->first].line);
-    fprintf(out, "      tensor    %s %s on %s\n", or_unknown(dls_json_get_str(tensor, "dtype")),
-            or_unknown(dls_json_get_str(tensor, "data")),
-            dls_device_text(dls_json_get(tensor, "device"), dev, sizeof dev));
+    fprintf(out, "    %s x%lld  (key %s; first in pid %s, xid %s, %s:%ld)\n", esc(dls_json_get_str(r, "kind")),
+            v->count, esc(v->key), esc(dls_scalar_text(r, "pid", pid, sizeof pid)),
+            esc(dls_scalar_text(r, "xid", xid, sizeof xid)), esc(set->recs[v->first].file), set->recs[v->first].line);
+    fprintf(out, "      tensor    %s %s on %s\n", esc(dls_json_get_str(tensor, "dtype")),
+            esc(dls_json_get_str(tensor, "data")),
+            esc(dls_device_text(dls_json_get(tensor, "device"), dev, sizeof dev)));
     print_side(r, "producer", out);
     print_side(r, "consumer", out);
     const char *why = dls_json_get_str(r, "why");
     if (why)
-        fprintf(out, "      why       %s\n", why);
+        fprintf(out, "      why       %s\n", esc(why));
     const char *fix = dls_json_get_str(dls_json_get(r, "fix"), "text");
     if (fix)
-        fprintf(out, "      fix       %s\n", fix);
+        fprintf(out, "      fix       %s\n", esc(fix));
 }
 
 /* The races grouped by fix, the most frequent fix first; within a group, by occurrences. */
@@ -258,7 +354,7 @@ static void print_races(const dls_log_set *set, const analysis *a, dls_tally_ent
                         FILE *out)
 {
     for (size_t f = 0; f < a->fixes.n; f++) {
-        fprintf(out, "  fix %s: %s (%lld distinct, %lld occurrences)\n", fixes[f]->key, fix_title(fixes[f]->key),
+        fprintf(out, "  fix %s: %s (%lld distinct, %lld occurrences)\n", esc(fixes[f]->key), fix_title(fixes[f]->key),
                 fixes[f]->aux, fixes[f]->count);
         for (size_t i = 0; i < a->races.n; i++)
             if (strcmp(fix_id(set->recs[races[i]->first].obj), fixes[f]->key) == 0)
@@ -266,11 +362,43 @@ static void print_races(const dls_log_set *set, const analysis *a, dls_tally_ent
     }
 }
 
+/* The suppressed races: kind, key and the rule that matched. */
+static void print_suppressed(const dls_log_set *set, const analysis *a, dls_tally_entry **v, FILE *out)
+{
+    for (size_t i = 0; i < a->suppressed.n; i++) {
+        const dls_json *r = set->recs[v[i]->first].obj, *s = dls_json_get(r, "suppressed");
+        char line[32];
+        fprintf(out, "    %s x%lld  (key %s) by %s (%s:%s)\n", esc(dls_json_get_str(r, "kind")), v[i]->count,
+                esc(v[i]->key), esc(dls_json_get_str(s, "rule")), esc(dls_json_get_str(s, "file")),
+                dls_scalar_text(s, "line", line, sizeof line));
+    }
+}
+
 static void print_reasons(const dls_log_set *set, const dls_tally *t, dls_tally_entry **v, FILE *out)
 {
     for (size_t i = 0; i < t->n; i++) {
         const char *detail = dls_json_get_str(set->recs[v[i]->first].obj, "detail");
-        fprintf(out, "  %8lld  %s%s%s\n", v[i]->count, v[i]->key, detail && *detail ? ": " : "", detail ? detail : "");
+        fprintf(out, "  %8lld  %s%s%s\n", v[i]->count, esc(v[i]->key), detail && *detail ? ": " : "",
+                detail ? esc(detail) : "");
+    }
+}
+
+/* The processes whose log reached its size limit. */
+static void print_capped(const dls_log_set *set, const analysis *a, dls_tally_entry **v, FILE *out)
+{
+    if (!a->capped.n)
+        return;
+    fprintf(out,
+            "\nLogs capped: %zu process%s stopped writing exchange records at the log's size limit (counts of "
+            "exchanges above are short; the summary records have the full ones)\n",
+            a->capped.n, a->capped.n == 1 ? "" : "es");
+    for (size_t i = 0; i < a->capped.n; i++) {
+        char limit[32], dropped[32] = "?";
+        const dls_tally_entry *s = dls_tally_find(&a->summaries, v[i]->key);
+        if (s)
+            dls_scalar_text(set->recs[s->first].obj, "dropped", dropped, sizeof dropped);
+        fprintf(out, "  pid %s: limit %s bytes, %s records dropped\n", esc(v[i]->key),
+                dls_scalar_text(set->recs[v[i]->first].obj, "limit", limit, sizeof limit), dropped);
     }
 }
 
@@ -281,17 +409,22 @@ int dls_summary_print(const dls_log_set *set, FILE *out)
         return -1;
     dls_tally_entry **races = dls_tally_sorted(&a.races);
     int rc = (a.races.n && !races) || group_by_fix(set, &a, races) != 0 ? -1 : 0;
-    dls_tally *tables[] = {&a.pids, &a.pairs, &a.injects, &a.fixes, &a.fallbacks, &a.warnings};
-    dls_tally_entry **sorted[6];
-    for (size_t i = 0; i < 6; i++) {
+    dls_tally *tables[] = {&a.pids,      &a.pairs,    &a.injects,    &a.fixes,
+                           &a.fallbacks, &a.warnings, &a.suppressed, &a.capped};
+    enum { NT = sizeof tables / sizeof *tables };
+    dls_tally_entry **sorted[NT];
+    for (size_t i = 0; i < NT; i++) {
         sorted[i] = dls_tally_sorted(tables[i]);
         if (tables[i]->n && !sorted[i])
             rc = -1;
     }
     if (rc == 0) {
-        long long race_total = 0;
+        long long race_total = 0, suppressed_total = 0;
         for (size_t i = 0; i < a.races.n; i++)
             race_total += races[i]->count;
+        for (size_t i = 0; i < a.suppressed.n; i++)
+            suppressed_total += sorted[6][i]->count;
+        print_not_checked(set, &a, sorted[0], out);
         fprintf(out, "dlsync report: %zu records from %lld process%s\n", set->n, (long long)a.pids.n,
                 a.pids.n == 1 ? "" : "es");
         print_processes(set, &a, sorted[0], out);
@@ -303,18 +436,83 @@ int dls_summary_print(const dls_log_set *set, FILE *out)
         print_reasons(set, &a.injects, sorted[2], out);
         fprintf(out, "\nRaces: %zu distinct, %lld occurrences\n", a.races.n, race_total);
         print_races(set, &a, races, sorted[3], out);
+        if (a.suppressed.n) {
+            fprintf(out, "\nSuppressed races: %zu distinct, %lld occurrences\n", a.suppressed.n, suppressed_total);
+            print_suppressed(set, &a, sorted[6], out);
+        }
         fprintf(out, "\nFallbacks: %lld\n", a.fallback_records);
         print_reasons(set, &a.fallbacks, sorted[4], out);
         fprintf(out, "\nWarnings: %lld\n", a.warning_records);
         print_reasons(set, &a.warnings, sorted[5], out);
         fprintf(out, "\nReleases: %lld, double releases: %lld, refused inputs: %lld\n", a.releases, a.double_releases,
                 a.malformed);
+        print_capped(set, &a, sorted[7], out);
         if (set->damaged)
             fprintf(out, "Damaged lines skipped: %ld (see the messages above)\n", set->damaged);
     }
-    for (size_t i = 0; i < 6; i++)
+    for (size_t i = 0; i < NT; i++)
         free(sorted[i]);
     free(races);
+    analysis_free(&a);
+    return rc;
+}
+
+/* A pid key as JSON: a number when it is one, else a string. */
+static void write_pid(FILE *out, const char *key)
+{
+    size_t n = strspn(key, "0123456789");
+    if (n && !key[n] && n < 20)
+        fputs(key, out);
+    else
+        dls_json_write_str(out, key);
+}
+
+int dls_summary_print_json(const dls_log_set *set, FILE *out)
+{
+    dls_summary_counts c;
+    analysis a;
+    if (dls_summary_count(set, &c) != 0 || analyse(set, &a) != 0)
+        return -1;
+    dls_tally_entry **pids = dls_tally_sorted(&a.pids), **capped = dls_tally_sorted(&a.capped);
+    int rc = (a.pids.n && !pids) || (a.capped.n && !capped) ? -1 : 0;
+    if (rc == 0) {
+        fprintf(out,
+                "{\"records\":%zu,\"processes\":%lld,\"exchanges\":%lld,\"exports\":%lld,\"imports\":%lld,"
+                "\"injected\":%lld,\"races\":%lld,\"race_occurrences\":%lld,\"suppressed\":%lld,\"fallbacks\":%lld,"
+                "\"warnings\":%lld,\"releases\":%lld,\"double_releases\":%lld,\"malformed\":%lld,"
+                "\"damaged_lines\":%ld,\"files_failed\":%d,\"checked\":%s,\"not_checked\":[",
+                set->n, c.processes, c.exchanges, a.exports, a.imports, c.injected, c.races, c.race_total, c.suppressed,
+                c.fallbacks, a.warning_records, a.releases, a.double_releases, a.malformed, set->damaged,
+                set->files_failed,
+                c.check_processes == 0 ? "null"
+                : c.not_checked        ? "false"
+                                       : "true");
+        int first = 1;
+        char why[512];
+        for (size_t i = 0; i < a.pids.n; i++) {
+            if (check_state(set, &a, pids[i], why, sizeof why) != 0)
+                continue;
+            fprintf(out, "%s{\"pid\":", first ? "" : ",");
+            write_pid(out, pids[i]->key);
+            fputs(",\"exe\":", out);
+            dls_json_write_str(out, dls_json_get_str(set->recs[pids[i]->first].obj, "exe"));
+            fputs(",\"why\":", out);
+            dls_json_write_str(out, why);
+            fputc('}', out);
+            first = 0;
+        }
+        fputs("],\"capped\":[", out);
+        for (size_t i = 0; i < a.capped.n; i++) {
+            long long limit = 0;
+            dls_json_get_int(set->recs[capped[i]->first].obj, "limit", &limit);
+            fprintf(out, "%s{\"pid\":", i ? "," : "");
+            write_pid(out, capped[i]->key);
+            fprintf(out, ",\"limit\":%lld}", limit);
+        }
+        fputs("]}\n", out);
+    }
+    free(pids);
+    free(capped);
     analysis_free(&a);
     return rc;
 }

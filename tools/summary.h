@@ -1,6 +1,9 @@
-/* The text summary `dlsync report` prints for a set of logs: processes, exchanges per
- * framework pair and device, injected syncs, races (deduplicated by key, with counts),
- * fallbacks, warnings and refused inputs. */
+/* The summary `dlsync report` prints for a set of logs: first, the check-mode processes that
+ * could not be checked (their summary record says so, or they have none); then processes,
+ * exchanges per framework pair and device, injected syncs, races (deduplicated by key, with
+ * counts, grouped by fix), suppressed races with their rules, fallbacks, warnings, refused inputs
+ * and the logs that reached their size limit. Every value from a log is printed escaped
+ * (textesc.h). The same summary as one JSON object for --json. */
 #ifndef DLS_TOOL_SUMMARY_H
 #define DLS_TOOL_SUMMARY_H
 
@@ -10,12 +13,15 @@
 
 /* Counts the summary reports (what the tests and `dlsync run --fail-on-race` look at). */
 typedef struct {
-    long long processes;  /* distinct pids */
-    long long exchanges;  /* export records plus imports without a matching export */
-    long long injected;   /* inject records */
-    long long races;      /* distinct race keys */
-    long long race_total; /* occurrences over all keys */
-    long long fallbacks;  /* fallback records */
+    long long processes;       /* distinct pids */
+    long long exchanges;       /* export records plus imports without a matching export */
+    long long injected;        /* inject records */
+    long long races;           /* distinct race keys */
+    long long race_total;      /* occurrences over all keys */
+    long long fallbacks;       /* fallback records */
+    long long suppressed;      /* distinct suppressed race keys */
+    long long check_processes; /* processes that ran in check mode */
+    long long not_checked;     /* of those, the ones that could not be checked */
 } dls_summary_counts;
 
 /* Computes the counts for set into *c. Returns 0, or -1 when memory runs out. */
@@ -23,5 +29,10 @@ int dls_summary_count(const dls_log_set *set, dls_summary_counts *c);
 
 /* Prints the summary of set to out. Returns 0, or -1 when memory runs out. */
 int dls_summary_print(const dls_log_set *set, FILE *out);
+
+/* Prints the summary of set to out as one JSON object on one line: the counts above, "checked"
+ * (true, false, or null without a check-mode process), "not_checked" ([{"pid", "exe", "why"}])
+ * and "capped" ([{"pid", "limit"}]). Returns 0, or -1 when memory runs out. */
+int dls_summary_print_json(const dls_log_set *set, FILE *out);
 
 #endif

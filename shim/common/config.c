@@ -37,9 +37,37 @@ static const char *env_value(const char *name)
     return v && *v ? v : NULL;
 }
 
+/* DLSYNC_<name>: 0 or 1 into *out (left alone when unset or bad). */
+static void read_flag(dls_config *c, const char *name, int *out)
+{
+    const char *v = env_value(name);
+    if (!v)
+        return;
+    if (strcmp(v, "1") == 0 || strcmp(v, "0") == 0)
+        *out = v[0] == '1';
+    else
+        problem(c, "%s=%.64s is not 0 or 1; using 0", name, v);
+}
+
+/* The run's variables that `dlsync run` sets (common/names.h): kept only when well formed. */
+static void read_run(dls_config *c)
+{
+    const char *id = env_value(DLS_RUN_ID_VAR);
+    if (id && dls_run_id_valid(id))
+        c->run_id = id;
+    else if (id)
+        problem(c, DLS_RUN_ID_VAR "=%.64s is not 1 to 64 letters, digits, '-', '_' or '.'; making a new one", id);
+    const char *manifest = env_value(DLS_RUN_MANIFEST_VAR);
+    if (manifest && manifest[0] == '/')
+        c->run_manifest = manifest;
+    else if (manifest)
+        problem(c, DLS_RUN_MANIFEST_VAR "=%.64s is not an absolute path; the run is not told of this process",
+                manifest);
+}
+
 static void read_config(void)
 {
-    dls_config c = {.mode = DLS_MODE_FIX};
+    dls_config c = {.mode = DLS_MODE_FIX, .log_limit = DLS_LOG_LIMIT_DEFAULT};
     if (g_inert) {
         c.mode = DLS_MODE_OFF;
         c.inert = 1;
@@ -54,19 +82,14 @@ static void read_config(void)
         else
             problem(&c, "DLSYNC_MODE=%.64s is not one of off, trace, check, fix; using fix", mode);
     }
-    const char *verbose = env_value("DLSYNC_VERBOSE");
-    if (verbose) {
-        if (strcmp(verbose, "1") == 0)
-            c.verbose = 1;
-        else if (strcmp(verbose, "0") != 0)
-            problem(&c, "DLSYNC_VERBOSE=%.64s is not 0 or 1; using 0", verbose);
-    }
-    const char *debug_ops = env_value("DLSYNC_DEBUG_OPS");
-    if (debug_ops) {
-        if (strcmp(debug_ops, "1") == 0)
-            c.debug_ops = 1;
-        else if (strcmp(debug_ops, "0") != 0)
-            problem(&c, "DLSYNC_DEBUG_OPS=%.64s is not 0 or 1; using 0", debug_ops);
+    read_flag(&c, "DLSYNC_VERBOSE", &c.verbose);
+    read_flag(&c, "DLSYNC_DEBUG_OPS", &c.debug_ops);
+    read_flag(&c, "DLSYNC_QUIET", &c.quiet);
+    const char *limit = env_value("DLSYNC_LOG_LIMIT");
+    if (limit && dls_parse_size(limit, &c.log_limit) != 0) {
+        c.log_limit = DLS_LOG_LIMIT_DEFAULT;
+        problem(&c, "DLSYNC_LOG_LIMIT=%.64s is not a size (digits with an optional k, m or g; 0 for none); using 64m",
+                limit);
     }
     const char *stack = env_value("DLSYNC_STACK");
     if (stack) {
@@ -80,6 +103,8 @@ static void read_config(void)
     c.log_path = env_value("DLSYNC_LOG");
     c.cupti_path = env_value("DLSYNC_CUPTI");
     c.profiles_path = env_value("DLSYNC_PROFILES");
+    c.suppressions_path = env_value("DLSYNC_SUPPRESSIONS");
+    read_run(&c);
     g_config = c;
 }
 

@@ -12,6 +12,7 @@
 #include "names.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 
 typedef enum {
 #define DLS_MODE_ENUM_(id, name) DLS_MODE_##id,
@@ -26,18 +27,23 @@ typedef enum {
     DLS_STACK_PYTHON,   /* Python frames only (native ones where the thread ran no Python) */
 } dls_stack_kind;
 
-#define DLS_CONFIG_PROBLEMS 4 /* bad values remembered (one per variable that can be bad) */
+#define DLS_CONFIG_PROBLEMS 8 /* bad values remembered (one per variable that can be bad) */
 
 typedef struct {
-    dls_mode mode;             /* DLSYNC_MODE: off|trace|check|fix (default fix) */
-    const char *log_path;      /* DLSYNC_LOG: JSON-lines log path, %p = pid, %r = rank; NULL = none */
-    int verbose;               /* DLSYNC_VERBOSE: 1 = one-line summary on stderr at exit */
-    const char *cupti_path;    /* DLSYNC_CUPTI: CUPTI library to load instead of searching; NULL = search */
-    const char *profiles_path; /* DLSYNC_PROFILES: extra profile rows file; NULL = built-ins only */
-    int debug_ops;             /* DLSYNC_DEBUG_OPS: 1 = one stderr line per observed CUDA operation */
-    dls_stack_kind stack;      /* DLSYNC_STACK: native|python|both (default both) */
-    int inert;                 /* 1: dlsync was not asked for in this process (dls_config_make_inert) */
-    unsigned nproblems;        /* bad values, each "DLSYNC_X=value is not ...; using ..." */
+    dls_mode mode;                 /* DLSYNC_MODE: off|trace|check|fix (default fix) */
+    const char *log_path;          /* DLSYNC_LOG: JSON-lines log path, %p = pid, %r = rank; NULL = none */
+    int verbose;                   /* DLSYNC_VERBOSE: 1 = one-line summary on stderr at exit */
+    const char *cupti_path;        /* DLSYNC_CUPTI: CUPTI library to load instead of searching; NULL = search */
+    const char *profiles_path;     /* DLSYNC_PROFILES: extra profile rows file; NULL = built-ins only */
+    int debug_ops;                 /* DLSYNC_DEBUG_OPS: 1 = one stderr line per observed CUDA operation */
+    dls_stack_kind stack;          /* DLSYNC_STACK: native|python|both (default both) */
+    int quiet;                     /* DLSYNC_QUIET: 1 = no summary line at exit (check, and fix when it acted) */
+    const char *suppressions_path; /* DLSYNC_SUPPRESSIONS: race suppressions file; NULL = none */
+    uint64_t log_limit;            /* DLSYNC_LOG_LIMIT: bytes past which no exchange records are logged; 0 = none */
+    const char *run_id;            /* DLSYNC_RUN_ID: the run's identity; NULL = none given (report/run.h makes one) */
+    const char *run_manifest;      /* DLSYNC_RUN_MANIFEST: absolute path of the run's manifest; NULL = none */
+    int inert;                     /* 1: dlsync was not asked for in this process (dls_config_make_inert) */
+    unsigned nproblems;            /* bad values, each "DLSYNC_X=value is not ...; using ..." */
     char problems[DLS_CONFIG_PROBLEMS][160];
 } dls_config;
 

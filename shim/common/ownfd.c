@@ -25,17 +25,21 @@ void dls_ownfd_init_stderr(void)
     atomic_store(&g_err_state, 1);
 }
 
-/* 1 when fd is open on the file (dev, ino). */
-static int same_file(int fd, dev_t dev, ino_t ino)
+/* 1 when fd is open on the file (dev, ino); its size in *size when size is not NULL. */
+static int same_file(int fd, dev_t dev, ino_t ino, off_t *size)
 {
     struct stat st;
-    return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_dev != dev || st.st_ino != ino)
+        return 0;
+    if (size)
+        *size = st.st_size;
+    return 1;
 }
 
 int dls_ownfd_stderr(const char *buf, size_t len)
 {
     int state = atomic_load(&g_err_state);
-    if (state == 2 || (state == 1 && !same_file(2, g_err_dev, g_err_ino)))
+    if (state == 2 || (state == 1 && !same_file(2, g_err_dev, g_err_ino, NULL)))
         return -1;
     return write(2, buf, len) == (ssize_t)len ? 0 : -1;
 }
@@ -49,10 +53,10 @@ static int floor_fd(void)
     return rl.rlim_cur > 20 ? (int)(rl.rlim_cur / 2) : 3;
 }
 
-int dls_ownfd_open_append(const char *path, dls_ownfd *f)
+static int open_own(const char *path, int extra, dls_ownfd *f)
 {
     f->fd = -1;
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | extra, 0644);
     if (fd < 0)
         return errno;
     struct stat st;
@@ -69,13 +73,28 @@ int dls_ownfd_open_append(const char *path, dls_ownfd *f)
     f->fd = fd;
     f->dev = st.st_dev;
     f->ino = st.st_ino;
+    f->opened_size = st.st_size;
+    f->regular = S_ISREG(st.st_mode);
     return 0;
 }
 
-int dls_ownfd_write(const dls_ownfd *f, const char *buf, size_t len)
+int dls_ownfd_open_append(const char *path, dls_ownfd *f)
 {
-    if (!same_file(f->fd, f->dev, f->ino))
+    return open_own(path, 0, f);
+}
+
+int dls_ownfd_create(const char *path, dls_ownfd *f)
+{
+    return open_own(path, O_EXCL, f);
+}
+
+int dls_ownfd_write(const dls_ownfd *f, const char *buf, size_t len, uint64_t limit)
+{
+    off_t size = 0;
+    if (!same_file(f->fd, f->dev, f->ino, &size))
         return ESTALE;
+    if (limit && f->regular && (uint64_t)size + len > limit)
+        return EFBIG;
     ssize_t w = write(f->fd, buf, len);
     if (w == (ssize_t)len)
         return 0;
@@ -84,7 +103,7 @@ int dls_ownfd_write(const dls_ownfd *f, const char *buf, size_t len)
 
 void dls_ownfd_close(dls_ownfd *f)
 {
-    if (same_file(f->fd, f->dev, f->ino))
+    if (same_file(f->fd, f->dev, f->ino, NULL))
         close(f->fd);
     f->fd = -1;
 }

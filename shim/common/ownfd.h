@@ -12,6 +12,7 @@
 #define DLS_OWNFD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Lowest descriptor dlsync's own files get (lower when the descriptor limit is lower). */
@@ -22,6 +23,8 @@ typedef struct {
     int fd;
     dev_t dev;
     ino_t ino;
+    off_t opened_size; /* the file's size when it was opened (0: new or empty) */
+    int regular;       /* 1 when it is a regular file */
 } dls_ownfd;
 
 /* Records what fd 2 is now (nothing when it is closed): later stderr writes go there only
@@ -39,10 +42,15 @@ int dls_ownfd_stderr(const char *buf, size_t len);
  * f->fd = -1. */
 int dls_ownfd_open_append(const char *path, dls_ownfd *f);
 
-/* Writes buf[0..len) with one write(2) when f->fd still is the file f was opened on. Returns 0
- * when everything was written, ESTALE when the descriptor is no longer that file (nothing
- * written), or the errno of a failed or short write. */
-int dls_ownfd_write(const dls_ownfd *f, const char *buf, size_t len);
+/* dls_ownfd_open_append for a file that must not exist yet (O_EXCL): EEXIST when it does. */
+int dls_ownfd_create(const char *path, dls_ownfd *f);
+
+/* Writes buf[0..len) with one write(2) when f->fd still is the file f was opened on and, when
+ * `limit` is not 0, the file (a regular one) would not grow past `limit` bytes. Returns 0 when
+ * everything was written, ESTALE when the descriptor is no longer that file, EFBIG when the
+ * limit holds the record back (nothing written in either case), or the errno of a failed or
+ * short write. */
+int dls_ownfd_write(const dls_ownfd *f, const char *buf, size_t len, uint64_t limit);
 
 /* Closes f's descriptor when it still is f's file (a descriptor the program reused is left
  * alone) and sets f->fd = -1. */

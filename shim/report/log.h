@@ -4,8 +4,14 @@
  * with a single write(2) to a file opened with O_APPEND, so lines from threads and processes
  * never interleave. The file is opened on first use; "%p" in
  * the path becomes the pid, "%r" the launcher rank (OMPI_COMM_WORLD_RANK, PMI_RANK,
- * SLURM_PROCID or RANK; DLS_LOG_NO_RANK when none), "%%" a '%'. The first line is a `start`
- * record. A forked child with "%p" in the path reopens its own file. The file is one of dlsync's
+ * SLURM_PROCID or RANK; DLS_LOG_NO_RANK when none), "%n" the smallest number that names a new
+ * file, "%%" a '%'; a relative path is taken from the directory at open. The first line is a
+ * `start` record (with the run's identity, report/run.h); a forked child writes its own, and with
+ * "%p" or "%n" in the path opens its own file. Opening a file that already holds another run's
+ * records is said once. Each process tells its run which log it writes (report/run.h).
+ * Past DLSYNC_LOG_LIMIT bytes (the file's size) only start, race, warning, fallback and summary
+ * records are still written; the first record held back writes one `log_capped` record and one
+ * warning. The file is one of dlsync's
  * own descriptors (common/ownfd.h): opened without blocking, checked before each write. Nothing
  * here can fail the caller: when the log cannot be opened or a write fails (a full device, the
  * program closed or reused the descriptor), one warning is printed and no more records are
@@ -61,9 +67,23 @@ uint64_t dls_log_now_ns(void);
 /* Kernel thread id of the calling thread (cached per thread). */
 int dls_log_tid(void);
 
-/* Expands %p, %r and %% of a DLSYNC_LOG path into buf (size n) for process `pid` and rank
- * `rank` (NULL: none, written DLS_LOG_NO_RANK). Returns 0, or -1 when the result does not fit. */
-int dls_log_expand_path(const char *pattern, int pid, const char *rank, char *buf, size_t n);
+/* Expands %p, %r, %n and %% of a DLSYNC_LOG path into buf (size n) for process `pid`, rank
+ * `rank` (NULL: none, written DLS_LOG_NO_RANK) and number `seq` (what %n becomes: the log is
+ * opened with the smallest one that names a new file). Returns 0, or -1 when the result does
+ * not fit. */
+int dls_log_expand_path(const char *pattern, int pid, const char *rank, unsigned seq, char *buf, size_t n);
+
+/* The absolute path of the log (expanded when it was opened), or NULL when DLSYNC_LOG is unset
+ * or the log was not opened yet. */
+const char *dls_log_path(void);
+
+/* Why this process's log lost records: it could not be opened, a write failed, or the program
+ * closed or replaced its descriptor; NULL while nothing was lost (the size limit is not a loss:
+ * dls_log_dropped). */
+const char *dls_log_problem(void);
+
+/* Records the size limit (DLSYNC_LOG_LIMIT) held back so far. */
+uint64_t dls_log_dropped(void);
 
 /* The launcher rank from the usual variables, or NULL when none is set. */
 const char *dls_log_rank(void);

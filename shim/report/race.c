@@ -4,6 +4,7 @@
 #include "../common/ownfd.h"
 #include "log.h"
 #include "summary.h"
+#include "suppress_file.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -23,10 +24,13 @@ static struct {
     unsigned count;
     dls_race_kind kind;
     uint64_t xid;
+    int suppressed; /* a suppression rule matched its first report */
 } g_seen[TABLE];
 static size_t g_n;
 
-static const char *const g_kind[] = {"write-read", "read-write", "write-write", "host-read", "release-reuse"};
+#define DLS_RACE_NAME_(id, name) name,
+static const char *const g_kind[] = {DLS_RACE_KINDS(DLS_RACE_NAME_)};
+#undef DLS_RACE_NAME_
 
 const char *dls_race_kind_name(dls_race_kind k)
 {
@@ -139,7 +143,7 @@ static void side_json(dls_json *j, const char *key, const dls_race_side *side, c
 }
 
 static void write_log(const dls_race *r, uint64_t key, const frames *pf, const frames *cf, const char *fix_id,
-                      const char *fix_text)
+                      const char *fix_text, const dls_suppress_rule *rule)
 {
     if (!dls_log_enabled())
         return;
@@ -173,7 +177,40 @@ static void write_log(const dls_race *r, uint64_t key, const frames *pf, const f
     dls_json_str(&j, "id", fix_id);
     dls_json_str(&j, "text", fix_text);
     dls_json_close(&j, '}');
+    if (rule) {
+        dls_json_object(&j, "suppressed");
+        dls_json_str(&j, "rule", rule->text);
+        dls_json_str(&j, "file", dls_suppress_path());
+        dls_json_u64(&j, "line", rule->line);
+        dls_json_close(&j, '}');
+    }
     dls_log_write(&j);
+}
+
+/* The suppression rule matching r's texts as the report prints them, or NULL. */
+static const dls_suppress_rule *suppression(const dls_race *r, const frames *pf, const frames *cf)
+{
+    const char *texts[2 * FRAMES + 4];
+    size_t n = 0;
+    texts[n++] = r->framework;
+    texts[n++] = r->symbol;
+    texts[n++] = r->producer.op;
+    texts[n++] = r->consumer.op;
+    for (int i = 0; i < pf->n; i++)
+        texts[n++] = pf->f[i];
+    for (int i = 0; i < cf->n; i++)
+        texts[n++] = cf->f[i];
+    return dls_suppress_lookup((int)r->kind, texts, n);
+}
+
+/* Marks the hazard `key` suppressed: its repeats are not printed at exit. */
+static void mark_suppressed(uint64_t key)
+{
+    pthread_mutex_lock(&g_lock);
+    for (size_t i = 0; i < g_n; i++)
+        if (g_seen[i].key == key)
+            g_seen[i].suppressed = 1;
+    pthread_mutex_unlock(&g_lock);
 }
 
 static void format_text(text *t, const dls_race *r, const frames *pf, const frames *cf, const char *fix_text)
@@ -302,26 +339,35 @@ int dls_race_entry_get(size_t i, dls_race_entry *out, unsigned *count)
     return rc;
 }
 
-/* Writes the report r with key `key`: stderr, the log, the query API's entry, the summary. No
- * dlsync lock is held. */
+/* Writes the report r with key `key`: stderr, the log, the query API's entry, the summary; a
+ * report a suppression rule matches only as its `race` record, counted as suppressed. No dlsync
+ * lock is held. */
 static void write_report(const dls_race *r, uint64_t key, const dls_stack *ps, const dls_stack *cs)
 {
-    dls_summary_add(DLS_COUNT_RACES, 1);
     struct {
         frames pf, cf;
         text t;
         char fix[768];
     } *m = malloc(sizeof *m); /* too large for the stack of every thread that may report */
-    if (!m)
+    if (!m) {
+        dls_summary_add(DLS_COUNT_RACES, 1);
         return;
+    }
     side_stack(ps, &m->pf);
     side_stack(cs, &m->cf);
     const char *fix_id = dls_advice(r, m->fix, sizeof m->fix);
+    const dls_suppress_rule *rule = suppression(r, &m->pf, &m->cf);
+    dls_summary_add(rule ? DLS_COUNT_SUPPRESSED : DLS_COUNT_RACES, 1);
+    if (rule)
+        mark_suppressed(key);
     m->t.len = 0;
-    format_text(&m->t, r, &m->pf, &m->cf, m->fix);
-    dls_ownfd_stderr(m->t.buf, m->t.len);
-    write_log(r, key, &m->pf, &m->cf, fix_id, m->fix);
-    keep_entry(r, key, &m->pf, &m->cf, m->fix, &m->t);
+    if (!rule) {
+        format_text(&m->t, r, &m->pf, &m->cf, m->fix);
+        dls_ownfd_stderr(m->t.buf, m->t.len);
+    }
+    write_log(r, key, &m->pf, &m->cf, fix_id, m->fix, rule);
+    if (!rule)
+        keep_entry(r, key, &m->pf, &m->cf, m->fix, &m->t);
     free(m);
 }
 
@@ -416,6 +462,7 @@ unsigned dls_race_report(const dls_race *r)
             break;
         }
     if (!count && g_n < TABLE) {
+        g_seen[g_n].suppressed = 0;
         g_seen[g_n].key = key;
         g_seen[g_n].count = count = 1;
         g_seen[g_n].kind = r->kind;
@@ -461,7 +508,7 @@ void dls_race_emit_repeats(void)
     dls_race_write_waiting(1);
     pthread_mutex_lock(&g_lock);
     for (size_t i = 0; i < g_n; i++) {
-        if (g_seen[i].count < 2)
+        if (g_seen[i].count < 2 || g_seen[i].suppressed)
             continue;
         char line[160];
         int k = snprintf(line, sizeof line, "dlsync: race %016llx (%s, exchange %llu) seen %u times\n",

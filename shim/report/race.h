@@ -7,7 +7,8 @@
  * key (exchange site, producer operation and stream kind, consumer operation and stream, hazard
  * kind) are one hazard: only the first
  * is printed and logged; later ones only raise its count, and hazards seen more than once get
- * one "seen N times" line on stderr at exit. Thread-safe (one lock around the table; the text
+ * one "seen N times" line on stderr at exit. A hazard a suppression rule matches (suppress.h) is
+ * not printed: it is logged with the rule and counted as suppressed. Thread-safe (one lock around the table; the text
  * is written with one write(2) outside it). */
 #ifndef DLS_RACE_H
 #define DLS_RACE_H
@@ -18,12 +19,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* X(enum suffix, name in the log and in suppressions), in dls_race_kind order. */
+#define DLS_RACE_KINDS(X)                                                                                     \
+    X(WRITE_READ, "write-read")       /* consumer reads what a pending producer op writes */                  \
+    X(READ_WRITE, "read-write")       /* consumer writes what a pending producer op reads */                  \
+    X(WRITE_WRITE, "write-write")     /* both write */                                                        \
+    X(HOST_READ, "host-read")         /* host-visible tensor imported while producer work on it is pending */ \
+    X(RELEASE_REUSE, "release-reuse") /* memory written after release while the consumer's work still uses it */
+
 typedef enum {
-    DLS_RACE_WRITE_READ = 0, /* consumer reads what a pending producer op writes */
-    DLS_RACE_READ_WRITE,     /* consumer writes what a pending producer op reads */
-    DLS_RACE_WRITE_WRITE,    /* both write */
-    DLS_RACE_HOST_READ,      /* host-visible tensor imported while producer work on it is pending */
-    DLS_RACE_RELEASE_REUSE,  /* memory written after release while the consumer's work still uses it */
+#define DLS_RACE_ENUM_(id, name) DLS_RACE_##id,
+    DLS_RACE_KINDS(DLS_RACE_ENUM_)
+#undef DLS_RACE_ENUM_
+        DLS_RACE_N_
 } dls_race_kind;
 
 /* A stream as reports name it. */
@@ -68,9 +76,10 @@ int dls_race_across_devices(const dls_race *r);
 uint64_t dls_race_key(const dls_race *r);
 
 /* Reports r: the first time its key is seen, writes the report on stderr and the `race` record
- * in the log and counts one race in the summary; afterwards only counts. When the consumer is
- * the calling thread and it released the GIL, the report is written when the thread takes the
- * GIL back, with its Python frames (dls_race_write_waiting). Returns the number of
+ * in the log and counts one race in the summary, or, when a suppression rule matches it, only
+ * the `race` record (with the rule) and one suppressed race; afterwards only counts. When the
+ * consumer is the calling thread and it released the GIL, the report is written when the thread
+ * takes the GIL back, with its Python frames (dls_race_write_waiting). Returns the number of
  * times the key has been seen, this one included (0 when the table is full and the report was
  * printed without deduplication). */
 unsigned dls_race_report(const dls_race *r);

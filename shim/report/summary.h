@@ -1,8 +1,17 @@
 /* Process-wide counters and the summary written at exit.
  *
- * Every part of the shim counts what it did here (exchanges seen, ops observed, races,
- * injected orderings, fallbacks). At a clean exit the totals become the log's `summary` record
- * and, with DLSYNC_VERBOSE=1, one line on stderr. Counting is a relaxed atomic add, inline. */
+ * Every part of the shim counts what it did here (exchanges seen, ops observed, races reported
+ * and suppressed, injected orderings, fallbacks). When the process ends (exit, or _exit: see the
+ * start-up file) the totals become the log's `summary` record, the `end` line of the run's
+ * manifest (report/run.h) and, on stderr:
+ *   - in check, unless DLSYNC_QUIET=1, one line like a sanitizer's error summary:
+ *       dlsync: check summary: 1 race reported, 0 suppressed, 2 exchanges checked; observer active (pid 42)
+ *     or, for a process that could not be checked:
+ *       dlsync: check summary: NOT CHECKED: <why>; 0 races reported, 0 suppressed, 2 exchanges seen (pid 42)
+ *   - in fix, unless DLSYNC_QUIET=1, when it injected an ordering or fell back:
+ *       dlsync: fix summary: 3 waits injected, 0 fallbacks, 2 exchanges (pid 42)
+ *   - with DLSYNC_VERBOSE=1, the line of every counter (dls_summary_line).
+ * A forked child counts from the fork on. Counting is a relaxed atomic add, inline. */
 #ifndef DLS_SUMMARY_H
 #define DLS_SUMMARY_H
 
@@ -18,8 +27,9 @@ typedef enum {
     DLS_COUNT_RELEASES,
     DLS_COUNT_DOUBLE_RELEASES,
     DLS_COUNT_MALFORMED,
-    DLS_COUNT_OPS, /* CUDA operations observed */
-    DLS_COUNT_RACES,
+    DLS_COUNT_OPS,        /* CUDA operations observed */
+    DLS_COUNT_RACES,      /* distinct races reported */
+    DLS_COUNT_SUPPRESSED, /* distinct races a suppression rule matched */
     DLS_COUNT_INJECTED,
     DLS_COUNT_FALLBACKS,
     DLS_COUNT_N_
@@ -53,12 +63,24 @@ void dls_summary_set_cupti(const char *sharing);
 /* The sharing recorded by dls_summary_set_cupti ("none" until set). */
 const char *dls_summary_cupti(void);
 
-/* Formats the one-line summary ("dlsync: mode=... cupti=... exchanges=N ...", no newline) into buf. */
+/* How the process was observed, which the start-up file works out at exit (report/ does not
+ * know cuda/). */
+typedef struct {
+    const char *observer;  /* "active" (CUPTI callbacks delivered), "failed" (it could not start),
+                              "unused" (CUDA never started it) */
+    const char *unchecked; /* in check: why the process could not be checked; NULL when it was */
+} dls_summary_coverage;
+
+/* Formats the one-line summary of every counter ("dlsync: mode=... cupti=... exchanges=N ...",
+ * no newline) into buf. */
 void dls_summary_line(char *buf, unsigned n);
 
-/* Writes the summary: the `summary` record when the log is enabled, and the line on stderr
- * when DLSYNC_VERBOSE=1 (nothing with DLSYNC_MODE=off). Called at exit by the shim's start-up
+/* Writes the summary: the `summary` record when the log is enabled, the run's `end` line, and
+ * the lines on stderr above (nothing with DLSYNC_MODE=off). Called at exit by the shim's start-up
  * file; only the first call writes anything. */
-void dls_summary_emit(void);
+void dls_summary_emit(const dls_summary_coverage *cov);
+
+/* In a forked child: its summary counts from now on. */
+void dls_summary_fork_child(void);
 
 #endif

@@ -164,6 +164,17 @@ int dls_count(const char *hay, const char *needle)
     return c;
 }
 
+int dls_remove_tree(const char *dir)
+{
+    const char *argv[] = {"rm", "-rf", dir, NULL};
+    dls_run_result r;
+    if (dls_run(argv, NULL, &r) != 0)
+        return -1;
+    int status = r.status;
+    dls_run_free(&r);
+    return status == 0 && access(dir, F_OK) != 0 ? 0 : -1;
+}
+
 char *dls_read_file(const char *path)
 {
     FILE *f = fopen(path, "rb");

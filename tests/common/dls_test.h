@@ -36,6 +36,9 @@ const char *dls_preload_value(char *buf, size_t n, const char *lib);
 /* Counts non-overlapping occurrences of needle in hay (0 when either is NULL). */
 int dls_count(const char *hay, const char *needle);
 
+/* Removes dir and everything below it, as rm -rf does; 0 when it is gone. */
+int dls_remove_tree(const char *dir);
+
 /* Reads a whole file into a NUL-terminated malloc'd buffer, or NULL. */
 char *dls_read_file(const char *path);
 

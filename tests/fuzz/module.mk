@@ -7,17 +7,21 @@
 #   fuzz_profiles  the DLSYNC_PROFILES row parser (shim/hooks/profiles.c)
 #   fuzz_elf       the ELF symbol reader of dlsync scan (tools/elfsyms.c)
 #   fuzz_tensor    DLTensor validation (shim/hooks/extent.c)
-FUZZ_NAMES   := json profiles elf tensor
+#   fuzz_suppress  the race suppressions parser and matcher (shim/report/suppress.c)
+#   fuzz_report_args  the command line of dlsync report (tools/report_opts.c)
+FUZZ_NAMES   := json profiles elf tensor suppress report_args
 FUZZ_BINS    := $(FUZZ_NAMES:%=$(B)/tests/fuzz_%)
 FUZZ_SECONDS ?= 60
 
 $(B)/obj/tests/fuzz/%.o: EXTRA_CFLAGS += -I tools -I shim -I shim/include
 
-$(B)/tests/fuzz_json: $(B)/obj/tools/json.o $(B)/obj/tools/logread.o
+$(B)/tests/fuzz_json: $(B)/obj/tools/json.o $(B)/obj/tools/logread.o $(B)/obj/tools/textesc.o $(B)/obj/tools/filekind.o
 $(B)/tests/fuzz_profiles: $(B)/obj/shim/hooks/profiles.o
-$(B)/tests/fuzz_elf: $(B)/obj/tools/elfsyms.o
+$(B)/tests/fuzz_elf: $(B)/obj/tools/elfsyms.o $(B)/obj/tools/filekind.o
 $(B)/tests/fuzz_elf: FUZZ_LIBS := -lelf
 $(B)/tests/fuzz_tensor: $(B)/obj/shim/hooks/extent.o $(B)/obj/shim/report/json.o
+$(B)/tests/fuzz_suppress: $(B)/obj/shim/report/suppress.o
+$(B)/tests/fuzz_report_args: $(B)/obj/tools/report_opts.o $(B)/obj/tools/textesc.o
 
 $(B)/tests/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o
 	@mkdir -p $(@D)

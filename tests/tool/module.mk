@@ -1,13 +1,17 @@
 # Tests of the dlsync command and of the shim's NVTX marks: cmocka binaries in $(B)/tests/tool/,
-# plus what they drive: a fake NVTX tool, a program that calls the NVTX marks, and a shared
-# object with DLPack-named symbols of every kind for `dlsync scan`.
+# plus what they drive: a fake NVTX tool, a program that calls the NVTX marks, a shared object
+# with DLPack-named symbols of every kind for `dlsync scan`, and for the run's gate a scenario
+# program that makes itself hard to check (gate_app.c) and a statically linked program.
 TOOLTEST_SRCS := $(sort $(wildcard tests/tool/test_*.c))
 TOOLTEST_BINS := $(TOOLTEST_SRCS:tests/tool/%.c=$(B)/tests/tool/%)
 TOOLTEST_FAKE_NVTX := $(B)/tests/tool/libfake_nvtx.so
 TOOLTEST_NVTX_DRIVER := $(B)/tests/tool/nvtx_driver
 TOOLTEST_SCANFIX := $(B)/tests/tool/libscanfix.so
+TOOLTEST_GATE_APP := $(B)/tests/tool/gate_app
+TOOLTEST_STATIC := $(B)/tests/tool/static_app
 # The shim end-to-end NVTX test runs a scenario program of tests/scenarios.
-TOOLTEST_HELPERS := $(TOOLTEST_FAKE_NVTX) $(TOOLTEST_NVTX_DRIVER) $(TOOLTEST_SCANFIX) $(B)/scenarios/scen_side_stream
+TOOLTEST_HELPERS := $(TOOLTEST_FAKE_NVTX) $(TOOLTEST_NVTX_DRIVER) $(TOOLTEST_SCANFIX) $(B)/scenarios/scen_side_stream \
+                    $(TOOLTEST_GATE_APP) $(TOOLTEST_STATIC)
 
 $(B)/obj/tests/tool/%.o: EXTRA_CFLAGS += -I tools -I shim -I shim/include -I $(CUDA_INC) \
     -DDLS_TEST_CUDA_HOME='"$(CUDA_HOME)"'
@@ -35,6 +39,19 @@ $(TOOLTEST_SCANFIX): $(B)/obj/tests/tool/scanfix.o
 $(TOOLTEST_NVTX_DRIVER): $(B)/obj/tests/tool/nvtx_driver.o $(B)/obj/shim/report/nvtx.o
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# gate_app is a scenario program (tests/scenarios is read before this file).
+$(B)/obj/tests/tool/gate_app.o: EXTRA_CFLAGS += $(CUDASIM_CFLAGS) -I tests/scenarios -fvisibility=default
+$(TOOLTEST_GATE_APP): $(B)/obj/tests/tool/gate_app.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS) $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -rdynamic $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
+	    -lfakemx -lfaketvm -lscenbackend -lcudart $(LDLIBS)
+
+# Static, so without the sanitizer flags of an instrumented build.
+$(TOOLTEST_STATIC): tests/tool/static_app.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) -static -O2 -o $@ $<
 
 ALL   += $(TOOLTEST_BINS) $(TOOLTEST_HELPERS)
 TESTS += $(TOOLTEST_BINS)

@@ -266,16 +266,19 @@ static void bad_input_gives_messages_not_crashes(void **state)
     const char *argv[] = {dls_build_path(bin, sizeof bin, "bin/dlsync"), "report", junk, NULL};
     dls_run_result r;
     assert_int_equal(dls_run(argv, NULL, &r), 0);
-    assert_int_equal(r.status, 0);
+    /* A binary file is no log: one message for the file, not one per line, and a failure. */
+    assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.out, "0 records from 0 processes"));
     assert_non_null(strstr(r.err, "junk.bin:1:"));
+    assert_non_null(strstr(r.err, "not a dlsync log"));
+    assert_int_equal(dls_count(r.err, "\n"), 1);
     dls_run_free(&r);
     unlink(junk);
 
     const char *missing[] = {bin, "report", "/nonexistent/dlsync.jsonl", NULL};
     assert_int_equal(dls_run(missing, NULL, &r), 0);
     assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.err, "cannot open /nonexistent/dlsync.jsonl"));
+    assert_non_null(strstr(r.err, "/nonexistent/dlsync.jsonl: cannot open: No such file or directory"));
     dls_run_free(&r);
 
     const char *nolog[] = {bin, "report", "--chrome-trace", NULL};
@@ -284,9 +287,230 @@ static void bad_input_gives_messages_not_crashes(void **state)
     dls_run_free(&r);
 }
 
+/* Runs `dlsync report ARGS...` (NULL-terminated) under a time limit and returns its result in r. */
+static void report(dls_run_result *r, ...)
+{
+    char bin[512];
+    const char *argv[24] = {"timeout", "60", dls_build_path(bin, sizeof bin, "bin/dlsync"), "report"};
+    size_t n = 4;
+    va_list ap;
+    va_start(ap, r);
+    for (const char *a; (a = va_arg(ap, const char *)) != NULL && n < 23;)
+        argv[n++] = a;
+    va_end(ap);
+    argv[n] = NULL;
+    assert_int_equal(dls_run(argv, NULL, r), 0);
+}
+
+/* The issue's case: `--chrome-trace run.*.jsonl` with the output's name forgotten. */
+static void the_output_is_never_a_log(void **state)
+{
+    fixture *fx = *state;
+    dls_run_result r;
+    report(&r, "--chrome-trace", fx->a, fx->b, NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "looks like a dlsync log; it is not overwritten"));
+    dls_run_free(&r);
+    char *text = dls_read_file(fx->a);
+    assert_string_equal(text, log_a);
+    free(text);
+    /* Not an input either, even when it does not look like a log (here: read from stdin). */
+    report(&r, "--chrome-trace", "/dev/stdin", "-", NULL);
+    assert_int_equal(r.status, 2);
+    dls_run_free(&r);
+    /* A value that is an option is no file name; an existing timeline is replaced. */
+    report(&r, "--chrome-trace", "--json", fx->a, NULL);
+    assert_int_equal(r.status, 2);
+    dls_run_free(&r);
+    write_text(fx->trace, "{\"traceEvents\":[]}\n");
+    report(&r, fx->a, "--chrome-trace", fx->trace, NULL);
+    assert_int_equal(r.status, 0);
+    dls_run_free(&r);
+    text = dls_read_file(fx->trace);
+    assert_true(dls_count(text, "\"ph\"") > 2);
+    free(text);
+    /* `-`: the timeline on stdout, the text on stderr. */
+    report(&r, "--chrome-trace", "-", fx->a, NULL);
+    assert_int_equal(r.status, 0);
+    assert_true(r.out[0] == '{' && strstr(r.out, "\"traceEvents\":["));
+    assert_non_null(strstr(r.err, "Races: 2 distinct"));
+    dls_run_free(&r);
+}
+
+/* Options anywhere; `-` reads stdin; `--` ends the options. */
+static void options_anywhere_and_stdin(void **state)
+{
+    fixture *fx = *state;
+    dls_run_result r;
+    report(&r, fx->a, "--json", fx->b, NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"processes\":2,"));
+    dls_run_free(&r);
+    char bin[512], cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s report - < %s", dls_build_path(bin, sizeof bin, "bin/dlsync"), fx->a);
+    const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+    assert_int_equal(dls_run(sh, NULL, &r), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "1 process\n"));
+    dls_run_free(&r);
+    snprintf(cmd, sizeof cmd, "cat %s | %s report -- -", fx->a, bin);
+    assert_int_equal(dls_run(sh, NULL, &r), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "Races: 2 distinct"));
+    dls_run_free(&r);
+}
+
+/* Devices and directories are refused with one line each; nothing hangs on /dev/zero. A line
+ * longer than the limit stops that file. */
+static void what_is_not_a_log_is_refused(void **state)
+{
+    fixture *fx = *state;
+    dls_run_result r;
+    report(&r, "/dev/zero", fx->dir, fx->a, NULL);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "/dev/zero: refused: a character device"));
+    assert_non_null(strstr(r.err, ": refused: a directory"));
+    assert_int_equal(dls_count(r.err, "refused"), 2);
+    assert_non_null(strstr(r.out, "1 process\n"));
+    dls_run_free(&r);
+    char long_log[128];
+    snprintf(long_log, sizeof long_log, "%s/long.jsonl", fx->dir);
+    FILE *f = fopen(long_log, "w");
+    fputs("{\"ev\":\"start\",\"t\":1,\"pid\":7,\"tid\":7,\"mode\":\"check\"}\n", f);
+    for (int i = 0; i < (1 << 20) + 10; i++)
+        fputc('x', f);
+    fputs("\n{\"ev\":\"race\",\"t\":2,\"pid\":7,\"tid\":7,\"key\":\"k\"}\n", f);
+    fclose(f);
+    report(&r, long_log, NULL);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "long.jsonl:2: line longer than 1048576 bytes"));
+    assert_int_equal(dls_count(r.err, "\n"), 1);
+    assert_non_null(strstr(r.out, "Races: 0 distinct"));
+    dls_run_free(&r);
+    unlink(long_log);
+}
+
+/* Control characters of log values are escaped, never sent to the terminal. */
+static void control_characters_are_escaped(void **state)
+{
+    fixture *fx = *state;
+    char path[128];
+    snprintf(path, sizeof path, "%s/esc.jsonl", fx->dir);
+    write_text(path, "{\"ev\":\"start\",\"t\":1,\"pid\":5,\"tid\":5,\"exe\":\"/bin/\\u001b[2Jx\",\"mode\":\"trace\"}\n"
+                     "{\"ev\":\"export\",\"t\":2,\"pid\":5,\"tid\":5,\"xid\":1,\"framework\":\"evil\\u001b[31m\\nfake "
+                     "line\",\"device\":{\"type\":\"cuda\",\"id\":0}}\n");
+    dls_run_result r;
+    report(&r, path, NULL);
+    assert_int_equal(r.status, 0);
+    assert_null(strchr(r.out, '\x1b'));
+    assert_non_null(strstr(r.out, "/bin/\\x1b[2Jx"));
+    assert_non_null(strstr(r.out, "evil\\x1b[31m\\nfake line -> (not imported)"));
+    dls_run_free(&r);
+    unlink(path);
+}
+
+/* A check run whose observer never started is said at the top, not shown as zero races; a log of
+ * an older dlsync (cupti none, exchanges) too; --json says the same. */
+static void an_unchecked_run_is_said_first(void **state)
+{
+    fixture *fx = *state;
+    char path[128];
+    snprintf(path, sizeof path, "%s/unchecked.jsonl", fx->dir);
+    write_text(
+        path, "{\"ev\":\"start\",\"t\":1,\"pid\":5,\"tid\":5,\"exe\":\"/bin/app\",\"mode\":\"check\"}\n"
+              "{\"ev\":\"summary\",\"t\":2,\"pid\":5,\"tid\":5,\"cupti\":\"none\",\"exchanges\":3,\"races\":0,"
+              "\"checked\":false,\"why\":\"no CUDA observer (CUPTI subscription held by nsys)\"}\n"
+              "{\"ev\":\"start\",\"t\":1,\"pid\":6,\"tid\":6,\"exe\":\"/bin/old\",\"mode\":\"check\"}\n"
+              "{\"ev\":\"summary\",\"t\":2,\"pid\":6,\"tid\":6,\"cupti\":\"none\",\"exchanges\":2,\"races\":0}\n"
+              "{\"ev\":\"start\",\"t\":1,\"pid\":7,\"tid\":7,\"exe\":\"/bin/ok\",\"mode\":\"check\"}\n"
+              "{\"ev\":\"summary\",\"t\":2,\"pid\":7,\"tid\":7,\"cupti\":\"shared\",\"exchanges\":2,\"checked\":true}\n"
+              "{\"ev\":\"start\",\"t\":1,\"pid\":8,\"tid\":8,\"exe\":\"/bin/killed\",\"mode\":\"check\"}\n");
+    dls_run_result r;
+    report(&r, path, NULL);
+    assert_int_equal(r.status, 0);
+    assert_true(strncmp(r.out, "NOT CHECKED: 3 of 4 check-mode processes could not be checked", 61) == 0);
+    assert_non_null(strstr(r.out, "  pid 5 (/bin/app): no CUDA observer (CUPTI subscription held by nsys)\n"));
+    assert_non_null(strstr(r.out, "  pid 6 (/bin/old): no CUDA observer (cupti=none)\n"));
+    assert_non_null(strstr(r.out, "  pid 8 (/bin/killed): no summary record"));
+    assert_null(strstr(r.out, "pid 7 (/bin/ok):"));
+    dls_run_free(&r);
+    report(&r, "--json", path, NULL);
+    assert_int_equal(r.status, 0);
+    dls_json_error err;
+    dls_json *doc = dls_json_parse(r.out, strlen(r.out), &err);
+    assert_non_null(doc);
+    const dls_json *checked = dls_json_get(doc, "checked"), *list = dls_json_get(doc, "not_checked");
+    assert_int_equal(checked->type, DLS_JSON_BOOL);
+    assert_false(checked->boolean);
+    assert_int_equal(list->len, 3);
+    long long pid = 0;
+    assert_true(dls_json_get_int(list->items[0], "pid", &pid));
+    assert_string_equal(dls_json_get_str(list->items[0], "why"), "no CUDA observer (CUPTI subscription held by nsys)");
+    dls_json_free(doc);
+    dls_run_free(&r);
+    unlink(path);
+}
+
+/* --json: one object with the counts of the two sample logs. */
+static void json_gives_the_summary_as_one_object(void **state)
+{
+    fixture *fx = *state;
+    dls_run_result r;
+    report(&r, "--json", fx->a, fx->b, NULL);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(dls_count(r.out, "\n"), 1);
+    dls_json_error err;
+    dls_json *doc = dls_json_parse(r.out, strlen(r.out), &err);
+    if (!doc)
+        fail_msg("not JSON at %zu: %s\n%s", err.offset, err.message, r.out);
+    const char *keys[] = {"processes", "exchanges", "races",        "race_occurrences",
+                          "injected",  "fallbacks", "damaged_lines"};
+    const long long want[] = {2, 4, 2, 6, 1, 1, 2};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        long long v = -1;
+        assert_true(dls_json_get_int(doc, keys[i], &v));
+        if (v != want[i])
+            fail_msg("%s = %lld, want %lld", keys[i], v, want[i]);
+    }
+    assert_int_equal(dls_json_get(doc, "checked")->type, DLS_JSON_BOOL);
+    dls_json_free(doc);
+    dls_run_free(&r);
+}
+
+/* Suppressed races apart from the races; a capped log is said. */
+static void suppressed_races_and_capped_logs(void **state)
+{
+    fixture *fx = *state;
+    char path[128];
+    snprintf(path, sizeof path, "%s/supp.jsonl", fx->dir);
+    write_text(path, "{\"ev\":\"start\",\"t\":1,\"pid\":5,\"tid\":5,\"exe\":\"/bin/app\",\"mode\":\"check\"}\n"
+                     "{\"ev\":\"race\",\"t\":2,\"pid\":5,\"tid\":5,\"key\":\"k9\",\"kind\":\"write-read\","
+                     "\"suppressed\":{\"rule\":\"race:libvendor\",\"file\":\"/etc/x.supp\",\"line\":3}}\n"
+                     "{\"ev\":\"log_capped\",\"t\":3,\"pid\":5,\"tid\":5,\"limit\":4096}\n"
+                     "{\"ev\":\"summary\",\"t\":4,\"pid\":5,\"tid\":5,\"cupti\":\"shared\",\"checked\":true,"
+                     "\"dropped\":17}\n");
+    dls_run_result r;
+    report(&r, path, NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "Races: 0 distinct, 0 occurrences"));
+    assert_non_null(strstr(r.out, "Suppressed races: 1 distinct, 1 occurrences\n"
+                                  "    write-read x1  (key k9) by race:libvendor (/etc/x.supp:3)\n"));
+    assert_non_null(strstr(r.out, "Logs capped: 1 process stopped writing exchange records"));
+    assert_non_null(strstr(r.out, "  pid 5: limit 4096 bytes, 17 records dropped\n"));
+    dls_run_free(&r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(the_output_is_never_a_log, setup, teardown),
+        cmocka_unit_test_setup_teardown(options_anywhere_and_stdin, setup, teardown),
+        cmocka_unit_test_setup_teardown(what_is_not_a_log_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(control_characters_are_escaped, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_unchecked_run_is_said_first, setup, teardown),
+        cmocka_unit_test_setup_teardown(json_gives_the_summary_as_one_object, setup, teardown),
+        cmocka_unit_test_setup_teardown(suppressed_races_and_capped_logs, setup, teardown),
         cmocka_unit_test_setup_teardown(counts_merge_two_processes, setup, teardown),
         cmocka_unit_test_setup_teardown(command_prints_pairs_races_and_damage, setup, teardown),
         cmocka_unit_test_setup_teardown(chrome_trace_is_valid_and_linked, setup, teardown),

@@ -156,30 +156,35 @@ static void missing_library_is_reported(void **state)
 }
 
 /* A program that appends a race record to the log the shim was told to write (with %p as its
- * own pid), then exits with $1. */
+ * own pid), then exits with $1: the run reads that log back. */
 static const char race_script[] =
     "f=$(printf '%s' \"$DLSYNC_LOG\" | sed \"s/%p/$$/\"); "
     "printf '{\"ev\":\"race\",\"t\":%s,\"pid\":%s,\"tid\":%s,\"key\":\"k\",\"count\":1}\\n' \"$(date +%s%N)\" $$ $$ >> "
     "\"$f\"; "
     "exit $1";
 
+/* Without --log the run writes a temporary log (in a directory of its own, removed afterwards)
+ * and reads it back: the scenario's race is status 3, its correct twin 0. */
 static void fail_on_race_with_temporary_log(void **state)
 {
     (void)state;
-    char tmp[] = "/tmp/dlsync-tmpdir-XXXXXX", tmpenv[64];
+    char tmp[] = "/tmp/dlsync-tmpdir-XXXXXX", tmpenv[64], cupti[600], scen[512];
     assert_non_null(mkdtemp(tmp));
     snprintf(tmpenv, sizeof tmpenv, "TMPDIR=%s", tmp);
-    const char *env[] = {tmpenv, NULL};
-    const char *racy0[] = {g_bin, "run", "--fail-on-race", "--", "/bin/sh", "-c", race_script, "sh", "0", NULL};
-    const char *racy5[] = {g_bin, "run", "--fail-on-race", "--", "/bin/sh", "-c", race_script, "sh", "5", NULL};
+    snprintf(cupti, sizeof cupti, "DLSYNC_CUPTI=%s/cudasim/libcupti.so.13", DLS_BUILD_DIR);
+    dls_build_path(scen, sizeof scen, "scenarios/scen_side_stream");
+    const char *env[] = {tmpenv, cupti, "CUDA_INJECTION64_PATH=", "DLSYNC_LOG=", NULL};
+    const char *racy[] = {g_bin, "run", "--fail-on-race", "--", scen, "racy", NULL};
+    const char *correct[] = {g_bin, "run", "--fail-on-race", "--", scen, "correct", NULL};
     const char *clean[] = {g_bin, "run", "--fail-on-race", "--", "/bin/sh", "-c", "test \"$DLSYNC_MODE\" = check",
                            NULL};
     dls_run_result r;
-    run(racy0, env, &r);
+    run(racy, env, &r);
     assert_int_equal(r.status, 3);
-    assert_non_null(strstr(r.err, "1 race record logged"));
+    assert_non_null(strstr(r.err, "1 race reported"));
+    assert_non_null(strstr(r.err, "run with --log FILE and read it with dlsync report FILE"));
     dls_run_free(&r);
-    expect_status(racy5, env, 5);
+    expect_status(correct, env, 0);
     expect_status(clean, env, 0);
     /* Every temporary log directory was removed. */
     assert_int_equal(rmdir(tmp), 0);
@@ -237,10 +242,20 @@ static void help_matches_the_man_page(void **state)
     /* Every option, subcommand, reachability word and exit status of --help is in the man page. */
     const char *words[] = {"--mode",
                            "--log",
+                           "--log-limit",
                            "--profiles",
+                           "--suppressions",
+                           "--quiet",
                            "--verbose",
                            "--fail-on-race",
+                           "--error-exitcode",
                            "--chrome-trace",
+                           "--json",
+                           "%n",
+                           "NOT CHECKED",
+                           "check summary",
+                           "KIND:PATTERN",
+                           "release-reuse",
                            "--help",
                            "dlsync run",
                            "dlsync scan",
@@ -256,6 +271,7 @@ static void help_matches_the_man_page(void **state)
                            "LD_PRELOAD",
                            "../lib/libdlsync.so",
                            "status 3",
+                           "status 4",
                            "125",
                            "126",
                            "127",
@@ -268,6 +284,28 @@ static void help_matches_the_man_page(void **state)
     }
     free(man);
     dls_run_free(&r);
+}
+
+/* `dlsync SUBCOMMAND --help` prints that subcommand's help, not the others'. */
+static void each_subcommand_has_its_own_help(void **state)
+{
+    (void)state;
+    const struct {
+        const char *cmd, *has, *lacks;
+    } cases[] = {
+        {"run", "--fail-on-race", "--chrome-trace"},
+        {"scan", "reachable", "--fail-on-race"},
+        {"report", "--chrome-trace", "--fail-on-race"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *argv[] = {g_bin, cases[i].cmd, "--help", NULL};
+        dls_run_result r;
+        run(argv, NULL, &r);
+        assert_int_equal(r.status, 0);
+        if (!strstr(r.out, cases[i].has) || strstr(r.out, cases[i].lacks))
+            fail_msg("dlsync %s --help:\n%s", cases[i].cmd, r.out);
+        dls_run_free(&r);
+    }
 }
 
 static int setup(void **state)
@@ -290,6 +328,7 @@ int main(void)
         cmocka_unit_test(fail_on_race_with_temporary_log),
         cmocka_unit_test(fail_on_race_with_named_log_ignores_older_runs),
         cmocka_unit_test(help_matches_the_man_page),
+        cmocka_unit_test(each_subcommand_has_its_own_help),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include <elf.h>
 
 #include "dls_test.h"
 #include "hooks/profiles.h"
@@ -160,6 +163,80 @@ static void executables_and_bad_files(void **state)
     dls_run_free(&r);
 }
 
+/* Runs `dlsync scan FILE` under a time limit (a FIFO must not be waited on); asserts status 1 and
+ * one line on stderr holding `why`. */
+static void refused(const char *file, const char *why)
+{
+    const char *argv[] = {"timeout", "60", g_bin, "scan", file, NULL};
+    dls_run_result r;
+    assert_int_equal(dls_run(argv, NULL, &r), 0);
+    if (r.status != 1 || !strstr(r.err, why) || dls_count(r.err, "\n") != 1)
+        fail_msg("scan %s: status %d, stderr %s", file, r.status, r.err);
+    assert_null(strstr(r.out, "DLPack-related"));
+    dls_run_free(&r);
+}
+
+/* Copies the fixture library to path, cut to `keep` bytes (0: whole), and returns its text. */
+static char *copy_fixture(const char *path, size_t keep, size_t *len)
+{
+    char lib[512];
+    char *text = dls_read_file(dls_build_path(lib, sizeof lib, "tests/tool/libscanfix.so"));
+    assert_non_null(text);
+    FILE *f = fopen(lib, "rb");
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    assert_int_equal(fread(text, 1, *len, f), *len);
+    fclose(f);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite(text, 1, keep ? keep : *len, f);
+    fclose(f);
+    return text;
+}
+
+/* Files scan cannot read are errors, one line each, never "0 symbols": a truncated object, one
+ * whose sections point past its end, a directory, a FIFO; a listing that cannot be written too. */
+static void files_it_cannot_read_are_errors(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/dlsync-scan-XXXXXX", cut[96], bad[96], fifo[96];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cut, sizeof cut, "%s/cut.so", dir);
+    snprintf(bad, sizeof bad, "%s/bad.so", dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo.so", dir);
+    size_t len;
+    free(copy_fixture(cut, 0, &len));
+    free(copy_fixture(cut, len / 2, &len));
+    refused(cut, "truncated ELF object");
+    /* every section's offset far past the end of the file */
+    char *text = copy_fixture(bad, 0, &len);
+    Elf64_Ehdr *eh = (Elf64_Ehdr *)text;
+    for (int i = 1; i < eh->e_shnum; i++)
+        ((Elf64_Shdr *)(text + eh->e_shoff + (size_t)i * eh->e_shentsize))->sh_offset = 0x7fffffff0000ull;
+    FILE *f = fopen(bad, "wb");
+    fwrite(text, 1, len, f);
+    fclose(f);
+    free(text);
+    refused(bad, "truncated or corrupt ELF object");
+    refused(dir, "a directory, not an ELF object");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    refused(fifo, "a FIFO, not an ELF object");
+    char lib[512], cmd[700];
+    snprintf(cmd, sizeof cmd, "%s scan %s > /dev/full", g_bin,
+             dls_build_path(lib, sizeof lib, "tests/tool/libscanfix.so"));
+    const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+    dls_run_result r;
+    assert_int_equal(dls_run(sh, NULL, &r), 0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "dlsync scan: writing the listing failed"));
+    dls_run_free(&r);
+    unlink(cut);
+    unlink(bad);
+    unlink(fifo);
+    rmdir(dir);
+}
+
 /* A DLPack-named function defined in this executable, for the "executable" row. */
 __attribute__((noinline, used, visibility("default"))) void *test_exe_to_dlpack(void *p)
 {
@@ -173,6 +250,7 @@ int main(void)
         cmocka_unit_test(torch_rows),
         cmocka_unit_test(fixture_rows_and_suggestions),
         cmocka_unit_test(executables_and_bad_files),
+        cmocka_unit_test(files_it_cannot_read_are_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

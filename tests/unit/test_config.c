@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "common/config.h"
@@ -16,6 +17,10 @@ static int reset(void **state)
     unsetenv("DLSYNC_CUPTI");
     unsetenv("DLSYNC_PROFILES");
     unsetenv("DLSYNC_STACK");
+    const char *more[] = {"DLSYNC_QUIET", "DLSYNC_LOG_LIMIT", "DLSYNC_SUPPRESSIONS", "DLSYNC_RUN_ID",
+                          "DLSYNC_RUN_MANIFEST"};
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++)
+        unsetenv(more[i]);
     dls_config_reset_for_tests();
     return 0;
 }
@@ -119,6 +124,59 @@ static void empty_values_count_as_unset(void **state)
     assert_int_equal(dls_config_get()->mode, DLS_MODE_FIX);
 }
 
+/* The options of the run's gate and of bounded logs (issue 23). */
+static void gate_and_log_options(void **state)
+{
+    (void)state;
+    const dls_config *c = dls_config_get();
+    assert_int_equal(c->quiet, 0);
+    assert_true(c->log_limit == 64ull << 20);
+    assert_null(c->suppressions_path);
+    assert_null(c->run_id);
+    assert_null(c->run_manifest);
+    setenv("DLSYNC_QUIET", "1", 1);
+    setenv("DLSYNC_LOG_LIMIT", "3k", 1);
+    setenv("DLSYNC_SUPPRESSIONS", "/etc/dlsync.supp", 1);
+    setenv("DLSYNC_RUN_ID", "0123abcd-run.1", 1);
+    setenv("DLSYNC_RUN_MANIFEST", "/tmp/run/manifest.jsonl", 1);
+    dls_config_reset_for_tests();
+    c = dls_config_get();
+    assert_int_equal(c->quiet, 1);
+    assert_true(c->log_limit == 3072);
+    assert_string_equal(c->suppressions_path, "/etc/dlsync.supp");
+    assert_string_equal(c->run_id, "0123abcd-run.1");
+    assert_string_equal(c->run_manifest, "/tmp/run/manifest.jsonl");
+    assert_int_equal(c->nproblems, 0);
+    setenv("DLSYNC_LOG_LIMIT", "0", 1); /* no limit */
+    dls_config_reset_for_tests();
+    assert_true(dls_config_get()->log_limit == 0);
+}
+
+static void bad_gate_and_log_values_fall_back(void **state)
+{
+    (void)state;
+    setenv("DLSYNC_QUIET", "yes", 1);
+    setenv("DLSYNC_LOG_LIMIT", "12q", 1);
+    setenv("DLSYNC_RUN_ID", "has space", 1);
+    setenv("DLSYNC_RUN_MANIFEST", "relative/manifest", 1);
+    const dls_config *c = dls_config_get();
+    assert_int_equal(c->quiet, 0);
+    assert_true(c->log_limit == 64ull << 20);
+    assert_null(c->run_id);
+    assert_null(c->run_manifest);
+    assert_int_equal(c->nproblems, 4);
+    assert_string_equal(c->problems[0], "DLSYNC_QUIET=yes is not 0 or 1; using 0");
+    assert_string_equal(c->problems[1], "DLSYNC_LOG_LIMIT=12q is not a size (digits with an optional k, m or g; 0 for "
+                                        "none); using 64m");
+    assert_non_null(strstr(c->problems[2], "DLSYNC_RUN_ID=has space is not 1 to 64 letters"));
+    assert_non_null(strstr(c->problems[3], "DLSYNC_RUN_MANIFEST=relative/manifest is not an absolute path"));
+    uint64_t v;
+    assert_int_equal(dls_parse_size("18446744073709551615g", &v), -1); /* overflows */
+    assert_int_equal(dls_parse_size("", &v), -1);
+    assert_int_equal(dls_parse_size("2G", &v), 0);
+    assert_true(v == 2ull << 30);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -130,6 +188,8 @@ int main(void)
         cmocka_unit_test(mode_names_round_trip),
         cmocka_unit_test_setup(values_are_read_once, reset),
         cmocka_unit_test_setup(empty_values_count_as_unset, reset),
+        cmocka_unit_test_setup(gate_and_log_options, reset),
+        cmocka_unit_test_setup(bad_gate_and_log_values_fall_back, reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

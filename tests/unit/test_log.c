@@ -155,11 +155,13 @@ static void pid_rank_and_percent_are_expanded(void **state)
 {
     (void)state;
     char buf[64];
-    assert_int_equal(dls_log_expand_path("/tmp/run.%p.%r.jsonl", 4242, "3", buf, sizeof buf), 0);
+    assert_int_equal(dls_log_expand_path("/tmp/run.%p.%r.jsonl", 4242, "3", 0, buf, sizeof buf), 0);
     assert_string_equal(buf, "/tmp/run.4242.3.jsonl");
-    assert_int_equal(dls_log_expand_path("a%%p-%r", 1, NULL, buf, sizeof buf), 0);
+    assert_int_equal(dls_log_expand_path("/tmp/run.%p.%n.jsonl", 4242, "3", 17, buf, sizeof buf), 0);
+    assert_string_equal(buf, "/tmp/run.4242.17.jsonl");
+    assert_int_equal(dls_log_expand_path("a%%p-%r", 1, NULL, 0, buf, sizeof buf), 0);
     assert_string_equal(buf, "a%p-norank"); /* no launcher rank: a name that says so */
-    assert_int_equal(dls_log_expand_path("plain%x%", 1, NULL, buf, sizeof buf), 0);
+    assert_int_equal(dls_log_expand_path("plain%x%", 1, NULL, 0, buf, sizeof buf), 0);
     assert_string_equal(buf, "plain%x%");
 }
 
@@ -167,9 +169,9 @@ static void a_path_that_does_not_fit_is_refused(void **state)
 {
     (void)state;
     char buf[8];
-    assert_int_equal(dls_log_expand_path("1234567", 1, NULL, buf, sizeof buf), 0);
-    assert_int_equal(dls_log_expand_path("12345678", 1, NULL, buf, sizeof buf), -1);
-    assert_int_equal(dls_log_expand_path("x%p", 123456789, NULL, buf, sizeof buf), -1);
+    assert_int_equal(dls_log_expand_path("1234567", 1, NULL, 0, buf, sizeof buf), 0);
+    assert_int_equal(dls_log_expand_path("12345678", 1, NULL, 0, buf, sizeof buf), -1);
+    assert_int_equal(dls_log_expand_path("x%p", 123456789, NULL, 0, buf, sizeof buf), -1);
 }
 
 static void rank_variables_are_read_in_launcher_order(void **state)

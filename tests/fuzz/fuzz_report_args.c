@@ -1,0 +1,55 @@
+/* libFuzzer harness: the command line of `dlsync report` (tools/report_opts.c). The input's
+ * NUL-separated parts are the arguments after "report". Properties: no crash or leak; a refused
+ * line always says why; an accepted one (unless --help) has at least one log, every log is one of
+ * the arguments, standard input at most once, a named timeline that is "-" or no option, and never
+ * both --json and the timeline on standard output. */
+#include "report_opts.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+{
+    char *text = malloc(n + 1);
+    if (!text)
+        return 0;
+    memcpy(text, data, n);
+    text[n] = '\0';
+    char *argv[65] = {"report"};
+    int argc = 1;
+    for (size_t at = 0; at <= n && argc < 64;) {
+        argv[argc++] = text + at;
+        at += strlen(text + at) + 1;
+    }
+    argv[argc] = NULL;
+    dls_report_opts o;
+    char err[256];
+    int rc = dls_report_parse(argc, argv, &o, err, sizeof err);
+    if (rc != 0 && !err[0])
+        abort();
+    if (rc == 0 && !o.help) {
+        int stdin_n = 0;
+        if (!o.ninputs)
+            abort();
+        for (size_t i = 0; i < o.ninputs; i++) {
+            int found = 0;
+            for (int a = 1; a < argc; a++)
+                found |= o.inputs[i] == argv[a];
+            if (!found)
+                abort();
+            stdin_n += strcmp(o.inputs[i], "-") == 0;
+        }
+        if (stdin_n > 1)
+            abort();
+        if (o.trace && (!o.trace[0] || (o.trace[0] == '-' && o.trace[1])))
+            abort();
+        if (o.json && o.trace && strcmp(o.trace, "-") == 0)
+            abort();
+    }
+    dls_report_opts_free(&o);
+    free(text);
+    return 0;
+}

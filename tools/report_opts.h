@@ -1,0 +1,30 @@
+/* The command line of `dlsync report`, parsed apart from the command so the fuzzer can drive it.
+ *
+ *   dlsync report [--chrome-trace OUT.json | --chrome-trace=OUT.json] [--json] [--help] LOG...
+ *
+ * Options may come anywhere among the logs; `--` ends them (what follows is a log even when it
+ * begins with '-'); `-` is a log read from standard input (once). OUT must be named: `-` writes
+ * the timeline to standard output; a value that looks like an option (`--chrome-trace --json`)
+ * is refused, as is an option given twice, --json with the timeline on standard output, an
+ * unknown option and a command line without a log. */
+#ifndef DLS_TOOL_REPORT_OPTS_H
+#define DLS_TOOL_REPORT_OPTS_H
+
+#include <stddef.h>
+
+typedef struct {
+    const char *trace;   /* --chrome-trace's OUT ("-": standard output), NULL when not asked */
+    int json;            /* --json: the summary as one JSON object */
+    int help;            /* --help or -h: print the help, nothing else */
+    const char **inputs; /* the logs in command-line order (pointers into argv; malloc'd array) */
+    size_t ninputs;
+} dls_report_opts;
+
+/* Parses argv[1..argc) (argv[0] is "report") into *o. Returns 0, or -1 with a one-line reason in
+ * err (n bytes); -1 also when memory runs out. Free o with dls_report_opts_free either way. */
+int dls_report_parse(int argc, char **argv, dls_report_opts *o, char *err, size_t n);
+
+/* Frees what dls_report_parse allocated and zeroes *o. */
+void dls_report_opts_free(dls_report_opts *o);
+
+#endif
