@@ -2,10 +2,14 @@
  * themselves are formatted and deduplicated by shim/report/race.c). Never changes ordering.
  * Every function runs with dls_pol_g.lock held, except dls_pol_check_flush: a report is copied
  * into a per-thread queue under the lock and written (symbolized with dladdr) after it. */
-#include "pol.h"
+#include "check.h"
 
 #include "../hooks/extent.h"
 #include "../report/race.h"
+#include "access.h"
+#include "exch.h"
+#include "queue.h"
+#include "stream_table.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -107,26 +111,14 @@ static void fill_tensor(dls_race *r, const dls_pol_x *x, char *dtype, size_t n)
     r->hi = x->hi;
 }
 
-/* 1 when op writes into [lo, hi) (a copy's destination or a set); launches count as reads. */
-static int op_writes(const dls_cuda_op *op, uintptr_t lo, uintptr_t hi)
-{
-    if (op->kind == DLS_OP_MEMSET)
-        return 1;
-    for (uint32_t i = 0; i < op->nranges; i++)
-        if (op->ranges[i].access == DLS_ACCESS_WRITE && op->ranges[i].addr < hi &&
-            lo < op->ranges[i].addr + op->ranges[i].len)
-            return 1;
-    return 0;
-}
-
 int dls_pol_ordered(uint64_t tid, uint64_t stream, const dls_hb_epoch *at)
 {
     int o = 0;
     return at->stream == stream || (!dls_hb_ordered(dls_pol_g.hb, tid, stream, at->stream, at->pos, &o) && o);
 }
 
-/* Checks op on st against live x's frontier. */
-static void check_live(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid, dls_pol_x *x)
+/* Checks access a on st against live x's frontier. */
+static void check_live(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, dls_pol_x *x)
 {
     int all = 1;
     for (unsigned i = 0; i < x->nfront; i++) {
@@ -135,12 +127,12 @@ static void check_live(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid, 
             continue;
         all = 0;
         char dtype[48], why[320];
-        dls_race r = {.kind = op_writes(op, x->lo, x->hi) ? DLS_RACE_WRITE_WRITE : DLS_RACE_WRITE_READ};
+        dls_race r = {.kind = dls_pol_writes(a, x->lo, x->hi) ? DLS_RACE_WRITE_WRITE : DLS_RACE_WRITE_READ};
         fill_tensor(&r, x, dtype, sizeof dtype);
         r.producer.op = touch_name(f);
         r.producer.stream = race_stream(f->at.stream, x->device.device_id);
         r.producer.stack = &x->stack;
-        r.consumer.op = dls_pol_op_name(op);
+        r.consumer.op = dls_pol_access_name(a);
         r.consumer.stream = race_stream(st->id, x->device.device_id);
         snprintf(why, sizeof why,
                  "stream %llu (%s) has no wait on stream %llu (%s) after position %llu: no event wait, host "
@@ -163,8 +155,8 @@ static int release_complete(const dls_pol_x *x, uint64_t tid)
     return 1;
 }
 
-/* Checks op on st against released x: a write into memory the consumer may still read. */
-static void check_released(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid, dls_pol_x *x)
+/* Checks access a on st against released x: a write into memory the consumer may still read. */
+static void check_released(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, dls_pol_x *x)
 {
     for (unsigned i = 0; i < x->ncons; i++) {
         const dls_pol_touch *c = &x->cons[i];
@@ -173,7 +165,7 @@ static void check_released(const dls_cuda_op *op, dls_pol_stream *st, uint64_t t
         char dtype[48], why[320];
         dls_race r = {.kind = DLS_RACE_RELEASE_REUSE};
         fill_tensor(&r, x, dtype, sizeof dtype);
-        r.producer.op = dls_pol_op_name(op);
+        r.producer.op = dls_pol_access_name(a);
         r.producer.stream = race_stream(st->id, x->device.device_id);
         r.producer.stack = NULL;
         r.consumer.op = touch_name(c);
@@ -189,19 +181,19 @@ static void check_released(const dls_cuda_op *op, dls_pol_stream *st, uint64_t t
     }
 }
 
-void dls_pol_check_op(const dls_cuda_op *op, dls_pol_stream *st, uint64_t tid)
+void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid)
 {
     for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
-        if (!dls_pol_x_is_ordered(x, st->id) && dls_pol_op_touches(op, x->lo, x->hi))
-            check_live(op, st, tid, x);
+        if (!dls_pol_x_is_ordered(x, st->id) && dls_pol_touches(a, x->lo, x->lo, x->hi))
+            check_live(a, st, tid, x);
     for (dls_pol_x *x = dls_pol_g.released, *next; x; x = next) {
         next = x->next;
-        if (!dls_pol_op_touches(op, x->lo, x->hi))
+        if (!dls_pol_touches(a, x->lo, x->lo, x->hi))
             continue;
         if (release_complete(x, tid))
             dls_pol_x_drop(x);
         else
-            check_released(op, st, tid, x);
+            check_released(a, st, tid, x);
     }
 }
 

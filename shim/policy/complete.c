@@ -1,6 +1,7 @@
-/* Host completion: captures taken when a host synchronize begins and applied when it returns
- * (see pol.h, "Completion"). Every function runs with dls_pol_g.lock held. */
-#include "pol.h"
+/* Host completion (see complete.h). */
+#include "complete.h"
+
+#include "ring.h"
 
 #include "../common/config.h"
 #include "../report/warn.h"

@@ -1,8 +1,9 @@
-/* Policy state of exchanges: creation from a registry entry, the live and released lists (their
- * ranges kept in the index of index.c, which the launch fast path tests without the lock),
- * per-stream bookkeeping (see pol.h), and a few freed states kept for reuse.
- * Everything runs with dls_pol_g.lock held. */
-#include "pol.h"
+/* Exchange states (see exch.h), with a few freed states kept for reuse. */
+#include "exch.h"
+
+#include "access.h"
+#include "events.h"
+#include "index.h"
 
 #include "../common/config.h"
 #include "../hooks/extent.h"
@@ -157,9 +158,9 @@ void dls_pol_x_note_access(dls_pol_x *x, uint64_t stream, uint64_t pos, const ch
     x->ncons++;
 }
 
-void dls_pol_capture_use(const dls_cuda_op *op, const dls_pol_stream *st)
+void dls_pol_capture_use(const dls_pol_access *a, const dls_pol_stream *st)
 {
     for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
-        if (!dls_pol_x_is_ordered(x, st->id) && dls_pol_op_touches(op, x->lo, x->hi))
+        if (!dls_pol_x_is_ordered(x, st->id) && dls_pol_touches(a, x->lo, x->lo, x->hi))
             x->captured = 1;
 }

@@ -2,12 +2,17 @@
  * stream, host waits for host-visible memory, lazy release fences) and the fallback when
  * exchanges cannot be modelled. The functions here plan (dls_pol_plan, lock held); order.c makes
  * the orderings without the lock and commits them. Capturing streams never receive an injected
- * operation (see pol.h: the graph launch is ordered instead). */
-#include "pol.h"
+ * operation (the graph launch is ordered instead: capture_use, exch.h). */
+#include "fix.h"
 
+#include "../common/config.h"
 #include "../cuda/drv.h"
 #include "../cuda/observer.h"
+#include "../report/order_log.h"
 #include "../report/warn.h"
+#include "access.h"
+#include "exch.h"
+#include "stream_table.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -83,16 +88,16 @@ static int produced_only_on(const dls_pol_x *x, const dls_pol_stream *st)
     return x->nfront == 1 && !(x->overflow & DLS_POL_OVER_PRODUCERS) && x->front[0].at.stream == st->id;
 }
 
-int dls_pol_fix_op(dls_pol_plan *p, const dls_cuda_op *op, dls_pol_stream *st)
+int dls_pol_fix_use(dls_pol_plan *p, const dls_pol_access *a, dls_pol_stream *st)
 {
     int consumer = 0;
     for (dls_pol_x *x = dls_pol_g.live; x; x = x->next) {
-        if (!dls_pol_op_touches(op, x->lo, x->hi))
+        if (!dls_pol_touches(a, x->lo, x->lo, x->hi))
             continue;
         consumer |= !produced_only_on(x, st);
         if (dls_pol_x_is_ordered(x, st->id))
             continue;
-        if (op->kind != DLS_OP_GRAPH_LAUNCH)
+        if (a->kind != DLS_OP_GRAPH_LAUNCH)
             fix_stream_as(p, x, st, "event-wait", "first use on this stream");
         else if (x->captured)
             fix_stream_as(p, x, st, CAPTURE_END_WAIT, "graph launch of work captured after the export");
@@ -186,47 +191,17 @@ int dls_pol_fix_release(dls_pol_plan *p, dls_pol_x *x)
     return 1;
 }
 
-/* 1 when op uses or frees memory of released x (a stream-ordered free counts: the allocator may
- * hand the memory to other work ordered after the free). */
-static int reuses(const dls_cuda_op *op, const dls_pol_x *x)
-{
-    if (op->kind != DLS_OP_FREE)
-        return dls_pol_op_touches(op, x->lo, x->hi);
-    if (op->flags & DLS_OPF_CONSERVATIVE)
-        return 1;
-    for (uint32_t i = 0; i < op->nranges; i++)
-        if (op->ranges[i].addr < x->hi && x->lo < op->ranges[i].addr + op->ranges[i].len)
-            return 1;
-    return 0;
-}
-
-/* 1 when op reuses all of released x: conservative, a launch given the start of the range or of
- * its allocation, or a copy, set or free range covering it. Later users of the memory are then
- * ordered after op by the program itself (or race with op, not with the consumer). */
-static int reuses_all(const dls_cuda_op *op, const dls_pol_x *x)
-{
-    if (op->kind == DLS_OP_GRAPH_LAUNCH || (op->flags & DLS_OPF_CONSERVATIVE))
-        return 1;
-    for (uint32_t i = 0; i < op->nwords; i++)
-        if (op->words[i] == x->lo || op->words[i] == x->alo)
-            return 1;
-    for (uint32_t i = 0; i < op->nranges; i++)
-        if (op->ranges[i].addr <= x->lo && x->hi <= op->ranges[i].addr + op->ranges[i].len)
-            return 1;
-    return 0;
-}
-
-void dls_pol_fix_reuse(dls_pol_plan *p, const dls_cuda_op *op, dls_pol_stream *st)
+void dls_pol_fix_reuse(dls_pol_plan *p, const dls_pol_access *a, dls_pol_stream *st)
 {
     for (dls_pol_x *x = dls_pol_g.released, *next; x; x = next) {
         next = x->next;
-        if (!reuses(op, x))
+        if (!dls_pol_reuses(a, x))
             continue;
         if (cons_complete(x, p->tid)) {
             dls_pol_x_drop(x);
             continue;
         }
-        unsigned drop = reuses_all(op, x) ? DLS_POL_MARK_DROP : 0;
+        unsigned drop = dls_pol_reuses_all(a, x) ? DLS_POL_MARK_DROP : 0;
         if (dls_pol_x_is_ordered(x, st->id)) {
             if (drop)
                 dls_pol_x_drop(x);
@@ -258,6 +233,6 @@ int dls_pol_fix_no_observer(void)
     CUresult r = dls_drv_synchronize_devices();
     if (r != CUDA_SUCCESS)
         dls_warn_once("fix-no-observer-sync", "cuCtxSynchronize failed (CUDA error %d) at an export", (int)r);
-    dls_pol_log_fallback(dls_cuda_observer_active() ? "model degraded" : "no CUDA observer", detail);
+    dls_order_log_fallback(dls_cuda_observer_active() ? "model degraded" : "no CUDA observer", detail);
     return r == CUDA_SUCCESS ? 0 : EIO;
 }

@@ -1,4 +1,4 @@
-/* Observed completion through host functions (see pol.h, "Host functions").
+/* Observed completion through host functions (see hostfn.h).
  *
  * A mark is one event of the shim's own, recorded on a stream at the ENTER of a host-function
  * launch there, just before the host function H is enqueued. H starts only once the mark is
@@ -12,10 +12,17 @@
  *
  * Every function but dls_pol_hostfn_launch and dls_pol_hostfn_query runs with dls_pol_g.lock
  * held; those two make their CUDA calls with no dlsync lock held. */
-#include "pol.h"
+#include "hostfn.h"
 
 #include "../cuda/drv.h"
 #include "../report/warn.h"
+#include "access.h"
+#include "check.h"
+#include "complete.h"
+#include "exch.h"
+#include "queue.h"
+#include "ring.h"
+#include "stream_table.h"
 
 /* A thread id no kernel thread has: the engine's thread used to ask what a mark's completion
  * would order. */
@@ -190,13 +197,13 @@ static void marks_after(const dls_hb_epoch *f, dls_pol_hostfn_ask *ask, uint64_t
     }
 }
 
-int dls_pol_hostfn_wanted(const dls_cuda_op *op, const dls_pol_stream *st, uint64_t tid, dls_pol_hostfn_ask *ask)
+int dls_pol_hostfn_wanted(const dls_pol_access *a, const dls_pol_stream *st, uint64_t tid, dls_pol_hostfn_ask *ask)
 {
     ask->n = 0;
     if (!g_nlive)
         return 0;
     for (dls_pol_x *x = dls_pol_g.live; x; x = x->next) {
-        if (dls_pol_x_is_ordered(x, st->id) || !dls_pol_op_touches(op, x->lo, x->hi))
+        if (dls_pol_x_is_ordered(x, st->id) || !dls_pol_touches(a, x->lo, x->lo, x->hi))
             continue;
         for (unsigned i = 0; i < x->nfront; i++)
             if (!dls_pol_ordered(tid, st->id, &x->front[i].at))

@@ -1,8 +1,6 @@
-/* The index of watched byte ranges (see pol.h: dls_pol_index_*): the [lo, hi) of every live and
- * released exchange state, sorted by lo, each with the highest hi of its prefix, so "does any
- * watched range overlap [a, b)?" is a binary search plus a walk back that stops as soon as no
- * earlier range can reach a. Cost: O(log n) for ranges spread over the heap, whatever their
- * number (the bounding box it replaces let every operation through once tensors were spread).
+/* The index of watched byte ranges (see index.h): the ranges sorted by lo, each with the highest
+ * hi of its prefix, so "does any watched range overlap [a, b)?" is a binary search plus a walk
+ * back that stops as soon as no earlier range can reach a.
  *
  * A removed range becomes a hole (hi = 0, overlapping nothing; the prefix maxima after it are
  * recomputed up to the first one it did not define), and the array is compacted once holes are
@@ -14,7 +12,9 @@
  * with relaxed atomics, and an array replaced by a bigger one is kept (not freed) so a reader
  * still walking it reads valid memory; the arrays grow by doubling, so what is kept is at most
  * the size of the current one. */
-#include "pol.h"
+#include "index.h"
+
+#include "access.h"
 
 #include "../report/warn.h"
 
@@ -60,40 +60,22 @@ static void update_watching(void)
 #define WALK 64
 
 /* Most spans the index holds (16 Mi, 512 MiB of array): past it, as out of memory, every
- * operation may touch (first_from's unrolled steps cover arrays below it). */
+ * operation may touch. */
 #define MAX_SPANS ((size_t)1 << 24)
 
-/* One step of first_from: p moves up by 2^(k-1) spans when the last of them starts below key;
- * the step for arrays of at least 2^k spans. */
-#define LIFT(k) p = LOAD(p[((size_t)1 << ((k)-1)) - 1].lo) < key ? p + ((size_t)1 << ((k)-1)) : p
-#define STEP(k)  \
-    case k:      \
-        LIFT(k); \
-        __attribute__((fallthrough));
-#define STEPS8(k) STEP(k) STEP(k - 1) STEP(k - 2) STEP(k - 3) STEP(k - 4) STEP(k - 5) STEP(k - 6) STEP(k - 7)
-
-/* The first of the n (<= MAX_SPANS) spans with lo >= key (a + n when none): binary lifting, with
- * no branch on what it reads, so a reader walking an array a writer changes stays within its n
- * spans. The first step tests the first 2^k spans (2^k <= n < 2^(k+1)): when they all start
- * below key, the answer is in [n + 1 - 2^k, n], which leaves k steps of 2^(k-1), ..., 1 either
- * way, unrolled (constant offsets, no loop counter: 4 instructions a step on x86-64). */
-__attribute__((always_inline)) static inline const span *first_from(const span *a, size_t n, uintptr_t key)
+/* The first of the n spans with lo >= key (a + n when none): a binary search that stays within
+ * the n spans whatever a writer does to them meanwhile (the reader's answer is then discarded). */
+static const span *first_from(const span *a, size_t n, uintptr_t key)
 {
-    if (!n)
-        return a;
-    unsigned k = 63 - (unsigned)__builtin_clzl(n);
-    size_t top = (size_t)1 << k;
-    const span *p = LOAD(a[top - 1].lo) < key ? a + (n + 1 - top) : a;
-    if (!k) /* one span: that was the only step */
-        return p;
-    switch (k) {
-        STEPS8(24)
-        STEPS8(16)
-        STEPS8(8)
-    default: /* k = 0 returned above */
-        break;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (LOAD(a[mid].lo) < key)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return p;
+    return a + lo;
 }
 
 /* Index of the first of the n spans with lo >= key (n when none). */
@@ -265,151 +247,52 @@ static inline int overlaps(const span *a, size_t n, uintptr_t lo, uintptr_t hi)
     return i > 0;
 }
 
-/* Lock-free: 1 when some indexed range may overlap [lo, hi). */
-static int query(uintptr_t lo, uintptr_t hi)
+/* 1 when the n words and nranges ranges of an access overlap no span of a (n spans). */
+static int none_overlap(const span *a, size_t n, const dls_pol_access *acc)
 {
-    for (unsigned tries = 0;; tries++) {
-        unsigned s = atomic_load_explicit(&g_index.seq, memory_order_acquire);
-        if (s & 1) { /* a writer is changing the array (briefly, unless it was preempted) */
-            if (atomic_load_explicit(&g_index.everything, memory_order_relaxed))
-                return 1;
-            if (tries > 64)
-                sched_yield();
-            continue;
-        }
-        size_t n;
-        const span *a = reader_view(&n);
-        int hit = overlaps(a, n, lo, hi);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&g_index.seq, memory_order_relaxed) == s)
-            return hit;
-    }
-}
-
-/* 1 when the index cannot clear anything: memory ran short, or (0) nothing is watched. */
-static int trivial(int *answer)
-{
-    if (atomic_load_explicit(&g_index.everything, memory_order_relaxed))
-        return *answer = 1;
-    if (!atomic_load_explicit(&g_index.live, memory_order_acquire)) {
-        *answer = 0;
-        return 1;
-    }
-    return 0;
-}
-
-/* 1 when one of the n words may point into an indexed range. */
-static int any_word(const uint64_t *words, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        if (words[i] < UINTPTR_MAX && query((uintptr_t)words[i], (uintptr_t)words[i] + 1))
-            return 1;
-    return 0;
-}
-
-/* 1 when an operation with these words and ranges may touch an indexed range. */
-static int may_touch(int conservative, const uint64_t *words, uint32_t nwords, const dls_cuda_range *ranges,
-                     uint32_t nranges)
-{
-    int answer;
-    if (trivial(&answer))
-        return answer;
-    if (conservative || any_word(words, nwords))
-        return 1;
-    for (uint32_t i = 0; i < nranges; i++)
-        if (query(ranges[i].addr, ranges[i].addr + ranges[i].len))
-            return 1;
-    return 0;
-}
-
-int dls_pol_index_may_touch(const dls_cuda_op *op)
-{
-    return may_touch(op->kind == DLS_OP_GRAPH_LAUNCH || (op->flags & DLS_OPF_CONSERVATIVE), op->words, op->nwords,
-                     op->ranges, op->nranges);
-}
-
-/* 1 when an operation with these words and ranges certainly touches nothing indexed in the
- * version it stores in *version: one read section (the sequence counter is read once before and
- * once after; a change means "may touch"), with no retry per range. */
-__attribute__((noinline)) static int clears(int conservative, const uint64_t *words, uint32_t nwords,
-                                            const dls_cuda_range *ranges, uint32_t nranges, unsigned *version)
-{
-    unsigned before = atomic_load_explicit(&g_index.seq, memory_order_acquire);
-    if (before & 1) /* a writer is changing the array, or everything may be touched */
-        return 0;
-    if (atomic_load_explicit(&g_index.live, memory_order_acquire)) {
-        if (conservative)
+    /* every span lies in [least, most): a word or range outside (a launch's scalars, memory far
+     * from every exchange) needs no search */
+    uintptr_t least = n ? LOAD(a[0].lo) : 0, most = n ? LOAD(a[n - 1].maxhi) : 0;
+    for (uint32_t i = 0; i < acc->nwords; i++)
+        if (acc->words[i] >= least && acc->words[i] < most &&
+            overlaps(a, n, (uintptr_t)acc->words[i], (uintptr_t)acc->words[i] + 1))
             return 0;
-        size_t n;
-        const span *a = reader_view(&n);
-        /* every span lies in [least, most): a word outside (a launch's scalars) needs no search */
-        uintptr_t least = n ? LOAD(a[0].lo) : 0, most = n ? LOAD(a[n - 1].maxhi) : 0;
-        for (uint32_t i = 0; i < nwords; i++)
-            if (words[i] >= least && words[i] < most && overlaps(a, n, (uintptr_t)words[i], (uintptr_t)words[i] + 1))
-                return 0;
-        for (uint32_t i = 0; i < nranges; i++)
-            if (overlaps(a, n, ranges[i].addr, ranges[i].addr + ranges[i].len))
-                return 0;
-    }
-    atomic_thread_fence(memory_order_acquire);
-    *version = before;
-    return atomic_load_explicit(&g_index.seq, memory_order_relaxed) == before;
-}
-
-int dls_pol_index_clears(const dls_cuda_op *op, unsigned *version)
-{
-    return clears(op->kind == DLS_OP_GRAPH_LAUNCH || (op->flags & DLS_OPF_CONSERVATIVE), op->words, op->nwords,
-                  op->ranges, op->nranges, version);
-}
-
-/* clears for work w, answering in *cleared (dls_pol_cleared of the version) when it clears.
- * (Not inlined: the leaf below reaches it by a tail call, and needs no frame of its own.) */
-__attribute__((noinline)) static int clears_work_by_search(const dls_cuda_work *w, int conservative, uint64_t *cleared)
-{
-    unsigned version;
-    if (!clears(conservative, w->words, w->nwords, w->ranges, w->nranges, &version))
-        return 0;
-    *cleared = dls_pol_cleared(version);
+    for (unsigned i = 0; i < acc->nranges; i++)
+        if (acc->hi[i] > least && acc->lo[i] < most && overlaps(a, n, acc->lo[i], acc->hi[i]))
+            return 0;
     return 1;
 }
 
-/* A copy or set's one range is asked in one leaf that answers the common case, no span before
- * the range reaches it: no walk for an empty index (it finds no span below hi), no check of
- * `everything` (seq is odd for good then); any other case is clears's. (The fence stays in a
- * function that is not inlined: GCC's ThreadSanitizer build rejects an inlined one.) */
-__attribute__((noinline)) int dls_pol_index_clears_work(const dls_cuda_work *w, uint64_t *cleared)
+/* A read section: the sequence counter is read before and after; a change (a writer at work)
+ * means the answer is asked again. An odd counter for good means memory ran short: everything may
+ * be touched. */
+int dls_pol_index_clears(const dls_pol_access *acc, uint64_t *cleared)
 {
-    int conservative = (w->flags & DLS_OPF_CONSERVATIVE) != 0;
-    if (conservative || w->nwords || w->nranges != 1)
-        return clears_work_by_search(w, conservative, cleared);
-    uintptr_t lo = w->ranges[0].addr, hi = lo + w->ranges[0].len;
-    unsigned before = atomic_load_explicit(&g_index.seq, memory_order_acquire);
-    if (before & 1)
-        return 0;
-    size_t n;
-    const span *a = reader_view(&n);
-    const span *above = first_from(a, n, hi);     /* the spans before it start below hi */
-    if (above != a && LOAD(above[-1].maxhi) > lo) /* one of them reaches lo: overlap or nesting */
-        return clears_work_by_search(w, 0, cleared);
-    atomic_thread_fence(memory_order_acquire);
-    *cleared = dls_pol_cleared(before);
-    return atomic_load_explicit(&g_index.seq, memory_order_relaxed) == before;
+    for (unsigned tries = 0;; tries++) {
+        unsigned before = atomic_load_explicit(&g_index.seq, memory_order_acquire);
+        if (before & 1) {
+            if (atomic_load_explicit(&g_index.everything, memory_order_relaxed))
+                return 0;
+            if (tries > 64)
+                sched_yield(); /* the writer was preempted */
+            continue;
+        }
+        int clear = 1;
+        if (atomic_load_explicit(&g_index.live, memory_order_acquire)) {
+            size_t n;
+            const span *a = reader_view(&n);
+            clear = !acc->conservative && none_overlap(a, n, acc);
+        }
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&g_index.seq, memory_order_relaxed) != before)
+            continue;
+        if (clear)
+            *cleared = dls_pol_cleared(before);
+        return clear;
+    }
 }
 
 unsigned dls_pol_index_version(void)
 {
     return atomic_load_explicit(&g_index.seq, memory_order_acquire);
-}
-
-int dls_pol_index_may_touch_entry(const dls_pol_entry *e)
-{
-    int answer;
-    if (trivial(&answer))
-        return answer;
-    if (e->conservative || any_word(e->words, e->nwords))
-        return 1;
-    for (unsigned i = 0; i < e->nranges; i++)
-        if (query(e->lo[i], e->hi[i]))
-            return 1;
-    return 0;
 }

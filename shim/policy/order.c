@@ -1,5 +1,5 @@
-/* Orderings the shim makes: planned under the policy lock, made without it, committed after
- * (see pol.h), with the pooled events they use and their `inject` / `fallback` log records.
+/* Orderings the shim makes: planned under the policy lock, made without it, committed after (see
+ * order.h).
  *
  * Making one ordering `to` after `from`: record a pooled event on `from` and make `to` wait on it
  * (the host: synchronize the event). Failures fall back: a failed event creation or record to
@@ -9,134 +9,32 @@
  * changed when all fail. A capturing stream never receives an injected operation. What was made
  * is committed to hb from the capture of `from` taken when it was planned, so work other
  * threads enqueued meanwhile is never taken for ordered. */
-#include "pol.h"
+#include "order.h"
 
 #include "../cuda/drv.h"
-#include "../report/history.h"
-#include "../report/log.h"
-#include "../report/nvtx.h"
-#include "../report/summary.h"
+#include "../report/order_log.h"
 #include "../report/warn.h"
+#include "complete.h"
+#include "events.h"
+#include "exch.h"
+#include "queue.h"
+#include "stream_table.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define POOL 64 /* free events kept; more are destroyed by the next pool_get */
-
-/* Free events, each created in the context of stream `of` with CU_EVENT_DISABLE_TIMING, keyed
- * by the context's handle and id: a context destroyed (cuCtxDestroy, cudaDeviceReset) takes its
- * events with it, and a new one may get the same handle. The pool's lock is a leaf below the
- * policy lock: after events return here under it, so pool_put never calls the driver; the array
- * grows instead, and pool_get (never under the policy lock) destroys what exceeds POOL. */
-static pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
-typedef struct {
-    CUevent ev;
-    uintptr_t ctx;
-    uint64_t ctx_id;
-} pooled;
-static pooled *g_pool;
-static unsigned g_npool, g_cap;
-
-/* A free event of the context of stream w, the one returned last (created when the pool has none;
- * the caller has entered that context and holds no dlsync lock). Events of an earlier context at the same handle
- * are forgotten, never touched again; while the pool holds more than POOL, a few more events of
- * w's context are taken out and destroyed. NULL when creation failed (warned once). */
-static CUevent pool_get(const dls_pol_stream *w)
+/* A stream as the records name it. */
+static dls_order_stream named(const dls_pol_stream *st)
 {
-    CUevent e = NULL, extra[8];
-    unsigned nextra = 0;
-    pthread_mutex_lock(&g_pool_lock);
-    for (unsigned i = g_npool; i-- > 0 && (!e || (g_npool > POOL && nextra < sizeof extra / sizeof *extra));) {
-        if (g_pool[i].ctx != w->ctx)
-            continue;
-        if (g_pool[i].ctx_id == w->ctx_id) {
-            if (e)
-                extra[nextra++] = g_pool[i].ev;
-            else
-                e = g_pool[i].ev;
-        }
-        g_pool[i] = g_pool[--g_npool];
-    }
-    pthread_mutex_unlock(&g_pool_lock);
-    for (unsigned i = 0; i < nextra; i++)
-        dls_drv_event_destroy(extra[i]);
-    if (e)
-        return e;
-    CUresult r = dls_drv_event_create(&e, CU_EVENT_DISABLE_TIMING);
-    if (r != CUDA_SUCCESS) {
-        dls_warn_once("fix-event-create",
-                      "cuEventCreate failed (CUDA error %d); ordering exchanges with host "
-                      "synchronization instead",
-                      (int)r);
-        return NULL;
-    }
-    return e;
+    return (dls_order_stream){.id = st->id, .handle = st->handle, .kind = dls_cuda_stream_kind_name(st->kind)};
 }
 
-/* Returns event e of the context of stream w to the pool; any thread, policy lock held or not.
- * No driver call: when the array cannot grow, e is left to its context (never reused). */
-static void pool_put(CUevent e, const dls_pol_stream *w)
-{
-    pthread_mutex_lock(&g_pool_lock);
-    if (g_npool == g_cap) {
-        unsigned cap = g_cap ? 2 * g_cap : POOL;
-        pooled *p = realloc(g_pool, cap * sizeof *p);
-        if (p) {
-            g_pool = p;
-            g_cap = cap;
-        }
-    }
-    if (g_npool < g_cap)
-        g_pool[g_npool++] = (pooled){e, w->ctx, w->ctx_id};
-    pthread_mutex_unlock(&g_pool_lock);
-}
-
-/* `"key": {"id", "handle", "kind"}` of st, or null. */
-static void stream_json(dls_json *j, const char *key, const dls_pol_stream *st)
-{
-    if (!st) {
-        dls_json_raw(j, key, "null");
-        return;
-    }
-    dls_json_object(j, key);
-    dls_json_u64(j, "id", st->id);
-    dls_json_hex(j, "handle", st->handle);
-    dls_json_str(j, "kind", dls_cuda_stream_kind_name(st->kind));
-    dls_json_close(j, '}');
-}
-
+/* Writes the `inject` record of ordering o made as `what` (`host`: the host waited). */
 static void log_inject(const dls_pol_order *o, const char *what, int host)
 {
-    dls_summary_add(DLS_COUNT_INJECTED, 1);
-    dls_history_inject(o->xid, what, o->from ? o->from->id : 0, host || !o->to ? 0 : o->to->id, o->why);
-    if (dls_nvtx_active()) {
-        char m[64];
-        snprintf(m, sizeof m, "inject %s xid %llu", what, (unsigned long long)o->xid);
-        dls_nvtx_mark(m);
-    }
-    if (!dls_log_enabled())
-        return;
-    dls_json j;
-    dls_log_begin(&j, "inject");
-    dls_json_u64(&j, "xid", o->xid);
-    dls_json_str(&j, "what", what);
-    stream_json(&j, "from", o->from);
-    stream_json(&j, "to", host ? NULL : o->to);
-    dls_json_str(&j, "reason", o->why);
-    dls_log_write(&j);
-}
-
-void dls_pol_log_fallback(const char *reason, const char *detail)
-{
-    dls_summary_add(DLS_COUNT_FALLBACKS, 1);
-    if (!dls_log_enabled())
-        return;
-    dls_json j;
-    dls_log_begin(&j, "fallback");
-    dls_json_str(&j, "reason", reason);
-    dls_json_str(&j, "detail", detail);
-    dls_log_write(&j);
+    dls_order_stream from = named(o->from), to = host || !o->to ? (dls_order_stream){0} : named(o->to);
+    dls_order_log_inject(o->xid, what, &from, host || !o->to ? NULL : &to, o->why);
 }
 
 void dls_pol_plan_init(dls_pol_plan *p, uint64_t tid)
@@ -146,12 +44,6 @@ void dls_pol_plan_init(dls_pol_plan *p, uint64_t tid)
     p->more = 0;
     p->rc = 0;
     p->n = p->nmark = 0;
-}
-
-/* 1 when thread tid can name stream s (another thread's per-thread stream it cannot). */
-static int nameable(const dls_pol_stream *s, uint64_t tid)
-{
-    return !(s->kind == DLS_STREAM_PER_THREAD && s->owner != tid);
 }
 
 /* The next free ordering of p, set up to order `to` after `from` (lock held); NULL when the plan
@@ -244,14 +136,6 @@ void dls_pol_plan_mark(dls_pol_plan *p, uint64_t xid, uint64_t stream, unsigned 
     p->nmark++;
 }
 
-/* Warns once that the shim could not make the context of stream w current (it then cannot name
- * w's default stream, record an event there, or synchronize it). */
-static void warn_ctx(const dls_pol_stream *w, CUresult r)
-{
-    dls_warn_once("fix-ctx", "cuCtxPushCurrent failed (CUDA error %d) for the context of stream %llu", (int)r,
-                  (unsigned long long)w->id);
-}
-
 /* The host waits for all of from's work, with from's context current: a stream synchronize, else
  * a context synchronize (whose capture is taken just before it, under the lock). */
 static void host_sync(dls_pol_order *o, uint64_t tid)
@@ -259,7 +143,7 @@ static void host_sync(dls_pol_order *o, uint64_t tid)
     int pushed = 0;
     CUresult r = dls_drv_ctx_enter((CUcontext)o->from->ctx, &pushed), rs = CUDA_ERROR_INVALID_HANDLE;
     if (r == CUDA_SUCCESS) {
-        if (nameable(o->from, tid))
+        if (dls_pol_nameable(o->from, tid))
             rs = dls_drv_stream_synchronize((CUstream)o->from->handle);
         if (rs != CUDA_SUCCESS) {
             dls_pol_lock();
@@ -269,7 +153,7 @@ static void host_sync(dls_pol_order *o, uint64_t tid)
         }
         dls_drv_ctx_leave(pushed);
     } else {
-        warn_ctx(o->from, r);
+        dls_pol_warn_ctx(o->from, r);
     }
     if (rs == CUDA_SUCCESS) {
         o->how = DLS_POL_HOW_HOST_STREAM;
@@ -282,73 +166,9 @@ static void host_sync(dls_pol_order *o, uint64_t tid)
                       "the shim could not synchronize with stream %llu (CUDA error %d); an "
                       "exchanged tensor may be used before it is ready",
                       (unsigned long long)o->from->id, (int)r);
-        dls_pol_log_fallback("ordering failed", "stream and context synchronize failed");
+        dls_order_log_fallback("ordering failed", "stream and context synchronize failed");
         o->how = DLS_POL_HOW_FAILED;
     }
-}
-
-/* Records a pooled event of w's context at the current end of w, with that context current
- * (an event records only on a stream of its own context; w's default-stream handle means the
- * stream of the context it was observed in). NULL when the event could not be made or recorded
- * (warned once). */
-static CUevent record_on(const dls_pol_stream *w)
-{
-    int pushed = 0;
-    CUresult r = dls_drv_ctx_enter((CUcontext)w->ctx, &pushed);
-    if (r != CUDA_SUCCESS) {
-        warn_ctx(w, r);
-        return NULL;
-    }
-    CUevent ev = pool_get(w);
-    if (ev && (r = dls_drv_event_record(ev, (CUstream)w->handle)) != CUDA_SUCCESS) {
-        dls_warn_once("fix-event-record",
-                      "cuEventRecord failed (CUDA error %d); ordering exchanges with "
-                      "host synchronization instead",
-                      (int)r);
-        pool_put(ev, w);
-        ev = NULL;
-    }
-    dls_drv_ctx_leave(pushed);
-    return ev;
-}
-
-dls_pol_after *dls_pol_after_record(dls_pol_stream *st, uint64_t tid)
-{
-    if (!nameable(st, tid) || atomic_load_explicit(&dls_pol_g.ncapturing, memory_order_relaxed))
-        return NULL; /* an event recorded into a capture would be a node of the graph */
-    dls_pol_after *a = malloc(sizeof *a);
-    if (!a)
-        return NULL;
-    a->ev = record_on(st);
-    if (!a->ev) {
-        free(a);
-        return NULL;
-    }
-    a->st = st;
-    a->snap = 0;
-    a->refs = 1;
-    return a;
-}
-
-void dls_pol_after_placed(dls_pol_after *a)
-{
-    a->snap = dls_pol_snap_stream(a->st);
-}
-
-dls_pol_after *dls_pol_after_get(dls_pol_after *a)
-{
-    if (a)
-        a->refs++;
-    return a;
-}
-
-void dls_pol_after_put(dls_pol_after *a)
-{
-    if (!a || --a->refs)
-        return;
-    pool_put(a->ev, a->st);
-    dls_pol_snap_drop(a->snap);
-    free(a);
 }
 
 /* Makes stream `to` wait for ev, with to's context current (its default-stream handle means the
@@ -382,7 +202,7 @@ static void act(dls_pol_order *o, uint64_t tid)
                       "stream %llu is being captured into a CUDA graph while work the "
                       "shim must wait for is pending on it; that ordering is not made",
                       (unsigned long long)o->from->id);
-        dls_pol_log_fallback("ordering failed", "the stream to wait for is capturing");
+        dls_order_log_fallback("ordering failed", "the stream to wait for is capturing");
         o->how = DLS_POL_HOW_FAILED;
         return;
     }
@@ -390,11 +210,11 @@ static void act(dls_pol_order *o, uint64_t tid)
         o->how = DLS_POL_HOW_CAPTURING;
         return;
     }
-    if (!o->after && !nameable(o->from, tid)) {
+    if (!o->after && !dls_pol_nameable(o->from, tid)) {
         host_sync(o, tid);
         return;
     }
-    CUevent ev = o->after ? o->after->ev : record_on(o->from);
+    CUevent ev = o->after ? o->after->ev : dls_pol_event_record_on(o->from);
     if (!ev) {
         host_sync(o, tid);
         return;
@@ -404,7 +224,7 @@ static void act(dls_pol_order *o, uint64_t tid)
         o->how = DLS_POL_HOW_WAIT;
         log_inject(o, o->what, 0);
         if (!o->after)
-            pool_put(ev, o->from);
+            dls_pol_event_put(ev, o->from);
         return;
     }
     if (o->to)
@@ -412,7 +232,7 @@ static void act(dls_pol_order *o, uint64_t tid)
                       (int)r);
     r = dls_drv_event_synchronize(ev);
     if (!o->after)
-        pool_put(ev, o->from);
+        dls_pol_event_put(ev, o->from);
     if (r == CUDA_SUCCESS) {
         o->how = DLS_POL_HOW_HOST_EVENT;
         log_inject(o, "host-wait", 1);

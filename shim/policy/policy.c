@@ -1,5 +1,5 @@
 /* Start-up of the policy layer, the exchange observer callbacks, and the internal API of
- * policy.h. See pol.h for the model. */
+ * policy.h (docs/architecture.md, "The policy's model"). */
 #include "policy.h"
 
 #include "../common/config.h"
@@ -9,7 +9,13 @@
 #include "../hooks/policy_hooks.h"
 #include "../report/log.h"
 #include "../report/warn.h"
-#include "pol.h"
+#include "check.h"
+#include "exch.h"
+#include "fix.h"
+#include "index.h"
+#include "queue.h"
+#include "sink.h"
+#include "stream_table.h"
 
 #include <errno.h>
 
@@ -30,8 +36,8 @@ static uint64_t tid_now(void)
     return (uint64_t)dls_log_tid();
 }
 
-/* 1 when exchanges can be modelled (an observer, and a model that lost nothing: see pol.h,
- * Limits); otherwise applies the mode's fallback (`fallback` 0: an import of a tensor whose
+/* 1 when exchanges can be modelled (an observer, and a model that lost nothing: types.h,
+ * dls_pol_degrade); otherwise applies the mode's fallback (`fallback` 0: an import of a tensor whose
  * export already had it: nothing to do). */
 static int observed(int fallback)
 {
@@ -120,7 +126,7 @@ static int order_rounds(dls_pol_plan *plan, dls_pol_x *p, dls_pol_stream *st, co
 }
 
 /* The policy state of x, created (with its frontier) when x has none. Lock held. NULL when
- * memory is short: the model then cannot order x (see pol.h, Limits). */
+ * memory is short: the model then cannot order x (docs/architecture.md, "The policy's model"). */
 static dls_pol_x *state_of(const dls_exchange *x, const dls_stack *stack, uintptr_t alo)
 {
     dls_pol_x *p = x->policy;
@@ -139,7 +145,7 @@ static dls_pol_x *state_of(const dls_exchange *x, const dls_stack *stack, uintpt
     return p;
 }
 
-/* 1 when the model lost work it needs (see pol.h): fix synchronizes at the export instead. */
+/* 1 when the model lost work it needs (types.h, dls_pol_degrade): fix synchronizes at the export instead. */
 static int degraded(void)
 {
     return atomic_load_explicit(&dls_pol_g.degraded, memory_order_relaxed);

@@ -1,12 +1,13 @@
 /* Records of user events in flight: which thread is between the ENTER of an event record and the
- * application of its EXIT (see pol.h, "Event records in flight"). Each thread that records
+ * application of its EXIT (see recording.h). Each thread that records
  * events takes one slot of a fixed table for its life; a thread that finds the table full counts
  * itself in `unslotted` while it records, and while that count is nonzero every event is in
  * doubt. Lock-free: the slots are atomics (a wait or a host synchronize reads them under the
  * policy lock, the recording thread writes its own slot). */
-#include "pol.h"
+#include "recording.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #define SLOTS 64
 

@@ -18,7 +18,7 @@
 #include "common/config.h"
 #include "cuda/drv.h"
 #include "cuda/streams.h"
-#include "policy/pol.h"
+#include "test_policy_all.h"
 #include "report/race.h"
 #include "report/summary.h"
 #include "test_policy_export.h"
@@ -339,11 +339,16 @@ static void a_copy_touches_exactly_its_ranges(void **state)
     (void)state;
     dls_cuda_range r[2] = {{0x20000, 0x100, DLS_ACCESS_READ}, {0x30000, 0x100, DLS_ACCESS_WRITE}};
     dls_cuda_op op = {.kind = DLS_OP_MEMCPY, .ranges = r, .nranges = 2};
-    assert_true(dls_pol_op_touches(&op, 0x200f0, 0x20200));
-    assert_true(dls_pol_op_touches(&op, 0x30000, 0x30001));
-    assert_false(dls_pol_op_touches(&op, 0x20100, 0x30000));
+    dls_pol_access a;
+    dls_pol_access_of_op(&a, &op);
+    assert_true(dls_pol_touches(&a, 0x200f0, 0x200f0, 0x20200));
+    assert_true(dls_pol_touches(&a, 0x30000, 0x30000, 0x30001));
+    assert_false(dls_pol_touches(&a, 0x20100, 0x20100, 0x30000));
+    assert_true(dls_pol_writes(&a, 0x30000, 0x30001));
+    assert_false(dls_pol_writes(&a, 0x200f0, 0x20200)); /* the source is read */
     op.kind = DLS_OP_EVENT_RECORD;
-    assert_false(dls_pol_op_touches(&op, 0x20000, 0x30000));
+    dls_pol_access_of_op(&a, &op);
+    assert_false(dls_pol_touches(&a, 0x20000, 0x20000, 0x30000));
 }
 
 static void an_unordered_consumer_is_reported_once(void **state)
@@ -934,17 +939,17 @@ static void the_work_lane_defers_what_the_sink_would(void **state)
     for (unsigned i = 0; i < a.count; i++) {
         const dls_pol_entry *e = &a.ring[i], *f = &b.ring[i];
         assert_int_equal(e->pos, f->pos);
-        assert_int_equal(e->op, f->op);
-        assert_int_equal(e->conservative, f->conservative);
-        assert_int_equal(e->nwords, f->nwords);
-        assert_int_equal(e->nranges, f->nranges);
-        assert_int_equal(e->boxed, f->boxed);
-        assert_memory_equal(e->words, f->words, e->nwords * sizeof e->words[0]);
-        for (unsigned r = 0; r < e->nranges; r++) {
-            assert_int_equal(e->lo[r], f->lo[r]);
-            assert_int_equal(e->hi[r], f->hi[r]);
+        assert_int_equal(e->a.op, f->a.op);
+        assert_int_equal(e->a.conservative, f->a.conservative);
+        assert_int_equal(e->a.nwords, f->a.nwords);
+        assert_int_equal(e->a.nranges, f->a.nranges);
+        assert_int_equal(e->a.boxed, f->a.boxed);
+        assert_memory_equal(e->words, f->words, e->a.nwords * sizeof e->words[0]);
+        for (unsigned r = 0; r < e->a.nranges; r++) {
+            assert_int_equal(e->a.lo[r], f->a.lo[r]);
+            assert_int_equal(e->a.hi[r], f->a.hi[r]);
         }
-        assert_string_equal(e->api, f->api);
+        assert_string_equal(e->a.api, f->a.api);
         assert_string_equal(e->name, f->name);
     }
     assert_int_not_equal(access_a, 0);

@@ -3,7 +3,7 @@
 #ifndef DLS_TEST_POLICY_EXPORT_H
 #define DLS_TEST_POLICY_EXPORT_H
 
-#include "policy/pol.h"
+#include "test_policy_all.h"
 
 /* A live exchange of [lo, hi) with its frontier attributed now. */
 static inline dls_pol_x *export_range(uintptr_t lo, uintptr_t hi)

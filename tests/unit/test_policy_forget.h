@@ -2,7 +2,7 @@
 #ifndef DLS_TEST_POLICY_FORGET_H
 #define DLS_TEST_POLICY_FORGET_H
 
-#include "policy/pol.h"
+#include "test_policy_all.h"
 
 #include <stdlib.h>
 

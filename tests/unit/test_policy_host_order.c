@@ -1,4 +1,4 @@
-/* Unit tests of the policy's host order (pol.h, "Host order"; hb.h): orderings that depend on the
+/* Unit tests of the policy's host order (queue.h, "Host order"; hb.h): orderings that depend on the
  * order of calls on different threads are used only where the host ordered the calls. Each case
  * runs two real threads that deliver their own operations to the sink, one step at a time in a
  * fixed interleaving (the horizon that stamps each call is per thread), in check mode: a use that
@@ -13,7 +13,7 @@
 #include <pthread.h>
 
 #include "common/config.h"
-#include "policy/pol.h"
+#include "test_policy_all.h"
 #include "report/race.h"
 #include "report/summary.h"
 #include "test_policy_export.h"

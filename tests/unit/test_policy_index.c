@@ -13,7 +13,7 @@
 
 #include <pthread.h>
 
-#include "policy/pol.h"
+#include "test_policy_all.h"
 
 #define SPREAD 5000
 #define STEP 0x1000
@@ -25,7 +25,7 @@ static int word(uintptr_t w)
 {
     uint64_t words[1] = {w};
     dls_cuda_op op = {.kind = DLS_OP_LAUNCH, .words = words, .nwords = 1};
-    return dls_pol_index_may_touch(&op);
+    return test_may_touch_op(&op);
 }
 
 /* 1 when a set of [addr, addr + len) may touch a watched range. */
@@ -33,7 +33,7 @@ static int range(uintptr_t addr, size_t len)
 {
     dls_cuda_range r = {.addr = addr, .len = len, .access = DLS_ACCESS_WRITE};
     dls_cuda_op op = {.kind = DLS_OP_MEMSET, .ranges = &r, .nranges = 1};
-    return dls_pol_index_may_touch(&op);
+    return test_may_touch_op(&op);
 }
 
 /* 1 when the index clears a set of [addr, addr + len) given as an op. */
@@ -41,8 +41,8 @@ static int cleared_op(uintptr_t addr, size_t len)
 {
     dls_cuda_range r = {.addr = addr, .len = len, .access = DLS_ACCESS_WRITE};
     dls_cuda_op op = {.kind = DLS_OP_MEMSET, .ranges = &r, .nranges = 1};
-    unsigned v;
-    return dls_pol_index_clears(&op, &v);
+    uint64_t v;
+    return test_clears_op(&op, &v);
 }
 
 /* 1 when the index clears a launch whose words are a small scalar and w. */
@@ -50,8 +50,8 @@ static int cleared_word(uintptr_t w)
 {
     uint64_t words[2] = {16, w};
     dls_cuda_op op = {.kind = DLS_OP_LAUNCH, .words = words, .nwords = 2};
-    unsigned v;
-    return dls_pol_index_clears(&op, &v);
+    uint64_t v;
+    return test_clears_op(&op, &v);
 }
 
 /* The same, given as an op and as a work of the work lane (no writer running: both answers must
@@ -61,7 +61,7 @@ static int cleared(uintptr_t addr, size_t len)
     dls_cuda_work w = {.kind = DLS_OP_MEMSET, .ranges = {{.addr = addr, .len = len}}, .nranges = 1};
     uint64_t note = 0;
     int a = cleared_op(addr, len);
-    assert_int_equal(a, dls_pol_index_clears_work(&w, &note));
+    assert_int_equal(a, test_clears_work(&w, &note));
     if (a)
         assert_int_equal(note, dls_pol_cleared(dls_pol_index_version()));
     assert_int_equal(a, !range(addr, len));
@@ -154,11 +154,11 @@ static void graph_launches_and_conservative_operations_may_touch_anything_watche
 {
     (void)state;
     dls_cuda_op graph = {.kind = DLS_OP_GRAPH_LAUNCH}, opaque = {.kind = DLS_OP_LAUNCH, .flags = DLS_OPF_CONSERVATIVE};
-    assert_int_equal(dls_pol_index_may_touch(&graph), 0); /* nothing watched */
+    assert_int_equal(test_may_touch_op(&graph), 0); /* nothing watched */
     dls_pol_x x;
     add(&x, 0x5000, 0x6000);
-    assert_int_equal(dls_pol_index_may_touch(&graph), 1);
-    assert_int_equal(dls_pol_index_may_touch(&opaque), 1);
+    assert_int_equal(test_may_touch_op(&graph), 1);
+    assert_int_equal(test_may_touch_op(&opaque), 1);
     dls_pol_index_remove(&x);
 }
 
@@ -237,7 +237,7 @@ static void *reader(void *arg)
         wrong += cleared_op(0x7000080, 4) != 0;
         dls_cuda_work w = {.kind = DLS_OP_MEMSET, .ranges = {{.addr = 0x6ffff00, .len = 0x101}}, .nranges = 1};
         uint64_t note;
-        wrong += dls_pol_index_clears_work(&w, &note) != 0; /* ends in the permanent range: the leaf's way */
+        wrong += test_clears_work(&w, &note) != 0; /* ends in the permanent range */
     }
     return (void *)wrong;
 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "policy/pol.h"
+#include "test_policy_all.h"
 
 void *__real_malloc(size_t n);
 
@@ -40,21 +40,21 @@ static int cleared(uintptr_t addr)
     dls_cuda_range r = {.addr = addr, .len = 0x100, .access = DLS_ACCESS_WRITE};
     dls_cuda_op op = {.kind = DLS_OP_MEMSET, .ranges = &r, .nranges = 1};
     uint64_t note;
-    unsigned v;
-    int a = dls_pol_index_clears_work(&w, &note);
-    assert_int_equal(a, dls_pol_index_clears(&op, &v));
+    uint64_t v;
+    int a = test_clears_work(&w, &note);
+    assert_int_equal(a, test_clears_op(&op, &v));
     return a;
 }
 
 /* 1 when a launch whose only word is w may touch a watched range, asked as the drain does
- * (dls_pol_index_may_touch); checked against the ENTER's question for the same launch. */
+ * (test_may_touch_op); checked against the ENTER's question for the same launch. */
 static int may_touch_word(uintptr_t w)
 {
     uint64_t words[1] = {w};
     dls_cuda_op op = {.kind = DLS_OP_LAUNCH, .words = words, .nwords = 1};
-    unsigned v;
-    int touch = dls_pol_index_may_touch(&op);
-    assert_int_equal(touch, !dls_pol_index_clears(&op, &v));
+    uint64_t v;
+    int touch = test_may_touch_op(&op);
+    assert_int_equal(touch, !test_clears_op(&op, &v));
     return touch;
 }
 

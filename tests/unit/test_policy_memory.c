@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "common/config.h"
-#include "policy/pol.h"
+#include "test_policy_all.h"
 #include "test_policy_forget.h"
 
 #define TID 100

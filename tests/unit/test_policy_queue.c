@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "common/config.h"
-#include "policy/pol.h"
+#include "test_policy_all.h"
 #include "test_policy_export.h"
 #include "test_policy_forget.h"
 
@@ -103,12 +103,15 @@ static void make_item(rng *g, item *it, uint64_t sid, uint64_t tid, uint32_t cor
             op.flags |= DLS_OPF_CONSERVATIVE;
     }
     memset(it, 0, sizeof *it);
-    it->r.kind = op.kind;
+    it->r.e.a.kind = op.kind;
     it->r.tid = tid;
     it->r.stream = op.stream;
     it->r.stream.resolved = below(g, 50) != 0;
-    if (dls_pol_is_memory_op(op.kind))
-        dls_pol_entry_fill(&it->r.e, &op);
+    if (dls_pol_is_memory_op(op.kind)) {
+        dls_pol_access a;
+        dls_pol_access_of_op(&a, &op);
+        dls_pol_entry_store(&it->r.e, &a);
+    }
     it->clear = below(g, 3);
     it->lane = below(g, 2);
 }
@@ -223,6 +226,11 @@ static void take_view(view *v, const dls_pol_x *x)
         dls_pol_stream *st = dls_pol_stream_find(id);
         assert_non_null(st);
         v->s[id] = *st;
+        for (unsigned k = 0; k < DLS_POL_RING; k++) { /* each entry's pointers are into itself */
+            dls_pol_access *a = &v->s[id].ring[k].a;
+            a->words = NULL;
+            a->name = a->name ? "" : NULL;
+        }
         assert_int_equal(dls_hb_capture_stream(hb, 1000 + id, id), 0);
         for (uint64_t o = 1; o <= NSTREAMS; o++)
             v->covers[id][o] = dls_hb_event_covers(hb, 1000 + id, o);
@@ -251,7 +259,7 @@ static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s
         const dls_pol_rec *r = &items[i].r;
         int on_sid = r->stream.id == sid && r->stream.resolved;
         pos += on_sid;
-        if (on_sid && dls_pol_is_memory_op(r->kind)) {
+        if (on_sid && dls_pol_is_memory_op(r->e.a.kind)) {
             if (n == DLS_POL_RING && at[0] > done) {
                 if (lost <= done) {
                     lo = UINTPTR_MAX;
@@ -259,15 +267,15 @@ static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s
                     cons = 0;
                 }
                 lost = at[0];
-                cons |= ring[0]->conservative;
-                for (unsigned k = 0; k < ring[0]->nwords; k++)
+                cons |= ring[0]->a.conservative;
+                for (unsigned k = 0; k < ring[0]->a.nwords; k++)
                     if (ring[0]->words[k] >= 4096) {
                         lo = ring[0]->words[k] < lo ? ring[0]->words[k] : lo;
                         hi = ring[0]->words[k] + 1 > hi ? ring[0]->words[k] + 1 : hi;
                     }
-                for (unsigned k = 0; k < ring[0]->nranges; k++) {
-                    lo = ring[0]->lo[k] < lo ? ring[0]->lo[k] : lo;
-                    hi = ring[0]->hi[k] > hi ? ring[0]->hi[k] : hi;
+                for (unsigned k = 0; k < ring[0]->a.nranges; k++) {
+                    lo = ring[0]->a.lo[k] < lo ? ring[0]->a.lo[k] : lo;
+                    hi = ring[0]->a.hi[k] > hi ? ring[0]->a.hi[k] : hi;
                 }
             }
             if (n == DLS_POL_RING) {
@@ -288,10 +296,10 @@ static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s
                  (unsigned long long)sid, s->count, n);
     for (unsigned k = 0; k < n; k++) { /* the ring holds the latest, oldest first from its head */
         const dls_pol_entry *e = &s->ring[(s->head + DLS_POL_RING - n + k) % DLS_POL_RING];
-        if (e->pos != at[k] || e->op != ring[k]->op)
+        if (e->pos != at[k] || e->a.op != ring[k]->a.op)
             fail_msg("seed %llu, stream %llu: ring entry %u is %llu (op %llu), expected %llu (op %llu)",
                      (unsigned long long)seed, (unsigned long long)sid, k, (unsigned long long)e->pos,
-                     (unsigned long long)e->op, (unsigned long long)at[k], (unsigned long long)ring[k]->op);
+                     (unsigned long long)e->a.op, (unsigned long long)at[k], (unsigned long long)ring[k]->a.op);
     }
     if (s->done != done || s->lost != lost ||
         (lost > done && (s->lost_lo != lo || s->lost_hi != hi || s->lost_cons != cons)))

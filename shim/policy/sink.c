@@ -1,21 +1,25 @@
-/* The CUDA operation sink: every observed operation becomes hb engine calls, ring entries and
- * consumer accesses; operations that may touch an exchanged tensor are checked (check) or
- * ordered (fix) at ENTER, after asking whether host-function marks show the producer's work
- * complete, and so (fix) are those that reuse released memory, stream-ordered frees included.
- * A host-function launch records its mark at ENTER; host synchronizes capture at ENTER what they
- * will complete. See pol.h for the model.
- *
- * Fast path: ENTER of an operation that touches no watched range costs a kind test and a
- * lookup in the index of watched ranges (index.c) without the lock; EXIT of an operation that only enqueues work builds its
- * ring entry and appends it to the deferred queue, without the lock (no allocation after a
- * stream's first sight). */
-#include "pol.h"
+/* The policy's receivers of the observer's operations (see sink.h). Fast path: the ENTER of an
+ * operation that touches no watched range costs its access record and a lock-free question to
+ * the index; the EXIT of an operation that only enqueues work fills its record in the lock-free
+ * queue (no allocation after a stream's first sight). */
+#include "sink.h"
 
 #include "../common/config.h"
 #include "../cuda/cuda_api.h"
 #include "../cuda/drv.h"
 #include "../cuda/streams.h"
 #include "../report/summary.h"
+#include "access.h"
+#include "check.h"
+#include "complete.h"
+#include "events.h"
+#include "exch.h"
+#include "fix.h"
+#include "hostfn.h"
+#include "index.h"
+#include "queue.h"
+#include "recording.h"
+#include "stream_table.h"
 
 #include <pthread.h>
 
@@ -30,8 +34,8 @@ static __thread struct {
     uint64_t snap;
     uint32_t after_corr;
     dls_pol_stream *after_st;
-    uint32_t cleared_corr; /* the operation whose ENTER the index cleared, in version `version` */
-    unsigned version;
+    uint32_t cleared_corr; /* the operation whose ENTER the index cleared, as `cleared` says */
+    uint64_t cleared;
 } t_thread __attribute__((tls_model("local-dynamic")));
 
 /* Thread exit: the thread id may be reused, so the engine forgets what this one knew. */
@@ -106,17 +110,21 @@ static int deferrable(const dls_cuda_op *op)
     }
 }
 
+/* The deferred record of op, its stream to be found when applied. */
 static void make_rec(const dls_cuda_op *op, dls_pol_rec *r)
 {
-    r->kind = op->kind;
     r->tid = op->tid;
     r->begin = dls_pol_horizon.h;
     r->stream = op->stream;
     r->st = NULL;
     r->after = NULL;
     r->cleared = 0;
-    if (dls_pol_is_memory_op(op->kind))
-        dls_pol_entry_fill(&r->e, op);
+    r->e.a.kind = op->kind;
+    if (dls_pol_is_memory_op(op->kind)) {
+        dls_pol_access a;
+        dls_pol_access_of_op(&a, op);
+        dls_pol_entry_store(&r->e, &a);
+    }
 }
 
 /* The capture of what host synchronize op will complete (ENTER). */
@@ -143,7 +151,7 @@ static uint64_t snap_of(const dls_cuda_op *op)
 static void sync_enter(const dls_cuda_op *op)
 {
     dls_pol_lock();
-    dls_pol_horizon_raise(dls_pol_applied() + 1, op->nested); /* the call begins after what is applied */
+    dls_pol_horizon_raise(&dls_pol_horizon, dls_pol_applied() + 1, op->nested); /* the call begins after what is applied */
     register_thread(op->tid);
     dls_pol_snap_drop(t_thread.snap); /* an earlier ENTER whose EXIT never came */
     t_thread.snap = snap_of(op);
@@ -256,17 +264,17 @@ static int joined_capture(const dls_cuda_op *op)
 
 /* ENTER of an operation that may touch a watched range: checked, or ordered in rounds of plans
  * carried out without the lock. */
-static void memory_enter(const dls_cuda_op *op)
+static void memory_enter(const dls_cuda_op *op, const dls_pol_access *a)
 {
     dls_pol_plan plan;
     dls_pol_plan_init(&plan, op->tid);
     plan.to_capturing = dls_pol_g.mode == DLS_MODE_FIX && joined_capture(op);
     dls_pol_lock();
-    dls_pol_horizon_raise(dls_pol_applied() + 1, op->nested); /* the call begins after what is applied */
+    dls_pol_horizon_raise(&dls_pol_horizon, dls_pol_applied() + 1, op->nested); /* the call begins after what is applied */
     register_thread(op->tid);
     dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
     dls_pol_hostfn_ask ask;
-    if (st && !st->capturing && dls_pol_hostfn_wanted(op, st, op->tid, &ask)) {
+    if (st && !st->capturing && dls_pol_hostfn_wanted(a, st, op->tid, &ask)) {
         dls_pol_unlock(); /* the driver is asked with no lock held */
         dls_pol_hostfn_query(&ask);
         dls_pol_lock();
@@ -276,15 +284,15 @@ static void memory_enter(const dls_cuda_op *op)
         plan.more = 0;
         st = dls_pol_stream_get(&op->stream, op->tid);
         if (st && st->capturing) {
-            dls_pol_capture_use(op, st);
+            dls_pol_capture_use(a, st);
         } else if (st && dls_pol_g.mode == DLS_MODE_FIX) {
-            if (dls_pol_fix_op(&plan, op, st) && dls_pol_is_memory_op(op->kind)) {
+            if (dls_pol_fix_use(&plan, a, st) && dls_pol_is_memory_op(a->kind)) {
                 t_thread.after_corr = op->correlation_id; /* its EXIT records the after event */
                 t_thread.after_st = st;
             }
-            dls_pol_fix_reuse(&plan, op, st);
+            dls_pol_fix_reuse(&plan, a, st);
         } else if (st) {
-            dls_pol_check_op(op, st, op->tid);
+            dls_pol_check_use(a, st, op->tid);
         }
         int more = plan.more;
         dls_pol_plan_carry_out(&plan);
@@ -294,32 +302,19 @@ static void memory_enter(const dls_cuda_op *op)
     dls_pol_unlock();
 }
 
-/* The rest of exit_marks_watched once the after event is settled (t: the thread's t_thread). */
-static inline void exit_marks_cleared(dls_pol_rec *r, __typeof__(t_thread) *t, uint32_t corr)
-{
-    t->after_st = NULL;
-    r->cleared = t->cleared_corr == corr ? dls_pol_cleared(t->version) : 0;
-}
-
-/* exit_marks while memory is watched: the after event (fix) and the ENTER's clearance. */
-static inline void exit_marks_watched(dls_pol_rec *r, uint32_t corr, uint64_t tid)
-{
-    __typeof__(t_thread) *t = &t_thread;
-    __asm__("" : "+r"(t));                    /* one thread-pointer lookup, not one per use */
-    if (t->after_st && t->after_corr == corr) /* a consumer access (fix) */
-        r->after = dls_pol_after_record(t->after_st, tid);
-    exit_marks_cleared(r, t, corr);
-}
-
-/* What the EXIT of deferred operation corr by thread tid adds to its record (r->after, cleared):
- * while memory is watched, (fix) the event recorded right after a consumer access, and whether
- * its ENTER found it touching nothing. */
-static inline void exit_marks(dls_pol_rec *r, uint32_t corr, uint64_t tid)
+/* What the EXIT of deferred operation corr by thread tid adds to its record: while memory is
+ * watched, (fix) the event recorded right after a consumer access, and whether its ENTER found
+ * it touching nothing. */
+static void exit_marks(dls_pol_rec *r, uint32_t corr, uint64_t tid)
 {
     r->after = NULL;
     r->cleared = 0;
-    if (atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed))
-        exit_marks_watched(r, corr, tid);
+    if (!atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed))
+        return;
+    if (t_thread.after_st && t_thread.after_corr == corr) /* a consumer access (fix) */
+        r->after = dls_pol_after_record(t_thread.after_st, tid);
+    t_thread.after_st = NULL;
+    r->cleared = t_thread.cleared_corr == corr ? t_thread.cleared : 0;
 }
 
 /* Queues the filled record r (taken from the queue with `ticket`, or local: NULL q) for the next
@@ -334,13 +329,13 @@ static inline void defer_publish(dls_pol_rec *q, uint64_t ticket, const dls_pol_
     } else {
         end = dls_pol_apply_now(r);
     }
-    dls_pol_horizon_raise(end + 1, nested);
+    dls_pol_horizon_raise(&dls_pol_horizon, end + 1, nested);
 }
 
 /* The EXIT of op, an operation that only enqueues work: deferred, with no lock. */
 static void defer(const dls_cuda_op *op)
 {
-    uint64_t ticket;
+    uint64_t ticket = 0; /* set by a claim that finds room */
     dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
     make_rec(op, r);
     exit_marks(r, op->correlation_id, op->tid);
@@ -362,81 +357,36 @@ static dls_pol_stream *work_stream(const dls_cuda_work *w)
     return st;
 }
 
-/* Fills r's head: the deferred record of work w on st (its EXIT). */
-static inline void work_head(dls_pol_rec *r, const dls_cuda_work *w, dls_pol_stream *st)
+/* At an ENTER (delivered while memory is watched) a work touching nothing watched is taken, its
+ * clearance noted in w->sink_note for its EXIT (which then needs no after event); one that may
+ * touch goes to the sink. At the EXIT the record is filled in the queue. Every way builds the
+ * same record (test_policy: the_work_lane_defers_what_the_sink_would). */
+int dls_pol_work(dls_cuda_work *w, dls_op_phase phase)
 {
-    r->kind = w->kind;
+    if (phase == DLS_PHASE_ENTER) {
+        dls_pol_access a;
+        dls_pol_access_of_work(&a, w);
+        dls_pol_horizon_enter(&dls_pol_horizon, w->nested);
+        return dls_pol_index_clears(&a, &w->sink_note);
+    }
+    dls_pol_stream *st = w->attached;
+    if (w->result || (!st && !(st = work_stream(w))))
+        return 0;
+    uint64_t ticket = 0; /* set by a claim that finds room */
+    dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
     r->tid = w->tid;
     r->begin = dls_pol_horizon.h;
     r->stream.id = st->id;
     r->stream.resolved = 1;
     r->st = st;
-}
-
-/* exit_marks for work w, whose ENTER may have noted its clearance in w->sink_note (the record's
- * `cleared`; then that ENTER went no further than the index question, so no after event is due). */
-static inline void work_exit_marks(dls_pol_rec *r, const dls_cuda_work *w)
-{
-    if (!w->sink_note) {
+    dls_pol_entry_of_work(&r->e, w);
+    if (w->sink_note) { /* its ENTER went no further than the index question */
+        r->after = NULL;
+        r->cleared = w->sink_note;
+    } else {
         exit_marks(r, w->correlation_id, w->tid);
-        return;
     }
-    r->after = NULL;
-    r->cleared = w->sink_note;
-}
-
-/* The rest of the EXIT of work w into record r, its head filled (r is q, claimed with `ticket`,
- * or a local record when the queue was full: NULL q): the entry, the exit marks and the
- * publication. */
-__attribute__((noinline)) static int work_finish(dls_pol_rec *q, uint64_t ticket, dls_pol_rec *r,
-                                                 const dls_cuda_work *w)
-{
-    dls_pol_entry_fill_work(&r->e, w);
-    work_exit_marks(r, w);
     defer_publish(q, ticket, r, w->nested);
-    return 1;
-}
-
-/* The EXIT of work w the inline way does not claim for (see dls_pol_work): st is its attached
- * stream, or NULL. */
-__attribute__((noinline)) static int work_exit(const dls_cuda_work *w, dls_pol_stream *st)
-{
-    if (!st && !(st = work_stream(w)))
-        return 0;
-    uint64_t ticket = 0; /* set by a claim that finds room */
-    dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
-    work_head(r, w, st);
-    return work_finish(q, ticket, r, w);
-}
-
-/* The inline way calls nothing (so it saves no registers): the EXIT of work on a stream this
- * thread has seen, with room in the queue, claims and fills the record's head; a copy or set is
- * finished inline when nothing is watched or its ENTER was cleared (no after event is due then:
- * its exit marks are the note's), anything else by a tail call. Every way builds the same record
- * (test_policy: the_work_lane_defers_what_the_sink_would). */
-int dls_pol_work(dls_cuda_work *w, dls_op_phase phase)
-{
-    if (phase == DLS_PHASE_ENTER) { /* some memory is watched: a work touching none of it is taken, */
-        dls_pol_horizon_enter(w->nested);
-        return dls_pol_index_clears_work(w, &w->sink_note); /* its clearance noted for its EXIT */
-    }
-    if (w->result)
-        return 0;
-    dls_pol_stream *st = w->attached;
-    uint64_t ticket;
-    dls_pol_rec *q;
-    if (!st || !(q = dls_pol_defer_claim(&ticket)))
-        return work_exit(w, st);
-    work_head(q, w, st);
-    uint64_t note = w->sink_note;
-    if (w->kind == DLS_OP_LAUNCH || (w->flags & DLS_OPF_CONSERVATIVE) ||
-        (!note && atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed)))
-        return work_finish(q, ticket, q, w);
-    dls_pol_entry_fill_ranges(&q->e, w->correlation_id, w->api, w->ranges, w->nranges);
-    q->after = NULL; /* what exit_marks leaves while nothing is watched, or after a cleared ENTER */
-    q->cleared = note;
-    dls_pol_defer_publish(q, ticket);
-    dls_pol_horizon_raise(dls_pol_ticket_end(ticket) + 1, w->nested);
     return 1;
 }
 
@@ -444,19 +394,21 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
 {
     (void)user;
     if (op->phase == DLS_PHASE_ENTER) {
-        dls_pol_horizon_enter(op->nested);
+        dls_pol_horizon_enter(&dls_pol_horizon, op->nested);
         if (op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT))
             dls_pol_recording_begin(op->event_id); /* until its EXIT is applied */
         if (op->kind == DLS_OP_HOST_FUNC && (op->flags & DLS_OPF_HAS_STREAM)) {
             dls_pol_hostfn_launch(op);
             return;
         }
-        unsigned version;
-        if (entered(op) && !dls_pol_index_clears(op, &version))
-            memory_enter(op); /* a synchronous copy too, so its capture includes what is injected */
+        dls_pol_access a;
+        dls_pol_access_of_op(&a, op);
+        uint64_t cleared;
+        if (entered(op) && !dls_pol_index_clears(&a, &cleared))
+            memory_enter(op, &a); /* a synchronous copy too, so its capture includes what is injected */
         else if (entered(op) && deferrable(op)) {
             t_thread.cleared_corr = op->correlation_id; /* its EXIT need not ask the index again */
-            t_thread.version = version;
+            t_thread.cleared = cleared;
         }
         if (host_sync(op))
             sync_enter(op);
@@ -479,6 +431,6 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
     on_exit_locked(op, begin);
     if (recording)
         dls_pol_recording_end(); /* after the record is in the model */
-    dls_pol_horizon_raise(dls_pol_applied() + 1, op->nested);
+    dls_pol_horizon_raise(&dls_pol_horizon, dls_pol_applied() + 1, op->nested);
     dls_pol_unlock();
 }

@@ -1,0 +1,26 @@
+/* check mode: finding unordered uses of exchanged tensors and describing them (the reports are
+ * formatted and deduplicated by shim/report/race.c). Never changes ordering. Lock held, except
+ * dls_pol_check_flush: a report is copied into a per-thread queue under the lock and written
+ * (symbolized with dladdr) after it. */
+#ifndef DLS_POL_CHECK_H
+#define DLS_POL_CHECK_H
+
+#include "types.h"
+
+/* 1 when the next operation of thread tid on `stream` is ordered after `at`. */
+int dls_pol_ordered(uint64_t tid, uint64_t stream, const dls_hb_epoch *at);
+
+/* Checks access a (ENTER, on st by thread tid) against every exchange it touches; reports races. */
+void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid);
+
+/* Checks a host-visible import of x by thread tid through `importer` (reports host-read). */
+void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer);
+
+/* 1 when every consumer access of x is known complete to thread tid (nothing to watch after
+ * release). */
+int dls_pol_check_release(dls_pol_x *x, uint64_t tid);
+
+/* Writes the reports the calling thread queued under the lock (no lock held). */
+void dls_pol_check_flush(void);
+
+#endif

@@ -1,0 +1,28 @@
+/* Host completion: a host synchronize (stream, event, context, a successful query, a synchronous
+ * copy or free) completes exactly the work enqueued before it began. Its ENTER captures that work
+ * (an hb capture, kept as a private hb event); its successful EXIT applies the capture to the
+ * synchronizing thread and to the streams' `done` positions. Work other threads enqueue meanwhile
+ * stays pending. The shim's own host waits do the same around their CUDA call. Lock held. */
+#ifndef DLS_POL_COMPLETE_H
+#define DLS_POL_COMPLETE_H
+
+#include "types.h"
+
+/* A fresh private hb event id (a capture, or an injected record). */
+uint64_t dls_pol_snap_id(void);
+
+/* Captures what a host synchronize beginning now completes, as a private hb event: of stream st,
+ * of user event ev, of context ctx (every context when ctx is 0). Returns its id, or 0 when memory
+ * is short (then nothing will be learned from the synchronize: warned once). */
+uint64_t dls_pol_snap_stream(const dls_pol_stream *st);
+uint64_t dls_pol_snap_event(uint64_t ev);
+uint64_t dls_pol_snap_ctx(uintptr_t ctx);
+
+/* Thread tid's host synchronize of capture snap returned: tid and every stream's `done` learn
+ * what it completed. The capture is forgotten (0 is ignored). */
+void dls_pol_snap_complete(uint64_t snap, uint64_t tid);
+
+/* Forgets capture snap without learning from it (0 is ignored). */
+void dls_pol_snap_drop(uint64_t snap);
+
+#endif

@@ -1,0 +1,158 @@
+/* The shim's own events (see events.h): a pool of free events per context, records made with the
+ * stream's context current, and the events fix records right after consumer accesses. */
+#include "events.h"
+
+#include "../cuda/drv.h"
+#include "../report/warn.h"
+#include "complete.h"
+
+#include <stdlib.h>
+
+#define POOL 64 /* free events kept; more are destroyed by the next pool_get */
+
+/* Free events, each created in the context of stream `of` with CU_EVENT_DISABLE_TIMING, keyed
+ * by the context's handle and id: a context destroyed (cuCtxDestroy, cudaDeviceReset) takes its
+ * events with it, and a new one may get the same handle. The pool's lock is a leaf below the
+ * policy lock: after events return here under it, so pool_put never calls the driver; the array
+ * grows instead, and pool_get (never under the policy lock) destroys what exceeds POOL. */
+static pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+typedef struct {
+    CUevent ev;
+    uintptr_t ctx;
+    uint64_t ctx_id;
+} pooled;
+static pooled *g_pool;
+static unsigned g_npool, g_cap;
+
+/* A free event of the context of stream w, the one returned last (created when the pool has none;
+ * the caller has entered that context and holds no dlsync lock). Events of an earlier context at the same handle
+ * are forgotten, never touched again; while the pool holds more than POOL, a few more events of
+ * w's context are taken out and destroyed. NULL when creation failed (warned once). */
+CUevent dls_pol_event_get(const dls_pol_stream *w)
+{
+    CUevent e = NULL, extra[8];
+    unsigned nextra = 0;
+    pthread_mutex_lock(&g_pool_lock);
+    for (unsigned i = g_npool; i-- > 0 && (!e || (g_npool > POOL && nextra < sizeof extra / sizeof *extra));) {
+        if (g_pool[i].ctx != w->ctx)
+            continue;
+        if (g_pool[i].ctx_id == w->ctx_id) {
+            if (e)
+                extra[nextra++] = g_pool[i].ev;
+            else
+                e = g_pool[i].ev;
+        }
+        g_pool[i] = g_pool[--g_npool];
+    }
+    pthread_mutex_unlock(&g_pool_lock);
+    for (unsigned i = 0; i < nextra; i++)
+        dls_drv_event_destroy(extra[i]);
+    if (e)
+        return e;
+    CUresult r = dls_drv_event_create(&e, CU_EVENT_DISABLE_TIMING);
+    if (r != CUDA_SUCCESS) {
+        dls_warn_once("fix-event-create",
+                      "cuEventCreate failed (CUDA error %d); ordering exchanges with host "
+                      "synchronization instead",
+                      (int)r);
+        return NULL;
+    }
+    return e;
+}
+
+/* Returns event e of the context of stream w to the pool; any thread, policy lock held or not.
+ * No driver call: when the array cannot grow, e is left to its context (never reused). */
+void dls_pol_event_put(CUevent e, const dls_pol_stream *w)
+{
+    pthread_mutex_lock(&g_pool_lock);
+    if (g_npool == g_cap) {
+        unsigned cap = g_cap ? 2 * g_cap : POOL;
+        pooled *p = realloc(g_pool, cap * sizeof *p);
+        if (p) {
+            g_pool = p;
+            g_cap = cap;
+        }
+    }
+    if (g_npool < g_cap)
+        g_pool[g_npool++] = (pooled){e, w->ctx, w->ctx_id};
+    pthread_mutex_unlock(&g_pool_lock);
+}
+
+/* 1 when thread tid can name stream s (another thread's per-thread stream it cannot). */
+int dls_pol_nameable(const dls_pol_stream *s, uint64_t tid)
+{
+    return !(s->kind == DLS_STREAM_PER_THREAD && s->owner != tid);
+}
+
+/* Warns once that the shim could not make the context of stream w current (it then cannot name
+ * w's default stream, record an event there, or synchronize it). */
+void dls_pol_warn_ctx(const dls_pol_stream *w, CUresult r)
+{
+    dls_warn_once("fix-ctx", "cuCtxPushCurrent failed (CUDA error %d) for the context of stream %llu", (int)r,
+                  (unsigned long long)w->id);
+}
+
+/* Records a pooled event of w's context at the current end of w, with that context current
+ * (an event records only on a stream of its own context; w's default-stream handle means the
+ * stream of the context it was observed in). NULL when the event could not be made or recorded
+ * (warned once). */
+CUevent dls_pol_event_record_on(const dls_pol_stream *w)
+{
+    int pushed = 0;
+    CUresult r = dls_drv_ctx_enter((CUcontext)w->ctx, &pushed);
+    if (r != CUDA_SUCCESS) {
+        dls_pol_warn_ctx(w, r);
+        return NULL;
+    }
+    CUevent ev = dls_pol_event_get(w);
+    if (ev && (r = dls_drv_event_record(ev, (CUstream)w->handle)) != CUDA_SUCCESS) {
+        dls_warn_once("fix-event-record",
+                      "cuEventRecord failed (CUDA error %d); ordering exchanges with "
+                      "host synchronization instead",
+                      (int)r);
+        dls_pol_event_put(ev, w);
+        ev = NULL;
+    }
+    dls_drv_ctx_leave(pushed);
+    return ev;
+}
+
+dls_pol_after *dls_pol_after_record(dls_pol_stream *st, uint64_t tid)
+{
+    if (!dls_pol_nameable(st, tid) || atomic_load_explicit(&dls_pol_g.ncapturing, memory_order_relaxed))
+        return NULL; /* an event recorded into a capture would be a node of the graph */
+    dls_pol_after *a = malloc(sizeof *a);
+    if (!a)
+        return NULL;
+    a->ev = dls_pol_event_record_on(st);
+    if (!a->ev) {
+        free(a);
+        return NULL;
+    }
+    a->st = st;
+    a->snap = 0;
+    a->refs = 1;
+    return a;
+}
+
+void dls_pol_after_placed(dls_pol_after *a)
+{
+    a->snap = dls_pol_snap_stream(a->st);
+}
+
+dls_pol_after *dls_pol_after_get(dls_pol_after *a)
+{
+    if (a)
+        a->refs++;
+    return a;
+}
+
+void dls_pol_after_put(dls_pol_after *a)
+{
+    if (!a || --a->refs)
+        return;
+    dls_pol_event_put(a->ev, a->st);
+    dls_pol_snap_drop(a->snap);
+    free(a);
+}
+

@@ -1,0 +1,48 @@
+/* The shim's own events: a pool of free events per context (events are created and destroyed
+ * outside every dlsync lock; the pool's lock is a leaf below the policy lock), records made with
+ * the recording stream's context current, and the events fix records right after consumer
+ * accesses (types.h, dls_pol_after), which the release fence waits on: exactly the consumer's
+ * access, never what its stream enqueued later. */
+#ifndef DLS_POL_EVENTS_H
+#define DLS_POL_EVENTS_H
+
+#include "types.h"
+
+/* A free event of the context of stream w (created when the pool has none; the caller has entered
+ * that context and holds no dlsync lock). NULL when creation failed (warned once). */
+CUevent dls_pol_event_get(const dls_pol_stream *w);
+
+/* Returns event e of the context of stream w to the pool; any thread, policy lock held or not (no
+ * driver call). */
+void dls_pol_event_put(CUevent e, const dls_pol_stream *w);
+
+/* No lock held: records a pooled event of w's context at the current end of w, with that context
+ * current (an event records only on a stream of its own context). NULL when the event could not be
+ * made or recorded (warned once). */
+CUevent dls_pol_event_record_on(const dls_pol_stream *w);
+
+/* 1 when thread tid can name stream s (another thread's per-thread stream it cannot). */
+int dls_pol_nameable(const dls_pol_stream *s, uint64_t tid);
+
+/* Warns once that the shim could not make the context of stream w current. */
+void dls_pol_warn_ctx(const dls_pol_stream *w, CUresult r);
+
+/* No lock held: records a pooled event of st's context on st right after the consumer access the
+ * calling thread (tid) just enqueued there, and returns it with one reference (position unknown
+ * until dls_pol_after_placed). NULL when it cannot (st is another thread's per-thread stream,
+ * some stream is capturing, memory is short, or the record failed: warned once); the release fence
+ * then records at reuse time instead. */
+dls_pol_after *dls_pol_after_record(dls_pol_stream *st, uint64_t tid);
+
+/* Lock held: the access a follows was just applied (it is a->st's latest position): a captures it
+ * in hb. */
+void dls_pol_after_placed(dls_pol_after *a);
+
+/* Lock held: takes a reference of a (NULL ignored) and returns a. */
+dls_pol_after *dls_pol_after_get(dls_pol_after *a);
+
+/* Lock held: drops a reference of a (NULL ignored); the last one returns its event to the pool (no
+ * CUDA call). */
+void dls_pol_after_put(dls_pol_after *a);
+
+#endif

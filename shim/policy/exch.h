@@ -1,0 +1,41 @@
+/* Exchange states (types.h, dls_pol_x): created from a registry entry at the first export or
+ * import, in the live list while the consumer holds the tensor, then in the released list while
+ * its release is watched (check) or fenced (fix); their ranges are in the index (index.h). Lock
+ * held. */
+#ifndef DLS_POL_EXCH_H
+#define DLS_POL_EXCH_H
+
+#include "types.h"
+
+/* A new state for x (NULL when memory is short), not yet linked. Reads the tensor's shape. */
+dls_pol_x *dls_pol_x_new(const dls_exchange *x);
+
+/* Links x into the live list and adds its range to the index. */
+void dls_pol_x_link(dls_pol_x *x);
+
+/* Unlinks x from whichever list holds it and frees it. */
+void dls_pol_x_drop(dls_pol_x *x);
+
+/* Moves live x to the released list, dropping the oldest beyond DLS_POL_RELEASED. */
+void dls_pol_x_release(dls_pol_x *x);
+
+/* 1 when stream id is in x->ordered; dls_pol_x_mark_ordered adds it. */
+int dls_pol_x_is_ordered(const dls_pol_x *x, uint64_t stream);
+void dls_pol_x_mark_ordered(dls_pol_x *x, uint64_t stream);
+
+/* Remembers that stream's operation `name` at pos touched x (a consumer access), with the event
+ * recorded right after it (`after`, a reference is taken; NULL: none). */
+void dls_pol_x_note_access(dls_pol_x *x, uint64_t stream, uint64_t pos, const char *name, dls_pol_after *after);
+
+/* Fills x's frontier (x->front): for every stream whose pending history entries may touch
+ * [alo, hi) (launch words from the start of the allocation holding x, copies and sets by their
+ * exact ranges), the position of its latest touching entry, not the stream's latest position,
+ * so an unrelated later operation or a busy unrelated stream never makes a correct program look
+ * racy (attribute.c). */
+void dls_pol_attribute(dls_pol_x *x);
+
+/* Notes that access a, enqueued on capturing stream st, is recorded into a graph: every live
+ * exchange it touches that st is not ordered for is marked captured. */
+void dls_pol_capture_use(const dls_pol_access *a, const dls_pol_stream *st);
+
+#endif

@@ -1,0 +1,38 @@
+/* fix mode: which orderings the shim adds (an event wait of a consumer stream on a producer
+ * stream, host waits for host-visible memory, lazy release fences) and the fallback when exchanges
+ * cannot be modelled. These plan (order.h, lock held); order.c makes the orderings without the
+ * lock and commits them. A capturing stream never receives an injected operation: the graph
+ * launch is ordered instead. */
+#ifndef DLS_POL_FIX_H
+#define DLS_POL_FIX_H
+
+#include "order.h"
+
+/* Plans st after the frontier of every live exchange access a touches (ENTER). Returns 1 when a is
+ * a consumer access that wants an after event: it touches a live exchange none of whose producer
+ * streams is st. */
+int dls_pol_fix_use(dls_pol_plan *p, const dls_pol_access *a, dls_pol_stream *st);
+
+/* Plans st after x's frontier (made and marked at commit; p->rc says whether it was). A
+ * capturing st is left alone (x is marked captured; the graph launch is ordered instead). */
+void dls_pol_fix_stream(dls_pol_plan *p, dls_pol_x *x, dls_pol_stream *st, const char *reason);
+
+/* Plans the host after x's pending producer work (host-visible import). */
+void dls_pol_fix_import(dls_pol_plan *p, dls_pol_x *x);
+
+/* Release of x: returns 1 when x was moved to the released list as a pending fence (ownership
+ * passes to the list), 0 when the caller drops it (nothing pending, or host-visible memory,
+ * whose host wait is planned). Plans the oldest fence at once when the list is full. */
+int dls_pol_fix_release(dls_pol_plan *p, dls_pol_x *x);
+
+/* Plans st after the pending fence of every released exchange access a reuses (ENTER); drops
+ * fences that are complete, and (at commit) those that a reuses all of once it is ordered. */
+void dls_pol_fix_reuse(dls_pol_plan *p, const dls_pol_access *a, dls_pol_stream *st);
+
+/* Synchronizes the current context and every device's active primary context (the producer's
+ * work may be on any device) because exchanges cannot be modelled (no observer, or the model is
+ * degraded) at an export; warns once. No lock held. Returns 0, or EIO when the synchronize
+ * failed. */
+int dls_pol_fix_no_observer(void);
+
+#endif

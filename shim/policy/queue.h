@@ -1,0 +1,128 @@
+/* The policy lock, the queue of deferred operations, and the host clock that stamps calls.
+ *
+ * The lock (dls_pol_g.lock, through dls_pol_lock / dls_pol_unlock) guards the model. No CUDA,
+ * CUPTI or loader call is ever made with it held. The EXIT of an operation that only enqueues
+ * work (launch, async copy or set, host function, graph launch, stream-ordered free) takes no
+ * lock: it claims a slot of a bounded lock-free multi-producer queue, fills its record there and
+ * publishes it; whoever takes the lock next applies the queue in claim order before reading the
+ * model (a thread that finds the queue full applies its record itself).
+ *
+ * Host order (hb.h): the queue's claim counter is the host clock, in halves of a ticket. A
+ * record's call ends at 2 * ticket + 1 (the ticket is claimed after the call returned, with a
+ * release that every later claim continues); an operation applied under the lock while the
+ * tickets below T are applied ends at 2T (the drain reads the counter with a read-modify-write,
+ * so later claims continue that release too). A call's begin stamp is the calling thread's
+ * horizon `h` when it began: a stamp below which every end belongs to a call known (acquired
+ * through the counter or the lock) to have returned: 2 * its own last ticket + 2, 2T + 1 after
+ * its own operation applied at T, twice the counter as its last delivered ENTER read it, 2T + 1
+ * after the drain of a lock it took inside a call's ENTER. A stale horizon (an ENTER the gate did
+ * not deliver) only makes a begin earlier, which orders less. What a call nested in another of
+ * the thread's calls (ops.h, `nested`) would raise the horizon to waits in `later` until the
+ * outermost call returns: the outer call began before it. */
+#ifndef DLS_POL_QUEUE_H
+#define DLS_POL_QUEUE_H
+
+#include "../common/export.h"
+#include "types.h"
+
+/* Takes dls_pol_g.lock and applies every deferred operation queued before. */
+void dls_pol_lock(void);
+
+/* Releases the lock, then writes the race reports queued while it was held. */
+void dls_pol_unlock(void);
+
+/* At exit: applies the queue unless another thread holds the lock (then it is not waited for). */
+void dls_pol_drain_at_exit(void);
+
+/* The queue: slot i holds the record of claim i (mod its size). */
+#define DLS_POL_QUEUE 1024
+typedef struct {
+    _Atomic uint64_t seq; /* k * DLS_POL_QUEUE: free for lap k; + 1: published in lap k */
+    dls_pol_rec rec;
+} dls_pol_slot;
+extern dls_pol_slot dls_pol_queue[DLS_POL_QUEUE];
+extern _Atomic uint64_t dls_pol_queue_tail;
+
+/* Defers an operation, lock-free: claims the next slot, whose record the caller fills in place
+ * and then publishes with the ticket. The claim holds up whoever drains the queue until it is
+ * published, so nothing between the two may block or take a lock. NULL when the queue is full:
+ * the caller applies its record with dls_pol_apply_now. Inline: every deferred operation claims. */
+static inline dls_pol_rec *dls_pol_defer_claim(uint64_t *ticket)
+{
+    uint64_t pos = atomic_load_explicit(&dls_pol_queue_tail, memory_order_relaxed);
+    for (;;) {
+        uint64_t lap = pos - pos % DLS_POL_QUEUE;
+        dls_pol_slot *s = &dls_pol_queue[pos % DLS_POL_QUEUE];
+        uint64_t seq = atomic_load_explicit(&s->seq, memory_order_acquire);
+        if (seq == lap) {
+            if (atomic_compare_exchange_weak_explicit(&dls_pol_queue_tail, &pos, pos + 1, memory_order_acq_rel,
+                                                      memory_order_relaxed)) {
+                *ticket = pos;
+                return &s->rec;
+            }
+        } else if (seq < lap) {
+            return NULL; /* the previous lap's record is not applied yet */
+        } else {
+            pos = atomic_load_explicit(&dls_pol_queue_tail, memory_order_relaxed);
+        }
+    }
+}
+
+/* Publishes record r, claimed with `ticket`. */
+static inline void dls_pol_defer_publish(dls_pol_rec *r, uint64_t ticket)
+{
+    dls_pol_slot *s = (dls_pol_slot *)((char *)r - offsetof(dls_pol_slot, rec));
+    atomic_store_explicit(&s->seq, ticket - ticket % DLS_POL_QUEUE + 1, memory_order_release);
+}
+
+/* Takes the lock (applying the queue), applies r, releases the lock. Returns the end stamp r
+ * was applied with. */
+uint64_t dls_pol_apply_now(const dls_pol_rec *r);
+
+/* Applies r to the model (lock held): hb operation, history entry, consumer accesses; drops r's
+ * reference of its after event. */
+void dls_pol_apply(const dls_pol_rec *r);
+
+/* A thread's horizon (see the file comment). */
+typedef struct {
+    uint64_t h, later;
+} dls_pol_horizon_state;
+
+/* The calling thread's: a function keeps &dls_pol_horizon for its call (one thread-local look-up). */
+extern __thread dls_pol_horizon_state dls_pol_horizon DLS_HIDDEN __attribute__((tls_model("local-dynamic")));
+
+/* Thread t learned that every stamp below `to` belongs to a call that returned: at once, or
+ * (`nested`, inside a call nested in another) when the outermost call returns. */
+static inline void dls_pol_horizon_raise(dls_pol_horizon_state *t, uint64_t to, int nested)
+{
+    if (nested) {
+        if (to > t->later)
+            t->later = to;
+        return;
+    }
+    if (t->later > to)
+        to = t->later;
+    t->later = 0;
+    if (to > t->h)
+        t->h = to;
+}
+
+/* At a delivered ENTER of a call of thread t: its horizon catches up with the counter. */
+static inline void dls_pol_horizon_enter(dls_pol_horizon_state *t, int nested)
+{
+    dls_pol_horizon_raise(t, 2 * atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire), nested);
+}
+
+/* The end stamp of the call that holds `ticket`. */
+static inline uint64_t dls_pol_ticket_end(uint64_t ticket)
+{
+    return 2 * ticket + 1;
+}
+
+/* Lock held: the end stamp of an operation applied now (2T: the tickets below T are applied). */
+uint64_t dls_pol_applied(void);
+
+/* Lock held: the host stamps of an operation of the calling thread, outside any call, applied now. */
+dls_hb_when dls_pol_when_now(void);
+
+#endif

@@ -1,0 +1,19 @@
+/* Records of user events in flight. A wait on an event, or a host synchronize of it, that a
+ * record of the same event on another thread may precede in the driver (its ENTER came, its EXIT
+ * is not applied yet) cannot know which record it waits for: it is ordered after none (hb.h,
+ * "Host order"). */
+#ifndef DLS_POL_RECORDING_H
+#define DLS_POL_RECORDING_H
+
+#include <stdint.h>
+
+/* At the ENTER of a record of `event` by the calling thread (no lock needed). */
+void dls_pol_recording_begin(uint64_t event);
+
+/* Once the calling thread's record is applied (or failed). */
+void dls_pol_recording_end(void);
+
+/* Lock held: 1 when another thread may be recording `event` now. */
+int dls_pol_recording_other(uint64_t event);
+
+#endif

@@ -1,0 +1,33 @@
+/* A stream's history of recent operations (see ring.h). */
+#include "ring.h"
+
+/* Widens st's box of what its lost entries touched to [lo, hi). */
+static void widen(dls_pol_stream *st, uintptr_t lo, uintptr_t hi)
+{
+    if (lo < st->lost_lo)
+        st->lost_lo = lo;
+    if (hi > st->lost_hi)
+        st->lost_hi = hi;
+}
+
+void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *e)
+{
+    if (st->lost <= st->done) { /* the previous box is complete: start afresh */
+        st->lost_lo = UINTPTR_MAX;
+        st->lost_hi = 0;
+        st->lost_cons = 0;
+    }
+    st->lost = e->pos;
+    st->lost_cons |= e->a.conservative;
+    for (unsigned i = 0; i < e->a.nwords; i++)
+        if (e->words[i] >= 4096)
+            widen(st, (uintptr_t)e->words[i], (uintptr_t)e->words[i] + 1);
+    for (unsigned i = 0; i < e->a.nranges; i++)
+        widen(st, e->a.lo[i], e->a.hi[i]);
+}
+
+void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos)
+{
+    if (pos > st->done)
+        st->done = pos;
+}

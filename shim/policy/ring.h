@@ -1,0 +1,37 @@
+/* A stream's history (types.h, dls_pol_stream: ring, head, count, lost*): its last DLS_POL_RING
+ * operations that touch memory, each with its position, and, for the pending ones the history
+ * had to overwrite, one bounding box (and a conservative flag) at the position of the newest of
+ * them, so an entry lost to the history can only widen a frontier, never drop a writer. Entries at
+ * or below the stream's `done` position are complete to the host and count for nothing. Lock
+ * held. */
+#ifndef DLS_POL_RING_H
+#define DLS_POL_RING_H
+
+#include "access.h"
+#include "types.h"
+
+/* Folds pending entry e, about to be overwritten, into st's box of lost entries (words below
+ * 4096 are taken for sizes, not pointers). */
+void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *e);
+
+/* Appends src at position pos to st's history (overwriting the oldest entry, folded into the box
+ * of lost entries when it is pending). The entry overwritten is pending when the box is open
+ * (lost > done: the history overwrites in position order, so it is newer than every lost entry)
+ * or when its own position says so; a slot never written has position 0 (streams are allocated
+ * zeroed). Inline: every operation applied is put. */
+static inline void dls_pol_ring_put(dls_pol_stream *st, const dls_pol_entry *src, uint64_t pos)
+{
+    dls_pol_entry *e = &st->ring[st->head];
+    if (st->lost > st->done || e->pos > st->done)
+        dls_pol_ring_forget(st, e);
+    else if (st->count < DLS_POL_RING)
+        st->count++;
+    dls_pol_entry_copy(e, src);
+    e->pos = pos;
+    st->head = (st->head + 1) % DLS_POL_RING;
+}
+
+/* The host observed completion of st up to position pos. */
+void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos);
+
+#endif

@@ -1,0 +1,138 @@
+/* The policy's table of streams (see stream_table.h). Slots, the array and its capacity are
+ * stored atomically for the lock-free reader: a grown array is published before its capacity, and
+ * replaced arrays are kept for readers still walking them. */
+#include "stream_table.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+static size_t slot_of(uint64_t id, size_t cap)
+{
+    return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+dls_pol_stream *dls_pol_stream_find(uint64_t id)
+{
+    if (!dls_pol_g.cap)
+        return NULL;
+    for (size_t i = slot_of(id, dls_pol_g.cap);; i = (i + 1) & (dls_pol_g.cap - 1)) {
+        dls_pol_stream *s = dls_pol_g.streams[i];
+        if (!s || s->id == id)
+            return s;
+    }
+}
+
+dls_pol_stream *dls_pol_stream_find_unlocked(uint64_t id)
+{
+    size_t cap = __atomic_load_n(&dls_pol_g.cap, __ATOMIC_ACQUIRE); /* then the array: never a smaller one */
+    dls_pol_stream **t = __atomic_load_n(&dls_pol_g.streams, __ATOMIC_ACQUIRE);
+    if (!cap || !t)
+        return NULL;
+    size_t i = slot_of(id, cap);
+    for (size_t n = 0; n < cap; n++, i = (i + 1) & (cap - 1)) { /* bounded: cap may be the old one's */
+        dls_pol_stream *s = __atomic_load_n(&t[i], __ATOMIC_ACQUIRE);
+        if (!s || s->id == id)
+            return s;
+    }
+    return NULL;
+}
+
+/* Arrays replaced by bigger ones: kept for lock-free readers still walking them (the table only
+ * doubles, so there are fewer than 64 of them, and what they hold is less than the current one). */
+static dls_pol_stream **g_replaced[64];
+static unsigned g_nreplaced;
+
+/* Inserts s, growing the table at half load. Returns 0 or -1 (memory). Slots, the array and its
+ * capacity are stored atomically for dls_pol_stream_find_unlocked: a grown array is published
+ * before its capacity. */
+static int insert(dls_pol_stream *s)
+{
+    if (2 * (dls_pol_g.nstreams + 1) > dls_pol_g.cap) {
+        size_t cap = dls_pol_g.cap ? 2 * dls_pol_g.cap : 64;
+        dls_pol_stream **t = g_nreplaced < 64 ? calloc(cap, sizeof *t) : NULL;
+        if (!t)
+            return -1;
+        for (size_t i = 0; i < dls_pol_g.cap; i++) {
+            dls_pol_stream *o = dls_pol_g.streams[i];
+            if (!o)
+                continue;
+            size_t j = slot_of(o->id, cap);
+            while (t[j])
+                j = (j + 1) & (cap - 1);
+            t[j] = o;
+        }
+        if (dls_pol_g.streams)
+            g_replaced[g_nreplaced++] = dls_pol_g.streams;
+        __atomic_store_n(&dls_pol_g.streams, t, __ATOMIC_RELEASE);
+        __atomic_store_n(&dls_pol_g.cap, cap, __ATOMIC_RELEASE);
+    }
+    size_t j = slot_of(s->id, dls_pol_g.cap);
+    while (dls_pol_g.streams[j])
+        j = (j + 1) & (dls_pol_g.cap - 1);
+    __atomic_store_n(&dls_pol_g.streams[j], s, __ATOMIC_RELEASE);
+    dls_pol_g.nstreams++;
+    return 0;
+}
+
+void dls_pol_stream_table_reset_for_tests(void)
+{
+    for (size_t i = 0; i < dls_pol_g.cap; i++)
+        free(dls_pol_g.streams[i]);
+    free(dls_pol_g.streams);
+    while (g_nreplaced)
+        free(g_replaced[--g_nreplaced]);
+    __atomic_store_n(&dls_pol_g.streams, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&dls_pol_g.cap, 0, __ATOMIC_RELEASE);
+    dls_pol_g.nstreams = 0;
+    dls_pol_g.last = NULL;
+}
+
+static dls_hb_stream_kind hb_kind(dls_stream_kind k)
+{
+    switch (k) {
+    case DLS_STREAM_LEGACY:
+        return DLS_HB_LEGACY;
+    case DLS_STREAM_PER_THREAD:
+        return DLS_HB_PER_THREAD;
+    case DLS_STREAM_BLOCKING:
+        return DLS_HB_BLOCKING;
+    default:
+        return DLS_HB_NON_BLOCKING; /* unknown flags: assume no implicit ordering */
+    }
+}
+
+dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid)
+{
+    if (!s->resolved || !s->id)
+        return NULL;
+    dls_pol_stream *st = dls_pol_g.last;
+    if (st && st->id == s->id)
+        return st;
+    st = dls_pol_stream_find(s->id);
+    if (st)
+        return dls_pol_g.last = st;
+    st = calloc(1, sizeof *st);
+    if (!st) {
+        dls_pol_degrade("policy-stream-memory", "out of memory recording a CUDA stream");
+        return NULL;
+    }
+    st->id = s->id;
+    st->ctx = s->ctx;
+    st->ctx_id = s->ctx_id;
+    st->device = s->device;
+    st->kind = s->kind;
+    st->handle = s->kind == DLS_STREAM_LEGACY       ? (uintptr_t)CU_STREAM_LEGACY
+                 : s->kind == DLS_STREAM_PER_THREAD ? (uintptr_t)CU_STREAM_PER_THREAD
+                                                    : s->handle;
+    st->owner = s->kind == DLS_STREAM_PER_THREAD ? tid : 0;
+    int r = dls_hb_stream_add(dls_pol_g.hb, st->id, (uint64_t)st->ctx, hb_kind(s->kind));
+    if (r == EINVAL && s->kind == DLS_STREAM_LEGACY) /* a second legacy id in a context: model it as blocking */
+        r = dls_hb_stream_add(dls_pol_g.hb, st->id, (uint64_t)st->ctx, DLS_HB_BLOCKING);
+    if ((r && r != EEXIST) || insert(st)) {
+        free(st);
+        if (!r || r == ENOMEM || r == EEXIST)
+            dls_pol_degrade("policy-stream-memory", "out of memory recording a CUDA stream");
+        return NULL;
+    }
+    return st;
+}

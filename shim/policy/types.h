@@ -1,0 +1,174 @@
+/* The policy's data: its limits, what an operation touches (the access record), a stream's
+ * history entries, deferred operation records, streams, the events recorded after consumer
+ * accesses, exchange states and the process state. docs/architecture.md, "The policy's model",
+ * says how they fit together. Fields are guarded by dls_pol_g.lock unless a comment says
+ * otherwise. */
+#ifndef DLS_POL_TYPES_H
+#define DLS_POL_TYPES_H
+
+#include "../cuda/cuda_api.h"
+#include "../cuda/ops.h"
+#include "../hb/hb.h"
+#include "../hooks/exchange.h"
+#include "../report/stack.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DLS_POL_RING 32     /* recent operations remembered per stream */
+#define DLS_POL_WORDS 16    /* launch argument words a history entry keeps; more: their bounding box */
+#define DLS_POL_NAME 48     /* bytes of a kernel name kept */
+#define DLS_POL_MAXF 16     /* frontier entries per exchange */
+#define DLS_POL_MAXC 16     /* consumer streams per exchange */
+#define DLS_POL_NDIM 8      /* shape dimensions kept for reports */
+#define DLS_POL_RELEASED 32 /* released ranges kept (check: watched; fix: pending fences) */
+#define DLS_POL_HOSTFN 32   /* host-function marks kept (the oldest is reused first) */
+#define DLS_POL_PLAN 32     /* orderings planned in one round (more: another round) */
+#define DLS_POL_HOST_STREAM UINT64_C(0xffffffffffffff00) /* the host probe stream's hb id */
+#define DLS_POL_HOST_CTX UINT64_C(0xffffffffffffff01)
+#define DLS_POL_OWN_EVENT (UINT64_C(1) << 62) /* hb ids of the shim's private events */
+
+/* What one operation touches, the one record every "does it touch" question reads (access.h):
+ * built where the observer hands the operation over, from a dls_cuda_work or a dls_cuda_op, and
+ * pointing into it (words, names), so it lives as long as that call. */
+typedef struct {
+    dls_op_kind kind;
+    unsigned char conservative; /* may touch anything: a graph launch, opaque arguments */
+    unsigned char boxed;        /* range 0 is a wide launch's bounding box of its pointer-like words */
+    unsigned char nranges;      /* up to 2: a copy's source and destination, a set's or free's range */
+    unsigned char writes;       /* bit i: range i is written (a copy's destination, a set, a free) */
+    uint32_t nwords;
+    uint32_t op; /* the call's correlation id */
+    uintptr_t lo[2], hi[2];
+    const uint64_t *words; /* a launch's aligned argument words */
+    const char *api, *name; /* the API the program called; a launch's kernel name (may be NULL) */
+} dls_pol_access;
+
+/* One remembered operation of a stream: its position and its access, which owns a copy of the
+ * words and the name: a.words points into words[] (a launch with more than DLS_POL_WORDS words
+ * keeps the bounding box of its pointer-like words as range 0 instead), a.name into name[] (NULL
+ * when there is none; name[] is then empty). Because of these two pointers an entry is copied
+ * only with dls_pol_entry_copy (access.h), which stores and copies it. */
+typedef struct {
+    uint64_t pos;
+    dls_pol_access a;
+    char name[DLS_POL_NAME];
+    uint64_t words[DLS_POL_WORDS];
+} dls_pol_entry;
+
+/* An operation whose EXIT was deferred to the queue (queue.h): what applying it needs. */
+typedef struct {
+    uint64_t tid;
+    uint64_t begin;                /* its call's begin stamp (queue.h, host order); its ticket is its end */
+    dls_cuda_stream stream;        /* with st NULL: the stream to find or add when applied; else only id */
+    struct dls_pol_stream_s *st;   /* the work lane's: the stream, known at the EXIT */
+    struct dls_pol_after_s *after; /* fix: the event recorded right after this consumer access */
+    uint64_t cleared; /* dls_pol_cleared(v): its ENTER found it touching nothing in index version v; 0: not known */
+    dls_pol_entry e;  /* its kind, and its history entry (memory operations), pos set when applied */
+} dls_pol_rec;
+
+/* dls_pol_rec.cleared for an ENTER the index cleared in version `version` (never 0). */
+static inline uint64_t dls_pol_cleared(unsigned version)
+{
+    return ((uint64_t)version << 1) | 1u;
+}
+
+/* 1 for the operations that touch memory (history entries, touch tests). */
+static inline int dls_pol_is_memory_op(dls_op_kind k)
+{
+    return k == DLS_OP_LAUNCH || k == DLS_OP_MEMCPY || k == DLS_OP_MEMSET || k == DLS_OP_GRAPH_LAUNCH;
+}
+
+/* A stream as the policy knows it. Once added a stream is never freed while the process runs;
+ * id, handle, ctx, ctx_id, device, owner and kind never change. */
+typedef struct dls_pol_stream_s {
+    uint64_t id;
+    uintptr_t handle; /* usable from any thread (CU_STREAM_LEGACY for the legacy stream) */
+    uintptr_t ctx;    /* the context the stream belongs to (default streams: where observed) */
+    uint64_t ctx_id;  /* its cuCtxGetId: never reused, unlike the handle of a destroyed context */
+    int device;       /* ordinal of that context's device; -1 when unknown */
+    uint64_t owner;   /* per-thread streams: the thread they belong to */
+    dls_stream_kind kind;
+    int removed;
+    int capturing; /* between its capture begin and end */
+    uint64_t last, done;
+    uint64_t lost;              /* position of the latest pending entry the history overwrote */
+    uintptr_t lost_lo, lost_hi; /* what the overwritten pending entries touched */
+    int lost_cons;
+    unsigned head, count;
+    dls_pol_entry ring[DLS_POL_RING]; /* the history (ring.h) */
+} dls_pol_stream;
+
+/* fix: a pooled event the shim recorded on stream `st` right after a consumer access, shared by
+ * the exchanges that access touched and by the orderings planned on it (events.h). */
+typedef struct dls_pol_after_s {
+    CUevent ev;
+    dls_pol_stream *st;
+    uint64_t snap; /* hb capture of st at the access (0: not placed yet, or memory was short) */
+    unsigned refs;
+} dls_pol_after;
+
+/* A frontier or consumer entry of an exchange: an operation's position plus what reports say. */
+typedef struct {
+    dls_hb_epoch at;
+    const char *api;
+    char name[DLS_POL_NAME];
+    dls_pol_after *after; /* consumer entries in fix: the event right after that access, or NULL */
+} dls_pol_touch;
+
+#define DLS_POL_OVER_PRODUCERS 1u
+#define DLS_POL_OVER_CONSUMERS 2u
+
+/* Policy state of one exchange (live, or released and kept for release-reuse checks). */
+typedef struct dls_pol_x {
+    struct dls_pol_x *next, **pprev; /* in the live or the released list */
+    uint64_t xid;
+    uintptr_t data, lo, hi;
+    uintptr_t alo; /* attribution: launch words in [alo, hi) count (the allocation holding lo) */
+    DLDevice device;
+    DLDataType dtype;
+    int ndim;
+    int64_t shape[DLS_POL_NDIM];
+    const char *framework, *symbol;
+    dls_xpath path; /* how it was exchanged (reports' fix line) */
+    int host_visible;
+    int released;
+    int captured;      /* a use was captured into a graph before it was ordered */
+    unsigned overflow; /* DLS_POL_OVER_*: more streams than front[] / cons[] hold */
+    dls_pol_touch front[DLS_POL_MAXF];
+    unsigned nfront;
+    dls_pol_touch cons[DLS_POL_MAXC]; /* latest consumer access per stream */
+    unsigned ncons;
+    uint64_t ordered[DLS_POL_MAXC]; /* streams known ordered after the frontier (released, in fix:
+                                       after the consumer's accesses) */
+    unsigned nordered;
+    dls_stack stack; /* producer's host stack at export; the consumer's at release */
+} dls_pol_x;
+
+/* The policy's process state. */
+typedef struct {
+    pthread_mutex_t lock;
+    int mode; /* dls_mode; set once at start */
+    dls_hb *hb;
+    dls_pol_stream **streams; /* open-addressed by id, `cap` slots (power of two); also read
+                                 without the lock (stream_table.h) */
+    size_t nstreams, cap;
+    dls_pol_x *live;     /* live exchanges */
+    dls_pol_x *released; /* released exchanges still watched (check) or fenced (fix), newest first */
+    unsigned nreleased;
+    uint64_t own_event;     /* private hb event ids used so far */
+    atomic_uint ncapturing; /* streams with `capturing` set (read without the lock) */
+    atomic_int degraded;    /* an allocation of the model failed (see dls_pol_degrade) */
+    dls_pol_stream *last;   /* the stream dls_pol_stream_get found last */
+} dls_pol_state;
+
+extern dls_pol_state dls_pol_g;
+
+/* The model lost something it needs (an allocation failed, `reason`): warns once per `key` and
+ * marks the policy degraded: fix then synchronizes the producer's context at every export, check
+ * says what it cannot check. Any thread, lock held or not. */
+void dls_pol_degrade(const char *key, const char *reason);
+
+#endif
