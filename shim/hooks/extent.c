@@ -1,6 +1,7 @@
 /* Tensor checks, byte extents and names (see extent.h). */
 #include "extent.h"
 
+#include "../common/compiler.h"
 #include "../report/json.h"
 
 static const char *const g_device_names[] = {
@@ -108,7 +109,7 @@ static int forward_extent(const DLTensor *t, int64_t bits, int64_t off, dls_exte
 
 /* dls_tensor_check for a tensor that failed the common case's test: names what is wrong, or
  * computes the extent of an empty tensor or one with negative strides. */
-__attribute__((noinline)) static const char *check_in_full(const DLTensor *t, uint64_t flags, dls_extent *ext)
+static DLS_NOINLINE const char *check_in_full(const DLTensor *t, uint64_t flags, dls_extent *ext)
 {
     if (!t)
         return "NULL tensor";

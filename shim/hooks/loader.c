@@ -1,6 +1,8 @@
 /* The loader hooks (see loader.h). */
 #include "loader.h"
 
+#include "../common/compiler.h"
+#include "../common/export.h"
 #include "../report/warn.h"
 #include "caller.h"
 #include "engine.h"
@@ -14,12 +16,10 @@
 #include <stdint.h>
 
 /* Read by the assembly entries; 0 until dls_loader_hooks_enable. */
-__attribute__((visibility("hidden"))) unsigned char dls_loader_on;
-
-#define NO_SAN __attribute__((no_sanitize("address", "undefined", "thread")))
+DLS_HIDDEN unsigned char dls_loader_on;
 
 /* The C library's version of `name` (the current one, else the x86-64 base version). */
-NO_SAN static void *libc_fn(_Atomic(void *) *cache, const char *name)
+DLS_NO_SANITIZE static void *libc_fn(_Atomic(void *) *cache, const char *name)
 {
     void *f = atomic_load_explicit(cache, memory_order_acquire);
     if (!f) {
@@ -34,7 +34,7 @@ NO_SAN static void *libc_fn(_Atomic(void *) *cache, const char *name)
 static _Atomic(void *) g_dlopen, g_dlmopen, g_dlvsym, g_dlclose;
 
 /* Called by the assembly entries. */
-#define ENTRY_FN NO_SAN __attribute__((visibility("hidden")))
+#define ENTRY_FN DLS_NO_SANITIZE DLS_HIDDEN
 ENTRY_FN void *dls_real_dlopen_fn(void);
 ENTRY_FN void *dls_real_dlmopen_fn(void);
 ENTRY_FN void *dls_real_dlvsym_fn(void);
@@ -93,7 +93,7 @@ typedef int (*dlclose_fn)(void *);
 
 /* The exported dlclose: the binding engine forgets the objects it finished (one may be unloaded
  * and another loaded at its address). */
-__attribute__((visibility("default"))) NO_SAN int dlclose(void *handle)
+DLS_EXPORT DLS_NO_SANITIZE int dlclose(void *handle)
 {
     dlclose_fn f = (dlclose_fn)libc_fn(&g_dlclose, "dlclose");
     if (!f)
@@ -164,11 +164,10 @@ static const void *gadget_for(const void *caller)
     return g;
 }
 
-__attribute__((visibility("hidden"))) void *dls_dlsym_hook(void *handle, const char *name, const void *caller);
-__attribute__((visibility("hidden"))) void *dls_dlvsym_hook(void *handle, const char *name, const char *version,
-                                                            const void *caller);
-__attribute__((visibility("hidden"))) void *dls_dlopen_hook(const char *file, int mode, const void *caller);
-__attribute__((visibility("hidden"))) void *dls_dlmopen_hook(long lmid, const char *file, int mode, const void *caller);
+DLS_HIDDEN void *dls_dlsym_hook(void *handle, const char *name, const void *caller);
+DLS_HIDDEN void *dls_dlvsym_hook(void *handle, const char *name, const char *version, const void *caller);
+DLS_HIDDEN void *dls_dlopen_hook(const char *file, int mode, const void *caller);
+DLS_HIDDEN void *dls_dlmopen_hook(long lmid, const char *file, int mode, const void *caller);
 
 void *dls_dlsym_hook(void *handle, const char *name, const void *caller)
 {

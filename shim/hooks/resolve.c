@@ -1,6 +1,7 @@
 /* Real-function resolution (see resolve.h). */
 #include "resolve.h"
 
+#include "../common/compiler.h"
 #include "loader.h"
 #include "objects.h"
 
@@ -15,7 +16,7 @@
 static _Atomic(dls_dlsym_fn) g_real_dlsym;
 
 /* Not instrumented: the dlsym entry calls it while a sanitizer runtime is still starting. */
-__attribute__((no_sanitize("address", "undefined", "thread"))) dls_dlsym_fn dls_real_dlsym_fn(void)
+DLS_NO_SANITIZE dls_dlsym_fn dls_real_dlsym_fn(void)
 {
     dls_dlsym_fn f = atomic_load_explicit(&g_real_dlsym, memory_order_acquire);
     if (!f) {

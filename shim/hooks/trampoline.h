@@ -32,6 +32,8 @@
 #ifndef DLS_TRAMPOLINE_H
 #define DLS_TRAMPOLINE_H
 
+#include "../common/export.h"
+
 #include <stdint.h>
 
 #define DLS_STUB_SIZE 16
@@ -51,13 +53,13 @@ typedef struct {
 /* Starts of the two stub blocks (DLS_STUB_COUNT stubs each, bindings.h): stub i of the vector
  * form is at dls_stubs + i * DLS_STUB_SIZE, that of the scalar form at dls_stubs_scalar + i *
  * DLS_STUB_SIZE; both use binding i. */
-extern const char dls_stubs[] __attribute__((visibility("hidden")));
-extern const char dls_stubs_scalar[] __attribute__((visibility("hidden")));
+extern const char dls_stubs[] DLS_HIDDEN;
+extern const char dls_stubs_scalar[] DLS_HIDDEN;
 
 /* Called by the trampoline before the real function; returns it (NULL: not found). */
-void *dls_hook_pre(dls_frame *f) __attribute__((visibility("hidden")));
+void *dls_hook_pre(dls_frame *f) DLS_HIDDEN;
 
 /* Called by the trampoline after the real function returned (not after a tail jump). */
-void dls_hook_post(dls_frame *f) __attribute__((visibility("hidden")));
+void dls_hook_post(dls_frame *f) DLS_HIDDEN;
 
 #endif

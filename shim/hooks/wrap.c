@@ -2,6 +2,7 @@
 #include "wrap.h"
 
 #include "../common/config.h"
+#include "../common/export.h"
 #include "../report/log.h"
 #include "../report/nvtx.h"
 #include "../report/summary.h"
@@ -394,10 +395,8 @@ void dls_hook_post(dls_frame *f)
 
 /* Personality routine of the trampoline: a C++ exception (or forced unwind) leaving the real
  * function unwinds the trampoline's frame without running the post-hook; undo its depth count. */
-__attribute__((visibility("hidden"))) _Unwind_Reason_Code dls_tramp_personality(int version, _Unwind_Action actions,
-                                                                                _Unwind_Exception_Class cls,
-                                                                                struct _Unwind_Exception *exc,
-                                                                                struct _Unwind_Context *ctx);
+DLS_HIDDEN _Unwind_Reason_Code dls_tramp_personality(int version, _Unwind_Action actions, _Unwind_Exception_Class cls,
+                                                     struct _Unwind_Exception *exc, struct _Unwind_Context *ctx);
 
 _Unwind_Reason_Code dls_tramp_personality(int version, _Unwind_Action actions, _Unwind_Exception_Class cls,
                                           struct _Unwind_Exception *exc, struct _Unwind_Context *ctx)

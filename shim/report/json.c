@@ -45,11 +45,11 @@ static void first_buffer(struct dls_json_thread *t)
 void dls_json_start(dls_json *j)
 {
     struct dls_json_thread *t = &t_home;
-    DLS_JSON_TLS_ONCE(t);
+    DLS_TLS_ONCE(t);
     j->len = 0;
     j->failed = 0;
-    if (__builtin_expect(!t->busy, 1)) {
-        if (__builtin_expect(!t->buf, 0))
+    if (DLS_LIKELY(!t->busy)) {
+        if (DLS_UNLIKELY(!t->buf))
             first_buffer(t);
         t->busy = 1;
         j->buf = t->buf;
@@ -201,7 +201,7 @@ static const uint64_t g_pow10[20] = {
 };
 
 /* Writes the 8 decimal digits of v (< 10^8, zero padded) at d. */
-static inline __attribute__((always_inline)) void digits8(uint32_t v, char *d)
+static DLS_ALWAYS_INLINE void digits8(uint32_t v, char *d)
 {
     uint32_t hi = v / 10000, lo = v % 10000;
     memcpy(d, g_pairs + 2 * (hi / 100), 2);
@@ -218,7 +218,7 @@ char *dls_json_utoa9(uint32_t v, char *d)
 }
 
 /* dls_json_utoa for v >= 10000 (apart, so that small values need no saved registers). */
-static __attribute__((noinline)) char *utoa_long(uint64_t v, char *d)
+static DLS_NOINLINE char *utoa_long(uint64_t v, char *d)
 {
     unsigned t = (unsigned)(64 - __builtin_clzll(v)) * 1233 >> 12; /* ~log10 from the bit length */
     size_t n = t + (v >= g_pow10[t]);

@@ -13,6 +13,8 @@
 #ifndef DLS_JSON_H
 #define DLS_JSON_H
 
+#include "../common/compiler.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -29,10 +31,6 @@ typedef struct {
                                      heap block (a record built while another is) */
 } dls_json;
 
-/* Keeps the address p of a thread-local object in a register once computed: in a shared library
- * each computation is a call (__tls_get_addr), which the compiler would repeat after calls. */
-#define DLS_JSON_TLS_ONCE(p) __asm__("" : "+r"(p))
-
 /* Starts an empty text in the calling thread's buffer (a heap block when that buffer is taken
  * by a record still being built on this thread). Pair with dls_json_done. */
 void dls_json_start(dls_json *j);
@@ -46,7 +44,7 @@ char *dls_json_grow(dls_json *j, size_t n);
 /* Makes room for n more bytes; returns the write position or NULL (then j is failed). */
 static inline char *dls_json_room(dls_json *j, size_t n)
 {
-    return __builtin_expect(j->len + n <= j->cap, 1) ? j->buf + j->len : dls_json_grow(j, n);
+    return DLS_LIKELY(j->len + n <= j->cap) ? j->buf + j->len : dls_json_grow(j, n);
 }
 
 /* Appends the n bytes of s as they are. */

@@ -390,7 +390,7 @@ void dls_log_begin_n(dls_json *j, const char *ev, size_t n)
     if (!d)
         return;
     head *h = &t_head;
-    DLS_JSON_TLS_ONCE(h);
+    DLS_TLS_ONCE(h);
     memcpy(d, "{\"ev\":\"", 7);
     copy_name(d + 7, ev, n);
     memcpy(d + 7 + n, "\",\"t\":", 6);

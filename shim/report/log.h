@@ -19,6 +19,7 @@
 #ifndef DLS_LOG_H
 #define DLS_LOG_H
 
+#include "../common/compiler.h"
 #include "../common/export.h"
 
 #include "json.h"
@@ -41,7 +42,7 @@ int dls_log_enabled_first(void);
  * opened, two inline loads. */
 static inline int dls_log_enabled(void)
 {
-    if (__builtin_expect(!atomic_load_explicit(&dls_log_ready, memory_order_acquire), 0))
+    if (DLS_UNLIKELY(!atomic_load_explicit(&dls_log_ready, memory_order_acquire)))
         return dls_log_enabled_first();
     return atomic_load_explicit(&dls_log_open, memory_order_acquire);
 }

@@ -1,6 +1,7 @@
 /* Race report formatting and deduplication (see race.h). */
 #include "race.h"
 
+#include "../common/compiler.h"
 #include "../common/ownfd.h"
 #include "log.h"
 #include "summary.h"
@@ -64,7 +65,7 @@ typedef struct {
     size_t len;
 } text;
 
-__attribute__((format(printf, 2, 3))) static void put(text *t, const char *fmt, ...)
+DLS_PRINTF(2, 3) static void put(text *t, const char *fmt, ...)
 {
     if (t->len >= sizeof t->buf - 1)
         return;
