@@ -2,6 +2,7 @@
 #include "resolve.h"
 
 #include "../common/compiler.h"
+#include "../common/map.h"
 #include "loader.h"
 #include "objects.h"
 
@@ -62,30 +63,22 @@ int dls_addr_in_shim(const void *addr)
 
 /* The paths dls_object_path hands out, kept for the process: the loader frees an object's name
  * when it unloads it, and callers keep the path (profile rows, bindings, exchanges). */
-#define PATH_SLOTS 4096
-static const char *g_paths[PATH_SLOTS];
+static const char *g_path_slots[4096];
+static dls_map g_paths = DLS_MAP_OVER(DLS_MAP_STRINGS, g_path_slots);
 static pthread_mutex_t g_paths_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The kept copy of name ("" when the table is full or memory is short). Leaf lock; no loader
  * call. */
 static const char *kept(const char *name)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (const char *c = name; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
     const char *out = "";
     pthread_mutex_lock(&g_paths_lock);
-    for (size_t i = h & (PATH_SLOTS - 1), k = 0; k < PATH_SLOTS / 2; i = (i + 1) & (PATH_SLOTS - 1), k++) {
-        if (!g_paths[i]) {
-            g_paths[i] = strdup(name);
-            out = g_paths[i] ? g_paths[i] : "";
-            break;
-        }
-        if (strcmp(g_paths[i], name) == 0) {
-            out = g_paths[i];
-            break;
-        }
-    }
+    size_t i = dls_map_index(&g_paths, (uintptr_t)name);
+    char *copy;
+    if (dls_map_key_at(&g_paths, i))
+        out = (const char *)dls_map_key_at(&g_paths, i);
+    else if (!dls_map_full(&g_paths) && (copy = strdup(name)) != NULL)
+        out = *(const char **)dls_map_claim(&g_paths, i, (uintptr_t)copy);
     pthread_mutex_unlock(&g_paths_lock);
     return out;
 }
