@@ -21,6 +21,10 @@
 /* A printf-like function: argument `fmt` is the format, the values start at argument `first`. */
 #define DLS_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
 
+/* A type whose objects may be read and written whatever the type of the memory they alias (a
+ * word-by-word copy of a struct). */
+#define DLS_MAY_ALIAS __attribute__((may_alias))
+
 /* A function no sanitizer instruments: it runs while a sanitizer's runtime is still starting
  * (the loader hooks, which the runtime's own dlsym calls reach). */
 #define DLS_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))

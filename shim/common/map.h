@@ -14,10 +14,12 @@
  * slot's address or index is valid only until the next change.
  *
  * Not thread-safe: the owner serializes changes (its lock, or a table filled once before it is
- * published); only dls_map_count may be read without that. Header-only pure C (libc only), no
- * global state. */
+ * published); only dls_map_count may be read without that. Header-only C (libc and compiler.h),
+ * no global state. */
 #ifndef DLS_MAP_H
 #define DLS_MAP_H
+
+#include "compiler.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -84,10 +86,18 @@ static inline size_t dls_map_home(const dls_map *m, uintptr_t key)
     return (size_t)h & (m->cap - 1);
 }
 
-/* 1 when the non-zero keys a and b are the same key. */
+/* 1 when the non-zero keys a and b are the same key. Strings are compared here, not by strcmp:
+ * a probe that calls nothing keeps its state in scratch registers. */
 static inline int dls_map_same(const dls_map *m, uintptr_t a, uintptr_t b)
 {
-    return a == b || (m->kind == DLS_MAP_STRINGS && strcmp((const char *)a, (const char *)b) == 0);
+    if (a == b)
+        return 1;
+    if (m->kind != DLS_MAP_STRINGS)
+        return 0;
+    const char *s = (const char *)a, *t = (const char *)b;
+    while (*s && *s == *t)
+        s++, t++;
+    return *s == *t;
 }
 
 /* The index of the slot holding key, or of the empty slot ending its probe chain (where it would
@@ -138,6 +148,19 @@ static inline void *dls_map_put(dls_map *m, uintptr_t key)
     return dls_map_full(m) ? NULL : dls_map_claim(m, i, key);
 }
 
+/* A word of a slot, which may be read and written whatever the slot's type. */
+typedef uintptr_t DLS_MAY_ALIAS dls_map_word;
+
+/* Copies slot `from` over slot `to` a word at a time (a slot, its key word first, is a whole number
+ * of words), calling nothing. */
+static inline void dls_map_move(const dls_map *m, size_t to, size_t from)
+{
+    dls_map_word *d = dls_map_at(m, to);
+    const dls_map_word *s = dls_map_at(m, from);
+    for (size_t k = 0; k < m->size / sizeof *d; k++)
+        d[k] = s[k];
+}
+
 /* Empties slot i, which holds a key: each later entry of the probe chain whose home does not lie
  * cyclically in (i, j] moves back into the hole, which moves on to where it was, so no chain is
  * cut; the slot left empty at the end has its key cleared (its other bytes stay). */
@@ -147,7 +170,7 @@ static inline void dls_map_remove_at(dls_map *m, size_t i)
     for (size_t j = (i + 1) & mask; dls_map_key_at(m, j); j = (j + 1) & mask) {
         size_t home = dls_map_home(m, dls_map_key_at(m, j));
         if (((j - home) & mask) >= ((j - i) & mask)) {
-            memcpy(dls_map_at(m, i), dls_map_at(m, j), m->size);
+            dls_map_move(m, i, j);
             i = j;
         }
     }
