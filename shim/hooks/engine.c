@@ -10,6 +10,7 @@
 #include "got.h"
 #include "loader.h"
 #include "objects.h"
+#include "profile_file.h"
 #include "pythread.h"
 #include "resolve.h"
 

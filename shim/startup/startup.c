@@ -30,9 +30,9 @@
 #include "../common/ownfd.h"
 #include "../cuda/inject.h"
 #include "../cuda/observer.h"
-#include "../hooks/bindings.h"
 #include "../hooks/engine.h"
 #include "../hooks/loader.h"
+#include "../hooks/profile_file.h"
 #include "../policy/policy.h"
 #include "../report/log.h"
 #include "../report/race.h"
@@ -108,7 +108,7 @@ __attribute__((constructor)) static void dls_start(void)
     atomic_store(&g_own_pid, (int)getpid());
     pthread_atfork(NULL, NULL, after_fork_child);
     dls_run_adopt();
-    dls_bindings_init();
+    dls_profile_file_read();
     dls_suppress_load();
     dls_log_enabled();
     dls_inject_register();

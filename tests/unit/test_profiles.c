@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "common/config.h"
-#include "hooks/bindings.h"
+#include "hooks/profile_file.h"
 #include "hooks/profiles.h"
 #include "test_profile_find.h"
 
