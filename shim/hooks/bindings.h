@@ -13,11 +13,10 @@
 #include "../common/export.h"
 
 #include "profiles.h"
+#include "trampoline.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
-
-#define DLS_STUB_COUNT 256
 
 /* One binding (visible for the inline accessors below; written only by bindings.c). */
 typedef struct {

@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Read by the assembly entries; 0 until dls_loader_hooks_enable. */
-DLS_HIDDEN unsigned char dls_loader_on;
+/* 0 until dls_loader_hooks_enable. */
+static unsigned char g_loader_on;
 
 /* The C library's version of `name` (the current one, else the x86-64 base version). */
 DLS_NO_SANITIZE static void *libc_fn(_Atomic(void *) *cache, const char *name)
@@ -33,7 +33,7 @@ DLS_NO_SANITIZE static void *libc_fn(_Atomic(void *) *cache, const char *name)
 
 static _Atomic(void *) g_dlopen, g_dlmopen, g_dlvsym, g_dlclose;
 
-/* Called by the assembly entries. */
+/* Called by the assembly entries (x86_64/loader.S). */
 #define ENTRY_FN DLS_NO_SANITIZE DLS_HIDDEN
 ENTRY_FN void *dls_real_dlopen_fn(void);
 ENTRY_FN void *dls_real_dlmopen_fn(void);
@@ -64,7 +64,7 @@ void *dls_real_dlvsym_fn(void)
 
 int dls_loader_active(void)
 {
-    return __atomic_load_n(&dls_loader_on, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&g_loader_on, __ATOMIC_ACQUIRE);
 }
 
 int dls_loader_wants(const char *name)
@@ -74,7 +74,7 @@ int dls_loader_wants(const char *name)
 
 void dls_loader_hooks_enable(void)
 {
-    __atomic_store_n(&dls_loader_on, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&g_loader_on, 1, __ATOMIC_RELEASE);
 }
 
 void *dls_real_dlopen(const char *file, int mode)
@@ -120,36 +120,6 @@ int dls_release(void *handle, const void *inside)
     dls_engine_unload_end(!held || !dladdr1(inside, &di, (void **)&at, RTLD_DL_LINKMAP) || at != held);
     return rc;
 }
-
-/* Saves the four argument registers around a call (the stack stays 16-byte aligned). */
-#define SAVE                                                                     \
-    "push %rdi\n.cfi_adjust_cfa_offset 8\npush %rsi\n.cfi_adjust_cfa_offset 8\n" \
-    "push %rdx\n.cfi_adjust_cfa_offset 8\npush %rcx\n.cfi_adjust_cfa_offset 8\n" \
-    "sub $8, %rsp\n.cfi_adjust_cfa_offset 8\n"
-#define RESTORE                                                                      \
-    "add $8, %rsp\n.cfi_adjust_cfa_offset -8\npop %rcx\n.cfi_adjust_cfa_offset -8\n" \
-    "pop %rdx\n.cfi_adjust_cfa_offset -8\npop %rsi\n.cfi_adjust_cfa_offset -8\n"     \
-    "pop %rdi\n.cfi_adjust_cfa_offset -8\n"
-
-/* An entry: `test` decides (eax != 0: take the hook), `setup` prepares its argument (rdi), the
- * hook gets the caller's return address in `ret_reg`; otherwise a tail jump to `real()`. */
-#define ENTRY(name, global, setup, test, ret_reg, hook, real)                             \
-    ".text\n.p2align 4\n" global ".type " name ", @function\n" name ":\n.cfi_startproc\n" \
-    "endbr64\n" SAVE setup "call " test "\n"                                              \
-    "test %eax, %eax\n"                                                                   \
-    "jz 1f\n" RESTORE "mov (%rsp), " ret_reg "\n"                                         \
-    "jmp " hook "\n"                                                                      \
-    ".cfi_adjust_cfa_offset 40\n"                                                         \
-    "1:\ncall " real "\n" RESTORE "test %rax, %rax\n"                                     \
-    "jz 2f\njmp *%rax\n2:\nret\n.cfi_endproc\n.size " name ", .-" name "\n"
-
-__asm__(ENTRY("dlsym", ".globl dlsym\n", "mov %rsi, %rdi\n", "dls_loader_wants", "%rdx", "dls_dlsym_hook",
-              "dls_real_dlsym_fn") ENTRY("dls_dlvsym_entry", ".globl dls_dlvsym_entry\n.hidden dls_dlvsym_entry\n",
-                                         "mov %rsi, %rdi\n", "dls_loader_wants", "%rcx", "dls_dlvsym_hook",
-                                         "dls_real_dlvsym_fn")
-            ENTRY("dlopen", ".globl dlopen\n", "", "dls_loader_active", "%rdx", "dls_dlopen_hook", "dls_real_dlopen_fn")
-                ENTRY("dlmopen", ".globl dlmopen\n", "", "dls_loader_active", "%rcx", "dls_dlmopen_hook",
-                      "dls_real_dlmopen_fn"));
 
 /* The gadget standing for `caller`, warning once when there is none (the call is then made
  * from the shim, which changes RTLD_DEFAULT, RUNPATH and namespace for that caller). */
