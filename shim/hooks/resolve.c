@@ -29,7 +29,8 @@ DLS_NO_SANITIZE dls_dlsym_fn dls_real_dlsym_fn(void)
     return f;
 }
 
-void *dls_real_dlsym(void *handle, const char *name)
+/* Calls the real dlsym; NULL when it is unavailable or the name is not found. */
+static void *real_dlsym(void *handle, const char *name)
 {
     dls_dlsym_fn f = dls_real_dlsym_fn();
     return f ? f(handle, name) : NULL;
@@ -97,7 +98,7 @@ static void *search(const dls_object_list *l, const char *name, const char **lib
         void *h = dls_real_dlopen(l->v[i].name, RTLD_LAZY | RTLD_NOLOAD);
         if (!h)
             continue;
-        void *f = dls_real_dlsym(h, name);
+        void *f = real_dlsym(h, name);
         dls_release(h, l->v[i].phdr);
         if (f && !dls_addr_in_shim(f)) {
             *lib = dls_object_path(f);
@@ -109,7 +110,7 @@ static void *search(const dls_object_list *l, const char *name, const char **lib
 
 void *dls_resolve(const char *name, const char **lib, unsigned long long *adds)
 {
-    void *f = dls_real_dlsym(RTLD_NEXT, name);
+    void *f = real_dlsym(RTLD_NEXT, name);
     if (f && !dls_addr_in_shim(f)) {
         *lib = dls_object_path(f);
         return f;
