@@ -6,6 +6,7 @@
 #include "capsule_rows.h"
 #include "exchange.h"
 #include "exchange_api.h"
+#include "loader.h"
 #include "resolve.h"
 #include "wrap.h"
 

@@ -18,7 +18,8 @@
 /* 0 until dls_loader_hooks_enable. */
 static unsigned char g_loader_on;
 
-/* The C library's version of `name` (the current one, else the x86-64 base version). */
+/* The C library's version of `name` (the current one, else the x86-64 base version), looked up
+ * once into *cache. */
 DLS_NO_SANITIZE static void *libc_fn(_Atomic(void *) *cache, const char *name)
 {
     void *f = atomic_load_explicit(cache, memory_order_acquire);
@@ -31,7 +32,7 @@ DLS_NO_SANITIZE static void *libc_fn(_Atomic(void *) *cache, const char *name)
     return f;
 }
 
-static _Atomic(void *) g_dlopen, g_dlmopen, g_dlvsym, g_dlclose;
+static _Atomic(void *) g_dlsym, g_dlopen, g_dlmopen, g_dlclose;
 
 /* Called by the assembly entries (x86_64/loader.S). */
 #define ENTRY_FN DLS_NO_SANITIZE DLS_HIDDEN
@@ -40,6 +41,11 @@ ENTRY_FN void *dls_real_dlmopen_fn(void);
 ENTRY_FN void *dls_real_dlvsym_fn(void);
 ENTRY_FN int dls_loader_wants(const char *name);
 ENTRY_FN int dls_loader_active(void);
+
+DLS_NO_SANITIZE dls_dlsym_fn dls_real_dlsym_fn(void)
+{
+    return (dls_dlsym_fn)libc_fn(&g_dlsym, "dlsym");
+}
 
 void *dls_real_dlopen_fn(void)
 {
@@ -53,13 +59,7 @@ void *dls_real_dlmopen_fn(void)
 
 void *dls_real_dlvsym_fn(void)
 {
-    /* dlvsym itself: the shim does not export it, so RTLD_NEXT finds the C library's. */
-    void *f = atomic_load_explicit(&g_dlvsym, memory_order_acquire);
-    if (!f) {
-        f = (void *)dlvsym;
-        atomic_store_explicit(&g_dlvsym, f, memory_order_release);
-    }
-    return f;
+    return (void *)dlvsym; /* the shim does not export dlvsym: this is the C library's */
 }
 
 int dls_loader_active(void)

@@ -5,6 +5,7 @@
 #include "../report/pyframes.h"
 
 #include "caller.h"
+#include "loader.h"
 #include "resolve.h"
 
 #include <dlfcn.h>

@@ -1,7 +1,6 @@
 /* Real-function resolution (see resolve.h). */
 #include "resolve.h"
 
-#include "../common/compiler.h"
 #include "../common/map.h"
 #include "loader.h"
 #include "objects.h"
@@ -13,21 +12,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-static _Atomic(dls_dlsym_fn) g_real_dlsym;
-
-/* Not instrumented: the dlsym entry calls it while a sanitizer runtime is still starting. */
-DLS_NO_SANITIZE dls_dlsym_fn dls_real_dlsym_fn(void)
-{
-    dls_dlsym_fn f = atomic_load_explicit(&g_real_dlsym, memory_order_acquire);
-    if (!f) {
-        f = (dls_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-        if (!f)
-            f = (dls_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-        atomic_store_explicit(&g_real_dlsym, f, memory_order_release);
-    }
-    return f;
-}
 
 /* Calls the real dlsym; NULL when it is unavailable or the name is not found. */
 static void *real_dlsym(void *handle, const char *name)
