@@ -7,6 +7,7 @@
 #include "exchange.h"
 #include "exchange_api.h"
 #include "loader.h"
+#include "pythons.h"
 #include "resolve.h"
 #include "wrap.h"
 
@@ -20,17 +21,13 @@ typedef void *(*capsule_new_fn)(void *pointer, const char *name, void *destructo
 typedef int (*capsule_set_name_fn)(void *capsule, const char *name);
 typedef void *(*capsule_get_pointer_fn)(void *capsule, const char *name);
 
-/* The real capsule functions of one libpython (one object defining them: a process may hold
- * several, one per dlmopen namespace). Each has its own set of hook entries, since the hooks
- * carry no context. */
-#define PYTHONS 4
-
+/* The real capsule functions of one object defining them (pythons.h numbers them): each has
+ * its own set of hook entries, since the hooks carry no context. */
 typedef struct {
-    _Atomic(uintptr_t) base;                       /* load address of the defining object; 0: free */
     _Atomic(void *) new_fn, set_name, get_pointer; /* capsule_new_fn, capsule_set_name_fn, ... */
 } python_fns;
 
-static python_fns g_py[PYTHONS];
+static python_fns g_py[DLS_PYTHONS];
 atomic_int dls_capsule_bound;
 
 /* 1 for "dltensor", 2 for "dltensor_versioned", after "used_" when `used`; 0 otherwise. It runs
@@ -171,32 +168,24 @@ PYTHON_ENTRIES(1)
 PYTHON_ENTRIES(2)
 PYTHON_ENTRIES(3)
 
-static void *const g_new_entries[PYTHONS] = {(void *)capsule_new_0, (void *)capsule_new_1, (void *)capsule_new_2,
-                                             (void *)capsule_new_3};
-static void *const g_get_pointer_entries[PYTHONS] = {(void *)capsule_get_pointer_0, (void *)capsule_get_pointer_1,
-                                                     (void *)capsule_get_pointer_2, (void *)capsule_get_pointer_3};
-static void *const g_set_name_entries[PYTHONS] = {(void *)capsule_set_name_0, (void *)capsule_set_name_1,
-                                                  (void *)capsule_set_name_2, (void *)capsule_set_name_3};
+static void *const g_new_entries[DLS_PYTHONS] = {(void *)capsule_new_0, (void *)capsule_new_1, (void *)capsule_new_2,
+                                                 (void *)capsule_new_3};
+static void *const g_get_pointer_entries[DLS_PYTHONS] = {(void *)capsule_get_pointer_0, (void *)capsule_get_pointer_1,
+                                                         (void *)capsule_get_pointer_2, (void *)capsule_get_pointer_3};
+static void *const g_set_name_entries[DLS_PYTHONS] = {(void *)capsule_set_name_0, (void *)capsule_set_name_1,
+                                                      (void *)capsule_set_name_2, (void *)capsule_set_name_3};
 
-/* Index of the instance of the object defining `real`, claimed on first use (an object loaded
- * later at a freed instance's address takes it over: the functions are stored again at each
- * binding), with `real` stored in its member at offset `member`; -1 when every instance stands
- * for another object. */
+/* The number of the object defining `real` (pythons.h), with `real` stored in that object's
+ * member at offset `member` (again at each binding: a new object may have the address of an
+ * unloaded one); -1 when every number stands for another object. */
 static int claim(void *real, size_t member)
 {
-    Dl_info di;
-    if (!dladdr(real, &di) || !di.dli_fbase)
+    int k = dls_python_of(real, NULL);
+    if (k < 0)
         return -1;
-    uintptr_t base = (uintptr_t)di.dli_fbase;
-    for (int k = 0; k < PYTHONS; k++) {
-        uintptr_t b = atomic_load_explicit(&g_py[k].base, memory_order_acquire);
-        if (b == base || (!b && (atomic_compare_exchange_strong(&g_py[k].base, &b, base) || b == base))) {
-            atomic_store(&dls_capsule_bound, 1);
-            atomic_store_explicit((_Atomic(void *) *)((char *)&g_py[k] + member), real, memory_order_release);
-            return k;
-        }
-    }
-    return -1;
+    atomic_store(&dls_capsule_bound, 1);
+    atomic_store_explicit((_Atomic(void *) *)((char *)&g_py[k] + member), real, memory_order_release);
+    return k;
 }
 
 static void *new_entry(void *real)
