@@ -22,7 +22,7 @@ const char *dls_device_type_name(int32_t type)
 static void append(char *buf, size_t n, size_t *k, const char *s, long num)
 {
     char digits[20];
-    size_t nd = num >= 0 ? (size_t)(dls_json_utoa((uint64_t)num, digits) - digits) : 0;
+    size_t nd = num >= 0 ? (size_t)(dls_rec_utoa((uint64_t)num, digits) - digits) : 0;
     for (; *s && *k + 1 < n; s++)
         buf[(*k)++] = *s;
     for (size_t i = 0; i < nd && *k + 1 < n; i++)

@@ -93,17 +93,17 @@ static void pool_put(CUevent e, const dls_pol_stream *w)
 }
 
 /* `"key": {"id", "handle", "kind"}` of st, or null. */
-static void stream_json(dls_json *j, const char *key, const dls_pol_stream *st)
+static void stream_json(dls_rec *j, const char *key, const dls_pol_stream *st)
 {
     if (!st) {
-        dls_json_raw(j, key, "null");
+        dls_rec_raw(j, key, "null");
         return;
     }
-    dls_json_object(j, key);
-    dls_json_u64(j, "id", st->id);
-    dls_json_hex(j, "handle", st->handle);
-    dls_json_str(j, "kind", dls_cuda_stream_kind_name(st->kind));
-    dls_json_close(j, '}');
+    dls_rec_object(j, key);
+    dls_rec_u64(j, "id", st->id);
+    dls_rec_hex(j, "handle", st->handle);
+    dls_rec_str(j, "kind", dls_cuda_stream_kind_name(st->kind));
+    dls_rec_close(j, '}');
 }
 
 static void log_inject(const dls_pol_order *o, const char *what, int host)
@@ -117,13 +117,13 @@ static void log_inject(const dls_pol_order *o, const char *what, int host)
     }
     if (!dls_log_enabled())
         return;
-    dls_json j;
+    dls_rec j;
     dls_log_begin(&j, "inject");
-    dls_json_u64(&j, "xid", o->xid);
-    dls_json_str(&j, "what", what);
+    dls_rec_u64(&j, "xid", o->xid);
+    dls_rec_str(&j, "what", what);
     stream_json(&j, "from", o->from);
     stream_json(&j, "to", host ? NULL : o->to);
-    dls_json_str(&j, "reason", o->why);
+    dls_rec_str(&j, "reason", o->why);
     dls_log_write(&j);
 }
 
@@ -132,10 +132,10 @@ void dls_pol_log_fallback(const char *reason, const char *detail)
     dls_summary_add(DLS_COUNT_FALLBACKS, 1);
     if (!dls_log_enabled())
         return;
-    dls_json j;
+    dls_rec j;
     dls_log_begin(&j, "fallback");
-    dls_json_str(&j, "reason", reason);
-    dls_json_str(&j, "detail", detail);
+    dls_rec_str(&j, "reason", reason);
+    dls_rec_str(&j, "detail", detail);
     dls_log_write(&j);
 }
 

@@ -69,10 +69,10 @@ static void stay_second(const char *active, const char *self)
                   "stays inert",
                   self[0] ? self : "?", active);
     if (dls_run_has_manifest()) {
-        dls_json j;
+        dls_rec j;
         dls_run_begin(&j, "inert");
-        dls_json_str(&j, "self", self);
-        dls_json_str(&j, "active", active);
+        dls_rec_str(&j, "self", self);
+        dls_rec_str(&j, "active", active);
         dls_run_append(&j);
     }
     dls_config_make_inert();
