@@ -70,10 +70,16 @@ include $(sort $(wildcard */module.mk */*/module.mk))
 
 all: $(ALL)
 
-# Generic compile rule: $(B)/obj/<source path>.o from <source path>.c.
+# Generic compile rules: $(B)/obj/<source path>.o from <source path>.c, or from an assembly
+# file <source path>.S (run through the C preprocessor, so it may include a header's constants).
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) -c $< -o $@
+
+$(B)/obj/%.o: %.S
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  AS      $<")
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) -c $< -o $@
 
 deps:

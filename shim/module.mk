@@ -1,11 +1,13 @@
-# libdlsync.so: every C file under shim/<area>/ goes into the library. The same objects but the
+# libdlsync.so: every C file under shim/<area>/, and every assembly file under an area's
+# architecture folder (shim/<area>/x86_64/), goes into the library. The same objects but the
 # start-up's are also archived (libdlsync_internal.a) so unit tests can call internal functions
 # directly: the start-up's constructor and its _exit must never enter a test program.
 # -z nodelete: a program that dlopens the library and dlcloses it while tensors still carry the
 # shim's deleter (or a CUPTI callback or thread-exit handler still points into it) must not
 # find the code unmapped.
 SHIM_SRCS := $(sort $(wildcard shim/*/*.c))
-SHIM_OBJS := $(SHIM_SRCS:%.c=$(B)/obj/%.o)
+SHIM_ASM  := $(sort $(wildcard shim/*/x86_64/*.S))
+SHIM_OBJS := $(SHIM_SRCS:%.c=$(B)/obj/%.o) $(SHIM_ASM:%.S=$(B)/obj/%.o)
 SHIM_LIB  := $(B)/lib/libdlsync.so
 SHIM_AR   := $(B)/lib/libdlsync_internal.a
 SHIM_LIBS := -lpthread -ldl

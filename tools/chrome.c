@@ -23,19 +23,19 @@ static void sep(writer *w)
     w->first = 0;
 }
 
-static long long rec_int(const dls_json *obj, const char *key, long long dflt)
+static long long rec_int(const dlt_json_value *obj, const char *key, long long dflt)
 {
     long long v;
     return dls_json_get_int(obj, key, &v) ? v : dflt;
 }
 
-static void write_ts(writer *w, const dls_json *rec)
+static void write_ts(writer *w, const dlt_json_value *rec)
 {
     long long t = rec_int(rec, "t", w->t0) - w->t0;
     fprintf(w->out, "\"ts\":%lld.%03lld", t / 1000, (t < 0 ? -t : t) % 1000);
 }
 
-static void name_process(writer *w, long long pid, const dls_json *start)
+static void name_process(writer *w, long long pid, const dlt_json_value *start)
 {
     char key[32];
     snprintf(key, sizeof key, "%lld", pid);
@@ -83,7 +83,7 @@ static void name_track(writer *w, long long pid, long long tid, const char *name
 }
 
 /* The track of a host thread of a record. */
-static long long thread_track(writer *w, const dls_json *rec, long long pid)
+static long long thread_track(writer *w, const dlt_json_value *rec, long long pid)
 {
     long long tid = rec_int(rec, "tid", 0);
     char name[64];
@@ -93,7 +93,7 @@ static long long thread_track(writer *w, const dls_json *rec, long long pid)
 }
 
 /* The track of a log stream object, or -1 when stream is not an object with an integer id. */
-static long long stream_track(writer *w, const dls_json *stream, long long pid)
+static long long stream_track(writer *w, const dlt_json_value *stream, long long pid)
 {
     long long id;
     if (!stream || stream->type != DLS_JSON_OBJECT || !dls_json_get_int(stream, "id", &id) || id < 0)
@@ -120,7 +120,8 @@ static void instant(writer *w, const dls_log_record *r, long long pid, long long
 }
 
 /* Writes one flow endpoint: ph 's' (start) or 'f' (finish, bound to the enclosing event). */
-static void flow(writer *w, char ph, long long id, const char *cat, long long pid, long long tid, const dls_json *at)
+static void flow(writer *w, char ph, long long id, const char *cat, long long pid, long long tid,
+                 const dlt_json_value *at)
 {
     sep(w);
     fprintf(w->out, "{\"ph\":\"%c\",\"id\":%lld,\"cat\":\"%s\",\"name\":\"%s\",\"pid\":%lld,\"tid\":%lld,%s", ph, id,
@@ -152,7 +153,7 @@ static void exchange_event(writer *w, const dls_log_set *set, size_t i, const si
 static void ordering_event(writer *w, const dls_log_record *r, int is_race)
 {
     long long pid = rec_int(r->obj, "pid", 0);
-    const dls_json *from, *to;
+    const dlt_json_value *from, *to;
     char name[256], xid[32];
     dls_scalar_text(r->obj, "xid", xid, sizeof xid);
     if (is_race) {

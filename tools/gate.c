@@ -31,7 +31,7 @@ typedef struct {
     int oom;
 } state;
 
-static long long get_int(const dls_json *o, const char *key)
+static long long get_int(const dlt_json_value *o, const char *key)
 {
     long long v = 0;
     return dls_json_get_int(o, key, &v) ? v : 0;
@@ -53,7 +53,7 @@ static void first_reason(char **slot, const char *fmt, const char *a, const char
 }
 
 /* The process of a manifest line or start record, made when new; NULL when memory runs out. */
-static proc *proc_of(state *s, const dls_json *o)
+static proc *proc_of(state *s, const dlt_json_value *o)
 {
     long long pid = get_int(o, "pid");
     unsigned long long start = (unsigned long long)get_int(o, "proc_start");
@@ -119,7 +119,7 @@ static int manifest_line(dls_log_record *r, void *ctx)
         set_log(s, p, dls_json_get_str(r->obj, "log"));
         if (log_error)
             first_reason(&p->problem, "its log was lost: %s%s", log_error, "");
-        const dls_json *checked = dls_json_get(r->obj, "checked");
+        const dlt_json_value *checked = dls_json_get(r->obj, "checked");
         if (checked && checked->type == DLS_JSON_BOOL) {
             p->checked = checked->boolean;
             free(p->why);
@@ -131,7 +131,7 @@ static int manifest_line(dls_log_record *r, void *ctx)
         p->injected += get_int(r->obj, "injected");
         p->fallbacks += get_int(r->obj, "fallbacks");
     } else if (strcmp(r->ev, "exec") == 0) {
-        const dls_json *spawn = dls_json_get(r->obj, "spawn");
+        const dlt_json_value *spawn = dls_json_get(r->obj, "spawn");
         int spawned = spawn && spawn->type == DLS_JSON_BOOL && spawn->boolean;
         char text[4096], se[1024], sp[1024], sw[1024];
         dls_text_escape(dls_json_get_str(r->obj, "path"), sp, sizeof sp);

@@ -35,9 +35,9 @@ static void skip_ws(parser *p)
     }
 }
 
-static dls_json *node(parser *p, dls_json_type t)
+static dlt_json_value *node(parser *p, dls_json_type t)
 {
-    dls_json *v = calloc(1, sizeof *v);
+    dlt_json_value *v = calloc(1, sizeof *v);
     if (!v)
         fail(p, "out of memory");
     else
@@ -229,13 +229,13 @@ out:
     return NULL;
 }
 
-static dls_json *parse_value(parser *p, int depth);
+static dlt_json_value *parse_value(parser *p, int depth);
 
-static int push_item(parser *p, dls_json *v, dls_json *item, char *key)
+static int push_item(parser *p, dlt_json_value *v, dlt_json_value *item, char *key)
 {
     if ((v->len & (v->len - 1)) == 0) { /* grow at powers of two */
         size_t cap = v->len ? v->len * 2 : 4;
-        dls_json **items = realloc(v->items, cap * sizeof *items);
+        dlt_json_value **items = realloc(v->items, cap * sizeof *items);
         if (!items) {
             fail(p, "out of memory");
             return -1;
@@ -257,9 +257,9 @@ static int push_item(parser *p, dls_json *v, dls_json *item, char *key)
     return 0;
 }
 
-static dls_json *parse_container(parser *p, int depth, int is_object)
+static dlt_json_value *parse_container(parser *p, int depth, int is_object)
 {
-    dls_json *v = node(p, is_object ? DLS_JSON_OBJECT : DLS_JSON_ARRAY);
+    dlt_json_value *v = node(p, is_object ? DLS_JSON_OBJECT : DLS_JSON_ARRAY);
     if (!v)
         return NULL;
     char close = is_object ? '}' : ']';
@@ -289,7 +289,7 @@ static dls_json *parse_container(parser *p, int depth, int is_object)
             }
             p->pos++;
         }
-        dls_json *item = parse_value(p, depth + 1);
+        dlt_json_value *item = parse_value(p, depth + 1);
         if (!item || push_item(p, v, item, key) != 0) {
             dls_json_free(item);
             free(key);
@@ -313,7 +313,7 @@ static dls_json *parse_container(parser *p, int depth, int is_object)
     return NULL;
 }
 
-static dls_json *parse_number(parser *p)
+static dlt_json_value *parse_number(parser *p)
 {
     size_t start = p->pos;
     int integer = 1;
@@ -365,7 +365,7 @@ static dls_json *parse_number(parser *p)
         fail(p, "number out of range");
         return NULL;
     }
-    dls_json *v = node(p, DLS_JSON_NUMBER);
+    dlt_json_value *v = node(p, DLS_JSON_NUMBER);
     if (!v)
         return NULL;
     v->num = num;
@@ -380,7 +380,7 @@ static dls_json *parse_number(parser *p)
     return v;
 }
 
-static dls_json *parse_literal(parser *p, const char *word, dls_json_type t, int b)
+static dlt_json_value *parse_literal(parser *p, const char *word, dls_json_type t, int b)
 {
     size_t wl = strlen(word);
     if (p->n - p->pos < wl || memcmp(p->s + p->pos, word, wl) != 0) {
@@ -389,13 +389,13 @@ static dls_json *parse_literal(parser *p, const char *word, dls_json_type t, int
         return NULL;
     }
     p->pos += wl;
-    dls_json *v = node(p, t);
+    dlt_json_value *v = node(p, t);
     if (v)
         v->boolean = b;
     return v;
 }
 
-static dls_json *parse_value(parser *p, int depth)
+static dlt_json_value *parse_value(parser *p, int depth)
 {
     if (depth > DLS_JSON_MAX_DEPTH) {
         fail(p, "nested too deeply");
@@ -412,7 +412,7 @@ static dls_json *parse_value(parser *p, int depth)
     case '[':
         return parse_container(p, depth, 0);
     case '"': {
-        dls_json *v = node(p, DLS_JSON_STRING);
+        dlt_json_value *v = node(p, DLS_JSON_STRING);
         if (!v)
             return NULL;
         v->str = parse_string_raw(p, &v->len);
@@ -433,10 +433,10 @@ static dls_json *parse_value(parser *p, int depth)
     }
 }
 
-dls_json *dls_json_parse(const char *text, size_t len, dls_json_error *err)
+dlt_json_value *dls_json_parse(const char *text, size_t len, dls_json_error *err)
 {
     parser p = {.s = text, .n = len, .err = err};
-    dls_json *v = parse_value(&p, 0);
+    dlt_json_value *v = parse_value(&p, 0);
     if (v) {
         skip_ws(&p);
         if (p.pos != p.n) {
@@ -448,7 +448,7 @@ dls_json *dls_json_parse(const char *text, size_t len, dls_json_error *err)
     return v;
 }
 
-void dls_json_free(dls_json *v)
+void dls_json_free(dlt_json_value *v)
 {
     if (!v)
         return;
@@ -463,7 +463,7 @@ void dls_json_free(dls_json *v)
     free(v);
 }
 
-const dls_json *dls_json_get(const dls_json *obj, const char *key)
+const dlt_json_value *dls_json_get(const dlt_json_value *obj, const char *key)
 {
     if (!obj || obj->type != DLS_JSON_OBJECT)
         return NULL;
@@ -473,15 +473,15 @@ const dls_json *dls_json_get(const dls_json *obj, const char *key)
     return NULL;
 }
 
-const char *dls_json_get_str(const dls_json *obj, const char *key)
+const char *dls_json_get_str(const dlt_json_value *obj, const char *key)
 {
-    const dls_json *v = dls_json_get(obj, key);
+    const dlt_json_value *v = dls_json_get(obj, key);
     return v && v->type == DLS_JSON_STRING ? v->str : NULL;
 }
 
-int dls_json_get_int(const dls_json *obj, const char *key, long long *out)
+int dls_json_get_int(const dlt_json_value *obj, const char *key, long long *out)
 {
-    const dls_json *v = dls_json_get(obj, key);
+    const dlt_json_value *v = dls_json_get(obj, key);
     if (!v || v->type != DLS_JSON_NUMBER || !v->is_int)
         return 0;
     *out = v->ival;
@@ -559,7 +559,7 @@ void dls_json_write_str(FILE *f, const char *s)
     putc('"', f);
 }
 
-void dls_json_write(FILE *f, const dls_json *v)
+void dls_json_write(FILE *f, const dlt_json_value *v)
 {
     if (!v) {
         fputs("null", f);

@@ -1,6 +1,6 @@
 /* A small, strict JSON reader for the dlsync command (RFC 8259, UTF-8).
  *
- * Parses one text into a tree of dls_json nodes. Every failure is reported with the byte offset
+ * Parses one text into a tree of dlt_json_value nodes. Every failure is reported with the byte offset
  * and a reason; nothing here aborts, and nesting deeper than DLS_JSON_MAX_DEPTH is refused so
  * hostile input cannot exhaust the stack. Numbers keep their exact integer value when they are
  * integers that fit in 64 bits (log timestamps are nanoseconds since the epoch). */
@@ -21,17 +21,17 @@ typedef enum {
     DLS_JSON_OBJECT,
 } dls_json_type;
 
-typedef struct dls_json dls_json;
-struct dls_json {
+typedef struct dlt_json_value dlt_json_value;
+struct dlt_json_value {
     dls_json_type type;
-    int boolean;      /* BOOL */
-    double num;       /* NUMBER */
-    long long ival;   /* NUMBER, valid when is_int */
-    int is_int;       /* NUMBER written as an integer that fits in long long */
-    char *str;        /* STRING: decoded, NUL-terminated (may contain NUL when len says so) */
-    size_t len;       /* STRING: byte length; ARRAY / OBJECT: number of items */
-    dls_json **items; /* ARRAY / OBJECT: the values */
-    char **keys;      /* OBJECT: the keys, decoded, parallel to items */
+    int boolean;            /* BOOL */
+    double num;             /* NUMBER */
+    long long ival;         /* NUMBER, valid when is_int */
+    int is_int;             /* NUMBER written as an integer that fits in long long */
+    char *str;              /* STRING: decoded, NUL-terminated (may contain NUL when len says so) */
+    size_t len;             /* STRING: byte length; ARRAY / OBJECT: number of items */
+    dlt_json_value **items; /* ARRAY / OBJECT: the values */
+    char **keys;            /* OBJECT: the keys, decoded, parallel to items */
 };
 
 typedef struct {
@@ -41,26 +41,26 @@ typedef struct {
 
 /* Parses text[0..len) as exactly one JSON value with optional surrounding whitespace. Returns
  * the tree (free with dls_json_free), or NULL with *err filled (err may be NULL). */
-dls_json *dls_json_parse(const char *text, size_t len, dls_json_error *err);
+dlt_json_value *dls_json_parse(const char *text, size_t len, dls_json_error *err);
 
 /* Frees a tree returned by dls_json_parse; NULL is fine. */
-void dls_json_free(dls_json *v);
+void dls_json_free(dlt_json_value *v);
 
 /* The value of `key` in object `obj` (the last one when a key repeats), or NULL when obj is
  * NULL, not an object, or has no such key. */
-const dls_json *dls_json_get(const dls_json *obj, const char *key);
+const dlt_json_value *dls_json_get(const dlt_json_value *obj, const char *key);
 
 /* The string value of `key` in obj, or NULL when absent or not a string. */
-const char *dls_json_get_str(const dls_json *obj, const char *key);
+const char *dls_json_get_str(const dlt_json_value *obj, const char *key);
 
 /* Stores the integer value of `key` in obj into *out and returns 1; returns 0 (and leaves *out)
  * when absent, not a number, or not an integer. */
-int dls_json_get_int(const dls_json *obj, const char *key, long long *out);
+int dls_json_get_int(const dlt_json_value *obj, const char *key, long long *out);
 
 /* Writes s as a JSON string literal (with quotes and escapes) to f. NULL writes null. */
 void dls_json_write_str(FILE *f, const char *s);
 
 /* Writes the tree v back as compact JSON to f (NULL writes null). */
-void dls_json_write(FILE *f, const dls_json *v);
+void dls_json_write(FILE *f, const dlt_json_value *v);
 
 #endif

@@ -120,7 +120,7 @@ int dls_log_scan(const char *path, const dls_log_scan_opts *o, dls_log_visit vis
         if (good && !wanted(buf + start, len - start, o->kinds))
             continue;
         dls_json_error err;
-        dls_json *obj = dls_json_parse(buf + start, len - start, &err);
+        dlt_json_value *obj = dls_json_parse(buf + start, len - start, &err);
         const char *ev = obj ? dls_json_get_str(obj, "ev") : NULL;
         if (!ev) {
             char what[192];

@@ -22,10 +22,10 @@
 #define DLS_LOG_MAX_DAMAGED 20      /* damaged lines in one file before it is not a log */
 
 typedef struct {
-    const char *file; /* path as given (borrowed: must outlive the set) */
-    long line;        /* 1-based line number */
-    dls_json *obj;    /* the parsed object; owned by the set */
-    const char *ev;   /* its "ev" value, never NULL */
+    const char *file;    /* path as given (borrowed: must outlive the set) */
+    long line;           /* 1-based line number */
+    dlt_json_value *obj; /* the parsed object; owned by the set */
+    const char *ev;      /* its "ev" value, never NULL */
 } dls_log_record;
 
 typedef struct {

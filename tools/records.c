@@ -51,9 +51,9 @@ size_t *dls_match_exchanges(const dls_log_set *set)
     return match;
 }
 
-const char *dls_scalar_text(const dls_json *obj, const char *key, char *buf, size_t n)
+const char *dls_scalar_text(const dlt_json_value *obj, const char *key, char *buf, size_t n)
 {
-    const dls_json *v = dls_json_get(obj, key);
+    const dlt_json_value *v = dls_json_get(obj, key);
     if (!v)
         snprintf(buf, n, "?");
     else if (v->type == DLS_JSON_STRING)
@@ -69,7 +69,7 @@ const char *dls_scalar_text(const dls_json *obj, const char *key, char *buf, siz
     return buf;
 }
 
-const char *dls_device_text(const dls_json *device, char *buf, size_t n)
+const char *dls_device_text(const dlt_json_value *device, char *buf, size_t n)
 {
     char t[48], id[24];
     if (!device || device->type != DLS_JSON_OBJECT)
@@ -80,7 +80,7 @@ const char *dls_device_text(const dls_json *device, char *buf, size_t n)
     return buf;
 }
 
-const char *dls_stream_text(const dls_json *stream, char *buf, size_t n)
+const char *dls_stream_text(const dlt_json_value *stream, char *buf, size_t n)
 {
     char id[24], kind[32], dev[24];
     if (!stream || stream->type != DLS_JSON_OBJECT)

@@ -17,14 +17,14 @@ size_t *dls_match_exchanges(const dls_log_set *set);
 
 /* Writes a scalar JSON value (string, integer, other number, bool) of `key` in obj as text
  * into buf; "?" when absent or not a scalar. Returns buf. */
-const char *dls_scalar_text(const dls_json *obj, const char *key, char *buf, size_t n);
+const char *dls_scalar_text(const dlt_json_value *obj, const char *key, char *buf, size_t n);
 
 /* Writes "type:id" for a log device object ({"type": "cuda", "id": 0}) into buf, "?" parts for
  * what is missing. Returns buf. */
-const char *dls_device_text(const dls_json *device, char *buf, size_t n);
+const char *dls_device_text(const dlt_json_value *device, char *buf, size_t n);
 
 /* Writes a short description of a log stream object ("stream 3 (non-blocking, dev 0)") into
  * buf; "host" when stream is NULL or JSON null. Returns buf. */
-const char *dls_stream_text(const dls_json *stream, char *buf, size_t n);
+const char *dls_stream_text(const dlt_json_value *stream, char *buf, size_t n);
 
 #endif

@@ -63,7 +63,7 @@ static const char *or_unknown(const char *s)
 static int add_pair(analysis *a, const dls_log_record *exp, const dls_log_record *imp, size_t idx)
 {
     char key[512], dev[64];
-    const dls_json *device = dls_json_get(exp ? exp->obj : imp->obj, "device");
+    const dlt_json_value *device = dls_json_get(exp ? exp->obj : imp->obj, "device");
     if (!device || device->type != DLS_JSON_OBJECT)
         device = imp ? dls_json_get(imp->obj, "device") : NULL;
     snprintf(key, sizeof key, "%s -> %s\t%s", exp ? or_unknown(dls_json_get_str(exp->obj, "framework")) : "(not seen)",
@@ -186,7 +186,7 @@ static int check_state(const dls_log_set *set, const analysis *a, const dls_tall
         snprintf(why, n, "no summary record: the process was killed, ended through exec, or was still running");
         return 0;
     }
-    const dls_json *sum = set->recs[s->first].obj, *checked = dls_json_get(sum, "checked");
+    const dlt_json_value *sum = set->recs[s->first].obj, *checked = dls_json_get(sum, "checked");
     if (checked && checked->type == DLS_JSON_BOOL) {
         const char *w = dls_json_get_str(sum, "why");
         snprintf(why, n, "%s", w ? w : "not checked");
@@ -202,7 +202,7 @@ static int check_state(const dls_log_set *set, const analysis *a, const dls_tall
     return 1;
 }
 
-int dls_summary_count(const dls_log_set *set, dls_summary_counts *c)
+int dls_summary_count(const dls_log_set *set, dlt_summary_counts *c)
 {
     analysis a;
     if (analyse(set, &a) != 0)
@@ -236,7 +236,7 @@ static void print_processes(const dls_log_set *set, const analysis *a, dls_tally
     for (size_t i = 0; i < a->pids.n; i++) {
         const dls_log_record *r = &set->recs[v[i]->first];
         char rank[32] = "none";
-        const dls_json *rk = dls_json_get(r->obj, "rank");
+        const dlt_json_value *rk = dls_json_get(r->obj, "rank");
         if (rk && rk->type == DLS_JSON_NUMBER)
             dls_scalar_text(r->obj, "rank", rank, sizeof rank);
         if (strcmp(r->ev, "start") == 0)
@@ -282,16 +282,16 @@ static void print_pairs(const analysis *a, dls_tally_entry **v, FILE *out)
     }
 }
 
-static void print_side(const dls_json *race, const char *name, FILE *out)
+static void print_side(const dlt_json_value *race, const char *name, FILE *out)
 {
-    const dls_json *side = dls_json_get(race, name);
+    const dlt_json_value *side = dls_json_get(race, name);
     char st[96];
     fprintf(out, "      %-9s %s on %s\n", name, esc(dls_json_get_str(side, "op")),
             esc(dls_stream_text(dls_json_get(side, "stream"), st, sizeof st)));
 }
 
 /* The fix named in a race record ("(none)" in logs written before races had one). */
-static const char *fix_id(const dls_json *race)
+static const char *fix_id(const dlt_json_value *race)
 {
     const char *id = dls_json_get_str(dls_json_get(race, "fix"), "id");
     return id ? id : "(none)";
@@ -330,9 +330,9 @@ static int group_by_fix(const dls_log_set *set, analysis *a, dls_tally_entry **v
 
 static void print_race(const dls_log_set *set, const dls_tally_entry *v, FILE *out)
 {
-    const dls_json *r = set->recs[v->first].obj;
+    const dlt_json_value *r = set->recs[v->first].obj;
     char xid[32], pid[32], dev[64];
-    const dls_json *tensor = dls_json_get(r, "tensor");
+    const dlt_json_value *tensor = dls_json_get(r, "tensor");
     fprintf(out, "    %s x%lld  (key %s; first in pid %s, xid %s, %s:%ld)\n", esc(dls_json_get_str(r, "kind")),
             v->count, esc(v->key), esc(dls_scalar_text(r, "pid", pid, sizeof pid)),
             esc(dls_scalar_text(r, "xid", xid, sizeof xid)), esc(set->recs[v->first].file), set->recs[v->first].line);
@@ -366,7 +366,7 @@ static void print_races(const dls_log_set *set, const analysis *a, dls_tally_ent
 static void print_suppressed(const dls_log_set *set, const analysis *a, dls_tally_entry **v, FILE *out)
 {
     for (size_t i = 0; i < a->suppressed.n; i++) {
-        const dls_json *r = set->recs[v[i]->first].obj, *s = dls_json_get(r, "suppressed");
+        const dlt_json_value *r = set->recs[v[i]->first].obj, *s = dls_json_get(r, "suppressed");
         char line[32];
         fprintf(out, "    %s x%lld  (key %s) by %s (%s:%s)\n", esc(dls_json_get_str(r, "kind")), v[i]->count,
                 esc(v[i]->key), esc(dls_json_get_str(s, "rule")), esc(dls_json_get_str(s, "file")),
@@ -469,7 +469,7 @@ static void write_pid(FILE *out, const char *key)
 
 int dls_summary_print_json(const dls_log_set *set, FILE *out)
 {
-    dls_summary_counts c;
+    dlt_summary_counts c;
     analysis a;
     if (dls_summary_count(set, &c) != 0 || analyse(set, &a) != 0)
         return -1;

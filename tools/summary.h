@@ -22,10 +22,10 @@ typedef struct {
     long long suppressed;      /* distinct suppressed race keys */
     long long check_processes; /* processes that ran in check mode */
     long long not_checked;     /* of those, the ones that could not be checked */
-} dls_summary_counts;
+} dlt_summary_counts;
 
 /* Computes the counts for set into *c. Returns 0, or -1 when memory runs out. */
-int dls_summary_count(const dls_log_set *set, dls_summary_counts *c);
+int dls_summary_count(const dls_log_set *set, dlt_summary_counts *c);
 
 /* Prints the summary of set to out. Returns 0, or -1 when memory runs out. */
 int dls_summary_print(const dls_log_set *set, FILE *out);

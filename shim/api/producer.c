@@ -2,6 +2,7 @@
 #include "api.h"
 
 #include "../hooks/bindings.h"
+#include "../hooks/profile_file.h"
 #include "../hooks/resolve.h"
 #include "../policy/policy.h"
 

@@ -1,6 +1,8 @@
 /* Reads the DLSYNC_* environment once (see config.h). */
 #include "config.h"
 
+#include "compiler.h"
+
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,7 +19,7 @@ const char *dls_mode_name(dls_mode m)
     return dls_mode_text((int)m);
 }
 
-static void problem(dls_config *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(dls_config *c, const char *fmt, ...) DLS_PRINTF(2, 3);
 
 /* Remembers one bad value for the start-up to print. */
 static void problem(dls_config *c, const char *fmt, ...)

@@ -7,6 +7,7 @@
 #ifndef DLS_CONFIG_H
 #define DLS_CONFIG_H
 
+#include "compiler.h"
 #include "export.h"
 
 #include "names.h"
@@ -58,7 +59,7 @@ const dls_config *dls_config_get_first(void);
 static inline const dls_config *dls_config_get(void)
 {
     const dls_config *c = atomic_load_explicit(&dls_config_read, memory_order_acquire);
-    return __builtin_expect(c != NULL, 1) ? c : dls_config_get_first();
+    return DLS_LIKELY(c != NULL) ? c : dls_config_get_first();
 }
 
 /* Name of a mode as written in DLSYNC_MODE ("off", "trace", "check", "fix"). */

@@ -8,6 +8,8 @@
 #ifndef DLS_SPIN_H
 #define DLS_SPIN_H
 
+#include "compiler.h"
+
 #include <stdatomic.h>
 #include <stddef.h>
 
@@ -26,7 +28,7 @@ void dls_spin_wait(dls_spin *s);
 /* Waits for s and takes it: one atomic exchange inline when s is free. */
 static inline void dls_spin_lock(dls_spin *s)
 {
-    if (__builtin_expect(atomic_exchange_explicit(&s->held, 1, memory_order_acquire), 0))
+    if (DLS_UNLIKELY(atomic_exchange_explicit(&s->held, 1, memory_order_acquire)))
         dls_spin_wait(s);
 }
 

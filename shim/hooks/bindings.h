@@ -6,19 +6,17 @@
  * wrapper never resolves anything while it runs. A binding is never undone: a stub address may
  * still be held by a program after the object of its real function was unloaded (calling it then
  * is the program's error, as calling the real function would be). Bindings live for the
- * process. */
+ * process. The rows themselves are profiles.h (built in) and profile_file.h (DLSYNC_PROFILES). */
 #ifndef DLS_BINDINGS_H
 #define DLS_BINDINGS_H
 
 #include "../common/export.h"
 
 #include "profiles.h"
+#include "trampoline.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
-
-#define DLS_STUB_COUNT 256
-#define DLS_MAX_FILE_ROWS 64
 
 /* One binding (visible for the inline accessors below; written only by bindings.c). */
 typedef struct {
@@ -54,19 +52,5 @@ static inline void *dls_binding_real(const dls_binding *b, const char **lib)
  * one warning, when every stub is bound. Calls dladdr (for the object's path) before it takes
  * the bindings lock, which it holds only to search and fill the table. */
 void *dls_binding_stub(const dls_profile *row, void *real);
-
-/* Address of stub i in the block of the trampoline form that row's function needs (the scalar
- * form when row->scalar, trampoline.h). */
-void *dls_stub_address(size_t i, const dls_profile *row);
-
-/* The row named `name`: a built-in row, else a DLSYNC_PROFILES row; NULL when none. */
-const dls_profile *dls_profile_find(const char *name);
-
-/* Reads DLSYNC_PROFILES (once; later calls do nothing). Each bad line is reported once with
- * its line number and skipped; rows naming a built-in symbol are skipped with a warning. */
-void dls_bindings_init(void);
-
-/* The rows read from DLSYNC_PROFILES and their number. */
-const dls_profile *dls_file_rows(size_t *n);
 
 #endif

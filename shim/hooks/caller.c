@@ -1,51 +1,9 @@
-/* Calls made on behalf of another object (see caller.h). */
+/* Calls made on behalf of another object (see caller.h); dls_call_as is x86_64/call_as.S. */
 #include "caller.h"
 
 #include <dlfcn.h>
 #include <link.h>
 #include <stddef.h>
-
-/* rdi = gadget, rsi = fn, rdx..r9 = a..d. The frame keeps rbp; fn is entered with the stack
- * [gadget, continuation] and the usual alignment (rsp + 8 a multiple of 16). */
-__asm__(".text\n"
-        ".p2align 4\n"
-        ".globl dls_call_as\n"
-        ".hidden dls_call_as\n"
-        ".type dls_call_as, @function\n"
-        "dls_call_as:\n"
-        ".cfi_startproc\n"
-        "endbr64\n"
-        "push %rbp\n"
-        ".cfi_def_cfa_offset 16\n"
-        ".cfi_offset %rbp, -16\n"
-        "mov %rsp, %rbp\n"
-        ".cfi_def_cfa_register %rbp\n"
-        "mov %rdi, %rax\n"
-        "mov %rsi, %r11\n"
-        "mov %rdx, %rdi\n"
-        "mov %rcx, %rsi\n"
-        "mov %r8, %rdx\n"
-        "mov %r9, %rcx\n"
-        "test %rax, %rax\n"
-        "jz 2f\n"
-        "sub $8, %rsp\n"
-        "lea 1f(%rip), %r10\n"
-        "push %r10\n"
-        "push %rax\n"
-        "jmp *%r11\n"
-        "1:\n"
-        ".cfi_remember_state\n"
-        "leave\n"
-        ".cfi_def_cfa %rsp, 8\n"
-        "ret\n"
-        ".cfi_restore_state\n"
-        "2:\n"
-        "call *%r11\n"
-        "leave\n"
-        ".cfi_def_cfa %rsp, 8\n"
-        "ret\n"
-        ".cfi_endproc\n"
-        ".size dls_call_as, .-dls_call_as\n");
 
 /* The `ret` of an epilogue "add $8, %rsp; ret" within the first bytes of fn, as crti's _init
  * and _fini end; NULL when there is none. */

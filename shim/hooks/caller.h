@@ -13,13 +13,14 @@
 #ifndef DLS_CALLER_H
 #define DLS_CALLER_H
 
+#include "../common/export.h"
+
 #include <stdint.h>
 
 /* Calls fn(a, b, c, d) with `gadget` as the return address fn sees (gadget must be a `ret`
  * instruction, as dls_caller_gadget returns; NULL calls fn normally) and returns what fn
  * returned in rax. Unwinding through the call (a C++ exception escaping fn) is not supported. */
-void *dls_call_as(const void *gadget, void *fn, uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d)
-    __attribute__((visibility("hidden")));
+void *dls_call_as(const void *gadget, void *fn, uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d) DLS_HIDDEN;
 
 /* A `ret` instruction inside the object that contains `addr`, to stand for calls made on that
  * object's behalf, or NULL when the object has none that can be found (no DT_FINI/DT_INIT

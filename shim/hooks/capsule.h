@@ -25,8 +25,8 @@
  *     memory may be gone by the rename);
  *   - release: the tensor's deleter, called by the consumer or, for a capsule never consumed,
  *     by the capsule's destructor, is the shim's (wrap.h).
- * The framework is named after the object that called: a table of path fragments (numpy, jax,
- * cupy, tensorflow, paddle, torch, tvm_ffi, tvm, mxnet, ...), else the object's file name.
+ * The framework is named after the object that called (capsule_rows.h); the capsules made but
+ * not taken apart yet are remembered in capsule_pending.h.
  * A "dlpack_exchange_api" capsule read through PyCapsule_GetPointer gives dlsync's wrapped table
  * (exchange_api.h). Every other capsule name costs one or two byte comparisons. */
 #ifndef DLS_CAPSULE_H
@@ -58,15 +58,5 @@ static inline void dls_capsule_before_release(void *mt)
 
 /* The capsule hooks for the binding engine (never NULL); *n gets their number. */
 const dls_engine_hook *dls_capsule_hooks(size_t *n);
-
-/* The profile row standing for exchanges of one kind (`display`, e.g. PyCapsule_New("dltensor"),
- * `path` the way of exchanging for the fix line) made by the object at `lib`, named after it: made on first use, the same row afterwards; NULL,
- * with one warning, when the table of such rows is full. Takes a leaf lock; no loader call. */
-const dls_profile *dls_capsule_row(const char *lib, const char *display, dls_role role, dls_where where, int versioned,
-                                   dls_xpath path);
-
-/* The framework name for the object at `path` (the table above), written into buf (n bytes);
- * returns buf. */
-const char *dls_capsule_framework(const char *path, char *buf, size_t n);
 
 #endif

@@ -2,6 +2,7 @@
 #include "engine.h"
 
 #include "../common/config.h"
+#include "../common/map.h"
 #include "../report/warn.h"
 #include "bindings.h"
 #include "caller.h"
@@ -9,6 +10,7 @@
 #include "got.h"
 #include "loader.h"
 #include "objects.h"
+#include "profile_file.h"
 #include "pythread.h"
 #include "resolve.h"
 
@@ -19,41 +21,26 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
-/* ---- wrapped names: an open-addressing table filled once, read lock-free ---- */
-
-#define NAME_SLOTS 512
+/* ---- wrapped names: a map filled once, read lock-free ---- */
 
 typedef struct {
-    const char *name;
+    const char *name;            /* the key */
     const dls_profile *row;      /* a profile row, or */
     const dls_engine_hook *hook; /* a hook */
 } wanted;
 
-static wanted g_names[NAME_SLOTS];
+static wanted g_name_slots[512]; /* the built-in rows, 64 DLSYNC_PROFILES rows and 4 hooks at most */
+static dls_map g_names = DLS_MAP_OVER(DLS_MAP_STRINGS, g_name_slots);
 static atomic_int g_names_ready;
 static pthread_once_t g_names_once = PTHREAD_ONCE_INIT;
 
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-    return h;
-}
-
+/* Adds name (the first row or hook of a name wins). */
 static void add_name(const char *name, const dls_profile *row, const dls_engine_hook *hook)
 {
-    for (uint64_t i = name_hash(name), k = 0; k < NAME_SLOTS; i++, k++) {
-        wanted *w = &g_names[i & (NAME_SLOTS - 1)];
-        if (!w->name) {
-            *w = (wanted){name, row, hook};
-            return;
-        }
-        if (strcmp(w->name, name) == 0)
-            return;
-    }
+    size_t i = dls_map_index(&g_names, (uintptr_t)name);
+    if (!dls_map_key_at(&g_names, i) && !dls_map_full(&g_names))
+        *(wanted *)dls_map_claim(&g_names, i, (uintptr_t)name) = (wanted){name, row, hook};
 }
 
 static const dls_engine_hook g_dlvsym_hook = {"dlvsym", (void *)dls_dlvsym_entry, NULL, 0};
@@ -81,14 +68,7 @@ static const wanted *find_name(const char *name)
 {
     if (!atomic_load_explicit(&g_names_ready, memory_order_acquire))
         return NULL;
-    for (uint64_t i = name_hash(name), k = 0; k < NAME_SLOTS; i++, k++) {
-        const wanted *w = &g_names[i & (NAME_SLOTS - 1)];
-        if (!w->name)
-            return NULL;
-        if (strcmp(w->name, name) == 0)
-            return w;
-    }
-    return NULL;
+    return dls_map_get(&g_names, (uintptr_t)name);
 }
 
 int dls_engine_wants(const char *name)
@@ -124,12 +104,14 @@ void *dls_engine_wrap(const char *name, void *real)
 
 /* ---- objects already finished, keyed by load bias and program headers ---- */
 
-#define DONE_SLOTS 8192
+/* Each finished object is keyed by its program headers (no two loaded objects share them) and
+ * keeps its load bias, which must match too. */
+typedef struct {
+    uintptr_t phdr, base;
+} finished;
 
-static struct {
-    uintptr_t base, phdr;
-} g_done[DONE_SLOTS];
-static size_t g_done_n;
+static finished g_done_slots[8192];
+static dls_map g_done = DLS_MAP_OVER(DLS_MAP_WORDS, g_done_slots);
 static pthread_mutex_t g_done_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* When the set is valid: dlpi_subs, and the unloads counted below, as the scans that filled it
@@ -157,34 +139,18 @@ void dls_engine_unload_end(int unloaded)
     atomic_fetch_sub(&g_unloading, 1);
 }
 
-static size_t done_index(uintptr_t base, uintptr_t phdr)
-{
-    return (size_t)((base ^ (phdr >> 4)) * 0x9e3779b97f4a7c15ull >> 51) & (DONE_SLOTS - 1);
-}
-
-/* 1 when (base, phdr) is finished; with `mark` (and e, the epoch of the scan that read it),
- * marks it, unless an unload began or ended since that scan listed the objects. */
+/* 1 when (base, phdr) is finished; with `mark` (the epoch of the scan that read it), marks it,
+ * unless an unload began or ended since that scan listed the objects. */
 static int done(uintptr_t base, uintptr_t phdr, const scan_epoch *mark)
 {
-    int found = 0;
     pthread_mutex_lock(&g_done_lock);
     if (mark && (atomic_load(&g_unloading) || atomic_load(&g_unloads) != mark->unloads ||
                  g_seen_unloads != mark->unloads || g_subs != mark->subs))
         mark = NULL;
-    for (size_t i = done_index(base, phdr), k = 0; k < DONE_SLOTS; i = (i + 1) & (DONE_SLOTS - 1), k++) {
-        if (g_done[i].base == base && g_done[i].phdr == phdr) {
-            found = 1;
-            break;
-        }
-        if (!g_done[i].phdr) {
-            if (mark && g_done_n < DONE_SLOTS / 2) {
-                g_done[i].base = base;
-                g_done[i].phdr = phdr;
-                g_done_n++;
-            }
-            break;
-        }
-    }
+    finished *f = dls_map_get(&g_done, phdr);
+    int found = f && f->base == base;
+    if (!found && mark && phdr && (f = dls_map_put(&g_done, phdr)) != NULL)
+        f->base = base;
     pthread_mutex_unlock(&g_done_lock);
     return found;
 }
@@ -195,8 +161,7 @@ static void note_unloads(const scan_epoch *e)
 {
     pthread_mutex_lock(&g_done_lock);
     if (e->subs != g_subs || e->unloads != g_seen_unloads || atomic_load(&g_unloading)) {
-        memset(g_done, 0, sizeof g_done);
-        g_done_n = 0;
+        dls_map_clear(&g_done);
         g_subs = e->subs;
         g_seen_unloads = e->unloads;
     }

@@ -2,7 +2,7 @@
 #include "exchange_api.h"
 
 #include "../report/warn.h"
-#include "capsule.h"
+#include "capsule_rows.h"
 #include "profiles.h"
 #include "record.h"
 #include "resolve.h"

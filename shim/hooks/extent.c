@@ -1,6 +1,8 @@
 /* Tensor checks, byte extents and names (see extent.h). */
 #include "extent.h"
 
+#include "../common/compiler.h"
+
 #include "../report/json.h"
 
 static const char *const g_device_names[] = {
@@ -20,7 +22,7 @@ const char *dls_device_type_name(int32_t type)
 static void append(char *buf, size_t n, size_t *k, const char *s, long num)
 {
     char digits[20];
-    size_t nd = num >= 0 ? (size_t)(dls_json_utoa((uint64_t)num, digits) - digits) : 0;
+    size_t nd = num >= 0 ? (size_t)(dls_rec_utoa((uint64_t)num, digits) - digits) : 0;
     for (; *s && *k + 1 < n; s++)
         buf[(*k)++] = *s;
     for (size_t i = 0; i < nd && *k + 1 < n; i++)
@@ -77,38 +79,49 @@ static int64_t ceil8(int64_t a)
     return -floor8(-a);
 }
 
-/* The extent of a tensor whose dimensions are all positive and whose strides are absent
- * (compact, row-major) or all non-negative: [off, off + ceil((1 + the last element's offset) *
- * bits / 8)). Returns 0, leaving *ext alone, for any other tensor or when the arithmetic
- * overflows: the general computation then says what it is. */
-static int forward_extent(const DLTensor *t, int64_t bits, int64_t off, dls_extent *ext)
+/* The element size in bits of t's dtype (at least 8 when sub-byte elements are padded). */
+static int64_t element_bits(const DLTensor *t, uint64_t flags)
 {
-    int64_t end = 1, hi_bits, hi;
-    if (!t->strides) {
-        for (int i = 0; i < t->ndim; i++)
-            if (t->shape[i] <= 0 || __builtin_mul_overflow(end, t->shape[i], &end))
-                return 0;
-    } else {
-        for (int i = 0; i < t->ndim; i++) {
-            int64_t span;
-            if (t->shape[i] <= 0 || t->strides[i] < 0 ||
-                __builtin_mul_overflow(t->shape[i] - 1, t->strides[i], &span) ||
-                __builtin_add_overflow(end, span, &end))
-                return 0;
-        }
-    }
-    uintptr_t abs_hi;
-    if (__builtin_mul_overflow(end, bits, &hi_bits) || __builtin_add_overflow(ceil8(hi_bits), off, &hi) ||
-        __builtin_add_overflow((uintptr_t)t->data, hi, &abs_hi))
+    int64_t bits = (int64_t)t->dtype.bits * (int64_t)t->dtype.lanes;
+    return (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) && bits > 0 && bits < 8 ? 8 : bits;
+}
+
+/* The device types with a log name (dls_device_type_name), one bit each (all are below 32). */
+#define KNOWN_DEVICES                                                                                              \
+    ((1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 7) | (1u << 8) | (1u << 9) | (1u << 10) | (1u << 11) | \
+     (1u << 12) | (1u << 13) | (1u << 14) | (1u << 15) | (1u << 16) | (1u << 17))
+
+_Static_assert(sizeof g_device_names / sizeof *g_device_names == 18, "KNOWN_DEVICES lists g_device_names");
+
+/* The extent of the most common tensor, with no overflow check: one to four dimensions, each of
+ * 1 to 2^31 - 1 elements with a stride of 0 to 2^31 - 1 elements (so the last element's offset is
+ * below 2^64), below 2^38 elements in all (tested, so in bits, with elements of at most 2^24 bits,
+ * it is below 2^62). Fills *ext and returns 1 for such a tensor; returns 0 (*ext untouched) for
+ * any other, which the general computation takes. */
+static int common_extent(const DLTensor *t, uint64_t flags, dls_extent *ext)
+{
+    if (!t || (uint32_t)t->ndim - 1u >= 4u || !t->shape || !t->strides || (uint32_t)t->device.device_type >= 32 ||
+        !(KNOWN_DEVICES >> t->device.device_type & 1) || t->byte_offset >= (1ull << 62))
         return 0;
-    ext->lo = off;
+    uint64_t end = 1, any = 0;
+    for (int i = 0; i < t->ndim; i++) {
+        uint64_t span = (uint64_t)t->shape[i] - 1, stride = (uint64_t)t->strides[i];
+        any |= span | stride; /* a dimension of 0 or less, or a negative stride, sets bit 63 */
+        end += span * stride;
+    }
+    uint64_t bits = (uint64_t)element_bits(t, flags);
+    int64_t hi = (int64_t)((end * bits + 7) >> 3) + (int64_t)t->byte_offset;
+    uintptr_t abs_hi;
+    if (!bits || any >= (1ull << 31) || end >= (1ull << 38) || __builtin_add_overflow((uintptr_t)t->data, hi, &abs_hi))
+        return 0;
+    ext->lo = (int64_t)t->byte_offset;
     ext->hi = hi;
     return 1;
 }
 
-/* dls_tensor_check for a tensor that failed the common case's test: names what is wrong, or
- * computes the extent of an empty tensor or one with negative strides. */
-__attribute__((noinline)) static const char *check_in_full(const DLTensor *t, uint64_t flags, dls_extent *ext)
+/* dls_tensor_check for any tensor: names what is wrong, or computes the extent (of an empty
+ * tensor, negative strides and overflows included). */
+static DLS_NOINLINE const char *check_in_full(const DLTensor *t, uint64_t flags, dls_extent *ext)
 {
     if (!t)
         return "NULL tensor";
@@ -120,7 +133,7 @@ __attribute__((noinline)) static const char *check_in_full(const DLTensor *t, ui
         return "NULL shape with ndim > 0";
     if (!dls_device_type_name(t->device.device_type))
         return "unknown device type";
-    int64_t bits = dls_element_bits(t, flags);
+    int64_t bits = element_bits(t, flags);
     if (bits == 0)
         return "zero-size element type";
     if (t->byte_offset > (uint64_t)INT64_MAX)
@@ -164,15 +177,7 @@ __attribute__((noinline)) static const char *check_in_full(const DLTensor *t, ui
     return NULL;
 }
 
-_Static_assert(sizeof g_device_names / sizeof *g_device_names == 18, "DLS_KNOWN_DEVICES lists g_device_names");
-
-const char *dls_tensor_check_any(const DLTensor *t, uint64_t flags, dls_extent *ext)
+const char *dls_tensor_check(const DLTensor *t, uint64_t flags, dls_extent *ext)
 {
-    /* The common tensor in one test; any other is examined in full, where the reason is named. */
-    if (t && (uint32_t)t->ndim <= DLS_MAX_NDIM && (t->ndim == 0 || t->shape) && (uint32_t)t->device.device_type < 32 &&
-        (DLS_KNOWN_DEVICES >> t->device.device_type & 1) && t->dtype.bits && t->dtype.lanes &&
-        t->byte_offset <= (uint64_t)INT64_MAX &&
-        forward_extent(t, dls_element_bits(t, flags), (int64_t)t->byte_offset, ext))
-        return NULL;
-    return check_in_full(t, flags, ext);
+    return common_extent(t, flags, ext) ? NULL : check_in_full(t, flags, ext);
 }

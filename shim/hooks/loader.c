@@ -1,6 +1,8 @@
 /* The loader hooks (see loader.h). */
 #include "loader.h"
 
+#include "../common/compiler.h"
+#include "../common/export.h"
 #include "../report/warn.h"
 #include "caller.h"
 #include "engine.h"
@@ -13,13 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Read by the assembly entries; 0 until dls_loader_hooks_enable. */
-__attribute__((visibility("hidden"))) unsigned char dls_loader_on;
+/* 0 until dls_loader_hooks_enable. */
+static unsigned char g_loader_on;
 
-#define NO_SAN __attribute__((no_sanitize("address", "undefined", "thread")))
-
-/* The C library's version of `name` (the current one, else the x86-64 base version). */
-NO_SAN static void *libc_fn(_Atomic(void *) *cache, const char *name)
+/* The C library's version of `name` (the current one, else the x86-64 base version), looked up
+ * once into *cache. */
+DLS_NO_SANITIZE static void *libc_fn(_Atomic(void *) *cache, const char *name)
 {
     void *f = atomic_load_explicit(cache, memory_order_acquire);
     if (!f) {
@@ -31,15 +32,20 @@ NO_SAN static void *libc_fn(_Atomic(void *) *cache, const char *name)
     return f;
 }
 
-static _Atomic(void *) g_dlopen, g_dlmopen, g_dlvsym, g_dlclose;
+static _Atomic(void *) g_dlsym, g_dlopen, g_dlmopen, g_dlclose;
 
-/* Called by the assembly entries. */
-#define ENTRY_FN NO_SAN __attribute__((visibility("hidden")))
+/* Called by the assembly entries (x86_64/loader.S). */
+#define ENTRY_FN DLS_NO_SANITIZE DLS_HIDDEN
 ENTRY_FN void *dls_real_dlopen_fn(void);
 ENTRY_FN void *dls_real_dlmopen_fn(void);
 ENTRY_FN void *dls_real_dlvsym_fn(void);
 ENTRY_FN int dls_loader_wants(const char *name);
 ENTRY_FN int dls_loader_active(void);
+
+DLS_NO_SANITIZE dls_dlsym_fn dls_real_dlsym_fn(void)
+{
+    return (dls_dlsym_fn)libc_fn(&g_dlsym, "dlsym");
+}
 
 void *dls_real_dlopen_fn(void)
 {
@@ -53,18 +59,12 @@ void *dls_real_dlmopen_fn(void)
 
 void *dls_real_dlvsym_fn(void)
 {
-    /* dlvsym itself: the shim does not export it, so RTLD_NEXT finds the C library's. */
-    void *f = atomic_load_explicit(&g_dlvsym, memory_order_acquire);
-    if (!f) {
-        f = (void *)dlvsym;
-        atomic_store_explicit(&g_dlvsym, f, memory_order_release);
-    }
-    return f;
+    return (void *)dlvsym; /* the shim does not export dlvsym: this is the C library's */
 }
 
 int dls_loader_active(void)
 {
-    return __atomic_load_n(&dls_loader_on, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&g_loader_on, __ATOMIC_ACQUIRE);
 }
 
 int dls_loader_wants(const char *name)
@@ -74,7 +74,7 @@ int dls_loader_wants(const char *name)
 
 void dls_loader_hooks_enable(void)
 {
-    __atomic_store_n(&dls_loader_on, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&g_loader_on, 1, __ATOMIC_RELEASE);
 }
 
 void *dls_real_dlopen(const char *file, int mode)
@@ -93,7 +93,7 @@ typedef int (*dlclose_fn)(void *);
 
 /* The exported dlclose: the binding engine forgets the objects it finished (one may be unloaded
  * and another loaded at its address). */
-__attribute__((visibility("default"))) NO_SAN int dlclose(void *handle)
+DLS_EXPORT DLS_NO_SANITIZE int dlclose(void *handle)
 {
     dlclose_fn f = (dlclose_fn)libc_fn(&g_dlclose, "dlclose");
     if (!f)
@@ -121,36 +121,6 @@ int dls_release(void *handle, const void *inside)
     return rc;
 }
 
-/* Saves the four argument registers around a call (the stack stays 16-byte aligned). */
-#define SAVE                                                                     \
-    "push %rdi\n.cfi_adjust_cfa_offset 8\npush %rsi\n.cfi_adjust_cfa_offset 8\n" \
-    "push %rdx\n.cfi_adjust_cfa_offset 8\npush %rcx\n.cfi_adjust_cfa_offset 8\n" \
-    "sub $8, %rsp\n.cfi_adjust_cfa_offset 8\n"
-#define RESTORE                                                                      \
-    "add $8, %rsp\n.cfi_adjust_cfa_offset -8\npop %rcx\n.cfi_adjust_cfa_offset -8\n" \
-    "pop %rdx\n.cfi_adjust_cfa_offset -8\npop %rsi\n.cfi_adjust_cfa_offset -8\n"     \
-    "pop %rdi\n.cfi_adjust_cfa_offset -8\n"
-
-/* An entry: `test` decides (eax != 0: take the hook), `setup` prepares its argument (rdi), the
- * hook gets the caller's return address in `ret_reg`; otherwise a tail jump to `real()`. */
-#define ENTRY(name, global, setup, test, ret_reg, hook, real)                             \
-    ".text\n.p2align 4\n" global ".type " name ", @function\n" name ":\n.cfi_startproc\n" \
-    "endbr64\n" SAVE setup "call " test "\n"                                              \
-    "test %eax, %eax\n"                                                                   \
-    "jz 1f\n" RESTORE "mov (%rsp), " ret_reg "\n"                                         \
-    "jmp " hook "\n"                                                                      \
-    ".cfi_adjust_cfa_offset 40\n"                                                         \
-    "1:\ncall " real "\n" RESTORE "test %rax, %rax\n"                                     \
-    "jz 2f\njmp *%rax\n2:\nret\n.cfi_endproc\n.size " name ", .-" name "\n"
-
-__asm__(ENTRY("dlsym", ".globl dlsym\n", "mov %rsi, %rdi\n", "dls_loader_wants", "%rdx", "dls_dlsym_hook",
-              "dls_real_dlsym_fn") ENTRY("dls_dlvsym_entry", ".globl dls_dlvsym_entry\n.hidden dls_dlvsym_entry\n",
-                                         "mov %rsi, %rdi\n", "dls_loader_wants", "%rcx", "dls_dlvsym_hook",
-                                         "dls_real_dlvsym_fn")
-            ENTRY("dlopen", ".globl dlopen\n", "", "dls_loader_active", "%rdx", "dls_dlopen_hook", "dls_real_dlopen_fn")
-                ENTRY("dlmopen", ".globl dlmopen\n", "", "dls_loader_active", "%rcx", "dls_dlmopen_hook",
-                      "dls_real_dlmopen_fn"));
-
 /* The gadget standing for `caller`, warning once when there is none (the call is then made
  * from the shim, which changes RTLD_DEFAULT, RUNPATH and namespace for that caller). */
 static const void *gadget_for(const void *caller)
@@ -164,11 +134,10 @@ static const void *gadget_for(const void *caller)
     return g;
 }
 
-__attribute__((visibility("hidden"))) void *dls_dlsym_hook(void *handle, const char *name, const void *caller);
-__attribute__((visibility("hidden"))) void *dls_dlvsym_hook(void *handle, const char *name, const char *version,
-                                                            const void *caller);
-__attribute__((visibility("hidden"))) void *dls_dlopen_hook(const char *file, int mode, const void *caller);
-__attribute__((visibility("hidden"))) void *dls_dlmopen_hook(long lmid, const char *file, int mode, const void *caller);
+DLS_HIDDEN void *dls_dlsym_hook(void *handle, const char *name, const void *caller);
+DLS_HIDDEN void *dls_dlvsym_hook(void *handle, const char *name, const char *version, const void *caller);
+DLS_HIDDEN void *dls_dlopen_hook(const char *file, int mode, const void *caller);
+DLS_HIDDEN void *dls_dlmopen_hook(long lmid, const char *file, int mode, const void *caller);
 
 void *dls_dlsym_hook(void *handle, const char *name, const void *caller)
 {

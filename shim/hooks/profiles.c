@@ -1,6 +1,8 @@
 /* Profile table and the text-row parser (see profiles.h). Depends on libc only. */
 #include "profiles.h"
 
+#include "../common/compiler.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,7 +25,7 @@ const char *dls_profile_name(const dls_profile *p)
     return p->display[0] ? p->display : p->symbol;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...) DLS_PRINTF(3, 4);
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {

@@ -5,6 +5,8 @@
 #include "../report/pyframes.h"
 
 #include "caller.h"
+#include "loader.h"
+#include "pythons.h"
 #include "resolve.h"
 
 #include <dlfcn.h>
@@ -12,18 +14,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PYTHONS 4
-
 typedef void *(*save_fn)(void);
 typedef void (*restore_fn)(void *state);
 
-/* The real functions of one object defining them. */
+/* The real functions of one object defining them (pythons.h numbers them). */
 typedef struct {
-    _Atomic(uintptr_t) base; /* load address of the defining object; 0: free */
     _Atomic(void *) save, restore;
+    atomic_int registered; /* 1 once its Python frame functions were registered */
 } python_fns;
 
-static python_fns g_py[PYTHONS];
+static python_fns g_py[DLS_PYTHONS];
 
 #define PYTHREAD_ENTRIES(K)                                                                   \
     static void *save_thread_##K(void)                                                        \
@@ -42,10 +42,10 @@ PYTHREAD_ENTRIES(1)
 PYTHREAD_ENTRIES(2)
 PYTHREAD_ENTRIES(3)
 
-static void *const g_save_entries[PYTHONS] = {(void *)save_thread_0, (void *)save_thread_1, (void *)save_thread_2,
-                                              (void *)save_thread_3};
-static void *const g_restore_entries[PYTHONS] = {(void *)restore_thread_0, (void *)restore_thread_1,
-                                                 (void *)restore_thread_2, (void *)restore_thread_3};
+static void *const g_save_entries[DLS_PYTHONS] = {(void *)save_thread_0, (void *)save_thread_1, (void *)save_thread_2,
+                                                  (void *)save_thread_3};
+static void *const g_restore_entries[DLS_PYTHONS] = {(void *)restore_thread_0, (void *)restore_thread_1,
+                                                     (void *)restore_thread_2, (void *)restore_thread_3};
 
 /* `name` as the object that defines `real` would bind it, or NULL. */
 static void *lookup(const void *gadget, const char *name)
@@ -83,27 +83,19 @@ static void register_api(void *real, uintptr_t base)
     dls_pyframes_add(&api);
 }
 
-/* Index of the instance of the object defining `real`, claimed on first use, with `real` stored
- * in its member at offset `member`; -1 when every instance stands for another object. */
+/* The number of the object defining `real` (pythons.h), with `real` stored in that object's
+ * member at offset `member`; the object's frame functions are registered the first time. -1 when
+ * every number stands for another object. */
 static int claim(void *real, size_t member)
 {
-    Dl_info di;
-    if (!dladdr(real, &di) || !di.dli_fbase)
+    uintptr_t base;
+    int k = dls_python_of(real, &base);
+    if (k < 0)
         return -1;
-    uintptr_t base = (uintptr_t)di.dli_fbase;
-    for (int k = 0; k < PYTHONS; k++) {
-        uintptr_t b = atomic_load_explicit(&g_py[k].base, memory_order_acquire);
-        int mine = b == base;
-        if (!b && atomic_compare_exchange_strong(&g_py[k].base, &b, base)) {
-            register_api(real, base);
-            mine = 1;
-        }
-        if (mine || b == base) {
-            atomic_store_explicit((_Atomic(void *) *)((char *)&g_py[k] + member), real, memory_order_release);
-            return k;
-        }
-    }
-    return -1;
+    if (!atomic_exchange(&g_py[k].registered, 1))
+        register_api(real, base);
+    atomic_store_explicit((_Atomic(void *) *)((char *)&g_py[k] + member), real, memory_order_release);
+    return k;
 }
 
 static void *save_entry(void *real)

@@ -116,7 +116,7 @@ static int same_key(const tensor_key *k, const dls_managed_view *v, const char *
 }
 
 /* Remembers j's bytes from `from` to its end in dst (of size cap); 0 when they do not fit. */
-static size_t keep(const dls_json *j, size_t from, char *dst, size_t cap)
+static size_t keep(const dls_rec *j, size_t from, char *dst, size_t cap)
 {
     size_t n = j->len - from;
     if (j->failed || n > cap)
@@ -126,17 +126,17 @@ static size_t keep(const dls_json *j, size_t from, char *dst, size_t cap)
 }
 
 /* The framework, symbol and lib members. */
-static void write_row(dls_json *j, record_cache *c, const dls_profile *p, const char *lib)
+static void write_row(dls_rec *j, record_cache *c, const dls_profile *p, const char *lib)
 {
     for (unsigned i = 0; c && i < ROWS; i++)
         if (c->rows[i].p == p && c->rows[i].len && strcmp(c->rows[i].lib, lib) == 0) {
-            dls_json_bytes(j, c->rows[i].text, c->rows[i].len);
+            dls_rec_bytes(j, c->rows[i].text, c->rows[i].len);
             return;
         }
     size_t from = j->len;
-    dls_json_str(j, "framework", p->framework);
-    dls_json_str(j, "symbol", dls_profile_name(p));
-    dls_json_str(j, "lib", lib);
+    dls_rec_str(j, "framework", p->framework);
+    dls_rec_str(j, "symbol", dls_profile_name(p));
+    dls_rec_str(j, "lib", lib);
     size_t nlib = strlen(lib);
     if (c && nlib < sizeof c->rows[0].lib) {
         row_fragment *r = &c->rows[c->next_row++ % ROWS];
@@ -147,24 +147,24 @@ static void write_row(dls_json *j, record_cache *c, const dls_profile *p, const 
 }
 
 /* The "device" member. */
-static void write_device(dls_json *j, DLDevice device)
+static void write_device(dls_rec *j, DLDevice device)
 {
     const char *name = dls_device_type_name(device.device_type);
-    dls_json_object(j, "device");
-    dls_json_str(j, "type", name ? name : "unknown");
-    dls_json_i64(j, "id", device.device_id);
-    dls_json_close(j, '}');
+    dls_rec_object(j, "device");
+    dls_rec_str(j, "type", name ? name : "unknown");
+    dls_rec_i64(j, "id", device.device_id);
+    dls_rec_close(j, '}');
 }
 
 /* The members that describe the tensor, from "data" to "version", and "producer". A NULL ext
  * is computed here when needed; returns 0 (nothing written) when the tensor cannot be
  * interpreted. */
-static int write_tensor(dls_json *j, record_cache *c, const dls_managed_view *v, const dls_extent *ext,
+static int write_tensor(dls_rec *j, record_cache *c, const dls_managed_view *v, const dls_extent *ext,
                         const char *producer)
 {
     tensor_key k;
     if (c && c->tensor.valid && same_key(&c->tensor.key, v, producer)) {
-        dls_json_bytes(j, c->tensor.text, c->tensor.len);
+        dls_rec_bytes(j, c->tensor.text, c->tensor.len);
         return 1;
     }
     int cacheable = c && make_key(&k, v, producer);
@@ -176,29 +176,29 @@ static int write_tensor(dls_json *j, record_cache *c, const dls_managed_view *v,
     const DLTensor *t = v->tensor;
     char dtype[48];
     size_t from = j->len;
-    dls_json_ptr(j, "data", t->data);
+    dls_rec_ptr(j, "data", t->data);
     write_device(j, t->device);
-    dls_json_str(j, "dtype", dls_dtype_name(t->dtype, dtype, sizeof dtype));
-    dls_json_i64(j, "ndim", t->ndim);
+    dls_rec_str(j, "dtype", dls_dtype_name(t->dtype, dtype, sizeof dtype));
+    dls_rec_i64(j, "ndim", t->ndim);
     static const int64_t no_dims[1];
-    dls_json_i64s(j, "shape", t->ndim > 0 ? t->shape : no_dims, (size_t)t->ndim);
-    dls_json_i64s(j, "strides", t->strides, (size_t)t->ndim);
-    dls_json_u64(j, "byte_offset", t->byte_offset);
-    dls_json_object(j, "extent");
-    dls_json_i64(j, "lo", ext->lo);
-    dls_json_i64(j, "hi", ext->hi);
-    dls_json_close(j, '}');
-    dls_json_raw(j, "versioned", v->versioned ? "true" : "false");
-    dls_json_u64(j, "flags", v->flags);
+    dls_rec_i64s(j, "shape", t->ndim > 0 ? t->shape : no_dims, (size_t)t->ndim);
+    dls_rec_i64s(j, "strides", t->strides, (size_t)t->ndim);
+    dls_rec_u64(j, "byte_offset", t->byte_offset);
+    dls_rec_object(j, "extent");
+    dls_rec_i64(j, "lo", ext->lo);
+    dls_rec_i64(j, "hi", ext->hi);
+    dls_rec_close(j, '}');
+    dls_rec_raw(j, "versioned", v->versioned ? "true" : "false");
+    dls_rec_u64(j, "flags", v->flags);
     if (v->versioned) {
-        dls_json_array(j, "version");
-        dls_json_u64(j, NULL, v->major);
-        dls_json_u64(j, NULL, v->minor);
-        dls_json_close(j, ']');
+        dls_rec_array(j, "version");
+        dls_rec_u64(j, NULL, v->major);
+        dls_rec_u64(j, NULL, v->minor);
+        dls_rec_close(j, ']');
     } else {
-        dls_json_raw(j, "version", "null");
+        dls_rec_raw(j, "version", "null");
     }
-    dls_json_str(j, "producer", producer);
+    dls_rec_str(j, "producer", producer);
     if (cacheable) {
         c->tensor.len = keep(j, from, c->tensor.text, sizeof c->tensor.text);
         c->tensor.valid = c->tensor.len > 0;
@@ -213,11 +213,11 @@ static void record(const char *ev, uint64_t xid, const dls_profile *p, const cha
                    const dls_managed_view *v, const dls_extent *ext, const char *producer)
 {
     record_cache *c = cache();
-    dls_json j;
+    dls_rec j;
     dls_log_begin(&j, ev);
-    dls_json_u64(&j, "xid", xid);
+    dls_rec_u64(&j, "xid", xid);
     write_row(&j, c, p, lib);
-    dls_json_ptr(&j, "tensor", mt);
+    dls_rec_ptr(&j, "tensor", mt);
     if (!write_tensor(&j, c, v, ext, producer))
         j.failed = 1; /* dropped */
     dls_log_write(&j);
@@ -242,11 +242,11 @@ void dls_record_work_stream(const dls_profile *p, const char *lib, DLDevice devi
 {
     if (!dls_log_enabled())
         return;
-    dls_json j;
+    dls_rec j;
     dls_log_begin(&j, "work_stream");
     write_row(&j, cache(), p, lib);
     write_device(&j, device);
-    dls_json_ptr(&j, "stream", stream);
+    dls_rec_ptr(&j, "stream", stream);
     dls_log_write(&j);
 }
 
@@ -254,12 +254,12 @@ void dls_record_malformed(const dls_profile *p, const void *mt, const char *reas
 {
     if (!dls_log_enabled())
         return;
-    dls_json j;
+    dls_rec j;
     dls_log_begin(&j, "malformed");
-    dls_json_str(&j, "framework", p->framework);
-    dls_json_str(&j, "symbol", dls_profile_name(p));
-    dls_json_str(&j, "reason", reason);
-    dls_json_ptr(&j, "tensor", mt);
+    dls_rec_str(&j, "framework", p->framework);
+    dls_rec_str(&j, "symbol", dls_profile_name(p));
+    dls_rec_str(&j, "reason", reason);
+    dls_rec_ptr(&j, "tensor", mt);
     dls_log_write(&j);
 }
 
@@ -267,12 +267,12 @@ void dls_record_double_release(const void *mt, uint64_t xid)
 {
     if (!dls_log_enabled())
         return;
-    dls_json j;
+    dls_rec j;
     dls_log_begin(&j, "double_release");
     if (xid)
-        dls_json_u64(&j, "xid", xid);
+        dls_rec_u64(&j, "xid", xid);
     else
-        dls_json_raw(&j, "xid", "null");
-    dls_json_ptr(&j, "tensor", mt);
+        dls_rec_raw(&j, "xid", "null");
+    dls_rec_ptr(&j, "tensor", mt);
     dls_log_write(&j);
 }

@@ -1,6 +1,7 @@
 /* Real-function resolution (see resolve.h). */
 #include "resolve.h"
 
+#include "../common/map.h"
 #include "loader.h"
 #include "objects.h"
 
@@ -12,22 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static _Atomic(dls_dlsym_fn) g_real_dlsym;
-
-/* Not instrumented: the dlsym entry calls it while a sanitizer runtime is still starting. */
-__attribute__((no_sanitize("address", "undefined", "thread"))) dls_dlsym_fn dls_real_dlsym_fn(void)
-{
-    dls_dlsym_fn f = atomic_load_explicit(&g_real_dlsym, memory_order_acquire);
-    if (!f) {
-        f = (dls_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-        if (!f)
-            f = (dls_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-        atomic_store_explicit(&g_real_dlsym, f, memory_order_release);
-    }
-    return f;
-}
-
-void *dls_real_dlsym(void *handle, const char *name)
+/* Calls the real dlsym; NULL when it is unavailable or the name is not found. */
+static void *real_dlsym(void *handle, const char *name)
 {
     dls_dlsym_fn f = dls_real_dlsym_fn();
     return f ? f(handle, name) : NULL;
@@ -61,30 +48,22 @@ int dls_addr_in_shim(const void *addr)
 
 /* The paths dls_object_path hands out, kept for the process: the loader frees an object's name
  * when it unloads it, and callers keep the path (profile rows, bindings, exchanges). */
-#define PATH_SLOTS 4096
-static const char *g_paths[PATH_SLOTS];
+static const char *g_path_slots[4096];
+static dls_map g_paths = DLS_MAP_OVER(DLS_MAP_STRINGS, g_path_slots);
 static pthread_mutex_t g_paths_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The kept copy of name ("" when the table is full or memory is short). Leaf lock; no loader
  * call. */
 static const char *kept(const char *name)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (const char *c = name; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
     const char *out = "";
     pthread_mutex_lock(&g_paths_lock);
-    for (size_t i = h & (PATH_SLOTS - 1), k = 0; k < PATH_SLOTS / 2; i = (i + 1) & (PATH_SLOTS - 1), k++) {
-        if (!g_paths[i]) {
-            g_paths[i] = strdup(name);
-            out = g_paths[i] ? g_paths[i] : "";
-            break;
-        }
-        if (strcmp(g_paths[i], name) == 0) {
-            out = g_paths[i];
-            break;
-        }
-    }
+    size_t i = dls_map_index(&g_paths, (uintptr_t)name);
+    char *copy;
+    if (dls_map_key_at(&g_paths, i))
+        out = (const char *)dls_map_key_at(&g_paths, i);
+    else if (!dls_map_full(&g_paths) && (copy = strdup(name)) != NULL)
+        out = *(const char **)dls_map_claim(&g_paths, i, (uintptr_t)copy);
     pthread_mutex_unlock(&g_paths_lock);
     return out;
 }
@@ -103,7 +82,7 @@ static void *search(const dls_object_list *l, const char *name, const char **lib
         void *h = dls_real_dlopen(l->v[i].name, RTLD_LAZY | RTLD_NOLOAD);
         if (!h)
             continue;
-        void *f = dls_real_dlsym(h, name);
+        void *f = real_dlsym(h, name);
         dls_release(h, l->v[i].phdr);
         if (f && !dls_addr_in_shim(f)) {
             *lib = dls_object_path(f);
@@ -115,7 +94,7 @@ static void *search(const dls_object_list *l, const char *name, const char **lib
 
 void *dls_resolve(const char *name, const char **lib, unsigned long long *adds)
 {
-    void *f = dls_real_dlsym(RTLD_NEXT, name);
+    void *f = real_dlsym(RTLD_NEXT, name);
     if (f && !dls_addr_in_shim(f)) {
         *lib = dls_object_path(f);
         return f;

@@ -11,16 +11,6 @@
 
 #include <stdint.h>
 
-typedef void *(*dls_dlsym_fn)(void *handle, const char *name);
-
-/* The C library's dlsym (dlvsym(RTLD_NEXT, "dlsym", GLIBC_2.34, then GLIBC_2.2.5)); NULL only
- * when neither exists. Resolved once; thread-safe; allocation-free after the first call; not
- * instrumented by sanitizers (it runs before their runtime is ready). */
-dls_dlsym_fn dls_real_dlsym_fn(void);
-
-/* Calls the real dlsym; NULL when it is unavailable or the name is not found. */
-void *dls_real_dlsym(void *handle, const char *name);
-
 /* Searches for the definition of `name` outside the shim as described above. Returns its
  * address and sets *lib to the path of the object that defines it (never NULL; "" for the main
  * program), or returns NULL. `*adds` (in/out) holds the loader's object-load counter seen by the

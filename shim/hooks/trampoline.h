@@ -24,7 +24,10 @@
  * above; the scalar form leaves xmm0-7 alone (the hooks are C and may change them), for a row
  * whose function passes no argument and no result in a vector register (dls_profile's
  * `scalar`: every built-in row, whose signatures are known; a DLSYNC_PROFILES row is not, so it
- * gets the vector form). The scalar form saves 20 vector moves per call.
+ * gets the vector form). The scalar form saves 20 vector moves per call, which the budget of
+ * bench_hooks (make bench) needs.
+ * The code is x86_64/trampoline.S; this header is read by it too (the constants below), so its C
+ * part is hidden from the assembler.
  * aarch64 would need the same shape with its own registers: x0-x7 and v0-v7 for arguments, x8
  * as the indirect-result register (the hidden return slot is not an argument there, so "arg:N"
  * indices would not count it), results in x0/x1 and v0-v3, x16/x17 as the scratch register for
@@ -32,32 +35,60 @@
 #ifndef DLS_TRAMPOLINE_H
 #define DLS_TRAMPOLINE_H
 
+#define DLS_STUB_SIZE 16   /* bytes per stub */
+#define DLS_STUB_COUNT 256 /* stubs per block: one per binding (bindings.h) */
+
+/* Offsets in dls_frame, for the assembly. */
+#define DLS_FRAME_XMM 0
+#define DLS_FRAME_ARG 128
+#define DLS_FRAME_RAX 176
+#define DLS_FRAME_RET 184
+#define DLS_FRAME_RET_XMM 200
+#define DLS_FRAME_TAIL 232
+#define DLS_FRAME_INDEX 240
+#define DLS_FRAME_STATE 248
+#define DLS_FRAME_SIZE 256
+
+#ifndef __ASSEMBLER__
+
+#include "../common/export.h"
+
+#include <stddef.h>
 #include <stdint.h>
 
-#define DLS_STUB_SIZE 16
-
-/* Register state of one wrapped call (layout fixed: the assembly uses these offsets). */
+/* Register state of one wrapped call (layout fixed: the assembly uses the offsets above). */
 typedef struct {
-    uint8_t xmm[8][16];     /* 0: xmm0-7 at entry */
-    uint64_t arg[6];        /* 128: rdi, rsi, rdx, rcx, r8, r9 at entry */
-    uint64_t rax;           /* 176: rax at entry */
-    uint64_t ret[2];        /* 184: rax, rdx returned by the real function */
-    uint8_t ret_xmm[2][16]; /* 200: xmm0, xmm1 returned by the real function */
-    uint64_t tail;          /* 232: set by the pre-hook: jump to the real function, no post-hook */
-    uint64_t index;         /* 240: stub index (set by the trampoline) */
-    uint64_t state;         /* 248: the hooks' own word, 0 on entry */
+    uint8_t xmm[8][16];     /* xmm0-7 at entry */
+    uint64_t arg[6];        /* rdi, rsi, rdx, rcx, r8, r9 at entry */
+    uint64_t rax;           /* rax at entry */
+    uint64_t ret[2];        /* rax, rdx returned by the real function */
+    uint8_t ret_xmm[2][16]; /* xmm0, xmm1 returned by the real function */
+    uint64_t tail;          /* set by the pre-hook: jump to the real function, no post-hook */
+    uint64_t index;         /* stub index (set by the trampoline) */
+    uint64_t state;         /* the hooks' own word, 0 on entry */
 } dls_frame;
 
-/* Starts of the two stub blocks (DLS_STUB_COUNT stubs each, bindings.h): stub i of the vector
- * form is at dls_stubs + i * DLS_STUB_SIZE, that of the scalar form at dls_stubs_scalar + i *
+_Static_assert(offsetof(dls_frame, xmm) == DLS_FRAME_XMM, "frame layout");
+_Static_assert(offsetof(dls_frame, arg) == DLS_FRAME_ARG, "frame layout");
+_Static_assert(offsetof(dls_frame, rax) == DLS_FRAME_RAX, "frame layout");
+_Static_assert(offsetof(dls_frame, ret) == DLS_FRAME_RET, "frame layout");
+_Static_assert(offsetof(dls_frame, ret_xmm) == DLS_FRAME_RET_XMM, "frame layout");
+_Static_assert(offsetof(dls_frame, tail) == DLS_FRAME_TAIL, "frame layout");
+_Static_assert(offsetof(dls_frame, index) == DLS_FRAME_INDEX, "frame layout");
+_Static_assert(offsetof(dls_frame, state) == DLS_FRAME_STATE, "frame layout");
+_Static_assert(sizeof(dls_frame) == DLS_FRAME_SIZE, "frame layout");
+
+/* Starts of the two stub blocks (DLS_STUB_COUNT stubs each): stub i of the vector form is at
+ * dls_stubs + i * DLS_STUB_SIZE, that of the scalar form at dls_stubs_scalar + i *
  * DLS_STUB_SIZE; both use binding i. */
-extern const char dls_stubs[] __attribute__((visibility("hidden")));
-extern const char dls_stubs_scalar[] __attribute__((visibility("hidden")));
+extern const char dls_stubs[] DLS_HIDDEN;
+extern const char dls_stubs_scalar[] DLS_HIDDEN;
 
 /* Called by the trampoline before the real function; returns it (NULL: not found). */
-void *dls_hook_pre(dls_frame *f) __attribute__((visibility("hidden")));
+void *dls_hook_pre(dls_frame *f) DLS_HIDDEN;
 
 /* Called by the trampoline after the real function returned (not after a tail jump). */
-void dls_hook_post(dls_frame *f) __attribute__((visibility("hidden")));
+void dls_hook_post(dls_frame *f) DLS_HIDDEN;
 
+#endif
 #endif

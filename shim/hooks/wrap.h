@@ -1,13 +1,16 @@
 /* What happens at a wrapped export, import and release.
  *
- * The trampoline's pre- and post-hooks (trampoline.h) land here. At an export the returned
- * tensor is checked, registered (exchange.h), given the shim's deleter (the producer's is kept
- * and called by it), announced to the observer (policy_hooks.h) and logged. At an import the
- * same happens before the framework function runs; a tensor exported through a wrapped export
- * keeps its exchange id. A wrapped call made while another wrapped call is running on the same
- * thread (a framework calling its own entry points) is passed straight through, so each
- * exchange is recorded once. Malformed tensors are logged and passed on untouched. With
- * DLSYNC_MODE=off every wrapper jumps straight to the real function. */
+ * The trampoline's pre- and post-hooks (trampoline.h) land here. Each export, import and release
+ * takes one pass down: the wrapper asks once who listens (the log, the policy's observer, an
+ * NVTX tool), checks the tensor (extent.h), registers, notes or removes it in the registry
+ * (exchange.h: one critical section, the entry copied out only when somebody listens), then tells
+ * the observer (policy_hooks.h) and writes the record (record.h). At an export the tensor gets
+ * the shim's deleter (the producer's is kept and called by it); at an import the same happens
+ * before the framework function runs, and a tensor exported through a wrapped export keeps its
+ * exchange id. A wrapped call made while another wrapped call is running on the same thread (a
+ * framework calling its own entry points) is passed straight through, so each exchange is
+ * recorded once. Malformed tensors are logged and passed on untouched. With DLSYNC_MODE=off
+ * every wrapper jumps straight to the real function. */
 #ifndef DLS_WRAP_H
 #define DLS_WRAP_H
 

@@ -10,13 +10,13 @@
 /* The holder of a thread's record buffer; the calling thread's is t_home (freed when the thread
  * exits). A record keeps a pointer to it, so that finishing the record needs no second look-up
  * of thread-local storage. */
-struct dls_json_thread {
+struct dls_rec_thread {
     char *buf;
     size_t cap;
     int busy;
 };
 
-static __thread struct dls_json_thread t_home;
+static __thread struct dls_rec_thread t_home;
 
 static pthread_key_t g_key;
 static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
@@ -33,7 +33,7 @@ static void make_key(void)
 }
 
 /* Gives the thread t its buffer (FIRST_CAP bytes, none when memory is short). */
-static void first_buffer(struct dls_json_thread *t)
+static void first_buffer(struct dls_rec_thread *t)
 {
     t->buf = malloc(FIRST_CAP);
     t->cap = t->buf ? FIRST_CAP : 0;
@@ -42,14 +42,14 @@ static void first_buffer(struct dls_json_thread *t)
         pthread_setspecific(g_key, t->buf);
 }
 
-void dls_json_start(dls_json *j)
+void dls_rec_start(dls_rec *j)
 {
-    struct dls_json_thread *t = &t_home;
-    DLS_JSON_TLS_ONCE(t);
+    struct dls_rec_thread *t = &t_home;
+    DLS_TLS_ONCE(t);
     j->len = 0;
     j->failed = 0;
-    if (__builtin_expect(!t->busy, 1)) {
-        if (__builtin_expect(!t->buf, 0))
+    if (DLS_LIKELY(!t->busy)) {
+        if (DLS_UNLIKELY(!t->buf))
             first_buffer(t);
         t->busy = 1;
         j->buf = t->buf;
@@ -62,9 +62,9 @@ void dls_json_start(dls_json *j)
     }
 }
 
-void dls_json_done(dls_json *j)
+void dls_rec_done(dls_rec *j)
 {
-    struct dls_json_thread *t = j->home;
+    struct dls_rec_thread *t = j->home;
     if (!t) {
         free(j->buf);
     } else {
@@ -80,7 +80,7 @@ void dls_json_done(dls_json *j)
     j->len = j->cap = 0;
 }
 
-char *dls_json_grow(dls_json *j, size_t n)
+char *dls_rec_grow(dls_rec *j, size_t n)
 {
     if (j->failed)
         return NULL;
@@ -134,7 +134,7 @@ static char *escape1(char *d, unsigned char c)
     return d;
 }
 
-char *dls_json_escape(char *d, const char *s, size_t n)
+char *dls_rec_escape(char *d, const char *s, size_t n)
 {
     *d++ = '"';
     size_t i = 0;
@@ -201,7 +201,7 @@ static const uint64_t g_pow10[20] = {
 };
 
 /* Writes the 8 decimal digits of v (< 10^8, zero padded) at d. */
-static inline __attribute__((always_inline)) void digits8(uint32_t v, char *d)
+static DLS_ALWAYS_INLINE void digits8(uint32_t v, char *d)
 {
     uint32_t hi = v / 10000, lo = v % 10000;
     memcpy(d, g_pairs + 2 * (hi / 100), 2);
@@ -210,15 +210,15 @@ static inline __attribute__((always_inline)) void digits8(uint32_t v, char *d)
     memcpy(d + 6, g_pairs + 2 * (lo % 100), 2);
 }
 
-char *dls_json_utoa9(uint32_t v, char *d)
+char *dls_rec_utoa9(uint32_t v, char *d)
 {
     *d = (char)('0' + v / 100000000);
     digits8(v % 100000000, d + 1);
     return d + 9;
 }
 
-/* dls_json_utoa for v >= 10000 (apart, so that small values need no saved registers). */
-static __attribute__((noinline)) char *utoa_long(uint64_t v, char *d)
+/* dls_rec_utoa for v >= 10000 (apart, so that small values need no saved registers). */
+static DLS_NOINLINE char *utoa_long(uint64_t v, char *d)
 {
     unsigned t = (unsigned)(64 - __builtin_clzll(v)) * 1233 >> 12; /* ~log10 from the bit length */
     size_t n = t + (v >= g_pow10[t]);
@@ -241,7 +241,7 @@ static __attribute__((noinline)) char *utoa_long(uint64_t v, char *d)
     return d + n;
 }
 
-char *dls_json_utoa(uint64_t v, char *d)
+char *dls_rec_utoa(uint64_t v, char *d)
 {
     if (v >= 10000)
         return utoa_long(v, d);
@@ -257,7 +257,7 @@ char *dls_json_utoa(uint64_t v, char *d)
     return d + n;
 }
 
-char *dls_json_xtoa(uint64_t v, size_t min, char *d)
+char *dls_rec_xtoa(uint64_t v, size_t min, char *d)
 {
     size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1;
     if (n < min)
@@ -282,28 +282,28 @@ char *dls_json_xtoa(uint64_t v, size_t min, char *d)
     return d + n;
 }
 
-void dls_json_i64s_n(dls_json *j, const char *key, size_t klen, const int64_t *v, size_t n)
+void dls_rec_i64s_n(dls_rec *j, const char *key, size_t klen, const int64_t *v, size_t n)
 {
     if (!v) {
-        dls_json_raw(j, key, "null");
+        dls_rec_raw(j, key, "null");
         return;
     }
-    dls_json_open_n(j, key, klen, '[');
+    dls_rec_open_n(j, key, klen, '[');
     for (size_t i = 0; i < n; i++)
-        dls_json_i64(j, NULL, v[i]);
-    dls_json_close(j, ']');
+        dls_rec_i64(j, NULL, v[i]);
+    dls_rec_close(j, ']');
 }
 
-void dls_json_open_n(dls_json *j, const char *key, size_t klen, char bracket)
+void dls_rec_open_n(dls_rec *j, const char *key, size_t klen, char bracket)
 {
-    char *d = dls_json_k(j, key, klen, 1);
+    char *d = dls_rec_k(j, key, klen, 1);
     if (d) {
         *d++ = bracket;
         j->len = (size_t)(d - j->buf);
     }
 }
 
-void dls_json_close(dls_json *j, char bracket)
+void dls_rec_close(dls_rec *j, char bracket)
 {
-    dls_json_bytes(j, &bracket, 1);
+    dls_rec_bytes(j, &bracket, 1);
 }

@@ -104,7 +104,7 @@ int dls_log_expand_path(const char *pattern, int pid, const char *rank, unsigned
 }
 
 /* The kinds of record still written past the size limit: what a reader needs to trust the log. */
-static int essential(const dls_json *j)
+static int essential(const dls_rec *j)
 {
     static const char *const kinds[] = {"start\"", "race\"", "warning\"", "fallback\"", "summary\"", "log_capped\""};
     const char *name = j->buf + 7; /* after {"ev":" */
@@ -119,23 +119,23 @@ static int essential(const dls_json *j)
 
 static void write_start(void)
 {
-    dls_json j;
+    dls_rec j;
     char exe[512];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
     dls_log_begin(&j, "start");
-    dls_json_str(&j, "exe", exe);
-    dls_json_str(&j, "mode", dls_mode_name(dls_config_get()->mode));
-    dls_json_str(&j, "version", DLS_VERSION);
+    dls_rec_str(&j, "exe", exe);
+    dls_rec_str(&j, "mode", dls_mode_name(dls_config_get()->mode));
+    dls_rec_str(&j, "version", DLS_VERSION);
     const char *rank = dls_log_rank();
     char *end = NULL;
     long r = rank ? strtol(rank, &end, 10) : 0;
     if (rank && end && *end == '\0' && end != rank)
-        dls_json_i64(&j, "rank", r);
+        dls_rec_i64(&j, "rank", r);
     else
-        dls_json_raw(&j, "rank", "null");
+        dls_rec_raw(&j, "rank", "null");
     dls_run_identity(&j);
-    dls_json_u64(&j, "log_limit", dls_config_get()->log_limit);
+    dls_rec_u64(&j, "log_limit", dls_config_get()->log_limit);
     dls_log_write(&j);
 }
 
@@ -222,10 +222,10 @@ static void register_log(const char *path, const char *error)
 {
     if (!dls_run_has_manifest())
         return;
-    dls_json j;
+    dls_rec j;
     dls_run_begin(&j, "log");
-    dls_json_str(&j, "path", path);
-    dls_json_str(&j, "error", error);
+    dls_rec_str(&j, "path", path);
+    dls_rec_str(&j, "error", error);
     dls_run_append(&j);
 }
 
@@ -337,9 +337,9 @@ static char *put_ids(head *h, char *d)
     if (h->pid != pid_now()) {
         char *e = h->ids;
         memcpy(e, ",\"pid\":", 7);
-        e = dls_json_utoa((uint64_t)pid_now(), e + 7);
+        e = dls_rec_utoa((uint64_t)pid_now(), e + 7);
         memcpy(e, ",\"tid\":", 7);
-        e = dls_json_utoa((uint64_t)dls_log_tid(), e + 7);
+        e = dls_rec_utoa((uint64_t)dls_log_tid(), e + 7);
         h->ids_len = (unsigned char)(e - h->ids);
         h->pid = pid_now();
     }
@@ -352,13 +352,13 @@ static char *put_time(head *h, char *d, uint64_t t)
 {
     uint64_t sec = t / 1000000000u;
     if (!sec) /* no digits of a second to put in front */
-        return dls_json_utoa(t, d);
+        return dls_rec_utoa(t, d);
     if (sec != h->sec || !h->sec_len) {
-        h->sec_len = (unsigned char)(dls_json_utoa(sec, h->sec_text) - h->sec_text);
+        h->sec_len = (unsigned char)(dls_rec_utoa(sec, h->sec_text) - h->sec_text);
         h->sec = sec;
     }
     memcpy(d, h->sec_text, sizeof h->sec_text);
-    return dls_json_utoa9((uint32_t)(t - sec * 1000000000u), d + h->sec_len);
+    return dls_rec_utoa9((uint32_t)(t - sec * 1000000000u), d + h->sec_len);
 }
 
 /* Copies the n bytes of s to d: a record kind's name, 4 to 16 bytes as a rule, in two overlapping
@@ -382,15 +382,15 @@ static void copy_name(char *d, const char *s, size_t n)
     }
 }
 
-void dls_log_begin_n(dls_json *j, const char *ev, size_t n)
+void dls_log_begin_n(dls_rec *j, const char *ev, size_t n)
 {
     uint64_t t = dls_log_now_ns();
-    dls_json_start(j);
-    char *d = dls_json_room(j, n + 96);
+    dls_rec_start(j);
+    char *d = dls_rec_room(j, n + 96);
     if (!d)
         return;
     head *h = &t_head;
-    DLS_JSON_TLS_ONCE(h);
+    DLS_TLS_ONCE(h);
     memcpy(d, "{\"ev\":\"", 7);
     copy_name(d + 7, ev, n);
     memcpy(d + 7 + n, "\",\"t\":", 6);
@@ -405,15 +405,15 @@ static void write_capped(uint64_t limit)
                   "DLSYNC_LOG=%s reached its limit of %llu bytes; no more exchange records are written (races, "
                   "warnings and the summary still are; DLSYNC_LOG_LIMIT or dlsync run --log-limit changes the limit)",
                   g_path, (unsigned long long)limit);
-    dls_json j;
+    dls_rec j;
     dls_log_begin(&j, "log_capped");
-    dls_json_u64(&j, "limit", limit);
+    dls_rec_u64(&j, "limit", limit);
     dls_log_write(&j);
 }
 
-void dls_log_write(dls_json *j)
+void dls_log_write(dls_rec *j)
 {
-    dls_json_bytes(j, "}\n", 2);
+    dls_rec_bytes(j, "}\n", 2);
     int capped_now = 0;
     uint64_t limit = dls_config_get()->log_limit;
     if (!j->failed && atomic_load_explicit(&dls_log_open, memory_order_acquire)) {
@@ -432,7 +432,7 @@ void dls_log_write(dls_json *j)
             dls_warn_once("log-write", "%s; no more records are written", g_problem);
         }
     }
-    dls_json_done(j);
+    dls_rec_done(j);
     if (capped_now)
         write_capped(limit);
 }

@@ -19,6 +19,7 @@
 #ifndef DLS_LOG_H
 #define DLS_LOG_H
 
+#include "../common/compiler.h"
 #include "../common/export.h"
 
 #include "json.h"
@@ -41,24 +42,24 @@ int dls_log_enabled_first(void);
  * opened, two inline loads. */
 static inline int dls_log_enabled(void)
 {
-    if (__builtin_expect(!atomic_load_explicit(&dls_log_ready, memory_order_acquire), 0))
+    if (DLS_UNLIKELY(!atomic_load_explicit(&dls_log_ready, memory_order_acquire)))
         return dls_log_enabled_first();
     return atomic_load_explicit(&dls_log_open, memory_order_acquire);
 }
 
 /* Starts a record of kind `ev` (the n bytes at ev: letters and '_', written as they are) in j
  * (see json.h for the values) with the keys every line has: ev, t, pid, tid. */
-void dls_log_begin_n(dls_json *j, const char *ev, size_t n);
+void dls_log_begin_n(dls_rec *j, const char *ev, size_t n);
 
 /* dls_log_begin_n for a NUL-terminated ev (a literal's length is known at compile time). */
-static inline void dls_log_begin(dls_json *j, const char *ev)
+static inline void dls_log_begin(dls_rec *j, const char *ev)
 {
     dls_log_begin_n(j, ev, __builtin_strlen(ev));
 }
 
 /* Closes the record, writes it as one line with one write(2) (when the log is enabled) and
  * releases j. */
-void dls_log_write(dls_json *j);
+void dls_log_write(dls_rec *j);
 
 /* Nanoseconds since the Unix epoch: the realtime clock read once at startup plus the monotonic
  * time since, so records of one process are ordered even if the wall clock jumps. */

@@ -10,17 +10,17 @@
 #include <stdio.h>
 
 /* `"key": {"id", "handle", "kind"}` of s, or null. */
-static void stream_json(dls_json *j, const char *key, const dls_order_stream *s)
+static void stream_rec(dls_rec *j, const char *key, const dls_order_stream *s)
 {
     if (!s) {
-        dls_json_raw(j, key, "null");
+        dls_rec_raw(j, key, "null");
         return;
     }
-    dls_json_object(j, key);
-    dls_json_u64(j, "id", s->id);
-    dls_json_hex(j, "handle", s->handle);
-    dls_json_str(j, "kind", s->kind);
-    dls_json_close(j, '}');
+    dls_rec_object(j, key);
+    dls_rec_u64(j, "id", s->id);
+    dls_rec_hex(j, "handle", s->handle);
+    dls_rec_str(j, "kind", s->kind);
+    dls_rec_close(j, '}');
 }
 
 void dls_order_log_inject(uint64_t xid, const char *what, const dls_order_stream *from, const dls_order_stream *to,
@@ -35,13 +35,13 @@ void dls_order_log_inject(uint64_t xid, const char *what, const dls_order_stream
     }
     if (!dls_log_enabled())
         return;
-    dls_json j;
+    dls_rec j;
     dls_log_begin(&j, "inject");
-    dls_json_u64(&j, "xid", xid);
-    dls_json_str(&j, "what", what);
-    stream_json(&j, "from", from);
-    stream_json(&j, "to", to);
-    dls_json_str(&j, "reason", reason);
+    dls_rec_u64(&j, "xid", xid);
+    dls_rec_str(&j, "what", what);
+    stream_rec(&j, "from", from);
+    stream_rec(&j, "to", to);
+    dls_rec_str(&j, "reason", reason);
     dls_log_write(&j);
 }
 
@@ -50,9 +50,9 @@ void dls_order_log_fallback(const char *reason, const char *detail)
     dls_summary_add(DLS_COUNT_FALLBACKS, 1);
     if (!dls_log_enabled())
         return;
-    dls_json j;
+    dls_rec j;
     dls_log_begin(&j, "fallback");
-    dls_json_str(&j, "reason", reason);
-    dls_json_str(&j, "detail", detail);
+    dls_rec_str(&j, "reason", reason);
+    dls_rec_str(&j, "detail", detail);
     dls_log_write(&j);
 }

@@ -29,6 +29,7 @@
 #ifndef DLS_PYFRAMES_H
 #define DLS_PYFRAMES_H
 
+#include "../common/compiler.h"
 #include "../common/export.h"
 
 #include <stddef.h>
@@ -94,7 +95,7 @@ void dls_pyframes_restored(void);
 static inline void dls_pythread_restored(void)
 {
     dls_pythread *t = &dls_pythread_now;
-    if (__builtin_expect(t->npending != 0, 0))
+    if (DLS_UNLIKELY(t->npending != 0))
         dls_pyframes_restored();
     if (t->depth)
         t->depth--;

@@ -1,6 +1,7 @@
 /* Race report formatting and deduplication (see race.h). */
 #include "race.h"
 
+#include "../common/compiler.h"
 #include "../common/ownfd.h"
 #include "log.h"
 #include "summary.h"
@@ -64,7 +65,7 @@ typedef struct {
     size_t len;
 } text;
 
-__attribute__((format(printf, 2, 3))) static void put(text *t, const char *fmt, ...)
+DLS_PRINTF(2, 3) static void put(text *t, const char *fmt, ...)
 {
     if (t->len >= sizeof t->buf - 1)
         return;
@@ -110,36 +111,36 @@ static void side_stack(const dls_stack *s, frames *out)
 }
 
 /* `"key": {"op": ..., "stream": ..., "stack": [...]}` of one side. */
-static void side_json(dls_json *j, const char *key, const dls_race_side *side, const frames *fr)
+static void side_json(dls_rec *j, const char *key, const dls_race_side *side, const frames *fr)
 {
-    dls_json_object(j, key);
-    dls_json_str(j, "op", side->op);
+    dls_rec_object(j, key);
+    dls_rec_str(j, "op", side->op);
     if (side->stream.host) {
-        dls_json_raw(j, "stream", "null");
+        dls_rec_raw(j, "stream", "null");
     } else {
-        dls_json_object(j, "stream");
-        dls_json_u64(j, "id", side->stream.id);
-        dls_json_hex(j, "handle", side->stream.handle);
-        dls_json_str(j, "kind", side->stream.kind);
-        dls_json_i64(j, "device", side->stream.device);
-        dls_json_close(j, '}');
+        dls_rec_object(j, "stream");
+        dls_rec_u64(j, "id", side->stream.id);
+        dls_rec_hex(j, "handle", side->stream.handle);
+        dls_rec_str(j, "kind", side->stream.kind);
+        dls_rec_i64(j, "device", side->stream.device);
+        dls_rec_close(j, '}');
     }
-    dls_json_array(j, "stack");
+    dls_rec_array(j, "stack");
     for (int i = 0; i < fr->n; i++)
-        dls_json_str(j, NULL, fr->f[i]);
-    dls_json_close(j, ']');
+        dls_rec_str(j, NULL, fr->f[i]);
+    dls_rec_close(j, ']');
     if (fr->npy) {
-        dls_json_array(j, "python");
+        dls_rec_array(j, "python");
         for (int i = 0; i < fr->npy; i++) {
-            dls_json_object(j, NULL);
-            dls_json_str(j, "function", fr->py[i].function);
-            dls_json_str(j, "file", fr->py[i].file);
-            dls_json_i64(j, "line", fr->py[i].line);
-            dls_json_close(j, '}');
+            dls_rec_object(j, NULL);
+            dls_rec_str(j, "function", fr->py[i].function);
+            dls_rec_str(j, "file", fr->py[i].file);
+            dls_rec_i64(j, "line", fr->py[i].line);
+            dls_rec_close(j, '}');
         }
-        dls_json_close(j, ']');
+        dls_rec_close(j, ']');
     }
-    dls_json_close(j, '}');
+    dls_rec_close(j, '}');
 }
 
 static void write_log(const dls_race *r, uint64_t key, const frames *pf, const frames *cf, const char *fix_id,
@@ -147,42 +148,42 @@ static void write_log(const dls_race *r, uint64_t key, const frames *pf, const f
 {
     if (!dls_log_enabled())
         return;
-    dls_json j;
+    dls_rec j;
     dls_log_begin(&j, "race");
-    dls_json_u64(&j, "xid", r->xid);
+    dls_rec_u64(&j, "xid", r->xid);
     char k[17];
-    *dls_json_xtoa(key, 16, k) = '\0';
-    dls_json_str(&j, "key", k);
-    dls_json_u64(&j, "count", 1);
-    dls_json_str(&j, "kind", dls_race_kind_name(r->kind));
-    dls_json_object(&j, "tensor");
-    dls_json_object(&j, "device");
-    dls_json_str(&j, "type", r->device);
-    dls_json_i64(&j, "id", r->device_id);
-    dls_json_close(&j, '}');
-    dls_json_str(&j, "dtype", r->dtype);
-    dls_json_i64s(&j, "shape", r->shape, (size_t)r->ndim);
-    dls_json_hex(&j, "data", r->data);
-    dls_json_object(&j, "extent");
-    dls_json_i64(&j, "lo", (int64_t)(r->lo - r->data));
-    dls_json_i64(&j, "hi", (int64_t)(r->hi - r->data));
-    dls_json_close(&j, '}');
-    dls_json_close(&j, '}');
-    dls_json_str(&j, "framework", r->framework);
-    dls_json_str(&j, "symbol", r->symbol);
+    *dls_rec_xtoa(key, 16, k) = '\0';
+    dls_rec_str(&j, "key", k);
+    dls_rec_u64(&j, "count", 1);
+    dls_rec_str(&j, "kind", dls_race_kind_name(r->kind));
+    dls_rec_object(&j, "tensor");
+    dls_rec_object(&j, "device");
+    dls_rec_str(&j, "type", r->device);
+    dls_rec_i64(&j, "id", r->device_id);
+    dls_rec_close(&j, '}');
+    dls_rec_str(&j, "dtype", r->dtype);
+    dls_rec_i64s(&j, "shape", r->shape, (size_t)r->ndim);
+    dls_rec_hex(&j, "data", r->data);
+    dls_rec_object(&j, "extent");
+    dls_rec_i64(&j, "lo", (int64_t)(r->lo - r->data));
+    dls_rec_i64(&j, "hi", (int64_t)(r->hi - r->data));
+    dls_rec_close(&j, '}');
+    dls_rec_close(&j, '}');
+    dls_rec_str(&j, "framework", r->framework);
+    dls_rec_str(&j, "symbol", r->symbol);
     side_json(&j, "producer", &r->producer, pf);
     side_json(&j, "consumer", &r->consumer, cf);
-    dls_json_str(&j, "why", r->why);
-    dls_json_object(&j, "fix");
-    dls_json_str(&j, "id", fix_id);
-    dls_json_str(&j, "text", fix_text);
-    dls_json_close(&j, '}');
+    dls_rec_str(&j, "why", r->why);
+    dls_rec_object(&j, "fix");
+    dls_rec_str(&j, "id", fix_id);
+    dls_rec_str(&j, "text", fix_text);
+    dls_rec_close(&j, '}');
     if (rule) {
-        dls_json_object(&j, "suppressed");
-        dls_json_str(&j, "rule", rule->text);
-        dls_json_str(&j, "file", dls_suppress_path());
-        dls_json_u64(&j, "line", rule->line);
-        dls_json_close(&j, '}');
+        dls_rec_object(&j, "suppressed");
+        dls_rec_str(&j, "rule", rule->text);
+        dls_rec_str(&j, "file", dls_suppress_path());
+        dls_rec_u64(&j, "line", rule->line);
+        dls_rec_close(&j, '}');
     }
     dls_log_write(&j);
 }

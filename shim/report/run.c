@@ -67,11 +67,11 @@ uint64_t dls_run_proc_start(void)
     return atomic_load_explicit(&g_start, memory_order_relaxed);
 }
 
-void dls_run_identity(dls_json *j)
+void dls_run_identity(dls_rec *j)
 {
-    dls_json_str(j, "run", dls_run_id());
-    dls_json_u64(j, "proc_start", dls_run_proc_start());
-    dls_json_i64(j, "ppid", (int64_t)getppid());
+    dls_rec_str(j, "run", dls_run_id());
+    dls_rec_u64(j, "proc_start", dls_run_proc_start());
+    dls_rec_i64(j, "ppid", (int64_t)getppid());
 }
 
 int dls_run_has_manifest(void)
@@ -79,14 +79,14 @@ int dls_run_has_manifest(void)
     return dls_config_get()->run_manifest != NULL;
 }
 
-void dls_run_begin(dls_json *j, const char *ev)
+void dls_run_begin(dls_rec *j, const char *ev)
 {
     char exe[512];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
     dls_log_begin_n(j, ev, strlen(ev));
     dls_run_identity(j);
-    dls_json_str(j, "exe", exe);
+    dls_rec_str(j, "exe", exe);
 }
 
 /* Appends the line to the manifest; an errno value when it could not be. */
@@ -105,13 +105,13 @@ static int append(const char *path, const char *buf, size_t len)
     return err;
 }
 
-void dls_run_append(dls_json *j)
+void dls_run_append(dls_rec *j)
 {
     const char *path = dls_config_get()->run_manifest;
-    dls_json_bytes(j, "}\n", 2);
+    dls_rec_bytes(j, "}\n", 2);
     int err = path && !j->failed ? append(path, j->buf, j->len) : 0;
     if (err)
         dls_warn_once("run-manifest", "cannot tell the run about this process (%s=%s: %s); it counts as not checked",
                       DLS_RUN_MANIFEST_VAR, path, err == EINVAL ? "not a regular file" : strerror(err));
-    dls_json_done(j);
+    dls_rec_done(j);
 }

@@ -36,16 +36,16 @@ const char *dls_run_id(void);
 uint64_t dls_run_proc_start(void);
 
 /* Adds the members every start record and manifest line has: "run", "proc_start", "ppid". */
-void dls_run_identity(dls_json *j);
+void dls_run_identity(dls_rec *j);
 
 /* 1 when the process has a run manifest to write to. */
 int dls_run_has_manifest(void);
 
 /* Starts a manifest line of kind ev ("log", "end", "inert") in j: the log's common keys (ev, t,
  * pid, tid), the identity above and "exe". Finish it with dls_run_append. */
-void dls_run_begin(dls_json *j, const char *ev);
+void dls_run_begin(dls_rec *j, const char *ev);
 
 /* Closes the line j, appends it to the manifest (when there is one) and releases j. */
-void dls_run_append(dls_json *j);
+void dls_run_append(dls_rec *j);
 
 #endif

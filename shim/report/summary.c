@@ -57,19 +57,19 @@ void dls_summary_line(char *buf, unsigned n)
 }
 
 /* The members the `summary` record and the run's `end` line share. */
-static void fields(dls_json *j, const dls_summary_coverage *cov)
+static void fields(dls_rec *j, const dls_summary_coverage *cov)
 {
     const dls_config *c = dls_config_get();
-    dls_json_str(j, "mode", dls_mode_name(c->mode));
-    dls_json_str(j, "cupti", atomic_load_explicit(&g_cupti, memory_order_acquire));
+    dls_rec_str(j, "mode", dls_mode_name(c->mode));
+    dls_rec_str(j, "cupti", atomic_load_explicit(&g_cupti, memory_order_acquire));
     for (int i = 0; i < DLS_COUNT_N_; i++)
-        dls_json_u64(j, g_names[i], own((dls_counter)i));
-    dls_json_str(j, "observer", cov->observer);
+        dls_rec_u64(j, g_names[i], own((dls_counter)i));
+    dls_rec_str(j, "observer", cov->observer);
     if (c->mode == DLS_MODE_CHECK) {
-        dls_json_raw(j, "checked", cov->unchecked ? "false" : "true");
-        dls_json_str(j, "why", cov->unchecked);
+        dls_rec_raw(j, "checked", cov->unchecked ? "false" : "true");
+        dls_rec_str(j, "why", cov->unchecked);
     }
-    dls_json_u64(j, "dropped", dls_log_dropped());
+    dls_rec_u64(j, "dropped", dls_log_dropped());
 }
 
 static void plural(char *buf, size_t n, uint64_t v, const char *one, const char *many)
@@ -105,7 +105,7 @@ void dls_summary_emit(const dls_summary_coverage *cov)
 {
     if (atomic_exchange(&g_emitted, 1) || dls_config_get()->mode == DLS_MODE_OFF)
         return;
-    dls_json j;
+    dls_rec j;
     if (dls_log_enabled()) {
         dls_log_begin(&j, "summary");
         fields(&j, cov);
@@ -114,8 +114,8 @@ void dls_summary_emit(const dls_summary_coverage *cov)
     if (dls_run_has_manifest()) {
         dls_run_begin(&j, "end");
         fields(&j, cov);
-        dls_json_str(&j, "log", dls_log_path());
-        dls_json_str(&j, "log_error", dls_log_problem());
+        dls_rec_str(&j, "log", dls_log_path());
+        dls_rec_str(&j, "log_error", dls_log_problem());
         dls_run_append(&j);
     }
     char line[2048];

@@ -1,6 +1,7 @@
 /* Warn-once registry (see warn.h). */
 #include "warn.h"
 
+#include "../common/map.h"
 #include "../common/ownfd.h"
 
 #include <pthread.h>
@@ -10,41 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The keys already warned about: an open-addressing set of owned copies, at most half full. */
+/* The keys already warned about: owned copies, in a map grown by doubling. */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static char **g_keys;
-static size_t g_cap, g_n;
+static dls_map g_keys = DLS_MAP_INIT(DLS_MAP_STRINGS, char *);
 
-static size_t hash(const char *s)
-{
-    uint64_t h = 1469598103934665603u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return (size_t)h;
-}
-
-/* The slot holding key, or the empty slot where it belongs. g_cap > 0. */
-static size_t slot_of(char **keys, size_t cap, const char *key)
-{
-    size_t i = hash(key) & (cap - 1);
-    while (keys[i] && strcmp(keys[i], key) != 0)
-        i = (i + 1) & (cap - 1);
-    return i;
-}
-
-/* Doubles the set (64 slots at first); 0, or -1 when memory is short. */
+/* Doubles the set (64 slots at first); 0, or -1 when memory is short. Lock held. */
 static int grow(void)
 {
-    size_t cap = g_cap ? g_cap * 2 : 64;
-    char **keys = calloc(cap, sizeof *keys);
-    if (!keys)
+    size_t cap = g_keys.cap ? g_keys.cap * 2 : 64;
+    char **slots = calloc(cap, sizeof *slots);
+    if (!slots)
         return -1;
-    for (size_t i = 0; i < g_cap; i++)
-        if (g_keys[i])
-            keys[slot_of(keys, cap, g_keys[i])] = g_keys[i];
-    free(g_keys);
-    g_keys = keys;
-    g_cap = cap;
+    free(dls_map_rehash(&g_keys, slots, cap));
     return 0;
 }
 
@@ -54,12 +32,13 @@ static int first_time(const char *key)
 {
     int fresh = 1;
     pthread_mutex_lock(&g_lock);
-    if ((g_n + 1) * 2 <= g_cap || grow() == 0) {
-        size_t i = slot_of(g_keys, g_cap, key);
-        if (g_keys[i])
+    if (!dls_map_full(&g_keys) || grow() == 0) {
+        size_t i = dls_map_index(&g_keys, (uintptr_t)key);
+        char *copy;
+        if (dls_map_key_at(&g_keys, i))
             fresh = 0;
-        else if ((g_keys[i] = strdup(key)) != NULL)
-            g_n++;
+        else if ((copy = strdup(key)) != NULL)
+            dls_map_claim(&g_keys, i, (uintptr_t)copy);
     }
     pthread_mutex_unlock(&g_lock);
     return fresh;
@@ -86,10 +65,8 @@ int dls_warn_once(const char *key, const char *fmt, ...)
 void dls_warn_reset_for_tests(void)
 {
     pthread_mutex_lock(&g_lock);
-    for (size_t i = 0; i < g_cap; i++)
-        free(g_keys[i]);
-    free(g_keys);
-    g_keys = NULL;
-    g_cap = g_n = 0;
+    for (size_t i = 0; i < g_keys.cap; i++)
+        free((char *)dls_map_key_at(&g_keys, i));
+    free(dls_map_take(&g_keys));
     pthread_mutex_unlock(&g_lock);
 }

@@ -30,9 +30,9 @@
 #include "../common/ownfd.h"
 #include "../cuda/inject.h"
 #include "../cuda/observer.h"
-#include "../hooks/bindings.h"
 #include "../hooks/engine.h"
 #include "../hooks/loader.h"
+#include "../hooks/profile_file.h"
 #include "../policy/policy.h"
 #include "../report/log.h"
 #include "../report/race.h"
@@ -69,10 +69,10 @@ static void stay_second(const char *active, const char *self)
                   "stays inert",
                   self[0] ? self : "?", active);
     if (dls_run_has_manifest()) {
-        dls_json j;
+        dls_rec j;
         dls_run_begin(&j, "inert");
-        dls_json_str(&j, "self", self);
-        dls_json_str(&j, "active", active);
+        dls_rec_str(&j, "self", self);
+        dls_rec_str(&j, "active", active);
         dls_run_append(&j);
     }
     dls_config_make_inert();
@@ -108,7 +108,7 @@ __attribute__((constructor)) static void dls_start(void)
     atomic_store(&g_own_pid, (int)getpid());
     pthread_atfork(NULL, NULL, after_fork_child);
     dls_run_adopt();
-    dls_bindings_init();
+    dls_profile_file_read();
     dls_suppress_load();
     dls_log_enabled();
     dls_inject_register();

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 /* v written as JSON text (malloc'd, *len bytes). */
-static char *written(const dls_json *v, size_t *len)
+static char *written(const dlt_json_value *v, size_t *len)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
@@ -26,11 +26,11 @@ static char *written(const dls_json *v, size_t *len)
 }
 
 /* Parses what was written for v (which must parse), frees v, and returns the new value. */
-static dls_json *reparse(dls_json *v, char **text, size_t *len)
+static dlt_json_value *reparse(dlt_json_value *v, char **text, size_t *len)
 {
     *text = written(v, len);
     dls_json_free(v);
-    dls_json *w = dls_json_parse(*text, *len, NULL);
+    dlt_json_value *w = dls_json_parse(*text, *len, NULL);
     if (!w)
         abort();
     return w;
@@ -38,7 +38,7 @@ static dls_json *reparse(dls_json *v, char **text, size_t *len)
 
 static void round_trip(const char *text, size_t n)
 {
-    dls_json *v = dls_json_parse(text, n, NULL);
+    dlt_json_value *v = dls_json_parse(text, n, NULL);
     if (!v)
         return;
     char *t1, *t2, *t3;

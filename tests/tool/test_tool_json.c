@@ -14,7 +14,7 @@
 #include "logread.h"
 #include "tally.h"
 
-static dls_json *parse(const char *s, dls_json_error *err)
+static dlt_json_value *parse(const char *s, dls_json_error *err)
 {
     return dls_json_parse(s, strlen(s), err);
 }
@@ -22,10 +22,10 @@ static dls_json *parse(const char *s, dls_json_error *err)
 static void parses_every_type(void **state)
 {
     (void)state;
-    dls_json *v = parse(" {\"a\": [1, -2.5e3, true, false, null, \"x\"], \"b\": {}} ", NULL);
+    dlt_json_value *v = parse(" {\"a\": [1, -2.5e3, true, false, null, \"x\"], \"b\": {}} ", NULL);
     assert_non_null(v);
     assert_int_equal(v->type, DLS_JSON_OBJECT);
-    const dls_json *a = dls_json_get(v, "a");
+    const dlt_json_value *a = dls_json_get(v, "a");
     assert_non_null(a);
     assert_int_equal(a->type, DLS_JSON_ARRAY);
     assert_int_equal(a->len, 6);
@@ -46,7 +46,7 @@ static void parses_every_type(void **state)
 static void nanosecond_timestamps_stay_exact(void **state)
 {
     (void)state;
-    dls_json *v = parse("{\"t\": 1764419552123456789, \"pid\": 42}", NULL);
+    dlt_json_value *v = parse("{\"t\": 1764419552123456789, \"pid\": 42}", NULL);
     long long t = 0;
     assert_true(dls_json_get_int(v, "t", &t));
     assert_true(t == 1764419552123456789LL);
@@ -57,7 +57,7 @@ static void nanosecond_timestamps_stay_exact(void **state)
 static void escapes_and_surrogates_decode(void **state)
 {
     (void)state;
-    dls_json *v = parse("\"a\\\"b\\\\c\\/\\n\\u00e9\\ud83d\\ude00\"", NULL);
+    dlt_json_value *v = parse("\"a\\\"b\\\\c\\/\\n\\u00e9\\ud83d\\ude00\"", NULL);
     assert_non_null(v);
     assert_string_equal(v->str, "a\"b\\c/\n\xc3\xa9\xf0\x9f\x98\x80");
     dls_json_free(v);
@@ -66,7 +66,7 @@ static void escapes_and_surrogates_decode(void **state)
 static void later_duplicate_key_wins(void **state)
 {
     (void)state;
-    dls_json *v = parse("{\"ev\":\"a\",\"ev\":\"b\"}", NULL);
+    dlt_json_value *v = parse("{\"ev\":\"a\",\"ev\":\"b\"}", NULL);
     assert_string_equal(dls_json_get_str(v, "ev"), "b");
     dls_json_free(v);
 }
@@ -84,7 +84,7 @@ static void errors_say_where(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         dls_json_error err = {0};
-        dls_json *v = parse(cases[i].text, &err);
+        dlt_json_value *v = parse(cases[i].text, &err);
         if (v)
             fail_msg("accepted %s", cases[i].text);
         if (err.offset != cases[i].offset)
@@ -120,7 +120,7 @@ static void writer_round_trips(void **state)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     const char *in = "{\"s\":\"q\\\"\\u0001\\t\",\"n\":[1.5,-7,1764419552123456789],\"o\":{\"k\":null,\"b\":true}}";
-    dls_json *v = parse(in, NULL);
+    dlt_json_value *v = parse(in, NULL);
     assert_non_null(v);
     dls_json_write(f, v);
     fclose(f);
@@ -138,7 +138,7 @@ static void writer_keeps_output_valid_utf8(void **state)
     dls_json_write_str(f, "ok \xc3\xa9 bad \xff\xc3 end");
     fclose(f);
     assert_string_equal(buf, "\"ok \xc3\xa9 bad \\ufffd\\ufffd end\"");
-    dls_json *back = dls_json_parse(buf, len, NULL);
+    dlt_json_value *back = dls_json_parse(buf, len, NULL);
     assert_non_null(back);
     dls_json_free(back);
     free(buf);

@@ -114,7 +114,7 @@ static void counts_merge_two_processes(void **state)
     assert_int_equal(dls_log_read(&set, fx->a, NULL), 0);
     assert_int_equal(dls_log_read(&set, fx->b, NULL), 0);
     assert_int_equal(set.damaged, 2);
-    dls_summary_counts c;
+    dlt_summary_counts c;
     assert_int_equal(dls_summary_count(&set, &c), 0);
     assert_int_equal(c.processes, 2);
     assert_int_equal(c.exchanges, 4); /* 3 exports + the import nobody exported */
@@ -162,9 +162,9 @@ static void command_prints_pairs_races_and_damage(void **state)
     dls_run_free(&r);
 }
 
-static const dls_json *event_field(const dls_json *e, const char *key, dls_json_type type)
+static const dlt_json_value *event_field(const dlt_json_value *e, const char *key, dls_json_type type)
 {
-    const dls_json *v = dls_json_get(e, key);
+    const dlt_json_value *v = dls_json_get(e, key);
     if (!v || v->type != type)
         fail_msg("trace event without a %s of type %d", key, (int)type);
     return v;
@@ -192,15 +192,15 @@ static void chrome_trace_is_valid_and_linked(void **state)
     char *text = dls_read_file(fx->trace);
     assert_non_null(text);
     dls_json_error err;
-    dls_json *doc = dls_json_parse(text, strlen(text), &err);
+    dlt_json_value *doc = dls_json_parse(text, strlen(text), &err);
     if (!doc)
         fail_msg("trace is not JSON at %zu: %s", err.offset, err.message);
-    const dls_json *events = event_field(doc, "traceEvents", DLS_JSON_ARRAY);
+    const dlt_json_value *events = event_field(doc, "traceEvents", DLS_JSON_ARRAY);
     int exports = 0, imports = 0, races = 0, injects = 0, stream_tracks = 0, thread_tracks = 0;
     long long starts[16], finishes[16];
     int ns = 0, nf = 0;
     for (size_t i = 0; i < events->len; i++) {
-        const dls_json *e = events->items[i];
+        const dlt_json_value *e = events->items[i];
         const char *ph = event_field(e, "ph", DLS_JSON_STRING)->str;
         long long pid, tid, id;
         assert_true(dls_json_get_int(e, "pid", &pid));
@@ -437,9 +437,9 @@ static void an_unchecked_run_is_said_first(void **state)
     report(&r, "--json", path, NULL);
     assert_int_equal(r.status, 0);
     dls_json_error err;
-    dls_json *doc = dls_json_parse(r.out, strlen(r.out), &err);
+    dlt_json_value *doc = dls_json_parse(r.out, strlen(r.out), &err);
     assert_non_null(doc);
-    const dls_json *checked = dls_json_get(doc, "checked"), *list = dls_json_get(doc, "not_checked");
+    const dlt_json_value *checked = dls_json_get(doc, "checked"), *list = dls_json_get(doc, "not_checked");
     assert_int_equal(checked->type, DLS_JSON_BOOL);
     assert_false(checked->boolean);
     assert_int_equal(list->len, 3);
@@ -460,7 +460,7 @@ static void json_gives_the_summary_as_one_object(void **state)
     assert_int_equal(r.status, 0);
     assert_int_equal(dls_count(r.out, "\n"), 1);
     dls_json_error err;
-    dls_json *doc = dls_json_parse(r.out, strlen(r.out), &err);
+    dlt_json_value *doc = dls_json_parse(r.out, strlen(r.out), &err);
     if (!doc)
         fail_msg("not JSON at %zu: %s\n%s", err.offset, err.message, r.out);
     const char *keys[] = {"processes", "exchanges", "races",        "race_occurrences",

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hooks/capsule.h"
+#include "hooks/capsule_rows.h"
 #include "hooks/exchange.h"
 #include "hooks/policy_hooks.h"
 

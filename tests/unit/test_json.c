@@ -13,7 +13,7 @@
 #include "report/json.h"
 
 /* The text of j, NUL-terminated in a static buffer. */
-static const char *text(const dls_json *j)
+static const char *text(const dls_rec *j)
 {
     static char out[1 << 16];
     assert_false(j->failed);
@@ -40,17 +40,17 @@ static void strings_are_escaped_by_class(void **state)
         {"caf\xc3\xa9 \x7f", "\"caf\xc3\xa9 \x7f\""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        dls_json j;
-        dls_json_start(&j);
-        dls_json_str(&j, NULL, cases[i].in);
+        dls_rec j;
+        dls_rec_start(&j);
+        dls_rec_str(&j, NULL, cases[i].in);
         assert_string_equal(text(&j), cases[i].out);
-        dls_json_done(&j);
+        dls_rec_done(&j);
     }
-    dls_json j;
-    dls_json_start(&j);
-    dls_json_str(&j, NULL, NULL);
+    dls_rec j;
+    dls_rec_start(&j);
+    dls_rec_str(&j, NULL, NULL);
     assert_string_equal(text(&j), "null");
-    dls_json_done(&j);
+    dls_rec_done(&j);
 }
 
 static void every_byte_round_trips_as_printf_would_escape_it(void **state)
@@ -66,11 +66,11 @@ static void every_byte_round_trips_as_printf_would_escape_it(void **state)
             snprintf(want, sizeof want, "\"\\%c\"", c);
         else
             snprintf(want, sizeof want, "\"%c\"", c);
-        dls_json j;
-        dls_json_start(&j);
-        dls_json_str(&j, NULL, in);
+        dls_rec j;
+        dls_rec_start(&j);
+        dls_rec_str(&j, NULL, in);
         assert_string_equal(text(&j), want);
-        dls_json_done(&j);
+        dls_rec_done(&j);
     }
 }
 
@@ -98,32 +98,32 @@ static void integers_match_printf(void **state)
     const int64_t s[] = {0, -1, 1, INT64_MIN, INT64_MAX, -100, -99};
     char want[32];
     for (size_t i = 0; i < sizeof u / sizeof *u; i++) {
-        dls_json j;
-        dls_json_start(&j);
-        dls_json_u64(&j, NULL, u[i]);
+        dls_rec j;
+        dls_rec_start(&j);
+        dls_rec_u64(&j, NULL, u[i]);
         snprintf(want, sizeof want, "%llu", (unsigned long long)u[i]);
         assert_string_equal(text(&j), want);
-        dls_json_done(&j);
-        dls_json_start(&j);
-        dls_json_hex(&j, NULL, u[i]);
+        dls_rec_done(&j);
+        dls_rec_start(&j);
+        dls_rec_hex(&j, NULL, u[i]);
         snprintf(want, sizeof want, "\"0x%llx\"", (unsigned long long)u[i]);
         assert_string_equal(text(&j), want);
-        dls_json_done(&j);
+        dls_rec_done(&j);
     }
     for (size_t i = 0; i < sizeof s / sizeof *s; i++) {
-        dls_json j;
-        dls_json_start(&j);
-        dls_json_i64(&j, NULL, s[i]);
+        dls_rec j;
+        dls_rec_start(&j);
+        dls_rec_i64(&j, NULL, s[i]);
         snprintf(want, sizeof want, "%lld", (long long)s[i]);
         assert_string_equal(text(&j), want);
-        dls_json_done(&j);
+        dls_rec_done(&j);
     }
     char digits[17];
-    *dls_json_xtoa(0xabc, 16, digits) = '\0';
+    *dls_rec_xtoa(0xabc, 16, digits) = '\0';
     assert_string_equal(digits, "0000000000000abc");
     const uint32_t nine[] = {0, 7, 10, 99999999, 100000000, 123456789, 999999999};
     for (size_t i = 0; i < sizeof nine / sizeof *nine; i++) {
-        *dls_json_utoa9(nine[i], digits) = '\0';
+        *dls_rec_utoa9(nine[i], digits) = '\0';
         snprintf(want, sizeof want, "%09u", nine[i]);
         assert_string_equal(digits, want);
     }
@@ -132,29 +132,29 @@ static void integers_match_printf(void **state)
 static void members_elements_and_nesting_get_their_commas(void **state)
 {
     (void)state;
-    dls_json j;
-    dls_json_start(&j);
-    dls_json_object(&j, NULL);
-    dls_json_str(&j, "ev", "x");
-    dls_json_object(&j, "device");
-    dls_json_str(&j, "type", "cuda");
-    dls_json_i64(&j, "id", 1);
-    dls_json_close(&j, '}');
+    dls_rec j;
+    dls_rec_start(&j);
+    dls_rec_object(&j, NULL);
+    dls_rec_str(&j, "ev", "x");
+    dls_rec_object(&j, "device");
+    dls_rec_str(&j, "type", "cuda");
+    dls_rec_i64(&j, "id", 1);
+    dls_rec_close(&j, '}');
     static const int64_t shape[] = {2, -3};
-    dls_json_i64s(&j, "shape", shape, 2);
-    dls_json_i64s(&j, "strides", NULL, 2);
-    dls_json_i64s(&j, "empty", shape, 0);
-    dls_json_ptr(&j, "null_ptr", NULL);
-    dls_json_ptr(&j, "ptr", (void *)0x1234);
-    dls_json_array(&j, "stack");
-    dls_json_str(&j, NULL, "a");
-    dls_json_raw(&j, NULL, "true");
-    dls_json_close(&j, ']');
-    dls_json_close(&j, '}');
+    dls_rec_i64s(&j, "shape", shape, 2);
+    dls_rec_i64s(&j, "strides", NULL, 2);
+    dls_rec_i64s(&j, "empty", shape, 0);
+    dls_rec_ptr(&j, "null_ptr", NULL);
+    dls_rec_ptr(&j, "ptr", (void *)0x1234);
+    dls_rec_array(&j, "stack");
+    dls_rec_str(&j, NULL, "a");
+    dls_rec_raw(&j, NULL, "true");
+    dls_rec_close(&j, ']');
+    dls_rec_close(&j, '}');
     assert_string_equal(text(&j), "{\"ev\":\"x\",\"device\":{\"type\":\"cuda\",\"id\":1},\"shape\":[2,-3],"
                                   "\"strides\":null,\"empty\":[],\"null_ptr\":null,\"ptr\":\"0x1234\","
                                   "\"stack\":[\"a\",true]}");
-    dls_json_done(&j);
+    dls_rec_done(&j);
 }
 
 static void a_long_record_grows_and_a_nested_one_gets_its_own_buffer(void **state)
@@ -162,26 +162,26 @@ static void a_long_record_grows_and_a_nested_one_gets_its_own_buffer(void **stat
     (void)state;
     static char big[20000];
     memset(big, 'x', sizeof big - 1);
-    dls_json outer;
-    dls_json_start(&outer);
-    dls_json_array(&outer, NULL);
-    dls_json_str(&outer, NULL, big);
-    dls_json inner; /* built while outer is: must not share its buffer */
-    dls_json_start(&inner);
-    dls_json_str(&inner, NULL, "inner");
+    dls_rec outer;
+    dls_rec_start(&outer);
+    dls_rec_array(&outer, NULL);
+    dls_rec_str(&outer, NULL, big);
+    dls_rec inner; /* built while outer is: must not share its buffer */
+    dls_rec_start(&inner);
+    dls_rec_str(&inner, NULL, "inner");
     assert_string_equal(text(&inner), "\"inner\"");
-    dls_json_done(&inner);
-    dls_json_u64(&outer, NULL, 7);
-    dls_json_close(&outer, ']');
+    dls_rec_done(&inner);
+    dls_rec_u64(&outer, NULL, 7);
+    dls_rec_close(&outer, ']');
     const char *t = text(&outer);
     assert_int_equal(strlen(t), sizeof big - 1 + 6);
     assert_memory_equal(t + 2, big, sizeof big - 1);
     assert_string_equal(t + sizeof big + 1, "\",7]");
-    dls_json_done(&outer);
-    dls_json again; /* the grown buffer is the thread's now */
-    dls_json_start(&again);
+    dls_rec_done(&outer);
+    dls_rec again; /* the grown buffer is the thread's now */
+    dls_rec_start(&again);
     assert_true(again.cap >= sizeof big);
-    dls_json_done(&again);
+    dls_rec_done(&again);
 }
 
 int main(void)

@@ -67,13 +67,13 @@ static void *log_records(void *arg)
 {
     long k = (long)arg;
     for (int i = 0; i < RECORDS; i++) {
-        dls_json j;
+        dls_rec j;
         dls_log_begin(&j, "warning");
-        dls_json_i64(&j, "thread", k);
-        dls_json_i64(&j, "seq", i);
-        dls_json_i64(&j, "own_tid", (int64_t)syscall(SYS_gettid));
+        dls_rec_i64(&j, "thread", k);
+        dls_rec_i64(&j, "seq", i);
+        dls_rec_i64(&j, "own_tid", (int64_t)syscall(SYS_gettid));
         /* lengths up to twice the first buffer: records grow the thread's buffer */
-        dls_json_str(&j, "detail", g_filler + sizeof g_filler - 1 - (size_t)((i * 37 + k * 101) % 8500));
+        dls_rec_str(&j, "detail", g_filler + sizeof g_filler - 1 - (size_t)((i * 37 + k * 101) % 8500));
         dls_log_write(&j);
     }
     return NULL;
@@ -120,7 +120,7 @@ static void records_of_many_threads_stay_whole_lines(void **state)
 /* A record of kind "tick" with only the keys every line has. */
 static void tick(void)
 {
-    dls_json j;
+    dls_rec j;
     dls_log_begin(&j, "tick");
     dls_log_write(&j);
 }

@@ -1,5 +1,5 @@
 /* Unit tests of shim/hooks/profiles.c: the built-in table and the text-row parser; and the
- * reading of a DLSYNC_PROFILES file (shim/hooks/bindings.c). */
+ * reading of a DLSYNC_PROFILES file (shim/hooks/profile_file.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "common/config.h"
-#include "hooks/bindings.h"
+#include "hooks/profile_file.h"
 #include "hooks/profiles.h"
 #include "test_profile_find.h"
 

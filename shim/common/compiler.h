@@ -1,0 +1,36 @@
+/* Compiler attributes and hints, named once for the shim (GCC and clang).
+ *
+ * A hint that steers code generation (likely/unlikely, inlining, cold) is kept only where a
+ * figure of `make bench` shows what it buys; the comment at its use says which. Visibility is
+ * in export.h. */
+#ifndef DLS_COMPILER_H
+#define DLS_COMPILER_H
+
+/* Branch hints: the condition is almost always true (DLS_LIKELY) or false (DLS_UNLIKELY). */
+#define DLS_LIKELY(x) __builtin_expect(!!(x), 1)
+#define DLS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* A function kept out of line (DLS_NOINLINE), or also placed with the rarely run code and
+ * optimized for size (DLS_COLD). */
+#define DLS_NOINLINE __attribute__((noinline))
+#define DLS_COLD __attribute__((noinline, cold))
+
+/* A static function inlined at every call. */
+#define DLS_ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* A printf-like function: argument `fmt` is the format, the values start at argument `first`. */
+#define DLS_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
+
+/* A type whose objects may be read and written whatever the type of the memory they alias (a
+ * word-by-word copy of a struct). */
+#define DLS_MAY_ALIAS __attribute__((may_alias))
+
+/* A function no sanitizer instruments: it runs while a sanitizer's runtime is still starting
+ * (the loader hooks, which the runtime's own dlsym calls reach). */
+#define DLS_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
+
+/* Keeps the address p of a thread-local object in a register once computed: in a shared library
+ * each computation is a call (__tls_get_addr), which the compiler would repeat after calls. */
+#define DLS_TLS_ONCE(p) __asm__("" : "+r"(p))
+
+#endif
