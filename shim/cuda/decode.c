@@ -79,11 +79,6 @@ void dls_cuda_decode_range(dls_cuda_op *op, dls_cuda_scratch *scratch, uintptr_t
     dls_cuda_decode_on_stream(op, DLS_OP_MEMCPY, cb, p->hStream, ptsz, 1);    \
     dls_cuda_decode_batch(op, scratch, p->dsts, p->srcs, p->sizes, p->count); \
     END_CASE
-#define BATCH_3D(name, class, ptsz)                                        \
-    CASE(name)                                                             \
-    dls_cuda_decode_on_stream(op, DLS_OP_MEMCPY, cb, p->hStream, ptsz, 1); \
-    op->flags |= DLS_OPF_CONSERVATIVE;                                     \
-    END_CASE
 #define FREE(name, class, ptsz, async, stream, ptr)          \
     CASE(name)                                               \
     dls_cuda_decode_free(op, scratch, cb, (uintptr_t)(ptr)); \
@@ -112,10 +107,10 @@ void dls_cuda_decode_range(dls_cuda_op *op, dls_cuda_scratch *scratch, uintptr_t
     CASE(name)                                                                    \
     dls_cuda_decode_on_stream(op, DLS_OP_##op_kind, cb, p->hStream, ptsz, async); \
     END_CASE
-#define GRAPH_LAUNCH(name, class, ptsz)                                          \
-    CASE(name)                                                                   \
-    dls_cuda_decode_on_stream(op, DLS_OP_GRAPH_LAUNCH, cb, p->hStream, ptsz, 1); \
-    op->flags |= DLS_OPF_CONSERVATIVE;                                           \
+#define ANY_MEMORY(name, class, op_kind, ptsz)                                \
+    CASE(name)                                                                \
+    dls_cuda_decode_on_stream(op, DLS_OP_##op_kind, cb, p->hStream, ptsz, 1); \
+    op->flags |= DLS_OPF_CONSERVATIVE;                                        \
     END_CASE
 #define CTX_SYNC(name, class)                             \
     CASE(name)                                            \
