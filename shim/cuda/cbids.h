@@ -1,5 +1,5 @@
-/* The CUPTI callback ids the observer enables. Enabling a whole domain would make every CUDA
- * call pay for a callback; only these ids are enabled, one by one. */
+/* The CUPTI callback ids the observer enables, the rows of calls.def. Enabling a whole domain
+ * would make every CUDA call pay for a callback; only these ids are enabled, one by one. */
 #ifndef DLS_CUDA_CBIDS_H
 #define DLS_CUDA_CBIDS_H
 
@@ -12,17 +12,19 @@ typedef struct {
     int launch; /* 1: a kernel launch form, switched by dls_cuda_enable_launch_callbacks */
 } dls_cuda_cbid;
 
-/* Driver-domain ids: every call the decoders handle, plus the invalidating calls. *n = count. */
+/* Driver-domain ids: every call the decoders handle, plus the invalidating calls (calls.def's
+ * driver rows, in its order). *n = count. */
 const dls_cuda_cbid *dls_cuda_driver_cbids(size_t *n);
 
-/* Runtime-domain ids whose calls annotate the driver operations beneath them. *n = count. */
+/* Runtime-domain ids whose calls annotate the driver operations beneath them (calls.def's
+ * RUNTIME rows). *n = count. */
 const dls_cuda_cbid *dls_cuda_runtime_cbids(size_t *n);
 
-/* What the observer does with a driver id: the ENTER of STREAM_WORK and LAUNCH ids (work that
- * only enqueues on a stream and waits for nothing) is delivered only while the policy watches
- * some memory (dls_cuda_set_enter_gate); INVALIDATION ids make cached handles stale (module or
- * library unload, context destroy or reset); ALWAYS ids are delivered at ENTER and EXIT;
- * UNHANDLED (0) ids are not enabled. */
+/* What the observer does with a driver id (its row's class in calls.def): the ENTER of
+ * STREAM_WORK and LAUNCH ids (work that only enqueues on a stream and waits for nothing) is
+ * delivered only while the policy watches some memory (dls_cuda_set_enter_gate); INVALIDATION
+ * ids make cached handles stale (module or library unload, context destroy or reset); ALWAYS
+ * ids are delivered at ENTER and EXIT; UNHANDLED (0) ids are not enabled. */
 typedef enum {
     DLS_CBID_UNHANDLED = 0,
     DLS_CBID_ALWAYS,

@@ -17,6 +17,7 @@
 #include <cupti_driver_cbid.h>
 #include <cupti_result.h>
 #include <cupti_runtime_cbid.h>
+#include <cupti_version.h>
 #include <generated_cuda_meta.h>
 
 #endif

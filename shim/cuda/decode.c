@@ -1,4 +1,5 @@
-/* Dispatch of driver callbacks to the area decoders, and their shared helpers (see decode.h). */
+/* The general decoder: one case per row of calls.def, and the helpers the shapes share (see
+ * decode.h). */
 #include "decode.h"
 
 #include "cbids.h"
@@ -8,6 +9,15 @@ void dls_cuda_decode_stream(dls_cuda_op *op, CUstream h, int per_thread_call, co
 {
     op->flags |= DLS_OPF_HAS_STREAM;
     dls_cuda_stream_resolve(h, per_thread_call, cb->context, &op->stream);
+}
+
+void dls_cuda_decode_on_stream(dls_cuda_op *op, dls_op_kind kind, const CUpti_CallbackData *cb, CUstream h,
+                               int per_thread_call, int async)
+{
+    op->kind = kind;
+    if (async)
+        op->flags |= DLS_OPF_ASYNC;
+    dls_cuda_decode_stream(op, h, per_thread_call, cb);
 }
 
 void dls_cuda_decode_range(dls_cuda_op *op, dls_cuda_scratch *scratch, uintptr_t addr, size_t len, unsigned access)
@@ -22,12 +32,121 @@ void dls_cuda_decode_range(dls_cuda_op *op, dls_cuda_scratch *scratch, uintptr_t
     scratch->ranges[op->nranges++] = (dls_cuda_range){.addr = addr, .len = len, .access = access};
 }
 
+/* The general decoder's cases: one per row of calls.def the work decoder does not read. Each
+ * reads its call's parameters as `p` (calls.def's F). The shapes with rules of their own come
+ * first: a multi-device launch is one operation per device, and cuCtxSynchronize has no
+ * parameters. Every other call is one operation (none at an index above 0) and decodes nothing
+ * when reported without its parameters. */
+#define CASE(name)                                   \
+    case CUPTI_DRIVER_TRACE_CBID_##name: {           \
+        const name##_params *p = cb->functionParams; \
+        if (index || !p)                             \
+            return 0;
+#define END_CASE \
+    return 1;    \
+    }
+#define IS_LAUNCH(name, class) \
+    _Static_assert(DLS_CBID_##class == DLS_CBID_LAUNCH, #name ": a launch is of class LAUNCH")
+
+/* The shapes with rules of their own. */
+#define LAUNCH_DEVICES(name, class)                                                                             \
+    case CUPTI_DRIVER_TRACE_CBID_##name: {                                                                      \
+        IS_LAUNCH(name, class);                                                                                 \
+        const name##_params *p = cb->functionParams;                                                            \
+        return p && dls_cuda_decode_launch_devices(op, cb, index, p->launchParamsList, p->numDevices, scratch); \
+    }
+#define CTX_SYNC_CURRENT(name, class)     \
+    case CUPTI_DRIVER_TRACE_CBID_##name:  \
+        if (index)                        \
+            return 0;                     \
+        op->kind = DLS_OP_CTX_SYNC;       \
+        op->ctx = (uintptr_t)cb->context; \
+        return 1;
+
+/* The rows of one operation, read from their parameters. */
+#define LAUNCH_LEGACY(name, class, stream)         \
+    CASE(name)                                     \
+    IS_LAUNCH(name, class);                        \
+    dls_cuda_decode_launch_legacy(op, cb, stream); \
+    END_CASE
+#define COPY_ND(name, class, ptsz, async, stream)                          \
+    CASE(name)                                                             \
+    dls_cuda_decode_on_stream(op, DLS_OP_MEMCPY, cb, stream, ptsz, async); \
+    dls_cuda_decode_copy_nd(op, scratch, p->pCopy);                        \
+    END_CASE
+#define BATCH(name, class, ptsz)                                              \
+    CASE(name)                                                                \
+    dls_cuda_decode_on_stream(op, DLS_OP_MEMCPY, cb, p->hStream, ptsz, 1);    \
+    dls_cuda_decode_batch(op, scratch, p->dsts, p->srcs, p->sizes, p->count); \
+    END_CASE
+#define FREE(name, class, ptsz, async, stream, ptr)          \
+    CASE(name)                                               \
+    dls_cuda_decode_free(op, scratch, cb, (uintptr_t)(ptr)); \
+    if (async) {                                             \
+        op->flags |= DLS_OPF_ASYNC;                          \
+        dls_cuda_decode_stream(op, stream, ptsz, cb);        \
+    }                                                        \
+    END_CASE
+#define RECORD(name, class, ptsz, flags)                                         \
+    CASE(name)                                                                   \
+    dls_cuda_decode_on_stream(op, DLS_OP_EVENT_RECORD, cb, p->hStream, ptsz, 1); \
+    dls_cuda_decode_event(op, p->hEvent);                                        \
+    op->event_flags = flags;                                                     \
+    END_CASE
+#define WAIT(name, class, ptsz)                                                       \
+    CASE(name)                                                                        \
+    dls_cuda_decode_on_stream(op, DLS_OP_STREAM_WAIT_EVENT, cb, p->hStream, ptsz, 1); \
+    dls_cuda_decode_event(op, p->hEvent);                                             \
+    END_CASE
+#define EVENT(name, class, op_kind)       \
+    CASE(name)                            \
+    op->kind = DLS_OP_##op_kind;          \
+    dls_cuda_decode_event(op, p->hEvent); \
+    END_CASE
+#define ON_STREAM(name, class, op_kind, ptsz, async)                              \
+    CASE(name)                                                                    \
+    dls_cuda_decode_on_stream(op, DLS_OP_##op_kind, cb, p->hStream, ptsz, async); \
+    END_CASE
+#define ANY_MEMORY(name, class, op_kind, ptsz)                                \
+    CASE(name)                                                                \
+    dls_cuda_decode_on_stream(op, DLS_OP_##op_kind, cb, p->hStream, ptsz, 1); \
+    op->flags |= DLS_OPF_CONSERVATIVE;                                        \
+    END_CASE
+#define CTX_SYNC(name, class)                             \
+    CASE(name)                                            \
+    op->kind = DLS_OP_CTX_SYNC;                           \
+    op->ctx = (uintptr_t)(p->ctx ? p->ctx : cb->context); \
+    END_CASE
+#define STREAM_CREATE(name, class, flags)                      \
+    CASE(name)                                                 \
+    dls_cuda_decode_stream_create(op, cb, p->phStream, flags); \
+    END_CASE
+#define STREAM_DESTROY(name, class)                     \
+    CASE(name)                                          \
+    dls_cuda_decode_stream_destroy(op, cb, p->hStream); \
+    END_CASE
+#define EVENT_CREATE(name, class, flags)                     \
+    CASE(name)                                               \
+    dls_cuda_decode_event_create(op, cb, p->phEvent, flags); \
+    END_CASE
+
+/* The work decoder's rows (dls_cuda_decode_work). */
+#define LAUNCH(name, class, ptsz, extra)
+#define LAUNCH_EX(name, class, ptsz)
+#define COPY(name, class, ptsz, async, stream, dst, src)
+#define SET(name, class, ptsz, async, stream, elsize)
+#define SET_2D(name, class, ptsz, async, stream, elsize)
+
+/* A row no case reads must be a call with nothing to decode. */
+#define CALL(name, class) \
+    _Static_assert(DLS_CBID_##class == DLS_CBID_INVALIDATION, #name ": every call but an invalidation is decoded");
+
 int dls_cuda_decode(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigned index, dls_cuda_op *op,
                     dls_cuda_scratch *scratch)
 {
     *op = (dls_cuda_op){.cbid = cbid};
-    if (!cb || (!cb->functionParams && cbid != CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize))
-        return 0; /* cuCtxSynchronize is the one handled call without parameters */
+    if (!cb)
+        return 0;
     dls_cuda_work w;
     if (dls_cuda_decode_work(cbid, cb, &w, scratch->words, DLS_SCRATCH_WORDS)) {
         if (index)
@@ -35,14 +154,9 @@ int dls_cuda_decode(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigne
         dls_cuda_op_from_work(op, &w, cb, scratch);
         return 1;
     }
-    if (dls_cuda_cbid_class_of(cbid) == DLS_CBID_LAUNCH) {
-        int r = dls_cuda_decode_launch(cbid, cb, index, op, scratch);
-        return r < 0 ? 0 : r;
-    }
-    if (index)
+    switch (cbid) {
+#include "calls.def"
+    default:
         return 0;
-    int r = dls_cuda_decode_mem(cbid, cb, op, scratch);
-    if (r < 0)
-        r = dls_cuda_decode_sync(cbid, cb, op);
-    return r < 0 ? 0 : r;
+    }
 }

@@ -1,9 +1,11 @@
 /* Decoding of CUPTI driver-API callbacks into dls_cuda_op.
  *
- * Parameter structs are read only as generated_cuda_meta.h declares them. The decoders fill the
- * call-specific part of an op (kind, stream, event, ranges, words, flags); the callback fills
- * phase, result, names, thread and correlation ids. Ranges and words live in a caller-provided
- * scratch area (thread-local in the observer), so decoding never allocates. */
+ * Parameter structs are read only as generated_cuda_meta.h declares them, and only in the cases
+ * generated from calls.def (decode.c, decode_work.h), which hand the fields a row names to its
+ * shape's reader below. The decoders fill the call-specific part of an op (kind, stream, event,
+ * ranges, words, flags); the callback fills phase, result, names, thread and correlation ids.
+ * Ranges and words live in a caller-provided scratch area (thread-local in the observer), so
+ * decoding never allocates. */
 #ifndef DLS_CUDA_DECODE_H
 #define DLS_CUDA_DECODE_H
 
@@ -21,22 +23,16 @@ typedef struct {
 /* Decodes the index-th operation of driver call `cbid` (every handled call is one operation,
  * except cuLaunchCooperativeKernelMultiDevice: one per device). Returns 1 when *op was filled,
  * 0 when the call has no operation at that index or is not handled. `cb` must be the call's
- * CUpti_CallbackData; at ENTER output parameters (a created stream or event) are not read. */
+ * CUpti_CallbackData; at ENTER output parameters (a created stream or event) are not read. The
+ * calls handled and how each is read are the rows of calls.def. */
 int dls_cuda_decode(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigned index, dls_cuda_op *op,
                     dls_cuda_scratch *scratch);
 
-/* The per-area decoders behind dls_cuda_decode: same contract, but they return -1 for a cbid
- * outside their area. */
-int dls_cuda_decode_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigned index, dls_cuda_op *op,
-                           dls_cuda_scratch *scratch);
-int dls_cuda_decode_mem(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls_cuda_op *op,
-                        dls_cuda_scratch *scratch);
-int dls_cuda_decode_sync(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls_cuda_op *op);
-
-/* The work lane's decoder (decode_work.h inline, decode_work.c out of line): fills *w's
- * call-specific part (kind, flags, handle, per_thread, ranges, words, the latter in
- * words[0..cap)) and empties its sink note, for a launch, linear async copy or async set.
- * Returns 1, or 0 when cbid is not one of those (or has no parameters). */
+/* The work decoder (decode_work.h inline, decode_work.c out of line): fills *w's call-specific
+ * part (kind, flags, handle, per_thread, ranges, words, the latter in words[0..cap)) and empties
+ * its sink note, for a launch of calls.def's LAUNCH and LAUNCH_EX rows, a linear copy or a set
+ * (synchronous forms too: without DLS_OPF_ASYNC, on the call's default stream). Returns 1, or 0
+ * when cbid is not one of those (or has no parameters). */
 int dls_cuda_decode_work(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls_cuda_work *w, uint64_t *words,
                          uint32_t cap);
 
@@ -49,13 +45,59 @@ void dls_cuda_work_launch(dls_cuda_work *w, CUstream h, int ptsz, CUfunction f, 
 void dls_cuda_op_from_work(dls_cuda_op *op, const dls_cuda_work *w, const CUpti_CallbackData *cb,
                            dls_cuda_scratch *scratch);
 
-/* Helpers shared by the decoders. */
+/* The helpers and readers of the shapes of calls.def, each given the parameters its rows name;
+ * dls_cuda_decode calls them from its cases. op is zeroed but for cbid; ranges go into scratch. */
 
 /* Sets op->stream from handle h (per_thread_call: the call is a _ptsz/_ptds form). */
 void dls_cuda_decode_stream(dls_cuda_op *op, CUstream h, int per_thread_call, const CUpti_CallbackData *cb);
 
+/* Sets op->kind, DLS_OPF_ASYNC when async, and op->stream from handle h (as dls_cuda_decode_stream). */
+void dls_cuda_decode_on_stream(dls_cuda_op *op, dls_op_kind kind, const CUpti_CallbackData *cb, CUstream h,
+                               int per_thread_call, int async);
+
 /* Appends a range to op (in scratch); a zero-length range is skipped; when scratch is full the
  * op becomes conservative. */
 void dls_cuda_decode_range(dls_cuda_op *op, dls_cuda_scratch *scratch, uintptr_t addr, size_t len, unsigned access);
+
+/* decode_launch.c. The launch of device index of a multi-device cooperative launch
+ * (list[0..n)): returns 1, or 0 when there is no such device. */
+int dls_cuda_decode_launch_devices(dls_cuda_op *op, const CUpti_CallbackData *cb, unsigned index,
+                                   const CUDA_LAUNCH_PARAMS *list, unsigned n, dls_cuda_scratch *scratch);
+
+/* A legacy launch (cuLaunch, cuLaunchGrid*) on stream h: its arguments were set with cuParamSet*,
+ * unseen here, so it is conservative. */
+void dls_cuda_decode_launch_legacy(dls_cuda_op *op, const CUpti_CallbackData *cb, CUstream h);
+
+/* decode_mem.c. The bounding ranges of a 2D, 3D or 3D peer copy descriptor c (NULL:
+ * conservative); a CUarray side gives no range. dls_cuda_decode_copy_nd picks the reader by c's
+ * type. */
+void dls_cuda_decode_copy_2d(dls_cuda_op *op, dls_cuda_scratch *scratch, const CUDA_MEMCPY2D *c);
+void dls_cuda_decode_copy_3d(dls_cuda_op *op, dls_cuda_scratch *scratch, const CUDA_MEMCPY3D *c);
+void dls_cuda_decode_copy_3d_peer(dls_cuda_op *op, dls_cuda_scratch *scratch, const CUDA_MEMCPY3D_PEER *c);
+#define dls_cuda_decode_copy_nd(op, scratch, c) \
+    _Generic((c), const CUDA_MEMCPY2D *: dls_cuda_decode_copy_2d, const CUDA_MEMCPY3D *: dls_cuda_decode_copy_3d, \
+             const CUDA_MEMCPY3D_PEER *: dls_cuda_decode_copy_3d_peer)(op, scratch, c)
+
+/* The ranges of a batch of count linear copies (dsts, srcs, sizes: NULL makes it conservative). */
+void dls_cuda_decode_batch(dls_cuda_op *op, dls_cuda_scratch *scratch, const CUdeviceptr *dsts, const CUdeviceptr *srcs,
+                           const size_t *sizes, size_t count);
+
+/* A free of the allocation at ptr: its whole range, asked of the driver at ENTER and remembered
+ * for the EXIT of the same call on this thread (afterwards the driver no longer knows it); an
+ * allocation the driver does not know is conservative, freeing NULL touches nothing. */
+void dls_cuda_decode_free(dls_cuda_op *op, dls_cuda_scratch *scratch, const CUpti_CallbackData *cb, uintptr_t ptr);
+
+/* decode_sync.c. Sets op's event (and its id) to e. */
+void dls_cuda_decode_event(dls_cuda_op *op, CUevent e);
+
+/* A stream creation: the stream *ph known at a successful EXIT, its kind from the creation flags. */
+void dls_cuda_decode_stream_create(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUstream *ph, unsigned flags);
+
+/* A stream destruction: h resolved at ENTER (the driver forgets it during the call) and
+ * remembered for the EXIT of the same call on this thread. */
+void dls_cuda_decode_stream_destroy(dls_cuda_op *op, const CUpti_CallbackData *cb, CUstream h);
+
+/* An event creation: the event *pe known at a successful EXIT, with a fresh id. */
+void dls_cuda_decode_event_create(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUevent *pe, unsigned flags);
 
 #endif

@@ -1,4 +1,4 @@
-/* The work lane's decoder out of line, and what is built from a work (see decode_work.h). */
+/* The work decoder out of line, and what is built from a work (see decode_work.h). */
 #include "decode_work.h"
 
 #include "kparams.h"
@@ -29,5 +29,6 @@ void dls_cuda_op_from_work(dls_cuda_op *op, const dls_cuda_work *w, const CUpti_
 int dls_cuda_decode_work(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls_cuda_work *w, uint64_t *words,
                          uint32_t cap)
 {
-    return dls_cuda_decode_launch_work_inline(cbid, cb, w, words, cap) || dls_cuda_decode_copy_set_inline(cbid, cb, w);
+    return dls_cuda_decode_launch_work_inline(cbid, cb, w, words, cap) ||
+           dls_cuda_decode_copy_set_forms(cbid, cb, w, 1);
 }

@@ -1,26 +1,29 @@
-/* The work lane's decoder, inline: the kernel launches, linear async copies and async sets that
- * make up almost all of a program's stream work. This is the one place their parameter structs
- * are read; the observer's callback decodes with it in place, and dls_cuda_decode_work
- * (decode_work.c) is the same decoder out of line, from which dls_cuda_decode builds their
+/* The work decoder, inline: the kernel launches, linear copies and sets of calls.def (its LAUNCH,
+ * LAUNCH_EX, COPY, SET and SET_2D rows), whose asynchronous forms make up almost all of a
+ * program's stream work. The observer's callback decodes the work lane's calls with it in place
+ * (the launches, and the asynchronous copies and sets); dls_cuda_decode_work (decode_work.c) is
+ * the same decoder out of line, every form, from which dls_cuda_decode builds their
  * dls_cuda_op. */
 #ifndef DLS_CUDA_DECODE_WORK_H
 #define DLS_CUDA_DECODE_WORK_H
 
+#include "cbids.h"
 #include "decode.h"
 
-#define P(type) ((const type##_params *)cb->functionParams)
-#define CBID(name) CUPTI_DRIVER_TRACE_CBID_##name
-
-/* Appends [addr, addr + n) unless it is empty (or, for a copy side, a CUarray: address 0). */
+/* Appends [addr, addr + n) unless it is empty. */
 static inline void dls_cuda_work_range(dls_cuda_work *w, uintptr_t addr, size_t n, unsigned access)
 {
     if (n)
         w->ranges[w->nranges++] = (dls_cuda_range){.addr = addr, .len = n, .access = access};
 }
 
-static inline void dls_cuda_work_copy(dls_cuda_work *w, CUstream h, int ptsz, uintptr_t dst, uintptr_t src, size_t n)
+/* A linear copy of n bytes on stream h; an address of 0 is a CUarray side (no range). */
+static inline void dls_cuda_work_copy(dls_cuda_work *w, CUstream h, int ptsz, int async, uintptr_t dst, uintptr_t src,
+                                      size_t n)
 {
     w->kind = DLS_OP_MEMCPY;
+    if (!async)
+        w->flags &= ~DLS_OPF_ASYNC;
     w->handle = (uintptr_t)h;
     w->per_thread = ptsz;
     if (src)
@@ -29,15 +32,18 @@ static inline void dls_cuda_work_copy(dls_cuda_work *w, CUstream h, int ptsz, ui
         dls_cuda_work_range(w, dst, n, DLS_ACCESS_WRITE);
 }
 
-static inline void dls_cuda_work_set(dls_cuda_work *w, CUstream h, int ptsz, uintptr_t dst, size_t n)
+/* A set of n bytes at dst on stream h. */
+static inline void dls_cuda_work_set(dls_cuda_work *w, CUstream h, int ptsz, int async, uintptr_t dst, size_t n)
 {
     w->kind = DLS_OP_MEMSET;
+    if (!async)
+        w->flags &= ~DLS_OPF_ASYNC;
     w->handle = (uintptr_t)h;
     w->per_thread = ptsz;
     dls_cuda_work_range(w, dst, n, DLS_ACCESS_WRITE);
 }
 
-/* Empties w's flags, ranges, words and sink note for a decoder to fill. */
+/* Empties w's flags (but DLS_OPF_ASYNC), ranges, words and sink note for a decoder to fill. */
 static inline void dls_cuda_work_init(dls_cuda_work *w)
 {
     w->flags = DLS_OPF_ASYNC;
@@ -46,33 +52,8 @@ static inline void dls_cuda_work_init(dls_cuda_work *w)
     w->sink_note = 0;
 }
 
-#define A(name, field) (uintptr_t) P(name)->field
-#define NONE 0
-#define COPY(name, dst, src, ptsz)                                                   \
-    case CBID(name):                                                                 \
-        dls_cuda_work_copy(w, P(name)->hStream, ptsz, dst, src, P(name)->ByteCount); \
-        return 1;
-#define SET(name, elsize, ptsz)                                                                            \
-    case CBID(name):                                                                                       \
-        dls_cuda_work_set(w, P(name)->hStream, ptsz, (uintptr_t)P(name)->dstDevice, P(name)->N *(elsize)); \
-        return 1;
-#define SET2D(name, elsize, ptsz)                                                                                      \
-    case CBID(name):                                                                                                   \
-        dls_cuda_work_set(w, P(name)->hStream, ptsz, (uintptr_t)P(name)->dstDevice,                                    \
-                          P(name)->Height ? (P(name)->Height - 1) * P(name)->dstPitch + P(name)->Width *(elsize) : 0); \
-        return 1;
-#define KERNEL(name, ptsz, extra_)                                                                              \
-    case CBID(name):                                                                                            \
-        dls_cuda_work_launch(w, P(name)->hStream, ptsz, P(name)->f, P(name)->kernelParams, extra_, words, cap); \
-        return 1;
-#define KERNEL_EX(name, ptsz)                                                                        \
-    case CBID(name):                                                                                 \
-        dls_cuda_work_launch(w, P(name)->config ? P(name)->config->hStream : NULL, ptsz, P(name)->f, \
-                             P(name)->kernelParams, P(name)->extra, words, cap);                     \
-        return 1;
-
-/* The launch forms of dls_cuda_decode_work (decode.h), inline; their words are read out of line
- * (dls_cuda_work_launch). */
+/* The launches of dls_cuda_decode_work (decode.h), inline; their words are read out of line
+ * (dls_cuda_work_launch). Each case reads its call's parameters as `p` (calls.def's F). */
 static inline __attribute__((always_inline)) int dls_cuda_decode_launch_work_inline(CUpti_CallbackId cbid,
                                                                                     const CUpti_CallbackData *cb,
                                                                                     dls_cuda_work *w, uint64_t *words,
@@ -82,67 +63,75 @@ static inline __attribute__((always_inline)) int dls_cuda_decode_launch_work_inl
         return 0;
     dls_cuda_work_init(w);
     switch (cbid) {
-        KERNEL(cuLaunchKernel, 0, P(cuLaunchKernel)->extra)
-        KERNEL(cuLaunchKernel_ptsz, 1, P(cuLaunchKernel_ptsz)->extra)
-        KERNEL(cuLaunchCooperativeKernel, 0, NULL)
-        KERNEL(cuLaunchCooperativeKernel_ptsz, 1, NULL)
-        KERNEL_EX(cuLaunchKernelEx, 0)
-        KERNEL_EX(cuLaunchKernelEx_ptsz, 1)
+#define LAUNCH(name, class, ptsz, extra)                                                            \
+    case CUPTI_DRIVER_TRACE_CBID_##name: {                                                          \
+        _Static_assert(DLS_CBID_##class == DLS_CBID_LAUNCH, #name ": a launch is of class LAUNCH"); \
+        const name##_params *p = cb->functionParams;                                                \
+        dls_cuda_work_launch(w, p->hStream, ptsz, p->f, p->kernelParams, extra, words, cap);        \
+        return 1;                                                                                   \
+    }
+#define LAUNCH_EX(name, class, ptsz)                                                                                 \
+    case CUPTI_DRIVER_TRACE_CBID_##name: {                                                                           \
+        _Static_assert(DLS_CBID_##class == DLS_CBID_LAUNCH, #name ": a launch is of class LAUNCH");                  \
+        const name##_params *p = cb->functionParams;                                                                 \
+        dls_cuda_work_launch(w, p->config ? p->config->hStream : NULL, ptsz, p->f, p->kernelParams, p->extra, words, \
+                             cap);                                                                                   \
+        return 1;                                                                                                    \
+    }
+#include "calls.def"
     default:
         return 0;
     }
 }
 
-/* The copies and sets of dls_cuda_decode_work (decode.h), inline; they call nothing. */
+/* The copies and sets of dls_cuda_decode_work (decode.h), inline; they call nothing. With
+ * `sync_forms` 0 (the work lane), only the asynchronous forms: the others return 0. The work
+ * lane is reached only by calls of class STREAM_WORK or LAUNCH (callback.c), so an asynchronous
+ * copy or set must be STREAM_WORK. */
 static inline __attribute__((always_inline)) int
-dls_cuda_decode_copy_set_inline(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls_cuda_work *w)
+dls_cuda_decode_copy_set_forms(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls_cuda_work *w, int sync_forms)
 {
     if (!cb->functionParams)
         return 0;
     dls_cuda_work_init(w);
     switch (cbid) {
-        COPY(cuMemcpyHtoDAsync_v2, A(cuMemcpyHtoDAsync_v2, dstDevice), A(cuMemcpyHtoDAsync_v2, srcHost), 0)
-        COPY(cuMemcpyHtoDAsync_v2_ptsz, A(cuMemcpyHtoDAsync_v2_ptsz, dstDevice), A(cuMemcpyHtoDAsync_v2_ptsz, srcHost),
-             1)
-        COPY(cuMemcpyDtoHAsync_v2, A(cuMemcpyDtoHAsync_v2, dstHost), A(cuMemcpyDtoHAsync_v2, srcDevice), 0)
-        COPY(cuMemcpyDtoHAsync_v2_ptsz, A(cuMemcpyDtoHAsync_v2_ptsz, dstHost), A(cuMemcpyDtoHAsync_v2_ptsz, srcDevice),
-             1)
-        COPY(cuMemcpyDtoDAsync_v2, A(cuMemcpyDtoDAsync_v2, dstDevice), A(cuMemcpyDtoDAsync_v2, srcDevice), 0)
-        COPY(cuMemcpyDtoDAsync_v2_ptsz, A(cuMemcpyDtoDAsync_v2_ptsz, dstDevice),
-             A(cuMemcpyDtoDAsync_v2_ptsz, srcDevice), 1)
-        COPY(cuMemcpyAsync, A(cuMemcpyAsync, dst), A(cuMemcpyAsync, src), 0)
-        COPY(cuMemcpyAsync_ptsz, A(cuMemcpyAsync_ptsz, dst), A(cuMemcpyAsync_ptsz, src), 1)
-        COPY(cuMemcpyPeerAsync, A(cuMemcpyPeerAsync, dstDevice), A(cuMemcpyPeerAsync, srcDevice), 0)
-        COPY(cuMemcpyPeerAsync_ptsz, A(cuMemcpyPeerAsync_ptsz, dstDevice), A(cuMemcpyPeerAsync_ptsz, srcDevice), 1)
-        COPY(cuMemcpyHtoAAsync_v2, NONE, A(cuMemcpyHtoAAsync_v2, srcHost), 0)
-        COPY(cuMemcpyHtoAAsync_v2_ptsz, NONE, A(cuMemcpyHtoAAsync_v2_ptsz, srcHost), 1)
-        COPY(cuMemcpyAtoHAsync_v2, A(cuMemcpyAtoHAsync_v2, dstHost), NONE, 0)
-        COPY(cuMemcpyAtoHAsync_v2_ptsz, A(cuMemcpyAtoHAsync_v2_ptsz, dstHost), NONE, 1)
-        SET(cuMemsetD8Async, 1, 0)
-        SET(cuMemsetD8Async_ptsz, 1, 1)
-        SET(cuMemsetD16Async, 2, 0)
-        SET(cuMemsetD16Async_ptsz, 2, 1)
-        SET(cuMemsetD32Async, 4, 0)
-        SET(cuMemsetD32Async_ptsz, 4, 1)
-        SET2D(cuMemsetD2D8Async, 1, 0)
-        SET2D(cuMemsetD2D8Async_ptsz, 1, 1)
-        SET2D(cuMemsetD2D16Async, 2, 0)
-        SET2D(cuMemsetD2D16Async_ptsz, 2, 1)
-        SET2D(cuMemsetD2D32Async, 4, 0)
-        SET2D(cuMemsetD2D32Async_ptsz, 4, 1)
+#define WORK_FORM(name, class, async)                                              \
+    _Static_assert(!(async) || DLS_CBID_##class == DLS_CBID_STREAM_WORK,           \
+                   #name ": an asynchronous copy or set is of class STREAM_WORK"); \
+    if (!(async) && !sync_forms)                                                   \
+        return 0;                                                                  \
+    const name##_params *p = cb->functionParams
+#define COPY(name, class, ptsz, async, stream, dst, src)                                              \
+    case CUPTI_DRIVER_TRACE_CBID_##name: {                                                            \
+        WORK_FORM(name, class, async);                                                                \
+        dls_cuda_work_copy(w, stream, ptsz, async, (uintptr_t)(dst), (uintptr_t)(src), p->ByteCount); \
+        return 1;                                                                                     \
+    }
+#define SET(name, class, ptsz, async, stream, elsize)                                       \
+    case CUPTI_DRIVER_TRACE_CBID_##name: {                                                  \
+        WORK_FORM(name, class, async);                                                      \
+        dls_cuda_work_set(w, stream, ptsz, async, (uintptr_t)p->dstDevice, p->N *(elsize)); \
+        return 1;                                                                           \
+    }
+#define SET_2D(name, class, ptsz, async, stream, elsize)                                       \
+    case CUPTI_DRIVER_TRACE_CBID_##name: {                                                     \
+        WORK_FORM(name, class, async);                                                         \
+        dls_cuda_work_set(w, stream, ptsz, async, (uintptr_t)p->dstDevice,                     \
+                          p->Height ? (p->Height - 1) * p->dstPitch + p->Width *(elsize) : 0); \
+        return 1;                                                                              \
+    }
+#include "calls.def"
+#undef WORK_FORM
     default:
         return 0;
     }
 }
 
-#undef P
-#undef CBID
-#undef A
-#undef NONE
-#undef COPY
-#undef SET
-#undef SET2D
-#undef KERNEL
-#undef KERNEL_EX
+/* The work lane's copies and sets: their asynchronous forms. */
+static inline __attribute__((always_inline)) int
+dls_cuda_decode_copy_set_inline(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls_cuda_work *w)
+{
+    return dls_cuda_decode_copy_set_forms(cbid, cb, w, 0);
+}
 
 #endif

@@ -6,6 +6,7 @@
 #include "../report/warn.h"
 #include "callback.h"
 #include "cbids.h"
+#include "cupti.h"
 #include "cupti_search.h"
 #include "cupti_subscriber.h"
 
@@ -15,17 +16,11 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef CUptiResult (*subscribe_v2_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *,
-                                       dls_cupti_subscriber_params *);
-typedef CUptiResult (*subscribe_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
-typedef CUptiResult (*version_fn)(uint32_t *);
-typedef CUptiResult (*enable_fn)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
-
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_started;
 static atomic_int g_active;
 static int g_launch_on = 1;
-static enable_fn g_enable;
+static dls_cupti_table g_cupti; /* filled once, at the start */
 static CUpti_SubscriberHandle g_sub;
 static atomic_int g_warned;
 static char g_reason[DLS_PATH_MAX + 320] = "CUDA was not initialized in this process (no observer started)";
@@ -103,7 +98,7 @@ static void enable_table(CUpti_CallbackDomain dom, const dls_cuda_cbid *t, size_
 {
     for (size_t i = 0; i < n; i++)
         if (!launch_only || t[i].launch)
-            g_enable(!t[i].launch || g_launch_on, g_sub, dom, t[i].cbid);
+            g_cupti.enable_callback(!t[i].launch || g_launch_on, g_sub, dom, t[i].cbid);
 }
 
 /* 1 when operations should carry the runtime function that made them (`api`): the runtime
@@ -118,10 +113,10 @@ static int runtime_names_wanted(void)
 /* Subscribes dls_cuda_callback as "dlsync" (cuptiSubscribe_v2 when there is one, its structSize
  * as CUPTI `version` knows it), asking for multi-subscriber mode when `multi`. On refusal the
  * holder's name is in holder (CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN bytes). */
-static CUptiResult subscribe(subscribe_v2_fn sub2, subscribe_fn sub1, uint32_t version, int multi, char *holder)
+static CUptiResult subscribe(uint32_t version, int multi, char *holder)
 {
-    if (!sub2)
-        return sub1(&g_sub, dls_cuda_callback, NULL);
+    if (!g_cupti.subscribe_v2)
+        return g_cupti.subscribe(&g_sub, dls_cuda_callback, NULL);
     dls_cupti_subscriber_params p = {
         .structSize = dls_cupti_subscriber_params_size(version),
         .subscriberName = "dlsync",
@@ -129,7 +124,8 @@ static CUptiResult subscribe(subscribe_v2_fn sub2, subscribe_fn sub1, uint32_t v
         .oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN,
         .allowMultipleSubscribers = (uint8_t)multi,
     };
-    return sub2(&g_sub, dls_cuda_callback, NULL, &p);
+    /* The 13.2 layout, of which CUPTI reads the structSize bytes it knows (cupti_subscriber.h). */
+    return g_cupti.subscribe_v2(&g_sub, dls_cuda_callback, NULL, (CUpti_SubscriberParams *)&p);
 }
 
 static int start_locked(void)
@@ -158,25 +154,22 @@ static int start_locked(void)
                      "could not find CUPTI beside the CUDA libraries or as libcupti.so.13 (set DLSYNC_CUPTI)");
         return fail("cuda-no-cupti", why);
     }
-    subscribe_v2_fn sub2 = (subscribe_v2_fn)dlsym(lib, "cuptiSubscribe_v2");
-    subscribe_fn sub1 = (subscribe_fn)dlsym(lib, "cuptiSubscribe");
-    version_fn get_version = (version_fn)dlsym(lib, "cuptiGetVersion");
-    g_enable = (enable_fn)dlsym(lib, "cuptiEnableCallback");
-    if ((!sub2 && !sub1) || !g_enable)
+    dls_cupti_resolve(lib, &g_cupti);
+    if ((!g_cupti.subscribe_v2 && !g_cupti.subscribe) || !g_cupti.enable_callback)
         return fail("cuda-cupti-symbols", "the CUPTI library lacks cuptiSubscribe / cuptiEnableCallback");
     uint32_t version = 0;
-    if (!get_version || get_version(&version) != CUPTI_SUCCESS)
+    if (!g_cupti.get_version || g_cupti.get_version(&version) != CUPTI_SUCCESS)
         version = 0;
-    int sharable = sub2 && dls_cupti_has_multi_subscriber(version);
+    int sharable = g_cupti.subscribe_v2 && dls_cupti_has_multi_subscriber(version);
     char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = "";
     int multi = sharable;
-    CUptiResult r = subscribe(sub2, sub1, version, multi, holder);
+    CUptiResult r = subscribe(version, multi, holder);
     if (r != CUPTI_SUCCESS && multi) {
         /* The request for multi-subscriber mode (a beta feature) may be what failed: alone, as
          * before 13.2, is still better than no observer. */
         multi = 0;
         holder[0] = '\0';
-        r = subscribe(sub2, sub1, version, multi, holder);
+        r = subscribe(version, multi, holder);
     }
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
         char why[256];

@@ -10,6 +10,7 @@
 
 #include "cuda/cbids.h"
 #include "cuda/decode.h"
+#include "cuda/decode_work.h"
 #include "cuda/kparams.h"
 #include "cuda/streams.h"
 
@@ -455,7 +456,36 @@ static void syncs_queries_host_funcs_and_graphs(void **state)
     assert_int_equal(op.stream.kind, DLS_STREAM_PER_THREAD);
 }
 
-/* Every enabled driver id decodes into an op, even from all-zero parameters (NULL pointers). */
+/* The work lane's decoder takes the asynchronous forms of linear copies and sets, and the
+ * general decoder reads the synchronous ones through the same rows (calls.def), off the lane. */
+static void the_lane_decodes_only_asynchronous_copies_and_sets(void **state)
+{
+    (void)state;
+    cuMemsetD8_v2_params sync_set = {.dstDevice = 0x50000, .N = 16};
+    cuMemsetD8Async_params async_set = {.dstDevice = 0x50000, .N = 16, .hStream = NULL};
+    cuMemcpyHtoD_v2_params sync_copy = {.dstDevice = 0x9000, .srcHost = (void *)0x8000, .ByteCount = 8};
+    CUpti_CallbackData cb = fake_cb(CUPTI_API_ENTER, "cuMemsetD8_v2", &sync_set);
+    dls_cuda_work w;
+    assert_int_equal(dls_cuda_decode_copy_set_inline(CBID(cuMemsetD8_v2), &cb, &w), 0);
+    assert_int_equal(dls_cuda_decode_work(CBID(cuMemsetD8_v2), &cb, &w, scratch.words, DLS_SCRATCH_WORDS), 1);
+    assert_int_equal(w.kind, DLS_OP_MEMSET);
+    assert_false(w.flags & DLS_OPF_ASYNC);
+    dls_cuda_op op = decode1(CBID(cuMemsetD8_v2), CUPTI_API_ENTER, "cuMemsetD8_v2", &sync_set);
+    assert_false(op.flags & DLS_OPF_ASYNC);
+    assert_int_equal(op.stream.kind, DLS_STREAM_LEGACY);
+    assert_range(&op, 0, 0x50000, 16, DLS_ACCESS_WRITE);
+    cb = fake_cb(CUPTI_API_ENTER, "cuMemcpyHtoD_v2", &sync_copy);
+    assert_int_equal(dls_cuda_decode_copy_set_inline(CBID(cuMemcpyHtoD_v2), &cb, &w), 0);
+    cb = fake_cb(CUPTI_API_ENTER, "cuMemsetD8Async", &async_set);
+    assert_int_equal(dls_cuda_decode_copy_set_inline(CBID(cuMemsetD8Async), &cb, &w), 1);
+    assert_int_equal(w.kind, DLS_OP_MEMSET);
+    assert_true(w.flags & DLS_OPF_ASYNC);
+    assert_int_equal(w.nranges, 1);
+    assert_int_equal(w.ranges[0].len, 16);
+}
+
+/* Every enabled driver id decodes into an op, even from all-zero parameters (NULL pointers);
+ * that every row of calls.def but an invalidation has a decoder is checked at compile time. */
 static void every_enabled_driver_call_is_decoded(void **state)
 {
     (void)state;
@@ -502,6 +532,7 @@ int main(void)
         cmocka_unit_test_setup(stream_creation_and_destruction, setup),
         cmocka_unit_test_setup(stream_resolution_is_cached_until_invalidated, setup),
         cmocka_unit_test_setup(syncs_queries_host_funcs_and_graphs, setup),
+        cmocka_unit_test_setup(the_lane_decodes_only_asynchronous_copies_and_sets, setup),
         cmocka_unit_test_setup(every_enabled_driver_call_is_decoded, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
