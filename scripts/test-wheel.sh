@@ -39,33 +39,43 @@ done
 # What a machine with only a C compiler, the C library's headers and the CUDA and DLPack headers
 # lacks, hidden from the wheel's build: libelf's and libdw's headers and link-time libraries, and
 # the C++ library's (its headers; libstdc++.so and .a, which -lstdc++ needs; the run-time
-# libstdc++.so.6 stays). As root, in a mount namespace of the build's own (`unshare -m`), each
-# directory holding one gets a read-only overlay whose top layer has a whiteout for it.
+# libstdc++.so.6 stays).
 cc=${CC:-cc}
-hidden=(/usr/include/libelf.h /usr/include/gelf.h /usr/include/nlist.h /usr/include/dwarf.h
-        /usr/include/elfutils /usr/include/c++)
+dev=(/usr/include/libelf.h /usr/include/gelf.h /usr/include/nlist.h /usr/include/dwarf.h /usr/include/elfutils
+     /usr/include/c++)
 for l in libelf.so libelf.a libdw.so libdw.a libstdc++.so libstdc++.a; do
     f=$("$cc" -print-file-name=$l 2>/dev/null)
-    case "$f" in /*) hidden+=("$(cd -P "$(dirname "$f")" && pwd)/$l") ;; esac
+    case "$f" in /*) dev+=("$(cd -P "$(dirname "$f")" && pwd)/$l") ;; esac
 done
-present=()
-for f in "${hidden[@]}"; do [ -e "$f" ] || [ -L "$f" ] && present+=("$f"); done
-# hiding CMD...: runs CMD with the paths of `present` hidden: its status, 97 when they cannot be
-# hidden here, 98 when gelf.h or -lstdc++ is still found.
+# present PATH...: the paths that exist (a dangling link too), one per line.
+present() { for f in "$@"; do if [ -e "$f" ] || [ -L "$f" ]; then echo "$f"; fi; done; }
+mapfile -t dev < <(present "${dev[@]}")
+# hiding PATH... -- CMD...: runs CMD with each PATH hidden: as root, in a mount namespace of its
+# own (`unshare -m`), each directory holding one gets a read-only overlay whose top layer holds a
+# whiteout for it. CMD's status; 97 when the paths cannot be hidden here, 98 when one is still
+# there, or gelf.h or -lstdc++ is still found.
 hiding() {
-    local layers=$tmp/hide f dir mounts=() n=0
+    local layers f dir mounts=() n=0
     declare -A layer
     [ "$(id -u)" = 0 ] && command -v unshare > /dev/null || return 97
-    for f in "${present[@]}"; do
-        dir=$(dirname "$f")
+    layers=$(mktemp -d -p "$tmp")
+    while [ "$1" != -- ]; do
+        dir=$(dirname "$1")
         if [ -z "${layer[$dir]:-}" ]; then
             layer[$dir]=$layers/$n; n=$((n + 1)); mkdir -p "${layer[$dir]}"; mounts+=("$dir" "${layer[$dir]}")
         fi
-        mknod "${layer[$dir]}/$(basename "$f")" c 0 0 || return 97
+        mknod "${layer[$dir]}/$(basename "$1")" c 0 0 || return 97
+        shift
     done
     CC=$cc unshare -m bash -c '
-        while [ "$1" != -- ]; do mount -t overlay overlay -o "ro,lowerdir=$2:$1" "$1" || exit 97; shift 2; done
+        gone=()
+        while [ "$1" != -- ]; do
+            mount -t overlay overlay -o "ro,lowerdir=$2:$1" "$1" || exit 97
+            for f in "$2"/*; do gone+=("$1/${f##*/}"); done
+            shift 2
+        done
         shift
+        for f in "${gone[@]}"; do [ -e "$f" ] || [ -L "$f" ] && exit 98; done
         echo "#include <gelf.h>" | "$CC" -E -x c - -o /dev/null 2>/dev/null && exit 98
         echo "int main(void) { return 0; }" | "$CC" -x c - -o /dev/null -lstdc++ 2>/dev/null && exit 98
         exec "$@"' hiding "${mounts[@]}" -- "$@"
@@ -78,17 +88,17 @@ mkdir -p "$top"
 if [ ! -x "$top/builder/bin/pip" ]; then "$py" -m venv "$top/builder" || { echo "FAIL  wheel: venv"; exit 1; }; fi
 rm -rf "$top/dist" "$here/build/wheel"
 start=$SECONDS
-pip_wheel=("$top/builder/bin/pip" wheel "$here" --no-deps -q --disable-pip-version-check -w "$top/dist")
-hiding "${pip_wheel[@]}" > "$tmp/out" 2>&1
+pip_wheel=("$top/builder/bin/pip" wheel "$here" --no-deps -q --disable-pip-version-check)
+hiding "${dev[@]}" -- "${pip_wheel[@]}" -w "$top/dist" > "$tmp/out" 2>&1
 rc=$?
-hid="with the ${#present[@]} development files of libelf, libdw and libstdc++ found here hidden"
+hid="with the ${#dev[@]} development files of libelf, libdw and libstdc++ found here hidden"
 if [ $rc = 97 ]; then
     echo "skip  wheel: building $hid (needs root and unshare)"
-    hid="with the ${#present[@]} development files of libelf, libdw and libstdc++ found here in view"
-    "${pip_wheel[@]}" > "$tmp/out" 2>&1
+    hid="with the ${#dev[@]} development files of libelf, libdw and libstdc++ found here in view"
+    "${pip_wheel[@]}" -w "$top/dist" > "$tmp/out" 2>&1
     rc=$?
 fi
-[ $rc = 98 ] && { bad "hiding gelf.h and -lstdc++ from the build did not take"; exit 1; }
+[ $rc = 98 ] && { bad "hiding libelf and libstdc++'s development files from the build did not take"; exit 1; }
 [ $rc = 0 ] || { bad "pip wheel . ($hid) failed"; exit 1; }
 wheel=$(ls "$top"/dist/dlsync-*.whl)
 ok "pip wheel . built $(basename "$wheel") in $((SECONDS - start)) s, $hid"
@@ -197,6 +207,34 @@ print(from_dlpack(to_dlpack(a)).sum().item(), torch.from_dlpack(np.arange(6.0)).
     fi
 else
     echo "skip  wheel: numpy and torch trace (Debian's python3-numpy / python3-torch missing)"
+fi
+
+# The wheel where there is only Python, make, a C compiler and the C library's headers: the files
+# above hidden, and the CUDA toolkit (/usr/local/cuda; CUDA_HOME and CUDA_PATH unset) and the
+# system's dlpack/ headers too, so the build takes NVIDIA's header packages and apache-tvm-ffi's
+# dlpack.h from PyPI (skipped when PyPI cannot be reached or nothing can be hidden here). Its
+# wheel, installed into a venv of its own, runs `dlsync scan`.
+bare=("${dev[@]}")
+mapfile -t -O ${#bare[@]} bare < <(present /usr/local/cuda "$(readlink -f /usr/local/cuda)" /usr/include/dlpack | sort -u)
+if ! "$py" -c 'import urllib.request as u; u.urlopen("https://pypi.org/simple/pip/", timeout=15)' 2>/dev/null; then
+    echo "skip  wheel: the build with only a compiler (PyPI cannot be reached for NVIDIA's header packages)"
+else
+    rm -rf "$top/dist-bare" "$top/bare" "$here/build/wheel"
+    start=$SECONDS
+    (unset CUDA_HOME CUDA_PATH; hiding "${bare[@]}" -- "${pip_wheel[@]}" -w "$top/dist-bare") > "$tmp/out" 2>&1
+    rc=$?
+    if [ $rc = 97 ]; then
+        echo "skip  wheel: the build with only a compiler (hiding the toolkit needs root and unshare)"
+    elif [ $rc != 0 ]; then
+        bad "pip wheel . with the CUDA toolkit, dlpack/ and the development files hidden (exit $rc)"
+    elif "$py" -m venv "$top/bare" && "$top/bare/bin/pip" install -q --no-deps --disable-pip-version-check \
+            "$top"/dist-bare/dlsync-*.whl > "$tmp/out" 2>&1 &&
+            "$top/bare/bin/dlsync" scan "$build/tests/tool/libscanfix.so" > "$tmp/out" 2>&1 &&
+            has "$tmp/out" "8 DLPack-related symbols" "fix::fromDLPack\\(DLManagedTensor\\*\\)"; then
+        ok "pip wheel . with the CUDA toolkit, dlpack/ and ${#dev[@]} development files hidden (${#bare[@]} paths): built from PyPI's headers in $((SECONDS - start)) s, installed, scans"
+    else
+        bad "the wheel built with only a compiler: install or dlsync scan"
+    fi
 fi
 
 # The manylinux tag.
