@@ -14,6 +14,8 @@
 #     both ways, the summary line counts; --dlsync=fix makes the racy tests' value right; the
 #     same with pytest-xdist (-n 2);
 #   - `dlsync run` from the venv traces real numpy and torch exchanges;
+#   - the wheel built again with the CUDA toolkit and the system's dlpack/ headers hidden too
+#     (NVIDIA's header packages and apache-tvm-ffi from PyPI; skipped offline) installs and scans;
 #   - `auditwheel show` names a manylinux tag (auditwheel from PyPI, in build/python/tools; skipped
 #     when PyPI cannot be reached).
 #   usage: scripts/test-wheel.sh BUILD_DIR
