@@ -23,9 +23,11 @@
 #endif
 
 /* Linkers share a string only by tail merging, so the names of one table add up to little more
- * than its string table; a table whose names add up to more than this many times it (symbols
- * pointing into one long string at every offset) is hostile, and refused before it costs time. */
+ * than its string table; a table whose names add up to more than NAME_BUDGET times it, plus
+ * NAME_SLACK bytes (symbols pointing into one long string at every offset) is hostile, and
+ * refused before it costs time. */
 #define NAME_BUDGET 16
+#define NAME_SLACK 4096
 
 /* Symbol reading's outcomes besides 0: out of memory, and a section that cannot be read. */
 #define READ_NOMEM (-1)
@@ -159,7 +161,7 @@ static int read_symbols(elf_file *f, const Elf64_Shdr *sh, int (*keep)(const cha
     if (rc == 0 && (!strsh->sh_size || strs[strsh->sh_size - 1] != '\0'))
         rc = corrupt(f, "its string table does not end in a NUL");
     int dyn = sh->sh_type == SHT_DYNSYM;
-    uint64_t budget = strsh->sh_size * NAME_BUDGET;
+    uint64_t budget = strsh->sh_size * NAME_BUDGET + NAME_SLACK;
     for (size_t i = 1; rc == 0 && i < sh->sh_size / sizeof(Elf64_Sym); i++) {
         Elf64_Sym sym;
         memcpy(&sym, syms + i * sizeof sym, sizeof sym);
