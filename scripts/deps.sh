@@ -6,7 +6,7 @@
 # The CUDA 13 toolkit (headers, nvcc, libcupti) is not a Debian package: it must already be at
 # $CUDA_HOME (default /usr/local/cuda).
 set -u
-pkgs=(build-essential pkg-config libcmocka-dev libdlpack-dev libelf-dev libdw-dev
+pkgs=(build-essential pkg-config libcmocka-dev libdlpack-dev
       valgrind python3 python3-numpy python3-torch python3-venv libpython3-dev
       python3-pytest python3-pytest-xdist)
 [ "${1:-}" = --ci ] && pkgs+=(clang llvm libclang-rt-dev clang-format)

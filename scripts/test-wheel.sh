@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The Python way (make test-frameworks runs it first): builds the wheel with `pip wheel .`,
+# from a fresh build/wheel with libelf's, libdw's and the C++ library's development files hidden
+# (as root: a mount namespace of its own with overlays; built with them in view otherwise),
 # installs the built file into a fresh virtual environment (build/python/venv, made anew each run
 # with Debian's python3 and its site packages: numpy, torch, pytest, pytest-xdist) and checks:
+#   - the installed command and shim need the C library alone;
 #   - `dlsync` on the venv's PATH and `python -m dlsync` are build/bin/dlsync (version, exit
 #     statuses) and preload the venv's own libdlsync.so;
 #   - `import dlsync` loads no CUDA and sees no shim without one;
@@ -11,6 +14,8 @@
 #     both ways, the summary line counts; --dlsync=fix makes the racy tests' value right; the
 #     same with pytest-xdist (-n 2);
 #   - `dlsync run` from the venv traces real numpy and torch exchanges;
+#   - the wheel built again with the CUDA toolkit and the system's dlpack/ headers hidden too
+#     (NVIDIA's header packages and apache-tvm-ffi from PyPI; skipped offline) installs and scans;
 #   - `auditwheel show` names a manylinux tag (auditwheel from PyPI, in build/python/tools; skipped
 #     when PyPI cannot be reached).
 #   usage: scripts/test-wheel.sh BUILD_DIR
@@ -33,18 +38,72 @@ for m in pytest xdist venv; do
     "$py" -c "import $m" 2>/dev/null || { echo "test-wheel: SKIPPED: $py lacks $m (scripts/deps.sh installs it)"; exit 0; }
 done
 
+# What a machine with only a C compiler, the C library's headers and the CUDA and DLPack headers
+# lacks, hidden from the wheel's build: libelf's and libdw's headers and link-time libraries, and
+# the C++ library's (its headers; libstdc++.so and .a, which -lstdc++ needs; the run-time
+# libstdc++.so.6 stays).
+cc=${CC:-cc}
+dev=(/usr/include/libelf.h /usr/include/gelf.h /usr/include/nlist.h /usr/include/dwarf.h /usr/include/elfutils
+     /usr/include/c++)
+for l in libelf.so libelf.a libdw.so libdw.a libstdc++.so libstdc++.a; do
+    f=$("$cc" -print-file-name=$l 2>/dev/null)
+    case "$f" in /*) dev+=("$(cd -P "$(dirname "$f")" && pwd)/$l") ;; esac
+done
+# present PATH...: the paths that exist (a dangling link too), one per line.
+present() { for f in "$@"; do if [ -e "$f" ] || [ -L "$f" ]; then echo "$f"; fi; done; }
+mapfile -t dev < <(present "${dev[@]}")
+# hiding PATH... -- CMD...: runs CMD with each PATH hidden: as root, in a mount namespace of its
+# own (`unshare -m`), each directory holding one gets a read-only overlay whose top layer holds a
+# whiteout for it. CMD's status; 97 when the paths cannot be hidden here, 98 when one is still
+# there, or gelf.h or -lstdc++ is still found.
+hiding() {
+    local layers f dir mounts=() n=0
+    declare -A layer
+    [ "$(id -u)" = 0 ] && command -v unshare > /dev/null || return 97
+    layers=$(mktemp -d -p "$tmp")
+    while [ "$1" != -- ]; do
+        dir=$(dirname "$1")
+        if [ -z "${layer[$dir]:-}" ]; then
+            layer[$dir]=$layers/$n; n=$((n + 1)); mkdir -p "${layer[$dir]}"; mounts+=("$dir" "${layer[$dir]}")
+        fi
+        mknod "${layer[$dir]}/$(basename "$1")" c 0 0 || return 97
+        shift
+    done
+    CC=$cc unshare -m bash -c '
+        gone=()
+        while [ "$1" != -- ]; do
+            mount -t overlay overlay -o "ro,lowerdir=$2:$1" "$1" || exit 97
+            for f in "$2"/*; do gone+=("$1/${f##*/}"); done
+            shift 2
+        done
+        shift
+        for f in "${gone[@]}"; do [ -e "$f" ] || [ -L "$f" ] && exit 98; done
+        echo "#include <gelf.h>" | "$CC" -E -x c - -o /dev/null 2>/dev/null && exit 98
+        echo "int main(void) { return 0; }" | "$CC" -x c - -o /dev/null -lstdc++ 2>/dev/null && exit 98
+        exec "$@"' hiding "${mounts[@]}" -- "$@"
+}
+
 # The wheel, built as a user would (pip's isolated build; the backend needs nothing from PyPI
-# when the CUDA toolkit and the Debian headers are there).
+# when the CUDA toolkit and the DLPack headers are there), from a fresh build/wheel, with the
+# paths above hidden where that can be done.
 mkdir -p "$top"
 if [ ! -x "$top/builder/bin/pip" ]; then "$py" -m venv "$top/builder" || { echo "FAIL  wheel: venv"; exit 1; }; fi
-rm -rf "$top/dist"
+rm -rf "$top/dist" "$here/build/wheel"
 start=$SECONDS
-if ! (cd "$here" && "$top/builder/bin/pip" wheel . --no-deps -q --disable-pip-version-check -w "$top/dist") \
-        > "$tmp/out" 2>&1; then
-    bad "pip wheel . failed"; exit 1
+pip_wheel=("$top/builder/bin/pip" wheel "$here" --no-deps -q --disable-pip-version-check)
+hiding "${dev[@]}" -- "${pip_wheel[@]}" -w "$top/dist" > "$tmp/out" 2>&1
+rc=$?
+hid="with the ${#dev[@]} development files of libelf, libdw and libstdc++ found here hidden"
+if [ $rc = 97 ]; then
+    echo "skip  wheel: building $hid (needs root and unshare)"
+    hid="with the ${#dev[@]} development files of libelf, libdw and libstdc++ found here in view"
+    "${pip_wheel[@]}" -w "$top/dist" > "$tmp/out" 2>&1
+    rc=$?
 fi
+[ $rc = 98 ] && { bad "hiding libelf and libstdc++'s development files from the build did not take"; exit 1; }
+[ $rc = 0 ] || { bad "pip wheel . ($hid) failed"; exit 1; }
 wheel=$(ls "$top"/dist/dlsync-*.whl)
-ok "pip wheel . built $(basename "$wheel") in $((SECONDS - start)) s"
+ok "pip wheel . built $(basename "$wheel") in $((SECONDS - start)) s, $hid"
 
 rm -rf "$venv"
 "$py" -m venv --system-site-packages "$venv" && "$venv/bin/pip" install -q --no-deps --disable-pip-version-check \
@@ -68,6 +127,15 @@ done
 [ $same = 1 ] && ok "dlsync and python -m dlsync: the same output and exit status as build/bin/dlsync" ||
     bad "dlsync from the venv differs from build/bin/dlsync"
 site=$("$venv/bin/python" -c 'import dlsync, os; print(os.path.dirname(dlsync.__file__))')
+# What the installed command and shim link: the C library alone (no libelf, no libstdc++).
+if command -v readelf > /dev/null; then
+    needed=$(readelf -d "$site/bin/dlsync" "$site/lib/libdlsync.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u |
+             tr '\n' ' ')
+    [ "$needed" = "libc.so.6 " ] && ok "dlsync and libdlsync.so need libc.so.6 alone" ||
+        bad "dlsync and libdlsync.so need: $needed"
+else
+    echo "skip  wheel: the libraries dlsync and libdlsync.so need (no readelf)"
+fi
 dlsync run -- "$venv/bin/python" -c \
     'import dlsync; print(dlsync.active(), dlsync.mode()); print(open("/proc/self/maps").read())' > "$tmp/out" 2>&1
 if has "$tmp/out" "^True fix$" "$site/lib/libdlsync.so" && ! grep -q "$build/lib/libdlsync.so" "$tmp/out"; then
@@ -141,6 +209,34 @@ print(from_dlpack(to_dlpack(a)).sum().item(), torch.from_dlpack(np.arange(6.0)).
     fi
 else
     echo "skip  wheel: numpy and torch trace (Debian's python3-numpy / python3-torch missing)"
+fi
+
+# The wheel where there is only Python, make, a C compiler and the C library's headers: the files
+# above hidden, and the CUDA toolkit (/usr/local/cuda; CUDA_HOME and CUDA_PATH unset) and the
+# system's dlpack/ headers too, so the build takes NVIDIA's header packages and apache-tvm-ffi's
+# dlpack.h from PyPI (skipped when PyPI cannot be reached or nothing can be hidden here). Its
+# wheel, installed into a venv of its own, runs `dlsync scan`.
+bare=("${dev[@]}")
+mapfile -t -O ${#bare[@]} bare < <(present /usr/local/cuda "$(readlink -f /usr/local/cuda)" /usr/include/dlpack | sort -u)
+if ! "$py" -c 'import urllib.request as u; u.urlopen("https://pypi.org/simple/pip/", timeout=15)' 2>/dev/null; then
+    echo "skip  wheel: the build with only a compiler (PyPI cannot be reached for NVIDIA's header packages)"
+else
+    rm -rf "$top/dist-bare" "$top/bare" "$here/build/wheel"
+    start=$SECONDS
+    (unset CUDA_HOME CUDA_PATH; hiding "${bare[@]}" -- "${pip_wheel[@]}" -w "$top/dist-bare") > "$tmp/out" 2>&1
+    rc=$?
+    if [ $rc = 97 ]; then
+        echo "skip  wheel: the build with only a compiler (hiding the toolkit needs root and unshare)"
+    elif [ $rc != 0 ]; then
+        bad "pip wheel . with the CUDA toolkit, dlpack/ and the development files hidden (exit $rc)"
+    elif "$py" -m venv "$top/bare" && "$top/bare/bin/pip" install -q --no-deps --disable-pip-version-check \
+            "$top"/dist-bare/dlsync-*.whl > "$tmp/out" 2>&1 &&
+            "$top/bare/bin/dlsync" scan "$build/tests/tool/libscanfix.so" > "$tmp/out" 2>&1 &&
+            has "$tmp/out" "8 DLPack-related symbols" "fix::fromDLPack\\(DLManagedTensor\\*\\)"; then
+        ok "pip wheel . with the CUDA toolkit, dlpack/ and ${#dev[@]} development files hidden (${#bare[@]} paths): built from PyPI's headers in $((SECONDS - start)) s, installed, scans"
+    else
+        bad "the wheel built with only a compiler: install or dlsync scan"
+    fi
 fi
 
 # The manylinux tag.

@@ -234,6 +234,18 @@ static void suggest(const char *path, const row *r, FILE *out)
                 slot > 0 ? " (after the hidden return slot of the class it returns by value)" : "", line);
 }
 
+/* Says once on stderr that C++ names stay mangled, when name is one and no C++ runtime is found. */
+static void warn_mangled(const char *name)
+{
+    static int said;
+    if (!said && strncmp(name, "_Z", 2) == 0 && !dls_demangle_available()) {
+        fputs("dlsync scan: no C++ runtime (libstdc++.so.6 or libc++abi.so.1) can be loaded: C++ names are shown "
+              "mangled\n",
+              stderr);
+        said = 1;
+    }
+}
+
 static int scan_file(const char *path, dls_tally *seen, FILE *out, FILE *sugg)
 {
     dls_elf_info info;
@@ -247,6 +259,7 @@ static int scan_file(const char *path, dls_tally *seen, FILE *out, FILE *sugg)
     int rc = rows ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < info.n; i++) {
         rows[i].sym = &info.syms[i];
+        warn_mangled(info.syms[i].name);
         rows[i].demangled = dls_demangle(info.syms[i].name);
         if (!rows[i].demangled)
             rc = -1;

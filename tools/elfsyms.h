@@ -1,4 +1,4 @@
-/* Reading the symbols of one ELF object with libelf, for `dlsync scan`.
+/* Reading the symbols of one 64-bit little-endian ELF object, for `dlsync scan`.
  *
  * Symbols of .dynsym and .symtab are merged by name into one entry each, keeping what
  * interposition depends on: defined or not, binding, visibility, and which tables hold it. */
@@ -29,8 +29,10 @@ typedef struct {
  * `keep` accepts (keep(name, ctx) != 0). Fills *info (free with dls_elf_info_free) and returns
  * 0, or returns -1 with a one-line reason in err (errlen bytes) when the file cannot be read
  * as an ELF object: not a regular file (a directory or FIFO is never opened for reading), not
- * ELF, truncated (headers past its end), corrupt (a section that cannot be read), or without
- * section headers. */
+ * ELF, not 64-bit little-endian, truncated (headers past its end), corrupt (a section that cannot
+ * be read: out of the file, entries of the wrong size, names outside their string table, a
+ * second table of one kind), or without section headers. Nothing is read outside the file, and
+ * the time it takes is bounded by the file's size. */
 int dls_elf_read(const char *path, int (*keep)(const char *name, void *ctx), void *ctx, dls_elf_info *info, char *err,
                  size_t errlen);
 

@@ -6,7 +6,8 @@
 # so `dlsync run --suppressions` refuses a file the shim would not read, and its test of whether
 # the loader preloads into a program (shim/common/preloadable.c, libc only). The command finds libdlsync.so at ../lib/ from its own
 # directory, which holds in the build tree ($(B)/bin, $(B)/lib) and in the installed tree
-# ($(PREFIX)/bin, $(PREFIX)/lib).
+# ($(PREFIX)/bin, $(PREFIX)/lib). It links the C library alone: `dlsync scan` reads ELF itself
+# (elfsyms.c, on <elf.h>) and finds the C++ demangler at run time (demangle.c).
 
 TOOL_SRCS     := $(sort $(wildcard tools/*.c))
 TOOL_OBJS     := $(TOOL_SRCS:%.c=$(B)/obj/%.o)
@@ -14,7 +15,6 @@ TOOL_MAIN_OBJ := $(B)/obj/tools/main.o
 TOOL_AR       := $(B)/lib/libdlsync_tool.a
 TOOL_BIN      := $(B)/bin/dlsync
 TOOL_PROFILES := $(B)/obj/shim/hooks/profiles.o $(B)/obj/shim/report/suppress.o $(B)/obj/shim/common/preloadable.o
-TOOL_LIBS     := -lelf -lstdc++
 
 # The sanitizer runtime goes in front of the shim in LD_PRELOAD when the build is instrumented.
 $(B)/obj/tools/%.o: EXTRA_CFLAGS += -I tools -I shim -DDLS_TOOL_SAN_RUNTIME='"$(SAN_RUNTIME)"'
@@ -26,7 +26,7 @@ $(TOOL_AR): $(filter-out $(TOOL_MAIN_OBJ),$(TOOL_OBJS)) $(TOOL_PROFILES)
 $(TOOL_BIN): $(TOOL_MAIN_OBJ) $(TOOL_AR)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TOOL_AR) $(TOOL_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TOOL_AR) $(LDLIBS)
 
 ALL += $(TOOL_BIN) $(TOOL_AR)
 

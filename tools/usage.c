@@ -66,8 +66,9 @@
     "  executable   defined in an executable: its own calls never go through the dynamic linker\n"  \
     "Reachable candidates no built-in profile wraps come out as suggested DLSYNC_PROFILES rows:\n"  \
     "live when the signature shows the DLManagedTensor argument, commented out when guessed\n"      \
-    "from the name. Exit status 1 when a file could not be read (not an ELF object, truncated or\n" \
-    "corrupt, a directory, a FIFO: one line each) or the listing could not be written.\n"
+    "from the name. Exit status 1 when a file could not be read (not a 64-bit little-endian ELF\n"  \
+    "object, truncated or corrupt, a directory, a FIFO: one line each) or the listing could not\n"  \
+    "be written. Without a C++ runtime (libstdc++.so.6 or libc++abi.so.1) names stay mangled.\n"
 
 #define REPORT_HELP                                                                                   \
     "dlsync report reads JSON-lines logs (\"-\" is standard input; regular files and pipes only)\n"   \

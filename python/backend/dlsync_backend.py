@@ -12,9 +12,9 @@ Headers the build needs, and where they come from:
         nvidia-nvtx, with nvidia-cuda-crt for crt/ (13.x; pip installs them into the build environment: their headers share
         nvidia/cu13/include)
     dlpack/dlpack.h   the system's (libdlpack-dev); else apache-tvm-ffi's copy (DLPack 1.x)
-    gelf.h, libelf    the system's (libelf-dev); the command links libelf statically when
-        libelf.a is there, so the wheel needs no libelf at run time
-A build that cannot find one says so in one line. No CUDA library goes into the wheel.
+Beyond these, make, a C compiler and the C library's headers: no other library is linked (the
+command reads ELF itself and finds the C++ demangler at run time). A build that cannot find one
+says so in one line. No CUDA library goes into the wheel.
 """
 import base64
 import hashlib
@@ -126,6 +126,8 @@ def _make():
         _fail("`make` not found: install make (Debian/Ubuntu: apt-get install build-essential)")
     if not shutil.which(_cc()):
         _fail("no C compiler (%s) found: install gcc or clang, or set CC" % _cc())
+    if not _compiles("elf.h"):
+        _fail("the C library's headers (elf.h) not found: install libc6-dev (Fedora: glibc-devel)")
     cuda = _toolkit() or _pip_cuda()
     if not cuda:
         _fail("CUDA 13 headers not found: set CUDA_HOME to a CUDA 13 toolkit, or let pip install %s"
@@ -136,13 +138,8 @@ def _make():
         if not inc:
             _fail("dlpack/dlpack.h not found: install libdlpack-dev, or let pip install apache-tvm-ffi")
         env["C_INCLUDE_PATH"] = inc + (os.pathsep + env["C_INCLUDE_PATH"] if env.get("C_INCLUDE_PATH") else "")
-    if not _compiles("gelf.h"):
-        _fail("libelf headers (gelf.h) not found: install libelf-dev (Fedora: elfutils-libelf-devel)")
     lib, exe = BUILD + "/lib/libdlsync.so", BUILD + "/bin/dlsync"
     cmd = ["make", "-j%d" % (os.cpu_count() or 1), "BUILD=" + BUILD, "CUDA_HOME=" + cuda, lib, exe]
-    static_elf = subprocess.run([_cc(), "-print-file-name=libelf.a"], capture_output=True, text=True).stdout.strip()
-    if os.path.isabs(static_elf) and os.path.isfile(static_elf):
-        cmd.append("TOOL_LIBS=-Wl,-Bstatic -lelf -Wl,-Bdynamic -lz -lstdc++")
     sys.stderr.write("dlsync build: %s\n" % " ".join(cmd))
     if subprocess.run(cmd, cwd=ROOT, env=env).returncode != 0:
         _fail("make failed (its output is above)")

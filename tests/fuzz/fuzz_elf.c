@@ -1,10 +1,12 @@
 /* libFuzzer harness: the ELF symbol reader of `dlsync scan` (tools/elfsyms.c), on any bytes given
- * as a file. Properties: no crash, no leak; either a reason or a symbol list whose names are set. */
+ * as a file. Properties: no crash, no leak, no read outside the file; either a reason or a symbol
+ * list whose names are set, not empty and each listed once. */
 #include "elfsyms.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -25,9 +27,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     dls_elf_info info;
     if (dls_elf_read(path, keep_all, NULL, &info, err, sizeof err) == 0) {
-        for (size_t i = 0; i < info.n; i++)
-            if (!info.syms[i].name)
+        for (size_t i = 0; i < info.n; i++) {
+            if (!info.syms[i].name || !info.syms[i].name[0])
                 abort();
+            for (size_t k = 0; k < i; k++)
+                if (strcmp(info.syms[k].name, info.syms[i].name) == 0)
+                    abort();
+        }
         dls_elf_info_free(&info);
     } else if (!err[0]) {
         abort();

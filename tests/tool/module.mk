@@ -1,7 +1,8 @@
 # Tests of the dlsync command and of the shim's NVTX marks: cmocka binaries in $(B)/tests/tool/,
 # plus what they drive: a fake NVTX tool, a program that calls the NVTX marks, a shared object
 # with DLPack-named symbols of every kind for `dlsync scan`, and for the run's gate a scenario
-# program that makes itself hard to check (gate_app.c) and a statically linked program.
+# program that makes itself hard to check (gate_app.c) and a statically linked program, and a
+# C++ runtime without a demangler (no_cxx_runtime/: libstdc++.so.6 and libc++abi.so.1).
 TOOLTEST_SRCS := $(sort $(wildcard tests/tool/test_*.c))
 TOOLTEST_BINS := $(TOOLTEST_SRCS:tests/tool/%.c=$(B)/tests/tool/%)
 TOOLTEST_FAKE_NVTX := $(B)/tests/tool/libfake_nvtx.so
@@ -9,9 +10,10 @@ TOOLTEST_NVTX_DRIVER := $(B)/tests/tool/nvtx_driver
 TOOLTEST_SCANFIX := $(B)/tests/tool/libscanfix.so
 TOOLTEST_GATE_APP := $(B)/tests/tool/gate_app
 TOOLTEST_STATIC := $(B)/tests/tool/static_app
+TOOLTEST_NO_CXX := $(addprefix $(B)/tests/tool/no_cxx_runtime/,libstdc++.so.6 libc++abi.so.1)
 # The shim end-to-end NVTX test runs a scenario program of tests/scenarios.
 TOOLTEST_HELPERS := $(TOOLTEST_FAKE_NVTX) $(TOOLTEST_NVTX_DRIVER) $(TOOLTEST_SCANFIX) $(B)/scenarios/scen_side_stream \
-                    $(TOOLTEST_GATE_APP) $(TOOLTEST_STATIC)
+                    $(TOOLTEST_GATE_APP) $(TOOLTEST_STATIC) $(TOOLTEST_NO_CXX)
 
 $(B)/obj/tests/tool/%.o: EXTRA_CFLAGS += -I tools -I shim -I shim/include -I $(CUDA_INC) \
     -DDLS_TEST_CUDA_HOME='"$(CUDA_HOME)"'
@@ -25,7 +27,7 @@ $(B)/tests/tool/test_%: $(B)/obj/tests/tool/test_%.o $(TOOLTEST_TOOL_AR) $(SHIM_
                         | $(TOOLTEST_TOOL_BIN) $(SHIM_LIB) $(TOOLTEST_HELPERS)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(TOOLTEST_TOOL_AR) $(SHIM_AR) -lcmocka -lelf -lstdc++ $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(TOOLTEST_TOOL_AR) $(SHIM_AR) -lcmocka $(LDLIBS)
 
 $(TOOLTEST_FAKE_NVTX): $(B)/obj/tests/tool/fake_nvtx.o
 	@mkdir -p $(@D)
@@ -34,6 +36,10 @@ $(TOOLTEST_FAKE_NVTX): $(B)/obj/tests/tool/fake_nvtx.o
 $(TOOLTEST_SCANFIX): $(B)/obj/tests/tool/scanfix.o
 	@mkdir -p $(@D)
 	$(Q)$(CC) -shared $(LDFLAGS) -o $@ $<
+
+$(TOOLTEST_NO_CXX): $(B)/obj/tests/tool/no_cxx_runtime.o
+	@mkdir -p $(@D)
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,$(@F) -o $@ $<
 
 # The driver links the NVTX module alone, so it tests that module and nothing else of the shim.
 $(TOOLTEST_NVTX_DRIVER): $(B)/obj/tests/tool/nvtx_driver.o $(B)/obj/shim/report/nvtx.o

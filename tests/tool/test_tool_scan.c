@@ -1,8 +1,10 @@
 /* Tests of `dlsync scan`: Debian's libtorch (skipped when absent) and a fixture shared object
- * with DLPack-named symbols of every kind; suggested rows must parse as profile rows. */
+ * with DLPack-named symbols of every kind; suggested rows must parse as profile rows; corrupt
+ * and hostile copies of the fixture are refused; without a C++ runtime names stay mangled. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,6 +239,149 @@ static void files_it_cannot_read_are_errors(void **state)
     rmdir(dir);
 }
 
+/* Writes len bytes of text to path. */
+static void write_bytes(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* The section header of the first section of `type` in an ELF image. */
+static Elf64_Shdr *section_of(char *text, uint32_t type)
+{
+    Elf64_Ehdr *eh = (Elf64_Ehdr *)text;
+    for (int i = 1; i < eh->e_shnum; i++) {
+        Elf64_Shdr *sh = (Elf64_Shdr *)(text + eh->e_shoff + (size_t)i * eh->e_shentsize);
+        if (sh->sh_type == type)
+            return sh;
+    }
+    fail_msg("no section of type %u", type);
+    return NULL;
+}
+
+/* The symbols of a symbol table section, and their count. */
+static Elf64_Sym *symbols_of(char *text, const Elf64_Shdr *sh, size_t *n)
+{
+    *n = sh->sh_size / sizeof(Elf64_Sym);
+    return (Elf64_Sym *)(text + sh->sh_offset);
+}
+
+/* Corrupt and hostile objects (each edit a copy of the fixture) are refused with one line naming
+ * what is wrong: never a crash, a hang or a read outside the file (the ELF fuzzer searches
+ * further). An object with more sections than its header can count is read as its twin. */
+static void hostile_objects_are_refused(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/dlsync-scan-XXXXXX", path[96];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/hostile.so", dir);
+    size_t len, n;
+    char *orig = copy_fixture(path, 0, &len), *t = malloc(len);
+    assert_non_null(t);
+
+    memcpy(t, orig, len);
+    t[EI_CLASS] = ELFCLASS32;
+    write_bytes(path, t, len);
+    refused(path, "a 32-bit ELF object: dlsync scan reads 64-bit little-endian ones");
+    write_bytes(path, "!<arch>\n/               0           0     0     644     4         `\n", 68);
+    refused(path, "not an ELF object (an archive: scan its members)");
+    write_bytes(path, orig, 40);
+    refused(path, "truncated ELF object");
+
+    memcpy(t, orig, len);
+    ((Elf64_Ehdr *)t)->e_shentsize = 32;
+    write_bytes(path, t, len);
+    refused(path, "corrupt ELF object: its section headers cannot be read");
+
+    memcpy(t, orig, len);
+    section_of(t, SHT_DYNSYM)->sh_entsize = 12;
+    write_bytes(path, t, len);
+    refused(path, "(its entries are not of the size of Elf64_Sym)");
+
+    memcpy(t, orig, len);
+    section_of(t, SHT_DYNSYM)->sh_link = 0;
+    write_bytes(path, t, len);
+    refused(path, "(its sh_link names no string table)");
+
+    memcpy(t, orig, len);
+    Elf64_Sym *sym = symbols_of(t, section_of(t, SHT_DYNSYM), &n);
+    for (size_t i = 1; i < n; i++)
+        sym[i].st_name = 0x7fffff00u;
+    write_bytes(path, t, len);
+    refused(path, "(a name outside its string table)");
+
+    memcpy(t, orig, len);
+    Elf64_Shdr *dynstr = section_of(t, SHT_STRTAB);
+    t[dynstr->sh_offset + dynstr->sh_size - 1] = 'x';
+    write_bytes(path, t, len);
+    refused(path, "(its string table does not end in a NUL)");
+
+    memcpy(t, orig, len);
+    section_of(t, SHT_SYMTAB)->sh_type = SHT_DYNSYM;
+    write_bytes(path, t, len);
+    refused(path, "(a second table of its type)");
+
+    /* .symtab's functions named by every offset of one string that fills .strtab */
+    memcpy(t, orig, len);
+    Elf64_Shdr *symtab = section_of(t, SHT_SYMTAB);
+    Elf64_Shdr *strtab = (Elf64_Shdr *)(t + ((Elf64_Ehdr *)t)->e_shoff) + symtab->sh_link;
+    memset(t + strtab->sh_offset, 'a', strtab->sh_size - 1);
+    sym = symbols_of(t, symtab, &n);
+    for (size_t i = 1; i < n; i++) {
+        sym[i].st_name = (uint32_t)i;
+        sym[i].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+    }
+    write_bytes(path, t, len);
+    refused(path, "(its names overlap far more than a linker writes them)");
+
+    /* e_shnum 0 and the count in section 0's sh_size: the same listing */
+    const char *argv[] = {g_bin, "scan", path, NULL};
+    dls_run_result plain, extended;
+    write_bytes(path, orig, len);
+    assert_int_equal(dls_run(argv, NULL, &plain), 0);
+    memcpy(t, orig, len);
+    Elf64_Ehdr *eh = (Elf64_Ehdr *)t;
+    ((Elf64_Shdr *)(t + eh->e_shoff))->sh_size = eh->e_shnum;
+    eh->e_shnum = 0;
+    write_bytes(path, t, len);
+    assert_int_equal(dls_run(argv, NULL, &extended), 0);
+    assert_int_equal(extended.status, 0);
+    assert_non_null(strstr(extended.out, "8 DLPack-related symbols"));
+    assert_string_equal(extended.out, plain.out);
+    dls_run_free(&plain);
+    dls_run_free(&extended);
+
+    free(t);
+    free(orig);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Without a C++ runtime to demangle with, C++ names are listed mangled and scan says so once. */
+static void without_a_cxx_runtime(void **state)
+{
+    (void)state;
+    if (strstr(DLS_SAN, "undefined"))
+        skip(); /* libubsan itself needs the real libstdc++.so.6 */
+    char lib[512], dir[512], env[600];
+    dls_build_path(lib, sizeof lib, "tests/tool/libscanfix.so");
+    snprintf(env, sizeof env, "LD_LIBRARY_PATH=%s", dls_build_path(dir, sizeof dir, "tests/tool/no_cxx_runtime"));
+    const char *argv[] = {g_bin, "scan", lib, lib, NULL}, *envp[] = {env, NULL};
+    dls_run_result r;
+    assert_int_equal(dls_run(argv, envp, &r), 0);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(dls_count(r.err, "C++ names are shown mangled"), 1);
+    assert_int_equal(dls_count(r.err, "\n"), 1);
+    char line[1024];
+    assert_columns(row_of(r.out, lib, "_ZN3fix10fromDLPackEP15DLManagedTensor", line, sizeof line), "def", "-",
+                   "reachable");
+    assert_null(strstr(r.out, "fix::fromDLPack"));
+    assert_non_null(strstr(r.out, "Fix_ToDLPack"));
+    dls_run_free(&r);
+}
+
 /* A DLPack-named function defined in this executable, for the "executable" row. */
 __attribute__((noinline, used, visibility("default"))) void *test_exe_to_dlpack(void *p)
 {
@@ -251,6 +396,8 @@ int main(void)
         cmocka_unit_test(fixture_rows_and_suggestions),
         cmocka_unit_test(executables_and_bad_files),
         cmocka_unit_test(files_it_cannot_read_are_errors),
+        cmocka_unit_test(hostile_objects_are_refused),
+        cmocka_unit_test(without_a_cxx_runtime),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
