@@ -594,7 +594,7 @@ def main():
         os.makedirs(args.logs, exist_ok=True)
     start = time.monotonic()
     # The last seconds of the budget print the rows.
-    args.deadline = start + args.budget - 2 if args.budget else float("inf")
+    args.deadline = start + args.budget - 2 if args.budget is not None else float("inf")
     runs = [(case, mode) for case in todo for mode in ("plain", "check", "fix")]
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         done = dict(zip(runs, pool.map(lambda cm: run_child(cm[0], cm[1], args), runs)))

@@ -418,7 +418,7 @@ def main():
     if args.logs:
         os.makedirs(args.logs, exist_ok=True)
     args.fake_hang = False
-    args.deadline = time.monotonic() + args.budget if args.budget else float("inf")
+    args.deadline = time.monotonic() + args.budget if args.budget is not None else float("inf")
     runs = {}
     for mode in VARIANTS:  # one at a time: the figures are times
         runs[mode] = run_mode(mode, args)
