@@ -519,6 +519,17 @@ def judge(path, r, reps):
     return "PASS" if not why else "FAIL (" + "; ".join(why) + ")"
 
 
+def prepare_driver(ap, args):
+    """A driver's checks before it runs children (this one's and train_step.py's): --shim or
+    --launcher given, the launcher's path made absolute, the --logs folder made."""
+    if not args.shim and not args.launcher:
+        ap.error("--shim or --launcher is required")
+    if args.launcher:
+        args.launcher = os.path.abspath(args.launcher)
+    if args.logs:
+        os.makedirs(args.logs, exist_ok=True)
+
+
 def timing(done, total):
     """The "time:" line: the step's wall time, each mode's median run and the slowest run."""
     ran = {k: r["seconds"] for k, r in done.items() if r["status"] != "budget" or r["seconds"]}
@@ -586,12 +597,7 @@ def main():
             print(f"skip  {p}->{c} {path}")
         print(f"0 passed, 0 failed, {len(todo)} skipped")
         return 0
-    if not args.shim and not args.launcher:
-        ap.error("--shim or --launcher is required")
-    if args.launcher:
-        args.launcher = os.path.abspath(args.launcher)
-    if args.logs:
-        os.makedirs(args.logs, exist_ok=True)
+    prepare_driver(ap, args)
     start = time.monotonic()
     # The last seconds of the budget print the rows.
     args.deadline = start + args.budget - 2 if args.budget is not None else float("inf")

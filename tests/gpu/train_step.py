@@ -411,13 +411,7 @@ def main():
             print(f"skip  train {v} {m}")
         print(f"0 passed, 0 failed, {len(plan_rows())} skipped")
         return 0
-    if not args.shim and not args.launcher:
-        ap.error("--shim or --launcher is required")
-    if args.launcher:
-        args.launcher = os.path.abspath(args.launcher)
-    if args.logs:
-        os.makedirs(args.logs, exist_ok=True)
-    args.fake_hang = False
+    frameworks.prepare_driver(ap, args)
     args.deadline = time.monotonic() + args.budget if args.budget is not None else float("inf")
     runs = {}
     for mode in VARIANTS:  # one at a time: the figures are times
