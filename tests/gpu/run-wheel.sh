@@ -2,10 +2,13 @@
 # The GPU check's wheel step: the Python way, with the wheel built on another machine.
 #
 #   tests/gpu/run-wheel.sh <wheel> <site folder> [--fake BUILD]
+#   tests/gpu/run-wheel.sh --needs <wheel>      what the wheel needs, and nothing else
 #
 # Installs the wheel offline into the site folder with this machine's python3 (pip install
 # --no-index --no-deps --target: no network, nothing else changed), says what was installed
-# (wheel, Python, the dlsync command's version), then runs the twins of tests/gpu/handoff under
+# (wheel, Python, the dlsync command's version) and what it needs (Requires-Python, its tag,
+# the newest glibc symbol version and the shared libraries its two binaries ask for), then runs
+# the twins of tests/gpu/handoff under
 # `pytest --dlsync=check` with the site folder on PYTHONPATH: the wheel's pytest plugin starts
 # pytest again under the wheel's own `dlsync run`. One row each:
 #   wheel    install      ok                  PASS
@@ -17,6 +20,23 @@
 # keeps the installation: `<site>/bin/dlsync` is the wheel's command for the steps after this one.
 # HANDOFF_TIMEOUT (seconds, default 120) bounds the pytest run.
 set -u
+# needs FOLDER: the needs of the wheel unpacked or installed in FOLDER, on one line.
+needs() {
+  local d=$1 f glibc="" libs=""
+  for f in "$d/dlsync/lib/libdlsync.so" "$d/dlsync/bin/dlsync"; do
+    glibc+=" $(objdump -T "$f" 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//')"
+    libs+=" $(readelf -d "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd' ' -)"
+  done
+  # shellcheck disable=SC2046,SC2086
+  echo "wheel needs: $(sed -n 's/^Requires-Python: /Python /p' "$d"/dlsync-*.dist-info/METADATA);" \
+       "tag $(sed -n 's/^Tag: //p' "$d"/dlsync-*.dist-info/WHEEL); glibc >= $(printf '%s\n' $glibc | sort -V |
+       tail -n 1); shared libraries:$(printf ' %s' $(printf '%s\n' $libs | sort -u))"
+}
+if [ "${1:-}" = --needs ]; then
+  tmp=$(mktemp -d) || exit 1
+  python3 -m zipfile -e "${2:?usage: run-wheel.sh --needs <wheel>}" "$tmp" && needs "$tmp"
+  rc=$?; rm -rf "$tmp"; exit $rc
+fi
 wheel=${1:?usage: run-wheel.sh <wheel> <site folder> [--fake BUILD]}
 site=${2:?usage: run-wheel.sh <wheel> <site folder> [--fake BUILD]}
 fake=
@@ -45,6 +65,7 @@ if ! "$py" -m pip install -q --no-index --no-deps --no-compile --disable-pip-ver
 fi
 version=$(PYTHONPATH=$site "$site/bin/dlsync" --version 2>&1 | head -n 1)
 echo "wheel: $(basename "$wheel") into $site with $("$py" -c 'import sys; print("Python", sys.version.split()[0])'): $version"
+needs "$site"
 if [ -x "$site/dlsync/bin/dlsync" ] && [ -f "$site/dlsync/lib/libdlsync.so" ] && [ -n "$version" ]; then
   row wheel install ok PASS
 else
