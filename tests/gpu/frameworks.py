@@ -2,7 +2,8 @@
 """Real frameworks exchanging on real streams: every ordered pair among PyTorch, CuPy and JAX,
 every handover path, plain and under dlsync check and fix.
 
-    frameworks.py --shim build/lib/libdlsync.so [--logs DIR] [--reps N] [--jobs N]
+    frameworks.py --shim build/lib/libdlsync.so [--logs DIR] [--reps N] [--jobs N] [--budget S]
+    frameworks.py --launcher SITE/bin/dlsync ...   the check and fix runs under `dlsync run`
     frameworks.py --shim ... --fake BUILD      dry run on the simulator build in BUILD
     frameworks.py --plan                       prints what would run, runs nothing
 
@@ -19,29 +20,37 @@ checks for 84 everywhere. The handover paths:
            producer orders after its work (the twin: nothing for dlsync to do)
 The producer exports under its own stream (torch.cuda.stream / with cupy stream), as a framework
 that knows its stream would. Each (pair, path) runs in its own processes, one per mode (plain
-without the shim; check and fix with the shim preloaded and CUDA_INJECTION64_PATH unset), each
-repeating the exchange --reps times. A row:
+without the shim; check and fix with the shim preloaded and CUDA_INJECTION64_PATH unset, or with
+--launcher started as a user would, `dlsync run --mode M --verbose -- python3 ...`, with the
+dlsync command of an installed wheel), each repeating the exchange --reps times. A row:
   pair  path  plain: stale k/N  check: races  fix: correct k/N  injected  outcome
 Outcome: PASS, or FAIL naming what broke dlsync's promises: fix left a stale read; check was
 silent on a path the plain run showed stale; the twin got a race report or an injected wait or
-read stale. A path a framework does not offer is "n/a" with the reason. The closing line is
-"N passed, N failed, N skipped" (skipped: n/a rows and missing frameworks); exit 0 when nothing
-failed. Without a usable GPU (or with --plan) the plan is printed, every row is skipped, exit 0.
+read stale. A path a framework does not offer is "n/a" with the reason. With --budget S the
+whole step ends within S seconds: a run not started by then, or still running then, is not
+judged, and its row says "SKIP (time budget ...)". A "time:" line gives the runs' durations (the
+median per mode, the slowest run). The closing line is "N passed, N failed, N skipped" (skipped:
+n/a rows, rows cut by the budget and missing frameworks); exit 0 when nothing failed. Without a
+usable GPU (or with --plan) the plan is printed, every row is skipped, exit 0.
 
 --fake BUILD replaces the three frameworks with the simulator build's fake MXNet (producer) and
 fake TVM (consumer), C fixtures with streams of their own: it proves this script's plumbing, row
 format and timeouts where there is no GPU. FRAMEWORKS_TIMEOUT bounds each child run in seconds
 (default 90): a child past it is killed and its row says "timeout". FRAMEWORKS_BASE_PRELOAD is
 preloaded into every child, ahead of the shim (a sanitizer runtime, for a sanitizer build).
+The framework classes are shared with tests/gpu/handoff (the pytest twins) and train_step.py.
 """
 import argparse
 import concurrent.futures
 import ctypes
 import os
 import re
+import signal
+import statistics
 import subprocess
 import sys
 import threading
+import time
 
 SKIP, UNSUPPORTED = 77, 78
 PATHS = ("legacy", "nosync", "wrong", "right")
@@ -74,6 +83,10 @@ class Handover:
 
 
 # ---- the real frameworks ------------------------------------------------------------------------
+# A producer offers produce() (a tensor filled with VALUE after a slow kernel on its own stream,
+# returned at once), sync(x) (waits on the host for that work), legacy_export(x) and
+# dlpack(x, stream, kw); a consumer offers legacy_import(capsule), protocol_import(obj), read(y)
+# (2*y on its own stream, back on the host) and warm().
 
 class Torch:
     name = "torch"
@@ -92,6 +105,9 @@ class Torch:
             self.t.cuda._sleep(self.cycles)
             x.fill_(VALUE)
         return x
+
+    def sync(self, x):
+        self.prod.synchronize()
 
     def legacy_export(self, x):
         from torch.utils.dlpack import to_dlpack
@@ -144,6 +160,9 @@ class Cupy:
             self.spin((1,), (1,), (self.c.int64(self.cycles),))
             x.fill(VALUE)
         return x
+
+    def sync(self, x):
+        self.prod.synchronize()
 
     def legacy_export(self, x):
         if not hasattr(x, "toDlpack"):
@@ -204,6 +223,9 @@ class Jax:
     def produce(self):
         z = self.jnp.zeros(N_ELEMS, dtype=self.jnp.float32).block_until_ready()
         return self.slow(z, self.m)
+
+    def sync(self, x):
+        x.block_until_ready()
 
     def legacy_export(self, x):
         to = getattr(getattr(self.j, "dlpack", None), "to_dlpack", None)
@@ -289,6 +311,9 @@ class FakeMx(_Fake):
         self.be.scen_hold(self.mx.mx_stream())
         self.mx.mx_fill(a, VALUE)
         return a
+
+    def sync(self, a):
+        self.mx.mx_sync()  # a host wait: the simulator lets the held write run
 
     def _export(self, a):
         return _out_handle(self.mx.MXNDArrayToDLPack, a, "MXNDArrayToDLPack")
@@ -386,34 +411,71 @@ def child(args):
 
 # ---- the driver ----------------------------------------------------------------------------------
 
-def run_child(case, mode, args):
-    """Runs one child for case = (producer, consumer, path) in mode; returns a dict of its
-    outcome: status ('ok' | 'n/a' | 'timeout' | 'exit N'), stale, correct, races, injected, note."""
-    prod, cons, path = case
+def child_env(mode, args, log=None):
+    """The environment of a child run in mode: the shim preloaded (unless --launcher starts it),
+    DLSYNC_MODE, a log, the simulator's CUPTI for --fake; CUDA_INJECTION64_PATH unset."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("CUDA_INJECTION64_PATH", "LD_PRELOAD", "DLSYNC_MODE", "DLSYNC_LOG")}
     env.update(PYTHONUNBUFFERED="1", XLA_PYTHON_CLIENT_PREALLOCATE="false")
-    tag = f"{prod}-{cons}.{path}.{mode}"
     base = os.environ.get("FRAMEWORKS_BASE_PRELOAD", "")
     if base:
         env["LD_PRELOAD"] = base
     if mode != "plain":
-        shim = os.path.abspath(args.shim)
-        env.update(LD_PRELOAD=f"{base}:{shim}" if base else shim, DLSYNC_MODE=mode, DLSYNC_VERBOSE="1")
-        if args.logs:
-            env["DLSYNC_LOG"] = os.path.join(args.logs, tag + ".jsonl")
+        if not args.launcher:
+            shim = os.path.abspath(args.shim)
+            env.update(LD_PRELOAD=f"{base}:{shim}" if base else shim, DLSYNC_MODE=mode, DLSYNC_VERBOSE="1")
+            if log:
+                env["DLSYNC_LOG"] = log
         if args.fake:
             env["DLSYNC_CUPTI"] = os.path.join(args.fake, "cudasim", "libcupti.so.13")
+    return env
+
+
+def child_cmd(mode, args, cmd, log=None):
+    """cmd as it runs in mode: as is (plain, or the shim preloaded), or under --launcher's
+    `dlsync run`."""
+    if mode == "plain" or not args.launcher:
+        return cmd
+    return [args.launcher, "run", "--mode", mode, "--verbose"] + (["--log", log] if log else []) + ["--"] + cmd
+
+
+def run_timed(cmd, env, timeout):
+    """Runs cmd in a process group of its own; returns (exit status, or None when it ran past
+    timeout seconds and its whole group was killed, a launcher's children included; stdout;
+    stderr; seconds)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = p.communicate()
+        rc = None
+    return rc, out, err, time.monotonic() - t0
+
+
+def run_child(case, mode, args):
+    """Runs one child for case = (producer, consumer, path) in mode; returns a dict of its
+    outcome: status ('ok' | 'n/a' | 'timeout' | 'exit N' | 'budget': not started, or cut, by
+    --budget), stale, correct, races, injected, note, seconds."""
+    prod, cons, path = case
+    tag = f"{prod}-{cons}.{path}.{mode}"
+    log = os.path.join(args.logs, tag + ".jsonl") if args.logs and mode != "plain" else None
+    left = args.deadline - time.monotonic()
+    if left < 1:
+        return dict(status="budget", stale=0, correct=0, races=None, injected=None, exchanges=None, ops=None,
+                    note="not started", seconds=0.0)
     cmd = [sys.executable, os.path.abspath(__file__), "--child", "--producer", prod, "--consumer", cons,
            "--path", path, "--reps", str(args.reps), "--cycles", str(args.cycles)]
     if args.fake:
         cmd += ["--fake", args.fake] + (["--fake-hang"] if args.fake_hang else [])
-    try:
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
-        rc, out, err = p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired as e:
-        rc, out, err = None, e.stdout or "", e.stderr or ""
-        out, err = [s.decode(errors="replace") if isinstance(s, bytes) else s for s in (out, err)]
+    limit = min(args.timeout, left)
+    rc, out, err, seconds = run_timed(child_cmd(mode, args, cmd, log), child_env(mode, args, log), limit)
     if args.logs:
         with open(os.path.join(args.logs, tag + ".out"), "w") as f:
             f.write(out + "\n---- stderr ----\n" + err)
@@ -425,15 +487,15 @@ def run_child(case, mode, args):
     reps = re.findall(r"^rep: (\w+)$", out, re.M)
     how = [m.group(1) for m in re.finditer(r"^(?:export|import): (.*)$", out, re.M)][:2]
     na = re.search(r"^n/a: (.*)$", out, re.M)
-    status = ("timeout" if rc is None else "n/a" if rc == UNSUPPORTED else "ok" if rc == 0
-              else f"exit {rc}")
-    note = na.group(1) if na else " -> ".join(how)
+    status = ("budget" if rc is None and limit < args.timeout else "timeout" if rc is None
+              else "n/a" if rc == UNSUPPORTED else "ok" if rc == 0 else f"exit {rc}")
+    note = na.group(1) if na else "cut" if status == "budget" else " -> ".join(how)
     if status.startswith("exit"):
         tail = [l for l in err.strip().splitlines() if not l.startswith("dlsync:")][-1:]
         note = (note + "; " if note else "") + (tail[0][:160] if tail else "")
     return dict(status=status, stale=reps.count("stale"), correct=reps.count("correct"),
                 races=count("races"), injected=count("injected"), exchanges=count("exchanges"), ops=count("ops"),
-                note=note)
+                note=note, seconds=seconds)
 
 
 def judge(path, r, reps):
@@ -455,6 +517,29 @@ def judge(path, r, reps):
     elif plain["stale"] and not check["races"]:
         why.append("check silent on a stale read")
     return "PASS" if not why else "FAIL (" + "; ".join(why) + ")"
+
+
+def prepare_driver(ap, args):
+    """A driver's checks before it runs children (this one's and train_step.py's): --shim or
+    --launcher given, the launcher's path made absolute, the --logs folder made."""
+    if not args.shim and not args.launcher:
+        ap.error("--shim or --launcher is required")
+    if args.launcher:
+        args.launcher = os.path.abspath(args.launcher)
+    if args.logs:
+        os.makedirs(args.logs, exist_ok=True)
+
+
+def timing(done, total):
+    """The "time:" line: the step's wall time, each mode's median run and the slowest run."""
+    ran = {k: r["seconds"] for k, r in done.items() if r["status"] != "budget" or r["seconds"]}
+    if not ran:
+        return f"time: {total:.0f} s, no run started"
+    per_mode = ", ".join(f"{m} {statistics.median(v for (c, mm), v in ran.items() if mm == m):.1f} s"
+                         for m in ("plain", "check", "fix") if any(mm == m for (c, mm) in ran))
+    (p, c, path), mode = max(ran, key=ran.get)
+    return (f"time: {total:.0f} s for {len(ran)} runs; median run: {per_mode}; slowest: {p}->{c} {path} "
+            f"{mode} {ran[((p, c, path), mode)]:.1f} s")
 
 
 def cases(args):
@@ -484,6 +569,8 @@ HEADER = f"{'pair':<12} {'path':<7} {'plain stale':>11} {'check races':>11} {'fi
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shim")
+    ap.add_argument("--launcher", help="a dlsync command: check and fix run under `dlsync run`")
+    ap.add_argument("--budget", type=float, help="seconds for the whole step")
     ap.add_argument("--logs")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=8)
@@ -510,13 +597,14 @@ def main():
             print(f"skip  {p}->{c} {path}")
         print(f"0 passed, 0 failed, {len(todo)} skipped")
         return 0
-    if not args.shim:
-        ap.error("--shim is required")
-    if args.logs:
-        os.makedirs(args.logs, exist_ok=True)
+    prepare_driver(ap, args)
+    start = time.monotonic()
+    # The last seconds of the budget print the rows.
+    args.deadline = start + args.budget - 2 if args.budget is not None else float("inf")
     runs = [(case, mode) for case in todo for mode in ("plain", "check", "fix")]
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         done = dict(zip(runs, pool.map(lambda cm: run_child(cm[0], cm[1], args), runs)))
+    print(f"frameworks: shim {'started by ' + args.launcher + ' run' if args.launcher else 'preloaded: ' + args.shim}")
     print(HEADER)
     passed = failed = skipped = 0
     notes = []
@@ -526,6 +614,12 @@ def main():
         pair = f"{p}->{c}"
         if r["plain"]["status"] == "n/a":
             print(f"{pair:<12} {path:<7} {'-':>11} {'-':>11} {'-':>11} {'-':>8}  n/a ({r['plain']['note']})")
+            skipped += 1
+            continue
+        cut = [m for m in ("plain", "check", "fix") if r[m]["status"] == "budget"]
+        if cut:
+            print(f"{pair:<12} {path:<7} {'-':>11} {'-':>11} {'-':>11} {'-':>8}  SKIP (time budget of "
+                  f"{args.budget:g} s: {', '.join(m + ' ' + r[m]['note'] for m in cut)})")
             skipped += 1
             continue
         outcome = judge(path, r, args.reps)
@@ -540,6 +634,7 @@ def main():
         passed, failed = passed + (outcome == "PASS"), failed + (outcome != "PASS")
     for n in notes:
         print(f"note: {n}")
+    print(timing(done, time.monotonic() - start))
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 0 if failed == 0 else 1
 

@@ -7,7 +7,8 @@
  * (cuMemFree_v2), before cuInit, asking for multi-subscriber mode when cuptiGetVersion says the
  * CUPTI has it; then one allocation and one free on device 0. Prints "cupti: version N", the
  * result of each subscription and "<A|B>: calls=N foreign=N" (calls: ENTER and EXIT of its own
- * id; foreign: anything else). Exits 0 when the CUPTI matched the model: from 130200 both get
+ * id; foreign: anything else); each CUPTI result with its name (cuptiGetResultString), and a
+ * driver call's error by name, so a CUPTI the driver refuses says how. Exits 0 when the CUPTI matched the model: from 130200 both get
  * exactly their calls; before it the 13.2 struct size is refused (CUPTI_ERROR_INVALID_PARAMETER),
  * B is refused with A's name and A gets exactly its calls. With libdlsync.so preloaded
  * (DLSYNC_VERBOSE=1) dlsync subscribes as a third client at cuInit. */
@@ -35,6 +36,18 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
         c->foreign++;
 }
 
+static CUptiResult (*g_result_string)(CUptiResult, const char **);
+
+/* "N (NAME)" for a CUPTI result, in buf. */
+static const char *result_name(CUptiResult r, char *buf, size_t n)
+{
+    const char *name = NULL;
+    if (!g_result_string || g_result_string(r, &name) != CUPTI_SUCCESS || !name)
+        name = "?";
+    snprintf(buf, n, "%d (%s)", (int)r, name);
+    return buf;
+}
+
 int main(int argc, char **argv)
 {
     const char *cupti_path = argc > 1 ? argv[1] : "libcupti.so.13";
@@ -58,6 +71,10 @@ int main(int argc, char **argv)
     CUresult (*set_current)(CUcontext) = (CUresult(*)(CUcontext))dlsym(cuda, "cuCtxSetCurrent");
     CUresult (*mem_alloc)(CUdeviceptr *, size_t) = (CUresult(*)(CUdeviceptr *, size_t))dlsym(cuda, "cuMemAlloc_v2");
     CUresult (*mem_free)(CUdeviceptr) = (CUresult(*)(CUdeviceptr))dlsym(cuda, "cuMemFree_v2");
+    CUresult (*error_name)(CUresult, const char **) =
+        (CUresult(*)(CUresult, const char **))dlsym(cuda, "cuGetErrorName");
+    g_result_string = (CUptiResult(*)(CUptiResult, const char **))dlsym(cupti, "cuptiGetResultString");
+    char rbuf[160];
     if (!get_version || !subscribe || !unsubscribe || !enable || !init || !retain || !set_current || !mem_alloc ||
         !mem_free) {
         printf("cupti: a CUPTI or driver function is missing\n");
@@ -71,7 +88,7 @@ int main(int argc, char **argv)
     dls_cupti_subscriber_params big = {.structSize = DLS_CUPTI_SUBSCRIBER_PARAMS_SIZE_MULTI, .subscriberName = "big"};
     CUpti_SubscriberHandle h;
     CUptiResult big_r = subscribe(&h, on_callback, NULL, &big);
-    printf("subscribe with the 13.2 struct size: %d\n", (int)big_r);
+    printf("subscribe with the 13.2 struct size: %s\n", result_name(big_r, rbuf, sizeof rbuf));
     if (big_r == CUPTI_SUCCESS)
         unsubscribe(h);
     int ok = multi || big_r == CUPTI_ERROR_INVALID_PARAMETER;
@@ -88,7 +105,8 @@ int main(int argc, char **argv)
             .allowMultipleSubscribers = (uint8_t)dls_cupti_has_multi_subscriber(version),
         };
         result[i] = subscribe(&h, on_callback, &clients[i], &p);
-        printf("subscribe %s: %d%s%s\n", clients[i].name, (int)result[i], holder[0] ? " held by " : "", holder);
+        printf("subscribe %s: %s%s%s\n", clients[i].name, result_name(result[i], rbuf, sizeof rbuf),
+               holder[0] ? " held by " : "", holder);
         if (result[i] == CUPTI_SUCCESS)
             ok &= enable(1, h, CUPTI_CB_DOMAIN_DRIVER_API, clients[i].cbid) == CUPTI_SUCCESS;
         else
@@ -97,9 +115,23 @@ int main(int argc, char **argv)
     }
     CUcontext ctx;
     CUdeviceptr d;
-    if (init(0) != CUDA_SUCCESS || retain(&ctx, 0) != CUDA_SUCCESS || set_current(ctx) != CUDA_SUCCESS ||
-        mem_alloc(&d, 256) != CUDA_SUCCESS || mem_free(d) != CUDA_SUCCESS) {
-        printf("cuda: the allocation failed\n");
+    CUresult cr;
+    const char *step = NULL;
+    if ((cr = init(0)) != CUDA_SUCCESS)
+        step = "cuInit";
+    else if ((cr = retain(&ctx, 0)) != CUDA_SUCCESS)
+        step = "cuDevicePrimaryCtxRetain";
+    else if ((cr = set_current(ctx)) != CUDA_SUCCESS)
+        step = "cuCtxSetCurrent";
+    else if ((cr = mem_alloc(&d, 256)) != CUDA_SUCCESS)
+        step = "cuMemAlloc_v2";
+    else if ((cr = mem_free(d)) != CUDA_SUCCESS)
+        step = "cuMemFree_v2";
+    if (cr != CUDA_SUCCESS) {
+        const char *name = NULL;
+        if (!error_name || error_name(cr, &name) != CUDA_SUCCESS || !name)
+            name = "?";
+        printf("cuda: %s failed: %d (%s)\n", step, (int)cr, name);
         return 1;
     }
     for (int i = 0; i < 2; i++) {

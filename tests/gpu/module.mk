@@ -5,8 +5,10 @@
 #   libscenbackend.so libfakemx.so libfaketvm.so   the backend and fake frameworks, real CUDA
 #   gpu_pipeline      producer -> consumer pipeline (racy | devsync, two release patterns), figures
 #                     for gpu-check.sh
-#   gpu_launch        launch-heavy loop (optionally with an exported tensor pending), figures for
-#                     gpu-check.sh
+#   gpu_launch        a loop of launches, or of sets and copies (optionally with an exported tensor
+#                     pending), figures for gpu-check.sh
+#   libnullsub.so     tests/scenarios/nullsub.c on the real CUPTI: a subscriber enabling the callbacks
+#                     dlsync enables and doing nothing (CUDA_INJECTION64_PATH), the floor of those figures
 #   gpu_probe         says whether a CUDA device is usable (exit 0) or not (exit 1)
 #   gpu_cupti_share   two CUPTI clients side by side: does the real CUPTI match the simulator's model
 #
@@ -27,7 +29,8 @@ GPU_NVFLAGS := -std=c++17 -O2 $(GPU_ARCH) -cudart shared -I tests/scenarios \
 GPU_SCEN_NAMES := $(patsubst tests/scenarios/s_%.c,%,$(sort $(wildcard tests/scenarios/s_*.c)))
 GPU_SCEN_PROGS := $(GPU_SCEN_NAMES:%=$(GPU_DIR)/scen_%)
 GPU_SCEN_LIBS  := $(GPU_DIR)/libscenbackend.so $(GPU_DIR)/libfakemx.so $(GPU_DIR)/libfaketvm.so
-GPU_TOOLS      := $(GPU_DIR)/gpu_pipeline $(GPU_DIR)/gpu_launch $(GPU_DIR)/gpu_probe $(GPU_DIR)/gpu_cupti_share
+GPU_TOOLS      := $(GPU_DIR)/gpu_pipeline $(GPU_DIR)/gpu_launch $(GPU_DIR)/gpu_probe $(GPU_DIR)/gpu_cupti_share \
+                  $(GPU_DIR)/libnullsub.so
 GPU_BINS       := $(GPU_SCEN_LIBS) $(GPU_SCEN_PROGS) $(GPU_TOOLS)
 
 # C sources: the scenario corpus compiled unchanged, and this folder's C programs.
@@ -71,6 +74,13 @@ $(GPU_DIR)/gpu_launch: $(GPU_OBJ)/gpu_launch.o $(GPU_SCEN_LIBS)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(NVCC) -cudart shared -o $@ $< -L$(GPU_DIR) -Xlinker -rpath,$(ABSB)/gpu -lfakemx -lscenbackend \
 	    -Xlinker -rpath,$(abspath $(CUDA_HOME))/lib64
+
+# The toolkit's CUPTI, the one dlsync finds beside this libcudart (CUDA 13: lib64; before: extras).
+$(GPU_DIR)/libnullsub.so: $(GPU_OBJ)/scenarios/nullsub.o $(B)/obj/shim/cuda/cbids.o
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libnullsub.so $(LDFLAGS) -o $@ $^ \
+	    $(foreach d,lib64 extras/CUPTI/lib64,-L$(CUDA_HOME)/$(d) -Wl,-rpath,$(abspath $(CUDA_HOME))/$(d)) -lcupti $(LDLIBS)
 
 $(GPU_DIR)/gpu_probe: $(GPU_OBJ)/gpu_probe.o
 	@mkdir -p $(@D)

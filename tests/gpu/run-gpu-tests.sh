@@ -5,10 +5,12 @@
 #
 # Asks gpu_probe (under a timeout, so a broken driver cannot hang it) whether a CUDA device is
 # usable. With one, runs run-scenarios.sh on <build>/gpu with <build>/lib/libdlsync.so and exits
-# with its status. Without one, prints why, one "skip" line per scenario, and the closing line
-# "0 passed, 0 failed, N skipped" (N = the rows that would have run: scenarios x 2 variants x
-# 3 modes, and the framework step's cases, whose plan tests/gpu/frameworks.py prints), and
-# exits 0, so CI without a GPU still proves the GPU code builds.
+# with its status. Without one, prints why, one "skip" line per scenario, one per row of the GPU
+# check's other GPU-only steps (scripts/gpu-check.sh --plan: the wheel's twins, the framework
+# cases, CUPTI sharing, the floor, the pipeline, the exchange cost, the training step), and the
+# closing line "0 passed, 0 failed, N skipped" (N = the rows that would have run: scenarios x
+# 2 variants x 3 modes, and those rows), and exits 0, so CI without a GPU still proves the GPU
+# code builds and the GPU check's drivers plan their runs.
 # DLS_GPU_PROBE_TIMEOUT (seconds, default 30) bounds the probe.
 set -u
 build=${1:?usage: run-gpu-tests.sh <build folder> [log folder]}
@@ -27,8 +29,8 @@ for prog in "$build"/gpu/scen_*; do
   echo "skip  ${prog##*/scen_} (racy, correct) x (plain, check, fix)"
   n=$((n + 6))
 done
-# The GPU check's framework step (scripts/gpu-check.sh) says what it would run.
-fw=$(python3 "$(dirname "$0")/frameworks.py" --plan 2>&1) || fw="frameworks.py failed: $fw"
-printf '%s\n' "$fw" | grep -v '^[0-9]* passed, '
-n=$((n + $(printf '%s\n' "$fw" | grep -c '^skip ')))
+# The GPU check's other steps say what they would run.
+rows=$("$(dirname "$0")/../../scripts/gpu-check.sh" --plan 2>&1) || rows="gpu-check.sh --plan failed: $rows"
+printf '%s\n' "$rows" | grep -v '^  '
+n=$((n + $(printf '%s\n' "$rows" | grep -c '^skip ')))
 echo "0 passed, 0 failed, $n skipped"

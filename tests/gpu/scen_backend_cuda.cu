@@ -220,9 +220,13 @@ extern "C" void scen_pause_next_call(const char *driver_function)
     (void)driver_function;
 }
 
+/* A call cannot be paused on a GPU: the thread's call goes on and returns. Waiting 100 ms gives it
+ * the time to, so the scenario's order of enqueues is the simulator's (the paused call's
+ * operation enqueued first), not a race between the two host threads. */
 extern "C" void scen_await_paused(pid_t tid)
 {
     (void)tid;
+    usleep(100000);
 }
 
 extern "C" void scen_resume_call(pid_t tid)

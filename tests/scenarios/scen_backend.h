@@ -63,7 +63,7 @@ int scen_await_host_sync(void);
  * nothing). */
 void scen_pause_next_call(const char *driver_function);
 
-/* Returns once thread tid waits in its paused call (on a GPU: at once). */
+/* Returns once thread tid waits in its paused call (on a GPU: after 100 ms, its call made). */
 void scen_await_paused(pid_t tid);
 
 /* Lets thread tid's paused call return (on a GPU: nothing). */
