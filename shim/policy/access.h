@@ -40,8 +40,8 @@ void dls_pol_access_of_op(dls_pol_access *a, const dls_cuda_op *op);
 /* The access of work w (a launch, copy or set of the work lane), pointing into w. */
 static inline void dls_pol_access_of_work(dls_pol_access *a, const dls_cuda_work *w)
 {
-    dls_pol_access_fill(a, w->kind, w->flags, w->correlation_id, w->api, w->name, w->ranges, w->nranges,
-                        w->words, w->nwords);
+    dls_pol_access_fill(a, w->kind, w->flags, w->correlation_id, w->api, w->name, w->ranges, w->nranges, w->words,
+                        w->nwords);
 }
 
 /* Copies name into e->name, cut short when longer, and points e's access at it. */

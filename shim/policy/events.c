@@ -155,4 +155,3 @@ void dls_pol_after_put(dls_pol_after *a)
     dls_pol_snap_drop(a->snap);
     free(a);
 }
-

@@ -151,7 +151,8 @@ static uint64_t snap_of(const dls_cuda_op *op)
 static void sync_enter(const dls_cuda_op *op)
 {
     dls_pol_lock();
-    dls_pol_horizon_raise(&dls_pol_horizon, dls_pol_applied() + 1, op->nested); /* the call begins after what is applied */
+    dls_pol_horizon_raise(&dls_pol_horizon, dls_pol_applied() + 1,
+                          op->nested); /* the call begins after what is applied */
     register_thread(op->tid);
     dls_pol_snap_drop(t_thread.snap); /* an earlier ENTER whose EXIT never came */
     t_thread.snap = snap_of(op);
@@ -270,7 +271,8 @@ static void memory_enter(const dls_cuda_op *op, const dls_pol_access *a)
     dls_pol_plan_init(&plan, op->tid);
     plan.to_capturing = dls_pol_g.mode == DLS_MODE_FIX && joined_capture(op);
     dls_pol_lock();
-    dls_pol_horizon_raise(&dls_pol_horizon, dls_pol_applied() + 1, op->nested); /* the call begins after what is applied */
+    dls_pol_horizon_raise(&dls_pol_horizon, dls_pol_applied() + 1,
+                          op->nested); /* the call begins after what is applied */
     register_thread(op->tid);
     dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
     dls_pol_hostfn_ask ask;

@@ -42,7 +42,7 @@ typedef struct {
     uint32_t nwords;
     uint32_t op; /* the call's correlation id */
     uintptr_t lo[2], hi[2];
-    const uint64_t *words; /* a launch's aligned argument words */
+    const uint64_t *words;  /* a launch's aligned argument words */
     const char *api, *name; /* the API the program called; a launch's kernel name (may be NULL) */
 } dls_pol_access;
 

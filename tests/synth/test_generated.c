@@ -130,8 +130,8 @@ static void generated_programs_read_what_host_order_says(void **state)
     if (fix_only)
         print_message("fix: %ld reads, all right\n", fix_reads);
     else
-        print_message("fix: %ld reads, all right; plain: %ld wrong reads in the racy programs (%d pass%s)\n",
-                      fix_reads, plain_wrong, passes, passes == 1 ? "" : "es");
+        print_message("fix: %ld reads, all right; plain: %ld wrong reads in the racy programs (%d pass%s)\n", fix_reads,
+                      plain_wrong, passes, passes == 1 ? "" : "es");
     if (!fix_only && !plain_wrong)
         fail_msg("the racy programs read right in %d plain passes: the tester cannot tell a race", passes);
 }
