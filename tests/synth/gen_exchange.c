@@ -240,8 +240,9 @@ static void print_plan(void)
 
 enum { PRODUCER, CONSUMER };
 
-/* The stream of kind k on the current device dev for `who` of thread p (created ones are pooled;
- * the default streams are the device's, shared by both). */
+/* The stream of kind k on device dev for `who` of thread p (created ones are pooled, each on its
+ * own device whatever device is current; the default streams are the current device's, shared
+ * by both). */
 static cudaStream_t stream_of(thread_plan *p, int who, kind k, int dev)
 {
     if (k == K_LEGACY)
@@ -249,8 +250,13 @@ static cudaStream_t stream_of(thread_plan *p, int who, kind k, int dev)
     if (k == K_PER_THREAD)
         return cudaStreamPerThread;
     cudaStream_t *s = &p->pool[who][dev][k];
-    if (!*s)
+    if (!*s) {
+        int current;
+        ck(cudaGetDevice(&current), "cudaGetDevice");
+        ck(cudaSetDevice(dev), "cudaSetDevice");
         ck(cudaStreamCreateWithFlags(s, k == K_NON_BLOCKING ? cudaStreamNonBlocking : 0), "cudaStreamCreateWithFlags");
+        ck(cudaSetDevice(current), "cudaSetDevice");
+    }
     return *s;
 }
 
