@@ -139,6 +139,8 @@ static int parse(int argc, char **argv, run_options *o)
             break;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(dls_usage_run, stdout);
+            fputc('\n', stdout);
+            dls_usage_variables(stdout);
             return -1;
         }
         int *flags[] = {&o->verbose, &o->quiet, &o->fail_on_race};
@@ -202,19 +204,19 @@ static int set_environment(const run_options *o, const char *shim, const run_set
     struct {
         const char *name, *value;
     } vars[] = {
-        {"DLSYNC_MODE", o->mode},
-        {"DLSYNC_LOG", s->log},
-        {"DLSYNC_LOG_LIMIT", o->log_limit},
-        {"DLSYNC_PROFILES", s->profiles},
-        {"DLSYNC_SUPPRESSIONS", s->suppressions},
-        {"DLSYNC_VERBOSE", o->verbose ? "1" : NULL},
-        {"DLSYNC_QUIET", o->quiet ? "1" : NULL},
-        {DLS_RUN_ID_VAR, s->run_id},
-        {DLS_RUN_MANIFEST_VAR, s->manifest},
+        {DLS_VAR(MODE), o->mode},
+        {DLS_VAR(LOG), s->log},
+        {DLS_VAR(LOG_LIMIT), o->log_limit},
+        {DLS_VAR(PROFILES), s->profiles},
+        {DLS_VAR(SUPPRESSIONS), s->suppressions},
+        {DLS_VAR(VERBOSE), o->verbose ? "1" : NULL},
+        {DLS_VAR(QUIET), o->quiet ? "1" : NULL},
+        {DLS_VAR(RUN_ID), s->run_id},
+        {DLS_VAR(RUN_MANIFEST), s->manifest},
     };
     int rc = set_preload(shim);
     if (inject && rc == 0)
-        rc = setenv("CUDA_INJECTION64_PATH", shim, 1) != 0 || setenv(DLS_INJECTION_MARKER, shim, 1) != 0;
+        rc = setenv("CUDA_INJECTION64_PATH", shim, 1) != 0 || setenv(DLS_VAR(AUTO_INJECTION), shim, 1) != 0;
     for (size_t i = 0; rc == 0 && i < sizeof vars / sizeof *vars; i++)
         if (vars[i].value)
             rc = setenv(vars[i].name, vars[i].value, 1);

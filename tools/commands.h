@@ -8,9 +8,15 @@
 
 #include "common/names.h"
 
+#include <stdio.h>
+
 /* The help of each subcommand (`dlsync SUBCOMMAND --help`), and all of it with the synopsis
  * (`dlsync --help`); the man page says the same. */
 extern const char dls_usage_run[], dls_usage_scan[], dls_usage_report[], dls_usage_text[];
+
+/* Writes the DLSYNC_* variables to out, each with its values, default and meaning (the rows of
+ * common/options.def), as `dlsync --help` and `dlsync run --help` end. */
+void dls_usage_variables(FILE *out);
 
 /* dlsync run [options] -- PROGRAM [ARGS...]: runs PROGRAM with libdlsync.so preloaded and waits
  * for it. The status is the program's (128+signal when it was killed), or one of the DLS_EXIT_*:

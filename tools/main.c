@@ -24,6 +24,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         fputs(dls_usage_text, stdout);
+        fputc('\n', stdout);
+        dls_usage_variables(stdout);
         return 0;
     }
     fprintf(stderr, "dlsync: unknown command '%s' (expected run, scan or report; dlsync --help for usage)\n", cmd);

@@ -1,4 +1,5 @@
-/* Reads the DLSYNC_* environment once (see config.h). */
+/* Reads the DLSYNC_* environment once (see config.h): one reader per kind of setting, each row
+ * of options.def read by its kind's reader. */
 #include "config.h"
 
 #include "compiler.h"
@@ -39,75 +40,101 @@ static const char *env_value(const char *name)
     return v && *v ? v : NULL;
 }
 
-/* DLSYNC_<name>: 0 or 1 into *out (left alone when unset or bad). */
-static void read_flag(dls_config *c, const char *name, int *out)
+/* The readers of the kinds of options.def: each sets *out from the value v (never empty) and
+ * returns 0, or returns -1 and leaves *out alone when v is not such a value; DLS_READS_<kind> is
+ * what it reads, as a bad value's warning says it. */
+#define DLS_READS_flag "0 or 1"
+static int read_flag(const char *v, int *out)
 {
-    const char *v = env_value(name);
-    if (!v)
-        return;
-    if (strcmp(v, "1") == 0 || strcmp(v, "0") == 0)
-        *out = v[0] == '1';
-    else
-        problem(c, "%s=%.64s is not 0 or 1; using 0", name, v);
+    if (strcmp(v, "1") != 0 && strcmp(v, "0") != 0)
+        return -1;
+    *out = v[0] == '1';
+    return 0;
 }
 
-/* The run's variables that `dlsync run` sets (common/names.h): kept only when well formed. */
-static void read_run(dls_config *c)
+#define DLS_READS_text "text"
+static int read_text(const char *v, const char **out)
 {
-    const char *id = env_value(DLS_RUN_ID_VAR);
-    if (id && dls_run_id_valid(id))
-        c->run_id = id;
-    else if (id)
-        problem(c, DLS_RUN_ID_VAR "=%.64s is not 1 to 64 letters, digits, '-', '_' or '.'; making a new one", id);
-    const char *manifest = env_value(DLS_RUN_MANIFEST_VAR);
-    if (manifest && manifest[0] == '/')
-        c->run_manifest = manifest;
-    else if (manifest)
-        problem(c, DLS_RUN_MANIFEST_VAR "=%.64s is not an absolute path; the run is not told of this process",
-                manifest);
+    *out = v;
+    return 0;
+}
+
+#define DLS_READS_absolute "an absolute path"
+static int read_absolute(const char *v, const char **out)
+{
+    if (v[0] != '/')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+#define DLS_READS_size "a size (digits with an optional k, m or g; 0 for none)"
+static int read_size(const char *v, uint64_t *out)
+{
+    return dls_parse_size(v, out);
+}
+
+#define DLS_READS_mode "one of off, trace, check, fix"
+static int read_mode(const char *v, dls_mode *out)
+{
+    int m = dls_mode_from_name(v);
+    if (m < 0)
+        return -1;
+    *out = (dls_mode)m;
+    return 0;
+}
+
+#define DLS_READS_stack "native, python or both"
+static int read_stack(const char *v, dls_stack_kind *out)
+{
+    if (strcmp(v, "both") == 0)
+        *out = DLS_STACK_BOTH;
+    else if (strcmp(v, "native") == 0)
+        *out = DLS_STACK_NATIVE;
+    else if (strcmp(v, "python") == 0)
+        *out = DLS_STACK_PYTHON;
+    else
+        return -1;
+    return 0;
+}
+
+#define DLS_READS_run_id "1 to 64 letters, digits, '-', '_' or '.'"
+static int read_run_id(const char *v, const char **out)
+{
+    if (!dls_run_id_valid(v))
+        return -1;
+    *out = v;
+    return 0;
 }
 
 static void read_config(void)
 {
-    dls_config c = {.mode = DLS_MODE_FIX, .log_limit = DLS_LOG_LIMIT_DEFAULT};
+    dls_config c = {
+#define DLS_OPTION(NAME, kind, field, init, fallback, values, shown, meaning) .field = init,
+#include "options.def"
+    };
     if (g_inert) {
         c.mode = DLS_MODE_OFF;
         c.inert = 1;
         g_config = c;
         return;
     }
-    const char *mode = env_value("DLSYNC_MODE");
-    if (mode) {
-        int m = dls_mode_from_name(mode);
-        if (m >= 0)
-            c.mode = (dls_mode)m;
-        else
-            problem(&c, "DLSYNC_MODE=%.64s is not one of off, trace, check, fix; using fix", mode);
-    }
-    read_flag(&c, "DLSYNC_VERBOSE", &c.verbose);
-    read_flag(&c, "DLSYNC_DEBUG_OPS", &c.debug_ops);
-    read_flag(&c, "DLSYNC_QUIET", &c.quiet);
-    const char *limit = env_value("DLSYNC_LOG_LIMIT");
-    if (limit && dls_parse_size(limit, &c.log_limit) != 0) {
-        c.log_limit = DLS_LOG_LIMIT_DEFAULT;
-        problem(&c, "DLSYNC_LOG_LIMIT=%.64s is not a size (digits with an optional k, m or g; 0 for none); using 64m",
-                limit);
-    }
-    const char *stack = env_value("DLSYNC_STACK");
-    if (stack) {
-        if (strcmp(stack, "native") == 0)
-            c.stack = DLS_STACK_NATIVE;
-        else if (strcmp(stack, "python") == 0)
-            c.stack = DLS_STACK_PYTHON;
-        else if (strcmp(stack, "both") != 0)
-            problem(&c, "DLSYNC_STACK=%.64s is not native, python or both; using both", stack);
-    }
-    c.log_path = env_value("DLSYNC_LOG");
-    c.cupti_path = env_value("DLSYNC_CUPTI");
-    c.profiles_path = env_value("DLSYNC_PROFILES");
-    c.suppressions_path = env_value("DLSYNC_SUPPRESSIONS");
-    read_run(&c);
+    const char *v;
+#define DLS_OPTION(NAME, kind, field, init, fallback, values, shown, meaning) \
+    if ((v = env_value(DLS_VAR(NAME))) && read_##kind(v, &c.field) != 0)      \
+        problem(&c, DLS_VAR(NAME) "=%.64s is not " DLS_READS_##kind "; " fallback, v);
+#include "options.def"
     g_config = c;
+}
+
+const char *dls_config_passed(dls_passed v)
+{
+    static const char *const names[] = {
+#define DLS_PASSED(NAME, reader, values, shown, meaning) DLS_VAR(NAME),
+#include "options.def"
+    };
+    const char *value = (unsigned)v < sizeof names / sizeof *names ? getenv(names[v]) : NULL;
+    return value && *value ? value : NULL;
 }
 
 const dls_config *dls_config_get_first(void)

@@ -1,9 +1,10 @@
-/* dlsync configuration: every DLSYNC_* environment variable, read once.
+/* dlsync configuration: the DLSYNC_* settings of options.def, read once.
  *
  * The values are read with secure_getenv on first use (thread-safe, once per process) and never
- * change afterwards. A bad value falls back to the default and is described in `problems`, which
- * the shim's start-up prints as warnings (this module writes nothing); nothing here can fail or
- * abort. The README's environment table documents each field. */
+ * change afterwards. A bad value falls back to the row's default and is described in `problems`,
+ * which the shim's start-up prints as warnings (this module writes nothing); nothing here can
+ * fail or abort. The variables dlsync sets for itself (options.def's DLS_PASSED rows) are read
+ * when used, through dls_config_passed. */
 #ifndef DLS_CONFIG_H
 #define DLS_CONFIG_H
 
@@ -28,25 +29,36 @@ typedef enum {
     DLS_STACK_PYTHON,   /* Python frames only (native ones where the thread ran no Python) */
 } dls_stack_kind;
 
-#define DLS_CONFIG_PROBLEMS 8 /* bad values remembered (one per variable that can be bad) */
+/* The C type of each kind of setting (options.def; config.c reads each kind). */
+#define DLS_OPTION_TYPE_flag int
+#define DLS_OPTION_TYPE_text const char *
+#define DLS_OPTION_TYPE_absolute const char *
+#define DLS_OPTION_TYPE_size uint64_t
+#define DLS_OPTION_TYPE_mode dls_mode
+#define DLS_OPTION_TYPE_stack dls_stack_kind
+#define DLS_OPTION_TYPE_run_id const char *
+
+/* DLS_CONFIG_PROBLEMS: room for one bad value per setting. */
+enum {
+#define DLS_OPTION(NAME, kind, field, init, fallback, values, shown, meaning) DLS_CONFIG_ROW_##NAME,
+#include "options.def"
+    DLS_CONFIG_PROBLEMS
+};
 
 typedef struct {
-    dls_mode mode;                 /* DLSYNC_MODE: off|trace|check|fix (default fix) */
-    const char *log_path;          /* DLSYNC_LOG: JSON-lines log path, %p = pid, %r = rank; NULL = none */
-    int verbose;                   /* DLSYNC_VERBOSE: 1 = one-line summary on stderr at exit */
-    const char *cupti_path;        /* DLSYNC_CUPTI: CUPTI library to load instead of searching; NULL = search */
-    const char *profiles_path;     /* DLSYNC_PROFILES: extra profile rows file; NULL = built-ins only */
-    int debug_ops;                 /* DLSYNC_DEBUG_OPS: 1 = one stderr line per observed CUDA operation */
-    dls_stack_kind stack;          /* DLSYNC_STACK: native|python|both (default both) */
-    int quiet;                     /* DLSYNC_QUIET: 1 = no summary line at exit (check, and fix when it acted) */
-    const char *suppressions_path; /* DLSYNC_SUPPRESSIONS: race suppressions file; NULL = none */
-    uint64_t log_limit;            /* DLSYNC_LOG_LIMIT: bytes past which no exchange records are logged; 0 = none */
-    const char *run_id;            /* DLSYNC_RUN_ID: the run's identity; NULL = none given (report/run.h makes one) */
-    const char *run_manifest;      /* DLSYNC_RUN_MANIFEST: absolute path of the run's manifest; NULL = none */
-    int inert;                     /* 1: dlsync was not asked for in this process (dls_config_make_inert) */
-    unsigned nproblems;            /* bad values, each "DLSYNC_X=value is not ...; using ..." */
+/* One member per DLS_OPTION row (`field`, of its kind's type), its default `init` when unset. */
+#define DLS_OPTION(NAME, kind, field, init, fallback, values, shown, meaning) DLS_OPTION_TYPE_##kind field;
+#include "options.def"
+    int inert;          /* 1: dlsync was not asked for in this process (dls_config_make_inert) */
+    unsigned nproblems; /* bad values, each "DLSYNC_<NAME>=value is not ...; using ..." */
     char problems[DLS_CONFIG_PROBLEMS][160];
 } dls_config;
+
+/* The DLS_PASSED rows of options.def: DLS_PASSED_<NAME>. */
+typedef enum {
+#define DLS_PASSED(NAME, reader, values, shown, meaning) DLS_PASSED_##NAME,
+#include "options.def"
+} dls_passed;
 
 /* The configuration once read (written by config.c only); NULL until then. */
 extern const dls_config *_Atomic dls_config_read DLS_HIDDEN;
@@ -61,6 +73,12 @@ static inline const dls_config *dls_config_get(void)
     const dls_config *c = atomic_load_explicit(&dls_config_read, memory_order_acquire);
     return DLS_LIKELY(c != NULL) ? c : dls_config_get_first();
 }
+
+/* The value of the variable of DLS_PASSED row v as the process's environment holds it now (dlsync
+ * changes these while it runs, so they are not read once): NULL when unset or empty. Read with
+ * getenv, not secure_getenv: a set-user-ID child that inherited dlsync's injection marker still
+ * recognizes it and stays inert. */
+const char *dls_config_passed(dls_passed v);
 
 /* Name of a mode as written in DLSYNC_MODE ("off", "trace", "check", "fix"). */
 const char *dls_mode_name(dls_mode m);

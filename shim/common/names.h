@@ -1,7 +1,7 @@
-/* Names the shim and the dlsync command share: the version, the DLSYNC_MODE names, the
- * variables of an automatic CUDA injection and of a `dlsync run`, the exit statuses of the
- * command, and the log size limit's syntax. Header only, libc only, so the command compiles it
- * without the rest of the shim. */
+/* Names the shim and the dlsync command share: the version, the DLSYNC_MODE names, the names of
+ * the DLSYNC_* variables (options.def), the exit statuses of the command, and the log size
+ * limit's syntax. Header only, libc only, so the command compiles it without the rest of the
+ * shim. */
 #ifndef DLS_NAMES_H
 #define DLS_NAMES_H
 
@@ -23,12 +23,9 @@
 #define DLS_EXIT_NOEXEC 126   /* run: the program was found but could not be executed */
 #define DLS_EXIT_NOTFOUND 127 /* run: the program was not found */
 
-/* Set by `dlsync run` for the shim: the run's identity (written in every log's start record;
- * a process that finds none makes one and passes it on to its children), and the absolute path
- * of the run's manifest, a file the run created to which each process appends one line per log
- * it opened and one when it ends (report/run.h). */
-#define DLS_RUN_ID_VAR "DLSYNC_RUN_ID"
-#define DLS_RUN_MANIFEST_VAR "DLSYNC_RUN_MANIFEST"
+/* The name of the variable of options.def's row NAME (a string literal): DLS_VAR(MODE) is
+ * "DLSYNC_MODE". tests/tool/test_tool_options.c checks that each NAME used is a row. */
+#define DLS_VAR(NAME) "DLSYNC_" #NAME
 
 /* DLSYNC_LOG_LIMIT's default: past this size a log gets no more exchange records. */
 #define DLS_LOG_LIMIT_DEFAULT (64ull << 20)
@@ -80,15 +77,6 @@ static inline int dls_run_id_valid(const char *s)
     X(TRACE, "trace") /* record exchanges only */                                        \
     X(CHECK, "check") /* record and report unsynchronized uses; never change ordering */ \
     X(FIX, "fix")     /* default: make every exchanged tensor safe on its consumer stream */
-
-/* Set beside CUDA_INJECTION64_PATH, to the same value, whenever dlsync (the shim or `dlsync
- * run`) sets CUDA_INJECTION64_PATH itself. A process that inherits both but was not given the
- * shim by LD_PRELOAD (a child that dropped it) knows the injection was not asked for. */
-#define DLS_INJECTION_MARKER "DLSYNC_AUTO_INJECTION"
-
-/* The library CUDA_INJECTION64_PATH named before the shim took its place (a profiler such as
- * Nsight Systems): the shim's InitializeInjection initializes it first. Inherited by children. */
-#define DLS_INJECTION_CHAIN "DLSYNC_CHAINED_INJECTION"
 
 #define DLS_MODE_NAME_(id, name) name,
 

@@ -36,9 +36,9 @@ static int same_file(const char *path, const char *self)
  * the driver would have; says once when that fails (an inert shim says nothing). */
 static void initialize_chained(void)
 {
-    const char *tool = getenv(DLS_INJECTION_CHAIN);
+    const char *tool = dls_config_passed(DLS_PASSED_CHAINED_INJECTION);
     char self[PATH_MAX];
-    if (!tool || !*tool || self_path(self) != 0 || same_file(tool, self))
+    if (!tool || self_path(self) != 0 || same_file(tool, self))
         return;
     void *lib = dlopen(tool, RTLD_NOW | RTLD_LOCAL);
     int (*init)(void) = lib ? (int (*)(void))dlsym(lib, "InitializeInjection") : NULL;
@@ -82,7 +82,7 @@ static int preloaded(const char *self)
 int dls_inject_unrequested(void)
 {
     const char *inj = getenv("CUDA_INJECTION64_PATH");
-    const char *mark = getenv(DLS_INJECTION_MARKER);
+    const char *mark = dls_config_passed(DLS_PASSED_AUTO_INJECTION);
     char self[PATH_MAX];
     if (!inj || !mark || strcmp(inj, mark) != 0 || self_path(self) != 0 || !same_file(inj, self) || preloaded(self))
         return 0;
@@ -106,7 +106,7 @@ void dls_inject_register(void)
     if (current && *current && same_file(current, self))
         return;
     if (current && *current)
-        setenv(DLS_INJECTION_CHAIN, current, 1);
+        setenv(DLS_VAR(CHAINED_INJECTION), current, 1);
     setenv("CUDA_INJECTION64_PATH", self, 1);
-    setenv(DLS_INJECTION_MARKER, self, 1);
+    setenv(DLS_VAR(AUTO_INJECTION), self, 1);
 }

@@ -6,7 +6,8 @@
  * this happen by itself (dls_inject_register), long before any cuInit. Because children inherit
  * the environment, a child started without LD_PRELOAD would still get the shim through that
  * variable and lose the CUPTI subscription to it; the shim therefore marks the value it set
- * (DLS_INJECTION_MARKER in common/names.h) and such a child stays inert (dls_inject_unrequested).
+ * (DLSYNC_AUTO_INJECTION, a row of common/options.def) and such a child stays inert
+ * (dls_inject_unrequested).
  * A CUDA_INJECTION64_PATH the user set to libdlsync.so carries no marker and works as asked.
  * An inert child still initializes a chained injection library (dls_inject_register).
  * Nothing here loads or initializes CUDA. */
@@ -21,7 +22,7 @@ int dls_inject_unrequested(void);
 
 /* Sets CUDA_INJECTION64_PATH (and its marker) to the shim's own absolute path unless it names
  * the shim already. When it names another library (Nsight Systems, Nsight Compute, another
- * tool), that library goes into DLS_INJECTION_CHAIN: the shim's InitializeInjection loads it
+ * tool), that library goes into DLSYNC_CHAINED_INJECTION: the shim's InitializeInjection loads it
  * and runs its InitializeInjection first, as the driver would have, then subscribes beside it
  * (or, with a CUPTI that allows one subscriber, warns once and falls back). */
 void dls_inject_register(void);

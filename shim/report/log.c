@@ -63,7 +63,10 @@ int dls_log_tid(void)
 
 const char *dls_log_rank(void)
 {
-    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", "RANK"};
+    static const char *const vars[] = {
+#define DLS_RANK_VARIABLE(NAME) #NAME,
+#include "../common/options.def"
+    };
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
         const char *v = secure_getenv(vars[i]);
         if (v && *v)

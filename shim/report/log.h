@@ -86,7 +86,8 @@ const char *dls_log_problem(void);
 /* Records the size limit (DLSYNC_LOG_LIMIT) held back so far. */
 uint64_t dls_log_dropped(void);
 
-/* The launcher rank from the usual variables, or NULL when none is set. */
+/* The launcher rank: the value of the first DLS_RANK_VARIABLE of common/options.def that is set
+ * and not empty (read with secure_getenv at each call), or NULL when none is. */
 const char *dls_log_rank(void);
 
 #endif

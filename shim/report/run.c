@@ -30,7 +30,7 @@ void dls_run_adopt(void)
     if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
         r = (dls_log_now_ns() * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)getpid() << 32) ^ (uintptr_t)&r;
     snprintf(g_made_id, sizeof g_made_id, "%016llx", (unsigned long long)r);
-    setenv(DLS_RUN_ID_VAR, g_made_id, 1);
+    setenv(DLS_VAR(RUN_ID), g_made_id, 1);
 }
 
 const char *dls_run_id(void)
@@ -112,6 +112,6 @@ void dls_run_append(dls_rec *j)
     int err = path && !j->failed ? append(path, j->buf, j->len) : 0;
     if (err)
         dls_warn_once("run-manifest", "cannot tell the run about this process (%s=%s: %s); it counts as not checked",
-                      DLS_RUN_MANIFEST_VAR, path, err == EINVAL ? "not a regular file" : strerror(err));
+                      DLS_VAR(RUN_MANIFEST), path, err == EINVAL ? "not a regular file" : strerror(err));
     dls_rec_done(j);
 }

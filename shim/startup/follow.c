@@ -80,8 +80,8 @@ static const char *unreachable(const char *path, char *const envp[])
     const char *preload = env_of(envp, "LD_PRELOAD");
     if (!preload || !strstr(preload, "libdlsync.so"))
         return "its environment has no LD_PRELOAD naming libdlsync.so";
-    if (!env_of(envp, DLS_RUN_MANIFEST_VAR))
-        return "its environment has no " DLS_RUN_MANIFEST_VAR;
+    if (!env_of(envp, DLS_VAR(RUN_MANIFEST)))
+        return "its environment has no " DLS_VAR(RUN_MANIFEST);
     return NULL;
 }
 

@@ -1,26 +1,26 @@
-/* Unit tests of shim/common/config.c: DLSYNC_* parsing, defaults, and bad values. */
+/* Unit tests of shim/common/config.c: DLSYNC_* parsing, defaults, and bad values; every row of
+ * options.def read by its kind's reader; the variables read where they are used. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "common/config.h"
 
+/* Every variable of options.def unset, the configuration forgotten. */
 static int reset(void **state)
 {
     (void)state;
-    unsetenv("DLSYNC_MODE");
-    unsetenv("DLSYNC_VERBOSE");
-    unsetenv("DLSYNC_LOG");
-    unsetenv("DLSYNC_CUPTI");
-    unsetenv("DLSYNC_PROFILES");
-    unsetenv("DLSYNC_STACK");
-    const char *more[] = {"DLSYNC_QUIET", "DLSYNC_LOG_LIMIT", "DLSYNC_SUPPRESSIONS", "DLSYNC_RUN_ID",
-                          "DLSYNC_RUN_MANIFEST"};
-    for (size_t i = 0; i < sizeof more / sizeof *more; i++)
-        unsetenv(more[i]);
+    static const char *const names[] = {
+#define DLS_OPTION(NAME, kind, field, init, fallback, values, shown, meaning) DLS_VAR(NAME),
+#define DLS_PASSED(NAME, reader, values, shown, meaning) DLS_VAR(NAME),
+#include "common/options.def"
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        unsetenv(names[i]);
     dls_config_reset_for_tests();
     return 0;
 }
@@ -177,6 +177,111 @@ static void bad_gate_and_log_values_fall_back(void **state)
     assert_true(v == 2ull << 30);
 }
 
+/* A good and a bad value of each kind of options.def (NULL: it has none), and whether a field
+ * holds a value. */
+#define GOOD_flag "1"
+#define BAD_flag "2"
+#define HOLDS_flag(field, v) ((field) == (v))
+#define WANT_flag 1
+#define GOOD_text "/etc/some file"
+#define BAD_text NULL
+#define HOLDS_text(field, v) same_text(field, v)
+#define WANT_text GOOD_text
+#define GOOD_absolute "/run/x"
+#define BAD_absolute "run/x"
+#define HOLDS_absolute(field, v) same_text(field, v)
+#define WANT_absolute GOOD_absolute
+#define GOOD_size "2k"
+#define BAD_size "2q"
+#define HOLDS_size(field, v) ((field) == (v))
+#define WANT_size 2048u
+#define GOOD_mode "check"
+#define BAD_mode "fast"
+#define HOLDS_mode(field, v) ((field) == (v))
+#define WANT_mode DLS_MODE_CHECK
+#define GOOD_stack "python"
+#define BAD_stack "gdb"
+#define HOLDS_stack(field, v) ((field) == (v))
+#define WANT_stack DLS_STACK_PYTHON
+#define GOOD_run_id "run-1.a_b"
+#define BAD_run_id "run 1"
+#define HOLDS_run_id(field, v) same_text(field, v)
+#define WANT_run_id GOOD_run_id
+
+static int same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The configuration read with variable `name` set to `value` alone. */
+static const dls_config *read_with(const char *name, const char *value)
+{
+    reset(NULL);
+    setenv(name, value, 1);
+    dls_config_reset_for_tests();
+    return dls_config_get();
+}
+
+/* Each setting is read into its field by its kind's reader; a bad value leaves the default and
+ * is the one problem, named and ending with the row's fallback. */
+static void every_setting_is_read_by_its_kind(void **state)
+{
+    (void)state;
+    const dls_config *c;
+    char want[200];
+#define DLS_OPTION(NAME, kind, field, init, fallback, values, shown, meaning)                      \
+    c = read_with(DLS_VAR(NAME), GOOD_##kind);                                                     \
+    if (!HOLDS_##kind(c->field, WANT_##kind) || c->nproblems != 0)                                 \
+        fail_msg("%s=%s was not read", DLS_VAR(NAME), GOOD_##kind);                                \
+    if (BAD_##kind) {                                                                              \
+        c = read_with(DLS_VAR(NAME), BAD_##kind ? BAD_##kind : "");                                \
+        snprintf(want, sizeof want, "%s=%s is not ", DLS_VAR(NAME), BAD_##kind ? BAD_##kind : ""); \
+        assert_true(HOLDS_##kind(c->field, init));                                                 \
+        assert_int_equal(c->nproblems, 1);                                                         \
+        assert_memory_equal(c->problems[0], want, strlen(want));                                   \
+        assert_string_equal(c->problems[0] + strlen(c->problems[0]) - strlen(fallback), fallback); \
+        assert_non_null(strstr(c->problems[0], "; " fallback));                                    \
+    }
+#include "common/options.def"
+}
+
+/* With every setting bad at once, each is reported, in the order of the rows. */
+static void all_bad_values_are_reported_in_row_order(void **state)
+{
+    (void)state;
+    const char *names[DLS_CONFIG_PROBLEMS];
+    unsigned n = 0;
+#define DLS_OPTION(NAME, kind, field, init, fallback, values, shown, meaning) \
+    if (BAD_##kind) {                                                         \
+        setenv(DLS_VAR(NAME), BAD_##kind ? BAD_##kind : "", 1);               \
+        names[n++] = DLS_VAR(NAME);                                           \
+    }
+#include "common/options.def"
+    const dls_config *c = dls_config_get();
+    assert_true(n >= 8);
+    assert_int_equal(c->nproblems, n);
+    for (unsigned i = 0; i < n; i++) {
+        assert_memory_equal(c->problems[i], names[i], strlen(names[i]));
+        assert_int_equal(c->problems[i][strlen(names[i])], '=');
+    }
+}
+
+/* The variables dlsync sets for itself are read each time they are asked for. */
+static void passed_variables_are_read_when_asked(void **state)
+{
+    (void)state;
+    assert_null(dls_config_passed(DLS_PASSED_CHAINED_INJECTION));
+    setenv("DLSYNC_CHAINED_INJECTION", "/opt/nsys/libinject.so", 1);
+    assert_string_equal(dls_config_passed(DLS_PASSED_CHAINED_INJECTION), "/opt/nsys/libinject.so");
+    setenv("DLSYNC_CHAINED_INJECTION", "/opt/other.so", 1);
+    assert_string_equal(dls_config_passed(DLS_PASSED_CHAINED_INJECTION), "/opt/other.so");
+    setenv("DLSYNC_AUTO_INJECTION", "", 1);
+    assert_null(dls_config_passed(DLS_PASSED_AUTO_INJECTION));
+    setenv("DLSYNC_AUTO_INJECTION", "/lib/libdlsync.so", 1);
+    assert_string_equal(dls_config_passed(DLS_PASSED_AUTO_INJECTION), "/lib/libdlsync.so");
+    assert_null(dls_config_passed((dls_passed)-1));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +295,9 @@ int main(void)
         cmocka_unit_test_setup(empty_values_count_as_unset, reset),
         cmocka_unit_test_setup(gate_and_log_options, reset),
         cmocka_unit_test_setup(bad_gate_and_log_values_fall_back, reset),
+        cmocka_unit_test_setup(every_setting_is_read_by_its_kind, reset),
+        cmocka_unit_test_setup(all_bad_values_are_reported_in_row_order, reset),
+        cmocka_unit_test_setup(passed_variables_are_read_when_asked, reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
