@@ -7,7 +7,8 @@
 #   make            build everything
 #   make test       build and run every test binary (ends with "N passed, N failed")
 #   make demo       run the headline story (simulator when there is no GPU)
-#   make bench      run the benchmarks and print their figures
+#   make bench      run the benchmarks, print their figures and check the budgets
+#                   (tests/bench/budget.h: fails when a figure is over its budget)
 #   make test-generated  the randomized exchange-program tester's longer run (CI)
 #   make test-gpu   the scenario corpus on a real GPU (skipped without one); scripts/gpu-check.sh for the full check
 #   make asan | ubsan | tsan | sanitize   the test suite under a sanitizer, in build/<name>/
@@ -95,7 +96,7 @@ demo: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all
-	@scripts/run-bench.sh $(BENCHES)
+	@scripts/run-bench.sh --verdict $(BENCH_VERDICT) $(BENCHES)
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=address test

@@ -1,7 +1,12 @@
 # Benchmarks of the exchange path on the CUDA simulator (no assertions; make bench prints them):
 # bench_pipeline, which links the API tests' fake producer (tests/api/module.mk). Read before
 # tests/cudasim and tests/common, so prerequisites name their files directly.
+# The budgets of the held figures (budget.h), which bench_cost (tests/scenarios) and bench_hooks
+# (tests/fixtures) link, modules read after this one; bench_verdict, the one-line verdict that
+# ends make bench; and test_budget, the tests of both.
 BENCH_PIPELINE := $(B)/tests/bench_pipeline
+BENCH_BUDGET_OBJ := $(B)/obj/tests/bench/budget.o
+BENCH_VERDICT := $(B)/tests/bench_verdict
 
 $(B)/obj/tests/bench/%.o: EXTRA_CFLAGS += -I shim/include -I tests/api -I tests/cudasim -I $(CUDA_INC)
 
@@ -12,5 +17,18 @@ $(BENCH_PIPELINE): $(B)/obj/tests/bench/bench_pipeline.o $(B)/obj/tests/common/d
 	$(Q)$(CC) $(LDFLAGS) -L$(B)/cudasim -Wl,-rpath,$(ABSB)/cudasim -L$(B)/tests/api -Wl,-rpath,$(ABSB)/tests/api \
 	    -o $@ $(filter %.o,$^) -lapi_fakeprod -lcudart -lcuda $(LDLIBS)
 
-ALL     += $(BENCH_PIPELINE)
+$(BENCH_VERDICT): $(B)/obj/tests/bench/bench_verdict.o $(BENCH_BUDGET_OBJ)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# test_budget runs scripts/run-bench.sh with bench_verdict on benchmarks of its own.
+$(B)/tests/test_budget: $(B)/obj/tests/bench/test_budget.o $(BENCH_BUDGET_OBJ) $(B)/obj/tests/common/dls_test.o \
+                        | $(BENCH_VERDICT)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka $(LDLIBS)
+
+ALL     += $(BENCH_PIPELINE) $(BENCH_VERDICT) $(B)/tests/test_budget
 BENCHES += $(BENCH_PIPELINE)
+TESTS   += $(B)/tests/test_budget

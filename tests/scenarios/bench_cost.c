@@ -16,7 +16,10 @@
  * of three runs, one with 10,000 live tensors): the simulator's stream worker threads stand for
  * the GPU, and how often they sleep and are woken varies with the calling thread's speed, by
  * about +-50 instructions per operation from run to run. Prints each figure with the commands
- * that measured it. Needs valgrind; no assertions. */
+ * that measured it, and below each figure a budget holds its verdict line (tests/bench/budget.h:
+ * fix, fix with one tensor pending and check per operation, fix per exchange, per log record).
+ * Needs valgrind; no assertions. */
+#include "../bench/budget.h"
 #include "dls_test.h"
 #include "fakefw.h"
 
@@ -246,7 +249,8 @@ static double baseline_of(baseline *b, size_t *nb, with w, int live, unit u, int
     return b[(*nb)++].v;
 }
 
-/* Prints the figure of shim setting s against no subscriber and against its null subscriber. */
+/* Prints the figure of shim setting s against no subscriber and against its null subscriber;
+ * returns the first (dlsync's own cost), or -1 when a run failed. */
 static double print_figure(const char *name, const setting *s, unit u, baseline *b, size_t *nb)
 {
     double none = baseline_of(b, nb, WITH_NOTHING, s->live, u, 1);
@@ -254,8 +258,12 @@ static double print_figure(const char *name, const setting *s, unit u, baseline 
     double v = per_unit(s, u);
     printf("    %-58s own %+6.0f   with CUPTI dispatch %+6.0f instructions\n", name, v - null, v - none);
     print_command(s, u);
-    return v - null;
+    return v < 0 || none < 0 || null < 0 ? -1 : v - null;
 }
+
+/* The figures of this benchmark that a budget holds. */
+static const dls_budget_id g_held[] = {DLS_BUDGET_FIX_OP, DLS_BUDGET_FIX_PENDING_OP, DLS_BUDGET_CHECK_OP,
+                                       DLS_BUDGET_FIX_EXCHANGE, DLS_BUDGET_LOG_RECORD};
 
 int main(void)
 {
@@ -263,6 +271,8 @@ int main(void)
         return child();
     if (system("valgrind --version >/dev/null 2>&1") != 0) {
         printf("bench_cost: valgrind not installed, skipped\n");
+        for (size_t i = 0; i < sizeof g_held / sizeof *g_held; i++)
+            dls_budget_print(g_held[i], -1);
         return 0;
     }
     printf("instructions added by dlsync (callgrind, whole process; a baseline run's instructions "
@@ -281,6 +291,7 @@ int main(void)
         "fix, 10000 exchanged tensors pending, spread over the heap",
         "check, 10000 exchanged tensors live, spread over the heap",
     };
+    static const int op_budgets[] = {-1, DLS_BUDGET_CHECK_OP, DLS_BUDGET_FIX_OP, DLS_BUDGET_FIX_PENDING_OP, -1, -1};
     baseline b[16];
     size_t nb = 0;
     double one = 0;
@@ -288,6 +299,8 @@ int main(void)
         "  per cudaMemsetAsync on one stream, touching no exchanged tensor (the calling thread, median of 3 runs):\n");
     for (size_t i = 0; i < sizeof op_settings / sizeof *op_settings; i++) {
         double v = print_figure(op_names[i], &op_settings[i], UNIT_OP, b, &nb);
+        if (op_budgets[i] >= 0)
+            dls_budget_print((dls_budget_id)op_budgets[i], v);
         if (op_settings[i].live == 1)
             one = v;
         if (op_settings[i].live == SPREAD && !strcmp(op_settings[i].mode, "fix") && one > 0)
@@ -313,9 +326,12 @@ int main(void)
         else
             printf("    %-58s %+8.0f instructions\n", x_names[i], xv[i] - xv[0]);
         print_command(&x_settings[i], UNIT_EXCH);
+        if (i == 1)
+            dls_budget_print(DLS_BUDGET_FIX_EXCHANGE, xv[0] < 0 || xv[1] < 0 ? -1 : xv[1] - xv[0]);
     }
     printf("  per log record (3 records per exchange: export, import, release): %.0f instructions\n",
            (xv[4] - xv[3]) / 3);
     printf("      the difference of the two trace runs above, divided by 3\n");
+    dls_budget_print(DLS_BUDGET_LOG_RECORD, xv[3] < 0 || xv[4] < 0 ? -1 : (xv[4] - xv[3]) / 3);
     return 0;
 }

@@ -113,7 +113,8 @@ ALL += $(NULLSUB)
 
 # bench_cost: the instructions dlsync adds per stream operation, exchange and log record (make bench).
 BENCH_COST := $(B)/tests/bench_cost
-$(BENCH_COST): $(SCEN_OBJ)/bench_cost.o $(TEST_COMMON_OBJ) $(SCEN_LIBS) $(SHIM_LIB) $(CUDASIM_LIBS) $(NULLSUB)
+$(BENCH_COST): $(SCEN_OBJ)/bench_cost.o $(TEST_COMMON_OBJ) $(BENCH_BUDGET_OBJ) $(SCEN_LIBS) $(SHIM_LIB) $(CUDASIM_LIBS) \
+               $(NULLSUB)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
