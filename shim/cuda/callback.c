@@ -7,7 +7,7 @@
 #include "decode_work.h"
 #include "drv.h"
 #include "kparams.h"
-#include "streams.h"
+#include "identity.h"
 
 #include <errno.h>
 #include <pthread.h>

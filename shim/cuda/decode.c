@@ -3,7 +3,7 @@
 #include "decode.h"
 
 #include "cbids.h"
-#include "streams.h"
+#include "identity.h"
 
 void dls_cuda_decode_stream(dls_cuda_op *op, CUstream h, int per_thread_call, const CUpti_CallbackData *cb)
 {

@@ -4,7 +4,7 @@
  * captures, graph launches) are read by their cases in decode.c. */
 #include "decode.h"
 
-#include "streams.h"
+#include "identity.h"
 
 void dls_cuda_decode_event(dls_cuda_op *op, CUevent e)
 {

@@ -5,7 +5,7 @@
 #include "../common/config.h"
 #include "../cuda/drv.h"
 #include "../cuda/observer.h"
-#include "../cuda/streams.h"
+#include "../cuda/identity.h"
 #include "../hooks/policy_hooks.h"
 #include "../report/log.h"
 #include "../report/warn.h"

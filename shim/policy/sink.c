@@ -7,7 +7,7 @@
 #include "../common/config.h"
 #include "../cuda/cuda_api.h"
 #include "../cuda/drv.h"
-#include "../cuda/streams.h"
+#include "../cuda/identity.h"
 #include "../report/summary.h"
 #include "access.h"
 #include "check.h"

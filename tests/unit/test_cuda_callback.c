@@ -14,7 +14,7 @@
 #include "test_cuda_fake.h"
 
 #include "cuda/callback.h"
-#include "cuda/streams.h"
+#include "cuda/identity.h"
 
 #define DCB(name) CUPTI_DRIVER_TRACE_CBID_##name
 #define RCB(name) CUPTI_RUNTIME_TRACE_CBID_##name

@@ -12,7 +12,7 @@
 #include "cuda/decode.h"
 #include "cuda/decode_work.h"
 #include "cuda/kparams.h"
-#include "cuda/streams.h"
+#include "cuda/identity.h"
 
 #define CBID(name) CUPTI_DRIVER_TRACE_CBID_##name
 

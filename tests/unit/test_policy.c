@@ -17,7 +17,7 @@
 
 #include "common/config.h"
 #include "cuda/drv.h"
-#include "cuda/streams.h"
+#include "cuda/identity.h"
 #include "test_policy_all.h"
 #include "report/race.h"
 #include "report/summary.h"

@@ -1,5 +1,5 @@
-/* Stream resolution cache and event ids (see streams.h). */
-#include "streams.h"
+/* Stream resolution cache and event ids (see identity.h). */
+#include "identity.h"
 
 #include "drv.h"
 

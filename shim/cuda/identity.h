@@ -9,8 +9,8 @@
  *
  * Events: the driver has no event id, so each CUevent handle gets a process-unique id at its
  * creation (or first sight) and loses it at destroy; a reused handle gets a new id. */
-#ifndef DLS_CUDA_STREAMS_H
-#define DLS_CUDA_STREAMS_H
+#ifndef DLS_CUDA_IDENTITY_H
+#define DLS_CUDA_IDENTITY_H
 
 #include "cuda_api.h"
 #include "ops.h"
@@ -24,7 +24,7 @@
  * could not give the id (no libcuda, old driver, invalid handle). */
 void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, dls_cuda_stream *out);
 
-/* The per-thread cache of resolutions (streams.c; read inline by dls_cuda_stream_attached):
+/* The per-thread cache of resolutions (identity.c; read inline by dls_cuda_stream_attached):
  * direct-mapped by canonical handle and, for default streams, the context; a slot is valid while
  * its generation is the current one (dls_cuda_streams_invalidate starts a new one). */
 #define DLS_CUDA_STREAM_SLOTS 64
