@@ -4,7 +4,6 @@
 #include "../common/ownfd.h"
 #include "cbids.h"
 #include "decode.h"
-#include "decode_work.h"
 #include "drv.h"
 #include "kparams.h"
 #include "identity.h"
@@ -49,38 +48,34 @@ int dls_cuda_set_sink(dls_cuda_sink fn, void *user)
     return 0;
 }
 
-/* The work lane's receiver and the ENTER gate (see ops.h) as registered, and as the callback
- * reads them: with DLSYNC_DEBUG_OPS on, no work sink (every phase goes to the sink, which
- * prints it) and no gate (every ENTER is delivered), so the hot path reads one pointer each.
- * The setters are serialized; a NULL gate is open. */
-static pthread_mutex_t g_setting = PTHREAD_MUTEX_INITIALIZER;
-static dls_cuda_work_sink g_work_sink_set;
-static const atomic_int *g_gate_set;
-static atomic_int g_debug;
+/* The work lane's receiver (see ops.h). */
 static _Atomic(dls_cuda_work_sink) g_work_sink;
-static _Atomic(const atomic_int *) g_gate;
-
-/* Publishes what the callback reads from what is registered (g_setting held). */
-static void publish_settings(void)
-{
-    int debug = atomic_load_explicit(&g_debug, memory_order_relaxed);
-    atomic_store_explicit(&g_work_sink, debug ? NULL : g_work_sink_set, memory_order_release);
-    atomic_store_explicit(&g_gate, debug ? NULL : g_gate_set, memory_order_release);
-}
 
 void dls_cuda_set_work_sink(dls_cuda_work_sink fn)
 {
-    pthread_mutex_lock(&g_setting);
-    g_work_sink_set = fn;
-    publish_settings();
-    pthread_mutex_unlock(&g_setting);
+    atomic_store_explicit(&g_work_sink, fn, memory_order_release);
+}
+
+/* The ENTER gate (see ops.h) as registered, and as the callback reads it: with DLSYNC_DEBUG_OPS
+ * on, no gate (every ENTER is delivered), so the callback reads one pointer. The setters are
+ * serialized; a NULL gate is open. */
+static pthread_mutex_t g_setting = PTHREAD_MUTEX_INITIALIZER;
+static const atomic_int *g_gate_set;
+static atomic_int g_debug;
+static _Atomic(const atomic_int *) g_gate;
+
+/* Publishes the gate the callback reads from what is registered (g_setting held). */
+static void publish_gate(void)
+{
+    int debug = atomic_load_explicit(&g_debug, memory_order_relaxed);
+    atomic_store_explicit(&g_gate, debug ? NULL : g_gate_set, memory_order_release);
 }
 
 void dls_cuda_set_enter_gate(const atomic_int *watching)
 {
     pthread_mutex_lock(&g_setting);
     g_gate_set = watching;
-    publish_settings();
+    publish_gate();
     pthread_mutex_unlock(&g_setting);
 }
 
@@ -88,7 +83,7 @@ void dls_cuda_callback_set_debug(int on)
 {
     pthread_mutex_lock(&g_setting);
     atomic_store_explicit(&g_debug, on != 0, memory_order_relaxed);
-    publish_settings();
+    publish_gate();
     pthread_mutex_unlock(&g_setting);
 }
 
@@ -107,14 +102,13 @@ void dls_cuda_callback_reset_runtime_frames(void)
     atomic_fetch_add_explicit(&g_rt_epoch, 1, memory_order_acq_rel);
 }
 
-/* Everything the callback keeps per thread, in one thread-local object: the shim is a shared
- * object, so each access to a thread-local costs a call to the TLS resolver, and the callback
- * takes the object's address once per delivery. `kept` is the launch, copy or set decoded at the
- * ENTER of the driver call (cbid, corr, params): the EXIT of that call delivers it again instead
- * of decoding it twice (these calls have no output parameter, so both phases decode the same).
- * Any other decode on the thread replaces the scratch area, so it clears `kept` first. `work` is
- * the same for the work lane: the work decoded at an ENTER the work sink took; `latest` is the
- * thread's memo of dls_cuda_stream_attached. */
+/* Everything the callback keeps per thread, in one thread-local object (the shim is a shared
+ * object: each thread-local object costs a look-up). `work` is the work lane's decode of the
+ * thread's latest call: when `work_kept`, that of the delivered ENTER of call (work_cbid, its
+ * correlation id, work_params), which the EXIT of the same call delivers again instead of
+ * decoding it twice (these calls have no output parameter, so both phases decode the same).
+ * Every delivery on the thread drops it first (a nested call rewrites the scratch area).
+ * `latest` is the thread's latest stream resolution (identity.h). */
 #define OPEN_CALLS 4 /* driver calls a thread is inside that nesting keeps apart */
 
 typedef struct {
@@ -128,16 +122,10 @@ typedef struct {
     uint32_t rt_corr;
     uint64_t tid;
     int delivering;
-    int kept_valid;
-    CUpti_CallbackId kept_cbid;
-    uint32_t kept_corr;
-    const void *kept_params;
-    dls_cuda_op kept;
-    int work_valid;
+    int work_kept;
+    CUpti_CallbackId work_cbid;
     const void *work_params;
     dls_cuda_work work;
-    CUpti_CallbackId lane_cbid; /* the call last in the work sink (kept: its ENTER; `declined` delivers it) */
-    const CUpti_CallbackData *lane_call;
     dls_cuda_stream_latest latest;
     dls_cuda_scratch scratch;
 } thread_state;
@@ -149,10 +137,10 @@ static __thread thread_state t_state __attribute__((tls_model("local-dynamic")))
  * above it (ENTERs whose EXIT never came); an EXIT whose ENTER was not seen counts as nested
  * when some call is open. Switching callbacks (dls_cuda_callback_reset_runtime_frames) forgets
  * the stack. */
-static inline void track_call(thread_state *t, uint32_t corr, int enter)
+static void track_call(thread_state *t, uint32_t corr, int enter)
 {
     uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_relaxed);
-    if (__builtin_expect(t->open_epoch != epoch, 0)) { /* callbacks were switched: forget open calls */
+    if (t->open_epoch != epoch) { /* callbacks were switched: forget open calls */
         t->open_epoch = epoch;
         t->nopen = 0;
     }
@@ -192,47 +180,23 @@ static void on_runtime(thread_state *t, const CUpti_CallbackData *cb)
     }
 }
 
-static void debug_print(const dls_cuda_op *op)
+/* Writes line (n bytes, room for one more) to stderr as "dlsync: <line>\n". */
+static void debug_print(char *line, size_t n)
 {
-    char line[512];
-    size_t n = 8;
-    memcpy(line, "dlsync: ", n);
-    n += dls_cuda_op_format(op, line + n, sizeof line - n - 1);
     line[n++] = '\n';
     dls_ownfd_stderr(line, n);
 }
 
-/* 1 when `cbid` decodes to one launch, copy or set, calls with no output parameter (the EXIT
- * may reuse the ENTER's decode). */
-static int single_op(CUpti_CallbackId cbid, const dls_cuda_op *op)
+static void debug_print_op(const dls_cuda_op *op)
 {
-    if (op->kind == DLS_OP_MEMCPY || op->kind == DLS_OP_MEMSET)
-        return 1;
-    return op->kind == DLS_OP_LAUNCH && cbid != CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice;
+    char line[512] = "dlsync: ";
+    debug_print(line, 8 + dls_cuda_op_format(op, line + 8, sizeof line - 9));
 }
 
-/* Decodes the index-th operation of the call: the ENTER's first operation straight into the
- * kept slot, the EXIT's reusing the launch, copy or set kept at its ENTER (no copy), any other
- * into *local. Returns the op, or NULL when the call has no operation at that index. */
-static dls_cuda_op *decode(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigned index,
-                           int exit, dls_cuda_op *local)
+static void debug_print_work(const dls_cuda_work *w)
 {
-    if (exit && index == 0 && t->kept_valid && t->kept_cbid == cbid && t->kept_corr == cb->correlationId &&
-        t->kept_params == cb->functionParams) {
-        t->kept_valid = 0;
-        return &t->kept;
-    }
-    t->kept_valid = t->work_valid = 0;
-    dls_cuda_op *op = !exit && index == 0 ? &t->kept : local;
-    if (!dls_cuda_decode(cbid, cb, index, op, &t->scratch))
-        return NULL;
-    if (op == &t->kept && single_op(cbid, op)) {
-        t->kept_cbid = cbid;
-        t->kept_corr = cb->correlationId;
-        t->kept_params = cb->functionParams;
-        t->kept_valid = 1;
-    }
-    return op;
+    char line[512] = "dlsync: ";
+    debug_print(line, 8 + dls_cuda_work_format(w, line + 8, sizeof line - 9));
 }
 
 /* The API a driver call is reported under: the outermost runtime call in progress on the thread
@@ -245,182 +209,109 @@ static const char *annotate(thread_state *t, const CUpti_CallbackData *cb, uint3
     return under_runtime ? t->rt_name : cb->functionName;
 }
 
+/* The call's CUresult at EXIT, 0 at ENTER. */
+static int result_of(const CUpti_CallbackData *cb, int enter)
+{
+    return !enter && cb->functionReturnValue ? (int)*(const CUresult *)cb->functionReturnValue : 0;
+}
+
+/* The work lane: a launch, copy or set decoded from its parameters (or the decode its delivered
+ * ENTER kept), with its stream resolved, for the work sink. Returns 0 when the call is not one
+ * the work decoder reads. */
+static int deliver_work(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
+{
+    dls_cuda_work *w = &t->work;
+    int kept = !enter && t->work_kept && t->work_cbid == cbid && w->correlation_id == cb->correlationId &&
+               t->work_params == cb->functionParams;
+    t->work_kept = 0;
+    if (!kept) {
+        if (!dls_cuda_decode_work(cbid, cb, w, t->scratch.words, DLS_SCRATCH_WORDS))
+            return 0;
+        uint32_t rt_corr;
+        w->api = annotate(t, cb, &rt_corr);
+        w->name = w->kind == DLS_OP_LAUNCH ? cb->symbolName : NULL;
+        w->tid = t->tid;
+        w->correlation_id = cb->correlationId;
+        w->stream = dls_cuda_stream_resolve_latest(&t->latest, (CUstream)w->handle, w->per_thread, cb->context);
+    }
+    w->phase = enter ? DLS_PHASE_ENTER : DLS_PHASE_EXIT;
+    w->result = result_of(cb, enter);
+    w->nested = t->nested;
+    if (enter) {
+        t->work_kept = 1;
+        t->work_cbid = cbid;
+        t->work_params = cb->functionParams;
+    }
+    if (atomic_load_explicit(&g_debug, memory_order_relaxed))
+        debug_print_work(w);
+    dls_cuda_work_sink fn = atomic_load_explicit(&g_work_sink, memory_order_acquire);
+    if (fn)
+        fn(w); /* its CUDA calls are the shim's (drv.h) */
+    return 1;
+}
+
+/* Every other call: its operations (one, but for a multi-device launch) for the sink. */
+static void deliver_ops(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
+{
+    uint32_t rt_corr;
+    const char *api = annotate(t, cb, &rt_corr);
+    dls_cuda_op op;
+    for (unsigned i = 0; dls_cuda_decode(cbid, cb, i, &op, &t->scratch); i++) {
+        op.phase = enter ? DLS_PHASE_ENTER : DLS_PHASE_EXIT;
+        op.result = result_of(cb, enter);
+        op.api = api;
+        op.name = op.kind == DLS_OP_LAUNCH ? cb->symbolName : NULL;
+        op.tid = t->tid;
+        op.correlation_id = cb->correlationId;
+        op.rt_correlation_id = rt_corr;
+        op.nested = t->nested;
+        if (atomic_load_explicit(&g_debug, memory_order_relaxed))
+            debug_print_op(&op);
+        sink_pair *s = atomic_load_explicit(&g_sink, memory_order_acquire);
+        if (s)
+            s->fn(&op, s->user);
+        if (!enter && op.kind == DLS_OP_STREAM_DESTROY)
+            dls_cuda_streams_invalidate();
+        if (!enter && op.kind == DLS_OP_EVENT_DESTROY)
+            dls_cuda_event_forget((CUevent)op.event);
+    }
+}
+
 static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     dls_cuda_cbid_class cls = dls_cuda_cbid_class_of(cbid);
-    int exit = cb->callbackSite == CUPTI_API_EXIT;
+    if (cls == DLS_CBID_UNHANDLED)
+        return;
+    int enter = cb->callbackSite == CUPTI_API_ENTER;
+    track_call(t, cb->correlationId, enter);
     if (cls == DLS_CBID_INVALIDATION) {
-        if (exit) {
+        if (!enter) {
             dls_cuda_streams_invalidate();
             dls_cuda_kparams_invalidate();
         }
         return;
     }
+    if (enter && (cls == DLS_CBID_STREAM_WORK || cls == DLS_CBID_LAUNCH) && !gate_open())
+        return; /* nothing watched: the ENTER of work that only enqueues has nothing to order */
     if (!t->tid)
         t->tid = (uint64_t)syscall(SYS_gettid);
-    uint32_t rt_corr;
-    const char *api = annotate(t, cb, &rt_corr);
-    int debug = atomic_load_explicit(&g_debug, memory_order_relaxed);
-    dls_cuda_op local, *op;
-    for (unsigned i = 0; (op = decode(t, cbid, cb, i, exit, &local)); i++) {
-        op->phase = exit ? DLS_PHASE_EXIT : DLS_PHASE_ENTER;
-        op->result = exit && cb->functionReturnValue ? (int)*(const CUresult *)cb->functionReturnValue : 0;
-        op->api = api;
-        op->name = op->kind == DLS_OP_LAUNCH ? cb->symbolName : NULL;
-        op->tid = t->tid;
-        op->correlation_id = cb->correlationId;
-        op->rt_correlation_id = rt_corr;
-        op->nested = t->nested;
-        if (debug)
-            debug_print(op);
-        sink_pair *s = atomic_load_explicit(&g_sink, memory_order_acquire);
-        if (s)
-            s->fn(op, s->user);
-        if (exit && op->kind == DLS_OP_STREAM_DESTROY)
-            dls_cuda_streams_invalidate();
-        if (exit && op->kind == DLS_OP_EVENT_DESTROY)
-            dls_cuda_event_forget((CUevent)op->event);
-        if (single_op(cbid, op))
-            break; /* its only operation */
-    }
-}
-
-/* The general way: the call as a dls_cuda_op for the sink (runtime calls annotate the thread);
- * `tracked`: the lane already kept the thread's open calls for this phase. */
-__attribute__((noinline)) static void deliver_phase(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                                    const CUpti_CallbackData *cb, int tracked)
-{
-    thread_state *t = &t_state;
-    __asm__("" : "+r"(t)); /* the address is resolved once: the compiler may not recompute it per use */
-    if (!cb || dls_drv_in_shim() || t->delivering)
-        return;
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && !tracked)
-        track_call(t, cb->correlationId, cb->callbackSite == CUPTI_API_ENTER);
     t->delivering = 1;
-    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
-        on_runtime(t, cb);
-    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
-        on_driver(t, cbid, cb);
+    if (!deliver_work(t, cbid, cb, enter))
+        deliver_ops(t, cbid, cb, enter);
     t->delivering = 0;
-}
-
-/* The general way for a phase the lane has not seen. */
-static void deliver(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
-{
-    deliver_phase(domain, cbid, cb, 0);
-}
-
-/* A phase the work sink declined: the work is not kept, and the sink gets the phase the general
- * way (the call is the thread's lane_cbid and lane_call). Out of line and reading the thread's
- * state, so that the lane keeps no value across the work sink's call. */
-__attribute__((noinline)) static void declined(void)
-{
-    thread_state *t = &t_state;
-    t->work_valid = 0;
-    deliver_phase(CUPTI_CB_DOMAIN_DRIVER_API, t->lane_cbid, t->lane_call, 1);
-}
-
-static void lane_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter);
-static void lane_copy_set(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter);
-
-/* A thread's first call down the lane: its id is read once, then the lane goes on. */
-__attribute__((noinline, cold)) static void lane_first(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter,
-                                                       int launch)
-{
-    t_state.tid = (uint64_t)syscall(SYS_gettid);
-    if (launch)
-        lane_launch(cbid, cb, enter);
-    else
-        lane_copy_set(cbid, cb, enter);
-}
-
-/* The work lane: a launch, copy or set decoded straight from its parameters for the work sink,
- * with no dls_cuda_op and no stream resolved (at the EXIT, what is attached to the thread's
- * resolution of the stream); the general way when there is no work sink, the call is not one
- * the lane decodes, or the work sink does not take the phase. `launch`: the call is a launch
- * (class DLS_CBID_LAUNCH); the lane of copies and sets calls nothing but tail calls and the
- * work sink, so it needs no frame. */
-static inline __attribute__((always_inline)) void lane(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter,
-                                                       int launch)
-{
-    dls_cuda_work_sink fn = atomic_load_explicit(&g_work_sink, memory_order_acquire);
-    if (!fn) {
-        deliver(CUPTI_CB_DOMAIN_DRIVER_API, cbid, cb);
-        return;
-    }
-    thread_state *t = &t_state;
-    __asm__("" : "+r"(t)); /* the address is resolved once */
-    if (dls_drv_in_shim())
-        return; /* ignored, as the general way ignores it (the sinks' CUDA calls are the shim's) */
-    if (__builtin_expect(!t->tid, 0)) {
-        lane_first(cbid, cb, enter, launch);
-        return;
-    }
-    track_call(t, cb->correlationId, enter);
-    dls_cuda_work *w = &t->work;
-    int kept = !enter && t->work_valid && t->lane_cbid == cbid && w->correlation_id == cb->correlationId &&
-               t->work_params == cb->functionParams;
-    t->work_valid = 0;
-    if (!kept) {
-        if (!(launch ? dls_cuda_decode_launch_work_inline(cbid, cb, w, t->scratch.words, DLS_SCRATCH_WORDS)
-                     : dls_cuda_decode_copy_set_inline(cbid, cb, w))) {
-            deliver_phase(CUPTI_CB_DOMAIN_DRIVER_API, cbid, cb, 1);
-            return;
-        }
-        if (launch)
-            t->kept_valid = 0; /* the scratch area was rewritten */
-        uint32_t rt_corr;
-        w->api = annotate(t, cb, &rt_corr);
-        w->name = launch ? cb->symbolName : NULL;
-        w->tid = t->tid;
-        w->ctx = (uintptr_t)cb->context;
-        w->correlation_id = cb->correlationId;
-    }
-    w->nested = t->nested;
-    t->lane_cbid = cbid;
-    t->lane_call = cb;
-    if (enter) {
-        w->result = 0;
-        t->work_valid = 1; /* kept for the EXIT of the same call (lane_cbid), unless the work sink declines */
-        t->work_params = cb->functionParams;
-    } else {
-        w->result = cb->functionReturnValue ? (int)*(const CUresult *)cb->functionReturnValue : 0;
-        w->attached = dls_cuda_stream_attached(&t->latest, (CUstream)w->handle, w->per_thread, (CUcontext)w->ctx);
-    }
-    if (!fn(w, enter ? DLS_PHASE_ENTER : DLS_PHASE_EXIT)) /* its CUDA calls are the shim's (drv.h) */
-        declined();
-}
-
-__attribute__((noinline)) static void lane_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
-{
-    lane(cbid, cb, enter, 1);
-}
-
-__attribute__((noinline)) static void lane_copy_set(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
-{
-    lane(cbid, cb, enter, 0);
 }
 
 void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata)
 {
     (void)userdata;
     const CUpti_CallbackData *cb = cbdata;
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cb) {
-        dls_cuda_cbid_class cls = dls_cuda_cbid_class_of(cbid);
-        if (cls >= DLS_CBID_STREAM_WORK && cls <= DLS_CBID_LAUNCH) {
-            int enter = cb->callbackSite == CUPTI_API_ENTER;
-            if (enter &&
-                !gate_open()) { /* nothing watched: the ENTER of work that only enqueues has nothing to order, */
-                if (!dls_drv_in_shim())
-                    track_call(&t_state, cb->correlationId, 1); /* but the call is open (ops.h, nested) */
-                return;
-            }
-            if (cls == DLS_CBID_LAUNCH)
-                lane_launch(cbid, cb, enter);
-            else
-                lane_copy_set(cbid, cb, enter);
-            return;
-        }
-    }
-    deliver(domain, cbid, cb);
+    if (!cb || dls_drv_in_shim())
+        return; /* the shim's own driver calls are not the program's */
+    thread_state *t = &t_state;
+    if (t->delivering)
+        return; /* a callback inside a delivery */
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+        on_runtime(t, cb);
+    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+        on_driver(t, cbid, cb);
 }

@@ -32,11 +32,23 @@ void dls_cuda_decode_range(dls_cuda_op *op, dls_cuda_scratch *scratch, uintptr_t
     scratch->ranges[op->nranges++] = (dls_cuda_range){.addr = addr, .len = len, .access = access};
 }
 
+/* 1 when call cbid may have operations beyond the first (its row is LAUNCH_DEVICES). */
+static int several_ops(CUpti_CallbackId cbid)
+{
+    switch (cbid) {
+#define LAUNCH_DEVICES(name, class) case CUPTI_DRIVER_TRACE_CBID_##name:
+#include "calls.def"
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* The general decoder's cases: one per row of calls.def the work decoder does not read. Each
  * reads its call's parameters as `p` (calls.def's F). The shapes with rules of their own come
  * first: a multi-device launch is one operation per device, and cuCtxSynchronize has no
- * parameters. Every other call is one operation (none at an index above 0) and decodes nothing
- * when reported without its parameters. */
+ * parameters. Every other call is one operation (none at an index above 0: several_ops) and
+ * decodes nothing when reported without its parameters. */
 #define CASE(name)                                   \
     case CUPTI_DRIVER_TRACE_CBID_##name: {           \
         const name##_params *p = cb->functionParams; \
@@ -63,11 +75,15 @@ void dls_cuda_decode_range(dls_cuda_op *op, dls_cuda_scratch *scratch, uintptr_t
         op->ctx = (uintptr_t)cb->context; \
         return 1;
 
-/* The rows of one operation, read from their parameters. */
-#define LAUNCH_LEGACY(name, class, stream)         \
-    CASE(name)                                     \
-    IS_LAUNCH(name, class);                        \
-    dls_cuda_decode_launch_legacy(op, cb, stream); \
+/* The rows of one operation, read from their parameters. A linear copy here is a synchronous
+ * one (the asynchronous ones are the work decoder's). */
+#define COPY(name, class, ptsz, async, stream, dst, src)                                              \
+    CASE(name)                                                                                        \
+    if (async)                                                                                        \
+        return 0;                                                                                     \
+    dls_cuda_decode_on_stream(op, DLS_OP_MEMCPY, cb, stream, ptsz, 0);                                \
+    dls_cuda_decode_range(op, scratch, (uintptr_t)(src), (src) ? p->ByteCount : 0, DLS_ACCESS_READ);  \
+    dls_cuda_decode_range(op, scratch, (uintptr_t)(dst), (dst) ? p->ByteCount : 0, DLS_ACCESS_WRITE); \
     END_CASE
 #define COPY_ND(name, class, ptsz, async, stream)                          \
     CASE(name)                                                             \
@@ -133,7 +149,7 @@ void dls_cuda_decode_range(dls_cuda_op *op, dls_cuda_scratch *scratch, uintptr_t
 /* The work decoder's rows (dls_cuda_decode_work). */
 #define LAUNCH(name, class, ptsz, extra)
 #define LAUNCH_EX(name, class, ptsz)
-#define COPY(name, class, ptsz, async, stream, dst, src)
+#define LAUNCH_LEGACY(name, class, stream)
 #define SET(name, class, ptsz, async, stream, elsize)
 #define SET_2D(name, class, ptsz, async, stream, elsize)
 
@@ -144,16 +160,9 @@ void dls_cuda_decode_range(dls_cuda_op *op, dls_cuda_scratch *scratch, uintptr_t
 int dls_cuda_decode(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigned index, dls_cuda_op *op,
                     dls_cuda_scratch *scratch)
 {
-    *op = (dls_cuda_op){.cbid = cbid};
-    if (!cb)
+    if (!cb || (index && !several_ops(cbid)))
         return 0;
-    dls_cuda_work w;
-    if (dls_cuda_decode_work(cbid, cb, &w, scratch->words, DLS_SCRATCH_WORDS)) {
-        if (index)
-            return 0;
-        dls_cuda_op_from_work(op, &w, cb, scratch);
-        return 1;
-    }
+    *op = (dls_cuda_op){.cbid = cbid};
     switch (cbid) {
 #include "calls.def"
     default:

@@ -1,11 +1,12 @@
-/* Decoding of CUPTI driver-API callbacks into dls_cuda_op.
+/* Decoding of CUPTI driver-API callbacks: the work lane's calls into dls_cuda_work, every other
+ * call into dls_cuda_op.
  *
  * Parameter structs are read only as generated_cuda_meta.h declares them, and only in the cases
- * generated from calls.def (decode.c, decode_work.h), which hand the fields a row names to its
- * shape's reader below. The decoders fill the call-specific part of an op (kind, stream, event,
- * ranges, words, flags); the callback fills phase, result, names, thread and correlation ids.
- * Ranges and words live in a caller-provided scratch area (thread-local in the observer), so
- * decoding never allocates. */
+ * generated from calls.def (decode_work.c, decode.c), which hand the fields a row names to its
+ * shape's reader. The decoders fill the call-specific part of a work or an op (kind, stream as
+ * passed, event, ranges, words, flags); the callback fills phase, result, names, thread and
+ * correlation ids, and resolves a work's stream. Words and an op's ranges live in a
+ * caller-provided scratch area (thread-local in the observer), so decoding never allocates. */
 #ifndef DLS_CUDA_DECODE_H
 #define DLS_CUDA_DECODE_H
 
@@ -22,28 +23,19 @@ typedef struct {
 
 /* Decodes the index-th operation of driver call `cbid` (every handled call is one operation,
  * except cuLaunchCooperativeKernelMultiDevice: one per device). Returns 1 when *op was filled,
- * 0 when the call has no operation at that index or is not handled. `cb` must be the call's
- * CUpti_CallbackData; at ENTER output parameters (a created stream or event) are not read. The
- * calls handled and how each is read are the rows of calls.def. */
+ * 0 when the call has no operation at that index or is not one of its calls: the rows of
+ * calls.def but those of the work decoder (dls_cuda_decode_work). `cb` must be the call's
+ * CUpti_CallbackData; at ENTER output parameters (a created stream or event) are not read. */
 int dls_cuda_decode(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigned index, dls_cuda_op *op,
                     dls_cuda_scratch *scratch);
 
-/* The work decoder (decode_work.h inline, decode_work.c out of line): fills *w's call-specific
- * part (kind, flags, handle, per_thread, ranges, words, the latter in words[0..cap)) and empties
- * its sink note, for a launch of calls.def's LAUNCH and LAUNCH_EX rows, a linear copy or a set
- * (synchronous forms too: without DLS_OPF_ASYNC, on the call's default stream). Returns 1, or 0
- * when cbid is not one of those (or has no parameters). */
+/* The work decoder (decode_work.c): fills *w's call-specific part (kind, flags, handle,
+ * per_thread, ranges, words, the latter in words[0..cap)) for a call of the work lane: a launch of
+ * calls.def's LAUNCH, LAUNCH_EX and LAUNCH_LEGACY rows, an asynchronous linear copy or a set
+ * (synchronous sets too: without DLS_OPF_ASYNC, on the call's default stream). Returns 1, or 0
+ * when cbid is not one of those (or has no parameters): then dls_cuda_decode reads it. */
 int dls_cuda_decode_work(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls_cuda_work *w, uint64_t *words,
                          uint32_t cap);
-
-/* Fills w (initialized) as the launch of f on stream h, its argument words in words[0..cap). */
-void dls_cuda_work_launch(dls_cuda_work *w, CUstream h, int ptsz, CUfunction f, void **kernel_params, void **extra,
-                          uint64_t *words, uint32_t cap);
-
-/* Fills the call-specific part of op (zeroed but for cbid) from w: kind, flags, the resolved
- * stream, ranges (into scratch) and words (w's). */
-void dls_cuda_op_from_work(dls_cuda_op *op, const dls_cuda_work *w, const CUpti_CallbackData *cb,
-                           dls_cuda_scratch *scratch);
 
 /* The helpers and readers of the shapes of calls.def, each given the parameters its rows name;
  * dls_cuda_decode calls them from its cases. op is zeroed but for cbid; ranges go into scratch. */
@@ -60,13 +52,9 @@ void dls_cuda_decode_on_stream(dls_cuda_op *op, dls_op_kind kind, const CUpti_Ca
 void dls_cuda_decode_range(dls_cuda_op *op, dls_cuda_scratch *scratch, uintptr_t addr, size_t len, unsigned access);
 
 /* decode_launch.c. The launch of device index of a multi-device cooperative launch
- * (list[0..n)): returns 1, or 0 when there is no such device. */
+ * (list[0..n)), its argument words in scratch: returns 1, or 0 when there is no such device. */
 int dls_cuda_decode_launch_devices(dls_cuda_op *op, const CUpti_CallbackData *cb, unsigned index,
                                    const CUDA_LAUNCH_PARAMS *list, unsigned n, dls_cuda_scratch *scratch);
-
-/* A legacy launch (cuLaunch, cuLaunchGrid*) on stream h: its arguments were set with cuParamSet*,
- * unseen here, so it is conservative. */
-void dls_cuda_decode_launch_legacy(dls_cuda_op *op, const CUpti_CallbackData *cb, CUstream h);
 
 /* decode_mem.c. The bounding ranges of a 2D, 3D or 3D peer copy descriptor c (NULL:
  * conservative); a CUarray side gives no range. dls_cuda_decode_copy_nd picks the reader by c's

@@ -1,6 +1,6 @@
 /* The readers of the memory shapes the work decoder does not read (decode.h): 2D and 3D copies,
- * batches and frees, into byte ranges. Linear copies and sets are the work decoder's
- * (decode_work.h).
+ * batches and frees, into byte ranges. Linear copies and sets are read by their rows' cases
+ * (decode_work.c, and decode.c for the synchronous copies).
  *
  * 2D and 3D copies give their bounding range; a CUarray side is not linear memory and gives no
  * range. Synchronous forms run on the default stream of the call (legacy, or per-thread for _ptds

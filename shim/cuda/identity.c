@@ -9,7 +9,37 @@
 #include <string.h>
 
 atomic_uint_fast64_t dls_cuda_stream_gen = 1;
-__thread dls_cuda_stream_slot dls_cuda_stream_cache[DLS_CUDA_STREAM_SLOTS];
+
+/* The per-thread cache of resolutions: direct-mapped by canonical handle and, for default
+ * streams, the context; a slot is valid while its generation is the current one. */
+#define SLOTS 64
+typedef struct {
+    uint64_t gen; /* 0 = empty */
+    uintptr_t key;
+    uintptr_t key_ctx;
+    dls_cuda_stream s;
+} slot;
+
+static __thread slot t_cache[SLOTS];
+
+/* The canonical handle of h and its kind as far as the handle tells (default streams). */
+static CUstream canonical_of(CUstream h, int per_thread_call, dls_stream_kind *kind)
+{
+    CUstream canonical = h ? h : per_thread_call ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
+    *kind = canonical == CU_STREAM_LEGACY       ? DLS_STREAM_LEGACY
+            : canonical == CU_STREAM_PER_THREAD ? DLS_STREAM_PER_THREAD
+                                                : DLS_STREAM_UNKNOWN;
+    return canonical;
+}
+
+/* The calling thread's slot for canonical handle `canonical` of kind `kind` (default streams
+ * belong to the current context; real handles are global), with its key. */
+static slot *slot_of(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, uintptr_t *key, uintptr_t *key_ctx)
+{
+    *key = (uintptr_t)canonical;
+    *key_ctx = kind == DLS_STREAM_UNKNOWN ? 0 : (uintptr_t)cur_ctx;
+    return &t_cache[((*key >> 4) ^ (*key_ctx >> 4) ^ *key) % SLOTS];
+}
 
 void dls_cuda_streams_invalidate(void)
 {
@@ -58,12 +88,12 @@ static void query(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, d
 void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, dls_cuda_stream *out)
 {
     dls_stream_kind kind;
-    CUstream canonical = dls_cuda_stream_canonical(h, per_thread_call, &kind);
+    CUstream canonical = canonical_of(h, per_thread_call, &kind);
     uintptr_t key, key_ctx;
     uint64_t gen = atomic_load_explicit(&dls_cuda_stream_gen, memory_order_acquire);
-    dls_cuda_stream_slot *slot = dls_cuda_stream_slot_of(canonical, kind, cur_ctx, &key, &key_ctx);
-    if (slot->gen == gen && slot->key == key && slot->key_ctx == key_ctx) {
-        *out = slot->s;
+    slot *sl = slot_of(canonical, kind, cur_ctx, &key, &key_ctx);
+    if (sl->gen == gen && sl->key == key && sl->key_ctx == key_ctx) {
+        *out = sl->s;
         out->handle = (uintptr_t)h;
         return;
     }
@@ -71,19 +101,11 @@ void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx,
     query(canonical, kind, cur_ctx, &s);
     *out = s;
     if (s.resolved) {
-        slot->gen = gen;
-        slot->key = key;
-        slot->key_ctx = key_ctx;
-        slot->s = s;
-        slot->attached = NULL;
+        sl->gen = gen;
+        sl->key = key;
+        sl->key_ctx = key_ctx;
+        sl->s = s;
     }
-}
-
-void dls_cuda_stream_attach(CUstream h, int per_thread_call, CUcontext cur_ctx, uint64_t id, void *p)
-{
-    dls_cuda_stream_slot *slot = dls_cuda_stream_cached(h, per_thread_call, cur_ctx);
-    if (slot && slot->s.id == id)
-        slot->attached = p;
 }
 
 /* Event ids: a chained hash table under one lock (events are not on the launch path). */

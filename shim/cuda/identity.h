@@ -24,84 +24,37 @@
  * could not give the id (no libcuda, old driver, invalid handle). */
 void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, dls_cuda_stream *out);
 
-/* The per-thread cache of resolutions (identity.c; read inline by dls_cuda_stream_attached):
- * direct-mapped by canonical handle and, for default streams, the context; a slot is valid while
- * its generation is the current one (dls_cuda_streams_invalidate starts a new one). */
-#define DLS_CUDA_STREAM_SLOTS 64
-typedef struct {
-    uint64_t gen; /* 0 = empty */
-    uintptr_t key;
-    uintptr_t key_ctx;
-    dls_cuda_stream s;
-    void *attached; /* dls_cuda_stream_attach's pointer; NULL: none */
-} dls_cuda_stream_slot;
+/* The generation of resolutions: a resolution made in an earlier one is stale. */
 extern atomic_uint_fast64_t dls_cuda_stream_gen;
-extern __thread dls_cuda_stream_slot dls_cuda_stream_cache[DLS_CUDA_STREAM_SLOTS]
-    __attribute__((tls_model("local-dynamic")));
 
-/* The canonical handle of h and its kind as far as the handle tells (default streams). */
-static inline CUstream dls_cuda_stream_canonical(CUstream h, int per_thread_call, dls_stream_kind *kind)
-{
-    CUstream canonical = h ? h : per_thread_call ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
-    *kind = canonical == CU_STREAM_LEGACY       ? DLS_STREAM_LEGACY
-            : canonical == CU_STREAM_PER_THREAD ? DLS_STREAM_PER_THREAD
-                                                : DLS_STREAM_UNKNOWN;
-    return canonical;
-}
-
-/* The calling thread's cache slot for canonical handle `canonical` of kind `kind` (default
- * streams belong to the current context; real handles are global), with its key. */
-static inline dls_cuda_stream_slot *dls_cuda_stream_slot_of(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx,
-                                                            uintptr_t *key, uintptr_t *key_ctx)
-{
-    *key = (uintptr_t)canonical;
-    *key_ctx = kind == DLS_STREAM_UNKNOWN ? 0 : (uintptr_t)cur_ctx;
-    return &dls_cuda_stream_cache[((*key >> 4) ^ (*key_ctx >> 4) ^ *key) % DLS_CUDA_STREAM_SLOTS];
-}
-
-/* The slot holding h's resolution in the current generation, or NULL. */
-static inline dls_cuda_stream_slot *dls_cuda_stream_cached(CUstream h, int per_thread_call, CUcontext cur_ctx)
-{
-    dls_stream_kind kind;
-    uintptr_t key, key_ctx;
-    CUstream canonical = dls_cuda_stream_canonical(h, per_thread_call, &kind);
-    dls_cuda_stream_slot *slot = dls_cuda_stream_slot_of(canonical, kind, cur_ctx, &key, &key_ctx);
-    uint64_t gen = atomic_load_explicit(&dls_cuda_stream_gen, memory_order_acquire);
-    return slot->gen == gen && slot->key == key && slot->key_ctx == key_ctx ? slot : NULL;
-}
-
-/* A thread's latest answer of dls_cuda_stream_attached that found a pointer, keyed by the
- * arguments as passed and the generation: a thread enqueues mostly on the stream it used last,
- * and this is asked before the hash look-up. The caller keeps it per thread (zeroed: none). */
+/* A thread's latest resolution, keyed by the arguments as passed and the generation: a thread
+ * enqueues mostly on the stream it used last, and this is asked before the per-thread cache of
+ * dls_cuda_stream_resolve. The caller keeps it per thread (zeroed: none). */
 typedef struct {
     uintptr_t handle, ctx;
     int per_thread;
-    uint64_t gen;
-    void *attached;
+    uint64_t gen; /* 0: none */
+    dls_cuda_stream s;
 } dls_cuda_stream_latest;
 
-/* The pointer attached to the calling thread's cached resolution of h (same arguments as
- * dls_cuda_stream_resolve), or NULL when there is none: h is not cached on this thread, or a
- * stream or context was destroyed since it was (the resolution and what is attached to it are
- * then stale together). `latest` is the calling thread's own. Lock-free, no driver call;
- * inline: every launch's EXIT asks it. */
-static inline void *dls_cuda_stream_attached(dls_cuda_stream_latest *latest, CUstream h, int per_thread_call,
-                                             CUcontext cur_ctx)
+/* h resolved as dls_cuda_stream_resolve resolves it, through the calling thread's latest
+ * resolution, which it replaces on a miss (an unresolved stream is not kept). The result points
+ * into `latest`: valid until the next call with it. Lock-free; inline: every work the lane
+ * delivers asks it. */
+static inline const dls_cuda_stream *dls_cuda_stream_resolve_latest(dls_cuda_stream_latest *latest, CUstream h,
+                                                                    int per_thread_call, CUcontext cur_ctx)
 {
     uint64_t gen = atomic_load_explicit(&dls_cuda_stream_gen, memory_order_acquire);
-    if (latest->handle == (uintptr_t)h && latest->ctx == (uintptr_t)cur_ctx && latest->per_thread == per_thread_call &&
-        latest->gen == gen)
-        return latest->attached;
-    dls_cuda_stream_slot *slot = dls_cuda_stream_cached(h, per_thread_call, cur_ctx);
-    if (!slot || !slot->attached)
-        return NULL;
-    *latest = (dls_cuda_stream_latest){(uintptr_t)h, (uintptr_t)cur_ctx, per_thread_call, slot->gen, slot->attached};
-    return slot->attached;
+    if (latest->gen == gen && latest->handle == (uintptr_t)h && latest->ctx == (uintptr_t)cur_ctx &&
+        latest->per_thread == per_thread_call)
+        return &latest->s;
+    dls_cuda_stream_resolve(h, per_thread_call, cur_ctx, &latest->s);
+    latest->handle = (uintptr_t)h;
+    latest->ctx = (uintptr_t)cur_ctx;
+    latest->per_thread = per_thread_call;
+    latest->gen = latest->s.resolved ? gen : 0;
+    return &latest->s;
 }
-
-/* Attaches p to the calling thread's cached resolution of h, when it is still cached and
- * resolves to stream id `id` (so a resolution invalidated meanwhile never carries p). */
-void dls_cuda_stream_attach(CUstream h, int per_thread_call, CUcontext cur_ctx, uint64_t id, void *p);
 
 /* Invalidates cached resolutions in every thread (call after a stream or context is destroyed). */
 void dls_cuda_streams_invalidate(void);

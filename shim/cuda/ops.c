@@ -48,21 +48,35 @@ const char *dls_cuda_stream_kind_name(dls_stream_kind k)
     }
 }
 
-size_t dls_cuda_op_format(const dls_cuda_op *op, char *buf, size_t n)
+/* The line of dls_cuda_op_format from its parts (stream NULL: none). */
+static size_t format_line(char *buf, size_t n, dls_op_phase phase, dls_op_kind kind, const char *api,
+                          const dls_cuda_stream *stream, uint64_t event_id, uint32_t nranges, uint32_t nwords,
+                          unsigned flags, int result, const char *name)
 {
     if (!n)
         return 0;
-    int has_stream = (op->flags & DLS_OPF_HAS_STREAM) != 0;
     int m = snprintf(buf, n,
                      "op %s %s api=%s stream=%llu/%s event=%llu ranges=%u words=%u conservative=%d result=%d name=%s",
-                     op->phase == DLS_PHASE_ENTER ? "enter" : "exit", dls_cuda_op_kind_name(op->kind),
-                     op->api ? op->api : "?", has_stream ? (unsigned long long)op->stream.id : 0ull,
-                     dls_cuda_stream_kind_name(has_stream ? op->stream.kind : DLS_STREAM_NONE),
-                     (op->flags & DLS_OPF_HAS_EVENT) ? (unsigned long long)op->event_id : 0ull, op->nranges, op->nwords,
-                     (op->flags & DLS_OPF_CONSERVATIVE) != 0, op->result, op->name ? op->name : "-");
+                     phase == DLS_PHASE_ENTER ? "enter" : "exit", dls_cuda_op_kind_name(kind), api ? api : "?",
+                     stream ? (unsigned long long)stream->id : 0ull,
+                     dls_cuda_stream_kind_name(stream ? stream->kind : DLS_STREAM_NONE), (unsigned long long)event_id,
+                     nranges, nwords, (flags & DLS_OPF_CONSERVATIVE) != 0, result, name ? name : "-");
     if (m < 0) {
         buf[0] = '\0';
         return 0;
     }
     return (size_t)m < n ? (size_t)m : n - 1;
+}
+
+size_t dls_cuda_op_format(const dls_cuda_op *op, char *buf, size_t n)
+{
+    return format_line(buf, n, op->phase, op->kind, op->api, (op->flags & DLS_OPF_HAS_STREAM) ? &op->stream : NULL,
+                       (op->flags & DLS_OPF_HAS_EVENT) ? op->event_id : 0, op->nranges, op->nwords, op->flags,
+                       op->result, op->name);
+}
+
+size_t dls_cuda_work_format(const dls_cuda_work *w, char *buf, size_t n)
+{
+    return format_line(buf, n, w->phase, w->kind, w->api, w->stream, 0, w->nranges, w->nwords, w->flags, w->result,
+                       w->name);
 }

@@ -1,19 +1,22 @@
 /* The stream of CUDA operations the observer hands to the policy layer.
  *
- * The observer (shim/cuda) turns every CUPTI driver-API callback it handles into one
- * dls_cuda_op, delivered twice to the registered sink: at DLS_PHASE_ENTER, before the driver
- * enqueues the work (the sink may inject waits then, through drv.h), and at DLS_PHASE_EXIT,
- * after the call returned (with its CUresult). Both phases carry the same decoded content,
- * except that a stream creation knows its stream only at EXIT.
+ * The observer (shim/cuda) turns every CUPTI driver-API callback it handles into one operation,
+ * delivered twice: at DLS_PHASE_ENTER, before the driver enqueues the work (the receiver may
+ * inject waits then, through drv.h), and at DLS_PHASE_EXIT, after the call returned (with its
+ * CUresult). Both phases carry the same decoded content, except that a stream creation knows its
+ * stream only at EXIT. Each call reaches the policy one way, chosen by its row in calls.def:
+ * launches, linear asynchronous copies and sets as a dls_cuda_work to the work sink (the work
+ * lane), every other call as a dls_cuda_op to the sink.
  *
  * One operation, one report: the driver domain is the authority for what happened. When the
  * call was made by the CUDA runtime, the runtime call only annotates the driver operation
  * (`api` names the runtime function, `rt_correlation_id` its CUPTI correlation id), so a
  * cudaMemcpyAsync and the cuMemcpyAsync beneath it are one operation.
  *
- * Everything an op points to (ranges, words, names) is valid only during the sink call. The
- * sink runs on the thread that made the CUDA call, inside a CUPTI callback: it must not block
- * on other CUDA threads, and every CUDA call it makes must go through drv.h. */
+ * Everything an op or a work points to (ranges, words, names, the stream) is valid only during
+ * the receiver's call. The receivers run on the thread that made the CUDA call, inside a CUPTI
+ * callback: they must not block on other CUDA threads, and every CUDA call they make must go
+ * through drv.h. */
 #ifndef DLS_CUDA_OPS_H
 #define DLS_CUDA_OPS_H
 
@@ -111,41 +114,37 @@ typedef struct {
 } dls_cuda_op;
 
 /* A launch, copy or set as the work lane delivers it (dls_cuda_set_work_sink): what the call
- * enqueues and where, decoded from its parameters alone, before any stream is resolved. The
- * kinds and flags are those the same call's dls_cuda_op has (without DLS_OPF_HAS_STREAM: a work
- * always has a stream, `handle`, a default-stream handle naming the stream of context `ctx`).
- * Ranges are inline; words point into the observer's per-thread scratch area. The lane keeps
- * the work of an ENTER the work sink took for the EXIT of the same call, so what the sink notes
- * in `sink_note` at the ENTER reaches it at the EXIT. */
+ * enqueues and where, decoded from its parameters alone, and its stream resolved. These calls
+ * reach the policy only this way, never as a dls_cuda_op; the multi-device cooperative launch
+ * (one operation per device), the N-D and batched copies and the synchronous copies are
+ * dls_cuda_op. The kinds and flags are those such an op would have without DLS_OPF_HAS_STREAM:
+ * a work always has a stream. Ranges are inline; words, names and the stream point into the
+ * observer's per-thread state and are valid only during the work sink's call. */
 typedef struct {
-    dls_op_kind kind;        /* DLS_OP_LAUNCH, DLS_OP_MEMCPY or DLS_OP_MEMSET */
-    unsigned flags;          /* DLS_OPF_ASYNC, DLS_OPF_CONSERVATIVE, DLS_OPF_WORDS_EXACT */
-    int per_thread;          /* a _ptsz entry point (a NULL handle names the per-thread stream) */
-    int result;              /* EXIT: the call's CUresult; ENTER: 0 */
-    uintptr_t handle;        /* the stream as passed */
-    uintptr_t ctx;           /* the context current at the call */
-    uint32_t correlation_id; /* CUPTI correlation id of the driver call */
-    int nested;              /* as in dls_cuda_op */
-    uint64_t tid;            /* kernel thread id of the calling thread */
-    const char *api;         /* as in dls_cuda_op */
-    const char *name;        /* launches: the kernel's symbol name (may be NULL); else NULL */
+    dls_op_kind kind;              /* DLS_OP_LAUNCH, DLS_OP_MEMCPY or DLS_OP_MEMSET */
+    dls_op_phase phase;            /* ENTER (while the gate is open) or EXIT */
+    int result;                    /* EXIT: the call's CUresult; ENTER: 0 */
+    unsigned flags;                /* DLS_OPF_ASYNC, DLS_OPF_CONSERVATIVE, DLS_OPF_WORDS_EXACT */
+    const char *api;               /* as in dls_cuda_op */
+    const char *name;              /* launches: the kernel's symbol name (may be NULL); else NULL */
+    uint64_t tid;                  /* kernel thread id of the calling thread */
+    uint32_t correlation_id;       /* CUPTI correlation id of the driver call */
+    int nested;                    /* as in dls_cuda_op */
+    const dls_cuda_stream *stream; /* the stream it enqueues on, resolved (resolved 0: not known) */
+    uintptr_t handle;              /* the stream as passed */
+    int per_thread;                /* a _ptsz entry point (a NULL handle names the per-thread stream) */
     uint32_t nranges, nwords;
     dls_cuda_range ranges[2]; /* copies: the read range, then the write range; sets: one */
     const uint64_t *words;    /* launches: as in dls_cuda_op */
-    void *attached;           /* EXIT: what dls_cuda_stream_attach attached to the calling thread's
-                                 resolution of the stream (dls_cuda_stream_attached); NULL: none */
-    uint64_t sink_note;       /* the work sink's own: 0 when decoded; kept from ENTER to EXIT */
 } dls_cuda_work;
 
-/* The policy's receiver of the work lane: the ENTER (while the gate is open) and the EXIT of the
- * launches, copies and sets the lane decodes, instead of the sink. Returns 1 when it took the
- * phase, 0 when the same phase is to be delivered to the sink as a dls_cuda_op instead (then
- * the sink sees it exactly as it would have without the lane). It may write w->sink_note only.
- * Same thread and rules as the sink. */
-typedef int (*dls_cuda_work_sink)(dls_cuda_work *w, dls_op_phase phase);
+/* The policy's receiver of the work lane: the ENTER (while the gate is open) and the EXIT of
+ * every launch, copy or set the lane decodes. Same thread and rules as the sink. */
+typedef void (*dls_cuda_work_sink)(const dls_cuda_work *w);
 
-/* Registers the work lane's receiver (NULL: every phase goes to the sink). The receiver must stay
- * valid for the life of the process. */
+/* Registers the work lane's receiver (NULL: works are decoded, and printed with
+ * DLSYNC_DEBUG_OPS, but delivered to nobody). The receiver must stay valid for the life of the
+ * process. */
 void dls_cuda_set_work_sink(dls_cuda_work_sink fn);
 
 /* The policy's receiver of operations. Called on the CUDA-calling thread; see the file comment. */
@@ -172,5 +171,9 @@ const char *dls_cuda_stream_kind_name(dls_stream_kind k);
  * "op <enter|exit> <kind> api=<api> stream=<id>/<kind> event=<id> ranges=<n> words=<n>
  * conservative=<0|1> result=<r> name=<kernel>". Returns the length written. */
 size_t dls_cuda_op_format(const dls_cuda_op *op, char *buf, size_t n);
+
+/* The same line for work w (event=0): what dls_cuda_op_format writes for the op of the same
+ * call. */
+size_t dls_cuda_work_format(const dls_cuda_work *w, char *buf, size_t n);
 
 #endif

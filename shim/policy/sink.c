@@ -7,7 +7,6 @@
 #include "../common/config.h"
 #include "../cuda/cuda_api.h"
 #include "../cuda/drv.h"
-#include "../cuda/identity.h"
 #include "../report/summary.h"
 #include "access.h"
 #include "check.h"
@@ -250,51 +249,50 @@ static void on_exit_locked(const dls_cuda_op *op, uint64_t begin)
     }
 }
 
-/* 1 when the driver says op's stream is capturing (asked only while some stream captures: a
- * stream joined to a capture by an event is not seen by the capture calls). No lock held. */
-static int joined_capture(const dls_cuda_op *op)
+/* 1 when the driver says stream s is capturing (asked only while some stream captures: a stream
+ * joined to a capture by an event is not seen by the capture calls). No lock held. */
+static int joined_capture(const dls_cuda_stream *s)
 {
     if (!atomic_load_explicit(&dls_pol_g.ncapturing, memory_order_relaxed))
         return 0;
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
-    CUstream h = op->stream.kind == DLS_STREAM_LEGACY       ? CU_STREAM_LEGACY
-                 : op->stream.kind == DLS_STREAM_PER_THREAD ? CU_STREAM_PER_THREAD
-                                                            : (CUstream)op->stream.handle;
+    CUstream h = s->kind == DLS_STREAM_LEGACY       ? CU_STREAM_LEGACY
+                 : s->kind == DLS_STREAM_PER_THREAD ? CU_STREAM_PER_THREAD
+                                                    : (CUstream)s->handle;
     return dls_drv_stream_is_capturing(h, &cs) == CUDA_SUCCESS && cs != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
-/* ENTER of an operation that may touch a watched range: checked, or ordered in rounds of plans
- * carried out without the lock. */
-static void memory_enter(const dls_cuda_op *op, const dls_pol_access *a)
+/* ENTER of access a (a call of thread tid on stream s; `nested`: ops.h) that may touch a watched
+ * range: checked, or ordered in rounds of plans carried out without the lock. */
+static void memory_enter(const dls_pol_access *a, const dls_cuda_stream *s, uint64_t tid, int nested)
 {
     dls_pol_plan plan;
-    dls_pol_plan_init(&plan, op->tid);
-    plan.to_capturing = dls_pol_g.mode == DLS_MODE_FIX && joined_capture(op);
+    dls_pol_plan_init(&plan, tid);
+    plan.to_capturing = dls_pol_g.mode == DLS_MODE_FIX && joined_capture(s);
     dls_pol_lock();
-    dls_pol_horizon_raise(&dls_pol_horizon, dls_pol_applied() + 1,
-                          op->nested); /* the call begins after what is applied */
-    register_thread(op->tid);
-    dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
+    dls_pol_horizon_raise(&dls_pol_horizon, dls_pol_applied() + 1, nested); /* the call begins after what is applied */
+    register_thread(tid);
+    dls_pol_stream *st = dls_pol_stream_get(s, tid);
     dls_pol_hostfn_ask ask;
-    if (st && !st->capturing && dls_pol_hostfn_wanted(a, st, op->tid, &ask)) {
+    if (st && !st->capturing && dls_pol_hostfn_wanted(a, st, tid, &ask)) {
         dls_pol_unlock(); /* the driver is asked with no lock held */
         dls_pol_hostfn_query(&ask);
         dls_pol_lock();
-        dls_pol_hostfn_learn(&ask, op->tid);
+        dls_pol_hostfn_learn(&ask, tid);
     }
     for (int round = 0; round < 8; round++) {
         plan.more = 0;
-        st = dls_pol_stream_get(&op->stream, op->tid);
+        st = dls_pol_stream_get(s, tid);
         if (st && st->capturing) {
             dls_pol_capture_use(a, st);
         } else if (st && dls_pol_g.mode == DLS_MODE_FIX) {
             if (dls_pol_fix_use(&plan, a, st) && dls_pol_is_memory_op(a->kind)) {
-                t_thread.after_corr = op->correlation_id; /* its EXIT records the after event */
+                t_thread.after_corr = a->op; /* its EXIT records the after event */
                 t_thread.after_st = st;
             }
             dls_pol_fix_reuse(&plan, a, st);
         } else if (st) {
-            dls_pol_check_use(a, st, op->tid);
+            dls_pol_check_use(a, st, tid);
         }
         int more = plan.more;
         dls_pol_plan_carry_out(&plan);
@@ -302,6 +300,19 @@ static void memory_enter(const dls_cuda_op *op, const dls_pol_access *a)
             break;
     }
     dls_pol_unlock();
+}
+
+/* ENTER of access a on stream s (see memory_enter): one the index clears goes no further, and
+ * when `deferrable` its EXIT is told so (exit_marks); one that may touch is checked or ordered. */
+static void stream_enter(const dls_pol_access *a, const dls_cuda_stream *s, uint64_t tid, int nested, int deferrable)
+{
+    uint64_t cleared;
+    if (!dls_pol_index_clears(a, &cleared)) {
+        memory_enter(a, s, tid, nested);
+    } else if (deferrable) {
+        t_thread.cleared_corr = a->op; /* its EXIT need not ask the index again */
+        t_thread.cleared = cleared;
+    }
 }
 
 /* What the EXIT of deferred operation corr by thread tid adds to its record: while memory is
@@ -344,52 +355,33 @@ static void defer(const dls_cuda_op *op)
     defer_publish(q, ticket, r, op->nested);
 }
 
-/* The stream of work w, found with no lock in the policy's table after resolving w's handle
- * (the thread's resolution of it had no stream attached), and attached for the next work; NULL
- * when it cannot be modelled or is not in the table yet (then the sink's record adds it when the
- * record is applied, and a later work finds it). */
-static dls_pol_stream *work_stream(const dls_cuda_work *w)
+/* The ENTER (delivered while memory is watched) of a launch, copy or set is the sink's ENTER of
+ * the same operation; at the EXIT its record is filled in the queue, with the stream the policy
+ * knows (found without the lock) or, for a stream it has not seen yet, the stream to add when the
+ * record is applied. Either way builds the record the sink builds (test_policy:
+ * the_work_lane_defers_what_the_sink_would). */
+void dls_pol_work(const dls_cuda_work *w)
 {
-    CUstream h = (CUstream)w->handle;
-    dls_cuda_stream s;
-    dls_cuda_stream_resolve(h, w->per_thread, (CUcontext)w->ctx, &s); /* may ask the driver */
-    dls_pol_stream *st = s.resolved ? dls_pol_stream_find_unlocked(s.id) : NULL;
-    if (st)
-        dls_cuda_stream_attach(h, w->per_thread, (CUcontext)w->ctx, s.id, st);
-    return st;
-}
-
-/* At an ENTER (delivered while memory is watched) a work touching nothing watched is taken, its
- * clearance noted in w->sink_note for its EXIT (which then needs no after event); one that may
- * touch goes to the sink. At the EXIT the record is filled in the queue. Every way builds the
- * same record (test_policy: the_work_lane_defers_what_the_sink_would). */
-int dls_pol_work(dls_cuda_work *w, dls_op_phase phase)
-{
-    if (phase == DLS_PHASE_ENTER) {
+    if (w->phase == DLS_PHASE_ENTER) {
+        dls_pol_horizon_enter(&dls_pol_horizon, w->nested);
         dls_pol_access a;
         dls_pol_access_of_work(&a, w);
-        dls_pol_horizon_enter(&dls_pol_horizon, w->nested);
-        return dls_pol_index_clears(&a, &w->sink_note);
+        stream_enter(&a, w->stream, w->tid, w->nested, 1);
+        return;
     }
-    dls_pol_stream *st = w->attached;
-    if (w->result || (!st && !(st = work_stream(w))))
-        return 0;
+    if (w->result) {
+        dls_summary_add(DLS_COUNT_OPS, 1);
+        return;
+    }
     uint64_t ticket = 0; /* set by a claim that finds room */
     dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
     r->tid = w->tid;
     r->begin = dls_pol_horizon.h;
-    r->stream.id = st->id;
-    r->stream.resolved = 1;
-    r->st = st;
+    r->stream = *w->stream;
+    r->st = w->stream->resolved ? dls_pol_stream_find_unlocked(w->stream->id) : NULL;
     dls_pol_entry_of_work(&r->e, w);
-    if (w->sink_note) { /* its ENTER went no further than the index question */
-        r->after = NULL;
-        r->cleared = w->sink_note;
-    } else {
-        exit_marks(r, w->correlation_id, w->tid);
-    }
+    exit_marks(r, w->correlation_id, w->tid);
     defer_publish(q, ticket, r, w->nested);
-    return 1;
 }
 
 void dls_pol_sink(const dls_cuda_op *op, void *user)
@@ -403,14 +395,10 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
             dls_pol_hostfn_launch(op);
             return;
         }
-        dls_pol_access a;
-        dls_pol_access_of_op(&a, op);
-        uint64_t cleared;
-        if (entered(op) && !dls_pol_index_clears(&a, &cleared))
-            memory_enter(op, &a); /* a synchronous copy too, so its capture includes what is injected */
-        else if (entered(op) && deferrable(op)) {
-            t_thread.cleared_corr = op->correlation_id; /* its EXIT need not ask the index again */
-            t_thread.cleared = cleared;
+        if (entered(op)) { /* a synchronous copy too, so that its capture includes what is injected */
+            dls_pol_access a;
+            dls_pol_access_of_op(&a, op);
+            stream_enter(&a, &op->stream, op->tid, op->nested, deferrable(op));
         }
         if (host_sync(op))
             sync_enter(op);

@@ -1,10 +1,11 @@
-/* The policy's receivers of the observer's operations (ops.h): the sink, which every operation
- * reaches at ENTER and EXIT, and the work sink, which launches, copies and sets reach through the
- * work lane. Each operation becomes hb calls, a history entry and consumer accesses; one that may
- * touch an exchanged tensor is checked (check) or ordered (fix) at ENTER, after asking whether
- * host-function marks show the producer's work complete, and so (fix) is one that reuses
- * released memory, a stream-ordered free included. A host-function launch records its mark at
- * ENTER; host synchronizes capture at ENTER what they will complete. */
+/* The policy's receivers of the observer's operations (ops.h): the work sink, which the
+ * launches, linear asynchronous copies and sets reach through the work lane at ENTER and EXIT,
+ * and the sink, which every other operation reaches. Each operation becomes hb calls, a history
+ * entry and consumer accesses; one that may touch an exchanged tensor is checked (check) or
+ * ordered (fix) at ENTER, after asking whether host-function marks show the producer's work
+ * complete, and so (fix) is one that reuses released memory, a stream-ordered free included. A
+ * host-function launch records its mark at ENTER; host synchronizes capture at ENTER what they
+ * will complete. */
 #ifndef DLS_POL_SINK_H
 #define DLS_POL_SINK_H
 
@@ -14,6 +15,6 @@
 void dls_pol_sink(const dls_cuda_op *op, void *user);
 
 /* The work sink (dls_cuda_work_sink). */
-int dls_pol_work(dls_cuda_work *w, dls_op_phase phase);
+void dls_pol_work(const dls_cuda_work *w);
 
 #endif

@@ -62,8 +62,8 @@ typedef struct {
 typedef struct {
     uint64_t tid;
     uint64_t begin;                /* its call's begin stamp (queue.h, host order); its ticket is its end */
-    dls_cuda_stream stream;        /* with st NULL: the stream to find or add when applied; else only id */
-    struct dls_pol_stream_s *st;   /* the work lane's: the stream, known at the EXIT */
+    dls_cuda_stream stream;        /* with st NULL: the stream to find or add when applied */
+    struct dls_pol_stream_s *st;   /* the work lane's: the stream when known at the EXIT, else NULL */
     struct dls_pol_after_s *after; /* fix: the event recorded right after this consumer access */
     uint64_t cleared; /* dls_pol_cleared(v): its ENTER found it touching nothing in index version v; 0: not known */
     dls_pol_entry e;  /* its kind, and its history entry (memory operations), pos set when applied */

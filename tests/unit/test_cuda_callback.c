@@ -1,6 +1,6 @@
-/* Unit tests of shim/cuda/callback.c: delivery at ENTER and EXIT, the ENTER gate, one operation
- * per runtime call and the driver call beneath it, the work lane, the re-entrancy guard, id retirement at
- * destroy, formatting. */
+/* Unit tests of shim/cuda/callback.c: delivery at ENTER and EXIT, each call one way (the work
+ * lane or the sink), the ENTER gate, one operation per runtime call and the driver call beneath
+ * it, the re-entrancy guard, id retirement at destroy, formatting. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,12 +23,12 @@
 static dls_cuda_op seen[MAX_SEEN];
 static dls_cuda_range seen_ranges[MAX_SEEN];
 static char seen_api[MAX_SEEN][64];
-static int nseen;
+static int nseen, nworks;
 static void (*also)(const dls_cuda_op *op);
 
-static void sink(const dls_cuda_op *op, void *user)
+/* Keeps op as the nseen-th delivery. */
+static void record(const dls_cuda_op *op)
 {
-    assert_ptr_equal(user, &nseen);
     if (nseen < MAX_SEEN) {
         seen[nseen] = *op;
         if (op->nranges)
@@ -40,15 +40,44 @@ static void sink(const dls_cuda_op *op, void *user)
         also(op);
 }
 
+static void sink(const dls_cuda_op *op, void *user)
+{
+    assert_ptr_equal(user, &nseen);
+    record(op);
+}
+
+/* Keeps a work as the op the sink would have been given for it (its stream, its flags with
+ * DLS_OPF_HAS_STREAM). */
+static void work_sink(const dls_cuda_work *w)
+{
+    dls_cuda_op op = {.kind = w->kind,
+                      .phase = w->phase,
+                      .result = w->result,
+                      .flags = w->flags | DLS_OPF_HAS_STREAM,
+                      .api = w->api,
+                      .name = w->name,
+                      .tid = w->tid,
+                      .correlation_id = w->correlation_id,
+                      .nested = w->nested,
+                      .stream = *w->stream,
+                      .ranges = w->ranges,
+                      .nranges = w->nranges,
+                      .words = w->words,
+                      .nwords = w->nwords};
+    nworks++;
+    record(&op);
+}
+
 static int setup(void **state)
 {
     (void)state;
     fake_reset();
     dls_cuda_streams_invalidate();
     dls_cuda_callback_reset_runtime_frames();
-    nseen = 0;
+    nseen = nworks = 0;
     also = NULL;
     dls_cuda_set_sink(sink, &nseen);
+    dls_cuda_set_work_sink(work_sink);
     return 0;
 }
 
@@ -56,6 +85,7 @@ static int teardown(void **state)
 {
     (void)state;
     dls_cuda_set_sink(NULL, NULL);
+    dls_cuda_set_work_sink(NULL);
     return 0;
 }
 
@@ -133,107 +163,139 @@ static void a_call_inside_another_is_nested(void **state)
     assert_int_equal(seen[7].nested, 0);
 }
 
-/* The work lane: what the work sink receives, and when the sink receives the phase instead. */
-static dls_cuda_work lane_seen[MAX_SEEN];
-static dls_op_phase lane_phase[MAX_SEEN];
-static int nlane, lane_takes;
-
-/* Notes 0x5a in the work at every ENTER it takes. */
-static int work_sink(dls_cuda_work *w, dls_op_phase phase)
-{
-    if (nlane < MAX_SEEN) {
-        lane_seen[nlane] = *w;
-        lane_phase[nlane] = phase;
-    }
-    nlane++;
-    if (phase == DLS_PHASE_ENTER && lane_takes)
-        w->sink_note = 0x5a;
-    return lane_takes;
-}
-
-/* For every call the lane decodes, the work it delivers carries what the sink's dls_cuda_op of
- * the same call carries (kind, flags, ranges, names, ids), the work sink's note from the ENTER
- * to the EXIT, and at the EXIT the pointer attached to the thread's resolution of the stream; a
- * work sink that declines a phase leaves it to the sink, which then sees it exactly as without
- * the lane. */
-static void the_work_lane_carries_what_the_sink_would_see(void **state)
+/* Each call reaches one receiver at each phase: the launches, asynchronous linear copies and
+ * sets the work sink, as a work with its stream resolved; every other call the sink, as an op. */
+static void each_call_takes_one_way(void **state)
 {
     (void)state;
-    static atomic_int watching;
-    atomic_store(&watching, 1);
-    dls_cuda_set_enter_gate(&watching);
+    fake_streams[0] = (fake_stream){.h = (CUstream)0x5000, .id = 50};
     cuMemsetD8Async_params set = {.dstDevice = 0x1000, .uc = 1, .N = 64, .hStream = (CUstream)0x5000};
     cuMemsetD2D32Async_params set2d = {.dstDevice = 0x3000, .dstPitch = 256, .Width = 8, .Height = 3};
+    cuMemsetD8_v2_params sync_set = {.dstDevice = 0x7000, .N = 4};
     cuMemcpyHtoDAsync_v2_params htod = {.dstDevice = 0x2000, .srcHost = (void *)0x9000, .ByteCount = 32};
     cuMemcpyAsync_ptsz_params any = {.dst = 0x4000, .src = 0x6000, .ByteCount = 16};
-    static int attached;
-    fake_streams[0] = (fake_stream){.h = (CUstream)0x5000, .id = 50};
-    dls_cuda_stream r;
-    dls_cuda_stream_resolve((CUstream)0x5000, 0, FAKE_CTX, &r);
-    dls_cuda_stream_attach((CUstream)0x5000, 0, FAKE_CTX, 50, &attached);
+    uint64_t buf[1] = {0x5000};
+    size_t size = sizeof buf;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+    cuLaunchKernel_params launch = {.f = (CUfunction)0xf00, .extra = extra, .hStream = (CUstream)0x5000};
+    cuMemcpyHtoD_v2_params sync_copy = {.dstDevice = 0x8000, .srcHost = (void *)0x9000, .ByteCount = 8};
+    CUDA_MEMCPY2D c = {.srcMemoryType = CU_MEMORYTYPE_DEVICE,
+                       .srcDevice = 0xa000,
+                       .srcPitch = 64,
+                       .dstMemoryType = CU_MEMORYTYPE_DEVICE,
+                       .dstDevice = 0xb000,
+                       .dstPitch = 64,
+                       .WidthInBytes = 8,
+                       .Height = 2};
+    cuMemcpy2DAsync_v2_params copy2d = {.pCopy = &c, .hStream = (CUstream)0x5000};
+    cuStreamSynchronize_params sync = {.hStream = (CUstream)0x5000};
     struct {
         CUpti_CallbackId cbid;
         const char *fn;
         const void *params;
-    } calls[] = {{DCB(cuMemsetD8Async), "cuMemsetD8Async", &set},
-                 {DCB(cuMemsetD2D32Async), "cuMemsetD2D32Async", &set2d},
-                 {DCB(cuMemcpyHtoDAsync_v2), "cuMemcpyHtoDAsync_v2", &htod},
-                 {DCB(cuMemcpyAsync_ptsz), "cuMemcpyAsync_ptsz", &any}};
+        int work;
+        dls_op_kind kind;
+        uint64_t stream;
+        uint32_t nranges;
+        dls_cuda_range r0;
+    } calls[] = {
+        {DCB(cuMemsetD8Async), "cuMemsetD8Async", &set, 1, DLS_OP_MEMSET, 50, 1, {0x1000, 64, DLS_ACCESS_WRITE}},
+        {DCB(cuMemsetD2D32Async),
+         "cuMemsetD2D32Async",
+         &set2d,
+         1,
+         DLS_OP_MEMSET,
+         FAKE_LEGACY_ID,
+         1,
+         {0x3000, 2 * 256 + 32, DLS_ACCESS_WRITE}},
+        {DCB(cuMemsetD8_v2),
+         "cuMemsetD8_v2",
+         &sync_set,
+         1,
+         DLS_OP_MEMSET,
+         FAKE_LEGACY_ID,
+         1,
+         {0x7000, 4, DLS_ACCESS_WRITE}},
+        {DCB(cuMemcpyHtoDAsync_v2),
+         "cuMemcpyHtoDAsync_v2",
+         &htod,
+         1,
+         DLS_OP_MEMCPY,
+         FAKE_LEGACY_ID,
+         2,
+         {0x9000, 32, DLS_ACCESS_READ}},
+        {DCB(cuMemcpyAsync_ptsz),
+         "cuMemcpyAsync_ptsz",
+         &any,
+         1,
+         DLS_OP_MEMCPY,
+         FAKE_PER_THREAD_ID,
+         2,
+         {0x6000, 16, DLS_ACCESS_READ}},
+        {DCB(cuLaunchKernel), "cuLaunchKernel", &launch, 1, DLS_OP_LAUNCH, 50, 0, {0}},
+        {DCB(cuMemcpyHtoD_v2),
+         "cuMemcpyHtoD_v2",
+         &sync_copy,
+         0,
+         DLS_OP_MEMCPY,
+         FAKE_LEGACY_ID,
+         2,
+         {0x9000, 8, DLS_ACCESS_READ}},
+        {DCB(cuMemcpy2DAsync_v2),
+         "cuMemcpy2DAsync_v2",
+         &copy2d,
+         0,
+         DLS_OP_MEMCPY,
+         50,
+         2,
+         {0xa000, 64 + 8, DLS_ACCESS_READ}},
+        {DCB(cuStreamSynchronize), "cuStreamSynchronize", &sync, 0, DLS_OP_STREAM_SYNC, 50, 0, {0}},
+    };
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
-        nseen = nlane = 0;
-        dls_cuda_set_work_sink(NULL); /* the general way */
-        call(CUPTI_CB_DOMAIN_DRIVER_API, calls[i].cbid, CUPTI_API_EXIT, calls[i].fn, calls[i].params);
-        assert_int_equal(nseen, 1);
-        dls_cuda_op op = seen[0];
-        dls_cuda_range r0 = seen_ranges[0];
-        lane_takes = 1;
-        dls_cuda_set_work_sink(work_sink);
+        nseen = nworks = 0;
         call(CUPTI_CB_DOMAIN_DRIVER_API, calls[i].cbid, CUPTI_API_ENTER, calls[i].fn, calls[i].params);
         call(CUPTI_CB_DOMAIN_DRIVER_API, calls[i].cbid, CUPTI_API_EXIT, calls[i].fn, calls[i].params);
-        assert_int_equal(nseen, 1); /* the sink saw neither phase */
-        assert_int_equal(nlane, 2);
-        assert_int_equal(lane_phase[0], DLS_PHASE_ENTER);
-        assert_int_equal(lane_phase[1], DLS_PHASE_EXIT);
-        const dls_cuda_work *w = &lane_seen[1];
-        assert_int_equal(w->kind, op.kind);
-        assert_int_equal(w->flags | DLS_OPF_HAS_STREAM, op.flags);
-        assert_int_equal(w->nranges, op.nranges);
-        assert_int_equal(w->ranges[0].addr, r0.addr);
-        assert_int_equal(w->ranges[0].len, r0.len);
-        assert_int_equal(w->ranges[0].access, r0.access);
-        assert_int_equal(w->correlation_id, op.correlation_id);
-        assert_int_equal(w->tid, op.tid);
-        assert_string_equal(w->api, calls[i].fn);
-        assert_int_equal(w->per_thread, calls[i].cbid == DCB(cuMemcpyAsync_ptsz));
-        assert_int_equal(w->handle, op.stream.handle);
-        assert_int_equal(lane_seen[0].sink_note, 0);
-        assert_int_equal(w->sink_note, 0x5a); /* kept from the ENTER */
-        assert_ptr_equal(w->attached, w->handle == 0x5000 ? &attached : NULL);
-        lane_takes = 0; /* declined: the sink gets both phases as it would without the lane */
-        call(CUPTI_CB_DOMAIN_DRIVER_API, calls[i].cbid, CUPTI_API_ENTER, calls[i].fn, calls[i].params);
-        call(CUPTI_CB_DOMAIN_DRIVER_API, calls[i].cbid, CUPTI_API_EXIT, calls[i].fn, calls[i].params);
-        assert_int_equal(nlane, 4);
-        assert_int_equal(nseen, 3);
-        assert_int_equal(seen[1].phase, DLS_PHASE_ENTER);
-        assert_int_equal(seen[2].phase, DLS_PHASE_EXIT);
-        assert_int_equal(seen[2].kind, op.kind);
-        assert_int_equal(seen_ranges[2].addr, r0.addr);
+        assert_int_equal(nseen, 2);
+        assert_int_equal(nworks, calls[i].work ? 2 : 0);
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(seen[k].phase, k ? DLS_PHASE_EXIT : DLS_PHASE_ENTER);
+            assert_int_equal(seen[k].kind, calls[i].kind);
+            assert_true(seen[k].flags & DLS_OPF_HAS_STREAM);
+            assert_true(seen[k].stream.resolved);
+            assert_int_equal(seen[k].stream.id, calls[i].stream);
+            assert_int_equal(seen[k].nranges, calls[i].nranges);
+            assert_int_equal(seen[k].correlation_id, 77);
+            assert_string_equal(seen_api[k], calls[i].fn);
+            if (calls[i].nranges) {
+                assert_int_equal(seen_ranges[k].addr, calls[i].r0.addr);
+                assert_int_equal(seen_ranges[k].len, calls[i].r0.len);
+                assert_int_equal(seen_ranges[k].access, calls[i].r0.access);
+            }
+        }
+        if (calls[i].kind == DLS_OP_MEMSET || calls[i].kind == DLS_OP_MEMCPY) /* only the sync forms wait */
+            assert_int_equal((seen[1].flags & DLS_OPF_ASYNC) != 0, strstr(calls[i].fn, "Async") != NULL);
     }
-    cuMemsetD8Async_params p = {.dstDevice = 0x1000, .uc = 1, .N = 64};
-    nseen = nlane = 0;
-    lane_takes = 1;
+    /* Under a runtime call, a work is named after it too. */
+    nseen = 0;
     call(CUPTI_CB_DOMAIN_RUNTIME_API, RCB(cudaMemsetAsync_v3020), CUPTI_API_ENTER, "cudaMemsetAsync", NULL);
-    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemsetD8Async), CUPTI_API_EXIT, "cuMemsetD8Async", &p);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemsetD8Async), CUPTI_API_EXIT, "cuMemsetD8Async", &set);
     call(CUPTI_CB_DOMAIN_RUNTIME_API, RCB(cudaMemsetAsync_v3020), CUPTI_API_EXIT, "cudaMemsetAsync", NULL);
-    assert_int_equal(nlane, 1);
-    assert_string_equal(lane_seen[0].api, "cudaMemsetAsync"); /* named after the runtime call */
-    assert_int_equal(lane_seen[0].sink_note, 0);              /* an EXIT decoded afresh carries no note */
-    cuStreamSynchronize_params sp = {.hStream = (CUstream)0x5000};
-    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamSynchronize), CUPTI_API_ENTER, "cuStreamSynchronize", &sp);
-    assert_int_equal(nlane, 1); /* not a call the lane decodes */
     assert_int_equal(nseen, 1);
+    assert_string_equal(seen_api[0], "cudaMemsetAsync");
+}
+
+/* Without a work sink the lane's calls reach nobody: they are never handed to the sink. */
+static void the_lane_calls_never_reach_the_sink(void **state)
+{
+    (void)state;
     dls_cuda_set_work_sink(NULL);
-    dls_cuda_set_enter_gate(NULL);
+    cuMemsetD8Async_params set = {.dstDevice = 0x1000, .uc = 1, .N = 64};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemsetD8Async), CUPTI_API_ENTER, "cuMemsetD8Async", &set);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemsetD8Async), CUPTI_API_EXIT, "cuMemsetD8Async", &set);
+    assert_int_equal(nseen, 0);
+    cuStreamQuery_params q = {.hStream = NULL};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamQuery), CUPTI_API_EXIT, "cuStreamQuery", &q);
+    assert_int_equal(nseen, 1);
 }
 
 static void driver_call_is_delivered_at_enter_and_exit(void **state)
@@ -258,28 +320,28 @@ static void driver_call_is_delivered_at_enter_and_exit(void **state)
     assert_true(seen[1].tid > 0);
 }
 
-/* cudaMemcpyAsync → cuMemcpyHtoDAsync_v2: one operation, named after the runtime call. */
+/* cudaMemcpy → cuMemcpyHtoD_v2: one operation, named after the runtime call. */
 static void runtime_call_annotates_the_driver_call_beneath(void **state)
 {
     (void)state;
     char host[8];
-    cuMemcpyHtoDAsync_v2_params p = {.dstDevice = 0x2000, .srcHost = host, .ByteCount = 8};
-    CUpti_CallbackData rt = fake_cb(CUPTI_API_ENTER, "cudaMemcpyAsync", host);
+    cuMemcpyHtoD_v2_params p = {.dstDevice = 0x2000, .srcHost = host, .ByteCount = 8};
+    CUpti_CallbackData rt = fake_cb(CUPTI_API_ENTER, "cudaMemcpy", host);
     rt.correlationId = 5;
-    dls_cuda_callback(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, RCB(cudaMemcpyAsync_v3020), &rt);
+    dls_cuda_callback(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, RCB(cudaMemcpy_v3020), &rt);
     assert_int_equal(nseen, 0);
-    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemcpyHtoDAsync_v2), CUPTI_API_ENTER, "cuMemcpyHtoDAsync_v2", &p);
-    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemcpyHtoDAsync_v2), CUPTI_API_EXIT, "cuMemcpyHtoDAsync_v2", &p);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemcpyHtoD_v2), CUPTI_API_ENTER, "cuMemcpyHtoD_v2", &p);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemcpyHtoD_v2), CUPTI_API_EXIT, "cuMemcpyHtoD_v2", &p);
     rt.callbackSite = CUPTI_API_EXIT;
-    dls_cuda_callback(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, RCB(cudaMemcpyAsync_v3020), &rt);
+    dls_cuda_callback(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, RCB(cudaMemcpy_v3020), &rt);
     assert_int_equal(nseen, 2);
-    assert_string_equal(seen_api[0], "cudaMemcpyAsync");
+    assert_string_equal(seen_api[0], "cudaMemcpy");
     assert_int_equal(seen[0].rt_correlation_id, 5);
     assert_int_equal(seen[0].kind, DLS_OP_MEMCPY);
     /* After the runtime call returned, a direct driver call is named after itself. */
-    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemcpyHtoDAsync_v2), CUPTI_API_ENTER, "cuMemcpyHtoDAsync_v2", &p);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemcpyHtoD_v2), CUPTI_API_ENTER, "cuMemcpyHtoD_v2", &p);
     assert_int_equal(nseen, 3);
-    assert_string_equal(seen_api[2], "cuMemcpyHtoDAsync_v2");
+    assert_string_equal(seen_api[2], "cuMemcpyHtoD_v2");
     assert_int_equal(seen[2].rt_correlation_id, 0);
 }
 
@@ -389,6 +451,16 @@ static void formatting_names_every_part(void **state)
     assert_int_equal(n, strlen(buf));
     assert_string_equal(buf, "op exit launch api=cudaLaunchKernel stream=7/non-blocking event=0 ranges=0 "
                              "words=3 conservative=1 result=0 name=scale");
+    dls_cuda_work w = {.kind = DLS_OP_LAUNCH,
+                       .phase = DLS_PHASE_EXIT,
+                       .api = "cudaLaunchKernel",
+                       .name = "scale",
+                       .flags = DLS_OPF_CONSERVATIVE,
+                       .nwords = 3,
+                       .stream = &op.stream};
+    char line[256];
+    assert_int_equal(dls_cuda_work_format(&w, line, sizeof line), n); /* a work: the line of its op */
+    assert_string_equal(line, buf);
     char tiny[8];
     assert_int_equal(dls_cuda_op_format(&op, tiny, sizeof tiny), 7);
     assert_string_equal(tiny, "op exit");
@@ -472,7 +544,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(driver_call_is_delivered_at_enter_and_exit, setup, teardown),
         cmocka_unit_test_setup_teardown(the_enter_gate_holds_back_only_stream_work, setup, teardown),
         cmocka_unit_test_setup_teardown(a_call_inside_another_is_nested, setup, teardown),
-        cmocka_unit_test_setup_teardown(the_work_lane_carries_what_the_sink_would_see, setup, teardown),
+        cmocka_unit_test_setup_teardown(each_call_takes_one_way, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_lane_calls_never_reach_the_sink, setup, teardown),
         cmocka_unit_test_setup_teardown(runtime_call_annotates_the_driver_call_beneath, setup, teardown),
         cmocka_unit_test_setup_teardown(switching_callbacks_forgets_runtime_frames, setup, teardown),
         cmocka_unit_test_setup_teardown(shim_calls_are_not_reported, setup, teardown),

@@ -10,7 +10,6 @@
 
 #include "cuda/cbids.h"
 #include "cuda/decode.h"
-#include "cuda/decode_work.h"
 #include "cuda/kparams.h"
 #include "cuda/identity.h"
 
@@ -27,14 +26,31 @@ static int setup(void **state)
     return 0;
 }
 
-/* Decodes the single op of a call at `site`; fails the test when there is none. */
+static dls_cuda_work work;
+
+/* Decodes the single operation of a call at `site` as the observer does: a call of the work lane
+ * into a work, whose stream the lane resolves, any other into an op. Returns it as an op either
+ * way (a work with its stream, its flags with DLS_OPF_HAS_STREAM, its ranges in `work`). Fails
+ * the test when there is none, or when both decoders read the call. */
 static dls_cuda_op decode1(CUpti_CallbackId cbid, CUpti_ApiCallbackSite site, const char *fn, const void *params)
 {
     CUpti_CallbackData cb = fake_cb(site, fn, params);
     dls_cuda_op op;
-    assert_int_equal(dls_cuda_decode(cbid, &cb, 0, &op, &scratch), 1);
+    int as_op = dls_cuda_decode(cbid, &cb, 0, &op, &scratch);
+    int as_work = dls_cuda_decode_work(cbid, &cb, &work, scratch.words, DLS_SCRATCH_WORDS);
+    assert_int_equal(as_op + as_work, 1);
     dls_cuda_op none;
     assert_int_equal(dls_cuda_decode(cbid, &cb, 1, &none, &scratch), 0);
+    if (as_work) {
+        op = (dls_cuda_op){.kind = work.kind,
+                           .cbid = cbid,
+                           .flags = work.flags | DLS_OPF_HAS_STREAM,
+                           .ranges = work.ranges,
+                           .nranges = work.nranges,
+                           .words = work.words,
+                           .nwords = work.nwords};
+        dls_cuda_stream_resolve((CUstream)work.handle, work.per_thread, cb.context, &op.stream);
+    }
     return op;
 }
 
@@ -384,39 +400,31 @@ static void stream_resolution_is_cached_until_invalidated(void **state)
     assert_false(b.resolved);
 }
 
-/* What is attached to a resolution lives and dies with it: a destroyed stream whose handle a new
- * stream reuses has nothing attached until attached again, and an attach for another stream id
- * (a resolution invalidated meanwhile) is refused. Default-stream handles are per context. */
-static void attached_pointers_go_stale_with_their_resolution(void **state)
+/* A thread's latest resolution answers its handle again without the driver until a stream or
+ * context is destroyed (a handle reused after destroy resolves afresh); an unresolved handle is
+ * not kept; default-stream handles are per context and per form of the call. */
+static void the_latest_resolution_goes_stale_with_the_cache(void **state)
 {
     (void)state;
     CUstream s = (CUstream)0x5800;
-    int mine, other;
     dls_cuda_stream_latest latest = {0};
     fake_streams[0] = (fake_stream){.h = s, .id = 58};
-    assert_null(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX)); /* never resolved */
-    dls_cuda_stream r;
-    dls_cuda_stream_resolve(s, 0, FAKE_CTX, &r);
-    assert_null(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX));
-    dls_cuda_stream_attach(s, 0, FAKE_CTX, 57, &other); /* not the stream resolved */
-    assert_null(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX));
-    dls_cuda_stream_attach(s, 0, FAKE_CTX, 58, &mine);
-    assert_ptr_equal(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX), &mine);
-    assert_ptr_equal(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX), &mine);    /* the thread's latest answer */
-    assert_null(dls_cuda_stream_attached(&latest, (CUstream)0x5900, 0, FAKE_CTX)); /* is not another handle's */
-    fake_streams[0].id = 59;                                                       /* destroyed, the handle reused */
+    const dls_cuda_stream *r = dls_cuda_stream_resolve_latest(&latest, s, 0, FAKE_CTX);
+    assert_int_equal(r->id, 58);
+    int calls = fake_get_id_calls;
+    assert_ptr_equal(dls_cuda_stream_resolve_latest(&latest, s, 0, FAKE_CTX), r);
+    assert_int_equal(fake_get_id_calls, calls); /* the thread's latest answer: no driver call */
+    fake_streams[0].id = 59;                    /* destroyed, the handle reused */
     dls_cuda_streams_invalidate();
-    assert_null(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX));
-    dls_cuda_stream_attach(s, 0, FAKE_CTX, 58, &mine); /* an attach planned before the invalidation */
-    assert_null(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX));
-    dls_cuda_stream_resolve(s, 0, FAKE_CTX, &r);
-    assert_int_equal(r.id, 59);
-    assert_null(dls_cuda_stream_attached(&latest, s, 0, FAKE_CTX));
-    dls_cuda_stream_resolve(NULL, 0, FAKE_CTX, &r); /* the legacy stream of FAKE_CTX */
-    dls_cuda_stream_attach(NULL, 0, FAKE_CTX, FAKE_LEGACY_ID, &mine);
-    assert_ptr_equal(dls_cuda_stream_attached(&latest, NULL, 0, FAKE_CTX), &mine);
-    assert_null(dls_cuda_stream_attached(&latest, NULL, 1, FAKE_CTX));          /* NULL in a _ptsz call: per-thread */
-    assert_null(dls_cuda_stream_attached(&latest, NULL, 0, (CUcontext)0x7100)); /* another context's legacy stream */
+    assert_int_equal(dls_cuda_stream_resolve_latest(&latest, s, 0, FAKE_CTX)->id, 59);
+    assert_false(dls_cuda_stream_resolve_latest(&latest, (CUstream)0x5900, 0, FAKE_CTX)->resolved);
+    calls = fake_get_id_calls;
+    assert_false(dls_cuda_stream_resolve_latest(&latest, (CUstream)0x5900, 0, FAKE_CTX)->resolved);
+    assert_true(fake_get_id_calls > calls); /* not kept: asked again */
+    assert_int_equal(dls_cuda_stream_resolve_latest(&latest, NULL, 0, FAKE_CTX)->id, FAKE_LEGACY_ID);
+    assert_int_equal(dls_cuda_stream_resolve_latest(&latest, NULL, 1, FAKE_CTX)->id, FAKE_PER_THREAD_ID);
+    r = dls_cuda_stream_resolve_latest(&latest, NULL, 0, (CUcontext)0x7100); /* another context's legacy stream */
+    assert_int_equal(r->ctx, 0x7100);
 }
 
 static void syncs_queries_host_funcs_and_graphs(void **state)
@@ -456,37 +464,48 @@ static void syncs_queries_host_funcs_and_graphs(void **state)
     assert_int_equal(op.stream.kind, DLS_STREAM_PER_THREAD);
 }
 
-/* The work lane's decoder takes the asynchronous forms of linear copies and sets, and the
- * general decoder reads the synchronous ones through the same rows (calls.def), off the lane. */
-static void the_lane_decodes_only_asynchronous_copies_and_sets(void **state)
+/* The work decoder takes the launches (but the multi-device one), the asynchronous linear
+ * copies and every set, synchronous ones too (on the call's default stream); the general
+ * decoder reads the synchronous copies through the same rows (calls.def), the N-D copies and
+ * the rest. */
+static void the_lane_decodes_launches_asynchronous_copies_and_sets(void **state)
 {
     (void)state;
     cuMemsetD8_v2_params sync_set = {.dstDevice = 0x50000, .N = 16};
     cuMemsetD8Async_params async_set = {.dstDevice = 0x50000, .N = 16, .hStream = NULL};
     cuMemcpyHtoD_v2_params sync_copy = {.dstDevice = 0x9000, .srcHost = (void *)0x8000, .ByteCount = 8};
+    cuLaunchGridAsync_params legacy = {.f = (CUfunction)0xf70, .hStream = (CUstream)0x5000};
     CUpti_CallbackData cb = fake_cb(CUPTI_API_ENTER, "cuMemsetD8_v2", &sync_set);
     dls_cuda_work w;
-    assert_int_equal(dls_cuda_decode_copy_set_inline(CBID(cuMemsetD8_v2), &cb, &w), 0);
+    dls_cuda_op op;
     assert_int_equal(dls_cuda_decode_work(CBID(cuMemsetD8_v2), &cb, &w, scratch.words, DLS_SCRATCH_WORDS), 1);
     assert_int_equal(w.kind, DLS_OP_MEMSET);
     assert_false(w.flags & DLS_OPF_ASYNC);
-    dls_cuda_op op = decode1(CBID(cuMemsetD8_v2), CUPTI_API_ENTER, "cuMemsetD8_v2", &sync_set);
-    assert_false(op.flags & DLS_OPF_ASYNC);
-    assert_int_equal(op.stream.kind, DLS_STREAM_LEGACY);
-    assert_range(&op, 0, 0x50000, 16, DLS_ACCESS_WRITE);
+    assert_int_equal(w.handle, 0);
+    assert_int_equal(w.per_thread, 0);
+    assert_int_equal(dls_cuda_decode(CBID(cuMemsetD8_v2), &cb, 0, &op, &scratch), 0);
     cb = fake_cb(CUPTI_API_ENTER, "cuMemcpyHtoD_v2", &sync_copy);
-    assert_int_equal(dls_cuda_decode_copy_set_inline(CBID(cuMemcpyHtoD_v2), &cb, &w), 0);
+    assert_int_equal(dls_cuda_decode_work(CBID(cuMemcpyHtoD_v2), &cb, &w, scratch.words, DLS_SCRATCH_WORDS), 0);
+    assert_int_equal(dls_cuda_decode(CBID(cuMemcpyHtoD_v2), &cb, 0, &op, &scratch), 1);
     cb = fake_cb(CUPTI_API_ENTER, "cuMemsetD8Async", &async_set);
-    assert_int_equal(dls_cuda_decode_copy_set_inline(CBID(cuMemsetD8Async), &cb, &w), 1);
+    assert_int_equal(dls_cuda_decode_work(CBID(cuMemsetD8Async), &cb, &w, scratch.words, DLS_SCRATCH_WORDS), 1);
     assert_int_equal(w.kind, DLS_OP_MEMSET);
     assert_true(w.flags & DLS_OPF_ASYNC);
     assert_int_equal(w.nranges, 1);
     assert_int_equal(w.ranges[0].len, 16);
+    cb = fake_cb(CUPTI_API_ENTER, "cuLaunchGridAsync", &legacy); /* arguments set by cuParamSet*: unseen */
+    assert_int_equal(dls_cuda_decode_work(CBID(cuLaunchGridAsync), &cb, &w, scratch.words, DLS_SCRATCH_WORDS), 1);
+    assert_int_equal(w.kind, DLS_OP_LAUNCH);
+    assert_int_equal(w.flags, DLS_OPF_ASYNC | DLS_OPF_CONSERVATIVE);
+    assert_int_equal(w.handle, 0x5000);
+    assert_int_equal(w.nwords, 0);
 }
 
-/* Every enabled driver id decodes into an op, even from all-zero parameters (NULL pointers);
- * that every row of calls.def but an invalidation has a decoder is checked at compile time. */
-static void every_enabled_driver_call_is_decoded(void **state)
+/* Every enabled driver id decodes, even from all-zero parameters (NULL pointers), by exactly
+ * one of the two decoders: the work decoder only ids of stream work (whose ENTER the gate may
+ * hold back), into launches, copies and sets; that every row of calls.def but an invalidation has
+ * a decoder is checked at compile time. */
+static void every_enabled_driver_call_is_decoded_one_way(void **state)
 {
     (void)state;
     static uint64_t zero[64];
@@ -496,14 +515,20 @@ static void every_enabled_driver_call_is_decoded(void **state)
     for (size_t i = 0; i < n; i++) {
         CUpti_CallbackData cb = fake_cb(CUPTI_API_ENTER, "x", zero);
         dls_cuda_op op;
-        int got = dls_cuda_decode(ids[i].cbid, &cb, 0, &op, &scratch);
-        if (dls_cuda_cbid_class_of(ids[i].cbid) == DLS_CBID_INVALIDATION ||
-            ids[i].cbid == CBID(cuLaunchCooperativeKernelMultiDevice))
-            assert_int_equal(got, 0);
-        else if (got != 1)
-            fail_msg("driver cbid %u is enabled but not decoded", ids[i].cbid);
-        if (got == 1) /* launch ids are exactly the ones switched with launch callbacks */
-            assert_int_equal(ids[i].launch, op.kind == DLS_OP_LAUNCH);
+        dls_cuda_work w;
+        int as_op = dls_cuda_decode(ids[i].cbid, &cb, 0, &op, &scratch);
+        int as_work = dls_cuda_decode_work(ids[i].cbid, &cb, &w, scratch.words, DLS_SCRATCH_WORDS);
+        dls_cuda_cbid_class cls = dls_cuda_cbid_class_of(ids[i].cbid);
+        if (cls == DLS_CBID_INVALIDATION || ids[i].cbid == CBID(cuLaunchCooperativeKernelMultiDevice))
+            assert_int_equal(as_op + as_work, 0);
+        else if (as_op + as_work != 1)
+            fail_msg("driver cbid %u is enabled but decoded %d times", ids[i].cbid, as_op + as_work);
+        if (as_work) {
+            assert_true(cls == DLS_CBID_STREAM_WORK || cls == DLS_CBID_LAUNCH);
+            assert_true(w.kind == DLS_OP_LAUNCH || w.kind == DLS_OP_MEMCPY || w.kind == DLS_OP_MEMSET);
+        }
+        if (as_op + as_work) /* launch ids are exactly the ones switched with launch callbacks */
+            assert_int_equal(ids[i].launch, (as_work ? w.kind : op.kind) == DLS_OP_LAUNCH);
     }
     CUpti_CallbackData cb = fake_cb(CUPTI_API_ENTER, "cuMemAlloc_v2", zero);
     dls_cuda_op op;
@@ -514,7 +539,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(launch_words_follow_the_parameter_layout, setup),
-        cmocka_unit_test_setup(attached_pointers_go_stale_with_their_resolution, setup),
+        cmocka_unit_test_setup(the_latest_resolution_goes_stale_with_the_cache, setup),
         cmocka_unit_test_setup(layout_is_asked_once_per_function, setup),
         cmocka_unit_test_setup(a_cukernel_handle_uses_kernel_param_info, setup),
         cmocka_unit_test_setup(extra_buffer_is_scanned_whole, setup),
@@ -532,8 +557,8 @@ int main(void)
         cmocka_unit_test_setup(stream_creation_and_destruction, setup),
         cmocka_unit_test_setup(stream_resolution_is_cached_until_invalidated, setup),
         cmocka_unit_test_setup(syncs_queries_host_funcs_and_graphs, setup),
-        cmocka_unit_test_setup(the_lane_decodes_only_asynchronous_copies_and_sets, setup),
-        cmocka_unit_test_setup(every_enabled_driver_call_is_decoded, setup),
+        cmocka_unit_test_setup(the_lane_decodes_launches_asynchronous_copies_and_sets, setup),
+        cmocka_unit_test_setup(every_enabled_driver_call_is_decoded_one_way, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

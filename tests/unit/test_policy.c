@@ -17,7 +17,6 @@
 
 #include "common/config.h"
 #include "cuda/drv.h"
-#include "cuda/identity.h"
 #include "test_policy_all.h"
 #include "report/race.h"
 #include "report/summary.h"
@@ -120,22 +119,14 @@ static void a_launch_touching_nothing_watched_takes_no_lock(void **state)
     dls_pol_unlock();
 }
 
-/* The driver as the work lane's stream resolution asks it: handle 0x1000 + id is stream id. */
-static CUresult lane_stream_get_id(CUstream s, unsigned long long *id)
-{
-    *id = (uintptr_t)s - 0x1000;
-    return CUDA_SUCCESS;
-}
-
-static const dls_drv_table g_lane_drv = {.stream_get_id = lane_stream_get_id};
-
-/* The EXIT of a launch of one word on stream sid, as the work lane delivers it. */
-static dls_cuda_work lane_launch(uint64_t sid, const uint64_t *word)
+/* The EXIT of a launch of one word on stream s, as the work lane delivers it. */
+static dls_cuda_work lane_launch(const dls_cuda_stream *s, const uint64_t *word)
 {
     dls_cuda_work w = {.kind = DLS_OP_LAUNCH,
+                       .phase = DLS_PHASE_EXIT,
                        .flags = DLS_OPF_ASYNC | DLS_OPF_WORDS_EXACT,
-                       .handle = 0x1000 + sid,
-                       .ctx = 0xc0,
+                       .stream = s,
+                       .handle = s->handle,
                        .correlation_id = ++g_corr,
                        .tid = TID,
                        .api = "cuLaunchKernel",
@@ -145,42 +136,26 @@ static dls_cuda_work lane_launch(uint64_t sid, const uint64_t *word)
     return w;
 }
 
-/* 500 launches on stream 4 through the work lane; a work it declines goes to the sink as the
- * observer would send it (a thread's body: returns the number declined). */
+/* 500 launches on stream 4 through the work lane (a thread's body). */
 static void *lane_launches(void *arg)
 {
     (void)arg;
     TID = 400;
     uint64_t word = 0x700000;
-    long declined = 0;
+    dls_cuda_stream s4 = stream(4, DLS_STREAM_NON_BLOCKING);
     for (int i = 0; i < 500; i++) {
-        dls_cuda_work w = lane_launch(4, &word);
-        if (dls_pol_work(&w, DLS_PHASE_EXIT))
-            continue;
-        declined++;
-        dls_cuda_op op = {.kind = DLS_OP_LAUNCH,
-                          .phase = DLS_PHASE_EXIT,
-                          .flags = w.flags | DLS_OPF_HAS_STREAM,
-                          .api = w.api,
-                          .name = w.name,
-                          .tid = TID,
-                          .correlation_id = w.correlation_id,
-                          .stream = stream(4, DLS_STREAM_NON_BLOCKING),
-                          .words = &word,
-                          .nwords = 1};
-        dls_pol_sink(&op, NULL);
+        dls_cuda_work w = lane_launch(&s4, &word);
+        dls_pol_work(&w);
     }
-    return (void *)declined;
+    return NULL;
 }
 
-/* A thread's first launches on a stream the policy has not added yet take no lock either: the
- * work lane declines them (the sink's records add the stream when they are applied), and once
- * the stream is in the table the lane finds it without the lock. */
+/* A thread's first launches on a stream the policy has not added yet take no lock either: their
+ * records carry the stream, which applying the first one adds; once the stream is in the table,
+ * the work sink finds it without the lock. */
 static void the_work_lane_takes_no_lock_for_a_new_stream(void **state)
 {
     (void)state;
-    dls_drv_set_table_for_tests(&g_lane_drv);
-    dls_cuda_streams_invalidate();
     export_range(0x10000, 0x10100);
     dls_pol_lock();
     pthread_t t;
@@ -188,26 +163,26 @@ static void the_work_lane_takes_no_lock_for_a_new_stream(void **state)
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 10;
-    void *declined = NULL;
-    int joined = pthread_timedjoin_np(t, &declined, &until);
+    int joined = pthread_timedjoin_np(t, NULL, &until);
+    assert_null(dls_pol_stream_find(4)); /* not added while the lock was held */
     dls_pol_unlock();
     if (joined != 0)
-        pthread_join(t, &declined);
-    assert_int_equal(joined, 0);           /* the launches did not wait for the lock */
-    assert_int_equal((long)declined, 500); /* stream 4 could not be added while the lock was held */
-    dls_pol_lock();                        /* applies the queue: the records add stream 4 */
+        pthread_join(t, NULL);
+    assert_int_equal(joined, 0); /* the launches did not wait for the lock */
+    dls_pol_lock();              /* applies the queue: the records add stream 4 */
     dls_pol_stream *st = dls_pol_stream_find(4);
     assert_non_null(st);
     assert_int_equal(st->last, 500);
     dls_pol_unlock();
     uint64_t word = 0x700000;
-    dls_cuda_work w = lane_launch(4, &word);
-    assert_int_equal(dls_pol_work(&w, DLS_PHASE_EXIT), 1); /* found without the lock */
+    dls_cuda_stream s4 = stream(4, DLS_STREAM_NON_BLOCKING);
+    dls_cuda_work w = lane_launch(&s4, &word);
+    uint64_t ticket = atomic_load(&dls_pol_queue_tail);
+    dls_pol_work(&w);
+    assert_ptr_equal(dls_pol_queue[ticket % DLS_POL_QUEUE].rec.st, st); /* found without the lock */
     dls_pol_lock();
     assert_int_equal(st->last, 501);
     dls_pol_unlock();
-    dls_drv_set_table_for_tests(NULL);
-    dls_cuda_streams_invalidate();
 }
 
 static atomic_int g_table_stop;
@@ -796,44 +771,16 @@ static void identical_reports_share_a_key(void **state)
 
 /* The driver as the work lane's first sight of a stream asks it: stream 0x1000 + id has id `id`,
  * is non-blocking and belongs to context 0xc0. */
-static CUresult fake_stream_get_id(CUstream s, unsigned long long *id)
-{
-    *id = (uintptr_t)s - 0x1000;
-    return CUDA_SUCCESS;
-}
-
-static CUresult fake_stream_get_ctx(CUstream s, CUcontext *ctx)
-{
-    (void)s;
-    *ctx = (CUcontext)0xc0;
-    return CUDA_SUCCESS;
-}
-
-static CUresult fake_stream_get_flags(CUstream s, unsigned *flags)
-{
-    (void)s;
-    *flags = CU_STREAM_NON_BLOCKING;
-    return CUDA_SUCCESS;
-}
-
-static const dls_drv_table g_stream_drv = {
-    .stream_get_id = fake_stream_get_id,
-    .stream_get_ctx = fake_stream_get_ctx,
-    .stream_get_flags = fake_stream_get_flags,
-};
-
-static int g_lane_took; /* EXITs the work sink took */
-
-/* Delivers w on stream 1 through the work sink as the observer's lane does (the ENTER too when
- * `enter`, a declined one to the sink; the EXIT with the stream attached to the thread's
- * resolution), and the same call as the sink's dls_cuda_op on stream 2. */
+/* Delivers w (ENTER too when `enter`) on stream 1 through the work sink as the observer's lane
+ * does, and the same call as the sink's dls_cuda_op on stream 2. */
 static void work_and_op(dls_cuda_work *w, int enter)
 {
-    w->handle = 0x1001;
-    w->ctx = 0xc0;
+    static dls_cuda_stream s1;
+    s1 = stream(1, DLS_STREAM_NON_BLOCKING);
+    w->stream = &s1;
+    w->handle = s1.handle;
     w->tid = TID;
     w->correlation_id = ++g_corr;
-    w->sink_note = 0;
     dls_cuda_op op = {.kind = w->kind,
                       .phase = DLS_PHASE_ENTER,
                       .flags = w->flags | DLS_OPF_HAS_STREAM,
@@ -841,34 +788,19 @@ static void work_and_op(dls_cuda_work *w, int enter)
                       .name = w->name,
                       .tid = TID,
                       .correlation_id = w->correlation_id,
-                      .stream = stream(1, DLS_STREAM_NON_BLOCKING),
+                      .stream = stream(2, DLS_STREAM_NON_BLOCKING),
                       .ranges = w->ranges,
                       .nranges = w->nranges,
                       .words = w->words,
                       .nwords = w->nwords};
-    if (enter && !dls_pol_work(w, DLS_PHASE_ENTER)) {
-        dls_pol_sink(&op, NULL);
-        w->sink_note = 0; /* the lane decodes the EXIT afresh */
-    }
     if (enter) {
-        op.stream = stream(2, DLS_STREAM_NON_BLOCKING);
+        w->phase = DLS_PHASE_ENTER;
+        dls_pol_work(w);
         dls_pol_sink(&op, NULL);
     }
-    static dls_cuda_stream_latest latest;
-    w->attached = dls_cuda_stream_attached(&latest, (CUstream)w->handle, w->per_thread, (CUcontext)w->ctx);
-    int took = dls_pol_work(w, DLS_PHASE_EXIT);
-    g_lane_took += took;
+    w->phase = DLS_PHASE_EXIT;
+    dls_pol_work(w);
     op.phase = DLS_PHASE_EXIT;
-    op.stream = stream(2, DLS_STREAM_NON_BLOCKING);
-    if (!took) { /* declined (the stream is not in the table yet): the sink gets it, as from the lane */
-        op.stream = stream(1, DLS_STREAM_NON_BLOCKING);
-        dls_pol_sink(&op, NULL);
-        op.stream = stream(2, DLS_STREAM_NON_BLOCKING);
-        dls_pol_sink(&op, NULL);
-        dls_pol_lock(); /* applies the records, which add the streams */
-        dls_pol_unlock();
-        return;
-    }
     dls_pol_sink(&op, NULL);
 }
 
@@ -908,17 +840,13 @@ static uint64_t access_of(const dls_pol_x *x, uint64_t id)
     return 0;
 }
 
-/* The work lane's EXIT (a copy or set while nothing is watched takes the inline way, anything
- * else the general one) builds the model the sink builds from the same call: positions, ring
- * entries and consumer accesses. */
+/* The work sink builds the model the sink builds from the same call, at ENTER and EXIT, with
+ * nothing watched and with an exchange watched: positions, ring entries and consumer accesses
+ * (the first record adds the stream when applied, the others find it at the EXIT). */
 static void the_work_lane_defers_what_the_sink_would(void **state)
 {
     (void)state;
-    dls_drv_set_table_for_tests(&g_stream_drv);
-    dls_cuda_streams_invalidate(); /* no resolution of an earlier test's stream */
-    g_lane_took = 0;
-    work_mix(0);                       /* nothing watched */
-    assert_int_equal(g_lane_took, 14); /* all but the first, which adds the stream */
+    work_mix(0); /* nothing watched */
     dls_pol_x *x = export_range(0x10000, 0x10100);
     work_mix(0);    /* watched, the ENTERs not seen (the gate was closed at them) */
     work_mix(1);    /* watched */
@@ -954,8 +882,6 @@ static void the_work_lane_defers_what_the_sink_would(void **state)
     }
     assert_int_not_equal(access_a, 0);
     assert_int_equal(access_a, access_b);
-    dls_cuda_streams_invalidate(); /* the streams are freed at teardown */
-    dls_drv_set_table_for_tests(NULL);
 }
 
 int main(void)
