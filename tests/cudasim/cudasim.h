@@ -100,6 +100,16 @@ unsigned long cudasim_call_count(const char *function_name);
 /* Sets every call count to zero and drops pending cudasim_fail_next failures. */
 void cudasim_reset_counts(void);
 
+/* What a program's probe of the simulated CUPTI is called at: the library being loaded (inside
+ * dlopen), a cuptiSubscribe(_v2), a cuptiEnableCallback (with its enable, domain and cbid). */
+typedef enum { CUDASIM_PROBE_LOAD, CUDASIM_PROBE_SUBSCRIBE, CUDASIM_PROBE_ENABLE } cudasim_probe_site;
+
+/* A program that defines `void cudasim_cupti_probe(cudasim_probe_site, unsigned enable, unsigned
+ * domain, unsigned cbid)` where dlsym(RTLD_DEFAULT) finds it (link it with -rdynamic) has it
+ * called by libcupti.so.13 on the calling thread at each such site, before the call does
+ * anything: a test sees there what the caller holds. Resolved when libcupti.so.13 is loaded. */
+typedef void (*cudasim_cupti_probe_fn)(cudasim_probe_site site, unsigned enable, unsigned domain, unsigned cbid);
+
 #ifdef __cplusplus
 }
 #endif

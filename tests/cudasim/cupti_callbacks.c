@@ -14,9 +14,12 @@
  *   asking for it fails with CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, naming nobody.
  * Per-callback enable state in every domain, callbacks for the driver, runtime and resource
  * domains as libcuda.so.1 reports them (including calls made from inside a callback), result
- * strings, the version. CUDASIM_CUPTI_BUSY=<name> makes every subscription fail as if the tool
+ * strings, the version. A program that defines cudasim_cupti_probe (cudasim.h), visible to
+ * dlsym, has it called as the library is loaded and at each cuptiSubscribe(_v2) and
+ * cuptiEnableCallback, so that it can see what its caller holds. CUDASIM_CUPTI_BUSY=<name> makes every subscription fail as if the tool
  * <name> (say, Nsight) already held CUPTI. Does not model: activity buffers, the synchronize,
  * NVTX and state domains' events (they can be enabled; nothing reports them), profiling APIs. */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -31,6 +34,7 @@
 #include <cupti_nvtx_cbid.h>
 
 #include "../../shim/cuda/cupti_subscriber.h"
+#include "cudasim.h"
 #include "cudasim_hook.h"
 
 #define MAX_CBIDS 1024 /* above CUPTI_DRIVER_TRACE_CBID_SIZE and every other domain's size */
@@ -46,6 +50,16 @@ struct CUpti_Subscriber_st {
 };
 
 static struct CUpti_Subscriber_st g_subs[MAX_SUBSCRIBERS];
+
+/* The program's probe (cudasim.h), found as the library is loaded; NULL: none. */
+static cudasim_cupti_probe_fn g_probe;
+
+__attribute__((constructor)) static void find_probe(void)
+{
+    g_probe = (cudasim_cupti_probe_fn)dlsym(RTLD_DEFAULT, "cudasim_cupti_probe");
+    if (g_probe)
+        g_probe(CUDASIM_PROBE_LOAD, 0, 0, 0);
+}
 
 /* How many active subscribers enabled each callback: the hook returns at once for the calls no
  * one listens to (every API call reaches it). */
@@ -130,6 +144,8 @@ static struct CUpti_Subscriber_st *free_slot(void)
 CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata,
                                        CUpti_SubscriberParams *pParams)
 {
+    if (g_probe)
+        g_probe(CUDASIM_PROBE_SUBSCRIBE, 0, 0, 0);
     if (!subscriber || !callback)
         return CUPTI_ERROR_INVALID_PARAMETER;
     const dls_cupti_subscriber_params *p = (const dls_cupti_subscriber_params *)pParams;
@@ -201,6 +217,8 @@ CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
 CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
                                          CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
+    if (g_probe)
+        g_probe(CUDASIM_PROBE_ENABLE, enable, (unsigned)domain, (unsigned)cbid);
     if (!valid(subscriber) || cbid >= domain_size(domain))
         return CUPTI_ERROR_INVALID_PARAMETER;
     set_enabled(subscriber, domain, cbid, enable);
