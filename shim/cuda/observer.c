@@ -16,13 +16,20 @@
 #include <stdio.h>
 #include <string.h>
 
+/* g_lock guards the start's state, the launch setting and which thread applies it; it is never
+ * held across a loader or CUPTI call (dlopen, dlsym, cuptiSubscribe, cuptiEnableCallback): what
+ * to do is decided under it, and done after it is released. */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static int g_started;
+static int g_started; /* a thread claimed the start */
 static atomic_int g_active;
-static int g_launch_on = 1;
-static dls_cupti_table g_cupti; /* filled once, at the start */
+static int g_launch_on = 1;       /* the launch setting asked last */
+static int g_launch_applied = -1; /* the setting the launch ids have (-1: not enabled yet) */
+static int g_applying;            /* a thread is switching the launch ids */
+static int g_subscribed;          /* the launch ids may be switched */
+static dls_cupti_table g_cupti;   /* filled once, by the starting thread, before g_subscribed */
 static CUpti_SubscriberHandle g_sub;
 static atomic_int g_warned;
+/* Written under g_lock before the start, then by the starting thread alone. */
 static char g_reason[DLS_PATH_MAX + 320] = "CUDA was not initialized in this process (no observer started)";
 
 int dls_cuda_observer_active(void)
@@ -56,7 +63,7 @@ static const char *consequence(void)
     }
 }
 
-/* With the lock held: fails the start with a reason and the one warning about it (the policy's
+/* On the starting thread: fails the start with a reason and the one warning about it (the policy's
  * fallbacks then stay silent: dls_cuda_observer_reason). */
 static int fail(const char *key, const char *reason)
 {
@@ -92,13 +99,12 @@ static void *load_cupti(void)
     return NULL;
 }
 
-/* With the lock held: enables the ids of one table (launch ids only when g_launch_on), or
- * with `launch_only` just switches its launch ids to g_launch_on. */
-static void enable_table(CUpti_CallbackDomain dom, const dls_cuda_cbid *t, size_t n, int launch_only)
+/* Switches the ids of one table that are launch forms (`launch`) or not to `on`. No lock held. */
+static void enable_table(CUpti_CallbackDomain dom, const dls_cuda_cbid *t, size_t n, int launch, int on)
 {
     for (size_t i = 0; i < n; i++)
-        if (!launch_only || t[i].launch)
-            g_cupti.enable_callback(!t[i].launch || g_launch_on, g_sub, dom, t[i].cbid);
+        if (!t[i].launch == !launch)
+            g_cupti.enable_callback(on, g_sub, dom, t[i].cbid);
 }
 
 /* 1 when operations should carry the runtime function that made them (`api`): the runtime
@@ -128,7 +134,45 @@ static CUptiResult subscribe(uint32_t version, int multi, char *holder)
     return g_cupti.subscribe_v2(&g_sub, dls_cuda_callback, NULL, (CUpti_SubscriberParams *)&p);
 }
 
-static int start_locked(void)
+/* The ids of one kind (launch forms or the others) of every domain observed switched to `on`.
+ * No lock held. */
+static void enable_ids(int launch, int on)
+{
+    size_t nd, nr;
+    const dls_cuda_cbid *d = dls_cuda_driver_cbids(&nd);
+    const dls_cuda_cbid *rt = dls_cuda_runtime_cbids(&nr);
+    enable_table(CUPTI_CB_DOMAIN_DRIVER_API, d, nd, launch, on);
+    if (runtime_names_wanted())
+        enable_table(CUPTI_CB_DOMAIN_RUNTIME_API, rt, nr, launch, on);
+}
+
+/* Brings the launch ids to the setting asked last, unless another thread is doing so (it then
+ * applies this setting too) or the observer is not subscribed yet (the start applies it). The
+ * CUPTI calls are made with no lock held; a setting asked meanwhile is applied in the next
+ * round. */
+static void apply_launch_setting(void)
+{
+    pthread_mutex_lock(&g_lock);
+    if (g_applying || !g_subscribed) {
+        pthread_mutex_unlock(&g_lock);
+        return;
+    }
+    g_applying = 1;
+    while (g_launch_applied != g_launch_on) {
+        int on = g_launch_on, switched = g_launch_applied != -1;
+        pthread_mutex_unlock(&g_lock);
+        enable_ids(1, on);
+        if (switched)
+            dls_cuda_callback_reset_runtime_frames();
+        pthread_mutex_lock(&g_lock);
+        g_launch_applied = on;
+    }
+    g_applying = 0;
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* The start, on the one thread that makes it (no lock held). */
+static int start_unlocked(void)
 {
     const dls_config *c = dls_config_get();
     if (c->mode == DLS_MODE_OFF) {
@@ -184,12 +228,11 @@ static int start_locked(void)
         return fail("cuda-subscribe", why);
     }
     dls_summary_set_cupti(multi ? "shared" : "exclusive");
-    size_t nd, nr;
-    const dls_cuda_cbid *d = dls_cuda_driver_cbids(&nd);
-    const dls_cuda_cbid *rt = dls_cuda_runtime_cbids(&nr);
-    enable_table(CUPTI_CB_DOMAIN_DRIVER_API, d, nd, 0);
-    if (runtime_names_wanted())
-        enable_table(CUPTI_CB_DOMAIN_RUNTIME_API, rt, nr, 0);
+    enable_ids(0, 1);
+    pthread_mutex_lock(&g_lock);
+    g_subscribed = 1;
+    pthread_mutex_unlock(&g_lock);
+    apply_launch_setting();
     atomic_store_explicit(&g_active, 1, memory_order_release);
     return 1;
 }
@@ -197,11 +240,11 @@ static int start_locked(void)
 int dls_cuda_observer_start(void)
 {
     pthread_mutex_lock(&g_lock);
-    if (!g_started) {
-        g_started = 1;
-        start_locked();
-    }
+    int first = !g_started;
+    g_started = 1;
     pthread_mutex_unlock(&g_lock);
+    if (first)
+        start_unlocked();
     return dls_cuda_observer_active();
 }
 
@@ -209,14 +252,6 @@ void dls_cuda_enable_launch_callbacks(int on)
 {
     pthread_mutex_lock(&g_lock);
     g_launch_on = on != 0;
-    if (dls_cuda_observer_active()) {
-        size_t nd, nr;
-        const dls_cuda_cbid *d = dls_cuda_driver_cbids(&nd);
-        const dls_cuda_cbid *rt = dls_cuda_runtime_cbids(&nr);
-        enable_table(CUPTI_CB_DOMAIN_DRIVER_API, d, nd, 1);
-        if (runtime_names_wanted())
-            enable_table(CUPTI_CB_DOMAIN_RUNTIME_API, rt, nr, 1);
-        dls_cuda_callback_reset_runtime_frames();
-    }
     pthread_mutex_unlock(&g_lock);
+    apply_launch_setting();
 }

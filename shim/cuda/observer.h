@@ -9,11 +9,13 @@
  * refuses the request, is subscribed alone (cupti_subscriber.h); the summary says which
  * (dls_summary_set_cupti). When CUPTI cannot be loaded or another tool holds the subscription,
  * it warns once, naming what the configured mode does instead, and stays inactive: the policy
- * then falls back (dls_cuda_observer_active / _reason). Thread-safe. */
+ * then falls back (dls_cuda_observer_active / _reason). Thread-safe; no lock of the observer is
+ * held across a loader or CUPTI call (test_cuda_observer). */
 #ifndef DLS_CUDA_OBSERVER_H
 #define DLS_CUDA_OBSERVER_H
 
-/* Starts the observer once (later calls return the first outcome). Returns 1 when active. */
+/* Starts the observer once: the first call starts it, a later one returns the first outcome
+ * (0 while the first is still under way on another thread). Returns 1 when active. */
 int dls_cuda_observer_start(void);
 
 /* 1 when CUPTI callbacks are being delivered, else 0. */
@@ -32,7 +34,9 @@ int dls_cuda_observer_warned(void);
 void dls_cuda_observer_set_reason(const char *reason);
 
 /* Switches the kernel-launch callback ids (driver and runtime) on or off; on by default. The
- * last setting is applied when the observer starts later. */
+ * setting asked last is the one the ids end with, when several threads ask at once too (one of
+ * them applies each setting asked meanwhile before it returns); asked before the start, it is
+ * applied by the start. */
 void dls_cuda_enable_launch_callbacks(int on);
 
 #endif

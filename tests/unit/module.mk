@@ -16,3 +16,8 @@ TESTS += $(UNIT_BINS)
 # Allocation failures are injected into the policy's own allocations through the linker.
 $(B)/tests/test_policy_memory: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=dls_warn_once
 $(B)/tests/test_policy_index_memory: LDFLAGS += -Wl,--wrap=malloc,--wrap=dls_warn_once
+
+# The observer's test loads the simulated CUPTI, which finds the test's probe through dlsym.
+$(B)/obj/tests/unit/test_cuda_observer.o: EXTRA_CFLAGS += -I tests/cudasim
+$(B)/tests/test_cuda_observer: LDFLAGS += -rdynamic
+$(B)/tests/test_cuda_observer: $(CUDASIM_LIBS)
