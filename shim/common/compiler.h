@@ -29,8 +29,4 @@
  * (the loader hooks, which the runtime's own dlsym calls reach). */
 #define DLS_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
 
-/* Keeps the address p of a thread-local object in a register once computed: in a shared library
- * each computation is a call (__tls_get_addr), which the compiler would repeat after calls. */
-#define DLS_TLS_ONCE(p) __asm__("" : "+r"(p))
-
 #endif

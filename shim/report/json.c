@@ -45,7 +45,6 @@ static void first_buffer(struct dls_rec_thread *t)
 void dls_rec_start(dls_rec *j)
 {
     struct dls_rec_thread *t = &t_home;
-    DLS_TLS_ONCE(t);
     j->len = 0;
     j->failed = 0;
     if (DLS_LIKELY(!t->busy)) {

@@ -393,7 +393,6 @@ void dls_log_begin_n(dls_rec *j, const char *ev, size_t n)
     if (!d)
         return;
     head *h = &t_head;
-    DLS_TLS_ONCE(h);
     memcpy(d, "{\"ev\":\"", 7);
     copy_name(d + 7, ev, n);
     memcpy(d + 7 + n, "\",\"t\":", 6);
