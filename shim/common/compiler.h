@@ -15,9 +15,6 @@
 #define DLS_NOINLINE __attribute__((noinline))
 #define DLS_COLD __attribute__((noinline, cold))
 
-/* A static function inlined at every call. */
-#define DLS_ALWAYS_INLINE inline __attribute__((always_inline))
-
 /* A printf-like function: argument `fmt` is the format, the values start at argument `first`. */
 #define DLS_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
 

@@ -1,7 +1,6 @@
 /* The JSON writer (see json.h). */
 #include "json.h"
 
-#include <emmintrin.h> /* SSE2, part of x86-64 */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -170,114 +169,51 @@ char *dls_rec_escape(char *d, const char *s, size_t n)
     return d;
 }
 
+/* "00" to "99": decimal numbers are written two digits per division. */
 static const char g_pairs[201] = "0001020304050607080910111213141516171819"
                                  "2021222324252627282930313233343536373839"
                                  "4041424344454647484950515253545556575859"
                                  "6061626364656667686970717273747576777879"
                                  "8081828384858687888990919293949596979899";
 
-static const uint64_t g_pow10[20] = {
-    1ull,
-    10ull,
-    100ull,
-    1000ull,
-    10000ull,
-    100000ull,
-    1000000ull,
-    10000000ull,
-    100000000ull,
-    1000000000ull,
-    10000000000ull,
-    100000000000ull,
-    1000000000000ull,
-    10000000000000ull,
-    100000000000000ull,
-    1000000000000000ull,
-    10000000000000000ull,
-    100000000000000000ull,
-    1000000000000000000ull,
-    10000000000000000000ull,
-};
-
-/* Writes the 8 decimal digits of v (< 10^8, zero padded) at d. */
-static DLS_ALWAYS_INLINE void digits8(uint32_t v, char *d)
+char *dls_rec_utoa(uint64_t v, char *d)
 {
-    uint32_t hi = v / 10000, lo = v % 10000;
-    memcpy(d, g_pairs + 2 * (hi / 100), 2);
-    memcpy(d + 2, g_pairs + 2 * (hi % 100), 2);
-    memcpy(d + 4, g_pairs + 2 * (lo / 100), 2);
-    memcpy(d + 6, g_pairs + 2 * (lo % 100), 2);
+    char tmp[20];
+    char *p = tmp + sizeof tmp;
+    while (v >= 100) {
+        p -= 2;
+        memcpy(p, g_pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, g_pairs + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + v);
+    }
+    size_t n = (size_t)(tmp + sizeof tmp - p);
+    memcpy(d, p, n);
+    return d + n;
 }
 
 char *dls_rec_utoa9(uint32_t v, char *d)
 {
-    *d = (char)('0' + v / 100000000);
-    digits8(v % 100000000, d + 1);
+    d[0] = (char)('0' + v / 100000000);
+    v %= 100000000;
+    for (int i = 7; i > 0; i -= 2) {
+        memcpy(d + i, g_pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
     return d + 9;
-}
-
-/* dls_rec_utoa for v >= 10000 (apart, so that small values need no saved registers). */
-static DLS_NOINLINE char *utoa_long(uint64_t v, char *d)
-{
-    unsigned t = (unsigned)(64 - __builtin_clzll(v)) * 1233 >> 12; /* ~log10 from the bit length */
-    size_t n = t + (v >= g_pow10[t]);
-    char *p = d + n;
-    while (v >= 100000000) { /* eight digits at a time in 32-bit arithmetic */
-        p -= 8;
-        digits8((uint32_t)(v % 100000000), p);
-        v /= 100000000;
-    }
-    uint32_t w = (uint32_t)v;
-    while (w >= 100) {
-        p -= 2;
-        memcpy(p, g_pairs + 2 * (w % 100), 2);
-        w /= 100;
-    }
-    if (w >= 10)
-        memcpy(p - 2, g_pairs + 2 * w, 2);
-    else
-        p[-1] = (char)('0' + w);
-    return d + n;
-}
-
-char *dls_rec_utoa(uint64_t v, char *d)
-{
-    if (v >= 10000)
-        return utoa_long(v, d);
-    uint32_t hi = (uint32_t)v / 100, lo = (uint32_t)v % 100;
-    size_t n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : 4;
-    char four[4]; /* v as four digits, zero padded */
-    memcpy(four, g_pairs + 2 * hi, 2);
-    memcpy(four + 2, g_pairs + 2 * lo, 2);
-    uint32_t w;
-    memcpy(&w, four, 4);
-    w >>= 8 * (4 - n); /* the last n digits to the front (x86-64 is little-endian) */
-    memcpy(d, &w, 4);  /* in the room for 20; what lies past the n is not counted */
-    return d + n;
 }
 
 char *dls_rec_xtoa(uint64_t v, size_t min, char *d)
 {
-    size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1;
+    size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1; /* the hex digits of v */
     if (n < min)
         n = min < 16 ? min : 16;
-    /* all 16 digits at once: the bytes in text order, each split into its two nibbles, each
-     * nibble made a character ('0' + x, and 'a' - '0' - 10 more for 10..15) */
-    const __m128i low = _mm_set1_epi8(0x0f);
-    __m128i x = _mm_cvtsi64_si128((long long)__builtin_bswap64(v));
-    __m128i nib = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi64(x, 4), low), _mm_and_si128(x, low));
-    __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(nib, _mm_set1_epi8(9)), _mm_set1_epi8('a' - '0' - 10));
-    char all[16];
-    _mm_storeu_si128((__m128i *)all, _mm_add_epi8(_mm_add_epi8(nib, _mm_set1_epi8('0')), letter));
-    if (n > 8) { /* the last n of the 16, as two overlapping words */
-        memcpy(d, all + 16 - n, 8);
-        memcpy(d + n - 8, all + 8, 8);
-    } else { /* the last n of the low 8, moved to the front of a word */
-        uint64_t w;
-        memcpy(&w, all + 8, 8);
-        w >>= 8 * (8 - n);
-        memcpy(d, &w, 8);
-    }
+    for (size_t i = n; i-- > 0; v >>= 4)
+        d[i] = "0123456789abcdef"[v & 0xf];
     return d + n;
 }
 
