@@ -512,7 +512,8 @@ static void threads_observe_concurrently(void **state)
 }
 
 /* A launch is decoded at ENTER; its EXIT delivers the same words, also when another call was
- * decoded on the thread in between (its EXIT then decodes the launch again). */
+ * decoded on the thread in between (a work, or an op whose words took the scratch area: its EXIT
+ * then decodes the launch again). */
 static void launch_exit_carries_the_enter_decode(void **state)
 {
     (void)state;
@@ -536,6 +537,24 @@ static void launch_exit_carries_the_enter_decode(void **state)
         assert_int_equal(op->nwords, 2);
     }
     assert_int_equal(seen[3].kind, DLS_OP_MEMSET);
+    /* Kernel arguments (not an extra buffer) are copied into the scratch area. */
+    uint64_t a = 0x5000, b = 0x6000, word = 0x7000;
+    void *outer_args[] = {&a, &b}, *args[] = {&word};
+    fake_kernels[0] = (fake_kernel){.f = (CUfunction)0xf60, .n = 1, .off = {0}, .size = {8}};
+    fake_kernels[1] = (fake_kernel){.f = (CUfunction)0xf10, .n = 2, .off = {0, 8}, .size = {8, 8}};
+    cuLaunchKernel_params outer = {.f = (CUfunction)0xf10, .kernelParams = outer_args};
+    CUDA_LAUNCH_PARAMS l[1] = {{.function = (CUfunction)0xf60, .kernelParams = args}};
+    cuLaunchCooperativeKernelMultiDevice_params mdp = {.launchParamsList = l, .numDevices = 1};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuLaunchKernel), CUPTI_API_ENTER, "cuLaunchKernel", &outer);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuLaunchCooperativeKernelMultiDevice), CUPTI_API_ENTER,
+         "cuLaunchCooperativeKernelMultiDevice", &mdp);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuLaunchKernel), CUPTI_API_EXIT, "cuLaunchKernel", &outer);
+    assert_int_equal(nseen, 8);
+    assert_int_equal(seen[6].nwords, 1); /* the multi-device launch's word, in the scratch area */
+    assert_int_equal(seen[7].phase, DLS_PHASE_EXIT);
+    assert_int_equal(seen[7].nwords, 2);
+    assert_int_equal(seen[7].words[0], 0x5000); /* decoded again, not the scratch area's last words */
+    assert_int_equal(seen[7].words[1], 0x6000);
 }
 
 int main(void)
