@@ -124,7 +124,7 @@ static inline void apply_in_run(const dls_pol_rec *r, uint64_t end, applier *a)
 static void apply_alone(const dls_pol_rec *r, uint64_t end, applier *a)
 {
     end_run(a);
-    dls_pol_stream *st = r->st ? r->st : dls_pol_stream_get(&r->stream, r->tid); /* the work lane's knows it */
+    dls_pol_stream *st = dls_pol_stream_get(&r->stream, r->tid);
     uint64_t pos;
     int rc = !st || st->capturing
                  ? -1

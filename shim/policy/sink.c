@@ -115,7 +115,6 @@ static void make_rec(const dls_cuda_op *op, dls_pol_rec *r)
     r->tid = op->tid;
     r->begin = dls_pol_horizon.h;
     r->stream = op->stream;
-    r->st = NULL;
     r->after = NULL;
     r->cleared = 0;
     r->e.a.kind = op->kind;
@@ -356,10 +355,9 @@ static void defer(const dls_cuda_op *op)
 }
 
 /* The ENTER (delivered while memory is watched) of a launch, copy or set is the sink's ENTER of
- * the same operation; at the EXIT its record is filled in the queue, with the stream the policy
- * knows (found without the lock) or, for a stream it has not seen yet, the stream to add when the
- * record is applied. Either way builds the record the sink builds (test_policy:
- * the_work_lane_defers_what_the_sink_would). */
+ * the same operation; at the EXIT its record is filled in the queue with the stream as resolved,
+ * found (or, at its first sight, added) when the record is applied: the record the sink builds
+ * (test_policy: the_work_lane_defers_what_the_sink_would). */
 void dls_pol_work(const dls_cuda_work *w)
 {
     if (w->phase == DLS_PHASE_ENTER) {
@@ -378,7 +376,6 @@ void dls_pol_work(const dls_cuda_work *w)
     r->tid = w->tid;
     r->begin = dls_pol_horizon.h;
     r->stream = *w->stream;
-    r->st = w->stream->resolved ? dls_pol_stream_find_unlocked(w->stream->id) : NULL;
     dls_pol_entry_of_work(&r->e, w);
     exit_marks(r, w->correlation_id, w->tid);
     defer_publish(q, ticket, r, w->nested);

@@ -1,6 +1,4 @@
-/* The policy's table of streams (see stream_table.h). Slots, the array and its capacity are
- * stored atomically for the lock-free reader: a grown array is published before its capacity, and
- * replaced arrays are kept for readers still walking them. */
+/* The policy's table of streams (see stream_table.h): open addressing by id, under the lock. */
 #include "stream_table.h"
 
 #include <errno.h>
@@ -22,34 +20,12 @@ dls_pol_stream *dls_pol_stream_find(uint64_t id)
     }
 }
 
-dls_pol_stream *dls_pol_stream_find_unlocked(uint64_t id)
-{
-    size_t cap = __atomic_load_n(&dls_pol_g.cap, __ATOMIC_ACQUIRE); /* then the array: never a smaller one */
-    dls_pol_stream **t = __atomic_load_n(&dls_pol_g.streams, __ATOMIC_ACQUIRE);
-    if (!cap || !t)
-        return NULL;
-    size_t i = slot_of(id, cap);
-    for (size_t n = 0; n < cap; n++, i = (i + 1) & (cap - 1)) { /* bounded: cap may be the old one's */
-        dls_pol_stream *s = __atomic_load_n(&t[i], __ATOMIC_ACQUIRE);
-        if (!s || s->id == id)
-            return s;
-    }
-    return NULL;
-}
-
-/* Arrays replaced by bigger ones: kept for lock-free readers still walking them (the table only
- * doubles, so there are fewer than 64 of them, and what they hold is less than the current one). */
-static dls_pol_stream **g_replaced[64];
-static unsigned g_nreplaced;
-
-/* Inserts s, growing the table at half load. Returns 0 or -1 (memory). Slots, the array and its
- * capacity are stored atomically for dls_pol_stream_find_unlocked: a grown array is published
- * before its capacity. */
+/* Inserts s, growing the table at half load. Returns 0 or -1 (memory). */
 static int insert(dls_pol_stream *s)
 {
     if (2 * (dls_pol_g.nstreams + 1) > dls_pol_g.cap) {
         size_t cap = dls_pol_g.cap ? 2 * dls_pol_g.cap : 64;
-        dls_pol_stream **t = g_nreplaced < 64 ? calloc(cap, sizeof *t) : NULL;
+        dls_pol_stream **t = calloc(cap, sizeof *t);
         if (!t)
             return -1;
         for (size_t i = 0; i < dls_pol_g.cap; i++) {
@@ -61,15 +37,14 @@ static int insert(dls_pol_stream *s)
                 j = (j + 1) & (cap - 1);
             t[j] = o;
         }
-        if (dls_pol_g.streams)
-            g_replaced[g_nreplaced++] = dls_pol_g.streams;
-        __atomic_store_n(&dls_pol_g.streams, t, __ATOMIC_RELEASE);
-        __atomic_store_n(&dls_pol_g.cap, cap, __ATOMIC_RELEASE);
+        free(dls_pol_g.streams);
+        dls_pol_g.streams = t;
+        dls_pol_g.cap = cap;
     }
     size_t j = slot_of(s->id, dls_pol_g.cap);
     while (dls_pol_g.streams[j])
         j = (j + 1) & (dls_pol_g.cap - 1);
-    __atomic_store_n(&dls_pol_g.streams[j], s, __ATOMIC_RELEASE);
+    dls_pol_g.streams[j] = s;
     dls_pol_g.nstreams++;
     return 0;
 }
@@ -79,10 +54,8 @@ void dls_pol_stream_table_reset_for_tests(void)
     for (size_t i = 0; i < dls_pol_g.cap; i++)
         free(dls_pol_g.streams[i]);
     free(dls_pol_g.streams);
-    while (g_nreplaced)
-        free(g_replaced[--g_nreplaced]);
-    __atomic_store_n(&dls_pol_g.streams, NULL, __ATOMIC_RELEASE);
-    __atomic_store_n(&dls_pol_g.cap, 0, __ATOMIC_RELEASE);
+    dls_pol_g.streams = NULL;
+    dls_pol_g.cap = 0;
     dls_pol_g.nstreams = 0;
     dls_pol_g.last = NULL;
 }

@@ -1,6 +1,6 @@
 /* The policy's table of streams (types.h, dls_pol_g.streams): each CUDA stream the policy has
- * seen, found by its driver id, added to the table and to the hb engine at first sight. Readable
- * without the lock (the work lane finds a stream that way). */
+ * seen, found by its driver id, added to the table and to the hb engine at first sight. Read and
+ * written with the policy lock held. */
 #ifndef DLS_POL_STREAM_TABLE_H
 #define DLS_POL_STREAM_TABLE_H
 
@@ -13,11 +13,7 @@ dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid);
 /* Lock held: the known stream with hb id `id`, or NULL. */
 dls_pol_stream *dls_pol_stream_find(uint64_t id);
 
-/* The same with no lock held (a stream, once added, is never freed while the process runs): NULL
- * also when the stream is being added, or the table is growing, at that moment. */
-dls_pol_stream *dls_pol_stream_find_unlocked(uint64_t id);
-
-/* Tests only (lock held, no lock-free reader running): frees every stream and the table. */
+/* Tests only (lock held): frees every stream and the table. */
 void dls_pol_stream_table_reset_for_tests(void);
 
 #endif

@@ -62,8 +62,7 @@ typedef struct {
 typedef struct {
     uint64_t tid;
     uint64_t begin;                /* its call's begin stamp (queue.h, host order); its ticket is its end */
-    dls_cuda_stream stream;        /* with st NULL: the stream to find or add when applied */
-    struct dls_pol_stream_s *st;   /* the work lane's: the stream when known at the EXIT, else NULL */
+    dls_cuda_stream stream;        /* the stream to find or add when applied */
     struct dls_pol_after_s *after; /* fix: the event recorded right after this consumer access */
     uint64_t cleared; /* dls_pol_cleared(v): its ENTER found it touching nothing in index version v; 0: not known */
     dls_pol_entry e;  /* its kind, and its history entry (memory operations), pos set when applied */
@@ -152,8 +151,7 @@ typedef struct {
     pthread_mutex_t lock;
     int mode; /* dls_mode; set once at start */
     dls_hb *hb;
-    dls_pol_stream **streams; /* open-addressed by id, `cap` slots (power of two); also read
-                                 without the lock (stream_table.h) */
+    dls_pol_stream **streams; /* open-addressed by id, `cap` slots (power of two) */
     size_t nstreams, cap;
     dls_pol_x *live;     /* live exchanges */
     dls_pol_x *released; /* released exchanges still watched (check) or fenced (fix), newest first */

@@ -150,9 +150,8 @@ static void *lane_launches(void *arg)
     return NULL;
 }
 
-/* A thread's first launches on a stream the policy has not added yet take no lock either: their
- * records carry the stream, which applying the first one adds; once the stream is in the table,
- * the work sink finds it without the lock. */
+/* A thread's launches on a stream the policy has not added yet take no lock either: their records
+ * carry the stream as resolved, which applying the first one adds and the others find. */
 static void the_work_lane_takes_no_lock_for_a_new_stream(void **state)
 {
     (void)state;
@@ -177,55 +176,31 @@ static void the_work_lane_takes_no_lock_for_a_new_stream(void **state)
     uint64_t word = 0x700000;
     dls_cuda_stream s4 = stream(4, DLS_STREAM_NON_BLOCKING);
     dls_cuda_work w = lane_launch(&s4, &word);
-    uint64_t ticket = atomic_load(&dls_pol_queue_tail);
     dls_pol_work(&w);
-    assert_ptr_equal(dls_pol_queue[ticket % DLS_POL_QUEUE].rec.st, st); /* found without the lock */
     dls_pol_lock();
+    assert_ptr_equal(dls_pol_stream_find(4), st); /* found, not added again */
     assert_int_equal(st->last, 501);
     dls_pol_unlock();
 }
 
-static atomic_int g_table_stop;
-
-/* Looks up stream 7 and an id never added, without the lock, until told to stop; returns the
- * number of wrong answers (another stream, or one found for the unknown id). */
-static void *find_unlocked(void *arg)
-{
-    (void)arg;
-    long wrong = 0;
-    while (!atomic_load(&g_table_stop)) {
-        dls_pol_stream *s = dls_pol_stream_find_unlocked(7);
-        wrong += s && s->id != 7;
-        wrong += dls_pol_stream_find_unlocked(999999) != NULL;
-    }
-    return (void *)wrong;
-}
-
-/* Lock-free readers of the stream table meanwhile it grows (doubling several times) never see
- * a wrong stream and never walk freed memory; afterwards every stream is found. */
-static void the_stream_table_is_read_without_the_lock_while_it_grows(void **state)
+/* The stream table grows (doubling several times) and every stream added is found in it, the
+ * same object each time; an id never added is not. */
+static void the_stream_table_finds_every_stream_as_it_grows(void **state)
 {
     (void)state;
     dls_cuda_stream s7 = stream(7, DLS_STREAM_NON_BLOCKING);
     dls_pol_lock();
-    assert_non_null(dls_pol_stream_get(&s7, TID));
-    dls_pol_unlock();
-    atomic_store(&g_table_stop, 0);
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, find_unlocked, NULL), 0);
+    dls_pol_stream *st7 = dls_pol_stream_get(&s7, TID);
+    assert_non_null(st7);
     for (uint64_t id = 1000; id < 3000; id++) {
         dls_cuda_stream s = stream(id, DLS_STREAM_NON_BLOCKING);
-        dls_pol_lock();
         assert_non_null(dls_pol_stream_get(&s, TID));
-        dls_pol_unlock();
     }
-    atomic_store(&g_table_stop, 1);
-    void *wrong;
-    pthread_join(t, &wrong);
-    assert_int_equal((long)wrong, 0);
     for (uint64_t id = 1000; id < 3000; id++)
-        assert_int_equal(dls_pol_stream_find_unlocked(id)->id, id);
-    assert_int_equal(dls_pol_stream_find_unlocked(7)->id, 7);
+        assert_int_equal(dls_pol_stream_find(id)->id, id);
+    assert_ptr_equal(dls_pol_stream_find(7), st7);
+    assert_null(dls_pol_stream_find(999999));
+    dls_pol_unlock();
 }
 
 static void unrelated_busy_streams_are_not_producers(void **state)
@@ -890,7 +865,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(unrelated_busy_streams_are_not_producers, setup, teardown),
         cmocka_unit_test_setup_teardown(a_launch_touching_nothing_watched_takes_no_lock, setup, teardown),
         cmocka_unit_test_setup_teardown(the_work_lane_takes_no_lock_for_a_new_stream, setup, teardown),
-        cmocka_unit_test_setup_teardown(the_stream_table_is_read_without_the_lock_while_it_grows, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_stream_table_finds_every_stream_as_it_grows, setup, teardown),
         cmocka_unit_test_setup_teardown(the_frontier_is_the_touching_op_not_the_latest, setup, teardown),
         cmocka_unit_test_setup_teardown(host_synchronized_work_is_not_pending, setup, teardown),
         cmocka_unit_test_setup_teardown(a_conservative_launch_touches_everything, setup, teardown),

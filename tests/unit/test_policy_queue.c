@@ -1,6 +1,6 @@
 /* Differential test of the queue's drain (shim/policy/queue.c): random sequences of deferred
  * operations by two threads on streams of every kind (one capturing, some records with an
- * unresolved stream, some made as the work lane makes them), applied through the queue, where a run of one thread on one stream takes
+ * unresolved stream), applied through the queue, where a run of one thread on one stream takes
  * positions without asking hb and tells hb at the run's end, and applied one by one with
  * dls_pol_apply (a full hb operation each), must leave the same model: stream positions, what
  * hb orders each stream after, ring entries, lost boxes and the exchange's consumer accesses.
@@ -52,7 +52,6 @@ static dls_cuda_stream stream(uint64_t id)
 typedef struct {
     dls_pol_rec r;
     int clear;     /* 0: not cleared; 1: cleared in the current version; 2: in a stale one */
-    int lane;      /* replayed as the work lane's record when its stream is known by then */
     int drain;     /* the queue is applied after this record */
     uint64_t sync; /* then, when nonzero, the record's thread synchronizes with this stream */
     int done;      /* and the host learns that stream complete up to `back` positions before its latest */
@@ -113,7 +112,6 @@ static void make_item(rng *g, item *it, uint64_t sid, uint64_t tid, uint32_t cor
         dls_pol_entry_store(&it->r.e, &a);
     }
     it->clear = below(g, 3);
-    it->lane = below(g, 2);
 }
 
 /* Runs of one thread on one stream: each record keeps the previous stream and thread mostly. */
@@ -152,13 +150,10 @@ static dls_pol_x *fresh_model(void)
     return p;
 }
 
-/* The record of it as its EXIT makes it now: the index's clearance, the stream (the work lane
- * knows it and sets only its id). */
+/* The record of it as its EXIT makes it now: the index's clearance. */
 static dls_pol_rec replayed(const item *it)
 {
     dls_pol_rec r = it->r;
-    if (it->lane && r.stream.resolved && (r.st = dls_pol_stream_find(r.stream.id)))
-        r.stream = (dls_cuda_stream){.id = r.stream.id, .resolved = 1};
     r.cleared = it->clear ? dls_pol_cleared(dls_pol_index_version() + (it->clear == 2 ? 2 : 0)) : 0;
     return r;
 }
