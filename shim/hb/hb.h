@@ -67,8 +67,10 @@
  * known, no event to join) is O(1) whatever the number of streams. Operations that bring new
  * knowledge, event waits and host syncs join clocks: O(number of streams). Event records share
  * the stream's clock (copy-on-write), O(1). Context and device captures visit every stream of
- * the context (ever added). Memory: a stream keeps its record (about 48 bytes plus one 8-byte
- * clock entry per stream it has learned of) for the life of the engine, removed or not.
+ * the context (ever added and not forgotten). Memory: a stream keeps its record (about 48 bytes
+ * plus one 8-byte clock entry per stream slot it has learned of) until it is forgotten; a later
+ * stream reuses a forgotten one's slot, so the clocks are as wide as the most streams known at
+ * once, not as all streams ever made.
  *
  * Thread safety: the engine is not internally locked and has no global state. Every call on one
  * engine, queries included (they use the engine's scratch memory), must be serialized by the
@@ -114,8 +116,8 @@ dls_hb *dls_hb_create(void);
 /* Frees the engine and everything in it. NULL is ignored. */
 void dls_hb_destroy(dls_hb *e);
 
-/* Adds stream `stream` of context `ctx` with the given kind. EEXIST when the id was ever added
- * (ids are never reused), EINVAL for a bad kind or a second live legacy stream in `ctx`. Adding
+/* Adds stream `stream` of context `ctx` with the given kind. EEXIST when the id is known (added
+ * and not forgotten), EINVAL for a bad kind or a second live legacy stream in `ctx`. Adding
  * a legacy stream orders its first operation after all prior work of the context's blocking
  * and per-thread streams. */
 int dls_hb_stream_add(dls_hb *e, uint64_t stream, uint64_t ctx, dls_hb_stream_kind kind);
@@ -124,6 +126,13 @@ int dls_hb_stream_add(dls_hb *e, uint64_t stream, uint64_t ctx, dls_hb_stream_ki
  * Its operations stay in the model (they may still be pending on the device). ENOENT when
  * unknown or already removed. */
 int dls_hb_stream_remove(dls_hb *e, uint64_t stream);
+
+/* Forgets removed stream `stream`, whose work the caller knows complete: it becomes unknown (every
+ * question about it answers ENOENT, its id may be added again) and a later dls_hb_stream_add may
+ * take its slot; that stream's positions then continue after the forgotten one's last, so what
+ * any clock knew of the old stream never counts as knowledge of the new one. ENOENT when unknown
+ * or not removed, ENOMEM (nothing changed). */
+int dls_hb_stream_forget(dls_hb *e, uint64_t stream);
 
 /* Forgets what thread `thread` had observed (call when the OS thread exits, since thread ids
  * may be reused). Unknown threads are ignored. */

@@ -7,6 +7,7 @@
 #include "../hooks/extent.h"
 #include "../report/race.h"
 #include "access.h"
+#include "complete.h"
 #include "exch.h"
 #include "queue.h"
 #include "stream_table.h"
@@ -109,12 +110,6 @@ static void fill_tensor(dls_race *r, const dls_pol_x *x, char *dtype, size_t n)
     r->data = x->data;
     r->lo = x->lo;
     r->hi = x->hi;
-}
-
-int dls_pol_ordered(uint64_t tid, uint64_t stream, const dls_hb_epoch *at)
-{
-    int o = 0;
-    return at->stream == stream || (!dls_hb_ordered(dls_pol_g.hb, tid, stream, at->stream, at->pos, &o) && o);
 }
 
 /* Checks access a on st against live x's frontier. */

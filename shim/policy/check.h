@@ -7,9 +7,6 @@
 
 #include "types.h"
 
-/* 1 when the next operation of thread tid on `stream` is ordered after `at`. */
-int dls_pol_ordered(uint64_t tid, uint64_t stream, const dls_hb_epoch *at);
-
 /* Checks access a (ENTER, on st by thread tid) against every exchange it touches; reports races. */
 void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid);
 

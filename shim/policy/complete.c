@@ -2,6 +2,7 @@
 #include "complete.h"
 
 #include "ring.h"
+#include "stream_table.h"
 
 #include "../common/config.h"
 #include "../report/warn.h"
@@ -59,12 +60,27 @@ void dls_pol_snap_complete(uint64_t snap, uint64_t tid)
         return;
     if (dls_hb_sync_event(dls_pol_g.hb, tid, snap) == ENOMEM)
         not_learned();
+    int forgettable = 0;
     for (size_t i = 0; i < dls_pol_g.cap; i++) {
         dls_pol_stream *s = dls_pol_g.streams[i];
-        if (s && s->last > s->done)
+        if (s && s->last > s->done) {
             dls_pol_stream_done(s, dls_hb_event_covers(dls_pol_g.hb, snap, s->id));
+            forgettable |= s->removed && s->last <= s->done;
+        }
     }
     dls_hb_event_remove(dls_pol_g.hb, snap);
+    if (forgettable)
+        dls_pol_stream_forget_done();
+}
+
+int dls_pol_ordered(uint64_t tid, uint64_t stream, const dls_hb_epoch *at)
+{
+    int o = 0;
+    if (at->stream == stream)
+        return 1;
+    if (!dls_hb_ordered(dls_pol_g.hb, tid, stream, at->stream, at->pos, &o))
+        return o;
+    return !dls_pol_stream_find(at->stream); /* forgotten: its work is complete */
 }
 
 void dls_pol_snap_drop(uint64_t snap)

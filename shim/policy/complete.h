@@ -19,8 +19,14 @@ uint64_t dls_pol_snap_event(uint64_t ev);
 uint64_t dls_pol_snap_ctx(uintptr_t ctx);
 
 /* Thread tid's host synchronize of capture snap returned: tid and every stream's `done` learn
- * what it completed. The capture is forgotten (0 is ignored). */
+ * what it completed; destroyed streams now known complete are forgotten (stream_table.h). The
+ * capture is forgotten (0 is ignored). */
 void dls_pol_snap_complete(uint64_t snap, uint64_t tid);
+
+/* 1 when the next operation of thread tid on `stream` (DLS_POL_HOST_STREAM: the host) is ordered
+ * after `at`: the same stream, hb says so, or at's stream was forgotten (destroyed, with all its
+ * work seen complete). The one ordering question of check and fix. */
+int dls_pol_ordered(uint64_t tid, uint64_t stream, const dls_hb_epoch *at);
 
 /* Forgets capture snap without learning from it (0 is ignored). */
 void dls_pol_snap_drop(uint64_t snap);

@@ -11,6 +11,7 @@
 #include "../report/order_log.h"
 #include "../report/warn.h"
 #include "access.h"
+#include "complete.h"
 #include "exch.h"
 #include "stream_table.h"
 
@@ -47,9 +48,11 @@ static size_t pending_epochs(dls_hb_epoch *out, size_t n, size_t cap)
 static size_t front_epochs(const dls_pol_x *x, dls_hb_epoch *out, size_t cap)
 {
     if (!(x->overflow & DLS_POL_OVER_PRODUCERS)) {
+        size_t n = 0;
         for (unsigned i = 0; i < x->nfront; i++)
-            out[i] = x->front[i].at;
-        return x->nfront;
+            if (dls_pol_stream_find(x->front[i].at.stream)) /* a forgotten stream's work is complete */
+                out[n++] = x->front[i].at;
+        return n;
     }
     return pending_epochs(out, 0, cap);
 }
@@ -125,10 +128,11 @@ static void after_consumers(dls_pol_plan *p, dls_pol_x *x, dls_pol_stream *to, c
     uint64_t probe = to ? to->id : DLS_POL_HOST_STREAM;
     for (unsigned i = 0; i < x->ncons && n < EPOCHS; i++) {
         const dls_pol_touch *t = &x->cons[i];
-        int o = 0;
+        if (dls_pol_ordered(p->tid, probe, &t->at))
+            continue;
         if (!t->after)
             c[n++] = t->at;
-        else if (dls_hb_ordered(dls_pol_g.hb, p->tid, probe, t->at.stream, t->at.pos, &o) || !o)
+        else
             dls_pol_plan_after(p, t->after, to, x->xid, "event-wait", why);
     }
     if (x->overflow & DLS_POL_OVER_CONSUMERS)
@@ -141,11 +145,9 @@ static int cons_complete(const dls_pol_x *x, uint64_t tid)
 {
     if (x->overflow & DLS_POL_OVER_CONSUMERS)
         return 0;
-    for (unsigned i = 0; i < x->ncons; i++) {
-        int o = 0;
-        if (dls_hb_ordered(dls_pol_g.hb, tid, DLS_POL_HOST_STREAM, x->cons[i].at.stream, x->cons[i].at.pos, &o) || !o)
+    for (unsigned i = 0; i < x->ncons; i++)
+        if (!dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &x->cons[i].at))
             return 0;
-    }
     return 1;
 }
 

@@ -1,6 +1,8 @@
 /* A stream's history of recent operations (see ring.h). */
 #include "ring.h"
 
+#include <stdlib.h>
+
 /* Widens st's box of what its lost entries touched to [lo, hi). */
 static void widen(dls_pol_stream *st, uintptr_t lo, uintptr_t hi)
 {
@@ -24,6 +26,15 @@ void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *e)
             widen(st, (uintptr_t)e->words[i], (uintptr_t)e->words[i] + 1);
     for (unsigned i = 0; i < e->a.nranges; i++)
         widen(st, e->a.lo[i], e->a.hi[i]);
+}
+
+int dls_pol_ring_alloc(dls_pol_stream *st)
+{
+    st->ring = malloc(DLS_POL_RING * sizeof *st->ring);
+    if (st->ring)
+        return 0;
+    dls_pol_degrade("policy-ring-memory", "out of memory recording a stream's recent operations");
+    return -1;
 }
 
 void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos)

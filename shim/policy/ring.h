@@ -14,18 +14,24 @@
  * 4096 are taken for sizes, not pointers). */
 void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *e);
 
+/* Allocates st's history at its first memory operation. Returns 0, or -1 when memory is short
+ * (the model is then degraded: an operation missing from a history could be a tensor's writer). */
+int dls_pol_ring_alloc(dls_pol_stream *st);
+
 /* Appends src at position pos to st's history (overwriting the oldest entry, folded into the box
  * of lost entries when it is pending). The entry overwritten is pending when the box is open
  * (lost > done: the history overwrites in position order, so it is newer than every lost entry)
- * or when its own position says so; a slot never written has position 0 (streams are allocated
- * zeroed). Inline: every operation applied is put. */
+ * or when its own position says so; slots beyond `count` were never written (the history is not
+ * cleared when allocated). Inline: every operation applied is put. */
 static inline void dls_pol_ring_put(dls_pol_stream *st, const dls_pol_entry *src, uint64_t pos)
 {
+    if (!st->ring && dls_pol_ring_alloc(st))
+        return;
     dls_pol_entry *e = &st->ring[st->head];
-    if (st->lost > st->done || e->pos > st->done)
-        dls_pol_ring_forget(st, e);
-    else if (st->count < DLS_POL_RING)
+    if (st->count < DLS_POL_RING)
         st->count++;
+    else if (st->lost > st->done || e->pos > st->done)
+        dls_pol_ring_forget(st, e);
     dls_pol_entry_copy(e, src);
     e->pos = pos;
     st->head = (st->head + 1) % DLS_POL_RING;

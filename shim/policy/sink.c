@@ -225,8 +225,8 @@ static void on_exit_locked(const dls_cuda_op *op, uint64_t begin)
         break;
     case DLS_OP_STREAM_DESTROY:
         st = (op->flags & DLS_OPF_HAS_STREAM) && op->stream.resolved ? dls_pol_stream_find(op->stream.id) : NULL;
-        if (st && !st->removed && !dls_hb_stream_remove(hb, st->id))
-            st->removed = 1;
+        if (st)
+            dls_pol_stream_remove(st);
         break;
     case DLS_OP_EVENT_DESTROY:
         dls_hb_event_remove(hb, op->event_id);

@@ -1,4 +1,6 @@
-/* The policy's table of streams (see stream_table.h): open addressing by id, under the lock. */
+/* The policy's table of streams (see stream_table.h): open addressing by id, under the lock. A
+ * forgotten stream leaves the table by backward-shift deletion; the stream itself is kept (a plan
+ * or a deferred record may still point to it), its history freed. */
 #include "stream_table.h"
 
 #include <errno.h>
@@ -49,10 +51,86 @@ static int insert(dls_pol_stream *s)
     return 0;
 }
 
+/* Forgotten streams, newest first: never freed while the process runs. */
+static dls_pol_stream *g_forgotten;
+
+/* Takes slot i's stream out of the table, shifting back the streams its removal would cut off
+ * from their home slot. */
+static void table_remove(size_t i)
+{
+    size_t mask = dls_pol_g.cap - 1;
+    for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+        dls_pol_stream *s = dls_pol_g.streams[j];
+        if (!s)
+            break;
+        size_t home = slot_of(s->id, dls_pol_g.cap);
+        if (((j - home) & mask) >= ((j - i) & mask)) { /* home is not in (i, j]: s moves to i */
+            dls_pol_g.streams[i] = s;
+            i = j;
+        }
+    }
+    dls_pol_g.streams[i] = NULL;
+    dls_pol_g.nstreams--;
+}
+
+/* Forgets removed stream st (its work is complete): out of the table and of hb, history freed.
+ * Returns 0, or -1 when hb is short of memory (st stays a removed stream). */
+static int forget(dls_pol_stream *st)
+{
+    size_t i = slot_of(st->id, dls_pol_g.cap);
+    while (dls_pol_g.streams[i] != st)
+        i = (i + 1) & (dls_pol_g.cap - 1);
+    if (dls_hb_stream_forget(dls_pol_g.hb, st->id) != 0)
+        return -1;
+    table_remove(i);
+    if (dls_pol_g.last == st)
+        dls_pol_g.last = NULL;
+    free(st->ring);
+    st->ring = NULL;
+    st->count = 0;
+    st->forgotten = g_forgotten;
+    g_forgotten = st;
+    return 0;
+}
+
+void dls_pol_stream_remove(dls_pol_stream *st)
+{
+    if (st->removed || dls_hb_stream_remove(dls_pol_g.hb, st->id) != 0)
+        return;
+    st->removed = 1;
+    if (st->last <= st->done)
+        (void)forget(st); /* kept removed when memory is short */
+}
+
+void dls_pol_stream_forget_done(void)
+{
+    for (int more = 1; more;) { /* forgetting shifts the table: collect, then forget */
+        dls_pol_stream *done[32];
+        unsigned n = 0;
+        for (size_t i = 0; i < dls_pol_g.cap && n < 32; i++) {
+            dls_pol_stream *s = dls_pol_g.streams[i];
+            if (s && s->removed && s->last <= s->done)
+                done[n++] = s;
+        }
+        more = n == 32;
+        for (unsigned k = 0; k < n; k++)
+            if (forget(done[k]))
+                more = 0; /* memory is short: the rest stay removed */
+    }
+}
+
 void dls_pol_stream_table_reset_for_tests(void)
 {
     for (size_t i = 0; i < dls_pol_g.cap; i++)
-        free(dls_pol_g.streams[i]);
+        if (dls_pol_g.streams[i]) {
+            free(dls_pol_g.streams[i]->ring);
+            free(dls_pol_g.streams[i]);
+        }
+    while (g_forgotten) {
+        dls_pol_stream *next = g_forgotten->forgotten;
+        free(g_forgotten);
+        g_forgotten = next;
+    }
     free(dls_pol_g.streams);
     dls_pol_g.streams = NULL;
     dls_pol_g.cap = 0;

@@ -1,6 +1,9 @@
 /* The policy's table of streams (types.h, dls_pol_g.streams): each CUDA stream the policy has
- * seen, found by its driver id, added to the table and to the hb engine at first sight. Read and
- * written with the policy lock held. */
+ * seen, found by its driver id, added to the table and to the hb engine at first sight, until it
+ * is forgotten: destroyed, with all its work seen complete by the host. A forgotten stream's
+ * positions need no ordering any more (complete.h, dls_pol_ordered), so a program that creates a
+ * stream for each exchange keeps the table, hb's clocks and every walk over the streams as small
+ * as the streams it has at once. Read and written with the policy lock held. */
 #ifndef DLS_POL_STREAM_TABLE_H
 #define DLS_POL_STREAM_TABLE_H
 
@@ -12,6 +15,15 @@ dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid);
 
 /* Lock held: the known stream with hb id `id`, or NULL. */
 dls_pol_stream *dls_pol_stream_find(uint64_t id);
+
+/* Lock held: stream st was destroyed (cuStreamDestroy returned): it takes no more operations, and
+ * it is forgotten now when the host knows its work complete, else once it does
+ * (dls_pol_stream_forget_done). */
+void dls_pol_stream_remove(dls_pol_stream *st);
+
+/* Lock held: forgets every destroyed stream whose work the host now knows complete (after a host
+ * synchronize). */
+void dls_pol_stream_forget_done(void);
 
 /* Tests only (lock held): frees every stream and the table. */
 void dls_pol_stream_table_reset_for_tests(void);

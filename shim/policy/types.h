@@ -80,8 +80,10 @@ static inline int dls_pol_is_memory_op(dls_op_kind k)
     return k == DLS_OP_LAUNCH || k == DLS_OP_MEMCPY || k == DLS_OP_MEMSET || k == DLS_OP_GRAPH_LAUNCH;
 }
 
-/* A stream as the policy knows it. Once added a stream is never freed while the process runs;
- * id, handle, ctx, ctx_id, device, owner and kind never change. */
+/* A stream as the policy knows it. Once added a stream is never freed while the process runs
+ * (pointers to it stay valid without the lock); id, handle, ctx, ctx_id, device, owner and kind
+ * never change. A destroyed stream whose work the host saw complete is forgotten: taken out of
+ * the table (stream_table.h) and of hb, its history freed. */
 typedef struct dls_pol_stream_s {
     uint64_t id;
     uintptr_t handle; /* usable from any thread (CU_STREAM_LEGACY for the legacy stream) */
@@ -90,14 +92,16 @@ typedef struct dls_pol_stream_s {
     int device;       /* ordinal of that context's device; -1 when unknown */
     uint64_t owner;   /* per-thread streams: the thread they belong to */
     dls_stream_kind kind;
-    int removed;
+    int removed;   /* destroyed: it takes no more operations */
     int capturing; /* between its capture begin and end */
     uint64_t last, done;
     uint64_t lost;              /* position of the latest pending entry the history overwrote */
     uintptr_t lost_lo, lost_hi; /* what the overwritten pending entries touched */
     int lost_cons;
     unsigned head, count;
-    dls_pol_entry ring[DLS_POL_RING]; /* the history (ring.h) */
+    dls_pol_entry *ring;                /* the history (ring.h): DLS_POL_RING entries, allocated (not
+                                           cleared) at the first memory operation; NULL before */
+    struct dls_pol_stream_s *forgotten; /* the next forgotten stream (stream_table.c keeps them) */
 } dls_pol_stream;
 
 /* fix: a pooled event the shim recorded on stream `st` right after a consumer access, shared by

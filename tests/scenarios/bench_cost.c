@@ -1,10 +1,12 @@
 /* Benchmark: what dlsync adds, in callgrind instructions (whole process, the simulator
  * included), per stream operation, per host-function launch, per legacy exchange and per log
  * record. The probe is this program run as a child: OPS cudaMemsetAsync of a buffer no exchange
- * covers, on one stream, HOSTFN cudaLaunchHostFunc of an empty function there, and EXCH legacy
- * exchanges of a device tensor (MXNDArrayToDLPack, TVMArrayFromDLPack, release),
- * with LIVE exchanged tensors kept live (exported, waiting for their first use) across the
- * operations; with LIVE > 1 they are allocated around the memset buffer, spread over the heap.
+ * covers, on one stream, HOSTFN cudaLaunchHostFunc of an empty function there, EXCH legacy
+ * exchanges of a device tensor (MXNDArrayToDLPack, TVMArrayFromDLPack, release), STREAMS bare
+ * stream creations and destructions, and XSTREAMS legacy exchanges whose consumer creates a
+ * stream for each import and destroys it after the release (as MXNet-style code does), with LIVE exchanged tensors kept live (exported, waiting for their
+ * first use) across the operations; with LIVE > 1 they are allocated around the memset buffer,
+ * spread over the heap.
  * Each figure is the difference between two runs that differ only in OPS (HOSTFN, EXCH), divided by
  * the difference, minus the same difference of a baseline run: the simulator's own work cancels
  * out. Two baselines: no CUPTI subscriber at all, and the null subscriber (libnullsub.so, injected
@@ -50,7 +52,7 @@ static void CUDART_CB nothing(void *arg)
 static int child(void)
 {
     int ops = env_int("COST_OPS"), exch = env_int("COST_EXCH"), live = env_int("COST_LIVE");
-    int hostfn = env_int("COST_HOSTFN");
+    int hostfn = env_int("COST_HOSTFN"), streams = env_int("COST_STREAMS"), xstreams = env_int("COST_XSTREAMS");
     mx_init(FW_NON_BLOCKING);
     tvm_init(FW_NON_BLOCKING);
     DLManagedTensor **held = calloc((size_t)live + 1, sizeof *held);
@@ -73,6 +75,11 @@ static int child(void)
     for (int i = 0; i < hostfn; i++)
         if (cudaLaunchHostFunc(s, nothing, NULL) != cudaSuccess)
             return 2;
+    for (int i = 0; i < streams; i++) {
+        cudaStream_t c;
+        if (cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking) != cudaSuccess || cudaStreamDestroy(c) != cudaSuccess)
+            return 2;
+    }
     mx_array *a = mx_empty(N, kDLCUDA);
     for (int i = 0; i < exch; i++) {
         DLManagedTensor *t;
@@ -80,6 +87,17 @@ static int child(void)
         if (MXNDArrayToDLPack(a, &t) || TVMArrayFromDLPack(t, &h))
             return 2;
         tvm_free(h);
+    }
+    for (int i = 0; i < xstreams; i++) { /* the consumer's own stream for each import */
+        cudaStream_t c;
+        DLManagedTensor *t;
+        void *h;
+        if (cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking) != cudaSuccess || MXNDArrayToDLPack(a, &t) ||
+            TVMArrayFromDLPack(t, &h))
+            return 2;
+        tvm_free(h);
+        if (cudaStreamDestroy(c) != cudaSuccess)
+            return 2;
     }
     if (cudaStreamSynchronize(s) != cudaSuccess)
         return 2;
@@ -106,7 +124,13 @@ typedef struct {
 } setting;
 
 /* What the probe repeats. */
-typedef enum { UNIT_OP, UNIT_HOSTFN, UNIT_EXCH } unit;
+typedef enum { UNIT_OP, UNIT_HOSTFN, UNIT_EXCH, UNIT_STREAM, UNIT_XSTREAM } unit;
+
+/* 1 for the units counted on the probe's calling thread only (the others: the whole process). */
+static int calling_thread(unit u)
+{
+    return u == UNIT_OP || u == UNIT_STREAM || u == UNIT_XSTREAM;
+}
 
 /* The "totals:" figure of a callgrind output file; -1 when there is none. */
 static double thread_total(const char *path)
@@ -122,13 +146,13 @@ static double thread_total(const char *path)
     return v;
 }
 
-/* The probe's instruction total under callgrind with n repetitions of u (UNIT_OP: of its calling
- * thread only); -1 when it failed. */
+/* The probe's instruction total under callgrind with n repetitions of u (of its calling thread
+ * only when calling_thread(u)); -1 when it failed. */
 static double instructions(const setting *s, unit u, int n)
 {
     char self[1024], shim[1024], cupti[1024], preload[2048], e_pre[2100], e_mode[64], e_ops[64];
     char e_exch[64], e_live[64], e_cupti[1100], e_log[300], log[256], e_hostfn[64], nullsub[1024];
-    char e_inject[1100];
+    char e_inject[1100], e_streams[64], e_xstreams[64];
     dls_build_path(self, sizeof self, "tests/bench_cost");
     dls_build_path(shim, sizeof shim, "lib/libdlsync.so");
     dls_build_path(cupti, sizeof cupti, "cudasim/libcupti.so.13");
@@ -139,6 +163,8 @@ static double instructions(const setting *s, unit u, int n)
     snprintf(e_ops, sizeof e_ops, "COST_OPS=%d", u == UNIT_OP ? n : 0);
     snprintf(e_hostfn, sizeof e_hostfn, "COST_HOSTFN=%d", u == UNIT_HOSTFN ? n : 0);
     snprintf(e_exch, sizeof e_exch, "COST_EXCH=%d", u == UNIT_EXCH ? n : 0);
+    snprintf(e_streams, sizeof e_streams, "COST_STREAMS=%d", u == UNIT_STREAM ? n : 0);
+    snprintf(e_xstreams, sizeof e_xstreams, "COST_XSTREAMS=%d", u == UNIT_XSTREAM ? n : 0);
     snprintf(e_live, sizeof e_live, "COST_LIVE=%d", s->live);
     snprintf(e_cupti, sizeof e_cupti, "DLSYNC_CUPTI=%s", cupti);
     snprintf(log, sizeof log, "/tmp/dls_bench_cost.%d.jsonl", (int)getpid());
@@ -155,27 +181,29 @@ static double instructions(const setting *s, unit u, int n)
                          "COST_CHILD=1",
                          e_inject,
                          s->w == WITH_NULL_CHECK ? "NULLSUB_RUNTIME=1" : "NULLSUB_RUNTIME=0",
+                         e_streams,
+                         e_xstreams,
                          NULL};
     char out[300], thread1[320], e_out[340];
     snprintf(out, sizeof out, "/tmp/dls_bench_cost.%d.cg", (int)getpid());
     snprintf(thread1, sizeof thread1, "%s-01", out);
-    snprintf(e_out, sizeof e_out, "--callgrind-out-file=%s", u == UNIT_OP ? out : "/dev/null");
+    snprintf(e_out, sizeof e_out, "--callgrind-out-file=%s", calling_thread(u) ? out : "/dev/null");
     const char *op_argv[] = {"valgrind", "--tool=callgrind", "--separate-threads=yes", "--fair-sched=yes", e_out, self,
                              NULL};
     const char *whole_argv[] = {"valgrind", "--tool=callgrind", e_out, self, NULL};
-    const char *const *argv = u == UNIT_OP ? op_argv : whole_argv;
+    const char *const *argv = calling_thread(u) ? op_argv : whole_argv;
     dls_run_result r;
     if (dls_run(argv, env, &r) != 0)
         return -1;
     const char *c = strstr(r.err, "Collected : ");
     double v = r.status == 0 && c ? atof(c + 12) : -1;
-    if (u == UNIT_OP && v >= 0)
+    if (calling_thread(u) && v >= 0)
         v = thread_total(thread1);
     if (r.status != 0)
         fprintf(stderr, "bench_cost: probe failed (status %d):\n%s\n", r.status, r.err);
     dls_run_free(&r);
     unlink(log);
-    for (int i = 1; u == UNIT_OP && i < 100; i++) { /* the per-thread files */
+    for (int i = 1; calling_thread(u) && i < 100; i++) { /* the per-thread files */
         snprintf(thread1, sizeof thread1, "%s-%02d", out, i);
         unlink(thread1);
     }
@@ -186,7 +214,8 @@ static double instructions(const setting *s, unit u, int n)
  * with 10,000 live tensors, whose set-up takes minutes under valgrind). */
 static double per_unit(const setting *s, unit u)
 {
-    int n1 = u == UNIT_EXCH ? EXCH1 : OPS1, n2 = u == UNIT_EXCH ? EXCH2 : OPS2;
+    int fewer = u == UNIT_EXCH || u == UNIT_STREAM || u == UNIT_XSTREAM;
+    int n1 = fewer ? EXCH1 : OPS1, n2 = fewer ? EXCH2 : OPS2;
     double v[3];
     int runs = u == UNIT_OP && s->live < SPREAD ? 3 : 1;
     for (int i = 0; i < runs; i++) {
@@ -204,9 +233,10 @@ static double per_unit(const setting *s, unit u)
 /* The command that measures a setting (the figure is the difference of two such runs). */
 static void print_command(const setting *s, unit u)
 {
-    const char *many = u == UNIT_EXCH ? "{200,600}" : "{1000,3000}";
-    printf("      COST_CHILD=1 COST_OPS=%s COST_HOSTFN=%s COST_EXCH=%s COST_LIVE=%d", u == UNIT_OP ? many : "0",
-           u == UNIT_HOSTFN ? many : "0", u == UNIT_EXCH ? many : "0", s->live);
+    const char *many = u == UNIT_OP || u == UNIT_HOSTFN ? "{1000,3000}" : "{200,600}";
+    printf("      COST_CHILD=1 COST_OPS=%s COST_HOSTFN=%s COST_EXCH=%s COST_STREAMS=%s COST_XSTREAMS=%s COST_LIVE=%d",
+           u == UNIT_OP ? many : "0", u == UNIT_HOSTFN ? many : "0", u == UNIT_EXCH ? many : "0",
+           u == UNIT_STREAM ? many : "0", u == UNIT_XSTREAM ? many : "0", s->live);
     if (s->w == WITH_SHIM)
         printf(" DLSYNC_MODE=%s LD_PRELOAD=build/lib/libdlsync.so DLSYNC_CUPTI=build/cudasim/libcupti.so.13%s", s->mode,
                s->log ? " DLSYNC_LOG=/tmp/log.jsonl" : "");
@@ -214,7 +244,7 @@ static void print_command(const setting *s, unit u)
         printf(" CUDA_INJECTION64_PATH=build/scenarios/libnullsub.so%s",
                s->w == WITH_NULL_CHECK ? " NULLSUB_RUNTIME=1" : "");
     printf(" valgrind --tool=callgrind %sbuild/tests/bench_cost\n",
-           u == UNIT_OP ? "--separate-threads=yes --fair-sched=yes (thread 1) " : "");
+           calling_thread(u) ? "--separate-threads=yes --fair-sched=yes (thread 1) " : "");
 }
 
 /* The null subscriber that enables what the shim enables in setting s (WITH_NOTHING for trace,
@@ -333,5 +363,30 @@ int main(void)
            (xv[4] - xv[3]) / 3);
     printf("      the difference of the two trace runs above, divided by 3\n");
     dls_budget_print(DLS_BUDGET_LOG_RECORD, xv[3] < 0 || xv[4] < 0 ? -1 : (xv[4] - xv[3]) / 3);
+    static const setting s_settings[] = {
+        {WITH_NOTHING, NULL, 0, 0}, {WITH_SHIM, "fix", 0, 0}, {WITH_SHIM, "check", 0, 0}};
+    static const char *const s_names[] = {"no shim", "fix", "check"};
+    static const struct {
+        unit u;
+        const char *title;
+    } s_units[] = {
+        {UNIT_STREAM, "per stream create + destroy (cudaStreamCreateWithFlags, cudaStreamDestroy; the calling thread)"},
+        {UNIT_XSTREAM, "per legacy exchange with a stream the consumer creates for it (create, export, import, "
+                       "release, destroy; the calling thread)"},
+    };
+    for (size_t k = 0; k < sizeof s_units / sizeof *s_units; k++) {
+        printf("  %s:\n", s_units[k].title);
+        double none = 0;
+        for (size_t i = 0; i < sizeof s_settings / sizeof *s_settings; i++) {
+            double v = per_unit(&s_settings[i], s_units[k].u);
+            if (i == 0) {
+                none = v;
+                printf("    %-58s %8.0f instructions\n", s_names[i], v);
+            } else {
+                printf("    %-58s %+8.0f instructions\n", s_names[i], v - none);
+            }
+            print_command(&s_settings[i], s_units[k].u);
+        }
+    }
     return 0;
 }

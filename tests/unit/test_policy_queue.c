@@ -203,7 +203,8 @@ static void apply_alone(const item *items)
 /* What the test compares: the streams (both ways append to the rings with the same code, so
  * byte for byte), what hb orders each stream's next operation after, and the consumer accesses. */
 typedef struct {
-    dls_pol_stream s[NSTREAMS + 1];
+    dls_pol_stream s[NSTREAMS + 1];                 /* their rings (s[id].ring NULL) in ring[id] */
+    dls_pol_entry ring[NSTREAMS + 1][DLS_POL_RING]; /* the entries written; zero beyond count */
     uint64_t covers[NSTREAMS + 1][NSTREAMS + 1];
     unsigned ncons;
     dls_pol_touch cons[DLS_POL_MAXC];
@@ -221,10 +222,14 @@ static void take_view(view *v, const dls_pol_x *x)
         dls_pol_stream *st = dls_pol_stream_find(id);
         assert_non_null(st);
         v->s[id] = *st;
-        for (unsigned k = 0; k < DLS_POL_RING; k++) { /* each entry's pointers are into itself */
-            dls_pol_access *a = &v->s[id].ring[k].a;
-            a->words = NULL;
-            a->name = a->name ? "" : NULL;
+        v->s[id].ring = NULL;
+        for (unsigned k = 0; k < st->count; k++) { /* what each entry holds (the rest of a history is not cleared) */
+            dls_pol_entry *e = &v->ring[id][k];
+            dls_pol_entry_copy(e, &st->ring[k]);
+            for (unsigned r = e->a.nranges; r < 2; r++)
+                e->a.lo[r] = e->a.hi[r] = 0;
+            e->a.words = NULL; /* its pointers are into itself */
+            e->a.name = e->a.name ? "" : NULL;
         }
         assert_int_equal(dls_hb_capture_stream(hb, 1000 + id, id), 0);
         for (uint64_t o = 1; o <= NSTREAMS; o++)
@@ -242,7 +247,8 @@ static void take_view(view *v, const dls_pol_x *x)
  * DLS_POL_RING memory entries applied on it, each overwritten one folded while it is pending
  * (above `done`), into a box started afresh when the previous one was complete (its position at
  * or below `done`). */
-static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s, uint64_t seed)
+static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s, const dls_pol_entry *history,
+                        uint64_t seed)
 {
     const dls_pol_entry *ring[DLS_POL_RING];
     uint64_t at[DLS_POL_RING];
@@ -290,7 +296,7 @@ static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s
         fail_msg("seed %llu, stream %llu: %u ring entries, expected %u", (unsigned long long)seed,
                  (unsigned long long)sid, s->count, n);
     for (unsigned k = 0; k < n; k++) { /* the ring holds the latest, oldest first from its head */
-        const dls_pol_entry *e = &s->ring[(s->head + DLS_POL_RING - n + k) % DLS_POL_RING];
+        const dls_pol_entry *e = &history[(s->head + DLS_POL_RING - n + k) % DLS_POL_RING];
         if (e->pos != at[k] || e->a.op != ring[k]->a.op)
             fail_msg("seed %llu, stream %llu: ring entry %u is %llu (op %llu), expected %llu (op %llu)",
                      (unsigned long long)seed, (unsigned long long)sid, k, (unsigned long long)e->pos,
@@ -322,6 +328,7 @@ static void queued_runs_build_the_model_one_by_one_application_builds(void **sta
         dls_test_policy_forget(1);
         for (uint64_t id = 1; id <= NSTREAMS; id++)
             if (memcmp(&queued.s[id], &alone.s[id], sizeof queued.s[id]) != 0 ||
+                memcmp(queued.ring[id], alone.ring[id], sizeof queued.ring[id]) != 0 ||
                 memcmp(queued.covers[id], alone.covers[id], sizeof queued.covers[id]) != 0)
                 fail_msg("seed %llu, stream %llu: the queue's model differs from the one-by-one one (last %llu "
                          "vs %llu, lost %llu vs %llu)",
@@ -334,7 +341,7 @@ static void queued_runs_build_the_model_one_by_one_application_builds(void **sta
         assert_int_equal(queued.s[NSTREAMS].last, 0); /* the capturing stream took nothing */
         assert_true(queued.ncons > 0);                /* the exchange was touched: accesses were compared */
         for (uint64_t id = 1; id < NSTREAMS; id++)
-            expect_ring(items, id, &queued.s[id], seed);
+            expect_ring(items, id, &queued.s[id], queued.ring[id], seed);
     }
 }
 
