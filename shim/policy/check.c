@@ -141,21 +141,13 @@ static void check_live(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid
         dls_pol_x_mark_ordered(x, st->id);
 }
 
-/* 1 when every consumer access of released x is known complete to thread tid. */
-static int release_complete(const dls_pol_x *x, uint64_t tid)
-{
-    for (unsigned i = 0; i < x->ncons; i++)
-        if (!dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &x->cons[i].at))
-            return 0;
-    return 1;
-}
-
 /* Checks access a on st against released x: a write into memory the consumer may still read. */
 static void check_released(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, dls_pol_x *x)
 {
-    for (unsigned i = 0; i < x->ncons; i++) {
-        const dls_pol_touch *c = &x->cons[i];
-        if (dls_pol_ordered(tid, st->id, &c->at))
+    for (unsigned i = 0; i < x->nuse; i++) {
+        const dls_pol_use *u = &x->use[i];
+        dls_hb_epoch at = {.stream = u->stream, .pos = u->pos};
+        if (dls_pol_ordered(tid, st->id, &at))
             continue;
         char dtype[48], why[320];
         dls_race r = {.kind = DLS_RACE_RELEASE_REUSE};
@@ -163,13 +155,13 @@ static void check_released(const dls_pol_access *a, dls_pol_stream *st, uint64_t
         r.producer.op = dls_pol_access_name(a);
         r.producer.stream = race_stream(st->id, x->device.device_id);
         r.producer.stack = NULL;
-        r.consumer.op = touch_name(c);
-        r.consumer.stream = race_stream(c->at.stream, x->device.device_id);
+        r.consumer.op = u->name;
+        r.consumer.stream = race_stream(u->stream, x->device.device_id);
         r.consumer.stack = &x->stack;
         snprintf(why, sizeof why,
                  "the consumer released the tensor while its operation at position %llu of stream %llu (%s) "
                  "was pending; stream %llu (%s) then touches the memory with no wait on it",
-                 (unsigned long long)c->at.pos, (unsigned long long)c->at.stream, r.consumer.stream.kind,
+                 (unsigned long long)u->pos, (unsigned long long)u->stream, r.consumer.stream.kind,
                  (unsigned long long)st->id, r.producer.stream.kind);
         r.why = why;
         report(&r);
@@ -185,7 +177,7 @@ void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid
         next = x->next;
         if (!dls_pol_touches(a, x->lo, x->lo, x->hi))
             continue;
-        if (release_complete(x, tid))
+        if (dls_pol_x_uses_complete(x, tid))
             dls_pol_x_drop(x);
         else
             check_released(a, st, tid, x);
@@ -219,5 +211,5 @@ void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer)
 
 int dls_pol_check_release(dls_pol_x *x, uint64_t tid)
 {
-    return release_complete(x, tid);
+    return dls_pol_x_uses_complete(x, tid);
 }

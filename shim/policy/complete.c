@@ -58,6 +58,7 @@ void dls_pol_snap_complete(uint64_t snap, uint64_t tid)
 {
     if (!snap)
         return;
+    dls_pol_g.syncs++;
     if (dls_hb_sync_event(dls_pol_g.hb, tid, snap) == ENOMEM)
         not_learned();
     int forgettable = 0;

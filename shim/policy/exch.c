@@ -2,6 +2,7 @@
 #include "exch.h"
 
 #include "access.h"
+#include "complete.h"
 #include "events.h"
 #include "index.h"
 
@@ -9,6 +10,7 @@
 #include "../hooks/extent.h"
 #include "../report/warn.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,8 +22,8 @@ static unsigned g_nspare;
 
 static void recycle(dls_pol_x *p)
 {
-    for (unsigned i = 0; i < p->ncons; i++)
-        dls_pol_after_put(p->cons[i].after);
+    for (unsigned i = 0; i < p->nuse; i++)
+        dls_pol_after_put(p->use[i].after);
     if (g_nspare < SPARE)
         g_spare[g_nspare++] = p;
     else
@@ -33,7 +35,8 @@ dls_pol_x *dls_pol_x_new(const dls_exchange *x)
     dls_pol_x *p = g_nspare ? g_spare[--g_nspare] : malloc(sizeof *p);
     if (!p)
         return NULL;
-    memset(p, 0, sizeof *p);
+    memset(p, 0, offsetof(dls_pol_x, front)); /* the arrays are valid up to their counts */
+    p->stack.n = 0;
     p->xid = x->xid;
     p->data = (uintptr_t)x->data;
     p->lo = x->lo;
@@ -52,6 +55,8 @@ dls_pol_x *dls_pol_x_new(const dls_exchange *x)
         p->ndim = v.tensor->ndim < DLS_POL_NDIM ? v.tensor->ndim : DLS_POL_NDIM;
         memcpy(p->shape, v.tensor->shape, (size_t)p->ndim * sizeof *p->shape);
     }
+    p->read_only =
+        !dls_managed_view_of((void *)x->tensor, x->versioned, &v) && (v.flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
     return p;
 }
 
@@ -96,6 +101,9 @@ void dls_pol_x_release(dls_pol_x *x)
 {
     unlink_x(x);
     x->released = 1;
+    for (unsigned i = 0; i < x->nuse; i++)
+        x->use[i].rel = x->use[i].pos;
+    x->released_syncs = dls_pol_g.syncs;
     push(&dls_pol_g.released, x);
     if (++dls_pol_g.nreleased > DLS_POL_RELEASED) {
         dls_pol_x *old = dls_pol_g.released;
@@ -105,6 +113,32 @@ void dls_pol_x_release(dls_pol_x *x)
         dls_pol_g.nreleased--;
         dls_pol_index_remove(old);
         recycle(old);
+    }
+}
+
+int dls_pol_x_uses_complete(const dls_pol_x *x, uint64_t tid)
+{
+    if (x->overflow & DLS_POL_OVER_USES)
+        return 0;
+    for (unsigned i = 0; i < x->nuse; i++) {
+        dls_hb_epoch at = {.stream = x->use[i].stream, .pos = x->use[i].pos};
+        if (!dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &at))
+            return 0;
+    }
+    return 1;
+}
+
+int dls_pol_x_released_done(const dls_pol_x *x, uint64_t tid)
+{
+    return dls_pol_g.syncs > x->released_syncs && dls_pol_x_uses_complete(x, tid);
+}
+
+void dls_pol_x_forget_released(const dls_pol_x *x, uint64_t tid)
+{
+    for (dls_pol_x *r = dls_pol_g.released, *next; r; r = next) {
+        next = r->next;
+        if (r->lo < x->hi && x->lo < r->hi && dls_pol_x_uses_complete(r, tid))
+            dls_pol_x_drop(r);
     }
 }
 
@@ -122,40 +156,61 @@ void dls_pol_x_mark_ordered(dls_pol_x *x, uint64_t stream)
         x->ordered[x->nordered++] = stream;
 }
 
-/* Copies a report name into a touch entry. */
-static void set_name(dls_pol_touch *t, const char *name)
+/* Copies a report name into name[DLS_POL_NAME]. */
+static void set_name(char *out, const char *name)
 {
     size_t n = 0;
     for (; name && n < DLS_POL_NAME - 1 && name[n]; n++)
-        t->name[n] = name[n];
-    t->name[n] = '\0';
+        out[n] = name[n];
+    out[n] = '\0';
 }
 
-void dls_pol_x_note_access(dls_pol_x *x, uint64_t stream, uint64_t pos, const char *name, dls_pol_after *after)
+/* x's use of stream `stream`, added when there is none (NULL when x has no room: overflow set). */
+static dls_pol_use *use_of(dls_pol_x *x, uint64_t stream)
 {
-    for (unsigned i = 0; i < x->ncons; i++)
-        if (x->cons[i].at.stream == stream) {
-            if (pos > x->cons[i].at.pos) {
-                x->cons[i].at.pos = pos;
-                set_name(&x->cons[i], name);
-                dls_pol_after_put(x->cons[i].after); /* it follows an earlier access */
-                x->cons[i].after = dls_pol_after_get(after);
-            }
-            return;
-        }
-    if (x->ncons == DLS_POL_MAXC) {
-        x->overflow |= DLS_POL_OVER_CONSUMERS;
+    for (unsigned i = 0; i < x->nuse; i++)
+        if (x->use[i].stream == stream)
+            return &x->use[i];
+    if (x->nuse == DLS_POL_MAXC) {
+        x->overflow |= DLS_POL_OVER_USES;
         dls_warn_once("policy-consumers", "an exchanged tensor is used on more than %d streams; %s", DLS_POL_MAXC,
-                      dls_pol_g.mode == DLS_MODE_FIX ? "its release waits for every stream with pending work"
-                                                     : "reuse after its release is not checked on the extra streams");
-        return;
+                      dls_pol_g.mode == DLS_MODE_FIX ? "its writers and its release wait for every stream with "
+                                                       "pending work"
+                                                     : "the extra streams are not checked");
+        return NULL;
     }
-    x->cons[x->ncons].at.stream = stream;
-    x->cons[x->ncons].at.pos = pos;
-    x->cons[x->ncons].api = NULL;
-    x->cons[x->ncons].after = dls_pol_after_get(after);
-    set_name(&x->cons[x->ncons], name);
-    x->ncons++;
+    dls_pol_use *u = &x->use[x->nuse++];
+    memset(u, 0, sizeof *u);
+    u->stream = stream;
+    return u;
+}
+
+void dls_pol_x_note_use(dls_pol_x *x, uint64_t stream, uint64_t pos, const char *name, dls_pol_dir dir,
+                        dls_pol_after *after)
+{
+    dls_pol_use *u = use_of(x, stream);
+    if (!u || pos <= u->pos)
+        return;
+    u->pos = pos;
+    set_name(u->name, name);
+    dls_pol_after_put(u->after); /* it follows an earlier access */
+    u->after = dls_pol_after_get(after);
+    if (dir != DLS_POL_READS) {
+        u->write = pos;
+        set_name(u->wname, name);
+    }
+    if (dir == DLS_POL_WRITES) {
+        u->known = pos;
+        set_name(u->kname, name);
+    }
+}
+
+int dls_pol_x_produced_on(const dls_pol_x *x, uint64_t stream)
+{
+    for (unsigned i = 0; i < x->nfront; i++)
+        if (x->front[i].at.stream == stream)
+            return 1;
+    return 0;
 }
 
 void dls_pol_capture_use(const dls_pol_access *a, const dls_pol_stream *st)

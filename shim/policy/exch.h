@@ -16,16 +16,35 @@ void dls_pol_x_link(dls_pol_x *x);
 /* Unlinks x from whichever list holds it and frees it. */
 void dls_pol_x_drop(dls_pol_x *x);
 
-/* Moves live x to the released list, dropping the oldest beyond DLS_POL_RELEASED. */
+/* Moves live x to the released list, dropping the oldest beyond DLS_POL_RELEASED; every use's
+ * `rel` becomes its latest position (later accesses came after the release) and
+ * x->released_syncs the host synchronizes learned so far. */
 void dls_pol_x_release(dls_pol_x *x);
+
+/* 1 when thread tid knows every use of x complete. */
+int dls_pol_x_uses_complete(const dls_pol_x *x, uint64_t tid);
+
+/* 1 when released x need no longer be watched: thread tid knows its uses complete and the host
+ * synchronized since the release (an access the consumer makes after releasing the tensor
+ * comes before its next synchronize, in the common case of a deleter called early). */
+int dls_pol_x_released_done(const dls_pol_x *x, uint64_t tid);
+
+/* The memory of x comes round again in a new export: drops the released states overlapping it
+ * whose uses thread tid knows complete. */
+void dls_pol_x_forget_released(const dls_pol_x *x, uint64_t tid);
 
 /* 1 when stream id is in x->ordered; dls_pol_x_mark_ordered adds it. */
 int dls_pol_x_is_ordered(const dls_pol_x *x, uint64_t stream);
 void dls_pol_x_mark_ordered(dls_pol_x *x, uint64_t stream);
 
-/* Remembers that stream's operation `name` at pos touched x (a consumer access), with the event
- * recorded right after it (`after`, a reference is taken; NULL: none). */
-void dls_pol_x_note_access(dls_pol_x *x, uint64_t stream, uint64_t pos, const char *name, dls_pol_after *after);
+/* Remembers that stream's operation `name` at pos touched x in direction dir (access.h,
+ * dls_pol_direction): its latest access, latest access that may write, latest known write, with
+ * the event recorded right after it (`after`, a reference is taken; NULL: none). */
+void dls_pol_x_note_use(dls_pol_x *x, uint64_t stream, uint64_t pos, const char *name, dls_pol_dir dir,
+                        dls_pol_after *after);
+
+/* 1 when stream is one of x's producer streams (its frontier at export). */
+int dls_pol_x_produced_on(const dls_pol_x *x, uint64_t stream);
 
 /* Fills x's frontier (x->front): for every stream whose pending history entries may touch
  * [alo, hi) (launch words from the start of the allocation holding x, copies and sets by their

@@ -91,6 +91,45 @@ static int produced_only_on(const dls_pol_x *x, const dls_pol_stream *st)
     return x->nfront == 1 && !(x->overflow & DLS_POL_OVER_PRODUCERS) && x->front[0].at.stream == st->id;
 }
 
+/* The position of use u an access in direction dir on stream `to` is ordered after (0: none):
+ * its latest access when the access may write, its latest that may write when it reads; between
+ * two streams of the consumer's side (neither a producer stream of x) only a known write counts,
+ * two kernels there being the consumer's own business (a read-read pair in the common case). */
+static uint64_t wait_target(const dls_pol_x *x, const dls_pol_use *u, uint64_t to, dls_pol_dir dir)
+{
+    if (dir == DLS_POL_WRITES)
+        return u->pos;
+    int consumer_side = !dls_pol_x_produced_on(x, to) && !dls_pol_x_produced_on(x, u->stream);
+    if (dir == DLS_POL_MAY_WRITE)
+        return consumer_side ? u->known : u->pos;
+    return consumer_side ? u->known : u->write;
+}
+
+/* Plans `to` (NULL: the host) after the uses of x on other streams that an access in direction
+ * dir (DLS_POL_WRITES: after all of them) is ordered after (wait_target), waits logged with
+ * reason `why`: on the event recorded right after a use's latest access when that is the one
+ * waited for (exactly that access), else after the use's stream as it is when the ordering is
+ * made (and after every pending stream when x had more streams than it keeps). */
+static void after_uses(dls_pol_plan *p, dls_pol_x *x, dls_pol_stream *to, dls_pol_dir dir, const char *why)
+{
+    dls_hb_epoch c[EPOCHS];
+    size_t n = 0;
+    uint64_t probe = to ? to->id : DLS_POL_HOST_STREAM;
+    for (unsigned i = 0; i < x->nuse && n < EPOCHS; i++) {
+        const dls_pol_use *u = &x->use[i];
+        dls_hb_epoch at = {.stream = u->stream, .pos = wait_target(x, u, probe, to ? dir : DLS_POL_WRITES)};
+        if (!at.pos || dls_pol_ordered(p->tid, probe, &at))
+            continue;
+        if (u->after && at.pos == u->pos)
+            dls_pol_plan_after(p, u->after, to, x->xid, "event-wait", why);
+        else
+            c[n++] = at;
+    }
+    if (x->overflow & DLS_POL_OVER_USES)
+        n = pending_epochs(c, n, EPOCHS);
+    dls_pol_plan_frontier(p, c, n, to, x->xid, "event-wait", why, NULL);
+}
+
 int dls_pol_fix_use(dls_pol_plan *p, const dls_pol_access *a, dls_pol_stream *st)
 {
     int consumer = 0;
@@ -98,6 +137,12 @@ int dls_pol_fix_use(dls_pol_plan *p, const dls_pol_access *a, dls_pol_stream *st
         if (!dls_pol_touches(a, x->lo, x->lo, x->hi))
             continue;
         consumer |= !produced_only_on(x, st);
+        if (x->nuse && !st->capturing && !p->to_capturing) {
+            dls_pol_dir dir = dls_pol_direction(a, x, st->id);
+            after_uses(p, x, st, dir,
+                       dir != DLS_POL_READS ? "may write while another stream's use is pending"
+                                            : "use while another stream's write is pending");
+        }
         if (dls_pol_x_is_ordered(x, st->id))
             continue;
         if (a->kind != DLS_OP_GRAPH_LAUNCH)
@@ -117,42 +162,8 @@ void dls_pol_fix_import(dls_pol_plan *p, dls_pol_x *x)
                           NULL);
 }
 
-/* Plans `to` (NULL: the host) after x's consumer accesses, waits logged with reason `why`: on
- * the event recorded right after an access when it has one (exactly that access), else after
- * the access's stream as it is when the ordering is made (and after every pending stream when x
- * had more consumer streams than it keeps). */
-static void after_consumers(dls_pol_plan *p, dls_pol_x *x, dls_pol_stream *to, const char *why)
-{
-    dls_hb_epoch c[EPOCHS];
-    size_t n = 0;
-    uint64_t probe = to ? to->id : DLS_POL_HOST_STREAM;
-    for (unsigned i = 0; i < x->ncons && n < EPOCHS; i++) {
-        const dls_pol_touch *t = &x->cons[i];
-        if (dls_pol_ordered(p->tid, probe, &t->at))
-            continue;
-        if (!t->after)
-            c[n++] = t->at;
-        else
-            dls_pol_plan_after(p, t->after, to, x->xid, "event-wait", why);
-    }
-    if (x->overflow & DLS_POL_OVER_CONSUMERS)
-        n = pending_epochs(c, n, EPOCHS);
-    dls_pol_plan_frontier(p, c, n, to, x->xid, "event-wait", why, NULL);
-}
-
-/* 1 when thread tid knows every consumer access of x complete. */
-static int cons_complete(const dls_pol_x *x, uint64_t tid)
-{
-    if (x->overflow & DLS_POL_OVER_CONSUMERS)
-        return 0;
-    for (unsigned i = 0; i < x->ncons; i++)
-        if (!dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &x->cons[i].at))
-            return 0;
-    return 1;
-}
-
 /* The eager release fence: plans x's producer streams (the host when none can be named) after
- * the consumer's accesses. */
+ * the uses of x. */
 static void fence_now(dls_pol_plan *p, dls_pol_x *x)
 {
     unsigned nprod = 0;
@@ -161,24 +172,22 @@ static void fence_now(dls_pol_plan *p, dls_pol_x *x)
         if (!s || s->removed || (s->kind == DLS_STREAM_PER_THREAD && s->owner != p->tid) || s->capturing)
             continue;
         nprod++;
-        if (!dls_pol_x_is_ordered(x, s->id))
-            after_consumers(p, x, s, "release: producer stream after the consumer's work");
+        after_uses(p, x, s, DLS_POL_WRITES, "release: producer stream after the consumer's work");
     }
     if (!nprod || (x->overflow & DLS_POL_OVER_PRODUCERS))
-        after_consumers(p, x, NULL, "release: producer streams unknown");
+        after_uses(p, x, NULL, DLS_POL_WRITES, "release: producer streams unknown");
 }
 
 int dls_pol_fix_release(dls_pol_plan *p, dls_pol_x *x)
 {
-    if ((!x->ncons && !(x->overflow & DLS_POL_OVER_CONSUMERS)) || cons_complete(x, p->tid))
-        return 0;
     if (x->host_visible) { /* the host may reuse the memory without any CUDA operation */
-        after_consumers(p, x, NULL, "release: host-visible memory");
+        if (!dls_pol_x_uses_complete(x, p->tid))
+            after_uses(p, x, NULL, DLS_POL_WRITES, "release: host-visible memory");
         return 0;
     }
-    for (dls_pol_x *r = dls_pol_g.released, *next; r; r = next) { /* forget fences the host saw complete */
+    for (dls_pol_x *r = dls_pol_g.released, *next; r; r = next) { /* forget fences no longer needed */
         next = r->next;
-        if (cons_complete(r, p->tid))
+        if (dls_pol_x_released_done(r, p->tid))
             dls_pol_x_drop(r);
     }
     if (dls_pol_g.nreleased == DLS_POL_RELEASED) { /* full: the oldest fence is made now */
@@ -188,8 +197,7 @@ int dls_pol_fix_release(dls_pol_plan *p, dls_pol_x *x)
         fence_now(p, old);
         dls_pol_x_drop(old);
     }
-    x->nordered = 0;
-    dls_pol_x_release(x);
+    dls_pol_x_release(x); /* watched on: the consumer's accesses after the release count for the fence */
     return 1;
 }
 
@@ -199,20 +207,19 @@ void dls_pol_fix_reuse(dls_pol_plan *p, const dls_pol_access *a, dls_pol_stream 
         next = x->next;
         if (!dls_pol_reuses(a, x))
             continue;
-        if (cons_complete(x, p->tid)) {
+        if (dls_pol_x_released_done(x, p->tid)) {
             dls_pol_x_drop(x);
-            continue;
-        }
-        unsigned drop = dls_pol_reuses_all(a, x) ? DLS_POL_MARK_DROP : 0;
-        if (dls_pol_x_is_ordered(x, st->id)) {
-            if (drop)
-                dls_pol_x_drop(x);
             continue;
         }
         if (st->capturing || p->to_capturing)
             continue;
-        after_consumers(p, x, st, "release: first reuse of the memory");
-        dls_pol_plan_mark(p, x->xid, st->id, DLS_POL_MARK_ORDERED | drop);
+        after_uses(p, x, st, DLS_POL_WRITES, "release: reuse of the memory after the consumer's work");
+        fix_stream_as(p, x, st, "event-wait", "first use on this stream, after the release");
+        /* the memory is reused whole by its producer or by a known write: later users are ordered
+         * after it by the program itself, and the consumer's accesses after it are its own bug */
+        if (dls_pol_reuses_all(a, x) &&
+            (dls_pol_x_produced_on(x, st->id) || dls_pol_direction(a, x, st->id) == DLS_POL_WRITES))
+            dls_pol_plan_mark(p, x->xid, st->id, DLS_POL_MARK_DROP);
     }
 }
 

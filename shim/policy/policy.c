@@ -139,6 +139,7 @@ static dls_pol_x *state_of(const dls_exchange *x, const dls_stack *stack, uintpt
     }
     p->alo = alo;
     p->stack = *stack;
+    dls_pol_x_forget_released(p, tid_now()); /* the memory comes round again */
     dls_pol_attribute(p);
     dls_pol_x_link(p);
     dls_exchange_set_policy(x->tensor, p);

@@ -73,7 +73,7 @@ static void end_run(applier *a)
     a->st = NULL;
 }
 
-/* Its consumer accesses: r, applied at position pos of st, touches the live exchanges it
+/* Its uses: r, applied at position pos of st, touches the live and released exchanges it
  * overlaps (unless its ENTER found it touching nothing in the index as it still is). */
 static void note_accesses(const dls_pol_rec *r, dls_pol_stream *st, uint64_t pos, dls_pol_after *after,
                           const applier *a)
@@ -84,9 +84,10 @@ static void note_accesses(const dls_pol_rec *r, dls_pol_stream *st, uint64_t pos
     uint64_t cleared;
     if (dls_pol_index_clears(acc, &cleared))
         return;
-    for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
-        if (dls_pol_touches(acc, x->lo, x->lo, x->hi))
-            dls_pol_x_note_access(x, st->id, pos, dls_pol_access_name(acc), after);
+    for (int list = 0; list < 2; list++)
+        for (dls_pol_x *x = list ? dls_pol_g.released : dls_pol_g.live; x; x = x->next)
+            if (dls_pol_touches(acc, x->lo, x->lo, x->hi))
+                dls_pol_x_note_use(x, st->id, pos, dls_pol_access_name(acc), dls_pol_direction(acc, x, st->id), after);
 }
 
 /* What applying r at position pos of st adds beside its hb operation: its history entry, the

@@ -1,6 +1,6 @@
 /* The policy's data: its limits, what an operation touches (the access record), a stream's
  * history entries, deferred operation records, streams, the events recorded after consumer
- * accesses, exchange states and the process state. docs/architecture.md, "The policy's model",
+ * accesses, what each stream did to an exchange (its use), exchange states and the process state. docs/architecture.md, "The policy's model",
  * says how they fit together. Fields are guarded by dls_pol_g.lock unless a comment says
  * otherwise. */
 #ifndef DLS_POL_TYPES_H
@@ -21,7 +21,7 @@
 #define DLS_POL_WORDS 16    /* launch argument words a history entry keeps; more: their bounding box */
 #define DLS_POL_NAME 48     /* bytes of a kernel name kept */
 #define DLS_POL_MAXF 16     /* frontier entries per exchange */
-#define DLS_POL_MAXC 16     /* consumer streams per exchange */
+#define DLS_POL_MAXC 16     /* streams using an exchange after its export */
 #define DLS_POL_NDIM 8      /* shape dimensions kept for reports */
 #define DLS_POL_RELEASED 32 /* released ranges kept (check: watched; fix: pending fences) */
 #define DLS_POL_HOSTFN 32   /* host-function marks kept (the oldest is reused first) */
@@ -113,18 +113,37 @@ typedef struct dls_pol_after_s {
     unsigned refs;
 } dls_pol_after;
 
-/* A frontier or consumer entry of an exchange: an operation's position plus what reports say. */
+/* A frontier entry of an exchange: a producer operation pending at the export (attribute.c),
+ * its position plus what reports say. */
 typedef struct {
     dls_hb_epoch at;
     const char *api;
     char name[DLS_POL_NAME];
-    dls_pol_after *after; /* consumer entries in fix: the event right after that access, or NULL */
 } dls_pol_touch;
 
-#define DLS_POL_OVER_PRODUCERS 1u
-#define DLS_POL_OVER_CONSUMERS 2u
+/* What an access does to the bytes of an exchange it touches (access.h, dls_pol_direction). */
+typedef enum {
+    DLS_POL_READS = 0, /* reads them only: a copy's source; a read-only tensor's consumer kernels */
+    DLS_POL_MAY_WRITE, /* may write them: a kernel, a graph launch, an operation of unknown layout */
+    DLS_POL_WRITES,    /* writes them: a copy's destination, a set, a stream-ordered free */
+} dls_pol_dir;
 
-/* Policy state of one exchange (live, or released and kept for release-reuse checks). */
+/* What one stream did to an exchange since its export (its uses, exch.h): positions of its
+ * latest access, of its latest access that may write and of its latest known write (0: none),
+ * with their names for reports, and (fix) the event recorded right after the latest access. */
+typedef struct {
+    uint64_t stream;
+    uint64_t pos, write, known;
+    uint64_t rel; /* released exchanges: its latest position at the release (later ones came after it) */
+    char name[DLS_POL_NAME], wname[DLS_POL_NAME], kname[DLS_POL_NAME];
+    dls_pol_after *after;
+} dls_pol_use;
+
+#define DLS_POL_OVER_PRODUCERS 1u
+#define DLS_POL_OVER_USES 2u
+
+/* Policy state of one exchange (live, or released and kept for its release fence). The fields up
+ * to `front` are set when a state is made; the arrays are valid up to their counts. */
 typedef struct dls_pol_x {
     struct dls_pol_x *next, **pprev; /* in the live or the released list */
     uint64_t xid;
@@ -133,20 +152,19 @@ typedef struct dls_pol_x {
     DLDevice device;
     DLDataType dtype;
     int ndim;
-    int64_t shape[DLS_POL_NDIM];
     const char *framework, *symbol;
     dls_xpath path; /* how it was exchanged (reports' fix line) */
     int host_visible;
+    int read_only; /* exported read-only (DLPack 1.x READ_ONLY): its consumer's kernels only read it */
     int released;
-    int captured;      /* a use was captured into a graph before it was ordered */
-    unsigned overflow; /* DLS_POL_OVER_*: more streams than front[] / cons[] hold */
+    uint64_t released_syncs; /* dls_pol_g.syncs at the release */
+    int captured;            /* a use was captured into a graph before it was ordered */
+    unsigned overflow;       /* DLS_POL_OVER_*: more streams than front[] / use[] hold */
+    unsigned nfront, nuse, nordered;
     dls_pol_touch front[DLS_POL_MAXF];
-    unsigned nfront;
-    dls_pol_touch cons[DLS_POL_MAXC]; /* latest consumer access per stream */
-    unsigned ncons;
-    uint64_t ordered[DLS_POL_MAXC]; /* streams known ordered after the frontier (released, in fix:
-                                       after the consumer's accesses) */
-    unsigned nordered;
+    dls_pol_use use[DLS_POL_MAXC];  /* per stream, its accesses since the export */
+    uint64_t ordered[DLS_POL_MAXC]; /* streams known ordered after the frontier */
+    int64_t shape[DLS_POL_NDIM];
     dls_stack stack; /* producer's host stack at export; the consumer's at release */
 } dls_pol_x;
 
@@ -161,6 +179,7 @@ typedef struct {
     dls_pol_x *released; /* released exchanges still watched (check) or fenced (fix), newest first */
     unsigned nreleased;
     uint64_t own_event;     /* private hb event ids used so far */
+    uint64_t syncs;         /* host synchronizes learned so far (complete.h) */
     atomic_uint ncapturing; /* streams with `capturing` set (read without the lock) */
     atomic_int degraded;    /* an allocation of the model failed (see dls_pol_degrade) */
     dls_pol_stream *last;   /* the stream dls_pol_stream_get found last */

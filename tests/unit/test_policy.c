@@ -809,9 +809,9 @@ static void work_mix(int enter)
 /* Stream id's latest consumer access of x (its position), or 0. */
 static uint64_t access_of(const dls_pol_x *x, uint64_t id)
 {
-    for (unsigned i = 0; i < x->ncons; i++)
-        if (x->cons[i].at.stream == id)
-            return x->cons[i].at.pos;
+    for (unsigned i = 0; i < x->nuse; i++)
+        if (x->use[i].stream == id)
+            return x->use[i].pos;
     return 0;
 }
 

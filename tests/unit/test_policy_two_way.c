@@ -1,0 +1,407 @@
+/* Unit tests of the two-way rule (docs/architecture.md, "Host order for exchanged memory"): the
+ * access record's direction (access.h, dls_pol_direction) and, in fix, the orderings it makes
+ * between the producer's or another stream's operations and the consumer's accesses after the
+ * handover, before and after the release. Operations are fed to the sink as the observer
+ * delivers them; fix's waits go to a fake driver table that counts them. No CUDA is involved. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <stdatomic.h>
+
+#include "common/config.h"
+#include "cuda/drv.h"
+#include "test_policy_all.h"
+#include "report/race.h"
+#include "test_policy_export.h"
+#include "test_policy_forget.h"
+
+enum { PRODUCER = 1, CONSUMER = 3, OTHER = 4 }; /* non-blocking streams */
+enum { TID = 100 };
+
+static _Atomic uint32_t g_corr;
+static int g_waits, g_records;
+static CUstream g_waiting; /* the stream of the latest wait */
+static CUevent g_waited, g_recorded;
+
+static CUresult fake_ctx_get_current(CUcontext *c)
+{
+    *c = (CUcontext)0xc0;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_event_create(CUevent *e, unsigned flags)
+{
+    (void)flags;
+    static char events[64];
+    static unsigned n;
+    *e = (CUevent)&events[n++ % sizeof events];
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_event_record(CUevent e, CUstream s)
+{
+    (void)s;
+    g_records++;
+    g_recorded = e;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_stream_wait_event(CUstream s, CUevent e, unsigned flags)
+{
+    (void)flags;
+    g_waits++;
+    g_waiting = s;
+    g_waited = e;
+    return CUDA_SUCCESS;
+}
+
+static const dls_drv_table g_fake_drv = {
+    .ctx_get_current = fake_ctx_get_current,
+    .event_create = fake_event_create,
+    .event_record = fake_event_record,
+    .stream_wait_event = fake_stream_wait_event,
+};
+
+static int setup(void **state)
+{
+    (void)state;
+    dls_hb_destroy(dls_pol_g.hb); /* the one the library's constructor made for the environment's mode */
+    dls_pol_g.hb = dls_hb_create();
+    dls_pol_g.mode = DLS_MODE_FIX;
+    assert_int_equal(dls_hb_stream_add(dls_pol_g.hb, DLS_POL_HOST_STREAM, DLS_POL_HOST_CTX, DLS_HB_NON_BLOCKING), 0);
+    dls_race_reset_for_tests();
+    dls_drv_set_table_for_tests(&g_fake_drv);
+    g_waits = g_records = 0;
+    g_waiting = NULL;
+    g_waited = g_recorded = NULL;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    dls_test_policy_forget(1);
+    dls_drv_set_table_for_tests(NULL);
+    dls_hb_destroy(dls_pol_g.hb);
+    dls_pol_g.hb = NULL;
+    dls_pol_g.mode = DLS_MODE_CHECK;
+    return 0;
+}
+
+static CUstream handle_of(uint64_t sid)
+{
+    return (CUstream)(uintptr_t)(0x1000 + sid);
+}
+
+/* An operation of `kind` on stream sid, as the observer delivers it. */
+static dls_cuda_op op_on(dls_op_kind kind, uint64_t sid)
+{
+    return (dls_cuda_op){.kind = kind,
+                         .flags = DLS_OPF_ASYNC | DLS_OPF_HAS_STREAM,
+                         .api = kind == DLS_OP_LAUNCH   ? "cuLaunchKernel"
+                                : kind == DLS_OP_MEMSET ? "cuMemsetD8Async"
+                                                        : "cuMemcpyAsync",
+                         .name = kind == DLS_OP_LAUNCH ? "kernel" : NULL,
+                         .tid = TID,
+                         .correlation_id = ++g_corr,
+                         .stream = {.id = sid,
+                                    .handle = 0x1000 + sid,
+                                    .ctx = 0xc0,
+                                    .ctx_id = 1,
+                                    .kind = DLS_STREAM_NON_BLOCKING,
+                                    .resolved = 1}};
+}
+
+static void deliver(dls_cuda_op *op)
+{
+    op->phase = DLS_PHASE_ENTER;
+    dls_pol_sink(op, NULL);
+    op->phase = DLS_PHASE_EXIT;
+    dls_pol_sink(op, NULL);
+}
+
+/* A launch on stream sid given the word `word`. */
+static void launch(uint64_t sid, uint64_t word)
+{
+    dls_cuda_op op = op_on(DLS_OP_LAUNCH, sid);
+    op.words = &word;
+    op.nwords = 1;
+    deliver(&op);
+}
+
+/* A copy on stream sid of 64 bytes from `from` to `to`. */
+static void copy(uint64_t sid, uintptr_t from, uintptr_t to)
+{
+    dls_cuda_range r[2] = {{.addr = from, .len = 64, .access = DLS_ACCESS_READ},
+                           {.addr = to, .len = 64, .access = DLS_ACCESS_WRITE}};
+    dls_cuda_op op = op_on(DLS_OP_MEMCPY, sid);
+    op.ranges = r;
+    op.nranges = 2;
+    deliver(&op);
+}
+
+/* A set of 64 bytes at `at` on stream sid. */
+static void set(uint64_t sid, uintptr_t at)
+{
+    dls_cuda_range r = {.addr = at, .len = 64, .access = DLS_ACCESS_WRITE};
+    dls_cuda_op op = op_on(DLS_OP_MEMSET, sid);
+    op.ranges = &r;
+    op.nranges = 1;
+    deliver(&op);
+}
+
+static const uintptr_t X = 0x10000, OUT = 0x90000; /* the tensor is [X, X + 0x100) */
+
+/* The producer writes the tensor on its stream and exports it; the consumer reads it on its own
+ * (first use: one wait). */
+static dls_pol_x *handed_over_and_read(int read_only)
+{
+    set(PRODUCER, X);
+    dls_pol_x *x = export_range(X, X + 0x100);
+    x->read_only = read_only;
+    copy(CONSUMER, X, OUT);
+    assert_int_equal(g_waits, 1);
+    assert_ptr_equal(g_waiting, handle_of(CONSUMER));
+    return x;
+}
+
+/* The access record's direction: copies and sets say theirs, everything else may write, and the
+ * consumer of a read-only tensor only reads it. */
+static void the_access_record_says_the_direction(void **state)
+{
+    (void)state;
+    set(PRODUCER, X);
+    dls_pol_x *x = export_range(X, X + 0x100);
+    dls_cuda_range r[2] = {{.addr = X, .len = 8, .access = DLS_ACCESS_READ},
+                           {.addr = OUT, .len = 8, .access = DLS_ACCESS_WRITE}};
+    uint64_t word = X;
+    dls_pol_access a;
+    dls_cuda_op op = op_on(DLS_OP_MEMCPY, CONSUMER);
+    op.ranges = r;
+    op.nranges = 2;
+    dls_pol_access_of_op(&a, &op);
+    assert_int_equal(dls_pol_direction(&a, x, CONSUMER), DLS_POL_READS); /* the copy's source */
+    r[0].addr = OUT;
+    r[1].addr = X;
+    dls_pol_access_of_op(&a, &op);
+    assert_int_equal(dls_pol_direction(&a, x, CONSUMER), DLS_POL_WRITES); /* its destination */
+    op = op_on(DLS_OP_MEMSET, CONSUMER);
+    op.ranges = &r[1];
+    op.nranges = 1;
+    dls_pol_access_of_op(&a, &op);
+    assert_int_equal(dls_pol_direction(&a, x, CONSUMER), DLS_POL_WRITES);
+    op.flags |= DLS_OPF_CONSERVATIVE; /* unknown layout */
+    dls_pol_access_of_op(&a, &op);
+    assert_int_equal(dls_pol_direction(&a, x, CONSUMER), DLS_POL_MAY_WRITE);
+    op = op_on(DLS_OP_LAUNCH, CONSUMER);
+    op.words = &word;
+    op.nwords = 1;
+    dls_pol_access_of_op(&a, &op);
+    assert_int_equal(dls_pol_direction(&a, x, CONSUMER), DLS_POL_MAY_WRITE);
+    op.kind = DLS_OP_GRAPH_LAUNCH;
+    dls_pol_access_of_op(&a, &op);
+    assert_int_equal(dls_pol_direction(&a, x, CONSUMER), DLS_POL_MAY_WRITE);
+    x->read_only = 1; /* the consumer's kernels read; the producer's may still write */
+    op.kind = DLS_OP_LAUNCH;
+    dls_pol_access_of_op(&a, &op);
+    assert_int_equal(dls_pol_direction(&a, x, CONSUMER), DLS_POL_READS);
+    assert_int_equal(dls_pol_direction(&a, x, PRODUCER), DLS_POL_MAY_WRITE);
+    op = op_on(DLS_OP_FREE, CONSUMER);
+    op.ranges = &r[1];
+    op.nranges = 1;
+    dls_pol_access_of_op(&a, &op);
+    assert_int_equal(dls_pol_direction(&a, x, CONSUMER), DLS_POL_WRITES);
+}
+
+/* Each stream's use keeps its latest access, its latest that may write and its latest known
+ * write, by position. */
+static void a_use_keeps_its_latest_access_write_and_known_write(void **state)
+{
+    (void)state;
+    dls_pol_x *x = handed_over_and_read(0);
+    launch(CONSUMER, X);
+    copy(CONSUMER, X, OUT);
+    dls_pol_lock();
+    const dls_pol_use *u = NULL;
+    for (unsigned i = 0; i < x->nuse; i++)
+        if (x->use[i].stream == CONSUMER)
+            u = &x->use[i];
+    assert_non_null(u);
+    uint64_t pos = u->pos, write = u->write, known = u->known;
+    dls_pol_unlock();
+    assert_true(pos > write); /* the last copy reads */
+    assert_true(write > 0);   /* the launch may write */
+    assert_int_equal(known, 0);
+    set(CONSUMER, X);
+    dls_pol_lock();
+    assert_true(u->known == u->pos && u->write == u->pos && u->pos > pos);
+    assert_string_equal(u->kname, "cuMemsetD8Async");
+    dls_pol_unlock();
+}
+
+/* The producer recycles the buffer (a set on its stream) while the consumer's copy of it is
+ * pending: the set waits on the event recorded right after the copy. */
+static void a_producer_write_waits_for_the_pending_consumer_read(void **state)
+{
+    (void)state;
+    handed_over_and_read(0);
+    CUevent after_read = g_recorded;
+    set(PRODUCER, X);
+    assert_int_equal(g_waits, 2);
+    assert_ptr_equal(g_waiting, handle_of(PRODUCER));
+    assert_ptr_equal(g_waited, after_read);
+    set(PRODUCER, X); /* ordered already */
+    assert_int_equal(g_waits, 2);
+}
+
+/* Any other stream writing the tensor is ordered the same way. */
+static void another_stream_writing_waits_for_the_consumer(void **state)
+{
+    (void)state;
+    handed_over_and_read(0);
+    set(OTHER, X);
+    assert_int_equal(g_waits, 3); /* its first use: after the producer's write, and after the read */
+    assert_ptr_equal(g_waiting, handle_of(OTHER));
+}
+
+/* The consumer writes the tensor in place; the producer's later read of its own array waits for
+ * that write. */
+static void a_producer_read_waits_for_the_consumer_in_place_write(void **state)
+{
+    (void)state;
+    handed_over_and_read(0);
+    set(CONSUMER, X);
+    copy(PRODUCER, X, OUT + 0x1000);
+    assert_int_equal(g_waits, 2);
+    assert_ptr_equal(g_waiting, handle_of(PRODUCER));
+}
+
+/* Both sides only reading after the handover: nothing is ordered. */
+static void reads_on_both_sides_are_not_ordered(void **state)
+{
+    (void)state;
+    handed_over_and_read(0);
+    copy(PRODUCER, X, OUT + 0x1000);
+    copy(CONSUMER, X, OUT);
+    copy(PRODUCER, X + 64, OUT + 0x1000);
+    assert_int_equal(g_waits, 1);
+}
+
+/* Kernels may write: a producer kernel after a consumer kernel is ordered after it. */
+static void a_kernel_after_a_kernel_is_ordered(void **state)
+{
+    (void)state;
+    handed_over_and_read(0);
+    launch(CONSUMER, X);
+    launch(PRODUCER, X);
+    assert_int_equal(g_waits, 2);
+    assert_ptr_equal(g_waiting, handle_of(PRODUCER));
+}
+
+/* Two kernels on two streams of the consumer's side (neither produced the tensor) are the
+ * consumer's own business: not ordered; a known write there is. */
+static void kernels_on_two_consumer_streams_are_not_ordered(void **state)
+{
+    (void)state;
+    handed_over_and_read(0);
+    launch(CONSUMER, X);
+    launch(OTHER, X); /* its first use: after the producer's write only */
+    assert_int_equal(g_waits, 2);
+    set(CONSUMER, X); /* a known write after the other stream's kernel */
+    assert_int_equal(g_waits, 3);
+    assert_ptr_equal(g_waiting, handle_of(CONSUMER));
+    launch(OTHER, X); /* a kernel after that known write */
+    assert_int_equal(g_waits, 4);
+    assert_ptr_equal(g_waiting, handle_of(OTHER));
+}
+
+/* A read-only tensor: the consumer's kernels are reads, so the producer's read is not ordered
+ * after them; its kernel still is (the producer may write its own tensor). */
+static void a_read_only_consumer_kernel_is_a_read(void **state)
+{
+    (void)state;
+    handed_over_and_read(1);
+    launch(CONSUMER, X);
+    copy(PRODUCER, X, OUT + 0x1000);
+    assert_int_equal(g_waits, 1);
+    launch(PRODUCER, X);
+    assert_int_equal(g_waits, 2);
+    assert_ptr_equal(g_waiting, handle_of(PRODUCER));
+}
+
+/* A use the host saw complete needs no ordering. */
+static void a_completed_use_is_not_waited_for(void **state)
+{
+    (void)state;
+    handed_over_and_read(0);
+    dls_cuda_op sync = op_on(DLS_OP_STREAM_SYNC, CONSUMER);
+    sync.flags = DLS_OPF_HAS_STREAM;
+    deliver(&sync);
+    set(PRODUCER, X);
+    assert_int_equal(g_waits, 1);
+}
+
+/* The consumer releases x the way on_release does (fix). */
+static void release_fix(dls_pol_x *x)
+{
+    dls_pol_plan plan;
+    dls_pol_plan_init(&plan, TID);
+    dls_pol_lock();
+    if (!dls_pol_fix_release(&plan, x))
+        dls_pol_x_drop(x);
+    dls_pol_plan_carry_out(&plan);
+    dls_pol_unlock();
+}
+
+/* The consumer calls the deleter and only then launches the kernel that reads the tensor: the
+ * producer's reuse of the memory still waits for that kernel. */
+static void an_access_after_the_release_counts_for_the_fence(void **state)
+{
+    (void)state;
+    set(PRODUCER, X);
+    dls_pol_x *x = export_range(X, X + 0x100);
+    release_fix(x);
+    assert_non_null(dls_pol_g.released); /* watched on */
+    launch(CONSUMER, X);
+    assert_int_equal(g_waits, 1); /* the kernel after the producer's write */
+    launch(PRODUCER, X);
+    assert_int_equal(g_waits, 2);
+    assert_ptr_equal(g_waiting, handle_of(PRODUCER));
+    assert_null(dls_pol_g.released); /* the producer reused it whole: the fence is gone */
+}
+
+/* The consumer's accesses after the release do not end the watch, even when they cover the tensor. */
+static void a_consumer_kernel_after_the_release_does_not_end_the_fence(void **state)
+{
+    (void)state;
+    set(PRODUCER, X);
+    dls_pol_x *x = export_range(X, X + 0x100);
+    copy(CONSUMER, X, OUT);
+    release_fix(x);
+    launch(CONSUMER, X);
+    launch(OTHER, X);
+    assert_non_null(dls_pol_g.released);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(the_access_record_says_the_direction, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_use_keeps_its_latest_access_write_and_known_write, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_producer_write_waits_for_the_pending_consumer_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(another_stream_writing_waits_for_the_consumer, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_producer_read_waits_for_the_consumer_in_place_write, setup, teardown),
+        cmocka_unit_test_setup_teardown(reads_on_both_sides_are_not_ordered, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_kernel_after_a_kernel_is_ordered, setup, teardown),
+        cmocka_unit_test_setup_teardown(kernels_on_two_consumer_streams_are_not_ordered, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_read_only_consumer_kernel_is_a_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_completed_use_is_not_waited_for, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_access_after_the_release_counts_for_the_fence, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_consumer_kernel_after_the_release_does_not_end_the_fence, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
