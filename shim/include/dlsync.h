@@ -178,10 +178,11 @@ typedef struct {
 int dlsync_state(dlsync_state_info *info);
 
 typedef struct {
-    uint32_t size;                         /* in: sizeof(dlsync_race_info) */
-    uint32_t count;                        /* times this hazard was seen so far (the report is written once) */
-    uint64_t xid;                          /* the exchange */
-    const char *kind;                      /* "write-read", "read-write", "write-write", "host-read", "release-reuse" */
+    uint32_t size;    /* in: sizeof(dlsync_race_info) */
+    uint32_t count;   /* times this hazard was seen so far (the report is written once) */
+    uint64_t xid;     /* the exchange */
+    const char *kind; /* "write-read", "read-write", "write-write", "host-read", "release-reuse", "write-after-use",
+                         "use-after-write", "use-after-release", "kernel-pair" */
     const char *framework, *symbol;        /* the producer's framework and entry point */
     const char *producer_op, *consumer_op; /* the two operations (NULL when unknown) */
     const char *producer_stack;            /* frames, one per line, innermost first */

@@ -2,6 +2,7 @@
 #include "race.h"
 
 #include "../common/compiler.h"
+#include "../common/config.h"
 #include "../common/ownfd.h"
 #include "log.h"
 #include "summary.h"
@@ -473,6 +474,11 @@ unsigned dls_race_report(const dls_race *r)
     pthread_mutex_unlock(&g_lock);
     if (count > 1)
         return count;
+    if (r->kind == DLS_RACE_KERNEL_PAIR && !dls_config_get()->kernel_pairs) { /* benign in the common case */
+        dls_summary_add(DLS_COUNT_KERNEL_PAIRS, 1);
+        mark_suppressed(key);
+        return count;
+    }
     dls_stack here_p, here_c;
     const dls_stack *ps = r->producer.stack, *cs = r->consumer.stack;
     if (!ps) {

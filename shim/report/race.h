@@ -20,12 +20,18 @@
 #include <stdint.h>
 
 /* X(enum suffix, name in the log and in suppressions), in dls_race_kind order. */
-#define DLS_RACE_KINDS(X)                                                                                     \
-    X(WRITE_READ, "write-read")       /* consumer reads what a pending producer op writes */                  \
-    X(READ_WRITE, "read-write")       /* consumer writes what a pending producer op reads */                  \
-    X(WRITE_WRITE, "write-write")     /* both write */                                                        \
-    X(HOST_READ, "host-read")         /* host-visible tensor imported while producer work on it is pending */ \
-    X(RELEASE_REUSE, "release-reuse") /* memory written after release while the consumer's work still uses it */
+#define DLS_RACE_KINDS(X)                                                                                            \
+    X(WRITE_READ, "write-read")           /* consumer reads what a pending producer op writes */                     \
+    X(READ_WRITE, "read-write")           /* consumer writes what a pending producer op reads */                     \
+    X(WRITE_WRITE, "write-write")         /* both write */                                                           \
+    X(HOST_READ, "host-read")             /* host-visible tensor imported while producer work on it is pending */    \
+    X(RELEASE_REUSE, "release-reuse")     /* memory written after release while the consumer's work still uses it */ \
+    X(WRITE_AFTER_USE, "write-after-use") /* a stream writes a live tensor while another's later use is pending */   \
+    X(USE_AFTER_WRITE,                                                                                               \
+      "use-after-write") /* a stream touches a live tensor while another's in-place write is pending */              \
+    X(USE_AFTER_RELEASE,                                                                                             \
+      "use-after-release")        /* the memory is reused while an access made after the release is pending */       \
+    X(KERNEL_PAIR, "kernel-pair") /* kernels (neither known to write) unordered after the handover: listed on request */
 
 typedef enum {
 #define DLS_RACE_ENUM_(id, name) DLS_RACE_##id,
@@ -77,7 +83,9 @@ uint64_t dls_race_key(const dls_race *r);
 
 /* Reports r: the first time its key is seen, writes the report on stderr and the `race` record
  * in the log and counts one race in the summary, or, when a suppression rule matches it, only
- * the `race` record (with the rule) and one suppressed race; afterwards only counts. When the
+ * the `race` record (with the rule) and one suppressed race, or, for a kernel-pair race while
+ * DLSYNC_KERNEL_PAIRS is not 1, only one more in the summary's kernel_pairs; afterwards only
+ * counts. When the
  * consumer is the calling thread and it released the GIL, the report is written when the thread
  * takes the GIL back, with its Python frames (dls_race_write_waiting). Returns the number of
  * times the key has been seen, this one included (0 when the table is full and the report was

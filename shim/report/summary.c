@@ -18,7 +18,7 @@ static const char *_Atomic g_cupti = "none";
 
 static const char *const g_names[DLS_COUNT_N_] = {
     "exchanges", "exports", "imports",    "releases", "double_releases", "malformed",
-    "ops",       "races",   "suppressed", "injected", "fallbacks",
+    "ops",       "races",   "suppressed", "injected", "fallbacks",       "kernel_pairs",
 };
 
 uint64_t dls_summary_get(dls_counter c)
@@ -90,11 +90,15 @@ static void mode_line(char *buf, size_t n, const dls_summary_coverage *cov)
     if (c->mode == DLS_MODE_CHECK && cov->unchecked)
         snprintf(buf, n, "dlsync: check summary: NOT CHECKED: %s; %s reported, %llu suppressed, %s seen (pid %d)\n",
                  cov->unchecked, races, (unsigned long long)own(DLS_COUNT_SUPPRESSED), exch, (int)getpid());
-    else if (c->mode == DLS_MODE_CHECK)
-        snprintf(buf, n, "dlsync: check summary: %s reported, %llu suppressed, %s checked; %s (pid %d)\n", races,
-                 (unsigned long long)own(DLS_COUNT_SUPPRESSED), exch,
+    else if (c->mode == DLS_MODE_CHECK) {
+        char pairs[96] = "";
+        if (own(DLS_COUNT_KERNEL_PAIRS))
+            snprintf(pairs, sizeof pairs, ", %llu kernel pairs not listed (DLSYNC_KERNEL_PAIRS=1 lists them)",
+                     (unsigned long long)own(DLS_COUNT_KERNEL_PAIRS));
+        snprintf(buf, n, "dlsync: check summary: %s reported, %llu suppressed%s, %s checked; %s (pid %d)\n", races,
+                 (unsigned long long)own(DLS_COUNT_SUPPRESSED), pairs, exch,
                  strcmp(cov->observer, "active") == 0 ? "observer active" : "CUDA not initialized", (int)getpid());
-    else if (c->mode == DLS_MODE_FIX && (own(DLS_COUNT_INJECTED) || own(DLS_COUNT_FALLBACKS))) {
+    } else if (c->mode == DLS_MODE_FIX && (own(DLS_COUNT_INJECTED) || own(DLS_COUNT_FALLBACKS))) {
         plural(inj, sizeof inj, own(DLS_COUNT_INJECTED), "wait", "waits");
         plural(fb, sizeof fb, own(DLS_COUNT_FALLBACKS), "fallback", "fallbacks");
         snprintf(buf, n, "dlsync: fix summary: %s injected, %s, %s (pid %d)\n", inj, fb, exch, (int)getpid());

@@ -6,6 +6,8 @@
  * manifest (report/run.h) and, on stderr:
  *   - in check, unless DLSYNC_QUIET=1, one line like a sanitizer's error summary:
  *       dlsync: check summary: 1 race reported, 0 suppressed, 2 exchanges checked; observer active (pid 42)
+ *     (with ", N kernel pairs not listed (DLSYNC_KERNEL_PAIRS=1 lists them)" after "suppressed" when
+ *     check counted kernel-pair races it did not list)
  *     or, for a process that could not be checked:
  *       dlsync: check summary: NOT CHECKED: <why>; 0 races reported, 0 suppressed, 2 exchanges seen (pid 42)
  *   - in fix, unless DLSYNC_QUIET=1, when it injected an ordering or fell back:
@@ -32,6 +34,7 @@ typedef enum {
     DLS_COUNT_SUPPRESSED, /* distinct races a suppression rule matched */
     DLS_COUNT_INJECTED,
     DLS_COUNT_FALLBACKS,
+    DLS_COUNT_KERNEL_PAIRS, /* distinct kernel pairs check found and did not list (DLSYNC_KERNEL_PAIRS) */
     DLS_COUNT_N_
 } dls_counter;
 

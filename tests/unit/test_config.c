@@ -25,6 +25,23 @@ static int reset(void **state)
     return 0;
 }
 
+/* DLSYNC_KERNEL_PAIRS: 0 by default, 1 when asked, a bad value warned about and taken for 0. */
+static void kernel_pairs_are_listed_only_on_request(void **state)
+{
+    (void)state;
+    assert_int_equal(dls_config_get()->kernel_pairs, 0);
+    setenv("DLSYNC_KERNEL_PAIRS", "1", 1);
+    dls_config_reset_for_tests();
+    assert_int_equal(dls_config_get()->kernel_pairs, 1);
+    assert_int_equal(dls_config_get()->nproblems, 0);
+    setenv("DLSYNC_KERNEL_PAIRS", "all", 1);
+    dls_config_reset_for_tests();
+    const dls_config *c = dls_config_get();
+    assert_int_equal(c->kernel_pairs, 0);
+    assert_int_equal(c->nproblems, 1);
+    assert_string_equal(c->problems[0], "DLSYNC_KERNEL_PAIRS=all is not 0 or 1; using 0");
+}
+
 static void defaults_are_fix_and_quiet(void **state)
 {
     (void)state;
@@ -286,6 +303,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(defaults_are_fix_and_quiet, reset),
+        cmocka_unit_test_setup(kernel_pairs_are_listed_only_on_request, reset),
         cmocka_unit_test_setup(each_mode_name_is_parsed, reset),
         cmocka_unit_test_setup(bad_mode_falls_back_to_fix_and_says_why, reset),
         cmocka_unit_test_setup(an_inert_process_is_off_whatever_the_environment_says, reset),
