@@ -141,14 +141,76 @@ static void check_live(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid
         dls_pol_x_mark_ordered(x, st->id);
 }
 
-/* Checks access a on st against released x: a write into memory the consumer may still read. */
-static void check_released(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, dls_pol_x *x)
+/* Reports a two-way race of kind `kind`: access a on st (the report's producer side) against
+ * use u's operation `uop` at position upos (its consumer side), with why-line `why`. */
+static void report_use(dls_race_kind kind, const dls_pol_access *a, dls_pol_stream *st, const dls_pol_x *x,
+                       const dls_pol_use *u, const char *uop, uint64_t upos, const char *why_text)
 {
+    char dtype[48], why[320];
+    dls_race r = {.kind = kind};
+    fill_tensor(&r, x, dtype, sizeof dtype);
+    r.producer.op = dls_pol_access_name(a);
+    r.producer.stream = race_stream(st->id, x->device.device_id);
+    r.producer.stack = NULL;
+    r.consumer.op = uop;
+    r.consumer.stream = race_stream(u->stream, x->device.device_id);
+    r.consumer.stack = x->released ? &x->stack : NULL;
+    snprintf(why, sizeof why,
+             "%s at position %llu of stream %llu (%s) is pending; stream %llu (%s) %s, with no wait on it", uop,
+             (unsigned long long)upos, (unsigned long long)u->stream, r.consumer.stream.kind,
+             (unsigned long long)st->id, r.producer.stream.kind, why_text);
+    r.why = why;
+    report(&r);
+}
+
+/* 1 when the next operation of tid on st is not ordered after position pos (nonzero) of u. */
+static int pending_for(uint64_t tid, const dls_pol_stream *st, const dls_pol_use *u, uint64_t pos)
+{
+    dls_hb_epoch at = {.stream = u->stream, .pos = pos};
+    return pos && !dls_pol_ordered(tid, st->id, &at);
+}
+
+/* Checks access a on st against the uses of live x on other streams (the two-way rule, fix.c's
+ * wait_target): a known write on either side is a race of its own kind; pairs where only
+ * kernels may write, across the producer's and the consumer's sides, are kernel-pair races. */
+static void check_uses(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, dls_pol_x *x)
+{
+    dls_pol_dir dir = dls_pol_direction(a, x, st->id);
     for (unsigned i = 0; i < x->nuse; i++) {
         const dls_pol_use *u = &x->use[i];
-        dls_hb_epoch at = {.stream = u->stream, .pos = u->pos};
-        if (dls_pol_ordered(tid, st->id, &at))
+        if (u->stream == st->id)
             continue;
+        int consumer_side = !dls_pol_x_produced_on(x, st->id) && !dls_pol_x_produced_on(x, u->stream);
+        if (dir == DLS_POL_WRITES && pending_for(tid, st, u, u->pos))
+            report_use(DLS_RACE_WRITE_AFTER_USE, a, st, x, u, u->name, u->pos,
+                       "writes the tensor that operation still uses (it may see the new data)");
+        else if (pending_for(tid, st, u, u->known))
+            report_use(DLS_RACE_USE_AFTER_WRITE, a, st, x, u, u->kname, u->known,
+                       "touches the tensor that operation writes in place");
+        else if (!consumer_side && dir == DLS_POL_MAY_WRITE && pending_for(tid, st, u, u->pos))
+            report_use(DLS_RACE_KERNEL_PAIR, a, st, x, u, u->name, u->pos,
+                       "runs a kernel on the tensor (neither kernel is known to write it)");
+        else if (!consumer_side && pending_for(tid, st, u, u->write))
+            report_use(DLS_RACE_KERNEL_PAIR, a, st, x, u, u->wname, u->write,
+                       "touches the tensor that kernel may write (neither side is known to write it)");
+    }
+}
+
+/* Checks access a on st against released x: a touch of memory the consumer's work may still use
+ * (its accesses before the release: release-reuse; after it: use-after-release). */
+static void check_released(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, dls_pol_x *x)
+{
+    if (!dls_pol_x_is_ordered(x, st->id)) /* a first use after the release, after the producer's writes */
+        check_live(a, st, tid, x);
+    for (unsigned i = 0; i < x->nuse; i++) {
+        const dls_pol_use *u = &x->use[i];
+        if (u->stream == st->id || !pending_for(tid, st, u, u->pos))
+            continue;
+        if (u->pos > u->rel) {
+            report_use(DLS_RACE_USE_AFTER_RELEASE, a, st, x, u, u->name, u->pos,
+                       "reuses the memory that operation, enqueued after the tensor was released, still uses");
+            continue;
+        }
         char dtype[48], why[320];
         dls_race r = {.kind = DLS_RACE_RELEASE_REUSE};
         fill_tensor(&r, x, dtype, sizeof dtype);
@@ -170,14 +232,19 @@ static void check_released(const dls_pol_access *a, dls_pol_stream *st, uint64_t
 
 void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid)
 {
-    for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
-        if (!dls_pol_x_is_ordered(x, st->id) && dls_pol_touches(a, x->lo, x->lo, x->hi))
+    for (dls_pol_x *x = dls_pol_g.live; x; x = x->next) {
+        if (!dls_pol_touches(a, x->lo, x->lo, x->hi))
+            continue;
+        if (!dls_pol_x_is_ordered(x, st->id))
             check_live(a, st, tid, x);
+        if (x->nuse)
+            check_uses(a, st, tid, x);
+    }
     for (dls_pol_x *x = dls_pol_g.released, *next; x; x = next) {
         next = x->next;
         if (!dls_pol_touches(a, x->lo, x->lo, x->hi))
             continue;
-        if (dls_pol_x_uses_complete(x, tid))
+        if (dls_pol_x_released_done(x, tid))
             dls_pol_x_drop(x);
         else
             check_released(a, st, tid, x);
@@ -207,9 +274,4 @@ void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer)
         r.why = why;
         report(&r);
     }
-}
-
-int dls_pol_check_release(dls_pol_x *x, uint64_t tid)
-{
-    return dls_pol_x_uses_complete(x, tid);
 }

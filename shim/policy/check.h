@@ -13,10 +13,6 @@ void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid
 /* Checks a host-visible import of x by thread tid through `importer` (reports host-read). */
 void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer);
 
-/* 1 when every consumer access of x is known complete to thread tid (nothing to watch after
- * release). */
-int dls_pol_check_release(dls_pol_x *x, uint64_t tid);
-
 /* Writes the reports the calling thread queued under the lock (no lock held). */
 void dls_pol_check_flush(void);
 

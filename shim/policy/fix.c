@@ -180,6 +180,8 @@ static void fence_now(dls_pol_plan *p, dls_pol_x *x)
 
 int dls_pol_fix_release(dls_pol_plan *p, dls_pol_x *x)
 {
+    if (x->nuse && dls_pol_x_uses_complete(x, p->tid))
+        return 0;          /* used, and the host saw the uses complete: done with it */
     if (x->host_visible) { /* the host may reuse the memory without any CUDA operation */
         if (!dls_pol_x_uses_complete(x, p->tid))
             after_uses(p, x, NULL, DLS_POL_WRITES, "release: host-visible memory");

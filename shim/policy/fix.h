@@ -20,9 +20,10 @@ void dls_pol_fix_stream(dls_pol_plan *p, dls_pol_x *x, dls_pol_stream *st, const
 /* Plans the host after x's pending producer work (host-visible import). */
 void dls_pol_fix_import(dls_pol_plan *p, dls_pol_x *x);
 
-/* Release of x: returns 1 when x was moved to the released list as a pending fence (ownership
- * passes to the list), 0 when the caller drops it (nothing pending, or host-visible memory,
- * whose host wait is planned). Plans the oldest fence at once when the list is full. */
+/* Release of x: returns 1 when x was moved to the released list, watched on as a fence (its
+ * accesses after the release count too; ownership passes to the list), 0 when the caller drops
+ * it (used, with every use complete; or host-visible memory, whose host wait is planned). Plans
+ * the oldest fence at once when the list is full. */
 int dls_pol_fix_release(dls_pol_plan *p, dls_pol_x *x);
 
 /* Plans st after the pending fence of every released exchange access a reuses (ENTER); drops

@@ -16,6 +16,7 @@
 #include "cuda/drv.h"
 #include "test_policy_all.h"
 #include "report/race.h"
+#include "report/summary.h"
 #include "test_policy_export.h"
 #include "test_policy_forget.h"
 
@@ -387,6 +388,132 @@ static void a_consumer_kernel_after_the_release_does_not_end_the_fence(void **st
     assert_non_null(dls_pol_g.released);
 }
 
+/* ---- check: the new race kinds ---- */
+
+static size_t g_entries0; /* race entries written before the test (they are never reset) */
+
+static int setup_check(void **state)
+{
+    setup(state);
+    g_entries0 = dls_race_entries();
+    dls_pol_g.mode = DLS_MODE_CHECK;
+    return 0;
+}
+
+static int teardown_check(void **state)
+{
+    unsetenv("DLSYNC_KERNEL_PAIRS");
+    dls_config_reset_for_tests();
+    return teardown(state);
+}
+
+/* Delivers an operation of `kind` with event `ev` on stream sid (its EXIT). */
+static void event_op(dls_op_kind kind, uint64_t sid, uint64_t ev)
+{
+    dls_cuda_op op = op_on(kind, sid);
+    op.phase = DLS_PHASE_EXIT;
+    op.flags = DLS_OPF_HAS_STREAM | DLS_OPF_HAS_EVENT;
+    op.api = "event";
+    op.event_id = ev;
+    dls_pol_sink(&op, NULL);
+}
+
+/* The producer writes the tensor with a kernel on its stream and exports it; the consumer's
+ * stream waits for it (check: no race at the first use). */
+static dls_pol_x *handed_over_ordered(void)
+{
+    launch(PRODUCER, X);
+    dls_pol_x *x = export_range(X, X + 0x100);
+    event_op(DLS_OP_EVENT_RECORD, PRODUCER, 7);
+    event_op(DLS_OP_STREAM_WAIT_EVENT, CONSUMER, 7);
+    return x;
+}
+
+/* The kind of the only race written (fails unless there is exactly one). */
+static const char *only_race(void)
+{
+    dls_pol_lock(); /* applies the queue */
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0 + 1);
+    static dls_race_entry e;
+    unsigned count;
+    assert_int_equal(dls_race_entry_get(g_entries0, &e, &count), 0);
+    return e.kind;
+}
+
+static void check_reports_a_write_while_the_consumer_reads_once(void **state)
+{
+    (void)state;
+    handed_over_ordered();
+    copy(CONSUMER, X, OUT);
+    assert_int_equal(dls_race_entries(), g_entries0);
+    set(PRODUCER, X);
+    set(PRODUCER, X + 64); /* the same hazard again: not written twice */
+    assert_string_equal(only_race(), "write-after-use");
+}
+
+static void check_reports_a_use_after_an_in_place_write(void **state)
+{
+    (void)state;
+    handed_over_ordered();
+    set(CONSUMER, X);
+    copy(PRODUCER, X, OUT + 0x1000);
+    assert_string_equal(only_race(), "use-after-write");
+}
+
+/* A consumer kernel, then a producer kernel: counted, not listed by default. */
+static void check_counts_a_kernel_pair_without_listing_it(void **state)
+{
+    (void)state;
+    uint64_t before = dls_summary_get(DLS_COUNT_KERNEL_PAIRS);
+    handed_over_ordered();
+    launch(CONSUMER, X);
+    launch(PRODUCER, X);
+    dls_pol_lock();
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0);
+    assert_int_equal(dls_summary_get(DLS_COUNT_KERNEL_PAIRS), before + 1);
+}
+
+static void check_lists_a_kernel_pair_when_asked(void **state)
+{
+    (void)state;
+    setenv("DLSYNC_KERNEL_PAIRS", "1", 1);
+    dls_config_reset_for_tests();
+    handed_over_ordered();
+    launch(CONSUMER, X);
+    launch(PRODUCER, X);
+    assert_string_equal(only_race(), "kernel-pair");
+}
+
+/* Reads on both sides, and a read-only tensor's consumer kernel: nothing to report. */
+static void check_reports_no_read_read_pair(void **state)
+{
+    (void)state;
+    dls_pol_x *x = handed_over_ordered();
+    x->read_only = 1;
+    copy(CONSUMER, X, OUT);
+    launch(CONSUMER, X);
+    copy(PRODUCER, X, OUT + 0x1000);
+    dls_pol_lock();
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0);
+}
+
+/* The consumer releases the tensor, then launches a kernel on it; the producer's reuse of the
+ * memory is a use-after-release race. */
+static void check_reports_an_access_after_the_release(void **state)
+{
+    (void)state;
+    dls_pol_x *x = handed_over_ordered();
+    dls_pol_lock();
+    dls_pol_x_release(x);
+    dls_pol_unlock();
+    launch(CONSUMER, X);
+    set(PRODUCER, X);
+    assert_string_equal(only_race(), "use-after-release");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -402,6 +529,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_completed_use_is_not_waited_for, setup, teardown),
         cmocka_unit_test_setup_teardown(an_access_after_the_release_counts_for_the_fence, setup, teardown),
         cmocka_unit_test_setup_teardown(a_consumer_kernel_after_the_release_does_not_end_the_fence, setup, teardown),
+        cmocka_unit_test_setup_teardown(check_reports_a_write_while_the_consumer_reads_once, setup_check,
+                                        teardown_check),
+        cmocka_unit_test_setup_teardown(check_reports_a_use_after_an_in_place_write, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_counts_a_kernel_pair_without_listing_it, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_lists_a_kernel_pair_when_asked, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_reports_no_read_read_pair, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_reports_an_access_after_the_release, setup_check, teardown_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
