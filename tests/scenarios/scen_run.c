@@ -7,10 +7,15 @@
 #include <unistd.h>
 
 const char *const scen_names[] = {
-    "side_stream",     "legacy_stream",  "per_thread",        "host_copy",       "release_reuse",  "round_trip",
-    "two_streams",     "overlap_views",  "threads",           "dlsym",           "opaque",         "graph_capture",
-    "devices_legacy",  "devices_stream", "devices_peer",      "devices_threads", "device_reset",   "host_signal",
-    "concurrent_sync", "exchange_api",   "exchange_api_view", "release_later",   "legacy_overlap", NULL,
+    "side_stream",     "legacy_stream",  "per_thread",
+    "host_copy",       "release_reuse",  "round_trip",
+    "two_streams",     "overlap_views",  "threads",
+    "dlsym",           "opaque",         "graph_capture",
+    "devices_legacy",  "devices_stream", "devices_peer",
+    "devices_threads", "device_reset",   "host_signal",
+    "concurrent_sync", "exchange_api",   "exchange_api_view",
+    "release_later",   "legacy_overlap", "write_after_use",
+    "in_place_write",  "release_early",  NULL,
 };
 
 int scen_run(const char *name, const char *variant, const char *mode, const char *const *extra, scen_outcome *o)

@@ -43,6 +43,12 @@ static const struct {
     {"exchange_api", "write-read", "libfakemx.so", "scen_write", "scen_read", "work-stream", NULL},
     {"exchange_api_view", "write-read", "libfakemx.so", "scen_write", "scen_read", "work-stream", NULL},
     {"legacy_overlap", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
+    /* two-way hazards: the later operation is the report's producer side, the pending use its consumer side */
+    {"write_after_use", "write-after-use", "mxnet", "cudaMemsetAsync_v3020", "cudaMemcpyAsync_v3020",
+     "wait-for-consumer", NULL},
+    {"in_place_write", "use-after-write", "mxnet", "scen_read", "cudaMemcpyAsync_v3020", "wait-for-in-place-write",
+     NULL},
+    {"release_early", "use-after-release", "mxnet", "scen_write", "scen_read", "release-last", NULL},
 };
 #define NSCEN (sizeof g_expect / sizeof *g_expect)
 
