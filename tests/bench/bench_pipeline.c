@@ -23,7 +23,11 @@
  *      consumer (right after enqueuing its read, and when the buffer comes round again);
  *      printed as exchanges per second and fix's speed as ratios to the hand-synced, the
  *      device-synchronized and the racy runs;
- *   4. with valgrind: instructions per kernel launch in fix (callgrind, the difference between
+ *   4. read-read: one exchange, then ITERS steps in which the host prepares (HOST_US) and both
+ *      sides go on reading the tensor on their own streams, with copies (fix orders nothing:
+ *      copies say they read) and with KERNEL_US kernels (fix orders every producer kernel after
+ *      the consumer's and back: a kernel may write), unsynchronized without the shim and in fix;
+ *   5. with valgrind: instructions per kernel launch in fix (callgrind, the difference between
  *      runs of 2*LAUNCHES and LAUNCHES launches on memory no exchange touches) while no
  *      exchanged tensor waits for its first use, and while one does. */
 #include "dls_test.h"
@@ -100,6 +104,39 @@ static void exchange(fp_array *a, int slot, cudaStream_t consumer, float *dst, i
         t->deleter(t);
 }
 
+/* Child of the read-read variant: one exchange of a, then ITERS steps of host preparation and a
+ * read of the tensor on each side (kernels, or copies); prints the median ns of one step. */
+static int read_read(fp_array *a, cudaStream_t consumer, float *dst, int kernels)
+{
+    float *pdst;
+    DLManagedTensor *t;
+    if (cudaMalloc((void **)&pdst, N * sizeof(float)) != cudaSuccess || fp_write(a, 1) || MXNDArrayToDLPack(a, &t))
+        return 2;
+    const float *data = t->dl_tensor.data;
+    if (kernels)
+        cudasim_set_kernel_duration("fp_read", KERNEL_US);
+    double per[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        double t0 = now_ns();
+        for (int i = 0; i < ITERS; i++) {
+            sleep_us(HOST_US);
+            if (kernels) {
+                fp_read(consumer, data, dst, N);
+                fp_read(fp_side_stream(), data, pdst, N);
+            } else {
+                cudaMemcpyAsync(dst, data, N * sizeof(float), cudaMemcpyDeviceToDevice, consumer);
+                cudaMemcpyAsync(pdst, data, N * sizeof(float), cudaMemcpyDeviceToDevice, fp_side_stream());
+            }
+        }
+        cudaDeviceSynchronize();
+        per[r] = (now_ns() - t0) / ITERS;
+    }
+    t->deleter(t);
+    qsort(per, RUNS, sizeof *per, cmp);
+    printf("%.0f\n", per[RUNS / 2]);
+    return 0;
+}
+
 /* Child: prints the median ns of one exchange (what = "exchange") or of one pipeline step. */
 static int child(const char *what, int order, int window)
 {
@@ -115,6 +152,8 @@ static int child(const char *what, int order, int window)
     for (int i = 0; i < WINDOW; i++)
         if (cudaEventCreateWithFlags(&g_read[i], cudaEventDisableTiming) != cudaSuccess)
             return 2;
+    if (strcmp(what, "readread") == 0)
+        return read_read(a, consumer, dst, order == ORDER_DEVICE_SYNC);
     if (strcmp(what, "launches") == 0) {
         int n = atoi(getenv("BENCH_LAUNCHES")), pending = getenv("BENCH_PENDING") != NULL;
         DLManagedTensor *t = NULL;
@@ -280,6 +319,18 @@ int main(void)
         printf("  measured with: BENCH_CHILD=pipeline[:sync|:events]%s [DLSYNC_MODE=fix "
                "LD_PRELOAD=build/lib/libdlsync.so] build/tests/bench_pipeline\n",
                w ? " BENCH_WINDOW=1" : "");
+    }
+    for (int kernels = 0; kernels < 2; kernels++) {
+        int how = kernels ? ORDER_DEVICE_SYNC : ORDER_NONE; /* the child's ":sync" suffix selects kernels */
+        double plain = run("readread", NULL, how, NULL, NULL), fixed = run("readread", "fix", how, NULL, NULL);
+        printf("read-read after the handover, with %s (%d steps: %d us of host preparation, then a read on each "
+               "side; median of %d): unsynchronized %.0f steps/s, dlsync fix %.0f steps/s, fix / unsynchronized "
+               "%.2fx (speed)%s\n",
+               kernels ? "kernels" : "copies", ITERS, HOST_US, RUNS, 1e9 / plain, 1e9 / fixed, plain / fixed,
+               kernels ? "; kernels may write, so fix orders each side's read after the other's" : "");
+        printf("  measured with: BENCH_CHILD=readread%s [DLSYNC_MODE=fix LD_PRELOAD=build/lib/libdlsync.so] "
+               "build/tests/bench_pipeline\n",
+               kernels ? ":sync" : "");
     }
     if (system("valgrind --version >/dev/null 2>&1") != 0) {
         printf("per-launch instructions: valgrind not installed, skipped\n");
