@@ -154,7 +154,8 @@ static void report_use(dls_race_kind kind, const dls_pol_access *a, dls_pol_stre
     r.producer.stack = NULL;
     r.consumer.op = uop;
     r.consumer.stream = race_stream(u->stream, x->device.device_id);
-    r.consumer.stack = x->released ? &x->stack : NULL;
+    static const dls_stack unknown; /* the use's own call is long gone: no stack */
+    r.consumer.stack = x->released ? &x->stack : &unknown;
     snprintf(why, sizeof why,
              "%s at position %llu of stream %llu (%s) is pending; stream %llu (%s) %s, with no wait on it", uop,
              (unsigned long long)upos, (unsigned long long)u->stream, r.consumer.stream.kind,

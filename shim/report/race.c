@@ -222,8 +222,9 @@ static void format_text(text *t, const dls_race *r, const frames *pf, const fram
     for (int i = 0; i < r->ndim; i++)
         put(t, "%s%lld", i ? ", " : "", (long long)r->shape[i]);
     put(t, "] on %s:%d, bytes [0x%jx, 0x%jx)\n", r->device, r->device_id, (uintmax_t)r->lo, (uintmax_t)r->hi);
-    put(t, "  producer: %s %s, last write by %s on ", r->framework ? r->framework : "?", r->symbol ? r->symbol : "?",
-        r->producer.op ? r->producer.op : "an unknown operation");
+    int later = r->kind >= DLS_RACE_WRITE_AFTER_USE; /* two-way kinds: the producer side came after the use */
+    put(t, "  producer: %s %s, %s %s on ", r->framework ? r->framework : "?", r->symbol ? r->symbol : "?",
+        later ? "then" : "last write by", r->producer.op ? r->producer.op : "an unknown operation");
     int devices = dls_race_across_devices(r);
     stream_text(t, &r->producer.stream, devices);
     put(t, "\n");
