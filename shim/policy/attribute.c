@@ -10,14 +10,32 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Notes stream s as one of x's producer streams when its history holds an operation touching x,
+ * complete or not (the producer's side of the two-way rule: exch.h, dls_pol_x_produced_on). */
+static void note_producer(dls_pol_x *x, const dls_pol_stream *s)
+{
+    if (x->nprod == DLS_POL_MAXF)
+        return;
+    for (unsigned k = 0; k < s->count; k++)
+        if (dls_pol_touches(&s->ring[k].a, x->alo, x->lo, x->hi)) {
+            x->prod[x->nprod++] = s->id;
+            return;
+        }
+}
+
 void dls_pol_attribute(dls_pol_x *x)
 {
     x->nfront = 0;
+    x->nprod = 0;
     x->overflow &= ~DLS_POL_OVER_PRODUCERS;
     for (size_t i = 0; i < dls_pol_g.cap; i++) {
         dls_pol_stream *s = dls_pol_g.streams[i];
-        if (!s || s->last <= s->done)
+        if (!s)
             continue;
+        if (s->last <= s->done) {
+            note_producer(x, s);
+            continue;
+        }
         const dls_pol_entry *best = NULL;
         uint64_t pos = s->lost > s->done && (s->lost_cons || (s->lost_lo < x->hi && x->alo < s->lost_hi)) ? s->lost : 0;
         for (unsigned k = 0; k < s->count; k++) {
@@ -27,8 +45,12 @@ void dls_pol_attribute(dls_pol_x *x)
                 best = e;
             }
         }
-        if (!pos)
+        if (!pos) {
+            note_producer(x, s);
             continue;
+        }
+        if (x->nprod < DLS_POL_MAXF)
+            x->prod[x->nprod++] = s->id;
         if (x->nfront == DLS_POL_MAXF) {
             x->overflow |= DLS_POL_OVER_PRODUCERS;
             dls_warn_once("policy-frontier", "an exchanged tensor has pending writers on more than %d streams; %s",

@@ -207,8 +207,8 @@ void dls_pol_x_note_use(dls_pol_x *x, uint64_t stream, uint64_t pos, const char 
 
 int dls_pol_x_produced_on(const dls_pol_x *x, uint64_t stream)
 {
-    for (unsigned i = 0; i < x->nfront; i++)
-        if (x->front[i].at.stream == stream)
+    for (unsigned i = 0; i < x->nprod; i++)
+        if (x->prod[i] == stream)
             return 1;
     return 0;
 }

@@ -160,8 +160,10 @@ typedef struct dls_pol_x {
     uint64_t released_syncs; /* dls_pol_g.syncs at the release */
     int captured;            /* a use was captured into a graph before it was ordered */
     unsigned overflow;       /* DLS_POL_OVER_*: more streams than front[] / use[] hold */
-    unsigned nfront, nuse, nordered;
+    unsigned nfront, nuse, nordered, nprod;
     dls_pol_touch front[DLS_POL_MAXF];
+    uint64_t prod[DLS_POL_MAXF];    /* producer streams: the frontier's, and those whose history held a
+                                    touching operation (complete) at the export */
     dls_pol_use use[DLS_POL_MAXC];  /* per stream, its accesses since the export */
     uint64_t ordered[DLS_POL_MAXC]; /* streams known ordered after the frontier */
     int64_t shape[DLS_POL_NDIM];

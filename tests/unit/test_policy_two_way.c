@@ -303,6 +303,28 @@ static void a_kernel_after_a_kernel_is_ordered(void **state)
     assert_ptr_equal(g_waiting, handle_of(PRODUCER));
 }
 
+/* A producer that synchronized before exporting is still the producer's side (its history held
+ * the write): its recycling kernel waits for the consumer's pending read kernel. */
+static void a_synchronized_producer_kernel_still_waits_for_the_consumer(void **state)
+{
+    (void)state;
+    launch(PRODUCER, X);
+    dls_cuda_op sync = op_on(DLS_OP_STREAM_SYNC, PRODUCER);
+    sync.flags = DLS_OPF_HAS_STREAM;
+    deliver(&sync);
+    dls_pol_x *x = export_range(X, X + 0x100);
+    dls_pol_lock();
+    assert_int_equal(x->nfront, 0);
+    assert_true(dls_pol_x_produced_on(x, PRODUCER));
+    assert_false(dls_pol_x_produced_on(x, CONSUMER));
+    dls_pol_unlock();
+    launch(CONSUMER, X);
+    assert_int_equal(g_waits, 0); /* nothing pending at the export */
+    launch(PRODUCER, X);
+    assert_int_equal(g_waits, 1);
+    assert_ptr_equal(g_waiting, handle_of(PRODUCER));
+}
+
 /* Two kernels on two streams of the consumer's side (neither produced the tensor) are the
  * consumer's own business: not ordered; a known write there is. */
 static void kernels_on_two_consumer_streams_are_not_ordered(void **state)
@@ -524,6 +546,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_producer_read_waits_for_the_consumer_in_place_write, setup, teardown),
         cmocka_unit_test_setup_teardown(reads_on_both_sides_are_not_ordered, setup, teardown),
         cmocka_unit_test_setup_teardown(a_kernel_after_a_kernel_is_ordered, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_synchronized_producer_kernel_still_waits_for_the_consumer, setup, teardown),
         cmocka_unit_test_setup_teardown(kernels_on_two_consumer_streams_are_not_ordered, setup, teardown),
         cmocka_unit_test_setup_teardown(a_read_only_consumer_kernel_is_a_read, setup, teardown),
         cmocka_unit_test_setup_teardown(a_completed_use_is_not_waited_for, setup, teardown),
