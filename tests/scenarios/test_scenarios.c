@@ -49,7 +49,15 @@ static const struct {
     {"in_place_write", "use-after-write", "mxnet", "scen_read", "cudaMemcpyAsync_v3020", "wait-for-in-place-write",
      NULL},
     {"release_early", "use-after-release", "mxnet", "scen_write", "scen_read", "release-last", NULL},
+    {"release_early_threads", "use-after-release", "mxnet", "scen_write", "scen_read", "release-last", NULL},
+    {"release_early_round", "use-after-release", "mxnet", "scen_write", "scen_read", "release-last", NULL},
+    {"write_after_use_devices", "write-after-use", "mxnet", "cudaMemsetAsync_v3020", "scen_read", "wait-for-consumer",
+     NULL},
 };
+
+/* Scenarios whose hazard is a kernel pair (a kernel or graph launch after the consumer's pending
+ * use, neither known to write): check counts it and lists it only with DLSYNC_KERNEL_PAIRS=1. */
+static const char *const g_kernel_pairs[] = {"kernel_pair", "write_after_use_capture"};
 #define NSCEN (sizeof g_expect / sizeof *g_expect)
 
 /* Hazards in a racy scenario: one, except where it makes two racy exchanges. */
@@ -231,6 +239,42 @@ static void trace_and_check_leave_stdout_unchanged(void **state)
         }
 }
 
+static void check_counts_kernel_pairs_and_lists_them_on_request(void **state)
+{
+    (void)state;
+    static const char *const verbose[] = {"DLSYNC_VERBOSE=1", NULL};
+    static const char *const listed[] = {"DLSYNC_KERNEL_PAIRS=1", NULL};
+    for (size_t i = 0; i < sizeof g_kernel_pairs / sizeof *g_kernel_pairs; i++) {
+        const char *name = g_kernel_pairs[i];
+        scen_outcome o;
+        run(name, "racy", NULL, NULL, &o);
+        verdict(&o, name, "racy", "stale");
+        scen_run_free(&o);
+        run(name, "racy", "check", verbose, &o);
+        if (scen_records(&o, "race") != 0 || !strstr(o.r.err, " kernel_pairs=1") ||
+            !strstr(o.r.err, "1 kernel pairs not listed"))
+            fail_msg("%s: the kernel pair is not counted alone:\n%s", name, o.r.err);
+        scen_run_free(&o);
+        run(name, "racy", "check", listed, &o);
+        if (scen_records(&o, "race") != 1 || !strstr(o.log, "\"kind\":\"kernel-pair\"") ||
+            !strstr(o.log, "\"fix\":{\"id\":\"order-kernels\""))
+            fail_msg("%s: the kernel pair is not listed:\n%s", name, o.log);
+        scen_run_free(&o);
+        run(name, "correct", "check", listed, &o);
+        verdict(&o, name, "correct", "correct");
+        assert_int_equal(scen_records(&o, "race"), 0);
+        scen_run_free(&o);
+        run(name, "racy", "fix", NULL, &o);
+        verdict(&o, name, "racy under fix", "correct");
+        assert_int_equal(scen_records(&o, "inject"), 1);
+        scen_run_free(&o);
+        run(name, "correct", "fix", NULL, &o);
+        verdict(&o, name, "correct under fix", "correct");
+        assert_int_equal(scen_records(&o, "inject"), 0);
+        scen_run_free(&o);
+    }
+}
+
 static void fix_corrects_the_racy_version_and_leaves_the_twin_alone(void **state)
 {
     (void)state;
@@ -382,6 +426,7 @@ int main(void)
         cmocka_unit_test(check_reports_each_hazard_once_with_both_sides),
         cmocka_unit_test(check_reports_say_what_to_change),
         cmocka_unit_test(trace_and_check_leave_stdout_unchanged),
+        cmocka_unit_test(check_counts_kernel_pairs_and_lists_them_on_request),
         cmocka_unit_test(fix_corrects_the_racy_version_and_leaves_the_twin_alone),
         cmocka_unit_test(fix_orders_the_launch_of_a_captured_use),
         cmocka_unit_test(fix_records_on_the_producer_device_and_waits_on_the_consumer_stream),
