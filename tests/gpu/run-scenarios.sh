@@ -15,6 +15,7 @@
 #   check   racy: stale and races >= 1        correct: correct and races = 0
 #   fix     racy: correct and injected >= 1   correct: correct and injected = 0
 # The shim is preloaded with CUDA_INJECTION64_PATH unset: it must subscribe to CUPTI by itself.
+# check runs with DLSYNC_KERNEL_PAIRS=1, so the kernel-pair scenarios' hazards are listed too.
 # With a log folder, each shim run writes its JSON-lines log there as <scenario>.<variant>.<mode>.jsonl
 # and each run's stderr as <scenario>.<variant>.<mode>.err.
 # SCEN_RUN_TIMEOUT (seconds, default 60) bounds each run. Exit status: 0 when every row passed.
@@ -36,7 +37,7 @@ for prog in "$dir"/scen_*; do
     for mode in plain check fix; do
       env=(env -u CUDA_INJECTION64_PATH -u DLSYNC_LOG -u DLSYNC_MODE)
       if [ "$mode" != plain ]; then
-        env+=("LD_PRELOAD=$shim" "DLSYNC_MODE=$mode" DLSYNC_VERBOSE=1)
+        env+=("LD_PRELOAD=$shim" "DLSYNC_MODE=$mode" DLSYNC_VERBOSE=1 DLSYNC_KERNEL_PAIRS=1)
         [ -n "$logs" ] && env+=("DLSYNC_LOG=$logs/$name.$variant.$mode.jsonl")
       else
         env+=(-u LD_PRELOAD)

@@ -102,6 +102,7 @@ void mx_read(mx_array *a);                         /* read kernel on the thread'
 float mx_result(mx_array *a, int i);               /* synchronizes the stream, returns element i read by mx_read */
 void mx_sync(void);                                /* synchronizes the thread's stream */
 void mx_free(mx_array *a);                         /* drops the program's reference */
+void mx_set_read_only(mx_array *a);                /* its later exchange-API exports are READ_ONLY (DLPack 1.x) */
 float *mx_data(mx_array *a);                       /* its memory, for a program's own kernels */
 /* Readiness through a host function, as XLA orders a buffer's definition: an event recorded on
  * the thread's stream, the thread's second (non-blocking) stream waiting for it, and a host

@@ -29,6 +29,7 @@ struct mx_array {
     fw_managed_versioned *from_versioned; /* imported through the exchange API: the same */
     float *result;                        /* pinned buffer mx_read writes into */
     mx_ready *ready;                      /* from mx_signal_ready */
+    int read_only;                        /* exchange-API exports carry DLPack 1.x READ_ONLY */
 };
 
 static fw_stream_kind g_kind;
@@ -188,6 +189,11 @@ EXPORT void mx_sync(void)
     ck(cudaStreamSynchronize(mx_stream()), "cudaStreamSynchronize");
 }
 
+EXPORT void mx_set_read_only(mx_array *a)
+{
+    a->read_only = 1;
+}
+
 EXPORT void mx_free(mx_array *a)
 {
     unref(a);
@@ -328,6 +334,7 @@ static int api_from_py(void *py_object, fw_managed_versioned **out)
     a->refs++;
     c->a = a;
     c->t.version = (fw_dlpack_version){1, 3};
+    c->t.flags = a->read_only ? UINT64_C(1) : 0; /* DLPACK_FLAG_BITMASK_READ_ONLY */
     describe(a, &c->t.dl_tensor);
     c->t.manager_ctx = c;
     c->t.deleter = export_versioned_deleter;

@@ -39,6 +39,7 @@ const char *const scen_names[] = {
     "write_after_use_devices",
     "kernel_pair",
     "write_after_use_capture",
+    "read_only",
     NULL,
 };
 

@@ -275,6 +275,34 @@ static void check_counts_kernel_pairs_and_lists_them_on_request(void **state)
     }
 }
 
+/* A read-only tensor: nothing is ordered for the consumer's reads, in the racy version beyond its
+ * first use and in the twin at all; without the flag (SCEN_WRITABLE=1) the consumer's kernels may
+ * write, so fix orders the producer's copies after them and check counts the pairs (the twin is
+ * right either way). */
+static void a_read_only_tensor_orders_nothing_for_consumer_reads(void **state)
+{
+    (void)state;
+    static const char *const verbose[] = {"DLSYNC_VERBOSE=1", NULL};
+    static const char *const writable[] = {"DLSYNC_VERBOSE=1", "SCEN_WRITABLE=1", NULL};
+    scen_outcome o;
+    run("read_only", "racy", "fix", NULL, &o);
+    verdict(&o, "read_only", "racy under fix", "correct");
+    assert_int_equal(scen_records(&o, "inject"), 1);
+    scen_run_free(&o);
+    run("read_only", "correct", "check", verbose, &o);
+    assert_int_equal(scen_records(&o, "race"), 0);
+    assert_non_null(strstr(o.r.err, " kernel_pairs=0"));
+    scen_run_free(&o);
+    run("read_only", "correct", "fix", writable, &o);
+    verdict(&o, "read_only", "writable under fix", "correct");
+    assert_true(scen_records(&o, "inject") > 0);
+    scen_run_free(&o);
+    run("read_only", "correct", "check", writable, &o);
+    assert_int_equal(scen_records(&o, "race"), 0);
+    assert_null(strstr(o.r.err, " kernel_pairs=0"));
+    scen_run_free(&o);
+}
+
 static void fix_corrects_the_racy_version_and_leaves_the_twin_alone(void **state)
 {
     (void)state;
@@ -427,6 +455,7 @@ int main(void)
         cmocka_unit_test(check_reports_say_what_to_change),
         cmocka_unit_test(trace_and_check_leave_stdout_unchanged),
         cmocka_unit_test(check_counts_kernel_pairs_and_lists_them_on_request),
+        cmocka_unit_test(a_read_only_tensor_orders_nothing_for_consumer_reads),
         cmocka_unit_test(fix_corrects_the_racy_version_and_leaves_the_twin_alone),
         cmocka_unit_test(fix_orders_the_launch_of_a_captured_use),
         cmocka_unit_test(fix_records_on_the_producer_device_and_waits_on_the_consumer_stream),
