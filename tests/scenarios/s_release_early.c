@@ -11,15 +11,11 @@
 int main(int argc, char **argv)
 {
     int racy = scen_racy(argc, argv);
-    mx_init(FW_NON_BLOCKING);
-    tvm_init(FW_NON_BLOCKING);
-    mx_array *a = mx_empty(N, kDLCUDA);
-    mx_fill(a, SCEN_VALUE);
-    mx_sync();
     DLManagedTensor *t;
     void *h;
+    mx_array *a = scen_synced_handover(N, &t, &h);
     float *seen;
-    if (MXNDArrayToDLPack(a, &t) || TVMArrayFromDLPack(t, &h) || cudaMallocHost((void **)&seen, N * sizeof(float)))
+    if (cudaMallocHost((void **)&seen, N * sizeof(float)))
         return 2;
     const float *data = t->dl_tensor.data;
     mx_free(a);

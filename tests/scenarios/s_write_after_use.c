@@ -12,15 +12,11 @@
 int main(int argc, char **argv)
 {
     int racy = scen_racy(argc, argv);
-    mx_init(FW_NON_BLOCKING);
-    tvm_init(FW_NON_BLOCKING);
-    mx_array *a = mx_empty(N, kDLCUDA);
-    mx_fill(a, SCEN_VALUE);
-    mx_sync();
     DLManagedTensor *t;
     void *h;
+    mx_array *a = scen_synced_handover(N, &t, &h);
     float *copy;
-    if (MXNDArrayToDLPack(a, &t) || TVMArrayFromDLPack(t, &h) || cudaMalloc((void **)&copy, N * sizeof(float)))
+    if (cudaMalloc((void **)&copy, N * sizeof(float)))
         return 2;
     scen_hold(tvm_stream());
     if (cudaMemcpyAsync(copy, t->dl_tensor.data, N * sizeof(float), cudaMemcpyDeviceToDevice, tvm_stream()))

@@ -51,6 +51,11 @@ void scen_finish(void *h, int reads, int n);
  * Returns the exit status (0, or 2 when an exchange call failed). */
 int scen_handover(void *a, int n);
 
+/* The handover the two-way scenarios start from: the fake MXNet (on non-blocking streams, as the
+ * fake TVM) writes SCEN_VALUE into an n-float array and synchronizes, exports it (*t) and the fake
+ * TVM imports it (*h). Returns the array (an mx_array *); exits 2 when an exchange call fails. */
+void *scen_synced_handover(int n, DLManagedTensor **t, void **h);
+
 /* The side_stream scenario's exchange of n floats (see s_side_stream.c), racy or correct, up to
  * the consumer's read: returns the TVM array (a tvm_array *) for scen_collect / scen_finish. */
 void *scen_side_exchange(int racy, int n);

@@ -542,13 +542,7 @@ static void fix_injects_nothing_after_a_host_function_that_ran(void **state)
 /* The consumer releases x the way on_release does (fix). */
 static void release_fix(dls_pol_x *x)
 {
-    dls_pol_plan plan;
-    dls_pol_plan_init(&plan, TID);
-    dls_pol_lock();
-    if (!dls_pol_fix_release(&plan, x))
-        dls_pol_x_drop(x);
-    dls_pol_plan_carry_out(&plan);
-    dls_pol_unlock();
+    release_fix_by(x, TID);
 }
 
 /* The handle fix uses for the test's non-blocking stream sid. */

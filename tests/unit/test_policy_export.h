@@ -30,4 +30,16 @@ static inline dls_pol_x *export_range(uintptr_t lo, uintptr_t hi)
     return p;
 }
 
+/* Thread tid releases x the way on_release does in fix. */
+static inline void release_fix_by(dls_pol_x *x, uint64_t tid)
+{
+    dls_pol_plan plan;
+    dls_pol_plan_init(&plan, tid);
+    dls_pol_lock();
+    if (!dls_pol_fix_release(&plan, x))
+        dls_pol_x_drop(x);
+    dls_pol_plan_carry_out(&plan);
+    dls_pol_unlock();
+}
+
 #endif

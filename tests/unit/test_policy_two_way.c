@@ -371,13 +371,7 @@ static void a_completed_use_is_not_waited_for(void **state)
 /* The consumer releases x the way on_release does (fix). */
 static void release_fix(dls_pol_x *x)
 {
-    dls_pol_plan plan;
-    dls_pol_plan_init(&plan, TID);
-    dls_pol_lock();
-    if (!dls_pol_fix_release(&plan, x))
-        dls_pol_x_drop(x);
-    dls_pol_plan_carry_out(&plan);
-    dls_pol_unlock();
+    release_fix_by(x, TID);
 }
 
 /* The consumer calls the deleter and only then launches the kernel that reads the tensor: the
