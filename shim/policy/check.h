@@ -7,7 +7,9 @@
 
 #include "types.h"
 
-/* Checks access a (ENTER, on st by thread tid) against every exchange it touches; reports races. */
+/* Checks access a (ENTER, on st by thread tid) against every exchange it touches (its frontier,
+ * the other streams' uses: the two-way rule; released ones: their fence); reports races and counts
+ * kernel pairs (race.h). Drops released exchanges no longer watched. */
 void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid);
 
 /* Checks a host-visible import of x by thread tid through `importer` (reports host-read). */

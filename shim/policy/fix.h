@@ -8,9 +8,11 @@
 
 #include "order.h"
 
-/* Plans st after the frontier of every live exchange access a touches (ENTER). Returns 1 when a is
- * a consumer access that wants an after event: it touches a live exchange none of whose producer
- * streams is st. */
+/* Plans st after the frontier of every live exchange access a touches (ENTER), and after every
+ * other stream's use of it that a conflicts with (the two-way rule, docs/architecture.md: either
+ * side may write; between two streams of the consumer's side, only a known write). Returns 1 when
+ * a is a consumer access that wants an after event: it touches a live exchange none of whose
+ * producer streams is st. */
 int dls_pol_fix_use(dls_pol_plan *p, const dls_pol_access *a, dls_pol_stream *st);
 
 /* Plans st after x's frontier (made and marked at commit; p->rc says whether it was). A
@@ -26,8 +28,11 @@ void dls_pol_fix_import(dls_pol_plan *p, dls_pol_x *x);
  * the oldest fence at once when the list is full. */
 int dls_pol_fix_release(dls_pol_plan *p, dls_pol_x *x);
 
-/* Plans st after the pending fence of every released exchange access a reuses (ENTER); drops
- * fences that are complete, and (at commit) those that a reuses all of once it is ordered. */
+/* Plans st after every use (the consumer's accesses, before and after the release) of every
+ * released exchange access a reuses, and after its frontier (ENTER); drops those no longer
+ * watched (dls_pol_x_released_done), and (at commit) those that a reuses all of once it is
+ * ordered, when a is a known write or on a producer stream (a consumer's late kernel does not end
+ * the watch). */
 void dls_pol_fix_reuse(dls_pol_plan *p, const dls_pol_access *a, dls_pol_stream *st);
 
 /* Synchronizes the current context and every device's active primary context (the producer's
