@@ -88,7 +88,7 @@ void dls_cuda_decode_batch(dls_cuda_op *op, dls_cuda_scratch *sc, const CUdevice
 
 /* The allocation being freed, asked at ENTER and remembered for the EXIT of the same call. */
 static __thread struct {
-    uintptr_t ptr, base;
+    uintptr_t ptr, base, ctx;
     size_t size;
 } t_free;
 
@@ -98,17 +98,21 @@ void dls_cuda_decode_free(dls_cuda_op *op, dls_cuda_scratch *sc, const CUpti_Cal
     if (cb->callbackSite == CUPTI_API_ENTER) {
         CUdeviceptr base = 0;
         size_t size = 0;
+        CUcontext ctx = NULL;
         t_free.ptr = ptr;
-        t_free.base = t_free.size = 0;
+        t_free.base = t_free.size = t_free.ctx = 0;
         if (dls_drv_pointer_get_attribute(&base, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (CUdeviceptr)ptr) ==
                 CUDA_SUCCESS &&
             dls_drv_pointer_get_attribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, (CUdeviceptr)ptr) == CUDA_SUCCESS) {
             t_free.base = (uintptr_t)base;
             t_free.size = size;
         }
+        if (ptr && dls_drv_pointer_get_attribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)ptr) == CUDA_SUCCESS)
+            t_free.ctx = (uintptr_t)ctx;
     }
     if (ptr && t_free.ptr == ptr && t_free.size)
         dls_cuda_decode_range(op, sc, t_free.base, t_free.size, DLS_ACCESS_WRITE);
     else if (ptr)
         op->flags |= DLS_OPF_CONSERVATIVE;
+    op->ctx = ptr && t_free.ptr == ptr ? t_free.ctx : 0;
 }

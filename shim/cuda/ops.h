@@ -106,7 +106,8 @@ typedef struct {
     uintptr_t event;            /* with DLS_OPF_HAS_EVENT: the CUevent */
     uint64_t event_id;          /* stable per event lifetime: a handle reused after destroy gets a new id */
     unsigned event_flags;       /* EVENT_CREATE: the CU_EVENT_* flags; EVENT_RECORD: CU_EVENT_RECORD_* flags */
-    uintptr_t ctx;              /* CTX_SYNC: the context synchronized (the current one when the call names none) */
+    uintptr_t ctx;              /* CTX_SYNC: the context synchronized (the current one when the call names none);
+                                   FREE: the allocation's context, which a synchronous free waits for (0: unknown) */
     const dls_cuda_range *ranges;
     uint32_t nranges;
     const uint64_t *words; /* launches: aligned 8-byte words of the argument buffer, in order */

@@ -225,6 +225,15 @@ void dls_pol_fix_reuse(dls_pol_plan *p, const dls_pol_access *a, dls_pol_stream 
     }
 }
 
+void dls_pol_fix_free(dls_pol_plan *p, const dls_pol_access *a)
+{
+    dls_pol_x *lists[] = {dls_pol_g.live, dls_pol_g.released};
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+        for (dls_pol_x *x = lists[i]; x; x = x->next)
+            if (x->nuse && dls_pol_reuses(a, x) && !dls_pol_x_uses_complete(x, p->tid))
+                after_uses(p, x, NULL, DLS_POL_WRITES, "free: the memory after the consumer's work");
+}
+
 int dls_pol_fix_no_observer(void)
 {
     if (!dls_drv())

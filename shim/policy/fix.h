@@ -35,6 +35,11 @@ int dls_pol_fix_release(dls_pol_plan *p, dls_pol_x *x);
  * the watch). */
 void dls_pol_fix_reuse(dls_pol_plan *p, const dls_pol_access *a, dls_pol_stream *st);
 
+/* Plans the host after every pending use of every live or released exchange that synchronous free
+ * a hands back (ENTER, lock held). The free itself waits only for its own context's work: a use
+ * on another device's stream would otherwise read memory already freed. */
+void dls_pol_fix_free(dls_pol_plan *p, const dls_pol_access *a);
+
 /* Synchronizes the current context and every device's active primary context (the producer's
  * work may be on any device) because exchanges cannot be modelled (no observer, or the model is
  * degraded) at an export; warns once. No lock held. Returns 0, or EIO when the synchronize

@@ -140,8 +140,10 @@ static uint64_t snap_of(const dls_cuda_op *op)
         return st ? dls_pol_snap_stream(st) : 0;
     case DLS_OP_CTX_SYNC:
         return dls_pol_snap_ctx(op->ctx);
-    default: /* a synchronous free waits for the device's work */
-        return dls_pol_snap_ctx(0);
+    default: /* a synchronous free waits for its allocation's context only (nothing when that is not
+              * known); fix's free_enter first waits for the consumers' pending uses of watched memory
+              * on other contexts */
+        return op->ctx ? dls_pol_snap_ctx(op->ctx) : 0;
     }
 }
 
@@ -301,6 +303,30 @@ static void memory_enter(const dls_pol_access *a, const dls_cuda_stream *s, uint
     dls_pol_unlock();
 }
 
+/* (fix) ENTER of synchronous free op that may hand back watched memory: the host waits for the
+ * consumer's pending uses of it first, in rounds of plans carried out without the lock. */
+static void free_enter(const dls_cuda_op *op)
+{
+    dls_pol_access a;
+    dls_pol_access_of_op(&a, op);
+    uint64_t cleared;
+    if (dls_pol_index_clears(&a, &cleared))
+        return;
+    dls_pol_plan plan;
+    dls_pol_plan_init(&plan, op->tid);
+    dls_pol_lock();
+    register_thread(op->tid);
+    for (int round = 0; round < 8; round++) {
+        plan.more = 0;
+        dls_pol_fix_free(&plan, &a);
+        int more = plan.more;
+        dls_pol_plan_carry_out(&plan);
+        if (!more)
+            break;
+    }
+    dls_pol_unlock();
+}
+
 /* ENTER of access a on stream s (see memory_enter): one the index clears goes no further, and
  * when `deferrable` its EXIT is told so (exit_marks); one that may touch is checked or ordered. */
 static void stream_enter(const dls_pol_access *a, const dls_cuda_stream *s, uint64_t tid, int nested, int deferrable)
@@ -397,6 +423,8 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
             dls_pol_access_of_op(&a, op);
             stream_enter(&a, &op->stream, op->tid, op->nested, deferrable(op));
         }
+        if (op->kind == DLS_OP_FREE && host_sync(op) && dls_pol_g.mode == DLS_MODE_FIX)
+            free_enter(op);
         if (host_sync(op))
             sync_enter(op);
         return;

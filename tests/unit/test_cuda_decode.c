@@ -303,21 +303,26 @@ static void batches_list_every_copy_and_3d_batches_are_conservative(void **state
     assert_true(op.flags & DLS_OPF_CONSERVATIVE);
 }
 
+/* A free names the whole allocation and its context (what a synchronous free waits for) at both
+ * phases, though the driver no longer knows it at EXIT. */
 static void free_reports_the_whole_allocation_at_both_phases(void **state)
 {
     (void)state;
-    fake_allocs[0] = (fake_alloc){.base = 0x70000, .size = 4096};
+    fake_allocs[0] = (fake_alloc){.base = 0x70000, .size = 4096, .ctx = (CUcontext)0xc7};
     cuMemFree_v2_params p = {.dptr = 0x70000};
     dls_cuda_op op = decode1(CBID(cuMemFree_v2), CUPTI_API_ENTER, "cuMemFree_v2", &p);
     assert_int_equal(op.kind, DLS_OP_FREE);
     assert_range(&op, 0, 0x70000, 4096, DLS_ACCESS_WRITE);
+    assert_int_equal(op.ctx, 0xc7);
     fake_allocs[0].size = 0; /* freed: the driver no longer knows it */
     op = decode1(CBID(cuMemFree_v2), CUPTI_API_EXIT, "cuMemFree_v2", &p);
     assert_range(&op, 0, 0x70000, 4096, DLS_ACCESS_WRITE);
+    assert_int_equal(op.ctx, 0xc7);
     cuMemFreeAsync_params q = {.dptr = 0x80000, .hStream = NULL};
     op = decode1(CBID(cuMemFreeAsync), CUPTI_API_ENTER, "cuMemFreeAsync", &q);
     assert_true(op.flags & DLS_OPF_CONSERVATIVE); /* unknown allocation */
     assert_true(op.flags & DLS_OPF_HAS_STREAM);
+    assert_int_equal(op.ctx, 0); /* and unknown context */
 }
 
 static void events_keep_ids_until_destroyed(void **state)

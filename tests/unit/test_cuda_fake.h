@@ -29,6 +29,7 @@ typedef struct {
 typedef struct {
     CUdeviceptr base;
     size_t size;
+    CUcontext ctx; /* the allocation's context */
 } fake_alloc;
 
 static fake_stream fake_streams[8];
@@ -113,6 +114,8 @@ static CUresult fake_pointer_attr(void *data, CUpointer_attribute a, CUdeviceptr
                 *(CUdeviceptr *)data = fake_allocs[k].base;
             else if (a == CU_POINTER_ATTRIBUTE_RANGE_SIZE)
                 *(size_t *)data = fake_allocs[k].size;
+            else if (a == CU_POINTER_ATTRIBUTE_CONTEXT)
+                *(CUcontext *)data = fake_allocs[k].ctx;
             else
                 return CUDA_ERROR_INVALID_VALUE;
             return CUDA_SUCCESS;

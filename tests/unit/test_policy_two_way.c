@@ -24,7 +24,7 @@ enum { PRODUCER = 1, CONSUMER = 3, OTHER = 4 }; /* non-blocking streams */
 enum { TID = 100 };
 
 static _Atomic uint32_t g_corr;
-static int g_waits, g_records;
+static int g_waits, g_records, g_host_waits;
 static CUstream g_waiting; /* the stream of the latest wait */
 static CUevent g_waited, g_recorded;
 
@@ -60,11 +60,34 @@ static CUresult fake_stream_wait_event(CUstream s, CUevent e, unsigned flags)
     return CUDA_SUCCESS;
 }
 
+static CUresult fake_ctx_push_current(CUcontext c)
+{
+    (void)c;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_ctx_pop_current(CUcontext *c)
+{
+    if (c)
+        *c = (CUcontext)0xc1;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_event_synchronize(CUevent e)
+{
+    (void)e;
+    g_host_waits++;
+    return CUDA_SUCCESS;
+}
+
 static const dls_drv_table g_fake_drv = {
     .ctx_get_current = fake_ctx_get_current,
+    .ctx_push_current = fake_ctx_push_current,
+    .ctx_pop_current = fake_ctx_pop_current,
     .event_create = fake_event_create,
     .event_record = fake_event_record,
     .stream_wait_event = fake_stream_wait_event,
+    .event_synchronize = fake_event_synchronize,
 };
 
 static int setup(void **state)
@@ -76,7 +99,7 @@ static int setup(void **state)
     assert_int_equal(dls_hb_stream_add(dls_pol_g.hb, DLS_POL_HOST_STREAM, DLS_POL_HOST_CTX, DLS_HB_NON_BLOCKING), 0);
     dls_race_reset_for_tests();
     dls_drv_set_table_for_tests(&g_fake_drv);
-    g_waits = g_records = 0;
+    g_waits = g_records = g_host_waits = 0;
     g_waiting = NULL;
     g_waited = g_recorded = NULL;
     return 0;
@@ -391,6 +414,38 @@ static void an_access_after_the_release_counts_for_the_fence(void **state)
     assert_null(dls_pol_g.released); /* the producer reused it whole: the fence is gone */
 }
 
+/* A synchronous free waits for the work of its own context only. The consumer, on another
+ * device's stream, released the tensor with its read still pending: the host waits for that read
+ * before the producer's free hands the memory back, once. A free of memory no exchange holds
+ * waits for nothing. */
+static void a_free_waits_for_the_consumers_pending_use(void **state)
+{
+    (void)state;
+    set(PRODUCER, X);
+    dls_pol_x *x = export_range(X, X + 0x100);
+    dls_cuda_range r[2] = {{.addr = X, .len = 64, .access = DLS_ACCESS_READ},
+                           {.addr = OUT, .len = 64, .access = DLS_ACCESS_WRITE}};
+    dls_cuda_op read = op_on(DLS_OP_MEMCPY, OTHER);
+    read.stream.ctx = 0xc1; /* another device's context */
+    read.stream.ctx_id = 2;
+    read.ranges = r;
+    read.nranges = 2;
+    deliver(&read);
+    release_fix(x);
+    dls_cuda_range freed = {.addr = OUT + 0x1000, .len = 0x100, .access = DLS_ACCESS_WRITE};
+    dls_cuda_op free_op = {.kind = DLS_OP_FREE, .api = "cuMemFree_v2", .tid = TID, .ranges = &freed, .nranges = 1};
+    free_op.correlation_id = ++g_corr;
+    deliver(&free_op);
+    assert_int_equal(g_host_waits, 0); /* not the tensor */
+    freed.addr = X;
+    free_op.correlation_id = ++g_corr;
+    deliver(&free_op);
+    assert_int_equal(g_host_waits, 1);
+    free_op.correlation_id = ++g_corr;
+    deliver(&free_op);
+    assert_int_equal(g_host_waits, 1); /* the host saw the read complete */
+}
+
 /* The consumer's accesses after the release do not end the watch, even when they cover the tensor. */
 static void a_consumer_kernel_after_the_release_does_not_end_the_fence(void **state)
 {
@@ -546,6 +601,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_completed_use_is_not_waited_for, setup, teardown),
         cmocka_unit_test_setup_teardown(an_access_after_the_release_counts_for_the_fence, setup, teardown),
         cmocka_unit_test_setup_teardown(a_consumer_kernel_after_the_release_does_not_end_the_fence, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_free_waits_for_the_consumers_pending_use, setup, teardown),
         cmocka_unit_test_setup_teardown(check_reports_a_write_while_the_consumer_reads_once, setup_check,
                                         teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_a_use_after_an_in_place_write, setup_check, teardown_check),
