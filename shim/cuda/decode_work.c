@@ -76,7 +76,7 @@ static void set(dls_cuda_work *w, CUstream h, int ptsz, int async, uintptr_t dst
     w->flags |= DLS_OPF_CONSERVATIVE; /* cuParamSet* */ \
     END_CASE
 #define COPY(name, class, ptsz, async, stream, dst, src)                             \
-    case CUPTI_DRIVER_TRACE_CBID_##name:                                             \
+    case CUPTI_DRIVER_TRACE_CBID_##name: {                                           \
         _Static_assert(!(async) || DLS_CBID_##class == DLS_CBID_STREAM_WORK,         \
                        #name ": the work lane's calls are stream work");             \
         if (async) {                                                                 \
@@ -84,7 +84,8 @@ static void set(dls_cuda_work *w, CUstream h, int ptsz, int async, uintptr_t dst
             copy(w, stream, ptsz, (uintptr_t)(dst), (uintptr_t)(src), p->ByteCount); \
             return 1;                                                                \
         }                                                                            \
-        return 0;
+        return 0;                                                                    \
+    }
 #define SET(name, class, ptsz, async, stream, elsize)                     \
     CASE(name, class)                                                     \
     set(w, stream, ptsz, async, (uintptr_t)p->dstDevice, p->N *(elsize)); \
