@@ -3,6 +3,7 @@
  * that fits a line and the line number of a line of the input; each bad line is reported once
  * with a reason; no more rules than the limit; and every rule's pattern matches its own literal
  * text (the pattern without its stars and anchors), tried against each line of the input too. */
+#include "report/race.h"
 #include "report/suppress.h"
 
 #include <stdint.h>
@@ -42,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
     for (size_t r = 0; r < set.n && line; r++) {
         const dls_suppress_rule *rule = &set.rules[r];
         size_t pn = strlen(rule->pattern);
-        if (rule->kind < -1 || rule->kind > 4 || !pn || pn > DLS_SUPPRESS_MAX_LINE || rule->line < 1 ||
+        if (rule->kind < -1 || rule->kind >= DLS_RACE_N_ || !pn || pn > DLS_SUPPRESS_MAX_LINE || rule->line < 1 ||
             rule->line > lines || !strstr(rule->text, rule->pattern))
             abort();
         /* the literal text of the pattern */
