@@ -30,9 +30,10 @@
     "  --profiles FILE     DLSYNC_PROFILES: extra profile rows (see dlsync scan)\n"                          \
     "  --suppressions FILE DLSYNC_SUPPRESSIONS: races not to report, one KIND:PATTERN per line\n"            \
     "                      (KIND race, write-read, read-write, write-write, host-read,\n"                    \
-    "                      release-reuse, write-after-use, use-after-write, use-after-release or\n"          \
-    "                      kernel-pair; PATTERN found in a frame, the framework, the export or an\n"         \
-    "                      operation of either side; * is any text, ^ and $ anchor it); suppressed\n"        \
+    "                      release-reuse, write-after-use, use-after-write, use-after-release,\n"            \
+    "                      kernel-pair or free-during-use; PATTERN found in a frame, the framework,\n"       \
+    "                      the export or an operation of either side; * is any text, ^ and $\n"              \
+    "                      anchor it); suppressed\n"                                                         \
     "                      races are logged and counted; a bad line stops the run (status 2)\n"              \
     "  --quiet             DLSYNC_QUIET=1: no summary lines (each process's and the run's)\n"                \
     "  --verbose           DLSYNC_VERBOSE=1: also every counter on one line at each process's exit\n"        \

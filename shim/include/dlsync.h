@@ -182,7 +182,7 @@ typedef struct {
     uint32_t count;   /* times this hazard was seen so far (the report is written once) */
     uint64_t xid;     /* the exchange */
     const char *kind; /* "write-read", "read-write", "write-write", "host-read", "release-reuse", "write-after-use",
-                         "use-after-write", "use-after-release", "kernel-pair" */
+                         "use-after-write", "use-after-release", "kernel-pair", "free-during-use" */
     const char *framework, *symbol;        /* the producer's framework and entry point */
     const char *producer_op, *consumer_op; /* the two operations (NULL when unknown) */
     const char *producer_stack;            /* frames, one per line, innermost first */

@@ -252,6 +252,48 @@ void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid
     }
 }
 
+/* Checks synchronous free a (of context ctx) against x's uses: each use on a stream of another
+ * context the host has not waited for is a free-during-use race (the free waits only for its own
+ * context's work). */
+static void check_freed(const dls_pol_access *a, uintptr_t ctx, uint64_t tid, const dls_pol_x *x)
+{
+    for (unsigned i = 0; i < x->nuse; i++) {
+        const dls_pol_use *u = &x->use[i];
+        dls_hb_epoch at = {.stream = u->stream, .pos = u->pos};
+        const dls_pol_stream *us = dls_pol_stream_find(u->stream);
+        if (!us || us->ctx == ctx || dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &at))
+            continue; /* forgotten (its work is complete), waited for by the free, or already done */
+        char dtype[48], why[320];
+        dls_race r = {.kind = DLS_RACE_FREE_DURING_USE};
+        fill_tensor(&r, x, dtype, sizeof dtype);
+        r.producer.op = dls_pol_access_name(a);
+        r.producer.stream = host_side(x->device.device_id);
+        r.producer.stack = NULL;
+        r.consumer.op = u->name;
+        r.consumer.stream = race_stream(u->stream, x->device.device_id);
+        static const dls_stack unknown; /* the use's own call is long gone: no stack */
+        r.consumer.stack = x->released ? &x->stack : &unknown;
+        snprintf(why, sizeof why,
+                 "%s at position %llu of stream %llu (%s, device %d) is pending; the free waits only for the "
+                 "work of its own device's context, and the host has not waited for that stream",
+                 u->name, (unsigned long long)u->pos, (unsigned long long)u->stream, r.consumer.stream.kind,
+                 r.consumer.stream.device);
+        r.why = why;
+        report(&r);
+    }
+}
+
+void dls_pol_check_free(const dls_pol_access *a, uintptr_t ctx, uint64_t tid)
+{
+    if (!ctx) /* which context's work the free waits for is not known: nothing can be said */
+        return;
+    dls_pol_x *lists[] = {dls_pol_g.live, dls_pol_g.released};
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+        for (dls_pol_x *x = lists[i]; x; x = x->next)
+            if (x->nuse && dls_pol_reuses(a, x))
+                check_freed(a, ctx, tid, x);
+}
+
 void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer)
 {
     for (unsigned i = 0; i < x->nfront; i++) {

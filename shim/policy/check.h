@@ -12,6 +12,11 @@
  * kernel pairs (race.h). Drops released exchanges no longer watched. */
 void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid);
 
+/* Checks synchronous free a (ENTER, by thread tid) of memory in context ctx (0: not known, then
+ * nothing is reported) against the pending uses of every live or released exchange it hands back
+ * that lie on streams of other contexts (reports free-during-use). */
+void dls_pol_check_free(const dls_pol_access *a, uintptr_t ctx, uint64_t tid);
+
 /* Checks a host-visible import of x by thread tid through `importer` (reports host-read). */
 void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer);
 

@@ -303,8 +303,9 @@ static void memory_enter(const dls_pol_access *a, const dls_cuda_stream *s, uint
     dls_pol_unlock();
 }
 
-/* (fix) ENTER of synchronous free op that may hand back watched memory: the host waits for the
- * consumer's pending uses of it first, in rounds of plans carried out without the lock. */
+/* ENTER of synchronous free op that may hand back watched memory: checked for pending uses on
+ * other contexts, or (fix) the host waits for the consumer's pending uses of it first, in rounds
+ * of plans carried out without the lock. */
 static void free_enter(const dls_cuda_op *op)
 {
     dls_pol_access a;
@@ -316,7 +317,9 @@ static void free_enter(const dls_cuda_op *op)
     dls_pol_plan_init(&plan, op->tid);
     dls_pol_lock();
     register_thread(op->tid);
-    for (int round = 0; round < 8; round++) {
+    if (dls_pol_g.mode == DLS_MODE_CHECK)
+        dls_pol_check_free(&a, op->ctx, op->tid);
+    for (int round = 0; round < 8 && dls_pol_g.mode == DLS_MODE_FIX; round++) {
         plan.more = 0;
         dls_pol_fix_free(&plan, &a);
         int more = plan.more;
@@ -423,7 +426,7 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
             dls_pol_access_of_op(&a, op);
             stream_enter(&a, &op->stream, op->tid, op->nested, deferrable(op));
         }
-        if (op->kind == DLS_OP_FREE && host_sync(op) && dls_pol_g.mode == DLS_MODE_FIX)
+        if (op->kind == DLS_OP_FREE && host_sync(op))
             free_enter(op);
         if (host_sync(op))
             sync_enter(op);

@@ -30,8 +30,10 @@
     X(USE_AFTER_WRITE,                                                                                               \
       "use-after-write") /* a stream touches a live tensor while another's in-place write is pending */              \
     X(USE_AFTER_RELEASE,                                                                                             \
-      "use-after-release")        /* the memory is reused while an access made after the release is pending */       \
-    X(KERNEL_PAIR, "kernel-pair") /* kernels (neither known to write) unordered after the handover: listed on request */
+      "use-after-release") /* the memory is reused while an access made after the release is pending */              \
+    X(KERNEL_PAIR,                                                                                                   \
+      "kernel-pair") /* kernels (neither known to write) unordered after the handover: listed on request */          \
+    X(FREE_DURING_USE, "free-during-use") /* a synchronous free while another device's use is pending */
 
 typedef enum {
 #define DLS_RACE_ENUM_(id, name) DLS_RACE_##id,

@@ -585,6 +585,55 @@ static void check_reports_an_access_after_the_release(void **state)
     assert_string_equal(only_race(), "use-after-release");
 }
 
+/* A synchronous free of context 0xc0 of the released tensor, with the consumer's copy on stream
+ * `sid` of context `ctx` pending (the consumer released the tensor at once). */
+static void free_after_a_pending_read(uint64_t sid, uintptr_t ctx, uintptr_t free_ctx)
+{
+    dls_pol_x *x = handed_over_ordered();
+    dls_cuda_op wait = op_on(DLS_OP_STREAM_WAIT_EVENT, sid);
+    wait.phase = DLS_PHASE_EXIT;
+    wait.flags = DLS_OPF_HAS_STREAM | DLS_OPF_HAS_EVENT;
+    wait.api = "event";
+    wait.event_id = 7;
+    wait.stream.ctx = ctx;
+    dls_pol_sink(&wait, NULL); /* the consumer's stream waits for the producer's */
+    dls_cuda_range r[2] = {{.addr = X, .len = 64, .access = DLS_ACCESS_READ},
+                           {.addr = OUT, .len = 64, .access = DLS_ACCESS_WRITE}};
+    dls_cuda_op read = op_on(DLS_OP_MEMCPY, sid);
+    read.stream.ctx = ctx;
+    read.ranges = r;
+    read.nranges = 2;
+    deliver(&read);
+    dls_pol_lock();
+    dls_pol_x_release(x);
+    dls_pol_unlock();
+    dls_cuda_range freed = {.addr = X, .len = 0x100, .access = DLS_ACCESS_WRITE};
+    dls_cuda_op free_op = {.kind = DLS_OP_FREE, .api = "cuMemFree_v2", .tid = TID, .ranges = &freed, .nranges = 1};
+    free_op.ctx = free_ctx;
+    free_op.correlation_id = ++g_corr;
+    deliver(&free_op);
+}
+
+/* The free waits for its own context's work only: a read pending on another device's stream is a
+ * free-during-use race; the same read on the free's own context is not, and nothing is said when
+ * the free's context is not known. */
+static void check_reports_a_free_during_another_devices_use(void **state)
+{
+    (void)state;
+    free_after_a_pending_read(OTHER, 0xc1, 0xc0);
+    assert_string_equal(only_race(), "free-during-use");
+}
+
+static void check_reports_no_free_its_context_waits_for(void **state)
+{
+    (void)state;
+    free_after_a_pending_read(CONSUMER, 0xc0, 0xc0);
+    free_after_a_pending_read(OTHER, 0xc1, 0);
+    dls_pol_lock();
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -609,6 +658,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_lists_a_kernel_pair_when_asked, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_no_read_read_pair, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_an_access_after_the_release, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_reports_a_free_during_another_devices_use, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_reports_no_free_its_context_waits_for, setup_check, teardown_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
