@@ -2,7 +2,8 @@
 framework and shape (the 3x4 tensors of exchange.py in each direction; the frameworks' own
 internal exchanges may add others), no unknown or duplicate exchange. For paddle-tvm-ffi, every
 exchange of paddle's goes through its DLPack C exchange API, and each wrapped field of the table
-was seen. Prints the exchanges; exit status 1 with the reasons when something is wrong.
+was seen. Otherwise numpy's read-only 3x4 export must be logged, and imported, with the
+DLPack 1.x READ_ONLY flag. Prints the exchanges; exit status 1 with the reasons when something is wrong.
 
 Usage: check_log.py LOG FRAMEWORK TORCH(0|1)"""
 import json
@@ -50,6 +51,12 @@ if api:
         problems.append("work_stream records: %s" % streams)
 else:
     want = {("numpy", names[fw]), (names[fw], "numpy")}
+    read_only = 1  # DLPACK_FLAG_BITMASK_READ_ONLY
+    ro = [xid for xid, rs in by_xid.items()
+          if sorted((r["ev"], r["framework"], r.get("flags", 0) & read_only) for r in rs) ==
+          [("export", "numpy", read_only), ("import", "numpy", read_only)] and rs[0].get("shape") == [3, 4]]
+    if not ro:
+        problems.append("no read-only numpy exchange (export and import with the READ_ONLY flag) logged")
     if torch:
         want |= {("pytorch", names[fw]), (names[fw], "pytorch")}
 for p in sorted(want - pairs):

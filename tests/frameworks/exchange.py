@@ -3,6 +3,9 @@ computed. Run plainly and under dlsync (trace, fix): the output must be the same
 
 Usage: exchange.py FRAMEWORK   (jax, tensorflow, paddle, tvm-ffi, paddle-tvm-ffi)
 
+Last, numpy hands a read-only 3x4 array to numpy (the DLPack 1.x READ_ONLY flag). Debian's torch
+(1.13) has no versioned DLPack, so it cannot export read-only.
+
 Each partner P in (numpy, torch) makes a 3x4 float32 tensor, hands it to FRAMEWORK (P exports,
 FRAMEWORK imports), FRAMEWORK doubles it and hands the result back (FRAMEWORK exports, P
 imports). torch is Debian's python3-torch, appended to sys.path after the environment's own
@@ -89,6 +92,16 @@ def with_torch():
     print(FW, "torch", back.tolist())
 
 
+def with_read_only():
+    """A read-only numpy array through the DLPack 1.x protocol: numpy exports it with the
+    READ_ONLY flag (a versioned capsule) and its import is read-only too."""
+    import numpy as np
+    a = aligned_arange()
+    a.flags.writeable = False
+    b = np.from_dlpack(a)
+    print(FW, "read-only", b.flags.writeable, b.tolist())
+
+
 def with_exchange_api():
     """paddle and tvm-ffi through paddle's DLPack C exchange API: tvm-ffi reads the
     paddle.Tensor.__dlpack_c_exchange_api__ capsule and calls the table's functions (export of a
@@ -142,3 +155,4 @@ else:
     fw_import(aligned_arange())  # load the framework before the exchanges
     with_numpy()
     with_torch()
+    with_read_only()
