@@ -29,10 +29,7 @@ static _Atomic uint32_t g_corr;
 static int setup(void **state)
 {
     (void)state;
-    dls_hb_destroy(dls_pol_g.hb); /* the one the library's constructor made for the environment's mode */
-    dls_pol_g.hb = dls_hb_create();
-    dls_pol_g.mode = DLS_MODE_CHECK;
-    assert_int_equal(dls_hb_stream_add(dls_pol_g.hb, DLS_POL_HOST_STREAM, DLS_POL_HOST_CTX, DLS_HB_NON_BLOCKING), 0);
+    dls_test_policy_new_hb(DLS_MODE_CHECK);
     dls_race_reset_for_tests();
     return 0;
 }
@@ -40,9 +37,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    dls_test_policy_forget(1);
-    dls_hb_destroy(dls_pol_g.hb);
-    dls_pol_g.hb = NULL;
+    dls_test_policy_end();
     return 0;
 }
 

@@ -1,4 +1,5 @@
-/* Unit tests of the policy: forgetting what one test left in the process-wide policy state. */
+/* Unit tests of the policy: a fresh hb engine for each test, and forgetting what one test left in
+ * the process-wide policy state. */
 #ifndef DLS_TEST_POLICY_FORGET_H
 #define DLS_TEST_POLICY_FORGET_H
 
@@ -18,6 +19,26 @@ static inline void dls_test_policy_forget(int released)
     while (released && dls_pol_g.released)
         dls_pol_x_drop(dls_pol_g.released);
     dls_pol_stream_table_reset_for_tests();
+}
+
+/* Replaces the policy's hb engine (the one the library's constructor made for the environment's
+ * mode, or the last test's) with a new one holding only the host stream, and sets the mode. */
+static inline void dls_test_policy_new_hb(dls_mode mode)
+{
+    dls_hb_destroy(dls_pol_g.hb);
+    dls_pol_g.hb = dls_hb_create();
+    assert_non_null(dls_pol_g.hb);
+    dls_pol_g.mode = mode;
+    assert_int_equal(dls_hb_stream_add(dls_pol_g.hb, DLS_POL_HOST_STREAM, DLS_POL_HOST_CTX, DLS_HB_NON_BLOCKING), 0);
+}
+
+/* What a test's teardown does: forgets everything (dls_test_policy_forget(1)) and destroys the
+ * hb engine. */
+static inline void dls_test_policy_end(void)
+{
+    dls_test_policy_forget(1);
+    dls_hb_destroy(dls_pol_g.hb);
+    dls_pol_g.hb = NULL;
 }
 
 #endif

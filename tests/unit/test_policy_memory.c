@@ -61,11 +61,8 @@ static uint32_t g_corr;
 
 static void fresh_policy(void)
 {
-    dls_hb_destroy(dls_pol_g.hb);
-    dls_pol_g.hb = dls_hb_create();
-    dls_pol_g.mode = DLS_MODE_FIX;
+    dls_test_policy_new_hb(DLS_MODE_FIX);
     atomic_store(&dls_pol_g.degraded, 0);
-    assert_int_equal(dls_hb_stream_add(dls_pol_g.hb, DLS_POL_HOST_STREAM, DLS_POL_HOST_CTX, DLS_HB_NON_BLOCKING), 0);
 }
 
 static dls_cuda_op op_on(dls_op_kind kind, uint64_t sid, dls_op_phase phase)

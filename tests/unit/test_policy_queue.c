@@ -135,11 +135,7 @@ static void make_items(uint64_t seed, item *items)
 /* A fresh policy model with one live exchange of [XLO, XHI) and stream 5 capturing. */
 static dls_pol_x *fresh_model(void)
 {
-    dls_hb_destroy(dls_pol_g.hb);
-    dls_pol_g.hb = dls_hb_create();
-    assert_non_null(dls_pol_g.hb);
-    dls_pol_g.mode = DLS_MODE_CHECK;
-    assert_int_equal(dls_hb_stream_add(dls_pol_g.hb, DLS_POL_HOST_STREAM, DLS_POL_HOST_CTX, DLS_HB_NON_BLOCKING), 0);
+    dls_test_policy_new_hb(DLS_MODE_CHECK);
     dls_pol_x *p = export_range(XLO, XHI);
     dls_pol_lock();
     dls_cuda_stream s5 = stream(NSTREAMS);

@@ -93,10 +93,7 @@ static const dls_drv_table g_fake_drv = {
 static int setup(void **state)
 {
     (void)state;
-    dls_hb_destroy(dls_pol_g.hb); /* the one the library's constructor made for the environment's mode */
-    dls_pol_g.hb = dls_hb_create();
-    dls_pol_g.mode = DLS_MODE_FIX;
-    assert_int_equal(dls_hb_stream_add(dls_pol_g.hb, DLS_POL_HOST_STREAM, DLS_POL_HOST_CTX, DLS_HB_NON_BLOCKING), 0);
+    dls_test_policy_new_hb(DLS_MODE_FIX);
     dls_race_reset_for_tests();
     dls_drv_set_table_for_tests(&g_fake_drv);
     g_waits = g_records = g_host_waits = 0;
@@ -108,10 +105,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    dls_test_policy_forget(1);
+    dls_test_policy_end();
     dls_drv_set_table_for_tests(NULL);
-    dls_hb_destroy(dls_pol_g.hb);
-    dls_pol_g.hb = NULL;
     dls_pol_g.mode = DLS_MODE_CHECK;
     return 0;
 }
