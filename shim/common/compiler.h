@@ -6,8 +6,7 @@
 #ifndef DLS_COMPILER_H
 #define DLS_COMPILER_H
 
-/* Branch hints: the condition is almost always true (DLS_LIKELY) or false (DLS_UNLIKELY). */
-#define DLS_LIKELY(x) __builtin_expect(!!(x), 1)
+/* Branch hint: the condition is almost always false. */
 #define DLS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* A function kept out of line (DLS_NOINLINE), or also placed with the rarely run code and

@@ -8,7 +8,6 @@
 #ifndef DLS_CONFIG_H
 #define DLS_CONFIG_H
 
-#include "compiler.h"
 #include "export.h"
 
 #include "names.h"
@@ -71,7 +70,7 @@ const dls_config *dls_config_get_first(void);
 static inline const dls_config *dls_config_get(void)
 {
     const dls_config *c = atomic_load_explicit(&dls_config_read, memory_order_acquire);
-    return DLS_LIKELY(c != NULL) ? c : dls_config_get_first();
+    return c ? c : dls_config_get_first();
 }
 
 /* The value of the variable of DLS_PASSED row v as the process's environment holds it now (dlsync

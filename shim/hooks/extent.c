@@ -120,7 +120,9 @@ static int common_extent(const DLTensor *t, uint64_t flags, dls_extent *ext)
 }
 
 /* dls_tensor_check for any tensor: names what is wrong, or computes the extent (of an empty
- * tensor, negative strides and overflows included). */
+ * tensor, negative strides and overflows included). Out of line: inlined into the common case it
+ * costs each wrapped export+release 9 instructions more (make bench's hooks-export-release
+ * figure, over its budget then). */
 static DLS_NOINLINE const char *check_in_full(const DLTensor *t, uint64_t flags, dls_extent *ext)
 {
     if (!t)

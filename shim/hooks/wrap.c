@@ -47,7 +47,7 @@ static inline unsigned listeners_now(unsigned asked, const dls_exchange_observer
 #define EVERYONE (HEARD_BY_LOG | HEARD_BY_OBSERVER | HEARD_BY_NVTX)
 
 /* Reports a tensor that cannot be interpreted: a warning once per reason, the count, the log. */
-static DLS_COLD void malformed(const dls_profile *p, void *mt, const char *reason)
+static void malformed(const dls_profile *p, void *mt, const char *reason)
 {
     char key[64];
     snprintf(key, sizeof key, "malformed-%.40s", reason);
@@ -229,7 +229,7 @@ void dls_wrap_leave(void)
 }
 
 /* The second call of the shim's deleter for mt: reported, not passed on. */
-static DLS_COLD void double_release(void *mt, const dls_exchange_observer *obs)
+static void double_release(void *mt, const dls_exchange_observer *obs)
 {
     uint64_t xid = dls_exchange_removed_xid(mt);
     dls_warn_once("double-release",

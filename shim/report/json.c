@@ -46,8 +46,8 @@ void dls_rec_start(dls_rec *j)
     struct dls_rec_thread *t = &t_home;
     j->len = 0;
     j->failed = 0;
-    if (DLS_LIKELY(!t->busy)) {
-        if (DLS_UNLIKELY(!t->buf))
+    if (!t->busy) {
+        if (!t->buf)
             first_buffer(t);
         t->busy = 1;
         j->buf = t->buf;

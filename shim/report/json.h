@@ -13,8 +13,6 @@
 #ifndef DLS_JSON_H
 #define DLS_JSON_H
 
-#include "../common/compiler.h"
-
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -44,7 +42,7 @@ char *dls_rec_grow(dls_rec *j, size_t n);
 /* Makes room for n more bytes; returns the write position or NULL (then j is failed). */
 static inline char *dls_rec_room(dls_rec *j, size_t n)
 {
-    return DLS_LIKELY(j->len + n <= j->cap) ? j->buf + j->len : dls_rec_grow(j, n);
+    return j->len + n <= j->cap ? j->buf + j->len : dls_rec_grow(j, n);
 }
 
 /* Appends the n bytes of s as they are. */

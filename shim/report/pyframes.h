@@ -29,7 +29,6 @@
 #ifndef DLS_PYFRAMES_H
 #define DLS_PYFRAMES_H
 
-#include "../common/compiler.h"
 #include "../common/export.h"
 
 #include <stddef.h>
@@ -95,7 +94,7 @@ void dls_pyframes_restored(void);
 static inline void dls_pythread_restored(void)
 {
     dls_pythread *t = &dls_pythread_now;
-    if (DLS_UNLIKELY(t->npending != 0))
+    if (t->npending != 0)
         dls_pyframes_restored();
     if (t->depth)
         t->depth--;
