@@ -105,16 +105,6 @@ static const unsigned char g_escape[256] = {
 
 static const char g_hex[] = "0123456789abcdef";
 
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGH UINT64_C(0x8080808080808080)
-
-/* 1 when none of the 8 bytes of x needs escaping (a control character, '"' or '\\'). */
-static int clean8(uint64_t x)
-{
-    uint64_t q = x ^ (ONES * '"'), b = x ^ (ONES * '\\');
-    return !((((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) | ((b - ONES) & ~b)) & HIGH);
-}
-
 /* Writes s[i] escaped at d; returns the end. */
 static char *escape1(char *d, unsigned char c)
 {
@@ -135,35 +125,7 @@ static char *escape1(char *d, unsigned char c)
 char *dls_rec_escape(char *d, const char *s, size_t n)
 {
     *d++ = '"';
-    size_t i = 0;
-    uint64_t x;
-    while (i + 8 <= n) {
-        memcpy(&x, s + i, 8);
-        if (clean8(x)) {
-            memcpy(d, &x, 8);
-            d += 8;
-            i += 8;
-        } else {
-            for (size_t end = i + 8; i < end; i++)
-                d = escape1(d, (unsigned char)s[i]);
-        }
-    }
-    if (i < n && n >= 8 && (memcpy(&x, s + n - 8, 8), clean8(x))) { /* the tail, as the last 8 bytes */
-        memcpy(d - (i + 8 - n), &x, 8);
-        d += n - i;
-        i = n;
-    } else if (n >= 4 && n < 8) { /* a short string: its first and last 4 bytes */
-        uint32_t lo, hi;
-        memcpy(&lo, s, 4);
-        memcpy(&hi, s + n - 4, 4);
-        if (clean8(lo | (uint64_t)hi << 32)) {
-            memcpy(d, &lo, 4);
-            memcpy(d + n - 4, &hi, 4);
-            d += n;
-            i = n;
-        }
-    }
-    for (; i < n; i++)
+    for (size_t i = 0; i < n; i++)
         d = escape1(d, (unsigned char)s[i]);
     *d++ = '"';
     return d;

@@ -3,7 +3,7 @@
  * A record is built into the calling thread's own buffer (allocated on its first record, grown
  * when a record does not fit, kept for the next one), so building needs no lock and, after a
  * thread's first records, no allocation. No printf-family function is used: integers are
- * converted two digits at a time, strings are escaped by a 256-entry table and copied in runs.
+ * converted two digits at a time, strings are escaped byte by byte from a 256-entry table.
  * Keys are C string literals (inline wrappers below take their length at compile time);
  * commas are put where they belong, so values follow one another as written.
  *
