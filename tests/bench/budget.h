@@ -24,7 +24,11 @@
     X(FIX_EXCHANGE, "fix-exchange", "bench_cost", "fix, per legacy exchange of a device tensor, whole process", 4000) \
     X(LOG_RECORD, "log-record", "bench_cost", "per log record, whole process", 1000)                                  \
     X(HOOKS_EXPORT_RELEASE, "hooks-export-release", "bench_hooks",                                                    \
-      "a wrapped export+release with the log off, over a direct one, whole process", 500)
+      "a wrapped export+release with the log off, over a direct one, whole process", 500)                             \
+    X(GIL_HOOKS, "gil-hooks", "bench_pyframes",                                                                       \
+      "check, the GIL hooks per ctypes call (release and take-back), whole process", 60)                              \
+    X(PYTHON_STACK, "python-stack", "bench_pyframes",                                                                 \
+      "check, per Python stack captured beside its native one, whole process", 16000)
 
 typedef enum {
 #define DLS_BUDGET_ID_(id, key, bench, figure, most) DLS_BUDGET_##id,

@@ -6,8 +6,11 @@
  *   - per legacy exchange from Python (export, import, release of a pinned tensor, no kernel;
  *     check mode captures a stack at each of the three): ns with DLSYNC_STACK=native and both,
  *     through ctypes.PyDLL (frames read at once) and ctypes.CDLL (read when the call returns),
- *     and in fix mode, which captures no stack at all.
+ *     and in fix mode, which captures no stack at all;
+ *   and the verdict lines of the two figures budgets hold (tests/bench/budget.h): the GIL hooks'
+ *   instructions per call and the instructions per Python stack captured.
  * The Python side is tests/python/bench_pyframes.py, run with Debian's python3. */
+#include "../bench/budget.h"
 #include "dls_test.h"
 
 #include <stdio.h>
@@ -71,6 +74,8 @@ int main(void)
     snprintf(g_cupti, sizeof g_cupti, "DLSYNC_CUPTI=%s", dls_build_path(cp, sizeof cp, "cudasim/libcupti.so.13"));
     if (access("/usr/bin/python3", X_OK) != 0) {
         printf("bench_pyframes: skipped (no /usr/bin/python3)\n");
+        dls_budget_print(DLS_BUDGET_GIL_HOOKS, -1);
+        dls_budget_print(DLS_BUDGET_PYTHON_STACK, -1);
         return 0;
     }
     double c0 = figure(NULL, NULL, "calls", "200000", "cdll"),
@@ -84,11 +89,13 @@ int main(void)
     printf("  fix            %7.1f ns/call (no GIL hook)\n", cf);
     double n0 = instructions("native", g_calls, "1000"), n1 = instructions("native", g_calls, "11000");
     double b0 = instructions("both", g_calls, "1000"), b1 = instructions("both", g_calls, "11000");
-    if (n0 > 0 && n1 > 0 && b0 > 0 && b1 > 0)
+    int measured = n0 > 0 && n1 > 0 && b0 > 0 && b1 > 0;
+    if (measured)
         printf("  callgrind, check: %.0f instr/call native, %.0f both (the GIL hooks: %+.0f)\n", (n1 - n0) / 10000.0,
                (b1 - b0) / 10000.0, (b1 - b0 - n1 + n0) / 10000.0);
     else
         printf("  callgrind: valgrind not available\n");
+    dls_budget_print(DLS_BUDGET_GIL_HOOKS, measured ? (b1 - b0 - n1 + n0) / 10000.0 : -1);
     printf("bench_pyframes: legacy exchange from Python (MXNDArrayToDLPack, TVMArrayFromDLPack, release; pinned "
            "tensor, no kernel), median of 5 runs of 5000\n");
     double e0 = figure(NULL, NULL, "exchanges", "5000", "pydll");
@@ -105,9 +112,11 @@ int main(void)
     printf("  fix, PyDLL           %8.1f ns (no stack is captured)\n", fb);
     double x0 = instructions("native", NULL, "20"), x1 = instructions("native", NULL, "120");
     double y0 = instructions("both", NULL, "20"), y1 = instructions("both", NULL, "120");
-    if (x0 > 0 && x1 > 0 && y0 > 0 && y1 > 0) /* 5 runs of 100 more exchanges, 3 stacks each */
+    measured = x0 > 0 && x1 > 0 && y0 > 0 && y1 > 0;
+    if (measured) /* 5 runs of 100 more exchanges, 3 stacks each */
         printf("  callgrind, check, PyDLL: %+.0f instr per Python stack captured (beside its native one)\n",
                (y1 - y0 - x1 + x0) / 1500.0);
+    dls_budget_print(DLS_BUDGET_PYTHON_STACK, measured ? (y1 - y0 - x1 + x0) / 1500.0 : -1);
     printf("  measured with: [LD_PRELOAD=build/lib/libdlsync.so DLSYNC_MODE=check|fix DLSYNC_STACK=native|both] "
            "/usr/bin/python3 tests/python/bench_pyframes.py calls 200000 | exchanges 5000 build/scenarios "
            "pydll|cdll\n");

@@ -18,10 +18,11 @@ $(PYTEST_DIR)/test_pyframes: $(B)/obj/tests/python/test_pyframes.o $(TEST_COMMON
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_COMMON_OBJ) -lcmocka $(LDLIBS)
 
-$(PYTEST_DIR)/bench_pyframes: $(B)/obj/tests/python/bench_pyframes.o $(TEST_COMMON_OBJ) | $(PYTEST_NEEDS)
+$(PYTEST_DIR)/bench_pyframes: $(B)/obj/tests/python/bench_pyframes.o $(TEST_COMMON_OBJ) $(BENCH_BUDGET_OBJ) \
+		| $(PYTEST_NEEDS)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(BENCH_BUDGET_OBJ) $(LDLIBS)
 
 ALL     += $(PYTEST_DIR)/test_pyframes $(PYTEST_DIR)/bench_pyframes
 TESTS   += $(PYTEST_DIR)/test_pyframes
