@@ -128,6 +128,30 @@ static int several_ops(CUpti_CallbackId cbid)
     dls_cuda_decode_on_stream(op, DLS_OP_##op_kind, cb, p->hStream, ptsz, 1); \
     op->flags |= DLS_OPF_CONSERVATIVE;                                        \
     END_CASE
+#define GRAPH_LAUNCH(name, class, ptsz, graph_exec)                              \
+    CASE(name)                                                                   \
+    dls_cuda_decode_on_stream(op, DLS_OP_GRAPH_LAUNCH, cb, p->hStream, ptsz, 1); \
+    op->flags |= DLS_OPF_CONSERVATIVE;                                           \
+    op->exec = (uintptr_t)(graph_exec);                                          \
+    END_CASE
+#define CAPTURE_END(name, class, ptsz)                                 \
+    CASE(name)                                                         \
+    dls_cuda_decode_capture_end(op, cb, p->hStream, ptsz, p->phGraph); \
+    END_CASE
+#define GRAPH_INSTANTIATE(name, class)                                    \
+    CASE(name)                                                            \
+    dls_cuda_decode_graph_instantiate(op, cb, p->phGraphExec, p->hGraph); \
+    END_CASE
+#define GRAPH_EXEC_CHANGED(name, class)   \
+    CASE(name)                            \
+    op->kind = DLS_OP_GRAPH_EXEC_CHANGED; \
+    op->exec = (uintptr_t)p->hGraphExec;  \
+    END_CASE
+#define GRAPH_DESTROY(name, class)    \
+    CASE(name)                        \
+    op->kind = DLS_OP_GRAPH_DESTROY;  \
+    op->graph = (uintptr_t)p->hGraph; \
+    END_CASE
 #define CTX_SYNC(name, class)                             \
     CASE(name)                                            \
     op->kind = DLS_OP_CTX_SYNC;                           \

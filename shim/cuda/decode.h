@@ -85,6 +85,15 @@ void dls_cuda_decode_stream_create(dls_cuda_op *op, const CUpti_CallbackData *cb
  * remembered for the EXIT of the same call on this thread. */
 void dls_cuda_decode_stream_destroy(dls_cuda_op *op, const CUpti_CallbackData *cb, CUstream h);
 
+/* A capture's end on h (per_thread_call: a _ptsz form): the graph *ph made, known at a successful
+ * EXIT (else 0). */
+void dls_cuda_decode_capture_end(dls_cuda_op *op, const CUpti_CallbackData *cb, CUstream h, int per_thread_call,
+                                 const CUgraph *ph);
+
+/* An instantiation of graph g: the executable graph *ph known at a successful EXIT (else op's
+ * graph and exec stay 0). */
+void dls_cuda_decode_graph_instantiate(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUgraphExec *ph, CUgraph g);
+
 /* An event creation: the event *pe known at a successful EXIT, with a fresh id. */
 void dls_cuda_decode_event_create(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUevent *pe, unsigned flags);
 

@@ -1,7 +1,8 @@
-/* The readers of events and of stream and event lifetimes (decode.h): an event and its id, a
- * stream or event known only at the EXIT of its creation, a stream resolved before its
- * destruction. The calls that order work (records, waits, synchronizes, queries, host functions,
- * captures, graph launches) are read by their cases in decode.c. */
+/* The readers of events and of stream, event and graph lifetimes (decode.h): an event and its
+ * id, a stream, event, captured graph or executable graph known only at the EXIT of the call that
+ * makes it, a stream resolved before its destruction. The calls that order work (records, waits,
+ * synchronizes, queries, host functions, capture begins, graph launches) are read by their cases
+ * in decode.c. */
 #include "decode.h"
 
 #include "identity.h"
@@ -59,4 +60,21 @@ void dls_cuda_decode_event_create(dls_cuda_op *op, const CUpti_CallbackData *cb,
     op->flags |= DLS_OPF_HAS_EVENT;
     op->event = (uintptr_t)*pe;
     op->event_id = dls_cuda_event_id_new(*pe);
+}
+
+void dls_cuda_decode_capture_end(dls_cuda_op *op, const CUpti_CallbackData *cb, CUstream h, int per_thread_call,
+                                 const CUgraph *ph)
+{
+    dls_cuda_decode_on_stream(op, DLS_OP_CAPTURE_END, cb, h, per_thread_call, 0);
+    if (ph && succeeded(cb))
+        op->graph = (uintptr_t)*ph;
+}
+
+void dls_cuda_decode_graph_instantiate(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUgraphExec *ph, CUgraph g)
+{
+    op->kind = DLS_OP_GRAPH_INSTANTIATE;
+    if (!ph || !succeeded(cb))
+        return;
+    op->graph = (uintptr_t)g;
+    op->exec = (uintptr_t)*ph;
 }

@@ -23,6 +23,9 @@ static const char *const kind_names[DLS_OP_KIND_COUNT] = {
     [DLS_OP_FREE] = "free",
     [DLS_OP_CAPTURE_BEGIN] = "capture-begin",
     [DLS_OP_CAPTURE_END] = "capture-end",
+    [DLS_OP_GRAPH_INSTANTIATE] = "graph-instantiate",
+    [DLS_OP_GRAPH_EXEC_CHANGED] = "graph-exec-changed",
+    [DLS_OP_GRAPH_DESTROY] = "graph-destroy",
 };
 
 const char *dls_cuda_op_kind_name(dls_op_kind k)

@@ -29,7 +29,7 @@ typedef enum {
     DLS_OP_MEMCPY,            /* copy: a read range (source) and a write range (destination) */
     DLS_OP_MEMSET,            /* set: one write range */
     DLS_OP_HOST_FUNC,         /* cuLaunchHostFunc / cuStreamAddCallback: host code on a stream */
-    DLS_OP_GRAPH_LAUNCH,      /* graph launch: always conservative (may touch anything) */
+    DLS_OP_GRAPH_LAUNCH,      /* graph launch of `exec`: always conservative (may touch anything) */
     DLS_OP_EVENT_CREATE,      /* event known at EXIT (event_id fresh) */
     DLS_OP_EVENT_RECORD,      /* event recorded on stream */
     DLS_OP_EVENT_DESTROY,     /* event id retired after EXIT */
@@ -42,8 +42,12 @@ typedef enum {
     DLS_OP_STREAM_CREATE,     /* stream known at EXIT, with its kind */
     DLS_OP_STREAM_DESTROY,    /* stream id retired after EXIT */
     DLS_OP_FREE, /* cuMemFree / cuMemFreeHost (host-ordered) or cuMemFreeAsync (on stream); freeing NULL: no range, not conservative */
-    DLS_OP_CAPTURE_BEGIN, /* the stream starts capturing into a graph: its later work is recorded, not run */
-    DLS_OP_CAPTURE_END,   /* the stream's capture ends (whatever the result: it no longer captures) */
+    DLS_OP_CAPTURE_BEGIN,      /* the stream starts capturing into a graph: its later work is recorded, not run */
+    DLS_OP_CAPTURE_END,        /* the stream's capture ends (whatever the result: it no longer captures);
+                             `graph` is the graph it made (EXIT, 0 when none) */
+    DLS_OP_GRAPH_INSTANTIATE,  /* `exec` is made from `graph` (at a successful EXIT; else both 0) */
+    DLS_OP_GRAPH_EXEC_CHANGED, /* `exec` is destroyed or updated from another graph */
+    DLS_OP_GRAPH_DESTROY,      /* `graph` is destroyed */
     DLS_OP_KIND_COUNT
 } dls_op_kind;
 
@@ -108,6 +112,8 @@ typedef struct {
     unsigned event_flags;       /* EVENT_CREATE: the CU_EVENT_* flags; EVENT_RECORD: CU_EVENT_RECORD_* flags */
     uintptr_t ctx;              /* CTX_SYNC: the context synchronized (the current one when the call names none);
                                    FREE: the allocation's context, which a synchronous free waits for (0: unknown) */
+    uintptr_t graph;            /* CAPTURE_END, GRAPH_INSTANTIATE, GRAPH_DESTROY: the CUgraph */
+    uintptr_t exec;             /* GRAPH_LAUNCH, GRAPH_INSTANTIATE, GRAPH_EXEC_CHANGED: the CUgraphExec */
     const dls_cuda_range *ranges;
     uint32_t nranges;
     const uint64_t *words; /* launches: aligned 8-byte words of the argument buffer, in order */

@@ -2,11 +2,14 @@
 #include "access.h"
 
 #include "exch.h"
+#include "graphs.h"
 
 void dls_pol_access_of_op(dls_pol_access *a, const dls_cuda_op *op)
 {
     dls_pol_access_fill(a, op->kind, op->flags, op->correlation_id, op->api, op->name, op->ranges, op->nranges,
                         op->words, op->nwords);
+    if (op->kind == DLS_OP_GRAPH_LAUNCH)
+        a->graph_exec = op->exec;
 }
 
 void dls_pol_entry_box(dls_pol_entry *e, const uint64_t *words)
@@ -67,6 +70,8 @@ dls_pol_dir dls_pol_direction(const dls_pol_access *a, const dls_pol_x *x, uint6
         return DLS_POL_WRITES;
     if ((a->kind == DLS_OP_MEMCPY || a->kind == DLS_OP_MEMSET) && !a->conservative)
         return dls_pol_writes(a, x->lo, x->hi) ? DLS_POL_WRITES : DLS_POL_READS;
+    if (a->kind == DLS_OP_GRAPH_LAUNCH && dls_pol_graph_writes(a->graph_exec, x->lo, x->hi))
+        return DLS_POL_WRITES;
     if (x->read_only && !dls_pol_x_produced_on(x, stream))
         return DLS_POL_READS;
     return DLS_POL_MAY_WRITE;

@@ -218,9 +218,11 @@ void dls_pol_fix_reuse(dls_pol_plan *p, const dls_pol_access *a, dls_pol_stream 
         after_uses(p, x, st, DLS_POL_WRITES, "release: reuse of the memory after the consumer's work");
         fix_stream_as(p, x, st, "event-wait", "first use on this stream, after the release");
         /* the memory is reused whole by its producer or by a known write: later users are ordered
-         * after it by the program itself, and the consumer's accesses after it are its own bug */
+         * after it by the program itself, and the consumer's accesses after it are its own bug (a
+         * graph launch's known writes need not cover what it may touch: not a whole reuse) */
         if (dls_pol_reuses_all(a, x) &&
-            (dls_pol_x_produced_on(x, st->id) || dls_pol_direction(a, x, st->id) == DLS_POL_WRITES))
+            (dls_pol_x_produced_on(x, st->id) ||
+             (a->kind != DLS_OP_GRAPH_LAUNCH && dls_pol_direction(a, x, st->id) == DLS_POL_WRITES)))
             dls_pol_plan_mark(p, x->xid, st->id, DLS_POL_MARK_DROP);
     }
 }

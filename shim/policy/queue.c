@@ -16,6 +16,7 @@
 #include "check.h"
 #include "events.h"
 #include "exch.h"
+#include "graphs.h"
 #include "index.h"
 #include "ring.h"
 #include "stream_table.h"
@@ -133,6 +134,8 @@ static void apply_alone(const dls_pol_rec *r, uint64_t end, applier *a)
     if (rc == ENOMEM)
         dls_pol_degrade("policy-op-memory", "out of memory recording a CUDA operation");
     if (rc) { /* an unknown stream, or captured work: recorded into a graph, not run */
+        if (st && st->capturing)
+            dls_pol_graph_captured(st->id, &r->e.a);
         dls_pol_after_put(r->after);
         return;
     }

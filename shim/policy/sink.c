@@ -14,6 +14,7 @@
 #include "events.h"
 #include "exch.h"
 #include "fix.h"
+#include "graphs.h"
 #include "hostfn.h"
 #include "index.h"
 #include "queue.h"
@@ -237,13 +238,24 @@ static void on_exit_locked(const dls_cuda_op *op, uint64_t begin)
         if ((st = dls_pol_stream_get(&op->stream, op->tid)) && !st->capturing) {
             st->capturing = 1;
             atomic_fetch_add_explicit(&dls_pol_g.ncapturing, 1, memory_order_relaxed);
+            dls_pol_graph_capture_begin(st->id);
         }
         break;
     case DLS_OP_CAPTURE_END:
         if ((st = dls_pol_stream_get(&op->stream, op->tid)) && st->capturing) {
             st->capturing = 0;
             atomic_fetch_sub_explicit(&dls_pol_g.ncapturing, 1, memory_order_relaxed);
+            dls_pol_graph_capture_end(st->id, op->result == 0 ? op->graph : 0);
         }
+        break;
+    case DLS_OP_GRAPH_INSTANTIATE:
+        dls_pol_graph_instantiated(op->graph, op->exec);
+        break;
+    case DLS_OP_GRAPH_EXEC_CHANGED:
+        dls_pol_graph_exec_changed(op->exec);
+        break;
+    case DLS_OP_GRAPH_DESTROY:
+        dls_pol_graph_destroyed(op->graph);
         break;
     default:
         break;

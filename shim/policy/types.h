@@ -44,6 +44,7 @@ typedef struct {
     uintptr_t lo[2], hi[2];
     const uint64_t *words;  /* a launch's aligned argument words */
     const char *api, *name; /* the API the program called; a launch's kernel name (may be NULL) */
+    uintptr_t graph_exec;   /* a graph launch's CUgraphExec (what it is known to write: graphs.h); else 0 */
 } dls_pol_access;
 
 /* One remembered operation of a stream: its position and its access, which owns a copy of the

@@ -453,20 +453,60 @@ static void syncs_queries_host_funcs_and_graphs(void **state)
     op = decode1(CBID(cuLaunchHostFunc), CUPTI_API_ENTER, "cuLaunchHostFunc", &hf);
     assert_int_equal(op.kind, DLS_OP_HOST_FUNC);
     assert_true(op.flags & DLS_OPF_HAS_STREAM);
-    cuGraphLaunch_params gl = {.hStream = NULL};
+    cuGraphLaunch_params gl = {.hGraph = (CUgraphExec)0xe1, .hStream = NULL};
     op = decode1(CBID(cuGraphLaunch), CUPTI_API_ENTER, "cuGraphLaunch", &gl);
     assert_int_equal(op.kind, DLS_OP_GRAPH_LAUNCH);
     assert_true(op.flags & DLS_OPF_CONSERVATIVE);
+    assert_int_equal(op.exec, 0xe1);
+    cuGraphLaunch_ptsz_params glp = {.hGraphExec = (CUgraphExec)0xe2, .hStream = NULL};
+    op = decode1(CBID(cuGraphLaunch_ptsz), CUPTI_API_ENTER, "cuGraphLaunch_ptsz", &glp);
+    assert_int_equal(op.exec, 0xe2);
+    assert_int_equal(op.stream.kind, DLS_STREAM_PER_THREAD);
     cuStreamBeginCapture_v2_params bc = {.hStream = CU_STREAM_PER_THREAD, .mode = CU_STREAM_CAPTURE_MODE_RELAXED};
     op = decode1(CBID(cuStreamBeginCapture_v2), CUPTI_API_EXIT, "cuStreamBeginCapture_v2", &bc);
     assert_int_equal(op.kind, DLS_OP_CAPTURE_BEGIN);
     assert_true(op.flags & DLS_OPF_HAS_STREAM);
     assert_int_equal(op.stream.kind, DLS_STREAM_PER_THREAD);
-    CUgraph graph = NULL;
+    CUgraph graph = (CUgraph)0x91;
     cuStreamEndCapture_ptsz_params ec = {.hStream = NULL, .phGraph = &graph};
     op = decode1(CBID(cuStreamEndCapture_ptsz), CUPTI_API_EXIT, "cuStreamEndCapture_ptsz", &ec);
     assert_int_equal(op.kind, DLS_OP_CAPTURE_END);
     assert_int_equal(op.stream.kind, DLS_STREAM_PER_THREAD);
+    assert_int_equal(op.graph, 0x91);
+}
+
+/* A captured graph is known by its handle at the capture's EXIT, an executable graph at its
+ * instantiation's (with the graph it is made from), and each by the calls that end them. */
+static void graphs_are_known_from_capture_to_destruction(void **state)
+{
+    (void)state;
+    CUgraph graph = (CUgraph)0x91;
+    cuStreamEndCapture_params ec = {.hStream = NULL, .phGraph = &graph};
+    dls_cuda_op op = decode1(CBID(cuStreamEndCapture), CUPTI_API_ENTER, "cuStreamEndCapture", &ec);
+    assert_int_equal(op.graph, 0); /* not written yet */
+    CUgraphExec exec = (CUgraphExec)0xe1;
+    cuGraphInstantiateWithFlags_params in = {.phGraphExec = &exec, .hGraph = graph, .flags = 0};
+    op = decode1(CBID(cuGraphInstantiateWithFlags), CUPTI_API_ENTER, "cuGraphInstantiateWithFlags", &in);
+    assert_int_equal(op.kind, DLS_OP_GRAPH_INSTANTIATE);
+    assert_int_equal(op.exec, 0);
+    op = decode1(CBID(cuGraphInstantiateWithFlags), CUPTI_API_EXIT, "cuGraphInstantiateWithFlags", &in);
+    assert_int_equal(op.graph, 0x91);
+    assert_int_equal(op.exec, 0xe1);
+    cuGraphInstantiateWithParams_params ip = {.phGraphExec = &exec, .hGraph = graph};
+    op = decode1(CBID(cuGraphInstantiateWithParams), CUPTI_API_EXIT, "cuGraphInstantiateWithParams", &ip);
+    assert_int_equal(op.exec, 0xe1);
+    cuGraphExecUpdate_v2_params up = {.hGraphExec = exec, .hGraph = graph};
+    op = decode1(CBID(cuGraphExecUpdate_v2), CUPTI_API_EXIT, "cuGraphExecUpdate_v2", &up);
+    assert_int_equal(op.kind, DLS_OP_GRAPH_EXEC_CHANGED);
+    assert_int_equal(op.exec, 0xe1);
+    cuGraphExecDestroy_params xd = {.hGraphExec = exec};
+    op = decode1(CBID(cuGraphExecDestroy), CUPTI_API_EXIT, "cuGraphExecDestroy", &xd);
+    assert_int_equal(op.kind, DLS_OP_GRAPH_EXEC_CHANGED);
+    assert_int_equal(op.exec, 0xe1);
+    cuGraphDestroy_params gd = {.hGraph = graph};
+    op = decode1(CBID(cuGraphDestroy), CUPTI_API_EXIT, "cuGraphDestroy", &gd);
+    assert_int_equal(op.kind, DLS_OP_GRAPH_DESTROY);
+    assert_int_equal(op.graph, 0x91);
 }
 
 /* The work decoder takes the launches (but the multi-device one), the asynchronous linear
@@ -562,6 +602,7 @@ int main(void)
         cmocka_unit_test_setup(stream_creation_and_destruction, setup),
         cmocka_unit_test_setup(stream_resolution_is_cached_until_invalidated, setup),
         cmocka_unit_test_setup(syncs_queries_host_funcs_and_graphs, setup),
+        cmocka_unit_test_setup(graphs_are_known_from_capture_to_destruction, setup),
         cmocka_unit_test_setup(the_lane_decodes_launches_asynchronous_copies_and_sets, setup),
         cmocka_unit_test_setup(every_enabled_driver_call_is_decoded_one_way, setup),
     };

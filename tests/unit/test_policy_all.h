@@ -9,6 +9,7 @@
 #include "policy/events.h"
 #include "policy/exch.h"
 #include "policy/fix.h"
+#include "policy/graphs.h"
 #include "policy/hostfn.h"
 #include "policy/index.h"
 #include "policy/order.h"

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 
 /* Applies what is still queued, then drops every live exchange (and every released one when
- * `released`) and frees the stream table, so the next test starts with none. The hb engine is
+ * `released`) and frees the stream table and the graphs' known writes, so the next test starts
+ * with none. The hb engine is
  * the caller's. */
 static inline void dls_test_policy_forget(int released)
 {
@@ -19,6 +20,7 @@ static inline void dls_test_policy_forget(int released)
     while (released && dls_pol_g.released)
         dls_pol_x_drop(dls_pol_g.released);
     dls_pol_stream_table_reset_for_tests();
+    dls_pol_graph_reset_for_tests();
 }
 
 /* Replaces the policy's hb engine (the one the library's constructor made for the environment's

@@ -580,6 +580,84 @@ static void check_reports_an_access_after_the_release(void **state)
     assert_string_equal(only_race(), "use-after-release");
 }
 
+/* Delivers an operation of `kind` with graph `graph` and executable graph `exec` (EXIT), on
+ * stream sid when sid is not 0. */
+static void graph_op(dls_op_kind kind, uint64_t sid, uintptr_t graph, uintptr_t exec)
+{
+    dls_cuda_op op = op_on(kind, sid);
+    op.phase = DLS_PHASE_EXIT;
+    op.flags = sid ? DLS_OPF_HAS_STREAM : 0;
+    op.api = "graph";
+    op.graph = graph;
+    op.exec = exec;
+    dls_pol_sink(&op, NULL);
+}
+
+/* The producer captures `captured` (a set of the tensor, or a copy reading it) into graph 0x91
+ * and instantiates it as 0xe1. */
+static void capture_into_a_graph(void (*captured)(void))
+{
+    graph_op(DLS_OP_CAPTURE_BEGIN, PRODUCER, 0, 0);
+    captured();
+    graph_op(DLS_OP_CAPTURE_END, PRODUCER, 0x91, 0);
+    graph_op(DLS_OP_GRAPH_INSTANTIATE, 0, 0x91, 0xe1);
+}
+
+static void set_the_tensor(void)
+{
+    set(PRODUCER, X);
+}
+
+static void read_the_tensor(void)
+{
+    copy(PRODUCER, X, OUT + 0x1000);
+}
+
+/* A launch of executable graph 0xe1 on the producer's stream. */
+static void launch_the_graph(void)
+{
+    dls_cuda_op op = op_on(DLS_OP_GRAPH_LAUNCH, PRODUCER);
+    op.flags |= DLS_OPF_CONSERVATIVE;
+    op.api = "cuGraphLaunch";
+    op.exec = 0xe1;
+    deliver(&op);
+}
+
+/* The graph's launch writes what its capture wrote: launched while the consumer's read is
+ * pending, it is a write-after-use race. */
+static void check_reports_a_captured_write_at_its_graphs_launch(void **state)
+{
+    (void)state;
+    handed_over_ordered();
+    capture_into_a_graph(set_the_tensor);
+    copy(CONSUMER, X, OUT);
+    launch_the_graph();
+    assert_string_equal(only_race(), "write-after-use");
+}
+
+/* A graph that only read the tensor, and one whose executable graph was updated (what it writes
+ * is no longer known), is only a kernel pair: counted, not listed. */
+static void check_counts_other_graph_launches_as_kernel_pairs(void **state)
+{
+    (void)state;
+    uint64_t before = dls_summary_get(DLS_COUNT_KERNEL_PAIRS);
+    handed_over_ordered();
+    capture_into_a_graph(read_the_tensor);
+    copy(CONSUMER, X, OUT);
+    launch_the_graph();
+    dls_pol_lock();
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0);
+    assert_int_equal(dls_summary_get(DLS_COUNT_KERNEL_PAIRS), before + 1);
+    capture_into_a_graph(set_the_tensor);
+    graph_op(DLS_OP_GRAPH_EXEC_CHANGED, 0, 0, 0xe1);
+    copy(CONSUMER, X, OUT + 64);
+    launch_the_graph();
+    dls_pol_lock();
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0);
+}
+
 /* A synchronous free of context 0xc0 of the released tensor, with the consumer's copy on stream
  * `sid` of context `ctx` pending (the consumer released the tensor at once). */
 static void free_after_a_pending_read(uint64_t sid, uintptr_t ctx, uintptr_t free_ctx)
@@ -654,6 +732,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_reports_no_read_read_pair, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_an_access_after_the_release, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_a_free_during_another_devices_use, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_reports_a_captured_write_at_its_graphs_launch, setup_check,
+                                        teardown_check),
+        cmocka_unit_test_setup_teardown(check_counts_other_graph_launches_as_kernel_pairs, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_no_free_its_context_waits_for, setup_check, teardown_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
