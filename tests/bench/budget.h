@@ -8,8 +8,8 @@
  *   key     the figure's name in its verdict line: "budget <key> (<figure>): ..."
  *   bench   the benchmark that measures it
  *   figure  what is measured (callgrind instructions: dlsync's own cost, that is against the
- *           null subscriber, for a stream operation; against no shim for an exchange and a
- *           wrapped call)
+ *           null subscriber, for a stream operation; against no shim for an exchange, a stream
+ *           created and destroyed, and a wrapped call)
  *   most    the budget: the figure is within it when it is at most this */
 #ifndef DLS_BENCH_BUDGET_H
 #define DLS_BENCH_BUDGET_H
@@ -23,6 +23,10 @@
     X(CHECK_OP, "check-op", "bench_cost", "check, per cudaMemsetAsync, calling thread", 600)                          \
     X(FIX_EXCHANGE, "fix-exchange", "bench_cost", "fix, per legacy exchange of a device tensor, whole process", 4000) \
     X(LOG_RECORD, "log-record", "bench_cost", "per log record, whole process", 1000)                                  \
+    X(STREAM_CREATE_DESTROY, "stream-create-destroy", "bench_cost",                                                   \
+      "fix, per cudaStreamCreateWithFlags + cudaStreamDestroy, calling thread", 1500)                                 \
+    X(FIX_STREAM_EXCHANGE, "fix-stream-exchange", "bench_cost",                                                       \
+      "fix, per legacy exchange with a stream the consumer creates and destroys for it, calling thread", 4000)        \
     X(HOOKS_EXPORT_RELEASE, "hooks-export-release", "bench_hooks",                                                    \
       "a wrapped export+release with the log off, over a direct one, whole process", 500)                             \
     X(GIL_HOOKS, "gil-hooks", "bench_pyframes",                                                                       \

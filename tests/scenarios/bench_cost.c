@@ -19,7 +19,8 @@
  * the GPU, and how often they sleep and are woken varies with the calling thread's speed, by
  * about +-50 instructions per operation from run to run. Prints each figure with the commands
  * that measured it, and below each figure a budget holds its verdict line (tests/bench/budget.h:
- * fix, fix with one tensor pending and check per operation, fix per exchange, per log record).
+ * fix, fix with one tensor pending and check per operation, fix per exchange, per log record, fix
+ * per stream create + destroy and per exchange with a stream the consumer creates for it).
  * Needs valgrind; no assertions. */
 #include "../bench/budget.h"
 #include "dls_test.h"
@@ -292,8 +293,9 @@ static double print_figure(const char *name, const setting *s, unit u, baseline 
 }
 
 /* The figures of this benchmark that a budget holds. */
-static const dls_budget_id g_held[] = {DLS_BUDGET_FIX_OP, DLS_BUDGET_FIX_PENDING_OP, DLS_BUDGET_CHECK_OP,
-                                       DLS_BUDGET_FIX_EXCHANGE, DLS_BUDGET_LOG_RECORD};
+static const dls_budget_id g_held[] = {
+    DLS_BUDGET_FIX_OP,     DLS_BUDGET_FIX_PENDING_OP,        DLS_BUDGET_CHECK_OP,           DLS_BUDGET_FIX_EXCHANGE,
+    DLS_BUDGET_LOG_RECORD, DLS_BUDGET_STREAM_CREATE_DESTROY, DLS_BUDGET_FIX_STREAM_EXCHANGE};
 
 int main(void)
 {
@@ -369,10 +371,14 @@ int main(void)
     static const struct {
         unit u;
         const char *title;
+        dls_budget_id fix_budget; /* holds fix's figure */
     } s_units[] = {
-        {UNIT_STREAM, "per stream create + destroy (cudaStreamCreateWithFlags, cudaStreamDestroy; the calling thread)"},
-        {UNIT_XSTREAM, "per legacy exchange with a stream the consumer creates for it (create, export, import, "
-                       "release, destroy; the calling thread)"},
+        {UNIT_STREAM, "per stream create + destroy (cudaStreamCreateWithFlags, cudaStreamDestroy; the calling thread)",
+         DLS_BUDGET_STREAM_CREATE_DESTROY},
+        {UNIT_XSTREAM,
+         "per legacy exchange with a stream the consumer creates for it (create, export, import, "
+         "release, destroy; the calling thread)",
+         DLS_BUDGET_FIX_STREAM_EXCHANGE},
     };
     for (size_t k = 0; k < sizeof s_units / sizeof *s_units; k++) {
         printf("  %s:\n", s_units[k].title);
@@ -386,6 +392,8 @@ int main(void)
                 printf("    %-58s %+8.0f instructions\n", s_names[i], v - none);
             }
             print_command(&s_settings[i], s_units[k].u);
+            if (s_settings[i].w == WITH_SHIM && !strcmp(s_settings[i].mode, "fix"))
+                dls_budget_print(s_units[k].fix_budget, v < 0 || none < 0 ? -1 : v - none);
         }
     }
     return 0;
