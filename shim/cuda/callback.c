@@ -286,7 +286,7 @@ static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_Callba
     track_call(t, cb->correlationId, enter);
     if (cls == DLS_CBID_INVALIDATION) {
         if (!enter) {
-            dls_cuda_streams_invalidate();
+            dls_cuda_contexts_invalidate();
             dls_cuda_kparams_invalidate();
         }
         return;

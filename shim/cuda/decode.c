@@ -157,9 +157,9 @@ static int several_ops(CUpti_CallbackId cbid)
     op->kind = DLS_OP_CTX_SYNC;                           \
     op->ctx = (uintptr_t)(p->ctx ? p->ctx : cb->context); \
     END_CASE
-#define STREAM_CREATE(name, class, flags)                      \
-    CASE(name)                                                 \
-    dls_cuda_decode_stream_create(op, cb, p->phStream, flags); \
+#define STREAM_CREATE(name, class, flags, current)                      \
+    CASE(name)                                                          \
+    dls_cuda_decode_stream_create(op, cb, p->phStream, flags, current); \
     END_CASE
 #define STREAM_DESTROY(name, class)                     \
     CASE(name)                                          \

@@ -78,8 +78,11 @@ void dls_cuda_decode_free(dls_cuda_op *op, dls_cuda_scratch *scratch, const CUpt
 /* decode_sync.c. Sets op's event (and its id) to e. */
 void dls_cuda_decode_event(dls_cuda_op *op, CUevent e);
 
-/* A stream creation: the stream *ph known at a successful EXIT, its kind from the creation flags. */
-void dls_cuda_decode_stream_create(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUstream *ph, unsigned flags);
+/* A stream creation: the stream *ph known at a successful EXIT, its kind from the creation flags;
+ * `current`: 1 when the call made it in the current context (cb->context), which the driver is
+ * then not asked. */
+void dls_cuda_decode_stream_create(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUstream *ph, unsigned flags,
+                                   int current);
 
 /* A stream destruction: h resolved at ENTER (the driver forgets it during the call) and
  * remembered for the EXIT of the same call on this thread. */

@@ -42,13 +42,14 @@ static int succeeded(const CUpti_CallbackData *cb)
            *(const CUresult *)cb->functionReturnValue == CUDA_SUCCESS;
 }
 
-void dls_cuda_decode_stream_create(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUstream *ph, unsigned flags)
+void dls_cuda_decode_stream_create(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUstream *ph, unsigned flags,
+                                   int current)
 {
     op->kind = DLS_OP_STREAM_CREATE;
     if (!ph || !succeeded(cb))
         return;
-    dls_cuda_decode_stream(op, *ph, 0, cb);
-    op->stream.kind = (flags & CU_STREAM_NON_BLOCKING) ? DLS_STREAM_NON_BLOCKING : DLS_STREAM_BLOCKING;
+    op->flags |= DLS_OPF_HAS_STREAM;
+    dls_cuda_stream_resolve_created(*ph, current ? cb->context : NULL, flags, &op->stream);
 }
 
 void dls_cuda_decode_event_create(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUevent *pe, unsigned flags)

@@ -1,4 +1,4 @@
-/* Stream resolution cache and event ids (see identity.h). */
+/* Stream resolution caches and event ids (see identity.h). */
 #include "identity.h"
 
 #include "drv.h"
@@ -59,6 +59,48 @@ static int context_device(CUcontext ctx)
     return dev;
 }
 
+/* The generation of context facts: bumped when a context may have been destroyed. */
+static atomic_uint_fast64_t g_ctx_gen = 1;
+
+/* The per-thread cache of what the driver said of a context (its id and device): a thread uses
+ * few contexts; a slot is valid while its generation is the current one. */
+#define CTX_SLOTS 4
+typedef struct {
+    uint64_t gen; /* 0 = empty */
+    uintptr_t ctx;
+    uint64_t id;
+    int device;
+} ctx_slot;
+
+static __thread ctx_slot t_ctxs[CTX_SLOTS];
+static __thread unsigned t_ctx_next;
+
+/* The id (0: unknown) and device (-1: unknown) of ctx, asked once per context and generation. */
+static void context_facts(CUcontext ctx, uint64_t *id, int *device)
+{
+    uint64_t gen = atomic_load_explicit(&g_ctx_gen, memory_order_acquire);
+    for (unsigned i = 0; i < CTX_SLOTS; i++)
+        if (t_ctxs[i].gen == gen && t_ctxs[i].ctx == (uintptr_t)ctx) {
+            *id = t_ctxs[i].id;
+            *device = t_ctxs[i].device;
+            return;
+        }
+    unsigned long long ctx_id = 0;
+    if (!ctx || dls_drv_ctx_get_id(ctx, &ctx_id) != CUDA_SUCCESS)
+        ctx_id = 0;
+    *id = ctx_id;
+    *device = context_device(ctx);
+    if (ctx_id && *device >= 0)
+        t_ctxs[t_ctx_next++ % CTX_SLOTS] = (ctx_slot){gen, (uintptr_t)ctx, ctx_id, *device};
+}
+
+/* Sets s's context to ctx, with that context's id and device. */
+static void set_context(dls_cuda_stream *s, CUcontext ctx)
+{
+    s->ctx = (uintptr_t)ctx;
+    context_facts(ctx, &s->ctx_id, &s->device);
+}
+
 /* Asks the driver for what the cache does not know. */
 static void query(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, dls_cuda_stream *s)
 {
@@ -76,13 +118,19 @@ static void query(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, d
         else
             kind = DLS_STREAM_UNKNOWN;
     }
-    unsigned long long ctx_id = 0;
-    if (!ctx || dls_drv_ctx_get_id(ctx, &ctx_id) != CUDA_SUCCESS)
-        ctx_id = 0;
     s->kind = kind;
-    s->ctx = (uintptr_t)ctx;
-    s->ctx_id = ctx_id;
-    s->device = context_device(ctx);
+    set_context(s, ctx);
+}
+
+/* Keeps resolution s of the slot's key, made in generation gen, when it is resolved. */
+static void keep(slot *sl, uint64_t gen, uintptr_t key, uintptr_t key_ctx, const dls_cuda_stream *s)
+{
+    if (s->resolved) {
+        sl->gen = gen;
+        sl->key = key;
+        sl->key_ctx = key_ctx;
+        sl->s = *s;
+    }
 }
 
 void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, dls_cuda_stream *out)
@@ -100,12 +148,35 @@ void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx,
     dls_cuda_stream s = {.handle = (uintptr_t)h};
     query(canonical, kind, cur_ctx, &s);
     *out = s;
-    if (s.resolved) {
-        sl->gen = gen;
-        sl->key = key;
-        sl->key_ctx = key_ctx;
-        sl->s = s;
+    keep(sl, gen, key, key_ctx, &s);
+}
+
+void dls_cuda_stream_resolve_created(CUstream h, CUcontext ctx, unsigned flags, dls_cuda_stream *out)
+{
+    if (!ctx || !h) {
+        dls_cuda_stream_resolve(h, 0, ctx, out);
+        out->kind = (flags & CU_STREAM_NON_BLOCKING) ? DLS_STREAM_NON_BLOCKING : DLS_STREAM_BLOCKING;
+        return;
     }
+    dls_stream_kind kind;
+    CUstream canonical = canonical_of(h, 0, &kind);
+    uintptr_t key, key_ctx;
+    uint64_t gen = atomic_load_explicit(&dls_cuda_stream_gen, memory_order_acquire);
+    slot *sl = slot_of(canonical, kind, ctx, &key, &key_ctx);
+    dls_cuda_stream s = {.handle = (uintptr_t)h};
+    unsigned long long id = 0;
+    s.resolved = dls_drv_stream_get_id(h, &id) == CUDA_SUCCESS;
+    s.id = s.resolved ? id : 0;
+    s.kind = (flags & CU_STREAM_NON_BLOCKING) ? DLS_STREAM_NON_BLOCKING : DLS_STREAM_BLOCKING;
+    set_context(&s, ctx);
+    *out = s;
+    keep(sl, gen, key, key_ctx, &s);
+}
+
+void dls_cuda_contexts_invalidate(void)
+{
+    atomic_fetch_add_explicit(&g_ctx_gen, 1, memory_order_acq_rel);
+    dls_cuda_streams_invalidate();
 }
 
 /* Event ids: a chained hash table under one lock (events are not on the launch path). */

@@ -3,9 +3,12 @@
  * Streams: a handle as passed to a driver call (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD or
  * a real CUstream; NULL means the per-thread stream in _ptsz/_ptds calls) is resolved to the
  * driver's stream id, its context (for a default-stream handle: the context current at the call,
- * which the handle names a stream of), that context's device, and its kind, through the shim's guarded driver calls. Results
- * are cached per thread without locks; destroying a stream or a context invalidates every
- * thread's cache (a global generation), so a handle reused after destroy is resolved afresh.
+ * which the handle names a stream of), that context's device, and its kind, through the shim's
+ * guarded driver calls. A stream is resolved at its creation from what the call tells (its flags,
+ * the current context): only its id is asked. Results are cached per thread without locks, and a
+ * context's id and device once per thread and context; destroying a stream invalidates every
+ * thread's stream cache (a global generation), so a handle reused after destroy is resolved
+ * afresh; destroying or resetting a context invalidates both caches.
  *
  * Events: the driver has no event id, so each CUevent handle gets a process-unique id at its
  * creation (or first sight) and loses it at destroy; a reused handle gets a new id. */
@@ -23,6 +26,12 @@
  * thread (CUpti_CallbackData.context). Always fills *out; out->resolved is 0 when the driver
  * could not give the id (no libcuda, old driver, invalid handle). */
 void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, dls_cuda_stream *out);
+
+/* Resolves stream h, which a call just created with `flags` in context ctx (the calling thread's
+ * current context; NULL when the stream's context is not known, then the driver is asked as by
+ * dls_cuda_stream_resolve), and keeps the resolution in the thread's cache: the driver is asked
+ * only the stream's id (and, once per context, the context's id and device). */
+void dls_cuda_stream_resolve_created(CUstream h, CUcontext ctx, unsigned flags, dls_cuda_stream *out);
 
 /* The generation of resolutions: a resolution made in an earlier one is stale. */
 extern atomic_uint_fast64_t dls_cuda_stream_gen;
@@ -56,8 +65,12 @@ static inline const dls_cuda_stream *dls_cuda_stream_resolve_latest(dls_cuda_str
     return &latest->s;
 }
 
-/* Invalidates cached resolutions in every thread (call after a stream or context is destroyed). */
+/* Invalidates cached stream resolutions in every thread (call after a stream is destroyed). */
 void dls_cuda_streams_invalidate(void);
+
+/* Invalidates cached stream resolutions and context facts in every thread (call after a context
+ * may have been destroyed or reset, or a module unloaded). */
+void dls_cuda_contexts_invalidate(void);
 
 /* The id of event `e`, assigning a new one when it has none (ids start at 1). 0 for NULL. */
 uint64_t dls_cuda_event_id(CUevent e);

@@ -21,7 +21,7 @@ static int setup(void **state)
 {
     (void)state;
     fake_reset();
-    dls_cuda_streams_invalidate();
+    dls_cuda_contexts_invalidate();
     dls_cuda_kparams_invalidate();
     return 0;
 }
@@ -379,6 +379,54 @@ static void stream_creation_and_destruction(void **state)
     assert_int_equal(op.stream.id, 54);
 }
 
+/* A stream is resolved at its creation from the call: its kind from the flags passed, its context
+ * the current one, so the driver is asked only its id; the context's id and device are asked once
+ * per context until a context may have been destroyed. Its destruction right after asks nothing.
+ * A green context's stream is not the current context's: the driver is asked. */
+static void a_created_stream_is_resolved_from_its_call(void **state)
+{
+    (void)state;
+    CUstream s = (CUstream)0x5a00, t = (CUstream)0x5b00;
+    fake_streams[0] = (fake_stream){.h = s, .id = 90, .flags = 0}; /* flags the driver would tell */
+    fake_streams[1] = (fake_stream){.h = t, .id = 91, .flags = CU_STREAM_NON_BLOCKING};
+    cuStreamCreate_params cp = {.phStream = &s, .Flags = CU_STREAM_NON_BLOCKING};
+    dls_cuda_op op = decode1(CBID(cuStreamCreate), CUPTI_API_EXIT, "cuStreamCreate", &cp);
+    assert_true(op.flags & DLS_OPF_HAS_STREAM);
+    assert_true(op.stream.resolved);
+    assert_int_equal(op.stream.id, 90);
+    assert_int_equal(op.stream.kind, DLS_STREAM_NON_BLOCKING); /* from the call, not asked */
+    assert_int_equal(op.stream.ctx, (uintptr_t)FAKE_CTX);
+    assert_int_equal(op.stream.ctx_id, (uintptr_t)FAKE_CTX >> 8);
+    assert_int_equal(op.stream.device, 3);
+    assert_int_equal(fake_get_id_calls, 1);
+    assert_int_equal(fake_stream_facts_calls, 0);
+    assert_int_equal(fake_ctx_id_calls, 1);
+    cuStreamDestroy_v2_params dp = {.hStream = s};
+    op = decode1(CBID(cuStreamDestroy_v2), CUPTI_API_ENTER, "cuStreamDestroy_v2", &dp);
+    assert_int_equal(op.stream.id, 90);
+    assert_int_equal(op.stream.kind, DLS_STREAM_NON_BLOCKING);
+    assert_int_equal(fake_get_id_calls, 1); /* the creation's resolution */
+    dls_cuda_streams_invalidate();          /* destroyed */
+    cuStreamCreateWithPriority_params pp = {.phStream = &t, .flags = CU_STREAM_NON_BLOCKING, .priority = -1};
+    op = decode1(CBID(cuStreamCreateWithPriority), CUPTI_API_EXIT, "cuStreamCreateWithPriority", &pp);
+    assert_int_equal(op.stream.id, 91);
+    assert_int_equal(op.stream.device, 3);
+    assert_int_equal(fake_ctx_id_calls, 1); /* the context is known */
+    dls_cuda_contexts_invalidate();         /* a context destroyed: asked again */
+    fake_streams[1].id = 92;                /* and t's handle reused */
+    op = decode1(CBID(cuStreamCreate), CUPTI_API_EXIT, "cuStreamCreate", &(cuStreamCreate_params){&t, 0});
+    assert_int_equal(op.stream.id, 92);
+    assert_int_equal(op.stream.kind, DLS_STREAM_BLOCKING);
+    assert_int_equal(fake_ctx_id_calls, 2);
+    assert_int_equal(fake_stream_facts_calls, 0);
+    dls_cuda_streams_invalidate();
+    cuGreenCtxStreamCreate_params gp = {.phStream = &t, .flags = CU_STREAM_NON_BLOCKING};
+    op = decode1(CBID(cuGreenCtxStreamCreate), CUPTI_API_EXIT, "cuGreenCtxStreamCreate", &gp);
+    assert_int_equal(op.stream.id, 92);
+    assert_int_equal(op.stream.kind, DLS_STREAM_NON_BLOCKING);
+    assert_true(fake_stream_facts_calls > 0); /* its context asked */
+}
+
 static void stream_resolution_is_cached_until_invalidated(void **state)
 {
     (void)state;
@@ -600,6 +648,7 @@ int main(void)
         cmocka_unit_test_setup(free_reports_the_whole_allocation_at_both_phases, setup),
         cmocka_unit_test_setup(events_keep_ids_until_destroyed, setup),
         cmocka_unit_test_setup(stream_creation_and_destruction, setup),
+        cmocka_unit_test_setup(a_created_stream_is_resolved_from_its_call, setup),
         cmocka_unit_test_setup(stream_resolution_is_cached_until_invalidated, setup),
         cmocka_unit_test_setup(syncs_queries_host_funcs_and_graphs, setup),
         cmocka_unit_test_setup(graphs_are_known_from_capture_to_destruction, setup),

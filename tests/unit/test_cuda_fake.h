@@ -37,6 +37,8 @@ static fake_kernel fake_kernels[4];
 static fake_alloc fake_allocs[4];
 static _Atomic int fake_get_id_calls; /* threads of test_cuda_callback resolve concurrently */
 static _Atomic int fake_param_info_calls;
+static _Atomic int fake_stream_facts_calls; /* cuStreamGetCtx and cuStreamGetFlags */
+static _Atomic int fake_ctx_id_calls;
 
 static CUresult fake_stream_get_id(CUstream s, unsigned long long *id)
 {
@@ -59,6 +61,7 @@ static CUresult fake_stream_get_id(CUstream s, unsigned long long *id)
 
 static CUresult fake_stream_get_flags(CUstream s, unsigned *flags)
 {
+    fake_stream_facts_calls++;
     for (int i = 0; i < 8; i++)
         if (fake_streams[i].h == s && s) {
             *flags = fake_streams[i].flags;
@@ -70,13 +73,40 @@ static CUresult fake_stream_get_flags(CUstream s, unsigned *flags)
 static CUresult fake_stream_get_ctx(CUstream s, CUcontext *ctx)
 {
     (void)s;
+    fake_stream_facts_calls++;
     *ctx = FAKE_CTX;
     return CUDA_SUCCESS;
 }
 
 static CUresult fake_ctx_get_id(CUcontext ctx, unsigned long long *id)
 {
+    fake_ctx_id_calls++;
     *id = (unsigned long long)(uintptr_t)ctx >> 8;
+    return CUDA_SUCCESS;
+}
+
+/* Every context is current; its device is 3. */
+static CUresult fake_ctx_get_current(CUcontext *ctx)
+{
+    *ctx = FAKE_CTX;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_ctx_push_current(CUcontext ctx)
+{
+    (void)ctx;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_ctx_pop_current(CUcontext *ctx)
+{
+    *ctx = FAKE_CTX;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_ctx_get_device(CUdevice *dev)
+{
+    *dev = 3;
     return CUDA_SUCCESS;
 }
 
@@ -128,6 +158,10 @@ static dls_drv_table fake_table = {
     .stream_get_ctx = fake_stream_get_ctx,
     .stream_get_flags = fake_stream_get_flags,
     .ctx_get_id = fake_ctx_get_id,
+    .ctx_get_current = fake_ctx_get_current,
+    .ctx_push_current = fake_ctx_push_current,
+    .ctx_pop_current = fake_ctx_pop_current,
+    .ctx_get_device = fake_ctx_get_device,
     .func_get_param_info = fake_func_param_info,
     .kernel_get_param_info = fake_kernel_param_info,
     .pointer_get_attribute = fake_pointer_attr,
@@ -141,6 +175,8 @@ static void fake_reset(void)
     memset(fake_allocs, 0, sizeof fake_allocs);
     fake_get_id_calls = 0;
     fake_param_info_calls = 0;
+    fake_stream_facts_calls = 0;
+    fake_ctx_id_calls = 0;
     dls_drv_set_table_for_tests(&fake_table);
 }
 
