@@ -1,6 +1,7 @@
 /* Stream resolution caches and event ids (see identity.h). */
 #include "identity.h"
 
+#include "../common/thread_block.h"
 #include "drv.h"
 
 #include <pthread.h>
@@ -11,7 +12,9 @@
 atomic_uint_fast64_t dls_cuda_stream_gen = 1;
 
 /* The per-thread cache of resolutions: direct-mapped by canonical handle and, for default
- * streams, the context; a slot is valid while its generation is the current one. */
+ * streams, the context; a slot is valid while its generation is the current one. A thread's
+ * cache is a block (thread_block.h) allocated at its first resolution: the simulator's and the
+ * program's threads that never resolve a stream carry none. */
 #define SLOTS 64
 typedef struct {
     uint64_t gen; /* 0 = empty */
@@ -20,7 +23,8 @@ typedef struct {
     dls_cuda_stream s;
 } slot;
 
-static __thread slot t_cache[SLOTS];
+static dls_thread_block g_cache_block = DLS_THREAD_BLOCK_INIT(SLOTS * sizeof(slot));
+static __thread slot *t_cache;
 
 /* The canonical handle of h and its kind as far as the handle tells (default streams). */
 static CUstream canonical_of(CUstream h, int per_thread_call, dls_stream_kind *kind)
@@ -33,12 +37,14 @@ static CUstream canonical_of(CUstream h, int per_thread_call, dls_stream_kind *k
 }
 
 /* The calling thread's slot for canonical handle `canonical` of kind `kind` (default streams
- * belong to the current context; real handles are global), with its key. */
+ * belong to the current context; real handles are global), with its key. NULL when the thread
+ * has no cache (out of memory: nothing is cached). */
 static slot *slot_of(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, uintptr_t *key, uintptr_t *key_ctx)
 {
     *key = (uintptr_t)canonical;
     *key_ctx = kind == DLS_STREAM_UNKNOWN ? 0 : (uintptr_t)cur_ctx;
-    return &t_cache[((*key >> 4) ^ (*key_ctx >> 4) ^ *key) % SLOTS];
+    slot *cache = t_cache ? t_cache : dls_thread_block_new(&g_cache_block, (void **)&t_cache);
+    return cache ? &cache[((*key >> 4) ^ (*key_ctx >> 4) ^ *key) % SLOTS] : NULL;
 }
 
 void dls_cuda_streams_invalidate(void)
@@ -122,10 +128,11 @@ static void query(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, d
     set_context(s, ctx);
 }
 
-/* Keeps resolution s of the slot's key, made in generation gen, when it is resolved. */
+/* Keeps resolution s of the slot's key (sl: NULL for none), made in generation gen, when it is
+ * resolved. */
 static void keep(slot *sl, uint64_t gen, uintptr_t key, uintptr_t key_ctx, const dls_cuda_stream *s)
 {
-    if (s->resolved) {
+    if (sl && s->resolved) {
         sl->gen = gen;
         sl->key = key;
         sl->key_ctx = key_ctx;
@@ -140,7 +147,7 @@ void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx,
     uintptr_t key, key_ctx;
     uint64_t gen = atomic_load_explicit(&dls_cuda_stream_gen, memory_order_acquire);
     slot *sl = slot_of(canonical, kind, cur_ctx, &key, &key_ctx);
-    if (sl->gen == gen && sl->key == key && sl->key_ctx == key_ctx) {
+    if (sl && sl->gen == gen && sl->key == key && sl->key_ctx == key_ctx) {
         *out = sl->s;
         out->handle = (uintptr_t)h;
         return;

@@ -4,6 +4,7 @@
  * into a per-thread queue under the lock and written (symbolized with dladdr) after it. */
 #include "check.h"
 
+#include "../common/thread_block.h"
 #include "../hooks/extent.h"
 #include "../report/race.h"
 #include "access.h"
@@ -16,7 +17,9 @@
 #include <string.h>
 
 /* Reports found under the lock, written by dls_pol_check_flush; a report beyond PENDING is
- * dropped (the same use is checked, and reported, again at its next operation). */
+ * dropped (the same use is checked, and reported, again at its next operation), as is one the
+ * thread has no queue for (out of memory). A thread's queue is a block (thread_block.h)
+ * allocated at its first report: most threads make none. */
 #define PENDING 8
 typedef struct {
     dls_race r;
@@ -24,8 +27,12 @@ typedef struct {
     int64_t shape[DLS_POL_NDIM];
     dls_stack pstack, cstack;
 } pending;
-static __thread pending t_pending[PENDING];
-static __thread unsigned t_npending;
+typedef struct {
+    unsigned n;
+    pending q[PENDING];
+} pending_queue;
+static dls_thread_block g_pending_block = DLS_THREAD_BLOCK_INIT(sizeof(pending_queue));
+static __thread pending_queue *t_pending;
 
 /* Copies into `out` (n bytes) the string s, and returns out (NULL for NULL). */
 static const char *keep(char *out, size_t n, const char *s)
@@ -39,9 +46,10 @@ static const char *keep(char *out, size_t n, const char *s)
 /* Queues report r (everything it points to is copied). */
 static void report(const dls_race *r)
 {
-    if (t_npending == PENDING)
+    pending_queue *pq = t_pending ? t_pending : dls_thread_block_new(&g_pending_block, (void **)&t_pending);
+    if (!pq || pq->n == PENDING)
         return;
-    pending *q = &t_pending[t_npending++];
+    pending *q = &pq->q[pq->n++];
     q->r = *r;
     q->r.dtype = keep(q->dtype, sizeof q->dtype, r->dtype);
     q->r.why = keep(q->why, sizeof q->why, r->why);
@@ -63,9 +71,12 @@ static void report(const dls_race *r)
 
 void dls_pol_check_flush(void)
 {
-    for (unsigned i = 0; i < t_npending; i++)
-        dls_race_report(&t_pending[i].r);
-    t_npending = 0;
+    pending_queue *pq = t_pending;
+    if (!pq)
+        return;
+    for (unsigned i = 0; i < pq->n; i++)
+        dls_race_report(&pq->q[i].r);
+    pq->n = 0;
 }
 
 /* Report name of a frontier or consumer entry. */
