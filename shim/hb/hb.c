@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int dls_hb_grow(void **p, uint32_t *cap, uint32_t need, size_t size)
+int dls_hb_reserve(void **p, uint32_t *cap, uint32_t need, size_t size)
 {
     if (need <= *cap)
         return 0;
@@ -19,10 +19,18 @@ int dls_hb_grow(void **p, uint32_t *cap, uint32_t need, size_t size)
     void *n = realloc(*p, (size_t)ncap * size);
     if (!n)
         return ENOMEM;
-    memset((char *)n + (size_t)*cap * size, 0, (size_t)(ncap - *cap) * size);
     *p = n;
     *cap = ncap;
     return 0;
+}
+
+int dls_hb_grow(void **p, uint32_t *cap, uint32_t need, size_t size)
+{
+    uint32_t old = *cap;
+    int rc = dls_hb_reserve(p, cap, need, size);
+    if (rc == 0 && *cap > old)
+        memset((char *)*p + (size_t)old * size, 0, (size_t)(*cap - old) * size);
+    return rc;
 }
 
 /* Drops s's points (a removed stream is asked nothing as of a time). */
@@ -142,7 +150,7 @@ int dls_hb_stream_add(dls_hb *e, uint64_t id, uint64_t ctx, dls_hb_stream_kind k
     uint32_t slot = e->nstreams, cap = e->capstreams, capm = e->capstreams, capc = e->capstreams;
     int blocking = kind == DLS_HB_BLOCKING || kind == DLS_HB_PER_THREAD;
     uint32_t capd = c->capblk;
-    if (dls_hb_grow((void **)&e->streams, &cap, slot + 1, sizeof *e->streams) != 0 ||
+    if (dls_hb_reserve((void **)&e->streams, &cap, slot + 1, sizeof *e->streams) != 0 || /* the slot is set below */
         dls_hb_grow((void **)&e->mark, &capm, cap, sizeof *e->mark) != 0 ||
         dls_hb_grow((void **)&e->cand, &capc, cap, sizeof *e->cand) != 0 ||
         dls_hb_grow((void **)&c->all, &c->capall, c->nall + 1, sizeof *c->all) != 0 ||

@@ -101,8 +101,12 @@ static inline int dls_hb_stream_knows(const dls_hb_stream *s, uint32_t self, uin
     return slot == self ? pos <= s->pos : dls_hb_clk_get(s->clk, slot) >= pos;
 }
 
-/* Grows *p (elements of `size` bytes, capacity *cap) to hold at least need; new bytes zeroed.
- * 0 or ENOMEM (*p unchanged). */
+/* Grows *p (elements of `size` bytes, capacity *cap) to hold at least need, doubling; the new
+ * elements' bytes are unspecified (for arrays whose elements are set when taken: a stream's slot
+ * is hundreds of bytes). 0 or ENOMEM (*p unchanged). */
+int dls_hb_reserve(void **p, uint32_t *cap, uint32_t need, size_t size);
+
+/* dls_hb_reserve with the new bytes zeroed. */
 int dls_hb_grow(void **p, uint32_t *cap, uint32_t need, size_t size);
 
 /* The live (not removed) stream of id, or NULL; *slot gets its slot. */
