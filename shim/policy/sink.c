@@ -222,10 +222,6 @@ static void on_exit_locked(const dls_cuda_op *op, uint64_t begin)
                                                     : dls_hb_event_wait(hb, op->tid, st->id, op->event_id, when, &pos)))
             st->last = pos;
         break;
-    case DLS_OP_STREAM_CREATE:
-        if (op->flags & DLS_OPF_HAS_STREAM)
-            dls_pol_stream_get(&op->stream, op->tid);
-        break;
     case DLS_OP_STREAM_DESTROY:
         st = (op->flags & DLS_OPF_HAS_STREAM) && op->stream.resolved ? dls_pol_stream_find(op->stream.id) : NULL;
         if (st)

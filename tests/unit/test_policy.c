@@ -4,6 +4,7 @@
  * deduplication (shim/report/race). No CUDA is involved: operations are fed to the sink as the
  * observer would deliver them, and the shim's own driver calls (marks, fix's waits) go to a fake
  * driver table. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -176,6 +177,60 @@ static void the_work_lane_takes_no_lock_for_a_new_stream(void **state)
     assert_ptr_equal(dls_pol_stream_find(4), st); /* found, not added again */
     assert_int_equal(st->last, 501);
     dls_pol_unlock();
+}
+
+/* Delivers the creation (EXIT) or destruction (ENTER and EXIT) of stream sid. */
+static void stream_life(dls_op_kind kind, uint64_t sid)
+{
+    dls_cuda_op op = {.kind = kind,
+                      .phase = kind == DLS_OP_STREAM_CREATE ? DLS_PHASE_EXIT : DLS_PHASE_ENTER,
+                      .flags = DLS_OPF_HAS_STREAM,
+                      .api = kind == DLS_OP_STREAM_CREATE ? "cuStreamCreate" : "cuStreamDestroy_v2",
+                      .tid = TID,
+                      .correlation_id = ++g_corr,
+                      .stream = stream(sid, DLS_STREAM_NON_BLOCKING)};
+    dls_pol_sink(&op, NULL);
+    if (kind == DLS_OP_STREAM_DESTROY) {
+        op.phase = DLS_PHASE_EXIT;
+        dls_pol_sink(&op, NULL);
+    }
+}
+
+/* A stream is modelled from its first operation: one created and destroyed without any (code
+ * that makes a stream per call often does) leaves nothing in the stream table or the model; one
+ * used after its creation is in both, and leaves them at its destruction once its work is
+ * complete. */
+/* Whether stream sid is in the stream table and in the model (asked under the lock; asserted
+ * after it). */
+static void modelled(uint64_t sid, int *in_table, int *in_model)
+{
+    int ordered;
+    dls_pol_lock();
+    *in_table = dls_pol_stream_find(sid) != NULL;
+    *in_model = dls_hb_ordered(dls_pol_g.hb, TID, DLS_POL_HOST_STREAM, sid, 1, &ordered) != ENOENT;
+    dls_pol_unlock();
+}
+
+static void a_stream_is_modelled_from_its_first_operation(void **state)
+{
+    (void)state;
+    int table, model;
+    stream_life(DLS_OP_STREAM_CREATE, 8);
+    modelled(8, &table, &model);
+    assert_false(table || model);
+    stream_life(DLS_OP_STREAM_DESTROY, 8);
+    modelled(8, &table, &model);
+    assert_false(table || model);
+
+    stream_life(DLS_OP_STREAM_CREATE, 9);
+    uint64_t word = 0x700000;
+    launch(9, "first", &word, 1, 0);
+    modelled(9, &table, &model);
+    assert_true(table && model);
+    stream_sync(9);
+    stream_life(DLS_OP_STREAM_DESTROY, 9);
+    modelled(9, &table, &model);
+    assert_false(table || model); /* complete: forgotten */
 }
 
 /* The stream table grows (doubling several times) and every stream added is found in it, the
@@ -855,6 +910,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_launch_touching_nothing_watched_takes_no_lock, setup, teardown),
         cmocka_unit_test_setup_teardown(the_work_lane_takes_no_lock_for_a_new_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(the_stream_table_finds_every_stream_as_it_grows, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_stream_is_modelled_from_its_first_operation, setup, teardown),
         cmocka_unit_test_setup_teardown(the_frontier_is_the_touching_op_not_the_latest, setup, teardown),
         cmocka_unit_test_setup_teardown(host_synchronized_work_is_not_pending, setup, teardown),
         cmocka_unit_test_setup_teardown(a_conservative_launch_touches_everything, setup, teardown),
