@@ -7,6 +7,7 @@
 #include "drv.h"
 #include "kparams.h"
 #include "identity.h"
+#include "thread.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -102,42 +103,12 @@ void dls_cuda_callback_reset_runtime_frames(void)
     atomic_fetch_add_explicit(&g_rt_epoch, 1, memory_order_acq_rel);
 }
 
-/* Everything the callback keeps per thread, in one thread-local object (the shim is a shared
- * object: each thread-local object costs a look-up). `work` is the work lane's decode of the
- * thread's latest call: when `work_kept`, that of the delivered ENTER of call (work_cbid, its
- * correlation id, work_params), which the EXIT of the same call delivers again instead of
- * decoding it twice (these calls have no output parameter, so both phases decode the same).
- * Every delivery on the thread drops it first (a nested call rewrites the scratch area).
- * `latest` is the thread's latest stream resolution (identity.h). */
-#define OPEN_CALLS 4 /* driver calls a thread is inside that nesting keeps apart */
-
-typedef struct {
-    uint64_t open_epoch;       /* g_rt_epoch when `open` was last valid */
-    uint32_t open[OPEN_CALLS]; /* correlation ids of the driver calls the thread is inside */
-    unsigned nopen;            /* how many (more than OPEN_CALLS: the rest are not kept) */
-    int nested;                /* the phase being delivered is of a nested call (track_call) */
-    uint64_t rt_epoch;
-    int rt_depth;
-    const char *rt_name;
-    uint32_t rt_corr;
-    uint64_t tid;
-    int delivering;
-    int work_kept;
-    CUpti_CallbackId work_cbid;
-    const void *work_params;
-    dls_cuda_work work;
-    dls_cuda_stream_latest latest;
-    dls_cuda_scratch scratch;
-} thread_state;
-
-static __thread thread_state t_state __attribute__((tls_model("local-dynamic")));
-
 /* Keeps the thread's stack of open driver calls at each phase of call `corr` and notes in
  * t->nested whether the call is nested in another. An EXIT pops its call and whatever was opened
  * above it (ENTERs whose EXIT never came); an EXIT whose ENTER was not seen counts as nested
  * when some call is open. Switching callbacks (dls_cuda_callback_reset_runtime_frames) forgets
  * the stack. */
-static void track_call(thread_state *t, uint32_t corr, int enter)
+static void track_call(dls_cuda_thread *t, uint32_t corr, int enter)
 {
     uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_relaxed);
     if (t->open_epoch != epoch) { /* callbacks were switched: forget open calls */
@@ -146,24 +117,24 @@ static void track_call(thread_state *t, uint32_t corr, int enter)
     }
     if (enter) {
         t->nested = t->nopen > 0;
-        if (t->nopen < OPEN_CALLS)
+        if (t->nopen < DLS_CUDA_OPEN_CALLS)
             t->open[t->nopen] = corr;
         t->nopen++;
         return;
     }
-    unsigned kept = t->nopen < OPEN_CALLS ? t->nopen : OPEN_CALLS;
+    unsigned kept = t->nopen < DLS_CUDA_OPEN_CALLS ? t->nopen : DLS_CUDA_OPEN_CALLS;
     for (unsigned i = kept; i-- > 0;)
         if (t->open[i] == corr) {
             t->nopen = i;
             t->nested = i > 0;
             return;
         }
-    if (t->nopen > OPEN_CALLS) /* one of those not kept */
+    if (t->nopen > DLS_CUDA_OPEN_CALLS) /* one of those not kept */
         t->nopen--;
     t->nested = t->nopen > 0;
 }
 
-static void on_runtime(thread_state *t, const CUpti_CallbackData *cb)
+static void on_runtime(dls_cuda_thread *t, const CUpti_CallbackData *cb)
 {
     uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_acquire);
     if (t->rt_epoch != epoch) {
@@ -201,7 +172,7 @@ static void debug_print_work(const dls_cuda_work *w)
 
 /* The API a driver call is reported under: the outermost runtime call in progress on the thread
  * (*rt_corr: its correlation id) or else the driver function. */
-static const char *annotate(thread_state *t, const CUpti_CallbackData *cb, uint32_t *rt_corr)
+static const char *annotate(dls_cuda_thread *t, const CUpti_CallbackData *cb, uint32_t *rt_corr)
 {
     uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_acquire);
     int under_runtime = t->rt_depth > 0 && t->rt_epoch == epoch;
@@ -218,7 +189,7 @@ static int result_of(const CUpti_CallbackData *cb, int enter)
 /* The work lane: a launch, copy or set decoded from its parameters (or the decode its delivered
  * ENTER kept), with its stream resolved, for the work sink. Returns 0 when the call is not one
  * the work decoder reads. */
-static int deliver_work(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
+static int deliver_work(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
 {
     dls_cuda_work *w = &t->work;
     int kept = !enter && t->work_kept && t->work_cbid == cbid && w->correlation_id == cb->correlationId &&
@@ -251,7 +222,7 @@ static int deliver_work(thread_state *t, CUpti_CallbackId cbid, const CUpti_Call
 }
 
 /* Every other call: its operations (one, but for a multi-device launch) for the sink. */
-static void deliver_ops(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
+static void deliver_ops(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
 {
     uint32_t rt_corr;
     const char *api = annotate(t, cb, &rt_corr);
@@ -277,7 +248,7 @@ static void deliver_ops(thread_state *t, CUpti_CallbackId cbid, const CUpti_Call
     }
 }
 
-static void on_driver(thread_state *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+static void on_driver(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     dls_cuda_cbid_class cls = dls_cuda_cbid_class_of(cbid);
     if (cls == DLS_CBID_UNHANDLED)
@@ -307,7 +278,7 @@ void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUp
     const CUpti_CallbackData *cb = cbdata;
     if (!cb || dls_drv_in_shim())
         return; /* the shim's own driver calls are not the program's */
-    thread_state *t = &t_state;
+    dls_cuda_thread *t = dls_cuda_thread_self();
     if (t->delivering)
         return; /* a callback inside a delivery */
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)

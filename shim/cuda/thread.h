@@ -1,0 +1,43 @@
+/* The observer's per-thread state: everything the callback keeps for the calling thread, in one
+ * block. The callback asks for the block once per call (dls_cuda_thread_self) and hands it to
+ * what it calls, so a call reads the thread-local storage once, whatever it then does. */
+#ifndef DLS_CUDA_THREAD_H
+#define DLS_CUDA_THREAD_H
+
+#include "cuda_api.h"
+#include "decode.h"
+#include "identity.h"
+#include "ops.h"
+
+#include <stdint.h>
+
+#define DLS_CUDA_OPEN_CALLS 4 /* driver calls a thread is inside that nesting keeps apart */
+
+/* `work` is the work lane's decode of the thread's latest call: when `work_kept`, that of the
+ * delivered ENTER of call (work_cbid, its correlation id, work_params), which the EXIT of the
+ * same call delivers again instead of decoding it twice (these calls have no output parameter,
+ * so both phases decode the same). Every delivery on the thread drops it first (a nested call
+ * rewrites the scratch area). `latest` is the thread's latest stream resolution (identity.h). */
+typedef struct {
+    uint64_t open_epoch;                /* the runtime-frame epoch when `open` was last valid */
+    uint32_t open[DLS_CUDA_OPEN_CALLS]; /* correlation ids of the driver calls the thread is inside */
+    unsigned nopen;                     /* how many (more than DLS_CUDA_OPEN_CALLS: the rest are not kept) */
+    int nested;                         /* the phase being delivered is of a nested call */
+    uint64_t rt_epoch;                  /* the runtime frame: valid in this epoch */
+    int rt_depth;                       /* runtime calls in progress */
+    const char *rt_name;                /* the outermost one's name and correlation id */
+    uint32_t rt_corr;
+    uint64_t tid; /* kernel thread id; 0 until the thread's first delivery */
+    int delivering;
+    int work_kept;
+    CUpti_CallbackId work_cbid;
+    const void *work_params;
+    dls_cuda_work work;
+    dls_cuda_stream_latest latest;
+    dls_cuda_scratch scratch;
+} dls_cuda_thread;
+
+/* The calling thread's block (zeroed when the thread starts). */
+dls_cuda_thread *dls_cuda_thread_self(void);
+
+#endif
