@@ -276,11 +276,11 @@ void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUp
 {
     (void)userdata;
     const CUpti_CallbackData *cb = cbdata;
-    if (!cb || dls_drv_in_shim())
-        return; /* the shim's own driver calls are not the program's */
+    if (!cb)
+        return;
     dls_cuda_thread *t = dls_cuda_thread_self();
-    if (t->delivering)
-        return; /* a callback inside a delivery */
+    if (t->guarded > 0 || t->delivering)
+        return; /* the shim's own driver calls (drv.h) are not the program's, nor is a callback inside a delivery */
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
         on_runtime(t, cb);
     else if (domain == CUPTI_CB_DOMAIN_DRIVER_API)

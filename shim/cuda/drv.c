@@ -1,12 +1,12 @@
 /* The shim's guarded driver calls (see drv.h). */
 #include "drv.h"
+#include "thread.h"
 
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
-__thread int dls_drv_guard;
 static dls_drv_table g_resolved;
 static _Atomic(const dls_drv_table *) g_table;
 static _Atomic(const dls_drv_table *) g_test_table;
@@ -72,17 +72,23 @@ void dls_drv_set_table_for_tests(const dls_drv_table *t)
     atomic_store_explicit(&g_test_table, t, memory_order_release);
 }
 
+int dls_drv_in_shim(void)
+{
+    return dls_cuda_thread_self()->guarded > 0;
+}
+
 /* The guarded calls: each calls its table field under the guard. */
-#define DRV(field, symbol, params, args)       \
-    CUresult dls_drv_##field params            \
-    {                                          \
-        const dls_drv_table *t_ = dls_drv();   \
-        if (!t_ || !t_->field)                 \
-            return CUDA_ERROR_NOT_INITIALIZED; \
-        dls_drv_guard++;                       \
-        CUresult r_ = t_->field args;          \
-        dls_drv_guard--;                       \
-        return r_;                             \
+#define DRV(field, symbol, params, args)                  \
+    CUresult dls_drv_##field params                       \
+    {                                                     \
+        const dls_drv_table *t_ = dls_drv();              \
+        if (!t_ || !t_->field)                            \
+            return CUDA_ERROR_NOT_INITIALIZED;            \
+        int *guarded_ = &dls_cuda_thread_self()->guarded; \
+        ++*guarded_;                                      \
+        CUresult r_ = t_->field args;                     \
+        --*guarded_;                                      \
+        return r_;                                        \
     }
 #include "drv.def"
 #undef DRV

@@ -24,15 +24,9 @@ typedef struct {
  * until it is). */
 const dls_drv_table *dls_drv(void);
 
-/* The calling thread's depth of guarded calls (declared here so the callback's test costs no
- * function call: hidden, so one thread-pointer lookup serves it and the callback's own state). */
-extern __thread int dls_drv_guard __attribute__((visibility("hidden"), tls_model("local-dynamic")));
-
-/* 1 while the calling thread is inside one of the guarded calls below, else 0. */
-static inline int dls_drv_in_shim(void)
-{
-    return dls_drv_guard > 0;
-}
+/* 1 while the calling thread is inside one of the guarded calls below, else 0 (the depth of
+ * guarded calls is kept in the thread's block, thread.h). */
+int dls_drv_in_shim(void);
 
 /* Guarded calls, one per row of drv.def: dls_drv_<field>(...) calls the cu* function the row
  * names and returns its result, or CUDA_ERROR_NOT_INITIALIZED when libcuda is not loaded or
