@@ -20,6 +20,7 @@
 #include "index.h"
 #include "ring.h"
 #include "stream_table.h"
+#include "thread.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -28,7 +29,6 @@
 
 dls_pol_slot dls_pol_queue[QUEUE];
 _Atomic uint64_t dls_pol_queue_tail;
-__thread dls_pol_horizon_state dls_pol_horizon __attribute__((tls_model("local-dynamic")));
 static uint64_t g_head; /* lock held: the next ticket to apply */
 
 uint64_t dls_pol_applied(void)
@@ -38,7 +38,7 @@ uint64_t dls_pol_applied(void)
 
 dls_hb_when dls_pol_when_now(void)
 {
-    return (dls_hb_when){.begin = dls_pol_horizon.h, .end = dls_pol_applied()};
+    return (dls_hb_when){.begin = dls_pol_thread_self()->horizon.h, .end = dls_pol_applied()};
 }
 
 /* How the records of one drain are applied (lock held). A run is a sequence of records of one

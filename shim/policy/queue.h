@@ -22,7 +22,6 @@
 #ifndef DLS_POL_QUEUE_H
 #define DLS_POL_QUEUE_H
 
-#include "../common/export.h"
 #include "types.h"
 
 /* Takes dls_pol_g.lock and applies every deferred operation queued before. */
@@ -83,13 +82,10 @@ uint64_t dls_pol_apply_now(const dls_pol_rec *r);
  * reference of its after event. */
 void dls_pol_apply(const dls_pol_rec *r);
 
-/* A thread's horizon (see the file comment). */
+/* A thread's horizon (see the file comment), kept in its block (thread.h). */
 typedef struct {
     uint64_t h, later;
 } dls_pol_horizon_state;
-
-/* The calling thread's: a function keeps &dls_pol_horizon for its call (one thread-local look-up). */
-extern __thread dls_pol_horizon_state dls_pol_horizon DLS_HIDDEN __attribute__((tls_model("local-dynamic")));
 
 /* Thread t learned that every stamp below `to` belongs to a call that returned: at once, or
  * (`nested`, inside a call nested in another) when the outermost call returns. */

@@ -20,23 +20,12 @@
 #include "queue.h"
 #include "recording.h"
 #include "stream_table.h"
+#include "thread.h"
 
 #include <pthread.h>
 
 static pthread_key_t g_thread_key;
 static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
-
-/* Per thread: registered for the exit hook; the capture of the host synchronize in progress;
- * (fix) the consumer access whose EXIT records an after event, and its stream. */
-static __thread struct {
-    int registered;
-    uint32_t corr;
-    uint64_t snap;
-    uint32_t after_corr;
-    dls_pol_stream *after_st;
-    uint32_t cleared_corr; /* the operation whose ENTER the index cleared, as `cleared` says */
-    uint64_t cleared;
-} t_thread __attribute__((tls_model("local-dynamic")));
 
 /* Thread exit: the thread id may be reused, so the engine forgets what this one knew. */
 static void thread_exit(void *arg)
@@ -51,11 +40,11 @@ static void make_key(void)
     pthread_key_create(&g_thread_key, thread_exit);
 }
 
-static void register_thread(uint64_t tid)
+static void register_thread(dls_pol_thread *pt, uint64_t tid)
 {
-    if (t_thread.registered)
+    if (pt->registered)
         return;
-    t_thread.registered = 1;
+    pt->registered = 1;
     pthread_once(&g_key_once, make_key);
     pthread_setspecific(g_thread_key, (void *)(uintptr_t)tid);
 }
@@ -110,11 +99,12 @@ static int deferrable(const dls_cuda_op *op)
     }
 }
 
-/* The deferred record of op, its stream to be found when applied. */
-static void make_rec(const dls_cuda_op *op, dls_pol_rec *r)
+/* The deferred record of op, made by a call that began at stamp `begin`, its stream to be found
+ * when applied. */
+static void make_rec(const dls_cuda_op *op, dls_pol_rec *r, uint64_t begin)
 {
     r->tid = op->tid;
-    r->begin = dls_pol_horizon.h;
+    r->begin = begin;
     r->stream = op->stream;
     r->after = NULL;
     r->cleared = 0;
@@ -149,15 +139,14 @@ static uint64_t snap_of(const dls_cuda_op *op)
 }
 
 /* ENTER of a host synchronize: capture (the EXIT of the same call applies it). */
-static void sync_enter(const dls_cuda_op *op)
+static void sync_enter(dls_pol_thread *pt, const dls_cuda_op *op)
 {
     dls_pol_lock();
-    dls_pol_horizon_raise(&dls_pol_horizon, dls_pol_applied() + 1,
-                          op->nested); /* the call begins after what is applied */
-    register_thread(op->tid);
-    dls_pol_snap_drop(t_thread.snap); /* an earlier ENTER whose EXIT never came */
-    t_thread.snap = snap_of(op);
-    t_thread.corr = op->correlation_id;
+    dls_pol_horizon_raise(&pt->horizon, dls_pol_applied() + 1, op->nested); /* the call begins after what is applied */
+    register_thread(pt, op->tid);
+    dls_pol_snap_drop(pt->snap); /* an earlier ENTER whose EXIT never came */
+    pt->snap = snap_of(op);
+    pt->sync_corr = op->correlation_id;
     dls_pol_unlock();
 }
 
@@ -165,10 +154,10 @@ static void sync_enter(const dls_cuda_op *op)
  * ENTER (the caller applies that capture) and for the copy itself, with what the copy was ordered
  * after (hb decides how much of that is known when another thread's work on the stream may have
  * been enqueued before the copy, dls_hb_capture_op). */
-static void sync_copy(const dls_cuda_op *op)
+static void sync_copy(const dls_cuda_op *op, uint64_t begin)
 {
     dls_pol_rec r;
-    make_rec(op, &r);
+    make_rec(op, &r, begin);
     dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
     uint64_t before = st ? st->last : 0;
     dls_pol_apply(&r);
@@ -182,29 +171,29 @@ static void sync_copy(const dls_cuda_op *op)
 }
 
 /* EXIT of a host synchronize (lock held): a successful one completes its capture. */
-static void sync_exit(const dls_cuda_op *op)
+static void sync_exit(dls_pol_thread *pt, const dls_cuda_op *op)
 {
-    uint64_t snap = t_thread.corr == op->correlation_id ? t_thread.snap : 0;
+    uint64_t snap = pt->sync_corr == op->correlation_id ? pt->snap : 0;
     if (snap)
-        t_thread.snap = 0;
+        pt->snap = 0;
     if (op->result != 0) {
         dls_pol_snap_drop(snap);
         return;
     }
     if (op->kind == DLS_OP_MEMCPY)
-        sync_copy(op);
+        sync_copy(op, pt->horizon.h);
     dls_pol_snap_complete(snap, op->tid);
 }
 
 /* The EXIT of op, made by a call that began at stamp `begin`, applied (lock held). */
-static void on_exit_locked(const dls_cuda_op *op, uint64_t begin)
+static void on_exit_locked(dls_pol_thread *pt, const dls_cuda_op *op, uint64_t begin)
 {
     dls_hb *hb = dls_pol_g.hb;
     dls_pol_stream *st;
     uint64_t pos;
     dls_hb_when when = {.begin = begin, .end = dls_pol_applied()};
     if (host_sync(op)) {
-        sync_exit(op);
+        sync_exit(pt, op);
         return;
     }
     if (op->result != 0 && !(op->kind == DLS_OP_CAPTURE_END && op->result == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED))
@@ -273,14 +262,15 @@ static int joined_capture(const dls_cuda_stream *s)
 
 /* ENTER of access a (a call of thread tid on stream s; `nested`: ops.h) that may touch a watched
  * range: checked, or ordered in rounds of plans carried out without the lock. */
-static void memory_enter(const dls_pol_access *a, const dls_cuda_stream *s, uint64_t tid, int nested)
+static void memory_enter(dls_pol_thread *pt, const dls_pol_access *a, const dls_cuda_stream *s, uint64_t tid,
+                         int nested)
 {
     dls_pol_plan plan;
     dls_pol_plan_init(&plan, tid);
     plan.to_capturing = dls_pol_g.mode == DLS_MODE_FIX && joined_capture(s);
     dls_pol_lock();
-    dls_pol_horizon_raise(&dls_pol_horizon, dls_pol_applied() + 1, nested); /* the call begins after what is applied */
-    register_thread(tid);
+    dls_pol_horizon_raise(&pt->horizon, dls_pol_applied() + 1, nested); /* the call begins after what is applied */
+    register_thread(pt, tid);
     dls_pol_stream *st = dls_pol_stream_get(s, tid);
     dls_pol_hostfn_ask ask;
     if (st && !st->capturing && dls_pol_hostfn_wanted(a, st, tid, &ask)) {
@@ -296,8 +286,8 @@ static void memory_enter(const dls_pol_access *a, const dls_cuda_stream *s, uint
             dls_pol_capture_use(a, st);
         } else if (st && dls_pol_g.mode == DLS_MODE_FIX) {
             if (dls_pol_fix_use(&plan, a, st) && dls_pol_is_memory_op(a->kind)) {
-                t_thread.after_corr = a->op; /* its EXIT records the after event */
-                t_thread.after_st = st;
+                pt->after_corr = a->op; /* its EXIT records the after event */
+                pt->after_st = st;
             }
             dls_pol_fix_reuse(&plan, a, st);
         } else if (st) {
@@ -314,7 +304,7 @@ static void memory_enter(const dls_pol_access *a, const dls_cuda_stream *s, uint
 /* ENTER of synchronous free op that may hand back watched memory: checked for pending uses on
  * other contexts, or (fix) the host waits for the consumer's pending uses of it first, in rounds
  * of plans carried out without the lock. */
-static void free_enter(const dls_cuda_op *op)
+static void free_enter(dls_pol_thread *pt, const dls_cuda_op *op)
 {
     dls_pol_access a;
     dls_pol_access_of_op(&a, op);
@@ -324,7 +314,7 @@ static void free_enter(const dls_cuda_op *op)
     dls_pol_plan plan;
     dls_pol_plan_init(&plan, op->tid);
     dls_pol_lock();
-    register_thread(op->tid);
+    register_thread(pt, op->tid);
     if (dls_pol_g.mode == DLS_MODE_CHECK)
         dls_pol_check_free(&a, op->ctx, op->tid);
     for (int round = 0; round < 8 && dls_pol_g.mode == DLS_MODE_FIX; round++) {
@@ -340,36 +330,37 @@ static void free_enter(const dls_cuda_op *op)
 
 /* ENTER of access a on stream s (see memory_enter): one the index clears goes no further, and
  * when `deferrable` its EXIT is told so (exit_marks); one that may touch is checked or ordered. */
-static void stream_enter(const dls_pol_access *a, const dls_cuda_stream *s, uint64_t tid, int nested, int deferrable)
+static void stream_enter(dls_pol_thread *pt, const dls_pol_access *a, const dls_cuda_stream *s, uint64_t tid,
+                         int nested, int deferrable)
 {
     uint64_t cleared;
     if (!dls_pol_index_clears(a, &cleared)) {
-        memory_enter(a, s, tid, nested);
+        memory_enter(pt, a, s, tid, nested);
     } else if (deferrable) {
-        t_thread.cleared_corr = a->op; /* its EXIT need not ask the index again */
-        t_thread.cleared = cleared;
+        pt->cleared_corr = a->op; /* its EXIT need not ask the index again */
+        pt->cleared = cleared;
     }
 }
 
 /* What the EXIT of deferred operation corr by thread tid adds to its record: while memory is
  * watched, (fix) the event recorded right after a consumer access, and whether its ENTER found
  * it touching nothing. */
-static void exit_marks(dls_pol_rec *r, uint32_t corr, uint64_t tid)
+static void exit_marks(dls_pol_thread *pt, dls_pol_rec *r, uint32_t corr, uint64_t tid)
 {
     r->after = NULL;
     r->cleared = 0;
     if (!atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed))
         return;
-    if (t_thread.after_st && t_thread.after_corr == corr) /* a consumer access (fix) */
-        r->after = dls_pol_after_record(t_thread.after_st, tid);
-    t_thread.after_st = NULL;
-    r->cleared = t_thread.cleared_corr == corr ? t_thread.cleared : 0;
+    if (pt->after_st && pt->after_corr == corr) /* a consumer access (fix) */
+        r->after = dls_pol_after_record(pt->after_st, tid);
+    pt->after_st = NULL;
+    r->cleared = pt->cleared_corr == corr ? pt->cleared : 0;
 }
 
 /* Queues the filled record r (taken from the queue with `ticket`, or local: NULL q) for the next
  * holder of the lock; a full queue is applied at once. Then the calling thread knows its call
  * returned (its horizon passes the call's end; `nested`: see dls_pol_horizon_raise). */
-static inline void defer_publish(dls_pol_rec *q, uint64_t ticket, const dls_pol_rec *r, int nested)
+static inline void defer_publish(dls_pol_thread *pt, dls_pol_rec *q, uint64_t ticket, const dls_pol_rec *r, int nested)
 {
     uint64_t end;
     if (q) {
@@ -378,17 +369,17 @@ static inline void defer_publish(dls_pol_rec *q, uint64_t ticket, const dls_pol_
     } else {
         end = dls_pol_apply_now(r);
     }
-    dls_pol_horizon_raise(&dls_pol_horizon, end + 1, nested);
+    dls_pol_horizon_raise(&pt->horizon, end + 1, nested);
 }
 
 /* The EXIT of op, an operation that only enqueues work: deferred, with no lock. */
-static void defer(const dls_cuda_op *op)
+static void defer(dls_pol_thread *pt, const dls_cuda_op *op)
 {
     uint64_t ticket = 0; /* set by a claim that finds room */
     dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
-    make_rec(op, r);
-    exit_marks(r, op->correlation_id, op->tid);
-    defer_publish(q, ticket, r, op->nested);
+    make_rec(op, r, pt->horizon.h);
+    exit_marks(pt, r, op->correlation_id, op->tid);
+    defer_publish(pt, q, ticket, r, op->nested);
 }
 
 /* The ENTER (delivered while memory is watched) of a launch, copy or set is the sink's ENTER of
@@ -397,11 +388,12 @@ static void defer(const dls_cuda_op *op)
  * (test_policy: the_work_lane_defers_what_the_sink_would). */
 void dls_pol_work(const dls_cuda_work *w)
 {
+    dls_pol_thread *pt = dls_pol_thread_self();
     if (w->phase == DLS_PHASE_ENTER) {
-        dls_pol_horizon_enter(&dls_pol_horizon, w->nested);
-        dls_pol_access a;
-        dls_pol_access_of_work(&a, w);
-        stream_enter(&a, w->stream, w->tid, w->nested, 1);
+        dls_pol_horizon_enter(&pt->horizon, w->nested);
+        dls_pol_access_of_work(&pt->entered, w);
+        pt->entered_corr = w->correlation_id;
+        stream_enter(pt, &pt->entered, w->stream, w->tid, w->nested, 1);
         return;
     }
     if (w->result) {
@@ -411,18 +403,23 @@ void dls_pol_work(const dls_cuda_work *w)
     uint64_t ticket = 0; /* set by a claim that finds room */
     dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
     r->tid = w->tid;
-    r->begin = dls_pol_horizon.h;
+    r->begin = pt->horizon.h;
     r->stream = *w->stream;
-    dls_pol_entry_of_work(&r->e, w);
-    exit_marks(r, w->correlation_id, w->tid);
-    defer_publish(q, ticket, r, w->nested);
+    if (pt->entered_corr == w->correlation_id) /* its ENTER built the access */
+        dls_pol_entry_store(&r->e, &pt->entered);
+    else
+        dls_pol_entry_of_work(&r->e, w);
+    pt->entered_corr = 0;
+    exit_marks(pt, r, w->correlation_id, w->tid);
+    defer_publish(pt, q, ticket, r, w->nested);
 }
 
 void dls_pol_sink(const dls_cuda_op *op, void *user)
 {
     (void)user;
+    dls_pol_thread *pt = dls_pol_thread_self();
     if (op->phase == DLS_PHASE_ENTER) {
-        dls_pol_horizon_enter(&dls_pol_horizon, op->nested);
+        dls_pol_horizon_enter(&pt->horizon, op->nested);
         if (op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT))
             dls_pol_recording_begin(op->event_id); /* until its EXIT is applied */
         if (op->kind == DLS_OP_HOST_FUNC && (op->flags & DLS_OPF_HAS_STREAM)) {
@@ -432,16 +429,16 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
         if (entered(op)) { /* a synchronous copy too, so that its capture includes what is injected */
             dls_pol_access a;
             dls_pol_access_of_op(&a, op);
-            stream_enter(&a, &op->stream, op->tid, op->nested, deferrable(op));
+            stream_enter(pt, &a, &op->stream, op->tid, op->nested, deferrable(op));
         }
         if (op->kind == DLS_OP_FREE && host_sync(op))
-            free_enter(op);
+            free_enter(pt, op);
         if (host_sync(op))
-            sync_enter(op);
+            sync_enter(pt, op);
         return;
     }
     if (deferrable(op) && op->result == 0) { /* counted in the summary when applied */
-        defer(op);
+        defer(pt, op);
         return;
     }
     dls_summary_add(DLS_COUNT_OPS, 1);
@@ -451,12 +448,12 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
             dls_pol_recording_end();
         return;
     }
-    uint64_t begin = dls_pol_horizon.h; /* nothing raised it since the call began */
+    uint64_t begin = pt->horizon.h; /* nothing raised it since the call began */
     dls_pol_lock();
-    register_thread(op->tid);
-    on_exit_locked(op, begin);
+    register_thread(pt, op->tid);
+    on_exit_locked(pt, op, begin);
     if (recording)
         dls_pol_recording_end(); /* after the record is in the model */
-    dls_pol_horizon_raise(&dls_pol_horizon, dls_pol_applied() + 1, op->nested);
+    dls_pol_horizon_raise(&pt->horizon, dls_pol_applied() + 1, op->nested);
     dls_pol_unlock();
 }
