@@ -91,20 +91,13 @@ static void note_accesses(const dls_pol_rec *r, dls_pol_stream *st, uint64_t pos
                 dls_pol_x_note_use(x, st->id, pos, dls_pol_access_name(acc), dls_pol_direction(acc, x, st->id), after);
 }
 
-/* What applying r at position pos of st adds beside its hb operation: its history entry, the
- * placement of its after event, its consumer accesses; then r's reference of the event is
- * dropped. */
-static inline void apply_memory(const dls_pol_rec *r, dls_pol_stream *st, uint64_t pos, const applier *a)
+/* What applying memory operation r at position pos of st adds beside its hb operation: its
+ * history entry and its consumer accesses (after: its after event, placed on st; NULL: none). */
+static inline void apply_memory(const dls_pol_rec *r, dls_pol_stream *st, uint64_t pos, dls_pol_after *after,
+                                const applier *a)
 {
-    if (dls_pol_is_memory_op(r->e.a.kind)) {
-        dls_pol_ring_put(st, &r->e, pos);
-        dls_pol_after *after = r->after && r->after->st == st ? r->after : NULL;
-        if (after)
-            dls_pol_after_placed(after);
-        note_accesses(r, st, pos, after, a);
-    }
-    if (r->after)
-        dls_pol_after_put(r->after);
+    dls_pol_ring_put(st, &r->e, pos);
+    note_accesses(r, st, pos, after, a);
 }
 
 /* 1 when r continues a's run: the run's thread on the run's stream, without an after event. */
@@ -113,16 +106,19 @@ static inline int continues_run(const applier *a, const dls_pol_rec *r)
     return a->st && !r->after && r->tid == a->tid && r->stream.resolved && r->stream.id == a->st->id;
 }
 
-/* Applies r, whose call ended at stamp `end`, as the next record of a's run. */
+/* Applies r, whose call ended at stamp `end`, as the next record of a's run (it has no after
+ * event). */
 static inline void apply_in_run(const dls_pol_rec *r, uint64_t end, applier *a)
 {
     a->end = end;
-    apply_memory(r, a->st, ++a->pos, a);
+    a->pos++;
+    if (dls_pol_is_memory_op(r->e.a.kind))
+        apply_memory(r, a->st, a->pos, NULL, a);
 }
 
 /* Applies r, whose call ended at stamp `end`, when it does not continue a's run: ends the run,
  * makes r's hb operation, and starts a run with r unless it has an after event (an after event's
- * capture is an hb call: no run across it). */
+ * capture is an hb call: no run across it). Then r's reference of its after event is dropped. */
 static void apply_alone(const dls_pol_rec *r, uint64_t end, applier *a)
 {
     end_run(a);
@@ -148,7 +144,14 @@ static void apply_alone(const dls_pol_rec *r, uint64_t end, applier *a)
                        .told = pos,
                        .watching = a->watching,
                        .cleared = a->cleared};
-    apply_memory(r, st, pos, a);
+    if (dls_pol_is_memory_op(r->e.a.kind)) {
+        dls_pol_after *after = r->after && r->after->st == st ? r->after : NULL;
+        if (after)
+            dls_pol_after_placed(after);
+        apply_memory(r, st, pos, after, a);
+    }
+    if (r->after)
+        dls_pol_after_put(r->after);
 }
 
 /* Applies r, whose call ended at stamp `end`, in a's run or alone. */
