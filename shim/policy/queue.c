@@ -74,12 +74,13 @@ static void end_run(applier *a)
     a->st = NULL;
 }
 
-/* Its uses: r, applied at position pos of st, touches the live and released exchanges it
- * overlaps (unless its ENTER found it touching nothing in the index as it still is). */
+/* Its uses: r, applied at position pos of st while memory is watched, touches the live and
+ * released exchanges it overlaps (unless its ENTER found it touching nothing in the index as it
+ * still is). */
 static void note_accesses(const dls_pol_rec *r, dls_pol_stream *st, uint64_t pos, dls_pol_after *after,
                           const applier *a)
 {
-    if (!a->watching || r->cleared == a->cleared)
+    if (r->cleared == a->cleared)
         return;
     const dls_pol_access *acc = &r->e.a;
     uint64_t cleared;
@@ -97,7 +98,8 @@ static inline void apply_memory(const dls_pol_rec *r, dls_pol_stream *st, uint64
                                 const applier *a)
 {
     dls_pol_ring_put(st, &r->e, pos);
-    note_accesses(r, st, pos, after, a);
+    if (a->watching) /* else no record touches an exchange */
+        note_accesses(r, st, pos, after, a);
 }
 
 /* 1 when r continues a's run: the run's thread on the run's stream, without an after event. */
