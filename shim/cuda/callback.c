@@ -279,10 +279,9 @@ void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUp
     if (!cb)
         return;
     dls_cuda_thread *t = dls_cuda_thread_self();
-    if (t->guarded > 0 || t->delivering)
-        return; /* the shim's own driver calls (drv.h) are not the program's, nor is a callback inside a delivery */
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
-        on_runtime(t, cb);
-    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
-        on_driver(t, cbid, cb);
+        on_runtime(t, cb); /* the shim makes no runtime calls of its own */
+    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && t->guarded == 0 && !t->delivering)
+        on_driver(t, cbid, cb); /* the shim's own driver calls (drv.h) are not the program's, nor is a call made
+                                 * inside a delivery */
 }
