@@ -196,7 +196,8 @@ static int deliver_work(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_C
                t->work_params == cb->functionParams;
     t->work_kept = 0;
     if (!kept) {
-        if (!dls_cuda_decode_work(cbid, cb, w, t->scratch.words, DLS_SCRATCH_WORDS))
+        dls_cuda_scratch *scratch = dls_cuda_thread_scratch(t);
+        if (!dls_cuda_decode_work(cbid, cb, w, scratch ? scratch->words : NULL, scratch ? DLS_SCRATCH_WORDS : 0))
             return 0;
         uint32_t rt_corr;
         w->api = annotate(t, cb, &rt_corr);
@@ -227,7 +228,8 @@ static void deliver_ops(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_C
     uint32_t rt_corr;
     const char *api = annotate(t, cb, &rt_corr);
     dls_cuda_op op;
-    for (unsigned i = 0; dls_cuda_decode(cbid, cb, i, &op, &t->scratch); i++) {
+    dls_cuda_scratch *scratch = dls_cuda_thread_scratch(t);
+    for (unsigned i = 0; dls_cuda_decode(cbid, cb, i, &op, scratch); i++) {
         op.phase = enter ? DLS_PHASE_ENTER : DLS_PHASE_EXIT;
         op.result = result_of(cb, enter);
         op.api = api;

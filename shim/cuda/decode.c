@@ -24,7 +24,7 @@ void dls_cuda_decode_range(dls_cuda_op *op, dls_cuda_scratch *scratch, uintptr_t
 {
     if (len == 0)
         return;
-    if (op->nranges == DLS_SCRATCH_RANGES) {
+    if (!scratch || op->nranges == DLS_SCRATCH_RANGES) {
         op->flags |= DLS_OPF_CONSERVATIVE;
         return;
     }

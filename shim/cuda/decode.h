@@ -25,7 +25,9 @@ typedef struct {
  * except cuLaunchCooperativeKernelMultiDevice: one per device). Returns 1 when *op was filled,
  * 0 when the call has no operation at that index or is not one of its calls: the rows of
  * calls.def but those of the work decoder (dls_cuda_decode_work). `cb` must be the call's
- * CUpti_CallbackData; at ENTER output parameters (a created stream or event) are not read. */
+ * CUpti_CallbackData; at ENTER output parameters (a created stream or event) are not read.
+ * Ranges and words are kept in *scratch; with a NULL scratch (no memory for one) an operation
+ * that has any is conservative. */
 int dls_cuda_decode(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigned index, dls_cuda_op *op,
                     dls_cuda_scratch *scratch);
 
@@ -47,7 +49,7 @@ void dls_cuda_decode_stream(dls_cuda_op *op, CUstream h, int per_thread_call, co
 void dls_cuda_decode_on_stream(dls_cuda_op *op, dls_op_kind kind, const CUpti_CallbackData *cb, CUstream h,
                                int per_thread_call, int async);
 
-/* Appends a range to op (in scratch); a zero-length range is skipped; when scratch is full the
+/* Appends a range to op (in scratch); a zero-length range is skipped; when scratch is NULL or full the
  * op becomes conservative. */
 void dls_cuda_decode_range(dls_cuda_op *op, dls_cuda_scratch *scratch, uintptr_t addr, size_t len, unsigned access);
 

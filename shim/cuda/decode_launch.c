@@ -11,6 +11,10 @@ int dls_cuda_decode_launch_devices(dls_cuda_op *op, const CUpti_CallbackData *cb
         return 0;
     const CUDA_LAUNCH_PARAMS *l = &list[index];
     dls_cuda_decode_on_stream(op, DLS_OP_LAUNCH, cb, l->hStream, 0, 1);
+    if (!scratch) { /* no room for its words */
+        op->flags |= DLS_OPF_CONSERVATIVE;
+        return 1;
+    }
     op->words = scratch->words;
     op->flags |=
         dls_cuda_kernel_words(l->function, l->kernelParams, NULL, scratch->words, DLS_SCRATCH_WORDS, &op->nwords)

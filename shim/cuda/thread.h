@@ -35,10 +35,16 @@ typedef struct {
     const void *work_params;
     dls_cuda_work work;
     dls_cuda_stream_latest latest;
-    dls_cuda_scratch scratch;
+    dls_cuda_scratch *scratch; /* the decoders' room for ranges and words: dls_cuda_thread_scratch */
 } dls_cuda_thread;
 
 /* The calling thread's block (zeroed when the thread starts). */
 dls_cuda_thread *dls_cuda_thread_self(void);
+
+/* The decoders' scratch area of t, the calling thread's block: allocated at the thread's first
+ * decode and freed at its exit (common/thread_block.h), so a thread that never calls CUDA does not
+ * pay for its kilobytes at creation. NULL when memory is short (warned once): the thread's
+ * operations with ranges or words are then conservative. */
+dls_cuda_scratch *dls_cuda_thread_scratch(dls_cuda_thread *t);
 
 #endif

@@ -303,6 +303,35 @@ static void batches_list_every_copy_and_3d_batches_are_conservative(void **state
     assert_true(op.flags & DLS_OPF_CONSERVATIVE);
 }
 
+/* A thread with no scratch area (no memory for one): an operation with ranges or words is
+ * conservative, one with none is decoded as ever. */
+static void without_scratch_an_operation_with_ranges_or_words_is_conservative(void **state)
+{
+    (void)state;
+    CUdeviceptr dsts[1] = {0x100}, srcs[1] = {0x200};
+    size_t sizes[1] = {8};
+    cuMemcpyBatchAsync_v2_params bp = {.dsts = dsts, .srcs = srcs, .sizes = sizes, .count = 1};
+    CUpti_CallbackData cb = fake_cb(CUPTI_API_ENTER, "cuMemcpyBatchAsync_v2", &bp);
+    dls_cuda_op op;
+    assert_int_equal(dls_cuda_decode(CBID(cuMemcpyBatchAsync_v2), &cb, 0, &op, NULL), 1);
+    assert_int_equal(op.nranges, 0);
+    assert_true(op.flags & DLS_OPF_CONSERVATIVE);
+    uint64_t buf[1] = {0x10};
+    size_t size = sizeof buf;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+    cuLaunchKernel_params lp = {.f = (CUfunction)0xf30, .extra = extra};
+    cb = fake_cb(CUPTI_API_ENTER, "cuLaunchKernel", &lp);
+    dls_cuda_work w;
+    assert_int_equal(dls_cuda_decode_work(CBID(cuLaunchKernel), &cb, &w, NULL, 0), 1);
+    assert_true(w.flags & DLS_OPF_CONSERVATIVE);
+    assert_int_equal(w.nwords, 0);
+    cuStreamSynchronize_params sp = {.hStream = NULL};
+    cb = fake_cb(CUPTI_API_ENTER, "cuStreamSynchronize", &sp);
+    assert_int_equal(dls_cuda_decode(CBID(cuStreamSynchronize), &cb, 0, &op, NULL), 1);
+    assert_int_equal(op.kind, DLS_OP_STREAM_SYNC);
+    assert_false(op.flags & DLS_OPF_CONSERVATIVE);
+}
+
 /* A free names the whole allocation and its context (what a synchronous free waits for) at both
  * phases, though the driver no longer knows it at EXIT. */
 static void free_reports_the_whole_allocation_at_both_phases(void **state)
@@ -652,6 +681,7 @@ int main(void)
         cmocka_unit_test_setup(stream_resolution_is_cached_until_invalidated, setup),
         cmocka_unit_test_setup(syncs_queries_host_funcs_and_graphs, setup),
         cmocka_unit_test_setup(graphs_are_known_from_capture_to_destruction, setup),
+        cmocka_unit_test_setup(without_scratch_an_operation_with_ranges_or_words_is_conservative, setup),
         cmocka_unit_test_setup(the_lane_decodes_launches_asynchronous_copies_and_sets, setup),
         cmocka_unit_test_setup(every_enabled_driver_call_is_decoded_one_way, setup),
     };
