@@ -264,12 +264,15 @@ static void on_driver(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_Cal
         }
         return;
     }
-    if (enter && (cls == DLS_CBID_STREAM_WORK || cls == DLS_CBID_LAUNCH) && !gate_open())
+    int work = cls == DLS_CBID_STREAM_WORK || cls == DLS_CBID_LAUNCH;
+    if (enter && work && !gate_open())
         return; /* nothing watched: the ENTER of work that only enqueues has nothing to order */
+    if (enter && cls == DLS_CBID_MADE)
+        return; /* what the call makes is known at its EXIT */
     if (!t->tid)
         t->tid = (uint64_t)syscall(SYS_gettid);
     t->delivering = 1;
-    if (!deliver_work(t, cbid, cb, enter))
+    if (!work || !deliver_work(t, cbid, cb, enter))
         deliver_ops(t, cbid, cb, enter);
     t->delivering = 0;
 }

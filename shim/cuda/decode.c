@@ -59,6 +59,8 @@ static int several_ops(CUpti_CallbackId cbid)
     }
 #define IS_LAUNCH(name, class) \
     _Static_assert(DLS_CBID_##class == DLS_CBID_LAUNCH, #name ": a launch is of class LAUNCH")
+#define IS_MADE(name, class) \
+    _Static_assert(DLS_CBID_##class == DLS_CBID_MADE, #name ": a call that makes a handle is of class MADE")
 
 /* The shapes with rules of their own. */
 #define LAUNCH_DEVICES(name, class)                                                                             \
@@ -141,6 +143,7 @@ static int several_ops(CUpti_CallbackId cbid)
 #define GRAPH_INSTANTIATE(name, class)                                    \
     CASE(name)                                                            \
     dls_cuda_decode_graph_instantiate(op, cb, p->phGraphExec, p->hGraph); \
+    IS_MADE(name, class);                                                 \
     END_CASE
 #define GRAPH_EXEC_CHANGED(name, class)   \
     CASE(name)                            \
@@ -160,6 +163,7 @@ static int several_ops(CUpti_CallbackId cbid)
 #define STREAM_CREATE(name, class, flags, current)                      \
     CASE(name)                                                          \
     dls_cuda_decode_stream_create(op, cb, p->phStream, flags, current); \
+    IS_MADE(name, class);                                               \
     END_CASE
 #define STREAM_DESTROY(name, class)                     \
     CASE(name)                                          \
@@ -168,6 +172,7 @@ static int several_ops(CUpti_CallbackId cbid)
 #define EVENT_CREATE(name, class, flags)                     \
     CASE(name)                                               \
     dls_cuda_decode_event_create(op, cb, p->phEvent, flags); \
+    IS_MADE(name, class);                                    \
     END_CASE
 
 /* The work decoder's rows (dls_cuda_decode_work). */

@@ -442,6 +442,12 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
         return;
     }
     dls_summary_add(DLS_COUNT_OPS, 1);
+    if (op->kind == DLS_OP_STREAM_CREATE || op->kind == DLS_OP_EVENT_CREATE) {
+        /* nothing for the model: a stream is modelled from its first operation, an event from its
+         * first record */
+        dls_pol_horizon_enter(&pt->horizon, op->nested);
+        return;
+    }
     int recording = op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT);
     if (op->result != 0 && !host_sync(op) && op->kind != DLS_OP_CAPTURE_END) {
         if (recording)
