@@ -245,7 +245,7 @@ static void act(dls_pol_order *o, uint64_t tid)
 static void commit(dls_pol_order *o, uint64_t tid, uint64_t planned)
 {
     uint64_t pos;
-    dls_hb_when when = {.begin = planned, .end = dls_pol_applied()};
+    dls_hb_when when = {.begin = planned, .end = dls_pol_end_now()};
     switch (o->how) {
     case DLS_POL_HOW_WAIT:
         if (o->snap && !dls_hb_event_wait(dls_pol_g.hb, tid, o->to->id, o->snap, when, &pos))

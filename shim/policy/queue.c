@@ -38,7 +38,7 @@ uint64_t dls_pol_applied(void)
 
 dls_hb_when dls_pol_when_now(void)
 {
-    return (dls_hb_when){.begin = dls_pol_thread_self()->horizon.h, .end = dls_pol_applied()};
+    return (dls_hb_when){.begin = dls_pol_thread_self()->horizon.h, .end = dls_pol_end_now()};
 }
 
 /* How the records of one drain are applied (lock held). A run is a sequence of records of one
@@ -165,17 +165,16 @@ static inline void apply(const dls_pol_rec *r, uint64_t end, applier *a)
         apply_alone(r, end, a);
 }
 
-void dls_pol_apply(const dls_pol_rec *r)
+void dls_pol_apply(const dls_pol_rec *r, uint64_t end)
 {
     applier a;
     applier_init(&a);
-    apply(r, dls_pol_applied(), &a);
+    apply(r, end, &a);
     end_run(&a);
 }
 
 /* Applies every record claimed before the call (lock held). The counter is read with a
- * read-modify-write, so that the claims after it continue its release: an operation applied
- * after the drain ends at what it read (dls_pol_applied). */
+ * read-modify-write, so that the claims after it continue its release. */
 static void drain(void)
 {
     uint64_t end = atomic_fetch_add_explicit(&dls_pol_queue_tail, 0, memory_order_acq_rel), head = g_head;
@@ -215,11 +214,25 @@ void dls_pol_unlock(void)
     dls_pol_check_flush();
 }
 
+uint64_t dls_pol_end_now(void)
+{
+    for (;;) {
+        uint64_t t = g_head; /* the queue is applied up to t: slot t is free for t's lap */
+        if (atomic_compare_exchange_strong_explicit(&dls_pol_queue_tail, &t, t + 1, memory_order_acq_rel,
+                                                    memory_order_relaxed)) {
+            atomic_store_explicit(&dls_pol_queue[t % QUEUE].seq, t - t % QUEUE + QUEUE, memory_order_release);
+            g_head = t + 1;
+            return dls_pol_ticket_end(t);
+        }
+        drain(); /* a claim came first */
+    }
+}
+
 uint64_t dls_pol_apply_now(const dls_pol_rec *r)
 {
     dls_pol_lock();
-    uint64_t end = dls_pol_applied();
-    dls_pol_apply(r);
+    uint64_t end = dls_pol_end_now();
+    dls_pol_apply(r, end);
     dls_pol_unlock();
     dls_summary_add(DLS_COUNT_OPS, 1);
     return end;

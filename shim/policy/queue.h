@@ -9,13 +9,15 @@
  *
  * Host order (hb.h): the queue's claim counter is the host clock, in halves of a ticket. A
  * record's call ends at 2 * ticket + 1 (the ticket is claimed after the call returned, with a
- * release that every later claim continues); an operation applied under the lock while the
- * tickets below T are applied ends at 2T (the drain reads the counter with a read-modify-write,
- * so later claims continue that release too). A call's begin stamp is the calling thread's
- * horizon `h` when it began: a stamp below which every end belongs to a call known (acquired
- * through the counter or the lock) to have returned: 2 * its own last ticket + 2, 2T + 1 after
- * its own operation applied at T, twice the counter as its last delivered ENTER read it, 2T + 1
- * after the drain of a lock it took inside a call's ENTER. A stale horizon (an ENTER the gate did
+ * release that every later claim continues); an operation applied under the lock takes a ticket
+ * of its own, T, once every ticket below it is applied, and ends at 2T + 1 too: so a call that
+ * begins after it reads a counter above T however few operations were deferred meanwhile (with
+ * an end of 2T, that of "applied now", such a call, reading T, would seem to overlap it). Every
+ * end is odd. A call's begin stamp is the calling thread's horizon `h` when it began: a stamp
+ * below which every end belongs to a call known (acquired through the counter or the lock) to
+ * have returned: 2 * its own last ticket + 2 (deferred or applied under the lock), twice the
+ * counter as its last delivered ENTER (or lock-free EXIT) read it, 2T + 1 after the drain of a
+ * lock it took inside a call's ENTER with the tickets below T applied. A stale horizon (an ENTER the gate did
  * not deliver) only makes a begin earlier, which orders less. What a call nested in another of
  * the thread's calls (ops.h, `nested`) would raise the horizon to waits in `later` until the
  * outermost call returns: the outer call began before it. */
@@ -75,12 +77,12 @@ static inline void dls_pol_defer_publish(dls_pol_rec *r, uint64_t ticket)
 }
 
 /* Takes the lock (applying the queue), applies r, releases the lock. Returns the end stamp r
- * was applied with. */
+ * was applied with (dls_pol_end_now). */
 uint64_t dls_pol_apply_now(const dls_pol_rec *r);
 
-/* Applies r to the model (lock held): hb operation, history entry, consumer accesses; drops r's
- * reference of its after event. */
-void dls_pol_apply(const dls_pol_rec *r);
+/* Applies r, whose call ended at stamp `end`, to the model (lock held): hb operation, history
+ * entry, consumer accesses; drops r's reference of its after event. */
+void dls_pol_apply(const dls_pol_rec *r, uint64_t end);
 
 /* A thread's horizon (see the file comment), kept in its block (thread.h). */
 typedef struct {
@@ -115,8 +117,13 @@ static inline uint64_t dls_pol_ticket_end(uint64_t ticket)
     return 2 * ticket + 1;
 }
 
-/* Lock held: the end stamp of an operation applied now (2T: the tickets below T are applied). */
+/* Lock held: 2T, the tickets below T being applied: every call that ended so far ended below it
+ * (a begin stamp of applied() + 1 is after them all). */
 uint64_t dls_pol_applied(void);
+
+/* Lock held: the end stamp of an operation applied now, 2T + 1, T a ticket it takes once every
+ * ticket below it is applied (see the file comment). */
+uint64_t dls_pol_end_now(void);
 
 /* Lock held: the host stamps of an operation of the calling thread, outside any call, applied now. */
 dls_hb_when dls_pol_when_now(void);

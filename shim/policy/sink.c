@@ -154,13 +154,13 @@ static void sync_enter(dls_pol_thread *pt, const dls_cuda_op *op)
  * ENTER (the caller applies that capture) and for the copy itself, with what the copy was ordered
  * after (hb decides how much of that is known when another thread's work on the stream may have
  * been enqueued before the copy, dls_hb_capture_op). */
-static void sync_copy(const dls_cuda_op *op, uint64_t begin)
+static void sync_copy(const dls_cuda_op *op, dls_hb_when when)
 {
     dls_pol_rec r;
-    make_rec(op, &r, begin);
+    make_rec(op, &r, when.begin);
     dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
     uint64_t before = st ? st->last : 0;
-    dls_pol_apply(&r);
+    dls_pol_apply(&r, when.end);
     if (!st || st->last != before + 1)
         return; /* not an operation of the stream (captured into a graph, say) */
     uint64_t done = dls_pol_snap_id();
@@ -170,8 +170,9 @@ static void sync_copy(const dls_cuda_op *op, uint64_t begin)
         dls_pol_snap_drop(done);
 }
 
-/* EXIT of a host synchronize (lock held): a successful one completes its capture. */
-static void sync_exit(dls_pol_thread *pt, const dls_cuda_op *op)
+/* EXIT of a host synchronize, made by a call of stamps `when` (lock held): a successful one
+ * completes its capture. */
+static void sync_exit(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_when when)
 {
     uint64_t snap = pt->sync_corr == op->correlation_id ? pt->snap : 0;
     if (snap)
@@ -181,19 +182,18 @@ static void sync_exit(dls_pol_thread *pt, const dls_cuda_op *op)
         return;
     }
     if (op->kind == DLS_OP_MEMCPY)
-        sync_copy(op, pt->horizon.h);
+        sync_copy(op, when);
     dls_pol_snap_complete(snap, op->tid);
 }
 
-/* The EXIT of op, made by a call that began at stamp `begin`, applied (lock held). */
-static void on_exit_locked(dls_pol_thread *pt, const dls_cuda_op *op, uint64_t begin)
+/* The EXIT of op, made by a call of stamps `when`, applied (lock held). */
+static void on_exit_locked(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_when when)
 {
     dls_hb *hb = dls_pol_g.hb;
     dls_pol_stream *st;
     uint64_t pos;
-    dls_hb_when when = {.begin = begin, .end = dls_pol_applied()};
     if (host_sync(op)) {
-        sync_exit(pt, op);
+        sync_exit(pt, op, when);
         return;
     }
     if (op->result != 0 && !(op->kind == DLS_OP_CAPTURE_END && op->result == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED))
@@ -457,9 +457,10 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
     uint64_t begin = pt->horizon.h; /* nothing raised it since the call began */
     dls_pol_lock();
     register_thread(pt, op->tid);
-    on_exit_locked(pt, op, begin);
+    uint64_t end = dls_pol_end_now();
+    on_exit_locked(pt, op, (dls_hb_when){.begin = begin, .end = end});
     if (recording)
         dls_pol_recording_end(); /* after the record is in the model */
-    dls_pol_horizon_raise(&pt->horizon, dls_pol_applied() + 1, op->nested);
+    dls_pol_horizon_raise(&pt->horizon, end + 1, op->nested);
     dls_pol_unlock();
 }

@@ -290,6 +290,44 @@ static void a_wait_with_no_record_in_flight_orders_the_read(void **state)
     assert_int_equal(races(), before);
 }
 
+/* ---- a wait right after another thread's record returned ---- */
+
+/* Thread B: the write, a record of the event after it and the export, all returned before A's
+ * wait begins (step 0); no operation is deferred between B's record and A's wait. */
+static void *handing_b(void *arg)
+{
+    (void)arg;
+    step(0);
+    launch(NB_A, B);
+    event_on(DLS_OP_EVENT_RECORD, NB_A, B, DLS_PHASE_ENTER, NULL);
+    event_on(DLS_OP_EVENT_RECORD, NB_A, B, DLS_PHASE_EXIT, NULL);
+    export_range(0x10000, 0x10100);
+    done();
+    return NULL;
+}
+
+/* Thread A: once B returned, a wait on the event and the read behind it. */
+static void *taking_a(void *arg)
+{
+    (void)arg;
+    step(1);
+    event_on(DLS_OP_STREAM_WAIT_EVENT, NB_B, A, DLS_PHASE_ENTER, NULL);
+    event_on(DLS_OP_STREAM_WAIT_EVENT, NB_B, A, DLS_PHASE_EXIT, NULL);
+    launch(NB_B, A);
+    return NULL;
+}
+
+/* A record applied under the lock takes a ticket of its own: a wait that begins after it returned
+ * is after it even when no operation was deferred between them (with the end stamp of "applied
+ * now", the wait would seem to overlap the record and order nothing). */
+static void a_wait_right_after_another_threads_record_orders_the_read(void **state)
+{
+    (void)state;
+    uint64_t before = races();
+    beside(taking_a, handing_b, NULL);
+    assert_int_equal(races(), before);
+}
+
 /* ---- a synchronous copy while another thread uses the legacy stream ---- */
 
 /* Thread B: an operation on the legacy stream that returns while A's synchronous copy is in the
@@ -347,6 +385,7 @@ int main(void)
         T(a_wait_while_another_thread_records_the_event_orders_nothing),
         T(a_wait_with_no_record_in_flight_orders_the_read),
         T(a_synchronous_copy_completes_what_the_legacy_stream_waited_for),
+        T(a_wait_right_after_another_threads_record_orders_the_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -190,7 +190,7 @@ static void apply_alone(const item *items)
     dls_pol_lock();
     for (uint32_t i = 0; i < NREC; i++) {
         dls_pol_rec r = replayed(&items[i]);
-        dls_pol_apply(&r);
+        dls_pol_apply(&r, dls_pol_end_now());
         sync_after(&items[i]);
     }
     dls_pol_unlock();
