@@ -24,7 +24,8 @@ void dls_cuda_decode_stream_destroy(dls_cuda_op *op, const CUpti_CallbackData *c
 {
     op->kind = DLS_OP_STREAM_DESTROY;
     if (cb->callbackSite == CUPTI_API_ENTER) {
-        dls_cuda_decode_stream(op, h, 0, cb);
+        op->flags |= DLS_OPF_HAS_STREAM;
+        dls_cuda_stream_resolve_destroyed(h, 0, cb->context, &op->stream);
         t_destroying.handle = (uintptr_t)h;
         t_destroying.s = op->stream;
     } else if (t_destroying.handle == (uintptr_t)h) {

@@ -20,8 +20,13 @@ typedef struct {
     uint64_t gen; /* 0 = empty */
     uintptr_t key;
     uintptr_t key_ctx;
+    uint64_t made; /* a stream this thread made whose id is not asked yet: g_asked then; else 0 */
     dls_cuda_stream s;
 } slot;
+
+/* How many times any thread asked the driver for a stream's id: while it has not moved since a
+ * thread made a stream, no other thread can have resolved that stream. */
+static atomic_uint_fast64_t g_asked = 1;
 
 static dls_thread_block g_cache_block = DLS_THREAD_BLOCK_INIT(SLOTS * sizeof(slot));
 static __thread slot *t_cache;
@@ -107,12 +112,20 @@ static void set_context(dls_cuda_stream *s, CUcontext ctx)
     context_facts(ctx, &s->ctx_id, &s->device);
 }
 
+/* Asks the driver for the id of stream h into s (resolved 0: it could not say), counted in
+ * g_asked before the id can reach anyone. */
+static void ask_id(CUstream h, dls_cuda_stream *s)
+{
+    unsigned long long id = 0;
+    atomic_fetch_add_explicit(&g_asked, 1, memory_order_acq_rel);
+    s->resolved = dls_drv_stream_get_id(h, &id) == CUDA_SUCCESS;
+    s->id = s->resolved ? id : 0;
+}
+
 /* Asks the driver for what the cache does not know. */
 static void query(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, dls_cuda_stream *s)
 {
-    unsigned long long id = 0;
-    s->resolved = dls_drv_stream_get_id(canonical, &id) == CUDA_SUCCESS;
-    s->id = s->resolved ? id : 0;
+    ask_id(canonical, s);
     CUcontext ctx = cur_ctx;
     if (kind != DLS_STREAM_LEGACY && kind != DLS_STREAM_PER_THREAD) {
         CUcontext c = NULL;
@@ -136,19 +149,39 @@ static void keep(slot *sl, uint64_t gen, uintptr_t key, uintptr_t key_ctx, const
         sl->gen = gen;
         sl->key = key;
         sl->key_ctx = key_ctx;
+        sl->made = 0;
         sl->s = *s;
     }
 }
 
-void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, dls_cuda_stream *out)
+/* The calling thread's valid slot for h as passed, or NULL; *canonical, *kind, *gen, *key and
+ * *key_ctx are set for keep() and query(), and *sl_out to the slot h maps to (NULL: no cache). */
+static slot *lookup(CUstream h, int per_thread_call, CUcontext cur_ctx, CUstream *canonical, dls_stream_kind *kind,
+                    uint64_t *gen, uintptr_t *key, uintptr_t *key_ctx, slot **sl_out)
 {
+    *canonical = canonical_of(h, per_thread_call, kind);
+    *gen = atomic_load_explicit(&dls_cuda_stream_gen, memory_order_acquire);
+    slot *sl = *sl_out = slot_of(*canonical, *kind, cur_ctx, key, key_ctx);
+    return sl && sl->gen == *gen && sl->key == *key && sl->key_ctx == *key_ctx ? sl : NULL;
+}
+
+/* Resolves h (see dls_cuda_stream_resolve); a stream this thread made and nobody asked about
+ * since is left unresolved when `leave_made` (its id is then asked of nobody). */
+static void resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, int leave_made, dls_cuda_stream *out)
+{
+    CUstream canonical;
     dls_stream_kind kind;
-    CUstream canonical = canonical_of(h, per_thread_call, &kind);
+    uint64_t gen;
     uintptr_t key, key_ctx;
-    uint64_t gen = atomic_load_explicit(&dls_cuda_stream_gen, memory_order_acquire);
-    slot *sl = slot_of(canonical, kind, cur_ctx, &key, &key_ctx);
-    if (sl && sl->gen == gen && sl->key == key && sl->key_ctx == key_ctx) {
-        *out = sl->s;
+    slot *sl, *hit = lookup(h, per_thread_call, cur_ctx, &canonical, &kind, &gen, &key, &key_ctx, &sl);
+    if (hit && hit->made && !(leave_made && atomic_load_explicit(&g_asked, memory_order_acquire) == hit->made)) {
+        ask_id(canonical, &hit->s); /* a stream made here, now used: its id is asked once */
+        hit->made = 0;
+        if (!hit->s.resolved)
+            hit->gen = 0;
+    }
+    if (hit) {
+        *out = hit->s;
         out->handle = (uintptr_t)h;
         return;
     }
@@ -158,6 +191,16 @@ void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx,
     keep(sl, gen, key, key_ctx, &s);
 }
 
+void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, dls_cuda_stream *out)
+{
+    resolve(h, per_thread_call, cur_ctx, 0, out);
+}
+
+void dls_cuda_stream_resolve_destroyed(CUstream h, int per_thread_call, CUcontext cur_ctx, dls_cuda_stream *out)
+{
+    resolve(h, per_thread_call, cur_ctx, 1, out);
+}
+
 void dls_cuda_stream_resolve_created(CUstream h, CUcontext ctx, unsigned flags, dls_cuda_stream *out)
 {
     if (!ctx || !h) {
@@ -165,19 +208,20 @@ void dls_cuda_stream_resolve_created(CUstream h, CUcontext ctx, unsigned flags, 
         out->kind = (flags & CU_STREAM_NON_BLOCKING) ? DLS_STREAM_NON_BLOCKING : DLS_STREAM_BLOCKING;
         return;
     }
+    CUstream canonical;
     dls_stream_kind kind;
-    CUstream canonical = canonical_of(h, 0, &kind);
+    uint64_t gen;
     uintptr_t key, key_ctx;
-    uint64_t gen = atomic_load_explicit(&dls_cuda_stream_gen, memory_order_acquire);
-    slot *sl = slot_of(canonical, kind, ctx, &key, &key_ctx);
-    dls_cuda_stream s = {.handle = (uintptr_t)h};
-    unsigned long long id = 0;
-    s.resolved = dls_drv_stream_get_id(h, &id) == CUDA_SUCCESS;
-    s.id = s.resolved ? id : 0;
+    slot *sl;
+    lookup(h, 0, ctx, &canonical, &kind, &gen, &key, &key_ctx, &sl);
+    dls_cuda_stream s = {.handle = (uintptr_t)h}; /* its id is asked at its first use */
     s.kind = (flags & CU_STREAM_NON_BLOCKING) ? DLS_STREAM_NON_BLOCKING : DLS_STREAM_BLOCKING;
     set_context(&s, ctx);
     *out = s;
-    keep(sl, gen, key, key_ctx, &s);
+    if (sl) {
+        *sl = (slot){.gen = gen, .key = key, .key_ctx = key_ctx, .s = s};
+        sl->made = atomic_load_explicit(&g_asked, memory_order_acquire);
+    }
 }
 
 void dls_cuda_contexts_invalidate(void)

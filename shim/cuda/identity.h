@@ -5,7 +5,8 @@
  * driver's stream id, its context (for a default-stream handle: the context current at the call,
  * which the handle names a stream of), that context's device, and its kind, through the shim's
  * guarded driver calls. A stream is resolved at its creation from what the call tells (its flags,
- * the current context): only its id is asked. Results are cached per thread without locks, and a
+ * the current context), and its id is asked at its first use; a stream destroyed before any
+ * use is never asked about. Results are cached per thread without locks, and a
  * context's id and device once per thread and context; destroying a stream invalidates every
  * thread's stream cache (a global generation), so a handle reused after destroy is resolved
  * afresh; destroying or resetting a context invalidates both caches.
@@ -29,9 +30,15 @@ void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx,
 
 /* Resolves stream h, which a call just created with `flags` in context ctx (the calling thread's
  * current context; NULL when the stream's context is not known, then the driver is asked as by
- * dls_cuda_stream_resolve), and keeps the resolution in the thread's cache: the driver is asked
- * only the stream's id (and, once per context, the context's id and device). */
+ * dls_cuda_stream_resolve), and keeps what the call tells in the thread's cache: the driver is
+ * asked nothing but, once per context, the context's id and device. The stream's id is asked at
+ * its first resolution on this thread: out->resolved is 0 until then. */
 void dls_cuda_stream_resolve_created(CUstream h, CUcontext ctx, unsigned flags, dls_cuda_stream *out);
+
+/* Resolves h, about to be destroyed, as dls_cuda_stream_resolve does, except for a stream this
+ * thread created whose id no thread has asked since: no one can have resolved it, so it is left
+ * unresolved (out->resolved 0) and the driver is not asked. */
+void dls_cuda_stream_resolve_destroyed(CUstream h, int per_thread_call, CUcontext cur_ctx, dls_cuda_stream *out);
 
 /* The generation of resolutions: a resolution made in an earlier one is stale. */
 extern atomic_uint_fast64_t dls_cuda_stream_gen;

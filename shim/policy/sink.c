@@ -186,6 +186,16 @@ static void sync_exit(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_when whe
     dls_pol_snap_complete(snap, op->tid);
 }
 
+/* 1 when the EXIT of op has nothing for the model: a creation (a stream is modelled from its
+ * first operation, an event from its first record) or the destruction of a stream never
+ * resolved (none is modelled but by its id). */
+static int exit_models_nothing(const dls_cuda_op *op)
+{
+    if (op->kind == DLS_OP_STREAM_DESTROY)
+        return !(op->flags & DLS_OPF_HAS_STREAM) || !op->stream.resolved;
+    return op->kind == DLS_OP_STREAM_CREATE || op->kind == DLS_OP_EVENT_CREATE;
+}
+
 /* The EXIT of op, made by a call of stamps `when`, applied (lock held). */
 static void on_exit_locked(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_when when)
 {
@@ -211,8 +221,8 @@ static void on_exit_locked(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_whe
                                                     : dls_hb_event_wait(hb, op->tid, st->id, op->event_id, when, &pos)))
             st->last = pos;
         break;
-    case DLS_OP_STREAM_DESTROY:
-        st = (op->flags & DLS_OPF_HAS_STREAM) && op->stream.resolved ? dls_pol_stream_find(op->stream.id) : NULL;
+    case DLS_OP_STREAM_DESTROY: /* of a resolved stream (exit_models_nothing) */
+        st = dls_pol_stream_find(op->stream.id);
         if (st)
             dls_pol_stream_remove(st);
         break;
@@ -442,9 +452,7 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
         return;
     }
     dls_summary_add(DLS_COUNT_OPS, 1);
-    if (op->kind == DLS_OP_STREAM_CREATE || op->kind == DLS_OP_EVENT_CREATE) {
-        /* nothing for the model: a stream is modelled from its first operation, an event from its
-         * first record */
+    if (exit_models_nothing(op)) {
         dls_pol_horizon_enter(&pt->horizon, op->nested);
         return;
     }

@@ -1,5 +1,6 @@
 /* Unit tests of shim/cuda decoding: every operation kind decoded from fabricated CUPTI callback
  * data with the real parameter structs, stream identity and kinds, argument words, ranges. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -395,7 +396,7 @@ static void stream_creation_and_destruction(void **state)
     assert_false(op.flags & DLS_OPF_HAS_STREAM);
     op = decode1(CBID(cuStreamCreate), CUPTI_API_EXIT, "cuStreamCreate", &cp);
     assert_int_equal(op.kind, DLS_OP_STREAM_CREATE);
-    assert_int_equal(op.stream.id, 54);
+    assert_false(op.stream.resolved); /* its id is asked at its first use */
     assert_int_equal(op.stream.kind, DLS_STREAM_NON_BLOCKING);
     cuStreamDestroy_v2_params dp = {.hStream = s};
     dls_cuda_streams_invalidate();
@@ -409,9 +410,9 @@ static void stream_creation_and_destruction(void **state)
 }
 
 /* A stream is resolved at its creation from the call: its kind from the flags passed, its context
- * the current one, so the driver is asked only its id; the context's id and device are asked once
- * per context until a context may have been destroyed. Its destruction right after asks nothing.
- * A green context's stream is not the current context's: the driver is asked. */
+ * the current one; its id is asked at its first use, and the driver is asked nothing else; the
+ * context's id and device are asked once per context until a context may have been destroyed. A
+ * green context's stream is not the current context's: the driver is asked. */
 static void a_created_stream_is_resolved_from_its_call(void **state)
 {
     (void)state;
@@ -421,32 +422,40 @@ static void a_created_stream_is_resolved_from_its_call(void **state)
     cuStreamCreate_params cp = {.phStream = &s, .Flags = CU_STREAM_NON_BLOCKING};
     dls_cuda_op op = decode1(CBID(cuStreamCreate), CUPTI_API_EXIT, "cuStreamCreate", &cp);
     assert_true(op.flags & DLS_OPF_HAS_STREAM);
-    assert_true(op.stream.resolved);
-    assert_int_equal(op.stream.id, 90);
+    assert_false(op.stream.resolved);
     assert_int_equal(op.stream.kind, DLS_STREAM_NON_BLOCKING); /* from the call, not asked */
     assert_int_equal(op.stream.ctx, (uintptr_t)FAKE_CTX);
     assert_int_equal(op.stream.ctx_id, (uintptr_t)FAKE_CTX >> 8);
     assert_int_equal(op.stream.device, 3);
+    assert_int_equal(fake_get_id_calls, 0);
+    assert_int_equal(fake_ctx_id_calls, 1);
+    dls_cuda_stream used;
+    dls_cuda_stream_resolve(s, 0, FAKE_CTX, &used); /* its first use */
+    assert_true(used.resolved);
+    assert_int_equal(used.id, 90);
+    assert_int_equal(used.kind, DLS_STREAM_NON_BLOCKING);
+    assert_int_equal(used.device, 3);
     assert_int_equal(fake_get_id_calls, 1);
     assert_int_equal(fake_stream_facts_calls, 0);
-    assert_int_equal(fake_ctx_id_calls, 1);
     cuStreamDestroy_v2_params dp = {.hStream = s};
     op = decode1(CBID(cuStreamDestroy_v2), CUPTI_API_ENTER, "cuStreamDestroy_v2", &dp);
     assert_int_equal(op.stream.id, 90);
     assert_int_equal(op.stream.kind, DLS_STREAM_NON_BLOCKING);
-    assert_int_equal(fake_get_id_calls, 1); /* the creation's resolution */
+    assert_int_equal(fake_get_id_calls, 1); /* the first use's */
     dls_cuda_streams_invalidate();          /* destroyed */
     cuStreamCreateWithPriority_params pp = {.phStream = &t, .flags = CU_STREAM_NON_BLOCKING, .priority = -1};
     op = decode1(CBID(cuStreamCreateWithPriority), CUPTI_API_EXIT, "cuStreamCreateWithPriority", &pp);
-    assert_int_equal(op.stream.id, 91);
+    assert_int_equal(op.stream.kind, DLS_STREAM_NON_BLOCKING);
     assert_int_equal(op.stream.device, 3);
     assert_int_equal(fake_ctx_id_calls, 1); /* the context is known */
     dls_cuda_contexts_invalidate();         /* a context destroyed: asked again */
     fake_streams[1].id = 92;                /* and t's handle reused */
     op = decode1(CBID(cuStreamCreate), CUPTI_API_EXIT, "cuStreamCreate", &(cuStreamCreate_params){&t, 0});
-    assert_int_equal(op.stream.id, 92);
     assert_int_equal(op.stream.kind, DLS_STREAM_BLOCKING);
     assert_int_equal(fake_ctx_id_calls, 2);
+    dls_cuda_stream_resolve(t, 0, FAKE_CTX, &used);
+    assert_int_equal(used.id, 92);
+    assert_int_equal(used.kind, DLS_STREAM_BLOCKING);
     assert_int_equal(fake_stream_facts_calls, 0);
     dls_cuda_streams_invalidate();
     cuGreenCtxStreamCreate_params gp = {.phStream = &t, .flags = CU_STREAM_NON_BLOCKING};
@@ -454,6 +463,48 @@ static void a_created_stream_is_resolved_from_its_call(void **state)
     assert_int_equal(op.stream.id, 92);
     assert_int_equal(op.stream.kind, DLS_STREAM_NON_BLOCKING);
     assert_true(fake_stream_facts_calls > 0); /* its context asked */
+}
+
+/* Resolves the stream handle `arg` on a thread of its own. */
+static void *resolve_elsewhere(void *arg)
+{
+    dls_cuda_stream r;
+    dls_cuda_stream_resolve((CUstream)arg, 0, FAKE_CTX, &r);
+    return r.resolved ? arg : NULL;
+}
+
+/* A stream destroyed before any use is not asked about: no thread can have resolved it, so no
+ * model holds it. Once another thread has asked the driver about a stream, its destruction asks
+ * the driver too: that thread may have resolved this stream. */
+static void a_stream_destroyed_unused_is_not_asked_about(void **state)
+{
+    (void)state;
+    CUstream s = (CUstream)0x5c00;
+    fake_streams[0] = (fake_stream){.h = s, .id = 93, .flags = CU_STREAM_NON_BLOCKING};
+    cuStreamCreate_params cp = {.phStream = &s, .Flags = CU_STREAM_NON_BLOCKING};
+    cuStreamDestroy_v2_params dp = {.hStream = s};
+    decode1(CBID(cuStreamCreate), CUPTI_API_EXIT, "cuStreamCreate", &cp);
+    dls_cuda_op op = decode1(CBID(cuStreamDestroy_v2), CUPTI_API_ENTER, "cuStreamDestroy_v2", &dp);
+    assert_true(op.flags & DLS_OPF_HAS_STREAM);
+    assert_false(op.stream.resolved);
+    assert_int_equal(op.stream.kind, DLS_STREAM_NON_BLOCKING);
+    op = decode1(CBID(cuStreamDestroy_v2), CUPTI_API_EXIT, "cuStreamDestroy_v2", &dp);
+    assert_false(op.stream.resolved);
+    assert_int_equal(fake_get_id_calls, 0);
+    dls_cuda_streams_invalidate(); /* destroyed */
+
+    fake_streams[0].id = 94; /* the handle reused by a stream another thread uses */
+    decode1(CBID(cuStreamCreate), CUPTI_API_EXIT, "cuStreamCreate", &cp);
+    pthread_t other;
+    void *resolved = NULL;
+    assert_int_equal(pthread_create(&other, NULL, resolve_elsewhere, s), 0);
+    assert_int_equal(pthread_join(other, &resolved), 0);
+    assert_ptr_equal(resolved, s);
+    int asked = fake_get_id_calls;
+    op = decode1(CBID(cuStreamDestroy_v2), CUPTI_API_ENTER, "cuStreamDestroy_v2", &dp);
+    assert_true(op.stream.resolved);
+    assert_int_equal(op.stream.id, 94);
+    assert_int_equal(fake_get_id_calls, asked + 1);
 }
 
 static void stream_resolution_is_cached_until_invalidated(void **state)
@@ -678,6 +729,7 @@ int main(void)
         cmocka_unit_test_setup(events_keep_ids_until_destroyed, setup),
         cmocka_unit_test_setup(stream_creation_and_destruction, setup),
         cmocka_unit_test_setup(a_created_stream_is_resolved_from_its_call, setup),
+        cmocka_unit_test_setup(a_stream_destroyed_unused_is_not_asked_about, setup),
         cmocka_unit_test_setup(stream_resolution_is_cached_until_invalidated, setup),
         cmocka_unit_test_setup(syncs_queries_host_funcs_and_graphs, setup),
         cmocka_unit_test_setup(graphs_are_known_from_capture_to_destruction, setup),
