@@ -322,3 +322,17 @@ void dls_pol_plan_carry_out(dls_pol_plan *p)
     }
     p->n = p->nmark = 0;
 }
+
+int dls_pol_plan_rounds(dls_pol_plan *p, dls_pol_round round, void *arg)
+{
+    for (int i = 0; i < DLS_POL_ROUNDS; i++) {
+        p->more = 0;
+        if (round(p, arg))
+            break;
+        int more = p->more;
+        dls_pol_plan_carry_out(p);
+        if (!more)
+            break;
+    }
+    return p->rc;
+}

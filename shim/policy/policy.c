@@ -105,24 +105,38 @@ static dls_pol_x *find_state(uint64_t xid)
     return NULL;
 }
 
+/* What order_rounds orders: st (NULL: the host) after exchange xid's frontier; `first` is the
+ * exchange's state for the first round (later ones look it up again). */
+typedef struct {
+    dls_pol_x *first;
+    uint64_t xid;
+    dls_pol_stream *st;
+    const char *reason;
+} frontier_order;
+
+/* One round of order_rounds (dls_pol_round); stops when the exchange is gone or an ordering of an
+ * earlier round could not be made. */
+static int frontier_round(dls_pol_plan *plan, void *arg)
+{
+    frontier_order *f = arg;
+    dls_pol_x *p = f->first ? f->first : plan->rc ? NULL : find_state(f->xid);
+    f->first = NULL;
+    if (!p)
+        return 1;
+    if (f->st)
+        dls_pol_fix_stream(plan, p, f->st, f->reason);
+    else
+        dls_pol_fix_import(plan, p);
+    return 0;
+}
+
 /* Orders st (NULL: the host, for a host-visible import) after p's frontier, in rounds of plans
  * carried out without the lock (p may be released meanwhile: it is looked up again by id).
  * Returns 0, or EIO when some ordering could not be made. Lock held. */
 static int order_rounds(dls_pol_plan *plan, dls_pol_x *p, dls_pol_stream *st, const char *reason)
 {
-    uint64_t xid = p->xid;
-    for (int round = 0; p && round < 8; round++, p = find_state(xid)) {
-        plan->more = 0;
-        if (st)
-            dls_pol_fix_stream(plan, p, st, reason);
-        else
-            dls_pol_fix_import(plan, p);
-        int more = plan->more;
-        dls_pol_plan_carry_out(plan);
-        if (!more || plan->rc)
-            break;
-    }
-    return plan->rc;
+    frontier_order f = {.first = p, .xid = p->xid, .st = st, .reason = reason};
+    return dls_pol_plan_rounds(plan, frontier_round, &f);
 }
 
 /* The policy state of x, created (with its frontier) when x has none. Lock held. NULL when

@@ -270,6 +270,33 @@ static int joined_capture(const dls_cuda_stream *s)
     return dls_drv_stream_is_capturing(h, &cs) == CUDA_SUCCESS && cs != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+/* What memory_enter's rounds look at: access a of thread tid on stream s. */
+typedef struct {
+    dls_pol_thread *pt;
+    const dls_pol_access *a;
+    const dls_cuda_stream *s;
+    uint64_t tid;
+} use_round_arg;
+
+/* One round of memory_enter (dls_pol_round): the access checked, or its orderings planned. */
+static int use_round(dls_pol_plan *plan, void *arg)
+{
+    use_round_arg *u = arg;
+    dls_pol_stream *st = dls_pol_stream_get(u->s, u->tid);
+    if (st && st->capturing) {
+        dls_pol_capture_use(u->a, st);
+    } else if (st && dls_pol_g.mode == DLS_MODE_FIX) {
+        if (dls_pol_fix_use(plan, u->a, st) && dls_pol_is_memory_op(u->a->kind)) {
+            u->pt->after_corr = u->a->op; /* its EXIT records the after event */
+            u->pt->after_st = st;
+        }
+        dls_pol_fix_reuse(plan, u->a, st);
+    } else if (st) {
+        dls_pol_check_use(u->a, st, u->tid);
+    }
+    return 0;
+}
+
 /* ENTER of access a (a call of thread tid on stream s; `nested`: ops.h) that may touch a watched
  * range: checked, or ordered in rounds of plans carried out without the lock. */
 static void memory_enter(dls_pol_thread *pt, const dls_pol_access *a, const dls_cuda_stream *s, uint64_t tid,
@@ -289,26 +316,16 @@ static void memory_enter(dls_pol_thread *pt, const dls_pol_access *a, const dls_
         dls_pol_lock();
         dls_pol_hostfn_learn(&ask, tid);
     }
-    for (int round = 0; round < 8; round++) {
-        plan.more = 0;
-        st = dls_pol_stream_get(s, tid);
-        if (st && st->capturing) {
-            dls_pol_capture_use(a, st);
-        } else if (st && dls_pol_g.mode == DLS_MODE_FIX) {
-            if (dls_pol_fix_use(&plan, a, st) && dls_pol_is_memory_op(a->kind)) {
-                pt->after_corr = a->op; /* its EXIT records the after event */
-                pt->after_st = st;
-            }
-            dls_pol_fix_reuse(&plan, a, st);
-        } else if (st) {
-            dls_pol_check_use(a, st, tid);
-        }
-        int more = plan.more;
-        dls_pol_plan_carry_out(&plan);
-        if (!more)
-            break;
-    }
+    use_round_arg u = {.pt = pt, .a = a, .s = s, .tid = tid};
+    dls_pol_plan_rounds(&plan, use_round, &u);
     dls_pol_unlock();
+}
+
+/* One round of free_enter (dls_pol_round): the waits for the pending uses of access `arg`. */
+static int free_round(dls_pol_plan *plan, void *arg)
+{
+    dls_pol_fix_free(plan, arg);
+    return 0;
 }
 
 /* ENTER of synchronous free op that may hand back watched memory: checked for pending uses on
@@ -327,14 +344,8 @@ static void free_enter(dls_pol_thread *pt, const dls_cuda_op *op)
     register_thread(pt, op->tid);
     if (dls_pol_g.mode == DLS_MODE_CHECK)
         dls_pol_check_free(&a, op->ctx, op->tid);
-    for (int round = 0; round < 8 && dls_pol_g.mode == DLS_MODE_FIX; round++) {
-        plan.more = 0;
-        dls_pol_fix_free(&plan, &a);
-        int more = plan.more;
-        dls_pol_plan_carry_out(&plan);
-        if (!more)
-            break;
-    }
+    if (dls_pol_g.mode == DLS_MODE_FIX)
+        dls_pol_plan_rounds(&plan, free_round, &a);
     dls_pol_unlock();
 }
 

@@ -26,6 +26,7 @@
 #define DLS_POL_RELEASED 32 /* released ranges kept (check: watched; fix: pending fences) */
 #define DLS_POL_HOSTFN 32   /* host-function marks kept (the oldest is reused first) */
 #define DLS_POL_PLAN 32     /* orderings planned in one round (more: another round) */
+#define DLS_POL_ROUNDS 8    /* rounds of plans one call makes at most (dls_pol_plan_rounds) */
 #define DLS_POL_HOST_STREAM UINT64_C(0xffffffffffffff00) /* the host probe stream's hb id */
 #define DLS_POL_HOST_CTX UINT64_C(0xffffffffffffff01)
 #define DLS_POL_OWN_EVENT (UINT64_C(1) << 62) /* hb ids of the shim's private events */
