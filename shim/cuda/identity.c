@@ -154,28 +154,34 @@ static void keep(slot *sl, uint64_t gen, uintptr_t key, uintptr_t key_ctx, const
     }
 }
 
-/* The calling thread's valid slot for h as passed, or NULL; *canonical, *kind, *gen, *key and
- * *key_ctx are set for keep() and query(), and *sl_out to the slot h maps to (NULL: no cache). */
-static slot *lookup(CUstream h, int per_thread_call, CUcontext cur_ctx, CUstream *canonical, dls_stream_kind *kind,
-                    uint64_t *gen, uintptr_t *key, uintptr_t *key_ctx, slot **sl_out)
+/* Where handle h as passed lives in the calling thread's cache: its canonical handle and kind,
+ * its key, the generation it was looked up in, and its slot (NULL: the thread has no cache). */
+typedef struct {
+    CUstream canonical;
+    dls_stream_kind kind;
+    uint64_t gen;
+    uintptr_t key, key_ctx;
+    slot *sl;
+} place;
+
+/* Fills *p for h; returns its slot when that holds a valid resolution of h, else NULL. */
+static slot *lookup(CUstream h, int per_thread_call, CUcontext cur_ctx, place *p)
 {
-    *canonical = canonical_of(h, per_thread_call, kind);
-    *gen = atomic_load_explicit(&dls_cuda_stream_gen, memory_order_acquire);
-    slot *sl = *sl_out = slot_of(*canonical, *kind, cur_ctx, key, key_ctx);
-    return sl && sl->gen == *gen && sl->key == *key && sl->key_ctx == *key_ctx ? sl : NULL;
+    p->canonical = canonical_of(h, per_thread_call, &p->kind);
+    p->gen = atomic_load_explicit(&dls_cuda_stream_gen, memory_order_acquire);
+    p->sl = slot_of(p->canonical, p->kind, cur_ctx, &p->key, &p->key_ctx);
+    slot *sl = p->sl;
+    return sl && sl->gen == p->gen && sl->key == p->key && sl->key_ctx == p->key_ctx ? sl : NULL;
 }
 
 /* Resolves h (see dls_cuda_stream_resolve); a stream this thread made and nobody asked about
  * since is left unresolved when `leave_made` (its id is then asked of nobody). */
 static void resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, int leave_made, dls_cuda_stream *out)
 {
-    CUstream canonical;
-    dls_stream_kind kind;
-    uint64_t gen;
-    uintptr_t key, key_ctx;
-    slot *sl, *hit = lookup(h, per_thread_call, cur_ctx, &canonical, &kind, &gen, &key, &key_ctx, &sl);
+    place p;
+    slot *hit = lookup(h, per_thread_call, cur_ctx, &p);
     if (hit && hit->made && !(leave_made && atomic_load_explicit(&g_asked, memory_order_acquire) == hit->made)) {
-        ask_id(canonical, &hit->s); /* a stream made here, now used: its id is asked once */
+        ask_id(p.canonical, &hit->s); /* a stream made here, now used: its id is asked once */
         hit->made = 0;
         if (!hit->s.resolved)
             hit->gen = 0;
@@ -186,9 +192,9 @@ static void resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, int leav
         return;
     }
     dls_cuda_stream s = {.handle = (uintptr_t)h};
-    query(canonical, kind, cur_ctx, &s);
+    query(p.canonical, p.kind, cur_ctx, &s);
     *out = s;
-    keep(sl, gen, key, key_ctx, &s);
+    keep(p.sl, p.gen, p.key, p.key_ctx, &s);
 }
 
 void dls_cuda_stream_resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, dls_cuda_stream *out)
@@ -208,20 +214,18 @@ void dls_cuda_stream_resolve_created(CUstream h, CUcontext ctx, unsigned flags, 
         out->kind = (flags & CU_STREAM_NON_BLOCKING) ? DLS_STREAM_NON_BLOCKING : DLS_STREAM_BLOCKING;
         return;
     }
-    CUstream canonical;
-    dls_stream_kind kind;
-    uint64_t gen;
-    uintptr_t key, key_ctx;
-    slot *sl;
-    lookup(h, 0, ctx, &canonical, &kind, &gen, &key, &key_ctx, &sl);
+    place p;
+    lookup(h, 0, ctx, &p);
     dls_cuda_stream s = {.handle = (uintptr_t)h}; /* its id is asked at its first use */
     s.kind = (flags & CU_STREAM_NON_BLOCKING) ? DLS_STREAM_NON_BLOCKING : DLS_STREAM_BLOCKING;
     set_context(&s, ctx);
     *out = s;
-    if (sl) {
-        *sl = (slot){.gen = gen, .key = key, .key_ctx = key_ctx, .s = s};
-        sl->made = atomic_load_explicit(&g_asked, memory_order_acquire);
-    }
+    if (p.sl)
+        *p.sl = (slot){.gen = p.gen,
+                       .key = p.key,
+                       .key_ctx = p.key_ctx,
+                       .made = atomic_load_explicit(&g_asked, memory_order_acquire),
+                       .s = s};
 }
 
 void dls_cuda_contexts_invalidate(void)

@@ -108,11 +108,11 @@ void dls_pol_hostfn_launch(const dls_cuda_op *op)
     int slot = st && !st->capturing && dls_pol_g.hb ? reserve() : -1;
     mark *m = slot >= 0 ? &g_marks[slot] : NULL;
     uint64_t evid = m ? dls_pol_snap_id() : 0, pos = 0;
-    /* The mark is recorded after this plan: every call applied now precedes its record. */
-    uint64_t now = dls_pol_end_now();
-    dls_hb_when when = {.begin = now, .end = now};
-    if (m && dls_hb_event_record(dls_pol_g.hb, op->tid, st->id, evid, when, &pos))
-        m = NULL;
+    if (m) { /* the mark is recorded after this plan: every call applied now precedes its record */
+        uint64_t now = dls_pol_end_now();
+        if (dls_hb_event_record(dls_pol_g.hb, op->tid, st->id, evid, (dls_hb_when){.begin = now, .end = now}, &pos))
+            m = NULL;
+    }
     uintptr_t handle = 0, sctx = 0;
     CUevent ev = NULL;
     CUcontext evctx = NULL;
