@@ -12,9 +12,7 @@
 atomic_uint_fast64_t dls_cuda_stream_gen = 1;
 
 /* The per-thread cache of resolutions: direct-mapped by canonical handle and, for default
- * streams, the context; a slot is valid while its generation is the current one. A thread's
- * cache is a block (thread_block.h) allocated at its first resolution: the simulator's and the
- * program's threads that never resolve a stream carry none. */
+ * streams, the context; a slot is valid while its generation is the current one. */
 #define SLOTS 64
 typedef struct {
     uint64_t gen; /* 0 = empty */
@@ -24,12 +22,39 @@ typedef struct {
     dls_cuda_stream s;
 } slot;
 
+/* The generation of context facts: bumped when a context may have been destroyed. */
+static atomic_uint_fast64_t g_ctx_gen = 1;
+
+/* What the driver said of a context (its id and device), kept per thread: a thread uses few
+ * contexts; a slot is valid while its generation is the current one. */
+#define CTX_SLOTS 4
+typedef struct {
+    uint64_t gen; /* 0 = empty */
+    uintptr_t ctx;
+    uint64_t id;
+    int device;
+} ctx_slot;
+
+/* A thread's caches of streams and contexts, in a block (thread_block.h) allocated at its first
+ * resolution: the simulator's and the program's threads that never resolve a stream carry none. */
+typedef struct {
+    slot streams[SLOTS];
+    ctx_slot ctxs[CTX_SLOTS];
+    unsigned ctx_next;
+} cache;
+
 /* How many times any thread asked the driver for a stream's id: while it has not moved since a
  * thread made a stream, no other thread can have resolved that stream. */
 static atomic_uint_fast64_t g_asked = 1;
 
-static dls_thread_block g_cache_block = DLS_THREAD_BLOCK_INIT(SLOTS * sizeof(slot));
-static __thread slot *t_cache;
+static dls_thread_block g_cache_block = DLS_THREAD_BLOCK_INIT(sizeof(cache));
+static __thread cache *t_cache;
+
+/* The calling thread's caches; NULL when out of memory (nothing is cached). */
+static cache *cache_self(void)
+{
+    return t_cache ? t_cache : dls_thread_block_new(&g_cache_block, (void **)&t_cache);
+}
 
 /* The canonical handle of h and its kind as far as the handle tells (default streams). */
 static CUstream canonical_of(CUstream h, int per_thread_call, dls_stream_kind *kind)
@@ -41,15 +66,14 @@ static CUstream canonical_of(CUstream h, int per_thread_call, dls_stream_kind *k
     return canonical;
 }
 
-/* The calling thread's slot for canonical handle `canonical` of kind `kind` (default streams
- * belong to the current context; real handles are global), with its key. NULL when the thread
- * has no cache (out of memory: nothing is cached). */
-static slot *slot_of(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, uintptr_t *key, uintptr_t *key_ctx)
+/* The slot of cache c (NULL: none) for canonical handle `canonical` of kind `kind` (default
+ * streams belong to the current context; real handles are global), with its key. */
+static slot *slot_of(cache *c, CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, uintptr_t *key,
+                     uintptr_t *key_ctx)
 {
     *key = (uintptr_t)canonical;
     *key_ctx = kind == DLS_STREAM_UNKNOWN ? 0 : (uintptr_t)cur_ctx;
-    slot *cache = t_cache ? t_cache : dls_thread_block_new(&g_cache_block, (void **)&t_cache);
-    return cache ? &cache[((*key >> 4) ^ (*key_ctx >> 4) ^ *key) % SLOTS] : NULL;
+    return c ? &c->streams[((*key >> 4) ^ (*key_ctx >> 4) ^ *key) % SLOTS] : NULL;
 }
 
 void dls_cuda_streams_invalidate(void)
@@ -70,30 +94,15 @@ static int context_device(CUcontext ctx)
     return dev;
 }
 
-/* The generation of context facts: bumped when a context may have been destroyed. */
-static atomic_uint_fast64_t g_ctx_gen = 1;
-
-/* The per-thread cache of what the driver said of a context (its id and device): a thread uses
- * few contexts; a slot is valid while its generation is the current one. */
-#define CTX_SLOTS 4
-typedef struct {
-    uint64_t gen; /* 0 = empty */
-    uintptr_t ctx;
-    uint64_t id;
-    int device;
-} ctx_slot;
-
-static __thread ctx_slot t_ctxs[CTX_SLOTS];
-static __thread unsigned t_ctx_next;
-
-/* The id (0: unknown) and device (-1: unknown) of ctx, asked once per context and generation. */
-static void context_facts(CUcontext ctx, uint64_t *id, int *device)
+/* The id (0: unknown) and device (-1: unknown) of ctx, asked once per context and generation
+ * (c: the thread's caches, NULL for none). */
+static void context_facts(cache *c, CUcontext ctx, uint64_t *id, int *device)
 {
     uint64_t gen = atomic_load_explicit(&g_ctx_gen, memory_order_acquire);
-    for (unsigned i = 0; i < CTX_SLOTS; i++)
-        if (t_ctxs[i].gen == gen && t_ctxs[i].ctx == (uintptr_t)ctx) {
-            *id = t_ctxs[i].id;
-            *device = t_ctxs[i].device;
+    for (unsigned i = 0; c && i < CTX_SLOTS; i++)
+        if (c->ctxs[i].gen == gen && c->ctxs[i].ctx == (uintptr_t)ctx) {
+            *id = c->ctxs[i].id;
+            *device = c->ctxs[i].device;
             return;
         }
     unsigned long long ctx_id = 0;
@@ -101,15 +110,15 @@ static void context_facts(CUcontext ctx, uint64_t *id, int *device)
         ctx_id = 0;
     *id = ctx_id;
     *device = context_device(ctx);
-    if (ctx_id && *device >= 0)
-        t_ctxs[t_ctx_next++ % CTX_SLOTS] = (ctx_slot){gen, (uintptr_t)ctx, ctx_id, *device};
+    if (c && ctx_id && *device >= 0)
+        c->ctxs[c->ctx_next++ % CTX_SLOTS] = (ctx_slot){gen, (uintptr_t)ctx, ctx_id, *device};
 }
 
-/* Sets s's context to ctx, with that context's id and device. */
-static void set_context(dls_cuda_stream *s, CUcontext ctx)
+/* Sets s's context to ctx, with that context's id and device (c: as in context_facts). */
+static void set_context(cache *c, dls_cuda_stream *s, CUcontext ctx)
 {
     s->ctx = (uintptr_t)ctx;
-    context_facts(ctx, &s->ctx_id, &s->device);
+    context_facts(c, ctx, &s->ctx_id, &s->device);
 }
 
 /* Asks the driver for the id of stream h into s (resolved 0: it could not say), counted in
@@ -122,8 +131,8 @@ static void ask_id(CUstream h, dls_cuda_stream *s)
     s->id = s->resolved ? id : 0;
 }
 
-/* Asks the driver for what the cache does not know. */
-static void query(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, dls_cuda_stream *s)
+/* Asks the driver for what the caches (c) do not know. */
+static void query(cache *c, CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, dls_cuda_stream *s)
 {
     ask_id(canonical, s);
     CUcontext ctx = cur_ctx;
@@ -138,7 +147,7 @@ static void query(CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, d
             kind = DLS_STREAM_UNKNOWN;
     }
     s->kind = kind;
-    set_context(s, ctx);
+    set_context(c, s, ctx);
 }
 
 /* Keeps resolution s of the slot's key (sl: NULL for none), made in generation gen, when it is
@@ -154,9 +163,10 @@ static void keep(slot *sl, uint64_t gen, uintptr_t key, uintptr_t key_ctx, const
     }
 }
 
-/* Where handle h as passed lives in the calling thread's cache: its canonical handle and kind,
- * its key, the generation it was looked up in, and its slot (NULL: the thread has no cache). */
+/* Where handle h as passed lives in the calling thread's caches (c; NULL: it has none): its
+ * canonical handle and kind, its key, the generation it was looked up in, and its slot. */
 typedef struct {
+    cache *c;
     CUstream canonical;
     dls_stream_kind kind;
     uint64_t gen;
@@ -169,7 +179,8 @@ static slot *lookup(CUstream h, int per_thread_call, CUcontext cur_ctx, place *p
 {
     p->canonical = canonical_of(h, per_thread_call, &p->kind);
     p->gen = atomic_load_explicit(&dls_cuda_stream_gen, memory_order_acquire);
-    p->sl = slot_of(p->canonical, p->kind, cur_ctx, &p->key, &p->key_ctx);
+    p->c = cache_self();
+    p->sl = slot_of(p->c, p->canonical, p->kind, cur_ctx, &p->key, &p->key_ctx);
     slot *sl = p->sl;
     return sl && sl->gen == p->gen && sl->key == p->key && sl->key_ctx == p->key_ctx ? sl : NULL;
 }
@@ -192,7 +203,7 @@ static void resolve(CUstream h, int per_thread_call, CUcontext cur_ctx, int leav
         return;
     }
     dls_cuda_stream s = {.handle = (uintptr_t)h};
-    query(p.canonical, p.kind, cur_ctx, &s);
+    query(p.c, p.canonical, p.kind, cur_ctx, &s);
     *out = s;
     keep(p.sl, p.gen, p.key, p.key_ctx, &s);
 }
@@ -218,7 +229,7 @@ void dls_cuda_stream_resolve_created(CUstream h, CUcontext ctx, unsigned flags, 
     lookup(h, 0, ctx, &p);
     dls_cuda_stream s = {.handle = (uintptr_t)h}; /* its id is asked at its first use */
     s.kind = (flags & CU_STREAM_NON_BLOCKING) ? DLS_STREAM_NON_BLOCKING : DLS_STREAM_BLOCKING;
-    set_context(&s, ctx);
+    set_context(p.c, &s, ctx);
     *out = s;
     if (p.sl)
         *p.sl = (slot){.gen = p.gen,
