@@ -57,6 +57,14 @@ void dls_cuda_set_work_sink(dls_cuda_work_sink fn)
     atomic_store_explicit(&g_work_sink, fn, memory_order_release);
 }
 
+/* The lifetime lane's receiver (see ops.h). */
+static _Atomic(dls_cuda_call_sink) g_call_sink;
+
+void dls_cuda_set_call_sink(dls_cuda_call_sink fn)
+{
+    atomic_store_explicit(&g_call_sink, fn, memory_order_release);
+}
+
 /* The ENTER gate (see ops.h) as registered, and as the callback reads it: with DLSYNC_DEBUG_OPS
  * on, no gate (every ENTER is delivered), so the callback reads one pointer. The setters are
  * serialized; a NULL gate is open. */
@@ -222,6 +230,24 @@ static int deliver_work(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_C
     return 1;
 }
 
+/* The lifetime lane (ops.h): a stream's creation, or the destruction of a stream no model holds,
+ * told to the call sink at its EXIT as a call with nothing to model. Returns 0 when the call is
+ * not one of these (or DLSYNC_DEBUG_OPS is on): deliver_ops then reads it. */
+static int deliver_lifetime(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
+{
+    dls_op_kind kind;
+    if (atomic_load_explicit(&g_debug, memory_order_relaxed) || !dls_cuda_decode_lifetime(cbid, cb, &kind))
+        return 0;
+    if (enter)
+        return 1;
+    dls_cuda_call_sink fn = atomic_load_explicit(&g_call_sink, memory_order_acquire);
+    if (fn)
+        fn(t->nested);
+    if (kind == DLS_OP_STREAM_DESTROY)
+        dls_cuda_streams_invalidate();
+    return 1;
+}
+
 /* Every other call: its operations (one, but for a multi-device launch) for the sink. */
 static void deliver_ops(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
 {
@@ -272,7 +298,7 @@ static void on_driver(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_Cal
     if (!t->tid)
         t->tid = (uint64_t)syscall(SYS_gettid);
     t->delivering = 1;
-    if (!work || !deliver_work(t, cbid, cb, enter))
+    if (!(work ? deliver_work(t, cbid, cb, enter) : deliver_lifetime(t, cbid, cb, enter)))
         deliver_ops(t, cbid, cb, enter);
     t->delivering = 0;
 }

@@ -80,15 +80,33 @@ void dls_cuda_decode_free(dls_cuda_op *op, dls_cuda_scratch *scratch, const CUpt
 /* decode_sync.c. Sets op's event (and its id) to e. */
 void dls_cuda_decode_event(dls_cuda_op *op, CUevent e);
 
-/* A stream creation: the stream *ph known at a successful EXIT, its kind from the creation flags;
- * `current`: 1 when the call made it in the current context (cb->context), which the driver is
- * then not asked. */
+/* A stream's creation and destruction, as the general decoder's ops and as the lifetime decoder
+ * (dls_cuda_decode_lifetime) read them. */
+
+/* 1 at a successful EXIT of a creation, with the stream *ph made into *s, its kind from the
+ * creation flags (identity.h, dls_cuda_stream_resolve_created); `current`: 1 when the call made
+ * it in the current context (cb->context), which the driver is then not asked. Else 0. */
+int dls_cuda_decode_created(const CUpti_CallbackData *cb, const CUstream *ph, unsigned flags, int current,
+                            dls_cuda_stream *s);
+
+/* Stream h, being destroyed, into *s: resolved at ENTER (the driver forgets it during the call;
+ * identity.h, dls_cuda_stream_resolve_destroyed) and remembered for the EXIT of the same call on
+ * this thread. */
+void dls_cuda_decode_destroyed(const CUpti_CallbackData *cb, CUstream h, dls_cuda_stream *s);
+
+/* The ops of a creation (the stream known at a successful EXIT) and of a destruction. */
 void dls_cuda_decode_stream_create(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUstream *ph, unsigned flags,
                                    int current);
-
-/* A stream destruction: h resolved at ENTER (the driver forgets it during the call) and
- * remembered for the EXIT of the same call on this thread. */
 void dls_cuda_decode_stream_destroy(dls_cuda_op *op, const CUpti_CallbackData *cb, CUstream h);
+
+/* decode_life.c. The lifetime decoder, for the calls of calls.def's STREAM_CREATE and
+ * STREAM_DESTROY rows that no model can hold: every creation (a stream is modelled from its
+ * first operation), and the destruction of a stream never resolved. It does the identity's part
+ * of the call (the creation kept in the thread's cache, the destroyed stream remembered for its
+ * EXIT), sets *kind to DLS_OP_STREAM_CREATE or DLS_OP_STREAM_DESTROY and returns 1. Returns 0 for
+ * any other call, for one reported without parameters, and for the destruction of a resolved
+ * stream: dls_cuda_decode reads those. */
+int dls_cuda_decode_lifetime(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, dls_op_kind *kind);
 
 /* A capture's end on h (per_thread_call: a _ptsz form): the graph *ph made, known at a successful
  * EXIT (else 0). */

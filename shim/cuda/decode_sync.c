@@ -20,20 +20,24 @@ static __thread struct {
     dls_cuda_stream s;
 } t_destroying;
 
+void dls_cuda_decode_destroyed(const CUpti_CallbackData *cb, CUstream h, dls_cuda_stream *s)
+{
+    if (cb->callbackSite == CUPTI_API_ENTER) {
+        dls_cuda_stream_resolve_destroyed(h, 0, cb->context, s);
+        t_destroying.handle = (uintptr_t)h;
+        t_destroying.s = *s;
+    } else if (t_destroying.handle == (uintptr_t)h) {
+        *s = t_destroying.s;
+    } else {
+        dls_cuda_stream_resolve(h, 0, cb->context, s);
+    }
+}
+
 void dls_cuda_decode_stream_destroy(dls_cuda_op *op, const CUpti_CallbackData *cb, CUstream h)
 {
     op->kind = DLS_OP_STREAM_DESTROY;
-    if (cb->callbackSite == CUPTI_API_ENTER) {
-        op->flags |= DLS_OPF_HAS_STREAM;
-        dls_cuda_stream_resolve_destroyed(h, 0, cb->context, &op->stream);
-        t_destroying.handle = (uintptr_t)h;
-        t_destroying.s = op->stream;
-    } else if (t_destroying.handle == (uintptr_t)h) {
-        op->flags |= DLS_OPF_HAS_STREAM;
-        op->stream = t_destroying.s;
-    } else {
-        dls_cuda_decode_stream(op, h, 0, cb);
-    }
+    op->flags |= DLS_OPF_HAS_STREAM;
+    dls_cuda_decode_destroyed(cb, h, &op->stream);
 }
 
 /* 1 at the successful EXIT of a call (its output parameters are then written). */
@@ -43,14 +47,21 @@ static int succeeded(const CUpti_CallbackData *cb)
            *(const CUresult *)cb->functionReturnValue == CUDA_SUCCESS;
 }
 
+int dls_cuda_decode_created(const CUpti_CallbackData *cb, const CUstream *ph, unsigned flags, int current,
+                            dls_cuda_stream *s)
+{
+    if (!ph || !succeeded(cb))
+        return 0;
+    dls_cuda_stream_resolve_created(*ph, current ? cb->context : NULL, flags, s);
+    return 1;
+}
+
 void dls_cuda_decode_stream_create(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUstream *ph, unsigned flags,
                                    int current)
 {
     op->kind = DLS_OP_STREAM_CREATE;
-    if (!ph || !succeeded(cb))
-        return;
-    op->flags |= DLS_OPF_HAS_STREAM;
-    dls_cuda_stream_resolve_created(*ph, current ? cb->context : NULL, flags, &op->stream);
+    if (dls_cuda_decode_created(cb, ph, flags, current, &op->stream))
+        op->flags |= DLS_OPF_HAS_STREAM;
 }
 
 void dls_cuda_decode_event_create(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUevent *pe, unsigned flags)

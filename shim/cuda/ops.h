@@ -154,6 +154,19 @@ typedef void (*dls_cuda_work_sink)(const dls_cuda_work *w);
  * process. */
 void dls_cuda_set_work_sink(dls_cuda_work_sink fn);
 
+/* The lifetime lane: a stream's creation, and the destruction of a stream that no model can
+ * hold (never resolved: identity.h, dls_cuda_stream_resolve_destroyed), teach a model nothing.
+ * They are not decoded into operations: the policy's receiver hears only that a call of the
+ * thread returned, and whether it is nested (its ENTER would tell no more: what a receiver learns
+ * at a call's ENTER, that the thread is in a call, its EXIT tells later). With DLSYNC_DEBUG_OPS on
+ * they are operations, so that they are printed; the destruction of a resolved stream always is.
+ * Same thread and rules as the sink. */
+typedef void (*dls_cuda_call_sink)(int nested);
+
+/* Registers the lifetime lane's receiver (NULL: such calls reach nobody). The receiver must
+ * stay valid for the life of the process. */
+void dls_cuda_set_call_sink(dls_cuda_call_sink fn);
+
 /* The policy's receiver of operations. Called on the CUDA-calling thread; see the file comment. */
 typedef void (*dls_cuda_sink)(const dls_cuda_op *op, void *user);
 

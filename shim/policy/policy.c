@@ -278,6 +278,7 @@ void dls_policy_start(void)
         dls_pol_degrade("policy-sink", "out of memory registering the CUDA operation sink");
     else {
         dls_cuda_set_work_sink(dls_pol_work);
+        dls_cuda_set_call_sink(dls_pol_call);
         dls_cuda_set_enter_gate(dls_pol_index_watching());
     }
     dls_exchange_set_observer(&g_observer);

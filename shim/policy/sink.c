@@ -435,6 +435,12 @@ void dls_pol_work(const dls_cuda_work *w)
     defer_publish(pt, q, ticket, r, w->nested);
 }
 
+void dls_pol_call(int nested)
+{
+    dls_summary_add(DLS_COUNT_OPS, 1);
+    dls_pol_horizon_enter(&dls_pol_thread_self()->horizon, nested);
+}
+
 void dls_pol_sink(const dls_cuda_op *op, void *user)
 {
     (void)user;

@@ -23,7 +23,7 @@
 static dls_cuda_op seen[MAX_SEEN];
 static dls_cuda_range seen_ranges[MAX_SEEN];
 static char seen_api[MAX_SEEN][64];
-static int nseen, nworks;
+static int nseen, nworks, ncalls, ncalls_nested;
 static void (*also)(const dls_cuda_op *op);
 
 /* Keeps op as the nseen-th delivery. */
@@ -68,16 +68,24 @@ static void work_sink(const dls_cuda_work *w)
     record(&op);
 }
 
+/* Counts the calls the lifetime lane tells of, and those nested. */
+static void call_sink(int nested)
+{
+    ncalls++;
+    ncalls_nested += nested != 0;
+}
+
 static int setup(void **state)
 {
     (void)state;
     fake_reset();
     dls_cuda_streams_invalidate();
     dls_cuda_callback_reset_runtime_frames();
-    nseen = nworks = 0;
+    nseen = nworks = ncalls = ncalls_nested = 0;
     also = NULL;
     dls_cuda_set_sink(sink, &nseen);
     dls_cuda_set_work_sink(work_sink);
+    dls_cuda_set_call_sink(call_sink);
     return 0;
 }
 
@@ -86,6 +94,8 @@ static int teardown(void **state)
     (void)state;
     dls_cuda_set_sink(NULL, NULL);
     dls_cuda_set_work_sink(NULL);
+    dls_cuda_set_call_sink(NULL);
+    dls_cuda_callback_set_debug(0);
     return 0;
 }
 
@@ -394,6 +404,69 @@ static void shim_calls_are_not_reported(void **state)
     assert_int_equal(dls_drv_event_record((CUevent)0xe1, NULL), CUDA_ERROR_NOT_INITIALIZED);
 }
 
+/* One creation and destruction of stream h (its ENTER and EXIT), in the calling thread's
+ * context. */
+static void create_and_destroy(CUstream h)
+{
+    cuStreamCreate_params cp = {.phStream = &h, .Flags = CU_STREAM_NON_BLOCKING};
+    cuStreamDestroy_v2_params dp = {.hStream = h};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamCreate), CUPTI_API_ENTER, "cuStreamCreate", &cp);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamCreate), CUPTI_API_EXIT, "cuStreamCreate", &cp);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamDestroy_v2), CUPTI_API_ENTER, "cuStreamDestroy_v2", &dp);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamDestroy_v2), CUPTI_API_EXIT, "cuStreamDestroy_v2", &dp);
+}
+
+/* A creation, and the destruction of a stream nobody resolved, reach the call sink at their EXIT
+ * only, never the sink; the destruction of a stream that was used is an operation at both
+ * phases; with DLSYNC_DEBUG_OPS on, every one is an operation (and printed). */
+static void a_stream_no_model_holds_comes_and_goes_as_a_call(void **state)
+{
+    (void)state;
+    CUstream unused = (CUstream)0x6100, used = (CUstream)0x6200;
+    fake_streams[0] = (fake_stream){.h = unused, .id = 61, .flags = CU_STREAM_NON_BLOCKING};
+    fake_streams[1] = (fake_stream){.h = used, .id = 62, .flags = CU_STREAM_NON_BLOCKING};
+    create_and_destroy(unused);
+    assert_int_equal(nseen, 0);
+    assert_int_equal(ncalls, 2);
+    assert_int_equal(ncalls_nested, 0);
+    assert_int_equal(fake_get_id_calls, 0);
+
+    cuStreamCreate_params cp = {.phStream = &used, .Flags = CU_STREAM_NON_BLOCKING};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamCreate), CUPTI_API_EXIT, "cuStreamCreate", &cp);
+    cuStreamSynchronize_params ss = {.hStream = used};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamSynchronize), CUPTI_API_EXIT, "cuStreamSynchronize", &ss);
+    assert_int_equal(nseen, 1);
+    cuStreamDestroy_v2_params dp = {.hStream = used};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamDestroy_v2), CUPTI_API_ENTER, "cuStreamDestroy_v2", &dp);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamDestroy_v2), CUPTI_API_EXIT, "cuStreamDestroy_v2", &dp);
+    assert_int_equal(ncalls, 3);
+    assert_int_equal(nseen, 3);
+    for (int k = 1; k < 3; k++) {
+        assert_int_equal(seen[k].kind, DLS_OP_STREAM_DESTROY);
+        assert_int_equal(seen[k].phase, k == 1 ? DLS_PHASE_ENTER : DLS_PHASE_EXIT);
+        assert_true(seen[k].stream.resolved);
+        assert_int_equal(seen[k].stream.id, 62);
+    }
+
+    /* Inside another call, the call is nested. */
+    cuStreamQuery_params q = {.hStream = NULL};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamQuery), CUPTI_API_ENTER, "cuStreamQuery", &q);
+    create_and_destroy(unused);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamQuery), CUPTI_API_EXIT, "cuStreamQuery", &q);
+    assert_int_equal(ncalls, 5);
+    assert_int_equal(ncalls_nested, 2);
+
+    nseen = ncalls = 0;
+    dls_cuda_callback_set_debug(1);
+    create_and_destroy(unused);
+    assert_int_equal(ncalls, 0);
+    assert_int_equal(nseen, 3);
+    assert_int_equal(seen[0].kind, DLS_OP_STREAM_CREATE);
+    assert_int_equal(seen[0].phase, DLS_PHASE_EXIT);
+    assert_int_equal(seen[2].kind, DLS_OP_STREAM_DESTROY);
+    assert_false(seen[2].stream.resolved);
+}
+
 static void destroyed_handles_get_new_ids_when_reused(void **state)
 {
     (void)state;
@@ -570,6 +643,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(shim_calls_are_not_reported, setup, teardown),
         cmocka_unit_test_setup_teardown(launch_exit_carries_the_enter_decode, setup, teardown),
         cmocka_unit_test_setup_teardown(destroyed_handles_get_new_ids_when_reused, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_stream_no_model_holds_comes_and_goes_as_a_call, setup, teardown),
         cmocka_unit_test_setup_teardown(unhandled_calls_and_other_domains_deliver_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(formatting_names_every_part, setup, teardown),
         cmocka_unit_test_setup_teardown(threads_observe_concurrently, setup, teardown),

@@ -23,6 +23,7 @@
 #include "report/summary.h"
 #include "test_policy_export.h"
 #include "test_policy_forget.h"
+#include "policy/thread.h"
 
 static __thread uint64_t TID = 100; /* the delivering thread's id */
 static _Atomic uint32_t g_corr;
@@ -231,6 +232,28 @@ static void a_stream_is_modelled_from_its_first_operation(void **state)
     stream_life(DLS_OP_STREAM_DESTROY, 9);
     modelled(9, &table, &model);
     assert_false(table || model); /* complete: forgotten */
+}
+
+/* A call the lifetime lane tells of (dls_pol_call) counts as an operation and brings its
+ * thread's horizon up to the host clock; nested in another call, only when the outer call
+ * returns. */
+static void a_call_with_nothing_to_model_counts_and_moves_the_horizon(void **state)
+{
+    (void)state;
+    uint64_t ops = dls_summary_get(DLS_COUNT_OPS);
+    stream_life(DLS_OP_STREAM_CREATE, 10);
+    uint64_t word = 0x710000;
+    launch(10, "first", &word, 1, 0); /* moves the clock past the thread's horizon */
+    dls_pol_horizon_state *h = &dls_pol_thread_self()->horizon;
+    uint64_t clock = 2 * atomic_load(&dls_pol_queue_tail);
+    h->h = 0;
+    dls_pol_call(1);
+    assert_int_equal(h->h, 0);
+    dls_pol_call(0);
+    assert_true(h->h >= clock);
+    dls_pol_lock(); /* applies the deferred launch, which counts then */
+    dls_pol_unlock();
+    assert_int_equal(dls_summary_get(DLS_COUNT_OPS), ops + 4); /* the creation, the launch, two calls */
 }
 
 /* The stream table grows (doubling several times) and every stream added is found in it, the
@@ -911,6 +934,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(the_work_lane_takes_no_lock_for_a_new_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(the_stream_table_finds_every_stream_as_it_grows, setup, teardown),
         cmocka_unit_test_setup_teardown(a_stream_is_modelled_from_its_first_operation, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_call_with_nothing_to_model_counts_and_moves_the_horizon, setup, teardown),
         cmocka_unit_test_setup_teardown(the_frontier_is_the_touching_op_not_the_latest, setup, teardown),
         cmocka_unit_test_setup_teardown(host_synchronized_work_is_not_pending, setup, teardown),
         cmocka_unit_test_setup_teardown(a_conservative_launch_touches_everything, setup, teardown),
