@@ -77,6 +77,7 @@ void dls_hb_destroy(dls_hb *e)
     free(e->ctxs);
     free(e->free_threads);
     free(e->free_events);
+    free(e->free_slots);
     free(e->mark);
     free(e->cand);
     dls_hb_map_free(&e->stream_map);
@@ -147,7 +148,9 @@ int dls_hb_stream_add(dls_hb *e, uint64_t id, uint64_t ctx, dls_hb_stream_kind k
     dls_hb_ctx *c = &e->ctxs[ci];
     if (kind == DLS_HB_LEGACY && c->legacy != DLS_HB_NONE)
         return EINVAL;
-    uint32_t slot = e->nstreams, cap = e->capstreams, capm = e->capstreams, capc = e->capstreams;
+    int reuse = e->nfree_slots > 0; /* a forgotten stream's slot */
+    uint32_t slot = reuse ? e->free_slots[e->nfree_slots - 1] : e->nstreams, cap = e->capstreams, capm = e->capstreams,
+             capc = e->capstreams;
     int blocking = kind == DLS_HB_BLOCKING || kind == DLS_HB_PER_THREAD;
     uint32_t capd = c->capblk;
     if (dls_hb_reserve((void **)&e->streams, &cap, slot + 1, sizeof *e->streams) != 0 || /* the slot is set below */
@@ -159,9 +162,14 @@ int dls_hb_stream_add(dls_hb *e, uint64_t id, uint64_t ctx, dls_hb_stream_kind k
         dls_hb_map_put(&e->stream_map, id, slot) != 0)
         return ENOMEM;
     e->capstreams = cap;
-    e->nstreams++;
+    if (reuse)
+        e->nfree_slots--;
+    else
+        e->nstreams++;
     dls_hb_stream *s = &e->streams[slot];
+    uint64_t base = reuse ? s->pos : 0; /* positions continue after the forgotten stream's */
     memset(s, 0, sizeof *s);
+    s->pos = base;
     s->id = id;
     s->ctx = ci;
     s->kind = (uint8_t)kind;
@@ -214,6 +222,8 @@ int dls_hb_stream_forget(dls_hb *e, uint64_t id)
     uint32_t slot = dls_hb_find_stream(e, id);
     if (slot == DLS_HB_NONE || !e->streams[slot].removed)
         return ENOENT;
+    if (dls_hb_grow((void **)&e->free_slots, &e->capfree_slots, e->nfree_slots + 1, sizeof *e->free_slots) != 0)
+        return ENOMEM;
     dls_hb_stream *s = &e->streams[slot];
     dls_hb_ctx *c = &e->ctxs[s->ctx];
     drop_slot(c->all, &c->nall, slot);
@@ -223,6 +233,7 @@ int dls_hb_stream_forget(dls_hb *e, uint64_t id)
     dls_hb_clk_release(s->clk);
     s->clk = NULL;
     s->id = 0;
+    e->free_slots[e->nfree_slots++] = slot;
     return 0;
 }
 

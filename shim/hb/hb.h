@@ -128,10 +128,10 @@ int dls_hb_stream_add(dls_hb *e, uint64_t stream, uint64_t ctx, dls_hb_stream_ki
 int dls_hb_stream_remove(dls_hb *e, uint64_t stream);
 
 /* Forgets removed stream `stream`, whose work the caller knows complete: it becomes unknown (every
- * question about it answers ENOENT, its id may be added again) and leaves its context's walks and
- * its clock is freed. Its slot is not given to a later stream: the clocks that know the old
- * stream would then speak of the new one (a slot reused with continued positions made check
- * report a race in a synchronized generated program). ENOENT when unknown or not removed. */
+ * question about it answers ENOENT, its id may be added again) and a later dls_hb_stream_add may
+ * take its slot; that stream's positions then continue after the forgotten one's last, so what
+ * any clock knew of the old stream never counts as knowledge of the new one. ENOENT when unknown
+ * or not removed, ENOMEM (nothing changed). */
 int dls_hb_stream_forget(dls_hb *e, uint64_t stream);
 
 /* Forgets what thread `thread` had observed (call when the OS thread exits, since thread ids

@@ -1,6 +1,8 @@
 /* Internal state of the happens-before engine, shared by hb.c (model updates) and hb_query.c
  * (queries). Streams live in slots numbered in the order they were added. A forgotten stream's
- * slot is never given to another stream: clock entries left from it name no stream. */
+ * slot is reused by a later stream whose positions continue after the forgotten one's last
+ * position, so a clock entry left from the old stream is below every position of the new one and
+ * never reads as knowledge of it. */
 #ifndef DLS_HB_INTERNAL_H
 #define DLS_HB_INTERNAL_H
 
@@ -74,6 +76,7 @@ struct dls_hb {
     dls_hb_ctx *ctxs;
     uint32_t nctxs, capctxs;
     uint32_t *free_threads, nfree_threads, capfree_threads;
+    uint32_t *free_slots, nfree_slots, capfree_slots; /* slots of forgotten streams */
     uint32_t *free_events, nfree_events, capfree_events;
     dls_hb_map stream_map, thread_map, event_map, ctx_map;
     uint64_t ver;

@@ -140,10 +140,10 @@ static void removed_streams_leave_the_legacy_rules(void **state)
     assert_int_equal(dls_hb_stream_add(e, LEG, CTX, DLS_HB_BLOCKING), EEXIST); /* ids never reused */
 }
 
-/* A forgotten stream is unknown; a stream added after it inherits none of what other streams and
- * threads knew of the old one (here: NB2 waited for it, T1 synchronized with it); a context
- * capture no longer holds it. */
-static void a_forgotten_stream_leaves_no_knowledge_behind(void **state)
+/* A forgotten stream is unknown; the stream that takes its slot continues its positions, so
+ * what other streams and threads knew of the old one (here: NB2 waited for it, T1 synchronized
+ * with it) never orders anything after the new one; a context capture no longer holds it. */
+static void a_forgotten_streams_slot_is_reused_without_its_knowledge(void **state)
 {
     dls_hb *e = *state;
     uint64_t p = 0;
@@ -158,8 +158,9 @@ static void a_forgotten_stream_leaves_no_knowledge_behind(void **state)
     int o;
     assert_int_equal(dls_hb_ordered(e, T1, NB2, NB, p, &o), ENOENT);
     assert_int_equal(dls_hb_stream_forget(e, NB), ENOENT);
-    assert_int_equal(dls_hb_stream_add(e, 300, CTX, DLS_HB_NON_BLOCKING), 0);
+    assert_int_equal(dls_hb_stream_add(e, 300, CTX, DLS_HB_NON_BLOCKING), 0); /* takes NB's slot */
     uint64_t q = op(e, T2, 300);
+    assert_true(q > p + 1); /* after the old stream's positions (the record was one) */
     assert_int_equal(dls_hb_ordered(e, T2, NB2, 300, q, &o), 0);
     assert_false(o);                     /* NB2 waited for the old stream, not for the new one */
     assert_false(after(e, BLK, 300, q)); /* nor did T1 synchronize with it */
@@ -442,7 +443,7 @@ int main(void)
         T(legacy_waits_for_blocking_streams),
         T(blocking_streams_wait_for_legacy),
         T(removed_streams_leave_the_legacy_rules),
-        T(a_forgotten_stream_leaves_no_knowledge_behind),
+        T(a_forgotten_streams_slot_is_reused_without_its_knowledge),
         T(event_wait_orders_after_the_record),
         T(rerecording_replaces_the_capture),
         T(event_knowledge_is_transitive),
