@@ -161,8 +161,8 @@ static void sync_copy(const dls_cuda_op *op, dls_hb_when when)
     dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
     uint64_t before = st ? st->last : 0;
     dls_pol_apply(&r, when.end);
-    if (!st || st->last != before + 1)
-        return; /* not an operation of the stream (captured into a graph, say) */
+    if (!st || st->last == before) /* a stream in a forgotten one's hb slot starts past position 0 */
+        return;                    /* not an operation of the stream (captured into a graph, say) */
     uint64_t done = dls_pol_snap_id();
     if (dls_hb_capture_op(dls_pol_g.hb, done, op->tid, st->id, r.begin) == 0)
         dls_pol_snap_complete(done, op->tid);

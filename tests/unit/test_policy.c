@@ -256,6 +256,40 @@ static void a_call_with_nothing_to_model_counts_and_moves_the_horizon(void **sta
     assert_int_equal(dls_summary_get(DLS_COUNT_OPS), ops + 4); /* the creation, the launch, two calls */
 }
 
+/* A synchronous copy on a stream that took a forgotten stream's slot in hb, whose positions
+ * continue after the old stream's, is seen waited for: the host is ordered after it. */
+static void a_synchronous_copy_on_a_stream_in_a_reused_slot_is_waited_for(void **state)
+{
+    (void)state;
+    uint64_t word = 0x720000;
+    int table, model, ordered = 0;
+    launch(11, "old", &word, 1, 0);
+    stream_sync(11);
+    stream_life(DLS_OP_STREAM_DESTROY, 11);
+    modelled(11, &table, &model);
+    assert_false(table || model); /* its work complete: forgotten */
+    dls_cuda_range r[2] = {{.addr = 0x730000, .len = 8, .access = DLS_ACCESS_READ},
+                           {.addr = 0x740000, .len = 8, .access = DLS_ACCESS_WRITE}};
+    dls_cuda_op copy = {.kind = DLS_OP_MEMCPY,
+                        .phase = DLS_PHASE_ENTER,
+                        .flags = DLS_OPF_HAS_STREAM,
+                        .api = "cuMemcpy",
+                        .tid = TID,
+                        .correlation_id = ++g_corr,
+                        .stream = stream(12, DLS_STREAM_NON_BLOCKING),
+                        .ranges = r,
+                        .nranges = 2};
+    dls_pol_sink(&copy, NULL);
+    copy.phase = DLS_PHASE_EXIT;
+    dls_pol_sink(&copy, NULL);
+    dls_pol_lock();
+    dls_pol_stream *st = dls_pol_stream_find(12);
+    int rc = st ? dls_hb_ordered(dls_pol_g.hb, TID, DLS_POL_HOST_STREAM, 12, st->last, &ordered) : ENOENT;
+    dls_pol_unlock();
+    assert_int_equal(rc, 0);
+    assert_true(ordered);
+}
+
 /* The stream table grows (doubling several times) and every stream added is found in it, the
  * same object each time; an id never added is not. */
 static void the_stream_table_finds_every_stream_as_it_grows(void **state)
@@ -934,6 +968,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(the_work_lane_takes_no_lock_for_a_new_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(the_stream_table_finds_every_stream_as_it_grows, setup, teardown),
         cmocka_unit_test_setup_teardown(a_stream_is_modelled_from_its_first_operation, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_synchronous_copy_on_a_stream_in_a_reused_slot_is_waited_for, setup, teardown),
         cmocka_unit_test_setup_teardown(a_call_with_nothing_to_model_counts_and_moves_the_horizon, setup, teardown),
         cmocka_unit_test_setup_teardown(the_frontier_is_the_touching_op_not_the_latest, setup, teardown),
         cmocka_unit_test_setup_teardown(host_synchronized_work_is_not_pending, setup, teardown),
