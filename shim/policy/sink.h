@@ -1,12 +1,11 @@
 /* The policy's receivers of the observer's operations (ops.h): the work sink, which the
- * launches, linear asynchronous copies and sets reach through the work lane at ENTER and EXIT,
- * the call sink, which the calls the lifetime lane tells of reach, and the sink, which every other
- * operation reaches. Each operation becomes hb calls, a history
- * entry and consumer accesses; one that may touch an exchanged tensor is checked (check) or
- * ordered (fix) at ENTER, after asking whether host-function marks show the producer's work
- * complete, and so (fix) is one that reuses released memory, a stream-ordered free included. A
- * host-function launch records its mark at ENTER; host synchronizes capture at ENTER what they
- * will complete. */
+ * launches, linear asynchronous copies and sets reach through the work lane at ENTER and EXIT;
+ * the call sink, which the lifetime lane's calls reach at EXIT; and the sink, which every other
+ * operation reaches. Each operation becomes hb calls, a history entry and consumer accesses; one
+ * that may touch an exchanged tensor is checked (check) or ordered (fix) at ENTER, after asking
+ * whether host-function marks show the producer's work complete, and so (fix) is one that reuses
+ * released memory, a stream-ordered free included. A host-function launch records its mark at
+ * ENTER; host synchronizes capture at ENTER what they will complete. */
 #ifndef DLS_POL_SINK_H
 #define DLS_POL_SINK_H
 
