@@ -67,19 +67,28 @@ static void launch(uint64_t sid, const char *name, const uint64_t *words, uint32
     dls_pol_sink(&op, NULL);
 }
 
-/* Delivers a stream synchronize (ENTER and EXIT). */
-static void stream_sync(uint64_t sid)
+/* Delivers a host-ordered call `api` of `kind` on stream sid touching ranges[0..n) (ENTER and
+ * EXIT). */
+static void host_call(dls_op_kind kind, const char *api, uint64_t sid, const dls_cuda_range *ranges, uint32_t n)
 {
-    dls_cuda_op op = {.kind = DLS_OP_STREAM_SYNC,
+    dls_cuda_op op = {.kind = kind,
                       .phase = DLS_PHASE_ENTER,
                       .flags = DLS_OPF_HAS_STREAM,
-                      .api = "cuStreamSynchronize",
+                      .api = api,
                       .tid = TID,
                       .correlation_id = ++g_corr,
-                      .stream = stream(sid, DLS_STREAM_NON_BLOCKING)};
+                      .stream = stream(sid, DLS_STREAM_NON_BLOCKING),
+                      .ranges = ranges,
+                      .nranges = n};
     dls_pol_sink(&op, NULL);
     op.phase = DLS_PHASE_EXIT;
     dls_pol_sink(&op, NULL);
+}
+
+/* Delivers a stream synchronize (ENTER and EXIT). */
+static void stream_sync(uint64_t sid)
+{
+    host_call(DLS_OP_STREAM_SYNC, "cuStreamSynchronize", sid, NULL, 0);
 }
 
 /* Launches 500 operations on stream 3, touching nothing exchanged (a thread's body). */
@@ -270,18 +279,7 @@ static void a_synchronous_copy_on_a_stream_in_a_reused_slot_is_waited_for(void *
     assert_false(table || model); /* its work complete: forgotten */
     dls_cuda_range r[2] = {{.addr = 0x730000, .len = 8, .access = DLS_ACCESS_READ},
                            {.addr = 0x740000, .len = 8, .access = DLS_ACCESS_WRITE}};
-    dls_cuda_op copy = {.kind = DLS_OP_MEMCPY,
-                        .phase = DLS_PHASE_ENTER,
-                        .flags = DLS_OPF_HAS_STREAM,
-                        .api = "cuMemcpy",
-                        .tid = TID,
-                        .correlation_id = ++g_corr,
-                        .stream = stream(12, DLS_STREAM_NON_BLOCKING),
-                        .ranges = r,
-                        .nranges = 2};
-    dls_pol_sink(&copy, NULL);
-    copy.phase = DLS_PHASE_EXIT;
-    dls_pol_sink(&copy, NULL);
+    host_call(DLS_OP_MEMCPY, "cuMemcpy", 12, r, 2); /* synchronous: no DLS_OPF_ASYNC */
     dls_pol_lock();
     dls_pol_stream *st = dls_pol_stream_find(12);
     int rc = st ? dls_hb_ordered(dls_pol_g.hb, TID, DLS_POL_HOST_STREAM, 12, st->last, &ordered) : ENOENT;
