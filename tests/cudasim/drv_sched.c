@@ -1,5 +1,8 @@
 /* drv_sched.c: the stream scheduler: one worker thread per stream runs its operations in
- * submission order; operations wait for dependencies on other streams' positions.
+ * submission order; operations wait for dependencies on other streams' positions. A stream's
+ * worker starts when the stream is first given work to run: a stream that only ever completes
+ * marks at once, or none, has no thread (a GPU makes no thread per stream, and a thread's
+ * creation would cost every library in the process the zeroing of its thread-local storage).
  *
  * Models: asynchronous in-order streams, concurrency across streams, event waits (a dependency
  * on the recorded position), the legacy default stream's implicit synchronization with the
@@ -15,6 +18,7 @@
  * thread: the host pays no thread switch for it, as a GPU's command processor would not. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -171,6 +175,25 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* Starts s's worker, once (g_lock). The simulator cannot run a stream without it: it says so
+ * and aborts the test program. */
+static void start_worker(struct CUstream_st *s)
+{
+    if (s->started)
+        return;
+    pthread_attr_t attr;
+    pthread_t t;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &attr, worker, s);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        fprintf(stderr, "cudasim: cannot start the worker thread of stream %llu: %s\n", s->id, strerror(rc));
+        abort();
+    }
+    s->started = 1;
+}
+
 struct CUstream_st *dls_sim_stream_new(struct CUctx_st *ctx, int kind, unsigned flags, int prio)
 {
     struct CUstream_st *s = calloc(1, sizeof *s);
@@ -189,17 +212,6 @@ struct CUstream_st *dls_sim_stream_new(struct CUctx_st *ctx, int kind, unsigned 
         return NULL;
     }
     s->id = dls_sim_next_stream_id();
-    pthread_attr_t attr;
-    pthread_t t;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&t, &attr, worker, s) != 0) {
-        pthread_attr_destroy(&attr);
-        pthread_mutex_unlock(&g_lock);
-        free(s);
-        return NULL;
-    }
-    pthread_attr_destroy(&attr);
     g_all[g_nall++] = s;
     s->next_in_ctx = ctx->streams;
     ctx->streams = s;
@@ -317,6 +329,7 @@ static uint64_t enqueue_locked(struct CUstream_st *s, dls_sim_op *op, const dls_
         wake_after_completion();
         return s->submitted;
     }
+    start_worker(s);
     if (s->tail)
         s->tail->next = op;
     else

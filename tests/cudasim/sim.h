@@ -1,7 +1,7 @@
 /* sim.h: internal state and helpers shared by the sources of the simulated libcuda.so.1.
  *
  * Models: devices with one primary context each, streams executed in order by one worker thread
- * each, dependencies between stream positions (event waits and the legacy default stream's
+ * each (started at the stream's first work to run), dependencies between stream positions (event waits and the legacy default stream's
  * implicit synchronization), a range-tracking allocator, and registered host-function kernels.
  * Stream capture into graphs and graph launch are modelled in drv_graph.c / drv_capture.c (see
  * there). Does not model: non-primary contexts, graphs built node by node, modules, arrays, peer
@@ -143,6 +143,7 @@ struct CUstream_st {
     uint64_t submitted, completed;
     dls_sim_op *head, *tail;
     int running, held, destroyed;
+    int started;          /* its worker runs (started at its first work to run) */
     pthread_cond_t cv;    /* the stream's worker waits on it for work it can start */
     dls_sim_capture *cap; /* non-NULL while the stream is capturing */
     struct CUstream_st *next_in_ctx;
@@ -182,9 +183,10 @@ int dls_sim_initialized(void);
 struct CUctx_st *dls_sim_current_ctx(void);
 
 /* --- scheduler (drv_sched.c) --- */
-/* Creates a stream of `ctx` with its worker; reports nothing. NULL when out of resources. */
+/* Creates a stream of `ctx` (its worker starts at its first work); reports nothing. NULL when out
+ * of resources. */
 struct CUstream_st *dls_sim_stream_new(struct CUctx_st *ctx, int kind, unsigned flags, int prio);
-/* Marks a stream destroyed: it finishes queued work and its worker exits. */
+/* Marks a stream destroyed: it finishes queued work and its worker, if started, exits. */
 void dls_sim_stream_retire(struct CUstream_st *s);
 /* Resolves a handle: NULL means the per-thread stream when `ptds`, else the legacy stream;
  * CU_STREAM_LEGACY / CU_STREAM_PER_THREAD as named. Sets *out or returns an error. */

@@ -1,11 +1,17 @@
 /* test_sim_streams.c: stream semantics of the simulator: asynchronous to the host, in order per
- * stream, concurrent across streams, host syncs, unique never-reused ids, properties. */
+ * stream, concurrent across streams, host syncs, unique never-reused ids, properties, a worker
+ * thread only for a stream given work. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -153,6 +159,59 @@ static void host_functions_run_in_stream_order(void **state)
     cuStreamDestroy(s);
 }
 
+/* How many of the process's threads are not in known[0..nknown); with `add`, adds them to known
+ * (room for 256). */
+static int threads_not_in(pid_t *known, int *nknown, int add)
+{
+    DIR *d = opendir("/proc/self/task");
+    assert_non_null(d);
+    int fresh = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        pid_t tid = (pid_t)atoi(e->d_name);
+        int seen = tid <= 0;
+        for (int i = 0; !seen && i < *nknown; i++)
+            seen = known[i] == tid;
+        if (seen)
+            continue;
+        fresh++;
+        if (add && *nknown < 256)
+            known[(*nknown)++] = tid;
+    }
+    closedir(d);
+    return fresh;
+}
+
+static void note_tid(void *user)
+{
+    *(pid_t *)user = (pid_t)syscall(SYS_gettid);
+}
+
+/* A GPU makes no thread per stream: the simulator starts a stream's worker at its first work to
+ * run, and that worker runs it. Marks that complete at once need none. */
+static void a_stream_starts_its_worker_at_its_first_work(void **state)
+{
+    (void)state;
+    pid_t known[256];
+    int nknown = 0;
+    threads_not_in(known, &nknown, 1);
+    CUstream s;
+    CUevent e;
+    assert_int_equal(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    assert_int_equal(cuEventCreate(&e, 0), CUDA_SUCCESS);
+    assert_int_equal(cuEventRecord(e, s), CUDA_SUCCESS);
+    assert_int_equal(cuStreamSynchronize(s), CUDA_SUCCESS);
+    assert_int_equal(threads_not_in(known, &nknown, 0), 0);
+    pid_t ran_on = 0;
+    assert_int_equal(cuLaunchHostFunc(s, note_tid, &ran_on), CUDA_SUCCESS);
+    assert_int_equal(cuStreamSynchronize(s), CUDA_SUCCESS);
+    assert_int_not_equal(ran_on, 0);
+    assert_int_not_equal(ran_on, (pid_t)syscall(SYS_gettid));
+    for (int i = 0; i < nknown; i++)
+        assert_int_not_equal(known[i], ran_on);
+    assert_int_equal(cuEventDestroy(e), CUDA_SUCCESS);
+    assert_int_equal(cuStreamDestroy(s), CUDA_SUCCESS);
+}
+
 static void stream_ids_are_unique_and_never_reused(void **state)
 {
     (void)state;
@@ -234,6 +293,7 @@ int main(void)
         cmocka_unit_test(stream_ids_are_unique_and_never_reused),
         cmocka_unit_test(stream_properties),
         cmocka_unit_test(runtime_streams_map_to_driver_streams),
+        cmocka_unit_test(a_stream_starts_its_worker_at_its_first_work),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
