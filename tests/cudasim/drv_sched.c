@@ -1,8 +1,8 @@
 /* drv_sched.c: the stream scheduler: one worker thread per stream runs its operations in
  * submission order; operations wait for dependencies on other streams' positions. A stream's
- * worker starts when the stream is first given work to run: a stream that only ever completes
- * marks at once, or none, has no thread (a GPU makes no thread per stream, and a thread's
- * creation would cost every library in the process the zeroing of its thread-local storage).
+ * worker starts when the stream is first given work to run: a stream given no work, or only
+ * marks that complete at once, has no thread (a GPU makes no thread per stream, and each thread
+ * created costs every library in the process the zeroing of its thread-local storage).
  *
  * Models: asynchronous in-order streams, concurrency across streams, event waits (a dependency
  * on the recorded position), the legacy default stream's implicit synchronization with the

@@ -1,8 +1,9 @@
 /* sim.h: internal state and helpers shared by the sources of the simulated libcuda.so.1.
  *
  * Models: devices with one primary context each, streams executed in order by one worker thread
- * each (started at the stream's first work to run), dependencies between stream positions (event waits and the legacy default stream's
- * implicit synchronization), a range-tracking allocator, and registered host-function kernels.
+ * each (started at the stream's first work to run), dependencies between stream positions (event
+ * waits and the legacy default stream's implicit synchronization), a range-tracking allocator,
+ * and registered host-function kernels.
  * Stream capture into graphs and graph launch are modelled in drv_graph.c / drv_capture.c (see
  * there). Does not model: non-primary contexts, graphs built node by node, modules, arrays, peer
  * access enablement (every device reads all memory), unified memory migration, priorities'

@@ -159,26 +159,25 @@ static void host_functions_run_in_stream_order(void **state)
     cuStreamDestroy(s);
 }
 
-/* How many of the process's threads are not in known[0..nknown); with `add`, adds them to known
- * (room for 256). */
-static int threads_not_in(pid_t *known, int *nknown, int add)
+/* Fills tids (room for max) with the process's thread ids; returns how many. */
+static int list_threads(pid_t *tids, int max)
 {
     DIR *d = opendir("/proc/self/task");
     assert_non_null(d);
-    int fresh = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        pid_t tid = (pid_t)atoi(e->d_name);
-        int seen = tid <= 0;
-        for (int i = 0; !seen && i < *nknown; i++)
-            seen = known[i] == tid;
-        if (seen)
-            continue;
-        fresh++;
-        if (add && *nknown < 256)
-            known[(*nknown)++] = tid;
-    }
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) && n < max;)
+        if (atoi(e->d_name) > 0)
+            tids[n++] = (pid_t)atoi(e->d_name);
     closedir(d);
-    return fresh;
+    return n;
+}
+
+static int contains(const pid_t *tids, int n, pid_t tid)
+{
+    for (int i = 0; i < n; i++)
+        if (tids[i] == tid)
+            return 1;
+    return 0;
 }
 
 static void note_tid(void *user)
@@ -191,23 +190,23 @@ static void note_tid(void *user)
 static void a_stream_starts_its_worker_at_its_first_work(void **state)
 {
     (void)state;
-    pid_t known[256];
-    int nknown = 0;
-    threads_not_in(known, &nknown, 1);
+    pid_t before[256], now[256];
+    int nbefore = list_threads(before, 256);
     CUstream s;
     CUevent e;
     assert_int_equal(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
     assert_int_equal(cuEventCreate(&e, 0), CUDA_SUCCESS);
     assert_int_equal(cuEventRecord(e, s), CUDA_SUCCESS);
     assert_int_equal(cuStreamSynchronize(s), CUDA_SUCCESS);
-    assert_int_equal(threads_not_in(known, &nknown, 0), 0);
+    int nnow = list_threads(now, 256);
+    for (int i = 0; i < nnow; i++)
+        assert_true(contains(before, nbefore, now[i]));
     pid_t ran_on = 0;
     assert_int_equal(cuLaunchHostFunc(s, note_tid, &ran_on), CUDA_SUCCESS);
     assert_int_equal(cuStreamSynchronize(s), CUDA_SUCCESS);
     assert_int_not_equal(ran_on, 0);
     assert_int_not_equal(ran_on, (pid_t)syscall(SYS_gettid));
-    for (int i = 0; i < nknown; i++)
-        assert_int_not_equal(known[i], ran_on);
+    assert_false(contains(before, nbefore, ran_on));
     assert_int_equal(cuEventDestroy(e), CUDA_SUCCESS);
     assert_int_equal(cuStreamDestroy(s), CUDA_SUCCESS);
 }
