@@ -17,31 +17,16 @@
 #include <time.h>
 
 #include "common/config.h"
-#include "cuda/drv.h"
 #include "test_policy_all.h"
 #include "report/race.h"
 #include "report/summary.h"
 #include "test_policy_export.h"
+#include "test_policy_fake_drv.h"
 #include "test_policy_forget.h"
 #include "policy/thread.h"
 
 static __thread uint64_t TID = 100; /* the delivering thread's id */
 static _Atomic uint32_t g_corr;
-
-static int setup(void **state)
-{
-    (void)state;
-    dls_test_policy_new_hb(DLS_MODE_CHECK);
-    dls_race_reset_for_tests();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    dls_test_policy_end();
-    return 0;
-}
 
 static dls_cuda_stream stream(uint64_t id, dls_stream_kind kind)
 {
@@ -443,94 +428,20 @@ static void an_event_wait_orders_the_consumer(void **state)
     assert_int_equal(dls_race_distinct(), 0);
 }
 
-/* The fake driver of the host-function tests: every call succeeds except cuEventQuery, which
- * answers g_query; calls are counted. */
-static CUresult g_query;
-static _Atomic int g_records, g_queries, g_waits, g_creates;
-/* The event of the latest record and of the latest wait, and their streams (threads record at once). */
-static _Atomic(CUevent) g_recorded, g_waited;
-static _Atomic(CUstream) g_recorded_on, g_waiting;
-static CUevent g_watched; /* records of this event are counted in g_watched_records */
-static _Atomic int g_watched_records;
-static void (*g_during_wait)(void); /* run inside cuStreamWaitEvent (the shim holds no lock then) */
-
-static CUresult fake_ctx_get_current(CUcontext *c)
-{
-    *c = (CUcontext)0xc0;
-    return CUDA_SUCCESS;
-}
-
-static CUresult fake_event_create(CUevent *e, unsigned flags)
-{
-    (void)flags;
-    static char events[64];
-    static _Atomic unsigned n;
-    *e = (CUevent)&events[n++ % sizeof events];
-    g_creates++;
-    return CUDA_SUCCESS;
-}
-
-static CUresult fake_event_record(CUevent e, CUstream s)
-{
-    g_records++;
-    g_recorded = e;
-    g_recorded_on = s;
-    if (e == g_watched)
-        g_watched_records++;
-    return CUDA_SUCCESS;
-}
-
-static void (*g_during_query)(void); /* run inside cuEventQuery (the shim holds no lock then) */
-
-static CUresult fake_event_query(CUevent e)
-{
-    (void)e;
-    g_queries++;
-    if (g_during_query)
-        g_during_query();
-    return g_query;
-}
-
-static CUresult fake_stream_wait_event(CUstream s, CUevent e, unsigned flags)
-{
-    (void)flags;
-    g_waits++;
-    g_waited = e;
-    g_waiting = s;
-    void (*during)(void) = g_during_wait;
-    g_during_wait = NULL;
-    if (during)
-        during();
-    return CUDA_SUCCESS;
-}
-
-static const dls_drv_table g_fake_drv = {
-    .ctx_get_current = fake_ctx_get_current,
-    .event_create = fake_event_create,
-    .event_record = fake_event_record,
-    .event_query = fake_event_query,
-    .stream_wait_event = fake_stream_wait_event,
-};
-
 static int setup_hostfn(void **state)
 {
-    setup(state);
-    dls_drv_set_table_for_tests(&g_fake_drv);
+    dls_test_policy_setup_check(state);
+    fake_drv_install();
     dls_pol_hostfn_reset_for_tests();
-    g_query = CUDA_SUCCESS;
-    g_during_query = NULL;
-    g_records = g_queries = g_waits = g_creates = g_watched_records = 0;
-    g_watched = NULL;
-    g_during_wait = NULL;
     return 0;
 }
 
 static int teardown_hostfn(void **state)
 {
     dls_pol_hostfn_reset_for_tests();
-    dls_drv_set_table_for_tests(NULL);
+    fake_drv_remove();
     dls_pol_g.mode = DLS_MODE_CHECK;
-    return teardown(state);
+    return dls_test_policy_teardown(state);
 }
 
 /* Delivers an operation of `kind` with event `ev` on stream sid at EXIT. */
@@ -958,45 +869,43 @@ static void the_work_lane_defers_what_the_sink_would(void **state)
     assert_int_equal(access_a, access_b);
 }
 
+/* A test in check mode, and one of the host-function tests (their fake driver installed). */
+#define CHECK(f) cmocka_unit_test_setup_teardown(f, dls_test_policy_setup_check, dls_test_policy_teardown)
+#define HOSTFN(f) cmocka_unit_test_setup_teardown(f, setup_hostfn, teardown_hostfn)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(unrelated_busy_streams_are_not_producers, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_launch_touching_nothing_watched_takes_no_lock, setup, teardown),
-        cmocka_unit_test_setup_teardown(the_work_lane_takes_no_lock_for_a_new_stream, setup, teardown),
-        cmocka_unit_test_setup_teardown(the_stream_table_finds_every_stream_as_it_grows, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_stream_is_modelled_from_its_first_operation, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_synchronous_copy_on_a_stream_in_a_reused_slot_is_waited_for, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_call_with_nothing_to_model_counts_and_moves_the_horizon, setup, teardown),
-        cmocka_unit_test_setup_teardown(the_frontier_is_the_touching_op_not_the_latest, setup, teardown),
-        cmocka_unit_test_setup_teardown(host_synchronized_work_is_not_pending, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_conservative_launch_touches_everything, setup, teardown),
-        cmocka_unit_test_setup_teardown(an_overflowed_history_still_attributes_what_it_lost, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_wide_launch_is_attributed_by_its_pointer_words, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_seventeenth_producer_stream_is_not_dropped, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_copy_touches_exactly_its_ranges, setup, teardown),
-        cmocka_unit_test_setup_teardown(an_unordered_consumer_is_reported_once, setup, teardown),
-        cmocka_unit_test_setup_teardown(an_event_wait_orders_the_consumer, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_host_function_that_ran_orders_the_consumer, setup_hostfn, teardown_hostfn),
-        cmocka_unit_test_setup_teardown(a_host_function_that_has_not_run_leaves_the_race, setup_hostfn,
-                                        teardown_hostfn),
-        cmocka_unit_test_setup_teardown(a_host_function_not_after_the_write_is_not_asked, setup_hostfn,
-                                        teardown_hostfn),
-        cmocka_unit_test_setup_teardown(an_ordered_use_never_asks, setup_hostfn, teardown_hostfn),
-        cmocka_unit_test_setup_teardown(fix_injects_nothing_after_a_host_function_that_ran, setup_hostfn,
-                                        teardown_hostfn),
-        cmocka_unit_test_setup_teardown(the_oldest_mark_is_reused_and_then_teaches_nothing, setup_hostfn,
-                                        teardown_hostfn),
-        cmocka_unit_test_setup_teardown(a_mark_being_asked_is_not_reused, setup_hostfn, teardown_hostfn),
-        cmocka_unit_test_setup_teardown(threads_marking_and_asking_at_once_learn_their_own, setup_hostfn,
-                                        teardown_hostfn),
-        cmocka_unit_test_setup_teardown(the_release_fence_waits_on_the_event_after_the_read, setup_hostfn,
-                                        teardown_hostfn),
-        cmocka_unit_test_setup_teardown(each_consumer_stream_is_fenced_by_its_own_event, setup_hostfn, teardown_hostfn),
-        cmocka_unit_test_setup_teardown(the_event_of_a_wait_being_made_is_not_reused, setup_hostfn, teardown_hostfn),
-        cmocka_unit_test_setup_teardown(check_records_no_event_after_an_access, setup_hostfn, teardown_hostfn),
+        CHECK(unrelated_busy_streams_are_not_producers),
+        CHECK(a_launch_touching_nothing_watched_takes_no_lock),
+        CHECK(the_work_lane_takes_no_lock_for_a_new_stream),
+        CHECK(the_stream_table_finds_every_stream_as_it_grows),
+        CHECK(a_stream_is_modelled_from_its_first_operation),
+        CHECK(a_synchronous_copy_on_a_stream_in_a_reused_slot_is_waited_for),
+        CHECK(a_call_with_nothing_to_model_counts_and_moves_the_horizon),
+        CHECK(the_frontier_is_the_touching_op_not_the_latest),
+        CHECK(host_synchronized_work_is_not_pending),
+        CHECK(a_conservative_launch_touches_everything),
+        CHECK(an_overflowed_history_still_attributes_what_it_lost),
+        CHECK(a_wide_launch_is_attributed_by_its_pointer_words),
+        CHECK(a_seventeenth_producer_stream_is_not_dropped),
+        CHECK(a_copy_touches_exactly_its_ranges),
+        CHECK(an_unordered_consumer_is_reported_once),
+        CHECK(an_event_wait_orders_the_consumer),
+        HOSTFN(a_host_function_that_ran_orders_the_consumer),
+        HOSTFN(a_host_function_that_has_not_run_leaves_the_race),
+        HOSTFN(a_host_function_not_after_the_write_is_not_asked),
+        HOSTFN(an_ordered_use_never_asks),
+        HOSTFN(fix_injects_nothing_after_a_host_function_that_ran),
+        HOSTFN(the_oldest_mark_is_reused_and_then_teaches_nothing),
+        HOSTFN(a_mark_being_asked_is_not_reused),
+        HOSTFN(threads_marking_and_asking_at_once_learn_their_own),
+        HOSTFN(the_release_fence_waits_on_the_event_after_the_read),
+        HOSTFN(each_consumer_stream_is_fenced_by_its_own_event),
+        HOSTFN(the_event_of_a_wait_being_made_is_not_reused),
+        HOSTFN(check_records_no_event_after_an_access),
         cmocka_unit_test(identical_reports_share_a_key),
-        cmocka_unit_test_setup_teardown(the_work_lane_defers_what_the_sink_would, setup, teardown),
+        CHECK(the_work_lane_defers_what_the_sink_would),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

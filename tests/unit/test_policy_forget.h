@@ -3,6 +3,7 @@
 #ifndef DLS_TEST_POLICY_FORGET_H
 #define DLS_TEST_POLICY_FORGET_H
 
+#include "report/race.h"
 #include "test_policy_all.h"
 
 #include <stdlib.h>
@@ -41,6 +42,23 @@ static inline void dls_test_policy_end(void)
     dls_test_policy_forget(1);
     dls_hb_destroy(dls_pol_g.hb);
     dls_pol_g.hb = NULL;
+}
+
+/* The cmocka fixtures of a check-mode test: it starts with a fresh hb engine
+ * (dls_test_policy_new_hb) and no race reported, and ends with dls_test_policy_end. */
+static inline int dls_test_policy_setup_check(void **state)
+{
+    (void)state;
+    dls_test_policy_new_hb(DLS_MODE_CHECK);
+    dls_race_reset_for_tests();
+    return 0;
+}
+
+static inline int dls_test_policy_teardown(void **state)
+{
+    (void)state;
+    dls_test_policy_end();
+    return 0;
 }
 
 #endif

@@ -25,21 +25,6 @@ enum { A = 100, B = 200 }; /* the two threads' ids */
 static _Atomic uint32_t g_corr;
 static const uint64_t g_word = 0x10000; /* the exchanged tensor is [0x10000, 0x10100) */
 
-static int setup(void **state)
-{
-    (void)state;
-    dls_test_policy_new_hb(DLS_MODE_CHECK);
-    dls_race_reset_for_tests();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    dls_test_policy_end();
-    return 0;
-}
-
 static dls_stream_kind kind_of(uint64_t sid)
 {
     return sid == LEGACY ? DLS_STREAM_LEGACY : sid <= BLOCKING_B ? DLS_STREAM_BLOCKING : DLS_STREAM_NON_BLOCKING;
@@ -377,7 +362,7 @@ static void a_synchronous_copy_completes_what_the_legacy_stream_waited_for(void 
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, dls_test_policy_setup_check, dls_test_policy_teardown)
     const struct CMUnitTest tests[] = {
         T(a_legacy_call_that_overlapped_the_write_does_not_order_the_read),
         T(a_legacy_call_made_after_the_write_orders_the_read),

@@ -13,92 +13,24 @@
 #include <stdatomic.h>
 
 #include "common/config.h"
-#include "cuda/drv.h"
 #include "test_policy_all.h"
 #include "report/race.h"
 #include "report/summary.h"
 #include "test_policy_export.h"
+#include "test_policy_fake_drv.h"
 #include "test_policy_forget.h"
 
 enum { PRODUCER = 1, CONSUMER = 3, OTHER = 4 }; /* non-blocking streams */
 enum { TID = 100 };
 
 static _Atomic uint32_t g_corr;
-static int g_waits, g_records, g_host_waits;
-static CUstream g_waiting; /* the stream of the latest wait */
-static CUevent g_waited, g_recorded;
-
-static CUresult fake_ctx_get_current(CUcontext *c)
-{
-    *c = (CUcontext)0xc0;
-    return CUDA_SUCCESS;
-}
-
-static CUresult fake_event_create(CUevent *e, unsigned flags)
-{
-    (void)flags;
-    static char events[64];
-    static unsigned n;
-    *e = (CUevent)&events[n++ % sizeof events];
-    return CUDA_SUCCESS;
-}
-
-static CUresult fake_event_record(CUevent e, CUstream s)
-{
-    (void)s;
-    g_records++;
-    g_recorded = e;
-    return CUDA_SUCCESS;
-}
-
-static CUresult fake_stream_wait_event(CUstream s, CUevent e, unsigned flags)
-{
-    (void)flags;
-    g_waits++;
-    g_waiting = s;
-    g_waited = e;
-    return CUDA_SUCCESS;
-}
-
-static CUresult fake_ctx_push_current(CUcontext c)
-{
-    (void)c;
-    return CUDA_SUCCESS;
-}
-
-static CUresult fake_ctx_pop_current(CUcontext *c)
-{
-    if (c)
-        *c = (CUcontext)0xc1;
-    return CUDA_SUCCESS;
-}
-
-static CUresult fake_event_synchronize(CUevent e)
-{
-    (void)e;
-    g_host_waits++;
-    return CUDA_SUCCESS;
-}
-
-static const dls_drv_table g_fake_drv = {
-    .ctx_get_current = fake_ctx_get_current,
-    .ctx_push_current = fake_ctx_push_current,
-    .ctx_pop_current = fake_ctx_pop_current,
-    .event_create = fake_event_create,
-    .event_record = fake_event_record,
-    .stream_wait_event = fake_stream_wait_event,
-    .event_synchronize = fake_event_synchronize,
-};
 
 static int setup(void **state)
 {
     (void)state;
     dls_test_policy_new_hb(DLS_MODE_FIX);
     dls_race_reset_for_tests();
-    dls_drv_set_table_for_tests(&g_fake_drv);
-    g_waits = g_records = g_host_waits = 0;
-    g_waiting = NULL;
-    g_waited = g_recorded = NULL;
+    fake_drv_install();
     return 0;
 }
 
@@ -106,7 +38,7 @@ static int teardown(void **state)
 {
     (void)state;
     dls_test_policy_end();
-    dls_drv_set_table_for_tests(NULL);
+    fake_drv_remove();
     dls_pol_g.mode = DLS_MODE_CHECK;
     return 0;
 }
