@@ -165,30 +165,27 @@ def races(start=0):
         index += 1
 
 
+def _recent(count, kept, info_type, get, wrap):
+    """The records numbered 1 to `count` that the shim still keeps (the last `kept`), each read by
+    get(number, info) into a fresh info_type and given to wrap."""
+    out = []
+    for number in range(max(1, count - kept + 1), count + 1):
+        info = _capi.filled(info_type)
+        if get(number, info) == 0:
+            out.append(wrap(info))
+    return out
+
+
 def exchanges():
     """The exchanges seen since this module was imported (the shim keeps the last 4,096)."""
     s = state()
-    if not s:
-        return []
-    out = []
-    for xid in range(max(1, s.exchanges - 4095), s.exchanges + 1):
-        info = _capi.filled(_capi.ExchangeInfo)
-        if _capi.api.exchange(xid, info) == 0:
-            out.append(Exchange(info))
-    return out
+    return _recent(s.exchanges, 4096, _capi.ExchangeInfo, _capi.api.exchange, Exchange) if s else []
 
 
 def injections():
     """The orderings dlsync injected so far (the last 1,024)."""
     s = state()
-    if not s:
-        return []
-    out = []
-    for number in range(max(1, s.injections - 1023), s.injections + 1):
-        info = _capi.filled(_capi.InjectionInfo)
-        if _capi.api.injection(number, info) == 0:
-            out.append(Injection(info))
-    return out
+    return _recent(s.injections, 1024, _capi.InjectionInfo, _capi.api.injection, Injection) if s else []
 
 
 def _snapshot():
