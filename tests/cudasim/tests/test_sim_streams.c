@@ -165,9 +165,11 @@ static int list_threads(pid_t *tids, int max)
     DIR *d = opendir("/proc/self/task");
     assert_non_null(d);
     int n = 0;
-    for (struct dirent *e; (e = readdir(d)) && n < max;)
-        if (atoi(e->d_name) > 0)
-            tids[n++] = (pid_t)atoi(e->d_name);
+    for (struct dirent *e; (e = readdir(d)) && n < max;) {
+        int tid = atoi(e->d_name); /* 0 for "." and ".." */
+        if (tid > 0)
+            tids[n++] = (pid_t)tid;
+    }
     closedir(d);
     return n;
 }
