@@ -100,6 +100,14 @@ unsigned long cudasim_call_count(const char *function_name);
 /* Sets every call count to zero and drops pending cudasim_fail_next failures. */
 void cudasim_reset_counts(void);
 
+/* Writes a note line (N) into the trace with printf's formatting of fmt (line breaks in the text
+ * become spaces), stamped in order with the calls and operations around it, so a test can mark
+ * the trace. Does nothing when tracing is off. The trace (format: tests/cudasim/trace.h) is on
+ * when CUDASIM_TRACE=PATH is set as the program starts: the file PATH (%p is replaced by the pid)
+ * then records every API call's begin and end, every stream, operation (with its memory
+ * accesses), event record and wait, dependency, host wait, allocation and free. */
+void cudasim_trace_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* What a program's probe of the simulated CUPTI is called at: the library being loaded (inside
  * dlopen), a cuptiSubscribe(_v2), a cuptiEnableCallback (with its enable, domain and cbid). */
 typedef enum { CUDASIM_PROBE_LOAD, CUDASIM_PROBE_SUBSCRIBE, CUDASIM_PROBE_ENABLE } cudasim_probe_site;

@@ -21,6 +21,7 @@
 
 #include "cudasim.h"
 #include "sim.h"
+#include "trace.h"
 
 static _Atomic(cudasim_hook_fn) g_hook;
 static atomic_uint g_correlation;
@@ -194,7 +195,10 @@ void dls_sim_fill_context(CUpti_CallbackData *d)
 int cudasim_call_enter(cudasim_call *c, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *name,
                        const void *params, const char *symbol)
 {
+    uint32_t id = atomic_fetch_add(&g_correlation, 1) + 1;
+    uint32_t outer = SIM_TRACING() ? dls_sim_trace_call_begin(id, name) : 0;
     memset(c, 0, sizeof *c);
+    c->outer_call = outer;
     c->domain = domain;
     c->cbid = cbid;
     c->data.callbackSite = CUPTI_API_ENTER;
@@ -202,7 +206,7 @@ int cudasim_call_enter(cudasim_call *c, CUpti_CallbackDomain domain, CUpti_Callb
     c->data.functionParams = params;
     c->data.symbolName = symbol;
     c->data.correlationData = &c->correlation_data;
-    c->data.correlationId = atomic_fetch_add(&g_correlation, 1) + 1;
+    c->data.correlationId = id;
     dls_sim_fill_context(&c->data);
 
     pthread_mutex_lock(&g_count_lock);
@@ -227,6 +231,8 @@ void cudasim_call_exit(cudasim_call *c, void *retval)
     cudasim_hook_fn hook = atomic_load(&g_hook);
     if (hook)
         hook(c->domain, c->cbid, &c->data);
+    if (SIM_TRACING())
+        dls_sim_trace_call_end(c->data.correlationId, c->outer_call);
 }
 
 void cudasim_report_resource(CUpti_CallbackId cbid, CUcontext ctx, CUstream stream)

@@ -9,6 +9,7 @@
 
 #include "cudasim.h"
 #include "sim.h"
+#include "trace.h"
 
 typedef struct alloc {
     struct alloc *next;
@@ -61,6 +62,8 @@ static CUresult mem_alloc(void **out, size_t size, int is_host)
     dls_sim_lock();
     m->next = g_allocs;
     g_allocs = m;
+    if (SIM_TRACING())
+        dls_sim_trace_line("M 0x%llx %zu %u", (unsigned long long)m->base, size, dls_sim_trace_call());
     dls_sim_unlock();
     *out = p;
     return CUDA_SUCCESS;
@@ -83,6 +86,9 @@ static CUresult mem_free(const void *p, int is_host)
         if ((*pp)->base == (uintptr_t)p && (*pp)->is_host == is_host) {
             found = *pp;
             *pp = found->next;
+            if (SIM_TRACING())
+                dls_sim_trace_line("F 0x%llx %zu %u", (unsigned long long)found->base, found->size,
+                                   dls_sim_trace_call());
             break;
         }
     }

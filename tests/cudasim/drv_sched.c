@@ -27,6 +27,7 @@
 
 #include "cudasim.h"
 #include "sim.h"
+#include "trace.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER; /* host waiters */
@@ -144,6 +145,7 @@ void dls_sim_op_free(dls_sim_op *op)
         free(op->u.k.args);
         free(op->u.k.buf);
     }
+    free(op->acc);
     free(op->deps);
     free(op);
 }
@@ -215,6 +217,12 @@ struct CUstream_st *dls_sim_stream_new(struct CUctx_st *ctx, int kind, unsigned 
     g_all[g_nall++] = s;
     s->next_in_ctx = ctx->streams;
     ctx->streams = s;
+    if (SIM_TRACING())
+        dls_sim_trace_line("S %llu %u %d %s %d", s->id, (unsigned)ctx->uid, ctx->dev,
+                           kind == SIM_STREAM_USER     ? "user"
+                           : kind == SIM_STREAM_LEGACY ? "legacy"
+                                                       : "ptds",
+                           !(flags & CU_STREAM_NON_BLOCKING));
     pthread_mutex_unlock(&g_lock);
     return s;
 }
@@ -223,6 +231,8 @@ void dls_sim_stream_retire(struct CUstream_st *s)
 {
     pthread_mutex_lock(&g_lock);
     s->destroyed = 1;
+    if (SIM_TRACING())
+        dls_sim_trace_line("X %llu %u", s->id, dls_sim_trace_call());
     pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&g_lock);
 }
@@ -291,8 +301,11 @@ dls_sim_op *dls_sim_op_new(int kind)
     return op;
 }
 
+/* Makes op wait for position seq of s (traced as a P line, met or not). */
 static void add_dep(dls_sim_op *op, struct CUstream_st *s, uint64_t seq)
 {
+    if (SIM_TRACING() && seq)
+        dls_sim_trace_line("P %llu %llu %llu", op->id, s->id, (unsigned long long)seq);
     if (s->completed >= seq)
         return;
     dls_sim_dep *d = realloc(op->deps, (op->ndeps + 1) * sizeof *d);
@@ -313,6 +326,9 @@ static uint64_t enqueue_locked(struct CUstream_st *s, dls_sim_op *op, const dls_
         dls_sim_capture_add_locked(s, op);
         return 0;
     }
+    op->seq = ++s->submitted; /* its dependencies are on other streams, or earlier on s */
+    if (SIM_TRACING())
+        dls_sim_trace_op_locked(op, s);
     if (extra)
         add_dep(op, extra->s, extra->seq);
     if (s->kind == SIM_STREAM_LEGACY) {
@@ -322,7 +338,6 @@ static uint64_t enqueue_locked(struct CUstream_st *s, dls_sim_op *op, const dls_
     } else if (is_blocking(s)) {
         add_dep(op, s->ctx->legacy, s->ctx->legacy->submitted);
     }
-    op->seq = ++s->submitted;
     if (op->kind == SIM_OP_MARK && !s->head && !s->running && !s->held && deps_met(op)) {
         s->completed = op->seq; /* nothing ahead of it and nothing to do: complete at once */
         dls_sim_op_free(op);
@@ -342,6 +357,8 @@ static uint64_t enqueue_locked(struct CUstream_st *s, dls_sim_op *op, const dls_
 
 uint64_t dls_sim_enqueue(struct CUstream_st *s, dls_sim_op *op, const dls_sim_dep *extra)
 {
+    if (SIM_TRACING() && op->kind == SIM_OP_KERNEL)
+        dls_sim_trace_kernel_accesses(op);
     pthread_mutex_lock(&g_lock);
     uint64_t seq = enqueue_locked(s, op, extra);
     pthread_mutex_unlock(&g_lock);
@@ -359,6 +376,8 @@ uint64_t dls_sim_position(struct CUstream_st *s)
 CUresult dls_sim_event_record(struct CUevent_st *e, struct CUstream_st *s)
 {
     dls_sim_op *op = dls_sim_op_new(SIM_OP_MARK);
+    op->role = SIM_ROLE_RECORD;
+    op->u.wait.e = e;
     pthread_mutex_lock(&g_lock);
     if (s->cap) { /* a captured record: only capture-internal ordering, nothing runs */
         e->cap_id = s->cap->id;
@@ -393,6 +412,12 @@ static CUresult capture_wait_locked(struct CUstream_st *s, struct CUevent_st *e,
 
 CUresult dls_sim_event_wait(struct CUstream_st *s, struct CUevent_st *e, unsigned flags)
 {
+    return dls_sim_event_wait_node(s, e, flags, 0, 0);
+}
+
+CUresult dls_sim_event_wait_node(struct CUstream_st *s, struct CUevent_st *e, unsigned flags, unsigned long long gexec,
+                                 unsigned gnode)
+{
     CUresult r = CUDA_SUCCESS;
     pthread_mutex_lock(&g_lock);
     if (s->cap) {
@@ -403,7 +428,12 @@ CUresult dls_sim_event_wait(struct CUstream_st *s, struct CUevent_st *e, unsigne
         r = CUDA_ERROR_NOT_SUPPORTED; /* joining a capture through its event (fork): not modelled */
     } else if (e->s) {
         dls_sim_dep dep = {e->s, e->seq};
-        enqueue_locked(s, dls_sim_op_new(SIM_OP_MARK), &dep);
+        dls_sim_op *op = dls_sim_op_new(SIM_OP_MARK);
+        op->role = SIM_ROLE_WAIT;
+        op->u.wait.e = e;
+        op->gexec = gexec;
+        op->gnode = gnode;
+        enqueue_locked(s, op, &dep);
     }
     pthread_mutex_unlock(&g_lock);
     return r;
@@ -419,6 +449,8 @@ void dls_sim_wait(struct CUstream_st *s, uint64_t seq)
     while (s->completed < seq)
         host_wait_locked();
     g_syncing--;
+    if (SIM_TRACING() && seq)
+        dls_sim_trace_line("H %u %llu %llu", dls_sim_trace_call(), s->id, (unsigned long long)seq);
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -430,12 +462,37 @@ unsigned cudasim_host_waiters(void)
     return n;
 }
 
-int dls_sim_done(struct CUstream_st *s, uint64_t seq)
+int dls_sim_stream_idle(struct CUstream_st *s)
 {
     pthread_mutex_lock(&g_lock);
-    int done = s->completed >= seq;
+    int done = s->completed >= s->submitted;
+    if (SIM_TRACING() && done && s->submitted)
+        dls_sim_trace_line("H %u %llu %llu", dls_sim_trace_call(), s->id, (unsigned long long)s->submitted);
     pthread_mutex_unlock(&g_lock);
     return done;
+}
+
+CUresult dls_sim_event_host_wait(struct CUevent_st *e, int block)
+{
+    pthread_mutex_lock(&g_lock);
+    if (e->cap_id) {
+        pthread_mutex_unlock(&g_lock);
+        return CUDA_ERROR_CAPTURED_EVENT;
+    }
+    struct CUstream_st *s = e->s;
+    uint64_t seq = e->seq;
+    int done = !s || s->completed >= seq;
+    if (SIM_TRACING() && (done || block))
+        dls_sim_trace_line("HE %u %llu", dls_sim_trace_call(), e->id);
+    if (!done && block) {
+        g_syncing++;
+        while (s->completed < seq)
+            host_wait_locked();
+        g_syncing--;
+        done = 1;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 void dls_sim_ctx_sync(struct CUctx_st *ctx)
@@ -455,6 +512,11 @@ void dls_sim_ctx_sync(struct CUctx_st *ctx)
         while (snap[i].s->completed < snap[i].seq)
             host_wait_locked();
     g_syncing--;
+    if (SIM_TRACING())
+        for (unsigned i = 0; i < n; i++)
+            if (snap[i].seq)
+                dls_sim_trace_line("H %u %llu %llu", dls_sim_trace_call(), snap[i].s->id,
+                                   (unsigned long long)snap[i].seq);
     pthread_mutex_unlock(&g_lock);
     free(snap);
 }

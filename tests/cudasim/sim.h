@@ -10,7 +10,7 @@
  * effect on scheduling.
  *
  * Locking: one global mutex (dls_sim_lock) guards all scheduler state; API callbacks are never
- * reported while it is held. Everything here is hidden from the library's exports. */
+ * reported while it is held. The trace's mutex (trace.h) nests inside it, never the reverse. Everything here is hidden from the library's exports. */
 #ifndef CUDASIM_SIM_H
 #define CUDASIM_SIM_H
 
@@ -77,12 +77,28 @@ typedef struct {
     uint64_t seq;
 } dls_sim_dep;
 
+/* What a marker operation stands for (the trace's kind: mark, record or wait). */
+enum dls_sim_mark_role { SIM_ROLE_MARK, SIM_ROLE_RECORD, SIM_ROLE_WAIT };
+
+/* A memory range a kernel may read and write (traced kernels only). */
+typedef struct {
+    uintptr_t addr;
+    size_t len;
+} dls_sim_access;
+
 typedef struct dls_sim_op {
     struct dls_sim_op *next;
     uint64_t seq;
     int kind;
+    int role; /* SIM_OP_MARK: enum dls_sim_mark_role (u.wait.e is the event of a record or wait) */
     unsigned ndeps;
     dls_sim_dep *deps;
+    /* The trace's view (trace.h): the op's id, the graph exec and node a launch enqueued it for
+     * (gexec 0 otherwise), and a kernel's pointer arguments' ranges. */
+    unsigned long long id, gexec;
+    unsigned gnode;
+    unsigned nacc;
+    dls_sim_access *acc;
     union {
         struct {
             struct CUfunc_st *f;
@@ -128,6 +144,7 @@ struct CUgraph_st {
 /* An executable graph: its own copy of the nodes, taken at instantiation. */
 struct CUgraphExec_st {
     uint32_t magic;
+    unsigned long long id; /* never reused (the trace's exec id) */
     dls_sim_op *head;
     unsigned nnodes;
 };
@@ -153,8 +170,9 @@ struct CUstream_st {
 struct CUevent_st {
     uint32_t magic;
     unsigned flags;
-    struct CUctx_st *ctx; /* the context current at creation: records need a stream of it */
-    uint32_t ctx_uid;     /* ctx's uid then: after a reset of ctx the event is gone */
+    struct CUctx_st *ctx;  /* the context current at creation: records need a stream of it */
+    uint32_t ctx_uid;      /* ctx's uid then: after a reset of ctx the event is gone */
+    unsigned long long id; /* never reused (the trace's event id) */
     struct CUevent_st *next_in_ctx;
     struct CUstream_st *s; /* NULL until first recorded */
     uint64_t seq;
@@ -208,10 +226,17 @@ CUresult dls_sim_event_record(struct CUevent_st *e, struct CUstream_st *s);
  * capturing, see drv_graph.c for what a wait means; `flags` are cuStreamWaitEvent's. Returns
  * CUDA_SUCCESS or the capture error. */
 CUresult dls_sim_event_wait(struct CUstream_st *s, struct CUevent_st *e, unsigned flags);
-/* Blocks the host until s has completed operation `seq`. */
+/* Same, for an external event wait node `gnode` of graph exec `gexec` being launched. */
+CUresult dls_sim_event_wait_node(struct CUstream_st *s, struct CUevent_st *e, unsigned flags, unsigned long long gexec,
+                                 unsigned gnode);
+/* Blocks the host until s has completed operation `seq` (traced as a host wait). */
 void dls_sim_wait(struct CUstream_st *s, uint64_t seq);
-/* Non-zero when s has completed `seq` (takes the lock). */
-int dls_sim_done(struct CUstream_st *s, uint64_t seq);
+/* Non-zero when s has completed all its submitted work (traced as a host wait when it has). */
+int dls_sim_stream_idle(struct CUstream_st *s);
+/* Event synchronize (`block`) or query of e: waits for (or checks) the completion of its most
+ * recent record. CUDA_SUCCESS, CUDA_ERROR_NOT_READY (a query of an incomplete record) or
+ * CUDA_ERROR_CAPTURED_EVENT (last recorded in a capture). */
+CUresult dls_sim_event_host_wait(struct CUevent_st *e, int block);
 /* Blocks until every stream of ctx has completed what was submitted before the call. */
 void dls_sim_ctx_sync(struct CUctx_st *ctx);
 /* The next unique stream id. Call with the lock held. */
