@@ -45,7 +45,8 @@ int cudasim_stream_hold(CUstream stream);
 int cudasim_stream_release(CUstream stream);
 
 /* Opens every closed gate, whichever thread closed it (CU_STREAM_PER_THREAD names the calling
- * thread's stream, so only this call can open another thread's per-thread stream). */
+ * thread's stream, so only this call can open another thread's per-thread stream, or the gate of
+ * a stream destroyed with work pending). */
 void cudasim_release_all(void);
 
 /* Returns once every stream worker is quiescent: idle, held, or blocked on an unmet dependency

@@ -149,8 +149,9 @@ struct CUgraphExec_st {
     unsigned nnodes;
 };
 
-/* Streams are never freed (a destroyed stream's worker drains its queue and exits), so a
- * dependency may always point at one. */
+/* A stream lives while something refers to it (drv_lifetime.c): a destroyed stream's worker
+ * drains its queue and exits, and the stream is reclaimed once no dependency, event or host
+ * waiter refers to it either. */
 struct CUstream_st {
     uint32_t magic;
     struct CUctx_st *ctx;
@@ -159,12 +160,14 @@ struct CUstream_st {
     int priority;
     unsigned long long id;
     uint64_t submitted, completed;
+    unsigned refs; /* references (drv_lifetime.c) */
     dls_sim_op *head, *tail;
     int running, held, destroyed;
     int started;          /* its worker runs (started at its first work to run) */
     pthread_cond_t cv;    /* the stream's worker waits on it for work it can start */
     dls_sim_capture *cap; /* non-NULL while the stream is capturing */
     struct CUstream_st *next_in_ctx;
+    struct CUstream_st *next_all; /* the list of every stream not reclaimed */
 };
 
 struct CUevent_st {
@@ -174,7 +177,7 @@ struct CUevent_st {
     uint32_t ctx_uid;      /* ctx's uid then: after a reset of ctx the event is gone */
     unsigned long long id; /* never reused (the trace's event id) */
     struct CUevent_st *next_in_ctx;
-    struct CUstream_st *s; /* NULL until first recorded */
+    struct CUstream_st *s; /* NULL until first recorded; holds a reference to it */
     uint64_t seq;
     unsigned long long cap_id; /* last recorded into capture sequence cap_id (0: recorded for real) */
 };
@@ -201,18 +204,29 @@ int dls_sim_initialized(void);
 /* The calling thread's current context, or NULL. */
 struct CUctx_st *dls_sim_current_ctx(void);
 
-/* --- scheduler (drv_sched.c) --- */
-/* Creates a stream of `ctx` (its worker starts at its first work); reports nothing. NULL when out
- * of resources. */
+/* --- stream lifetimes (drv_lifetime.c) --- */
+/* Creates a stream of `ctx` (its worker starts at its first work), holding its handle's
+ * reference; reports nothing. NULL when out of memory. */
 struct CUstream_st *dls_sim_stream_new(struct CUctx_st *ctx, int kind, unsigned flags, int prio);
-/* Marks a stream destroyed: it finishes queued work and its worker, if started, exits. */
+/* Marks a stream destroyed and drops its handle's reference: it finishes queued work, its worker
+ * (if started) exits, and it is reclaimed when nothing refers to it. Once per stream. */
 void dls_sim_stream_retire(struct CUstream_st *s);
 /* Resolves a handle: NULL means the per-thread stream when `ptds`, else the legacy stream;
  * CU_STREAM_LEGACY / CU_STREAM_PER_THREAD as named. Sets *out or returns an error. */
 CUresult dls_sim_stream_resolve(CUstream h, int ptds, struct CUstream_st **out);
+/* The first stream not reclaimed (the others follow through next_all). Lock held. */
+struct CUstream_st *dls_sim_streams_locked(void);
+/* Takes / drops a reference to s (lock held); dropping the last one reclaims s. */
+void dls_sim_stream_get_locked(struct CUstream_st *s);
+void dls_sim_stream_put_locked(struct CUstream_st *s);
+
+/* --- scheduler (drv_sched.c) --- */
 /* A zeroed operation of `kind` (aborts on allocation failure: test infrastructure). */
 dls_sim_op *dls_sim_op_new(int kind);
-/* Frees an operation and what it owns (a kernel's argument copies, its dependencies). */
+/* Drops an operation's dependencies and the references they hold (lock held). */
+void dls_sim_op_drop_deps_locked(dls_sim_op *op);
+/* Frees an operation and what it owns (a kernel's argument copies; its dependencies, which must
+ * hold no reference: dropped, or never given). */
 void dls_sim_op_free(dls_sim_op *op);
 /* Appends `op` to `s`, with the legacy-stream implicit dependencies and `extra` (may be NULL),
  * and returns its sequence number. Takes ownership of op. While s is capturing, op becomes a
@@ -245,6 +259,8 @@ unsigned long long dls_sim_next_stream_id(void);
 /* --- capture and graphs (drv_graph.c); the *_locked functions need the scheduler lock --- */
 /* Appends op to the graph of s's capture (s->cap non-NULL); takes ownership. */
 void dls_sim_capture_add_locked(struct CUstream_st *s, dls_sim_op *op);
+/* Ends s's capture and frees what it captured (s is being freed). */
+void dls_sim_capture_drop_locked(struct CUstream_st *s);
 /* Marks s's capture invalidated (an error happened in it) and returns `err`. */
 CUresult dls_sim_capture_invalidate_locked(struct CUstream_st *s, CUresult err);
 /* The error a host synchronization covering s must return while s captures (invalidating the
