@@ -17,7 +17,9 @@
  * whose dependencies are met) enqueued on an idle stream completes at once, in the calling
  * thread: the host pays no thread switch for it, as a GPU's command processor would not.
  * Streams a stream's work depends on, and streams a host thread waits for, are held by a
- * reference (drv_lifetime.c) until the work completes or the wait ends. */
+ * reference (drv_lifetime.c) until the work completes or the wait ends. Every operation gets a
+ * place in the order of all enqueues (gseq), so freed memory can be kept until the work enqueued
+ * before the free has completed (drv_blocks.c). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -35,6 +37,7 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER; /* host waiters */
 static unsigned g_host_waiters;
 static unsigned long long g_next_id;
+static uint64_t g_gseq; /* the last operation's place in the order of all enqueues */
 
 void dls_sim_lock(void)
 {
@@ -173,6 +176,7 @@ static void *worker(void *arg)
         if (!s->head)
             s->tail = NULL;
         s->running = 1;
+        s->running_gseq = op->gseq;
         unsigned duration = op->kind == SIM_OP_KERNEL ? op->u.k.f->duration_us : 0;
         pthread_mutex_unlock(&g_lock);
         run_op(op, duration);
@@ -245,6 +249,7 @@ static uint64_t enqueue_locked(struct CUstream_st *s, dls_sim_op *op, const dls_
         return 0;
     }
     op->seq = ++s->submitted; /* its dependencies are on other streams, or earlier on s */
+    op->gseq = ++g_gseq;
     if (SIM_TRACING())
         dls_sim_trace_op_locked(op, s);
     if (extra)
@@ -502,4 +507,22 @@ void cudasim_settle(void)
         host_wait_locked();
     }
     pthread_mutex_unlock(&g_lock);
+}
+
+uint64_t dls_sim_work_mark_locked(void)
+{
+    return g_gseq;
+}
+
+uint64_t dls_sim_oldest_pending_locked(void)
+{
+    uint64_t oldest = UINT64_MAX;
+    for (const struct CUstream_st *s = dls_sim_streams_locked(); s; s = s->next_all) {
+        /* a stream runs in order: its oldest incomplete operation is the running one, or its head */
+        if (s->running && s->running_gseq < oldest)
+            oldest = s->running_gseq;
+        else if (!s->running && s->head && s->head->gseq < oldest)
+            oldest = s->head->gseq;
+    }
+    return oldest;
 }

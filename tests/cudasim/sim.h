@@ -89,6 +89,7 @@ typedef struct {
 typedef struct dls_sim_op {
     struct dls_sim_op *next;
     uint64_t seq;
+    uint64_t gseq; /* its place in the order of all enqueues, on all streams */
     int kind;
     int role; /* SIM_OP_MARK: enum dls_sim_mark_role (u.wait.e is the event of a record or wait) */
     unsigned ndeps;
@@ -160,7 +161,8 @@ struct CUstream_st {
     int priority;
     unsigned long long id;
     uint64_t submitted, completed;
-    unsigned refs; /* references (drv_lifetime.c) */
+    uint64_t running_gseq; /* the gseq of the operation running (while `running`) */
+    unsigned refs;         /* references (drv_lifetime.c) */
     dls_sim_op *head, *tail;
     int running, held, destroyed;
     int started;          /* its worker runs (started at its first work to run) */
@@ -255,6 +257,11 @@ CUresult dls_sim_event_host_wait(struct CUevent_st *e, int block);
 void dls_sim_ctx_sync(struct CUctx_st *ctx);
 /* The next unique stream id. Call with the lock held. */
 unsigned long long dls_sim_next_stream_id(void);
+/* The place of the last operation enqueued so far, on any stream (lock held). */
+uint64_t dls_sim_work_mark_locked(void);
+/* The place of the oldest operation not completed, on any stream, or UINT64_MAX when every
+ * operation enqueued has completed (lock held). */
+uint64_t dls_sim_oldest_pending_locked(void);
 
 /* --- capture and graphs (drv_graph.c); the *_locked functions need the scheduler lock --- */
 /* Appends op to the graph of s's capture (s->cap non-NULL); takes ownership. */
@@ -273,6 +280,14 @@ CUresult dls_sim_capture_end(struct CUstream_st *s, CUgraph *graph);
 void dls_sim_capture_status(struct CUstream_st *s, CUstreamCaptureStatus *st, cuuint64_t *id, CUgraph *graph);
 /* Enqueues the nodes of exec on s in order (a graph launch). */
 CUresult dls_sim_graph_launch(CUgraphExec exec, struct CUstream_st *s);
+
+/* --- memory blocks (drv_blocks.c) --- */
+/* A 256-byte aligned block of at least `size` bytes of device (is_host 0) or page-locked host
+ * memory, its first `size` bytes 0xA5; NULL when out of memory. Takes the lock. */
+void *dls_sim_block_take(size_t size, int is_host);
+/* Takes back the block p of an allocation of `size` bytes being freed (lock held): it is not
+ * handed out again, nor freed, until the operations enqueued so far have completed. */
+void dls_sim_block_give_locked(void *p, size_t size, int is_host);
 
 /* --- memory (drv_mem.c) --- */
 /* Finds the allocation containing p: sets base, size, is_host, ctx; returns 0 or -1. */

@@ -3,7 +3,8 @@
  * streams destroyed with pending work that other streams wait for, events recorded on streams
  * destroyed since, per-thread default streams of threads that exited with work pending, many
  * threads creating and destroying streams (more than the 1024 streams the simulator once
- * capped). */
+ * capped), memory freed while another context's stream still has queued work on it, and freed
+ * addresses handed out again. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -290,6 +291,75 @@ static void threads_create_and_destroy_streams_while_others_wait_on_their_events
     cudasim_set_kernel_duration("lifetimes_slow_store", 0);
 }
 
+static void memory_freed_under_another_contexts_queued_work(void **state)
+{
+    (void)state;
+    enum { N = 4096 };
+    CUdeviceptr x, again;
+    unsigned char *host;
+    assert_int_equal(cuCtxSetCurrent(g_ctx[0]), CUDA_SUCCESS);
+    assert_int_equal(cuMemAlloc(&x, N), CUDA_SUCCESS);
+    assert_int_equal(cuMemsetD8(x, 7, N), CUDA_SUCCESS);
+    assert_int_equal(cuCtxSynchronize(), CUDA_SUCCESS);
+    /* device 1 queues a read of device 0's buffer (a peer copy) and a write into it */
+    assert_int_equal(cuCtxSetCurrent(g_ctx[1]), CUDA_SUCCESS);
+    assert_int_equal(cuMemAllocHost((void **)&host, N), CUDA_SUCCESS);
+    CUstream s;
+    assert_int_equal(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    cudasim_stream_hold(s);
+    assert_int_equal(cuMemcpyPeerAsync((CUdeviceptr)(uintptr_t)host, g_ctx[1], x, g_ctx[0], N, s), CUDA_SUCCESS);
+    assert_int_equal(cuMemsetD8Async(x, 9, N, s), CUDA_SUCCESS);
+    /* device 0 frees it: its own context is idle, so the free returns at once */
+    assert_int_equal(cuCtxSetCurrent(g_ctx[0]), CUDA_SUCCESS);
+    assert_int_equal(cuMemFree(x), CUDA_SUCCESS);
+    /* a new allocation does not get memory that queued work still touches */
+    assert_int_equal(cuMemAlloc(&again, N), CUDA_SUCCESS);
+    assert_true(again != x);
+    assert_int_equal(cuMemsetD8(again, 1, N), CUDA_SUCCESS);
+    assert_int_equal(cuCtxSynchronize(), CUDA_SUCCESS);
+    cudasim_stream_release(s);
+    assert_int_equal(cuStreamSynchronize(s), CUDA_SUCCESS);
+    assert_int_equal(host[0], 7);
+    assert_int_equal(host[N - 1], 7);
+    unsigned char b = 0;
+    assert_int_equal(cuMemcpyDtoH(&b, again + N - 1, 1), CUDA_SUCCESS);
+    assert_int_equal(b, 1);
+    assert_int_equal(cuStreamDestroy(s), CUDA_SUCCESS);
+    /* once nothing queued touches it, x's block is handed out again, as real allocators do */
+    CUdeviceptr third;
+    assert_int_equal(cuMemAlloc(&third, N), CUDA_SUCCESS);
+    assert_true(third == x);
+    assert_int_equal(cuMemFree(third), CUDA_SUCCESS);
+    assert_int_equal(cuMemFree(again), CUDA_SUCCESS);
+    assert_int_equal(cuCtxSetCurrent(g_ctx[1]), CUDA_SUCCESS);
+    assert_int_equal(cuMemFreeHost(host), CUDA_SUCCESS);
+    assert_int_equal(cuCtxSetCurrent(g_ctx[0]), CUDA_SUCCESS);
+}
+
+static void pinned_memory_freed_under_another_contexts_queued_work(void **state)
+{
+    (void)state;
+    enum { N = 1024 };
+    unsigned char *pinned;
+    CUdeviceptr d1;
+    assert_int_equal(cuCtxSetCurrent(g_ctx[0]), CUDA_SUCCESS);
+    assert_int_equal(cuMemAllocHost((void **)&pinned, N), CUDA_SUCCESS);
+    assert_int_equal(cuCtxSetCurrent(g_ctx[1]), CUDA_SUCCESS);
+    assert_int_equal(cuMemAlloc(&d1, N), CUDA_SUCCESS);
+    CUstream s;
+    assert_int_equal(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    cudasim_stream_hold(s);
+    assert_int_equal(cuMemcpyDtoHAsync(pinned, d1, N, s), CUDA_SUCCESS); /* writes the pinned block */
+    assert_int_equal(cuCtxSetCurrent(g_ctx[0]), CUDA_SUCCESS);
+    assert_int_equal(cuMemFreeHost(pinned), CUDA_SUCCESS);
+    cudasim_stream_release(s);
+    assert_int_equal(cuStreamSynchronize(s), CUDA_SUCCESS);
+    assert_int_equal(cuStreamDestroy(s), CUDA_SUCCESS);
+    assert_int_equal(cuCtxSetCurrent(g_ctx[1]), CUDA_SUCCESS);
+    assert_int_equal(cuMemFree(d1), CUDA_SUCCESS);
+    assert_int_equal(cuCtxSetCurrent(g_ctx[0]), CUDA_SUCCESS);
+}
+
 /* test_sim_lifetimes [PATTERN]: runs the tests whose names match PATTERN (cmocka's filter). */
 int main(int argc, char **argv)
 {
@@ -302,6 +372,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(events_of_destroyed_streams_can_be_waited_for_and_synchronized),
         cmocka_unit_test(per_thread_streams_of_exited_threads_finish_their_work),
         cmocka_unit_test(threads_create_and_destroy_streams_while_others_wait_on_their_events),
+        cmocka_unit_test(memory_freed_under_another_contexts_queued_work),
+        cmocka_unit_test(pinned_memory_freed_under_another_contexts_queued_work),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
