@@ -25,6 +25,7 @@ typedef struct {
     CUpti_CallbackId cbid;
     CUpti_CallbackData data;
     uint64_t correlation_data;
+    uint32_t outer_call; /* the call this one was made inside, while tracing (trace.h) */
 } cudasim_call;
 
 /* Counts the call, reports ENTER with `params` (the real *_params struct of the function) and

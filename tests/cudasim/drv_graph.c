@@ -36,12 +36,13 @@
 #include "sim.h"
 
 static unsigned long long g_next_capture; /* guarded by the scheduler lock */
+static atomic_ullong g_next_exec;
+
+static void free_nodes(dls_sim_op *op);
 
 void dls_sim_capture_add_locked(struct CUstream_st *s, dls_sim_op *op)
 {
-    free(op->deps);
-    op->deps = NULL;
-    op->ndeps = 0;
+    dls_sim_op_drop_deps_locked(op);
     op->next = NULL;
     if (s->cap->invalidated) {
         dls_sim_op_free(op);
@@ -54,6 +55,14 @@ void dls_sim_capture_add_locked(struct CUstream_st *s, dls_sim_op *op)
         g->head = op;
     g->tail = op;
     g->nnodes++;
+}
+
+void dls_sim_capture_drop_locked(struct CUstream_st *s)
+{
+    free_nodes(s->cap->graph->head);
+    free(s->cap->graph);
+    free(s->cap);
+    s->cap = NULL;
 }
 
 CUresult dls_sim_capture_invalidate_locked(struct CUstream_st *s, CUresult err)
@@ -180,6 +189,7 @@ static CUresult instantiate(CUgraphExec *ph, CUgraph g)
     if (!x)
         return CUDA_ERROR_OUT_OF_MEMORY;
     x->magic = SIM_MAGIC_EXEC;
+    x->id = atomic_fetch_add(&g_next_exec, 1) + 1;
     dls_sim_op **tail = &x->head;
     for (const dls_sim_op *n = g->head; n; n = n->next) {
         *tail = clone_node(n);
@@ -235,12 +245,17 @@ CUresult dls_sim_graph_launch(CUgraphExec x, struct CUstream_st *s)
     dls_sim_lock();
     unsigned wait_flags = s->cap ? CU_EVENT_WAIT_EXTERNAL : 0;
     dls_sim_unlock();
+    unsigned node = 0;
     for (const dls_sim_op *n = x->head; n; n = n->next) {
+        node++;
         if (n->kind != SIM_OP_EXT_WAIT) {
-            dls_sim_enqueue(s, clone_node(n), NULL);
+            dls_sim_op *op = clone_node(n);
+            op->gexec = x->id;
+            op->gnode = node;
+            dls_sim_enqueue(s, op, NULL);
             continue;
         }
-        CUresult r = dls_sim_event_wait(s, n->u.wait.e, wait_flags);
+        CUresult r = dls_sim_event_wait_node(s, n->u.wait.e, wait_flags, x->id, node);
         if (r != CUDA_SUCCESS)
             return r;
     }

@@ -198,12 +198,12 @@ static CUresult primary_reset(CUdevice dev)
     if (!ctx)
         return CUDA_SUCCESS;
     dls_sim_ctx_sync(ctx);
+    pthread_mutex_lock(&g_ctx_lock);
+    ctx->uid = ++g_next_ctx_uid; /* first, so the new legacy stream is created in the new context */
+    pthread_mutex_unlock(&g_ctx_lock);
     struct CUstream_st *legacy = dls_sim_stream_new(ctx, SIM_STREAM_LEGACY, CU_STREAM_DEFAULT, 0);
     if (!legacy)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    pthread_mutex_lock(&g_ctx_lock);
-    ctx->uid = ++g_next_ctx_uid;
-    pthread_mutex_unlock(&g_ctx_lock);
     dls_sim_lock();
     struct CUstream_st *old = ctx->legacy;
     ctx->legacy = legacy;

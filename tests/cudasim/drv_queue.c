@@ -45,7 +45,7 @@ static CUresult stream_query(CUstream h)
     CUresult r = resolve_for_host_sync(h, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    return dls_sim_done(s, dls_sim_position(s)) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+    return dls_sim_stream_idle(s) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 CUresult CUDAAPI cuStreamQuery(CUstream hStream)

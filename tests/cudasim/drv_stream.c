@@ -58,6 +58,8 @@ CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
     DRV_CALL(cuStreamDestroy, &p, NULL, stream_destroy(hStream));
 }
 
+static unsigned long long g_next_event; /* scheduler lock */
+
 static CUresult event_create(CUevent *ph, unsigned flags)
 {
     if (!ph)
@@ -72,6 +74,7 @@ static CUresult event_create(CUevent *ph, unsigned flags)
     e->ctx = ctx;
     e->ctx_uid = ctx->uid;
     dls_sim_lock();
+    e->id = ++g_next_event;
     e->next_in_ctx = ctx->events;
     ctx->events = e;
     dls_sim_unlock();
@@ -96,6 +99,8 @@ static CUresult event_destroy(CUevent e)
     while (*link != e)
         link = &(*link)->next_in_ctx;
     *link = e->next_in_ctx;
+    if (e->s)
+        dls_sim_stream_put_locked(e->s);
     dls_sim_unlock();
     free(e);
     return CUDA_SUCCESS;
@@ -107,27 +112,11 @@ CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
     DRV_CALL(cuEventDestroy, &p, NULL, event_destroy(hEvent));
 }
 
-/* Reads an event's recorded position under the scheduler lock (records run on other threads). */
-static CUresult event_position(CUevent e, struct CUstream_st **s, uint64_t *seq)
+static CUresult event_sync(CUevent e)
 {
     if (!e || e->magic != SIM_MAGIC_EVENT)
         return CUDA_ERROR_INVALID_HANDLE;
-    dls_sim_lock();
-    *s = e->s;
-    *seq = e->seq;
-    int captured = e->cap_id != 0;
-    dls_sim_unlock();
-    return captured ? CUDA_ERROR_CAPTURED_EVENT : CUDA_SUCCESS;
-}
-
-static CUresult event_sync(CUevent e)
-{
-    struct CUstream_st *s;
-    uint64_t seq;
-    CUresult r = event_position(e, &s, &seq);
-    if (r == CUDA_SUCCESS && s)
-        dls_sim_wait(s, seq);
-    return r;
+    return dls_sim_event_host_wait(e, 1);
 }
 
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
@@ -138,12 +127,9 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 
 static CUresult event_query(CUevent e)
 {
-    struct CUstream_st *s;
-    uint64_t seq;
-    CUresult r = event_position(e, &s, &seq);
-    if (r == CUDA_SUCCESS && s && !dls_sim_done(s, seq))
-        return CUDA_ERROR_NOT_READY;
-    return r;
+    if (!e || e->magic != SIM_MAGIC_EVENT)
+        return CUDA_ERROR_INVALID_HANDLE;
+    return dls_sim_event_host_wait(e, 0);
 }
 
 CUresult CUDAAPI cuEventQuery(CUevent hEvent)

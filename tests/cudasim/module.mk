@@ -38,7 +38,8 @@ CUDASIM_OBJDIR   := $(B)/obj/tests/cudasim
 cudasim_objs = $(patsubst tests/cudasim/%.c,$(CUDASIM_OBJDIR)/%.o,$(wildcard tests/cudasim/$(1)_*.c)) \
                $(patsubst %,$(CUDASIM_OBJDIR)/%_ptds.o,$(2))
 
-CUDASIM_DRV_OBJS   := $(call cudasim_objs,drv,$(CUDASIM_DRV_PTDS))
+# trace.c (the trace writer, trace.h) is part of libcuda too.
+CUDASIM_DRV_OBJS   := $(call cudasim_objs,drv,$(CUDASIM_DRV_PTDS)) $(CUDASIM_OBJDIR)/trace.o
 CUDASIM_RT_OBJS    := $(call cudasim_objs,rt,$(CUDASIM_RT_PTDS))
 CUDASIM_CUPTI_OBJS := $(call cudasim_objs,cupti,)
 
@@ -95,3 +96,8 @@ $(CUDASIM_DEMO): $(CUDASIM_OBJDIR)/demo_race.o $(CUDASIM_LIBS)
 
 ALL   += $(CUDASIM_TEST_BINS) $(CUDASIM_INJECTION) $(CUDASIM_DEMO)
 TESTS += $(CUDASIM_TEST_BINS)
+
+# make sim-test: builds only the simulator and its suite, and runs the suite (make sim-sanitize and
+# make sim-tsan run it in a sanitizer build).
+sim-test: $(CUDASIM_TEST_BINS) $(CUDASIM_INJECTION)
+	@scripts/run-tests.sh $(CUDASIM_TEST_BINS)
