@@ -195,4 +195,3 @@ const char *dls_fix_title(const char *id)
             return titles[i].title;
     return strcmp(id, "(none)") == 0 ? "no fix recorded (a log of an older dlsync)" : "a fix this dlsync does not know";
 }
-

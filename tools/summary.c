@@ -6,6 +6,7 @@
 
 #include "analysis.h"
 #include "records.h"
+#include "stacks.h"
 #include "tally.h"
 #include "textesc.h"
 
@@ -99,12 +100,21 @@ static void print_pairs(const dls_analysis *a, dls_tally_entry **v, FILE *out)
     }
 }
 
-static void print_side(const dlt_json_value *race, const char *name, FILE *out)
+/* One side of a race: its operation and stream, then its stack, the Python frames first. */
+static void print_side(const dlt_json_value *race, const char *name, const dls_symbolizer *sym, FILE *out)
 {
     const dlt_json_value *side = dls_json_get(race, name);
     char st[96];
     fprintf(out, "      %-9s %s on %s\n", name, esc(dls_json_get_str(side, "op")),
             esc(dls_stream_text(dls_json_get(side, "stream"), st, sizeof st)));
+    dls_shown_stack stack;
+    if (dls_stack_shown(side, sym, &stack) != 0)
+        return;
+    for (int python = 1; python >= 0; python--)
+        for (size_t i = 0; i < stack.n; i++)
+            if (stack.f[i].python == python)
+                fprintf(out, "        at %s\n", esc(stack.f[i].text));
+    dls_shown_stack_free(&stack);
 }
 
 /* Groups the distinct races by fix (occurrences and distinct races per fix). -1: out of memory. */
@@ -120,7 +130,7 @@ static int group_by_fix(const dls_log_set *set, dls_analysis *a, dls_tally_entry
     return 0;
 }
 
-static void print_race(const dls_log_set *set, const dls_tally_entry *v, FILE *out)
+static void print_race(const dls_log_set *set, const dls_tally_entry *v, const dls_symbolizer *sym, FILE *out)
 {
     const dlt_json_value *r = set->recs[v->first].obj;
     char xid[32], pid[32], dev[64];
@@ -131,8 +141,8 @@ static void print_race(const dls_log_set *set, const dls_tally_entry *v, FILE *o
     fprintf(out, "      tensor    %s %s on %s\n", esc(dls_json_get_str(tensor, "dtype")),
             esc(dls_json_get_str(tensor, "data")),
             esc(dls_device_text(dls_json_get(tensor, "device"), dev, sizeof dev)));
-    print_side(r, "producer", out);
-    print_side(r, "consumer", out);
+    print_side(r, "producer", sym, out);
+    print_side(r, "consumer", sym, out);
     const char *why = dls_json_get_str(r, "why");
     if (why)
         fprintf(out, "      why       %s\n", esc(why));
@@ -143,14 +153,14 @@ static void print_race(const dls_log_set *set, const dls_tally_entry *v, FILE *o
 
 /* The races grouped by fix, the most frequent fix first; within a group, by occurrences. */
 static void print_races(const dls_log_set *set, const dls_analysis *a, dls_tally_entry **races, dls_tally_entry **fixes,
-                        FILE *out)
+                        const dls_symbolizer *sym, FILE *out)
 {
     for (size_t f = 0; f < a->fixes.n; f++) {
         fprintf(out, "  fix %s: %s (%lld distinct, %lld occurrences)\n", esc(fixes[f]->key),
                 dls_fix_title(fixes[f]->key), fixes[f]->aux, fixes[f]->count);
         for (size_t i = 0; i < a->races.n; i++)
             if (strcmp(dls_race_fix_id(set->recs[races[i]->first].obj), fixes[f]->key) == 0)
-                print_race(set, races[i], out);
+                print_race(set, races[i], sym, out);
     }
 }
 
@@ -194,7 +204,7 @@ static void print_capped(const dls_log_set *set, const dls_analysis *a, dls_tall
     }
 }
 
-int dls_summary_print(const dls_log_set *set, FILE *out)
+int dls_summary_print(const dls_log_set *set, const dls_symbolizer *sym, FILE *out)
 {
     dls_analysis a;
     if (dls_analyse(set, &a) != 0)
@@ -227,7 +237,7 @@ int dls_summary_print(const dls_log_set *set, FILE *out)
         fprintf(out, "\nInjected syncs: %lld\n", a.injected);
         print_reasons(set, &a.injects, sorted[2], out);
         fprintf(out, "\nRaces: %zu distinct, %lld occurrences\n", a.races.n, race_total);
-        print_races(set, &a, races, sorted[3], out);
+        print_races(set, &a, races, sorted[3], sym, out);
         if (a.suppressed.n) {
             fprintf(out, "\nSuppressed races: %zu distinct, %lld occurrences\n", a.suppressed.n, suppressed_total);
             print_suppressed(set, &a, sorted[6], out);
@@ -259,7 +269,62 @@ static void write_pid(FILE *out, const char *key)
         dls_json_write_str(out, key);
 }
 
-int dls_summary_print_json(const dls_log_set *set, FILE *out)
+/* A race side as JSON: its op, stream (as logged) and shown stack. */
+static void write_side_json(const dlt_json_value *race, const char *name, const dls_symbolizer *sym, FILE *out)
+{
+    const dlt_json_value *side = dls_json_get(race, name);
+    fprintf(out, "\"%s\":{\"op\":", name);
+    dls_json_write_str(out, dls_json_get_str(side, "op"));
+    fputs(",\"stream\":", out);
+    dls_json_write(out, dls_json_get(side, "stream"));
+    fputs(",\"stack\":[", out);
+    dls_shown_stack stack;
+    if (dls_stack_shown(side, sym, &stack) == 0) {
+        for (size_t i = 0; i < stack.n; i++) {
+            fputs(i ? "," : "", out);
+            dls_json_write_str(out, stack.f[i].text);
+        }
+        dls_shown_stack_free(&stack);
+    }
+    fputs("]}", out);
+}
+
+/* The distinct races, the most frequent first, with their stacks as shown. */
+static void write_races_json(const dls_log_set *set, const dls_analysis *a, const dls_symbolizer *sym, FILE *out)
+{
+    dls_tally_entry **races = dls_tally_sorted(&a->races);
+    fputs(",\"race_reports\":[", out);
+    for (size_t i = 0; races && i < a->races.n; i++) {
+        const dlt_json_value *r = set->recs[races[i]->first].obj, *fix = dls_json_get(r, "fix");
+        fputs(i ? ",{\"key\":" : "{\"key\":", out);
+        dls_json_write_str(out, races[i]->key);
+        fputs(",\"kind\":", out);
+        dls_json_write_str(out, dls_json_get_str(r, "kind"));
+        fprintf(out, ",\"count\":%lld,\"pid\":", races[i]->count);
+        dls_json_write(out, dls_json_get(r, "pid"));
+        fputs(",\"xid\":", out);
+        dls_json_write(out, dls_json_get(r, "xid"));
+        fputs(",\"framework\":", out);
+        dls_json_write_str(out, dls_json_get_str(r, "framework"));
+        fputs(",\"symbol\":", out);
+        dls_json_write_str(out, dls_json_get_str(r, "symbol"));
+        fputc(',', out);
+        write_side_json(r, "producer", sym, out);
+        fputc(',', out);
+        write_side_json(r, "consumer", sym, out);
+        fputs(",\"why\":", out);
+        dls_json_write_str(out, dls_json_get_str(r, "why"));
+        fputs(",\"fix\":{\"id\":", out);
+        dls_json_write_str(out, dls_race_fix_id(r));
+        fputs(",\"text\":", out);
+        dls_json_write_str(out, dls_json_get_str(fix, "text"));
+        fputs("}}", out);
+    }
+    fputc(']', out);
+    free(races);
+}
+
+int dls_summary_print_json(const dls_log_set *set, const dls_symbolizer *sym, FILE *out)
 {
     dlt_summary_counts c;
     dls_analysis a;
@@ -301,7 +366,9 @@ int dls_summary_print_json(const dls_log_set *set, FILE *out)
             write_pid(out, capped[i]->key);
             fprintf(out, ",\"limit\":%lld}", limit);
         }
-        fputs("]}\n", out);
+        fputc(']', out);
+        write_races_json(set, &a, sym, out);
+        fputs("}\n", out);
     }
     free(pids);
     free(capped);
