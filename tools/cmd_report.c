@@ -1,4 +1,4 @@
-/* dlsync report: summary and timeline of JSON-lines logs (see commands.h). */
+/* dlsync report: summary, timeline and HTML page of JSON-lines logs (see commands.h). */
 #include "commands.h"
 
 #include <limits.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "chrome.h"
+#include "html.h"
 #include "logread.h"
 #include "outfile.h"
 #include "report_opts.h"
@@ -32,16 +33,34 @@ static int write_chrome(void *ctx, FILE *f)
     return dls_chrome_write(((const output *)ctx)->set, f);
 }
 
-/* Why the timeline of o cannot be written, in err (n bytes), or 0 when it can. */
+static int write_html(void *ctx, FILE *f)
+{
+    const output *o = ctx;
+    return dls_html_write(o->set, o->sym, f);
+}
+
+/* Why the outputs of o cannot be written, in err (n bytes), or 0 when they can. */
 static int refused(const dls_report_opts *o, char *err, size_t n)
 {
+    const char *outs[] = {o->trace, o->html}, *names[] = {"--chrome-trace", "--html"},
+               *examples[] = {"--chrome-trace timeline.json", "--html report.html"};
     char safe[PATH_MAX];
-    const char *why = o->trace && strcmp(o->trace, "-") != 0
-                          ? dls_outfile_refuse(o->trace, o->inputs, o->ninputs, "--chrome-trace timeline.json")
-                          : NULL;
-    if (why)
-        snprintf(err, n, "--chrome-trace %s: %s", dls_text_escape(o->trace, safe, sizeof safe), why);
-    return why != NULL;
+    for (size_t i = 0; i < 2; i++) {
+        const char *why = outs[i] && strcmp(outs[i], "-") != 0
+                              ? dls_outfile_refuse(outs[i], o->inputs, o->ninputs, examples[i])
+                              : NULL;
+        if (why) {
+            snprintf(err, n, "%s %s: %s", names[i], dls_text_escape(outs[i], safe, sizeof safe), why);
+            return 1;
+        }
+    }
+    if (o->trace && o->html && strcmp(o->trace, "-") != 0 && strcmp(o->html, "-") != 0 &&
+        dls_outfile_same(o->trace, o->html)) {
+        snprintf(err, n, "--chrome-trace and --html name the same file %s",
+                 dls_text_escape(o->html, safe, sizeof safe));
+        return 1;
+    }
+    return 0;
 }
 
 int dls_cmd_report(int argc, char **argv)
@@ -69,8 +88,9 @@ int dls_cmd_report(int argc, char **argv)
     dls_symbolizer *sym = dls_sym_new(o.debug_dirs, o.ndebug_dirs);
     if (sym && dls_stacks_want(&set, sym) == 0)
         dls_sym_resolve(sym, stderr);
-    /* The text goes to stderr when the timeline takes standard output. */
-    FILE *text = o.trace && strcmp(o.trace, "-") == 0 ? stderr : stdout;
+    /* The text goes to stderr when an output takes standard output. */
+    int out_taken = (o.trace && strcmp(o.trace, "-") == 0) || (o.html && strcmp(o.html, "-") == 0);
+    FILE *text = out_taken ? stderr : stdout;
     if ((o.json ? dls_summary_print_json(&set, sym, stdout) : dls_summary_print(&set, sym, text)) != 0) {
         fprintf(stderr, "dlsync report: out of memory\n");
         rc = 1;
@@ -83,6 +103,11 @@ int dls_cmd_report(int argc, char **argv)
     else if (o.trace && say && strcmp(o.trace, "-") != 0)
         printf("\nTimeline written to %s (open it in https://ui.perfetto.dev or chrome://tracing)\n",
                dls_text_escape(o.trace, safe, sizeof safe));
+    if (o.html && dls_outfile_write(o.html, write_html, &ctx) != 0)
+        rc = 1;
+    else if (o.html && say && strcmp(o.html, "-") != 0)
+        printf("\nHTML report written to %s (one self-contained file: open it in any browser, offline)\n",
+               dls_text_escape(o.html, safe, sizeof safe));
     dls_sym_free(sym);
     dls_log_set_free(&set);
     dls_report_opts_free(&o);

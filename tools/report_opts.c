@@ -14,12 +14,12 @@ static int fail(char *err, size_t n, const char *fmt, const char *arg)
     return -1;
 }
 
-/* When argv[*i] is an option with a value (--chrome-trace, --debug-dir; the value after
+/* When argv[*i] is an option with a value (--chrome-trace, --html, --debug-dir; the value after
  * '=' or in the next argument, which it takes), sets *name and *value (NULL when missing) and
  * returns 1; else 0. */
 static int valued(int argc, char **argv, int *i, const char **name, const char **value)
 {
-    static const char *const names[] = {"--chrome-trace", "--debug-dir"};
+    static const char *const names[] = {"--chrome-trace", "--html", "--debug-dir"};
     const char *a = argv[*i];
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
         size_t len = strlen(names[k]);
@@ -60,7 +60,9 @@ int dls_report_parse(int argc, char **argv, dls_report_opts *o, char *err, size_
         const char *v, *name;
         int taken = options ? valued(argc, argv, &i, &name, &v) : 0;
         if (taken) {
-            const char **slot = strcmp(name, "--chrome-trace") == 0 ? &o->trace : NULL;
+            const char **slot = strcmp(name, "--chrome-trace") == 0 ? &o->trace
+                                : strcmp(name, "--html") == 0       ? &o->html
+                                                                    : NULL;
             if (slot && *slot)
                 return fail(err, n, "%s given twice", name);
             if (!v || !*v)
@@ -68,8 +70,10 @@ int dls_report_parse(int argc, char **argv, dls_report_opts *o, char *err, size_
                             name);
             if (v[0] == '-' && (v[1] || !slot))
                 return fail(err, n,
-                            slot ? "--chrome-trace needs a file name (or - for standard output), not the option %s"
-                                 : "--debug-dir needs a directory, not the option %s",
+                            slot == &o->trace ? "--chrome-trace needs a file name (or - for standard output), not the "
+                                                "option %s"
+                            : slot            ? "--html needs a file name (or - for standard output), not the option %s"
+                                              : "--debug-dir needs a directory, not the option %s",
                             v);
             if (slot)
                 *slot = v;
@@ -85,8 +89,12 @@ int dls_report_parse(int argc, char **argv, dls_report_opts *o, char *err, size_
     }
     if (o->help)
         return 0;
-    if (o->json && o->trace && strcmp(o->trace, "-") == 0)
-        return fail(err, n, "%s", "--json and --chrome-trace - would both write to standard output");
+    int trace_out = o->trace && strcmp(o->trace, "-") == 0, html_out = o->html && strcmp(o->html, "-") == 0;
+    if (o->json && (trace_out || html_out))
+        return fail(err, n, "--json and %s - would both write to standard output",
+                    trace_out ? "--chrome-trace" : "--html");
+    if (trace_out && html_out)
+        return fail(err, n, "%s", "--chrome-trace - and --html - would both write to standard output");
     if (!o->ninputs)
         return fail(err, n, "%s", "no LOG to read");
     return 0;

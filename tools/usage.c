@@ -1,14 +1,14 @@
 /* The help texts of the dlsync command; tools/dlsync.1 says the same. */
 #include "commands.h"
 
-#define SYNOPSIS                                                                                         \
-    "usage: dlsync run [--mode trace|check|fix|off] [--log FILE] [--log-limit SIZE] [--profiles FILE]\n" \
-    "                  [--suppressions FILE] [--quiet] [--verbose] [--fail-on-race]\n"                   \
-    "                  [--error-exitcode N] [--] PROGRAM [ARGS...]\n"                                    \
-    "       dlsync scan FILE...\n"                                                                       \
-    "       dlsync report [--chrome-trace OUT.json] [--json] [--debug-dir DIR] LOG...\n"                 \
-    "       dlsync SUBCOMMAND --help\n"                                                                  \
-    "       dlsync --help\n"                                                                             \
+#define SYNOPSIS                                                                                           \
+    "usage: dlsync run [--mode trace|check|fix|off] [--log FILE] [--log-limit SIZE] [--profiles FILE]\n"   \
+    "                  [--suppressions FILE] [--quiet] [--verbose] [--fail-on-race]\n"                     \
+    "                  [--error-exitcode N] [--] PROGRAM [ARGS...]\n"                                      \
+    "       dlsync scan FILE...\n"                                                                         \
+    "       dlsync report [--html OUT.html] [--chrome-trace OUT.json] [--json] [--debug-dir DIR] LOG...\n" \
+    "       dlsync SUBCOMMAND --help\n"                                                                    \
+    "       dlsync --help\n"                                                                               \
     "       dlsync --version\n"
 
 #define RUN_HELP                                                                                             \
@@ -86,10 +86,14 @@
     "(DIR/.build-id/xx/yyyy.debug), with llvm-symbolizer or addr2line from the PATH (one line says\n" \
     "so when neither is there); a stripped object keeps function+0xOFF (library). Options may\n"      \
     "come anywhere; -- ends them.\n"                                                                  \
+    "  --html OUT.html  also write one self-contained HTML page (no script, nothing loaded from\n"    \
+    "                   the network): the run at a glance, each race drawn on lanes (its streams\n"   \
+    "                   and the host threads, both accesses, the missing ordering and the fix)\n"     \
+    "                   beside both stacks, and the waits a fix run injected\n"                       \
     "  --chrome-trace OUT.json  also write a timeline for Perfetto / chrome://tracing: one track\n"   \
     "                   per host thread and per stream, exchanges with arrows from export to\n"       \
     "                   import, injected waits and races marked\n"                                    \
-    "                   OUT must be named (- is standard output, the text then going to\n"            \
+    "                   Each OUT must be named (- is standard output, the text then going to\n"       \
     "                   standard error); it is never one of the logs nor a file that looks like a\n"  \
     "                   dlsync log, and an existing one is replaced only once the new one is whole\n" \
     "  --json           the summary as one JSON object instead of text\n"                             \
@@ -100,6 +104,6 @@
 
 const char dls_usage_run[] = "usage: dlsync run [OPTIONS] [--] PROGRAM [ARGS...]\n\n" RUN_HELP;
 const char dls_usage_scan[] = "usage: dlsync scan FILE...\n\n" SCAN_HELP;
-const char dls_usage_report[] =
-    "usage: dlsync report [--chrome-trace OUT.json] [--json] [--debug-dir DIR] LOG...\n\n" REPORT_HELP;
+const char dls_usage_report[] = "usage: dlsync report [--html OUT.html] [--chrome-trace OUT.json] [--json] "
+                                "[--debug-dir DIR] LOG...\n\n" REPORT_HELP;
 const char dls_usage_text[] = SYNOPSIS "\n" RUN_HELP "\n" SCAN_HELP "\n" REPORT_HELP;
