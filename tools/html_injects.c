@@ -119,9 +119,11 @@ static void draw_group(FILE *f, const dls_log_set *set, const dls_tally_entry *w
     fputs(")</span></h3>\n", f);
     dls_scene *scene = malloc(sizeof *scene);
     if (scene) {
+        char fig[40];
+        snprintf(fig, sizeof fig, "%s-fig", id);
         dls_scene_injects(set, &x, scene);
         snprintf(title, sizeof title, "orderings dlsync injected into exchange %s (%s)", xid, pair);
-        dls_scene_draw(f, scene, id, title);
+        dls_scene_draw(f, scene, fig, title);
         free(scene);
     }
     fputs("</article>\n", f);

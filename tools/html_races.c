@@ -106,9 +106,11 @@ static int race_article(FILE *f, const dls_log_set *set, const dls_tally_entry *
     if (!scene)
         return -1;
     dls_scene_race(set, v->first, scene);
+    char fig[40];
+    snprintf(fig, sizeof fig, "%s-fig", id);
     snprintf(title, sizeof title, "%s race on exchange %s: the producer's and the consumer's accesses on their lanes",
              str_or(dls_json_get_str(r, "kind"), "?"), xid);
-    dls_scene_draw(f, scene, id, title);
+    dls_scene_draw(f, scene, fig, title);
     free(scene);
     fputs("</div>\n<div class=\"stacks\">\n", f);
     if (side_stack(f, r, "producer", sym) != 0 || side_stack(f, r, "consumer", sym) != 0)

@@ -195,6 +195,57 @@ static const char *str_or(const char *s, const char *dflt)
     return s ? s : dflt;
 }
 
+/* The orderings injected into exchange x as events (an event recorded on the stream waited
+ * for, a wait on the stream or the host made to wait); their pairs, for the arrows, in made. */
+typedef struct {
+    event *rec, *wait;
+    char why[1024];
+} made_ordering;
+
+static size_t inject_events(const dls_log_set *set, const dls_exchange_recs *x, dls_scene *s, size_t host, events *e,
+                            made_ordering *made, size_t max)
+{
+    size_t nmade = 0;
+    for (size_t i = 0; i < x->ninjects; i++) {
+        const dlt_json_value *r = set->recs[x->injects[i]].obj, *from = dls_json_get(r, "from"),
+                             *to = dls_json_get(r, "to");
+        const char *what = str_or(dls_json_get_str(r, "what"), "?"),
+                   *reason = str_or(dls_json_get_str(r, "reason"), "?");
+        long long t = rec_t(r, 0);
+        int sub = 2 * (int)i;
+        char fst[160], tst[160];
+        dls_scene_stream_text(from, fst, sizeof fst);
+        dls_scene_stream_text(to, tst, sizeof tst);
+        host_thread(e, r);
+        event *rec = from && from->type == DLS_JSON_OBJECT
+                         ? add(e, t, sub, EV_RECORD, stream_lane(s, from, host), "record")
+                         : NULL;
+        event *wait =
+            add(e, t, sub + 1, EV_WAIT, stream_lane(s, to, host), strcmp(what, "event-wait") == 0 ? "wait" : what);
+        if (rec)
+            snprintf(rec->detail, sizeof rec->detail, "injected (%s): an event recorded on %s after its pending work",
+                     what, fst);
+        if (wait)
+            snprintf(wait->detail, sizeof wait->detail, "injected (%s): %s waits%s%s (%s)", what,
+                     to && to->type == DLS_JSON_OBJECT ? tst : "the host", rec ? " for it" : "",
+                     !rec && from && from->type == DLS_JSON_OBJECT ? fst : "", reason);
+        if (nmade < max) {
+            made[nmade].rec = rec;
+            made[nmade].wait = wait;
+            snprintf(made[nmade++].why, sizeof made[0].why, "%s: %s", what, reason);
+        }
+    }
+    return nmade;
+}
+
+/* The arrows of the orderings inject_events added (after place()). */
+static void inject_arrows(dls_scene *s, const events *e, const made_ordering *made, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (made[i].rec && made[i].wait)
+            dls_scene_arrow(s, mark_of(e, made[i].rec), mark_of(e, made[i].wait), DLS_ARROW_MADE, made[i].why);
+}
+
 void dls_scene_race(const dls_log_set *set, size_t race, dls_scene *s)
 {
     memset(s, 0, sizeof *s);
@@ -257,7 +308,10 @@ void dls_scene_race(const dls_log_set *set, size_t race, dls_scene *s)
                      "fix: the host waits for %s (cudaStreamSynchronize, or an event recorded after %s) before %s",
                      early_st, early_op, late_op);
     }
+    made_ordering made[16];
+    size_t nmade = inject_events(set, &x, s, host, &e, made, 16);
     place(s, &e);
+    inject_arrows(s, &e, made, nmade);
     size_t m_early = mark_of(&e, early), m_late = mark_of(&e, late), m_rec = mark_of(&e, rec),
            m_wait = mark_of(&e, wait);
     int have_rec = rec != NULL, have_wait = wait != NULL;
@@ -285,42 +339,8 @@ void dls_scene_injects(const dls_log_set *set, const dls_exchange_recs *x, dls_s
         stream_lane(s, dls_json_get(set->recs[x->import_rec].obj, "stream"), host);
     events e = {.n = 0};
     exchange_points(set, x, host, &e);
-    struct {
-        event *rec, *wait;
-        char why[1024];
-    } made[16];
-    size_t nmade = 0;
-    for (size_t i = 0; i < x->ninjects; i++) {
-        const dlt_json_value *r = set->recs[x->injects[i]].obj, *from = dls_json_get(r, "from"),
-                             *to = dls_json_get(r, "to");
-        const char *what = str_or(dls_json_get_str(r, "what"), "?"),
-                   *reason = str_or(dls_json_get_str(r, "reason"), "?");
-        long long t = rec_t(r, 0);
-        int sub = 2 * (int)i;
-        char fst[160], tst[160];
-        dls_scene_stream_text(from, fst, sizeof fst);
-        dls_scene_stream_text(to, tst, sizeof tst);
-        host_thread(&e, r);
-        event *rec = from && from->type == DLS_JSON_OBJECT
-                         ? add(&e, t, sub, EV_RECORD, stream_lane(s, from, host), "record")
-                         : NULL;
-        event *wait =
-            add(&e, t, sub + 1, EV_WAIT, stream_lane(s, to, host), strcmp(what, "event-wait") == 0 ? "wait" : what);
-        if (rec)
-            snprintf(rec->detail, sizeof rec->detail, "injected (%s): an event recorded on %s after its pending work",
-                     what, fst);
-        if (wait)
-            snprintf(wait->detail, sizeof wait->detail, "injected (%s): %s waits%s%s (%s)", what,
-                     to && to->type == DLS_JSON_OBJECT ? tst : "the host", rec ? " for it" : "",
-                     !rec && from && from->type == DLS_JSON_OBJECT ? fst : "", reason);
-        if (nmade < 16) {
-            made[nmade].rec = rec;
-            made[nmade].wait = wait;
-            snprintf(made[nmade++].why, sizeof made[0].why, "%s: %s", what, reason);
-        }
-    }
+    made_ordering made[16];
+    size_t nmade = inject_events(set, x, s, host, &e, made, 16);
     place(s, &e);
-    for (size_t i = 0; i < nmade; i++)
-        if (made[i].rec && made[i].wait)
-            dls_scene_arrow(s, mark_of(&e, made[i].rec), mark_of(&e, made[i].wait), DLS_ARROW_MADE, made[i].why);
+    inject_arrows(s, &e, made, nmade);
 }

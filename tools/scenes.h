@@ -8,7 +8,8 @@
  * import; a two-way race's pending use before the later access; a release-reuse race's pending
  * use before the release), the missing ordering between them, and the fix: an event recorded
  * after the earlier access and waited for before the later one, or the host waiting for the
- * earlier stream before a host access. Marks are placed by the records' times, the accesses
+ * earlier stream before a host access; orderings injected into the same exchange are drawn too,
+ * as below. Marks are placed by the records' times, the accesses
  * beside the records they come before or after (the race record's time is when the later
  * access was enqueued).
  *
