@@ -8,6 +8,7 @@
 #include "caller.h"
 #include "capsule.h"
 #include "got.h"
+#include "libdl.h"
 #include "loader.h"
 #include "objects.h"
 #include "profile_file.h"
@@ -332,4 +333,19 @@ void dls_engine_scan_namespace(void *handle)
      * unloaded one and put another at its address unseen. The writes are idempotent. */
     scan_list(&l, lmid, 1, NULL);
     dls_objects_free(&l);
+}
+
+int dls_release(void *handle, const void *inside)
+{
+    dls_dlclose_fn f = dls_real_dlclose_fn();
+    struct link_map *held = NULL, *at = NULL;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &held) != 0)
+        held = NULL;
+    dls_engine_unload_begin();
+    int rc = f ? f(handle) : -1;
+    /* Still loaded when the address inside it still belongs to the same link map (pointers are
+     * compared, never read: the loader's writes to a link map are not ordered with this). */
+    Dl_info di;
+    dls_engine_unload_end(!held || !dladdr1(inside, &di, (void **)&at, RTLD_DL_LINKMAP) || at != held);
+    return rc;
 }

@@ -70,4 +70,8 @@ int dls_engine_wants(const char *name);
  * the capsule hook), or real itself when name is not wrapped or no stub is free. */
 void *dls_engine_wrap(const char *name, void *real);
 
+/* dlclose of a handle the shim opened to hold an object (`inside`: an address inside it),
+ * telling the binding engine when that unloaded the object (its owner closed it meanwhile). */
+int dls_release(void *handle, const void *inside);
+
 #endif

@@ -5,7 +5,7 @@
 #include "../report/pyframes.h"
 
 #include "caller.h"
-#include "loader.h"
+#include "libdl.h"
 #include "pythons.h"
 #include "resolve.h"
 

@@ -2,7 +2,8 @@
 #include "resolve.h"
 
 #include "../common/map.h"
-#include "loader.h"
+#include "engine.h"
+#include "libdl.h"
 #include "objects.h"
 
 #include <dlfcn.h>
