@@ -20,12 +20,19 @@
 #ifndef DLS_LOADER_H
 #define DLS_LOADER_H
 
+#include "engine.h"
 #include "libdl.h"
+
+#include <stddef.h>
 
 /* Turns the hooks on (called once by the shim's constructor, never in mode off). */
 void dls_loader_hooks_enable(void);
 
 /* The entry of the dlvsym hook, which the binding engine writes into callers' GOT slots. */
 void *dls_dlvsym_entry(void *handle, const char *name, const char *version);
+
+/* The loader's hooks for the binding engine (the dlvsym entry, for callers' GOT slots; never
+ * NULL); *n gets their number. Start-up registers them (dls_engine_add_hooks). */
+const dls_engine_hook *dls_loader_hooks(size_t *n);
 
 #endif
