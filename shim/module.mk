@@ -33,3 +33,9 @@ $(SHIM_AR): $(filter-out $(B)/obj/shim/startup/%,$(SHIM_OBJS))
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 ALL += $(SHIM_LIB) $(SHIM_AR)
+
+# make check-layers: the files of each module call one way only, per its shim/<module>/layers.txt
+# (scripts/check-layers.py says the rule; modules without a table are listed as not checked).
+.PHONY: check-layers
+check-layers: $(SHIM_OBJS)
+	@scripts/check-layers.py --obj $(B)/obj/shim --src shim

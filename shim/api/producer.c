@@ -3,6 +3,7 @@
 
 #include "../hooks/bindings.h"
 #include "../hooks/profile_file.h"
+#include "../hooks/lookup.h"
 #include "../hooks/resolve.h"
 #include "../policy/policy.h"
 

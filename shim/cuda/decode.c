@@ -1,36 +1,8 @@
-/* The general decoder: one case per row of calls.def, and the helpers the shapes share (see
- * decode.h). */
+/* The general decoder: one case per row of calls.def (see decode.h); the helpers the shapes
+ * share are in decode_common.c. */
 #include "decode.h"
 
 #include "cbids.h"
-#include "identity.h"
-
-void dls_cuda_decode_stream(dls_cuda_op *op, CUstream h, int per_thread_call, const CUpti_CallbackData *cb)
-{
-    op->flags |= DLS_OPF_HAS_STREAM;
-    dls_cuda_stream_resolve(h, per_thread_call, cb->context, &op->stream);
-}
-
-void dls_cuda_decode_on_stream(dls_cuda_op *op, dls_op_kind kind, const CUpti_CallbackData *cb, CUstream h,
-                               int per_thread_call, int async)
-{
-    op->kind = kind;
-    if (async)
-        op->flags |= DLS_OPF_ASYNC;
-    dls_cuda_decode_stream(op, h, per_thread_call, cb);
-}
-
-void dls_cuda_decode_range(dls_cuda_op *op, dls_cuda_scratch *scratch, uintptr_t addr, size_t len, unsigned access)
-{
-    if (len == 0)
-        return;
-    if (!scratch || op->nranges == DLS_SCRATCH_RANGES) {
-        op->flags |= DLS_OPF_CONSERVATIVE;
-        return;
-    }
-    op->ranges = scratch->ranges;
-    scratch->ranges[op->nranges++] = (dls_cuda_range){.addr = addr, .len = len, .access = access};
-}
 
 /* 1 when call cbid may have operations beyond the first (its row is LAUNCH_DEVICES). */
 static int several_ops(CUpti_CallbackId cbid)

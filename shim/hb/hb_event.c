@@ -6,19 +6,6 @@
 #include <errno.h>
 #include <string.h>
 
-/* Drops cap's clock; cap then captures nothing. */
-static void cap_clear(dls_hb_cap *cap)
-{
-    dls_hb_clk_release(cap->clk);
-    memset(cap, 0, sizeof *cap);
-}
-
-void dls_hb_event_forget(dls_hb_event *ev)
-{
-    cap_clear(&ev->cur);
-    cap_clear(&ev->prev);
-}
-
 void dls_hb_event_remove(dls_hb *e, uint64_t id)
 {
     uint32_t i = dls_hb_map_get(&e->event_map, id);
@@ -71,14 +58,14 @@ static void cap_copy(dls_hb_cap *to, const dls_hb_cap *from)
 {
     dls_hb_cap c = *from;
     c.clk = dls_hb_clk_share(from->clk);
-    cap_clear(to);
+    dls_hb_cap_clear(to);
     *to = c;
 }
 
 /* Sets ev's most recent record or capture, keeping the one it replaces as prev. */
 static void cap_push(dls_hb_event *ev, dls_hb_cap cap)
 {
-    cap_clear(&ev->prev);
+    dls_hb_cap_clear(&ev->prev);
     ev->prev = ev->cur;
     ev->cur = cap;
 }
@@ -235,9 +222,9 @@ int dls_hb_capture_event(dls_hb *e, uint64_t event, uint64_t from)
     uint32_t fi = dls_hb_map_get(&e->event_map, from);
     if (fi == (uint32_t)(ev - e->events))
         return 0;
-    cap_clear(&ev->prev);
+    dls_hb_cap_clear(&ev->prev);
     if (fi == DLS_HB_NONE)
-        cap_clear(&ev->cur);
+        dls_hb_cap_clear(&ev->cur);
     else
         cap_copy(&ev->cur, &e->events[fi].cur);
     return 0;

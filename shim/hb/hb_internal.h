@@ -10,6 +10,8 @@
 #include "hb_clock.h"
 #include "hb_map.h"
 
+#include <string.h>
+
 /* One recent operation of a stream (or run of dls_hb_op_again): its position, its end stamp and
  * what the stream's operations up to it are ordered after (shared). */
 typedef struct {
@@ -137,8 +139,20 @@ void dls_hb_join_blocking(dls_hb *e, dls_hb_ctx *c, dls_hb_clk *dst, uint64_t be
  * before the model changes. 0 or ENOMEM. */
 int dls_hb_stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot, const dls_hb_cap *cap, dls_hb_when w);
 
-/* Releases what event ev holds (its record and the one before). */
-void dls_hb_event_forget(dls_hb_event *ev);
+/* Drops cap's clock; cap then captures nothing. */
+static inline void dls_hb_cap_clear(dls_hb_cap *cap)
+{
+    dls_hb_clk_release(cap->clk);
+    memset(cap, 0, sizeof *cap);
+}
+
+/* Releases what event ev holds (its record and the one before). Inline here, not in
+ * hb_event.c, so that hb.c's destroy does not call up into the events' file. */
+static inline void dls_hb_event_forget(dls_hb_event *ev)
+{
+    dls_hb_cap_clear(&ev->cur);
+    dls_hb_cap_clear(&ev->prev);
+}
 
 /* The live thread record of id, or NULL. */
 dls_hb_thread *dls_hb_find_thread(const dls_hb *e, uint64_t id);

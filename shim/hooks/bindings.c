@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-dls_binding dls_binding_table[DLS_STUB_COUNT];
 static size_t g_used;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -25,6 +25,7 @@ typedef struct {
     const char *lib;
 } dls_binding;
 
+/* The table (bindings_table.c), indexed by stub. */
 extern dls_binding dls_binding_table[DLS_STUB_COUNT] DLS_HIDDEN;
 
 /* Binding of stub i, or NULL when i is out of range or not bound. Lock-free. */

@@ -6,7 +6,7 @@
 #include "capsule_rows.h"
 #include "exchange.h"
 #include "exchange_api.h"
-#include "loader.h"
+#include "libdl.h"
 #include "pythons.h"
 #include "resolve.h"
 #include "wrap.h"
@@ -28,7 +28,6 @@ typedef struct {
 } python_fns;
 
 static python_fns g_py[DLS_PYTHONS];
-atomic_int dls_capsule_bound;
 
 /* 1 for "dltensor", 2 for "dltensor_versioned", after "used_" when `used`; 0 otherwise. It runs
  * for every capsule the hooked callers touch: other names are mostly told apart by their first
@@ -183,7 +182,7 @@ static int claim(void *real, size_t member)
     int k = dls_python_of(real, NULL);
     if (k < 0)
         return -1;
-    atomic_store(&dls_capsule_bound, 1);
+    dls_wrap_set_before_release(dls_capsule_before_release_bound);
     atomic_store_explicit((_Atomic(void *) *)((char *)&g_py[k] + member), real, memory_order_release);
     return k;
 }
@@ -218,9 +217,9 @@ static void *set_name_entry(void *real)
 }
 
 static const dls_engine_hook g_hooks[] = {
-    {"PyCapsule_New", NULL, new_entry, 1},
-    {"PyCapsule_SetName", NULL, set_name_entry, 1},
-    {"PyCapsule_GetPointer", NULL, get_pointer_entry, 1},
+    {"PyCapsule_New", NULL, new_entry, 1, 0},
+    {"PyCapsule_SetName", NULL, set_name_entry, 1, 0},
+    {"PyCapsule_GetPointer", NULL, get_pointer_entry, 1, 0},
 };
 
 const dls_engine_hook *dls_capsule_hooks(size_t *n)

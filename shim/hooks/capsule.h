@@ -40,21 +40,11 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-/* 1 once a hook stands for some libpython (written by capsule.c only). */
-extern atomic_int dls_capsule_bound DLS_HIDDEN;
-
-/* dls_capsule_before_release once some libpython is hooked. */
-void dls_capsule_before_release_bound(void *mt);
-
-/* Called by the shim's deleter before it removes mt from the registry: a consumer that read the
+/* Called by the shim's deleter before it removes mt from the registry, once some libpython is
+ * hooked (capsule.c registers it with wrap.h's before-release slot then): a consumer that read the
  * capsule on this thread and releases the tensor before renaming the capsule (jax) imported it;
- * the import is recorded first. Does nothing otherwise (one inline load without libpython, one
- * thread-local comparison with it). */
-static inline void dls_capsule_before_release(void *mt)
-{
-    if (atomic_load_explicit(&dls_capsule_bound, memory_order_relaxed))
-        dls_capsule_before_release_bound(mt);
-}
+ * the import is recorded first. Does nothing otherwise (one thread-local comparison). */
+void dls_capsule_before_release_bound(void *mt);
 
 /* The capsule hooks for the binding engine (never NULL); *n gets their number. */
 const dls_engine_hook *dls_capsule_hooks(size_t *n);

@@ -6,12 +6,10 @@
 #include "../report/warn.h"
 #include "bindings.h"
 #include "caller.h"
-#include "capsule.h"
 #include "got.h"
-#include "loader.h"
+#include "libdl.h"
 #include "objects.h"
 #include "profile_file.h"
-#include "pythread.h"
 #include "resolve.h"
 
 #include <dlfcn.h>
@@ -43,7 +41,18 @@ static void add_name(const char *name, const dls_profile *row, const dls_engine_
         *(wanted *)dls_map_claim(&g_names, i, (uintptr_t)name) = (wanted){name, row, hook};
 }
 
-static const dls_engine_hook g_dlvsym_hook = {"dlvsym", (void *)dls_dlvsym_entry, NULL, 0};
+/* The hook providers start-up registered (dls_engine_add_hooks), in their order. */
+static struct {
+    const dls_engine_hook *hooks;
+    size_t n;
+} g_providers[4];
+static size_t g_nproviders;
+
+void dls_engine_add_hooks(const dls_engine_hook *hooks, size_t n)
+{
+    if (g_nproviders < sizeof g_providers / sizeof *g_providers)
+        g_providers[g_nproviders++] = (typeof(*g_providers)){hooks, n};
+}
 
 static void fill_names(void)
 {
@@ -54,13 +63,9 @@ static void fill_names(void)
     rows = dls_file_rows(&n);
     for (size_t i = 0; i < n; i++)
         add_name(rows[i].symbol, &rows[i], NULL);
-    const dls_engine_hook *hooks = dls_capsule_hooks(&n);
-    for (size_t i = 0; i < n; i++)
-        add_name(hooks[i].name, NULL, &hooks[i]);
-    hooks = dls_pythread_hooks(&n);
-    for (size_t i = 0; i < n; i++)
-        add_name(hooks[i].name, NULL, &hooks[i]);
-    add_name(g_dlvsym_hook.name, NULL, &g_dlvsym_hook);
+    for (size_t p = 0; p < g_nproviders; p++)
+        for (size_t i = 0; i < g_providers[p].n; i++)
+            add_name(g_providers[p].hooks[i].name, NULL, &g_providers[p].hooks[i]);
     atomic_store_explicit(&g_names_ready, 1, memory_order_release);
 }
 
@@ -187,7 +192,7 @@ static void note_slot(void **slot, const char *name, void *arg)
 {
     candidate_list *c = arg;
     const wanted *w = find_name(name);
-    if (!w || c->failed || (c->other_namespace && w->hook == &g_dlvsym_hook))
+    if (!w || c->failed || (c->other_namespace && w->hook && w->hook->base_namespace_only))
         return;
     if (c->n == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 16;
@@ -332,4 +337,19 @@ void dls_engine_scan_namespace(void *handle)
      * unloaded one and put another at its address unseen. The writes are idempotent. */
     scan_list(&l, lmid, 1, NULL);
     dls_objects_free(&l);
+}
+
+int dls_release(void *handle, const void *inside)
+{
+    dls_dlclose_fn f = dls_real_dlclose_fn();
+    struct link_map *held = NULL, *at = NULL;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &held) != 0)
+        held = NULL;
+    dls_engine_unload_begin();
+    int rc = f ? f(handle) : -1;
+    /* Still loaded when the address inside it still belongs to the same link map (pointers are
+     * compared, never read: the loader's writes to a link map are not ordered with this). */
+    Dl_info di;
+    dls_engine_unload_end(!held || !dladdr1(inside, &di, (void **)&at, RTLD_DL_LINKMAP) || at != held);
+    return rc;
 }

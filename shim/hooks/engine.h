@@ -35,6 +35,8 @@
 #ifndef DLS_ENGINE_H
 #define DLS_ENGINE_H
 
+#include <stddef.h>
+
 /* A function dlsync hooks through the engine without the trampoline (its own C or assembly
  * entry). */
 typedef struct {
@@ -44,8 +46,14 @@ typedef struct {
      * such as one libpython per dlmopen namespace), or NULL to decline it (the slot is left as it
      * is). Called outside locks. */
     void *(*entry_for)(void *real);
-    int by_dlsym; /* 1: dlsym of `name` returns the entry too */
+    int by_dlsym;            /* 1: dlsym of `name` returns the entry too */
+    int base_namespace_only; /* 1: not bound in a dlmopen namespace (the dlvsym hook) */
 } dls_engine_hook;
+
+/* Adds a provider's hooks (n of them, in static storage) to the names the engine binds. Called
+ * by start-up, before the first scan (dls_engine_scan), for the capsule layer, the GIL hooks
+ * and the loader's dlvsym, in that order; at most 4 providers. The engine calls no provider. */
+void dls_engine_add_hooks(const dls_engine_hook *hooks, size_t n);
 
 /* Patches the loaded objects not finished yet (see above), holding each while it is read when
  * hold_objects is 1. Never under a dlsync lock. */
@@ -69,5 +77,9 @@ int dls_engine_wants(const char *name);
 /* What dlsym of `name` returns when the lookup found `real`: the wrapper bound to it (a stub, or
  * the capsule hook), or real itself when name is not wrapped or no stub is free. */
 void *dls_engine_wrap(const char *name, void *real);
+
+/* dlclose of a handle the shim opened to hold an object (`inside`: an address inside it),
+ * telling the binding engine when that unloaded the object (its owner closed it meanwhile). */
+int dls_release(void *handle, const void *inside);
 
 #endif

@@ -6,6 +6,7 @@
 #include "../report/warn.h"
 #include "caller.h"
 #include "engine.h"
+#include "libdl.h"
 #include "resolve.h"
 
 #include <dlfcn.h>
@@ -18,49 +19,15 @@
 /* 0 until dls_loader_hooks_enable. */
 static unsigned char g_loader_on;
 
-/* The C library's version of `name` (the current one, else the x86-64 base version), looked up
- * once into *cache. */
-DLS_NO_SANITIZE static void *libc_fn(_Atomic(void *) *cache, const char *name)
-{
-    void *f = atomic_load_explicit(cache, memory_order_acquire);
-    if (!f) {
-        f = dlvsym(RTLD_NEXT, name, "GLIBC_2.34");
-        if (!f)
-            f = dlvsym(RTLD_NEXT, name, "GLIBC_2.2.5");
-        atomic_store_explicit(cache, f, memory_order_release);
-    }
-    return f;
-}
-
-static _Atomic(void *) g_dlsym, g_dlopen, g_dlmopen, g_dlclose;
-
 /* Called by the assembly entries (x86_64/loader.S). */
 #define ENTRY_FN DLS_NO_SANITIZE DLS_HIDDEN
 ENTRY_FN void *dls_real_dlopen_fn(void);
 ENTRY_FN void *dls_real_dlmopen_fn(void);
 ENTRY_FN void *dls_real_dlvsym_fn(void);
+/* Called by the assembly entries (x86_64/loader.S). */
+#define ENTRY_FN DLS_NO_SANITIZE DLS_HIDDEN
 ENTRY_FN int dls_loader_wants(const char *name);
 ENTRY_FN int dls_loader_active(void);
-
-DLS_NO_SANITIZE dls_dlsym_fn dls_real_dlsym_fn(void)
-{
-    return (dls_dlsym_fn)libc_fn(&g_dlsym, "dlsym");
-}
-
-void *dls_real_dlopen_fn(void)
-{
-    return libc_fn(&g_dlopen, "dlopen");
-}
-
-void *dls_real_dlmopen_fn(void)
-{
-    return libc_fn(&g_dlmopen, "dlmopen");
-}
-
-void *dls_real_dlvsym_fn(void)
-{
-    return (void *)dlvsym; /* the shim does not export dlvsym: this is the C library's */
-}
 
 int dls_loader_active(void)
 {
@@ -77,25 +44,13 @@ void dls_loader_hooks_enable(void)
     __atomic_store_n(&g_loader_on, 1, __ATOMIC_RELEASE);
 }
 
-void *dls_real_dlopen(const char *file, int mode)
-{
-    void *(*f)(const char *, int) = (void *(*)(const char *, int))dls_real_dlopen_fn();
-    return f ? f(file, mode) : NULL;
-}
-
-void *dls_real_dlmopen(long lmid, const char *file, int mode)
-{
-    void *(*f)(long, const char *, int) = (void *(*)(long, const char *, int))dls_real_dlmopen_fn();
-    return f ? f(lmid, file, mode) : NULL;
-}
-
 typedef int (*dlclose_fn)(void *);
 
 /* The exported dlclose: the binding engine forgets the objects it finished (one may be unloaded
  * and another loaded at its address). */
 DLS_EXPORT DLS_NO_SANITIZE int dlclose(void *handle)
 {
-    dlclose_fn f = (dlclose_fn)libc_fn(&g_dlclose, "dlclose");
+    dls_dlclose_fn f = dls_real_dlclose_fn();
     if (!f)
         return -1;
     if (!dls_loader_active())
@@ -103,21 +58,6 @@ DLS_EXPORT DLS_NO_SANITIZE int dlclose(void *handle)
     dls_engine_unload_begin();
     int rc = f(handle);
     dls_engine_unload_end(1);
-    return rc;
-}
-
-int dls_release(void *handle, const void *inside)
-{
-    dlclose_fn f = (dlclose_fn)libc_fn(&g_dlclose, "dlclose");
-    struct link_map *held = NULL, *at = NULL;
-    if (dlinfo(handle, RTLD_DI_LINKMAP, &held) != 0)
-        held = NULL;
-    dls_engine_unload_begin();
-    int rc = f ? f(handle) : -1;
-    /* Still loaded when the address inside it still belongs to the same link map (pointers are
-     * compared, never read: the loader's writes to a link map are not ordered with this). */
-    Dl_info di;
-    dls_engine_unload_end(!held || !dladdr1(inside, &di, (void **)&at, RTLD_DL_LINKMAP) || at != held);
     return rc;
 }
 

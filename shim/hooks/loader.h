@@ -20,26 +20,19 @@
 #ifndef DLS_LOADER_H
 #define DLS_LOADER_H
 
+#include "engine.h"
+#include "libdl.h"
+
+#include <stddef.h>
+
 /* Turns the hooks on (called once by the shim's constructor, never in mode off). */
 void dls_loader_hooks_enable(void);
 
-typedef void *(*dls_dlsym_fn)(void *handle, const char *name);
-
-/* The C library's dlsym (dlvsym(RTLD_NEXT, "dlsym", GLIBC_2.34, then GLIBC_2.2.5)); NULL only
- * when neither exists. Resolved once; thread-safe; allocation-free after the first call; not
- * instrumented by sanitizers (the dlsym entry calls it while a sanitizer runtime is still
- * starting). */
-dls_dlsym_fn dls_real_dlsym_fn(void);
-
-/* The C library's functions, for the shim's own use (never the hooks). NULL when missing. */
-void *dls_real_dlopen(const char *file, int mode);
-void *dls_real_dlmopen(long lmid, const char *file, int mode);
-
-/* dlclose of a handle the shim opened to hold an object (`inside`: an address inside it),
- * telling the binding engine when that unloaded the object (its owner closed it meanwhile). */
-int dls_release(void *handle, const void *inside);
-
 /* The entry of the dlvsym hook, which the binding engine writes into callers' GOT slots. */
 void *dls_dlvsym_entry(void *handle, const char *name, const char *version);
+
+/* The loader's hooks for the binding engine (the dlvsym entry, for callers' GOT slots; never
+ * NULL); *n gets their number. Start-up registers them (dls_engine_add_hooks). */
+const dls_engine_hook *dls_loader_hooks(size_t *n);
 
 #endif

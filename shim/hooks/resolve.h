@@ -1,21 +1,9 @@
-/* Finding the real framework functions behind the shim's wrappers.
- *
- * A wrapped name is first looked up with dlsym(RTLD_NEXT), which sees the objects after the
- * shim in the global scope. Libraries loaded with RTLD_LOCAL (Python extension modules and
- * everything they pull in, such as libtorch_cpu.so) are not in that scope, so the loaded
- * objects are then searched one by one (dl_iterate_phdr, then dlopen(RTLD_NOLOAD) + dlsym on
- * each), skipping the shim itself and the main program. All lookups use the real dlsym and
- * dlopen, never the shim's hooks; no dlsync lock is held. The C API uses it to find producers. */
+/* The object that contains the shim, and the kept paths of loaded objects: helpers every
+ * binding file uses, below the engine (they call no other file of hooks/ but libdl.c). */
 #ifndef DLS_RESOLVE_H
 #define DLS_RESOLVE_H
 
 #include <stdint.h>
-
-/* Searches for the definition of `name` outside the shim as described above. Returns its
- * address and sets *lib to the path of the object that defines it (never NULL; "" for the main
- * program), or returns NULL. `*adds` (in/out) holds the loader's object-load counter seen by the
- * last unsuccessful search: when nothing was loaded since, the search is skipped. Start it at 0. */
-void *dls_resolve(const char *name, const char **lib, unsigned long long *adds);
 
 /* Load bias of the object that contains the shim. */
 uintptr_t dls_shim_base(void);

@@ -8,7 +8,6 @@
 #include "../report/summary.h"
 #include "../report/warn.h"
 #include "bindings.h"
-#include "capsule.h"
 #include "exchange.h"
 #include "policy_hooks.h"
 #include "record.h"
@@ -242,11 +241,20 @@ static void double_release(void *mt, const dls_exchange_observer *obs)
     dls_record_double_release(mt, xid);
 }
 
+static _Atomic(dls_wrap_before_release_fn) g_before_release;
+
+void dls_wrap_set_before_release(dls_wrap_before_release_fn fn)
+{
+    atomic_store(&g_before_release, fn);
+}
+
 /* A release is heard by the observer and the log: NVTX marks only what happens inside a wrapped
  * call's range, and a deleter call is in none. */
 void dls_exchange_deleter(void *mt)
 {
-    dls_capsule_before_release(mt);
+    dls_wrap_before_release_fn before = atomic_load_explicit(&g_before_release, memory_order_relaxed);
+    if (before)
+        before(mt);
     const dls_exchange_observer *obs;
     unsigned who = listeners_now(HEARD_BY_LOG | HEARD_BY_OBSERVER, &obs);
     dls_exchange x;

@@ -44,4 +44,10 @@ int dls_wrap_enter(void);
 /* Ends what a dls_wrap_enter that returned 1 began. */
 void dls_wrap_leave(void);
 
+/* What the deleter calls first, before it removes a tensor from the registry (NULL: nothing; the
+ * capsule layer registers its own once some libpython is hooked, so wrap.c calls nothing above
+ * it). Any thread; the last registration wins. */
+typedef void (*dls_wrap_before_release_fn)(void *mt);
+void dls_wrap_set_before_release(dls_wrap_before_release_fn fn);
+
 #endif

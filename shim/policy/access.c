@@ -1,9 +1,6 @@
 /* The access record of an operation and the questions asked of it (see access.h). */
 #include "access.h"
 
-#include "exch.h"
-#include "graphs.h"
-
 void dls_pol_access_of_op(dls_pol_access *a, const dls_cuda_op *op)
 {
     dls_pol_access_fill(a, op->kind, op->flags, op->correlation_id, op->api, op->name, op->ranges, op->nranges,
@@ -62,19 +59,6 @@ int dls_pol_writes(const dls_pol_access *a, uintptr_t lo, uintptr_t hi)
         if ((a->writes & (1u << i)) && a->lo[i] < hi && lo < a->hi[i])
             return 1;
     return 0;
-}
-
-dls_pol_dir dls_pol_direction(const dls_pol_access *a, const dls_pol_x *x, uint64_t stream)
-{
-    if (a->kind == DLS_OP_FREE)
-        return DLS_POL_WRITES;
-    if ((a->kind == DLS_OP_MEMCPY || a->kind == DLS_OP_MEMSET) && !a->conservative)
-        return dls_pol_writes(a, x->lo, x->hi) ? DLS_POL_WRITES : DLS_POL_READS;
-    if (a->kind == DLS_OP_GRAPH_LAUNCH && dls_pol_graph_writes(a->graph_exec, x->lo, x->hi))
-        return DLS_POL_WRITES;
-    if (x->read_only && !dls_pol_x_produced_on(x, stream))
-        return DLS_POL_READS;
-    return DLS_POL_MAY_WRITE;
 }
 
 int dls_pol_reuses(const dls_pol_access *a, const dls_pol_x *x)

@@ -118,14 +118,6 @@ int dls_pol_touches(const dls_pol_access *a, uintptr_t alo, uintptr_t lo, uintpt
  * knows it touches the range. */
 int dls_pol_writes(const dls_pol_access *a, uintptr_t lo, uintptr_t hi);
 
-/* What a, on stream `stream`, does to the bytes of exchange x it touches: a copy reads its source
- * and writes its destination, a set and a stream-ordered free write, a graph launch writes what
- * its captured graph is known to write (graphs.h; lock held); a launch, any other graph launch
- * and an operation of unknown layout (conservative) may write, except that the consumer of a
- * tensor exported read-only (any stream but its producer's) only reads it. The caller knows a
- * touches x. */
-dls_pol_dir dls_pol_direction(const dls_pol_access *a, const dls_pol_x *x, uint64_t stream);
-
 /* 1 when a uses or frees memory of exchange x (a stream-ordered free counts: the allocator may
  * hand the memory to work ordered after the free). */
 int dls_pol_reuses(const dls_pol_access *a, const dls_pol_x *x);

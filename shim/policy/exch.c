@@ -4,6 +4,7 @@
 #include "access.h"
 #include "complete.h"
 #include "events.h"
+#include "graphs.h"
 #include "index.h"
 
 #include "../common/config.h"
@@ -218,4 +219,17 @@ void dls_pol_capture_use(const dls_pol_access *a, const dls_pol_stream *st)
     for (dls_pol_x *x = dls_pol_g.live; x; x = x->next)
         if (!dls_pol_x_is_ordered(x, st->id) && dls_pol_touches(a, x->lo, x->lo, x->hi))
             x->captured = 1;
+}
+
+dls_pol_dir dls_pol_direction(const dls_pol_access *a, const dls_pol_x *x, uint64_t stream)
+{
+    if (a->kind == DLS_OP_FREE)
+        return DLS_POL_WRITES;
+    if ((a->kind == DLS_OP_MEMCPY || a->kind == DLS_OP_MEMSET) && !a->conservative)
+        return dls_pol_writes(a, x->lo, x->hi) ? DLS_POL_WRITES : DLS_POL_READS;
+    if (a->kind == DLS_OP_GRAPH_LAUNCH && dls_pol_graph_writes(a->graph_exec, x->lo, x->hi))
+        return DLS_POL_WRITES;
+    if (x->read_only && !dls_pol_x_produced_on(x, stream))
+        return DLS_POL_READS;
+    return DLS_POL_MAY_WRITE;
 }

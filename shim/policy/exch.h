@@ -5,6 +5,7 @@
 #ifndef DLS_POL_EXCH_H
 #define DLS_POL_EXCH_H
 
+#include "access.h"
 #include "types.h"
 
 /* A new state for x (NULL when memory is short), not yet linked. Reads the tensor's shape. */
@@ -58,5 +59,13 @@ void dls_pol_attribute(dls_pol_x *x);
 /* Notes that access a, enqueued on capturing stream st, is recorded into a graph: every live
  * exchange it touches that st is not ordered for is marked captured. */
 void dls_pol_capture_use(const dls_pol_access *a, const dls_pol_stream *st);
+
+/* What a, on stream `stream`, does to the bytes of exchange x it touches: a copy reads its source
+ * and writes its destination, a set and a stream-ordered free write, a graph launch writes what
+ * its captured graph is known to write (graphs.h; lock held); a launch, any other graph launch
+ * and an operation of unknown layout (conservative) may write, except that the consumer of a
+ * tensor exported read-only (any stream but its producer's) only reads it. The caller knows a
+ * touches x. */
+dls_pol_dir dls_pol_direction(const dls_pol_access *a, const dls_pol_x *x, uint64_t stream);
 
 #endif

@@ -24,6 +24,7 @@
 #include "complete.h"
 #include "exch.h"
 #include "queue.h"
+#include "lock.h"
 #include "ring.h"
 #include "stream_table.h"
 

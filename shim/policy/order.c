@@ -18,6 +18,7 @@
 #include "events.h"
 #include "exch.h"
 #include "queue.h"
+#include "lock.h"
 #include "stream_table.h"
 
 #include <errno.h>

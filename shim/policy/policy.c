@@ -13,13 +13,12 @@
 #include "exch.h"
 #include "fix.h"
 #include "index.h"
+#include "lock.h"
 #include "queue.h"
 #include "sink.h"
 #include "stream_table.h"
 
 #include <errno.h>
-
-dls_pol_state dls_pol_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 #define WORK_DEVICES 16
 

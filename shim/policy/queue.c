@@ -1,5 +1,5 @@
-/* The policy lock, the queue of deferred operations, their application, and the host clock's
- * horizons (see queue.h).
+/* The queue of deferred operations, their application, and the host clock's horizons (see
+ * queue.h); the lock that drains it is lock.c.
  *
  * The queue is a bounded multi-producer ring (Vyukov's): a producer claims a slot by advancing
  * dls_pol_queue_tail, fills its record in place and publishes it through the slot's sequence
@@ -13,7 +13,6 @@
 #include "../report/summary.h"
 #include "../report/warn.h"
 #include "access.h"
-#include "check.h"
 #include "events.h"
 #include "exch.h"
 #include "graphs.h"
@@ -173,9 +172,7 @@ void dls_pol_apply(const dls_pol_rec *r, uint64_t end)
     end_run(&a);
 }
 
-/* Applies every record claimed before the call (lock held). The counter is read with a
- * read-modify-write, so that the claims after it continue its release. */
-static void drain(void)
+void dls_pol_drain(void)
 {
     uint64_t end = atomic_fetch_add_explicit(&dls_pol_queue_tail, 0, memory_order_acq_rel), head = g_head;
     if (head == end)
@@ -194,26 +191,6 @@ static void drain(void)
     g_head = end;
 }
 
-void dls_pol_lock(void)
-{
-    pthread_mutex_lock(&dls_pol_g.lock);
-    drain();
-}
-
-void dls_pol_drain_at_exit(void)
-{
-    if (pthread_mutex_trylock(&dls_pol_g.lock) != 0)
-        return; /* a holder drains itself; exit never waits for it */
-    drain();
-    dls_pol_unlock();
-}
-
-void dls_pol_unlock(void)
-{
-    pthread_mutex_unlock(&dls_pol_g.lock);
-    dls_pol_check_flush();
-}
-
 uint64_t dls_pol_end_now(void)
 {
     for (;;) {
@@ -224,25 +201,6 @@ uint64_t dls_pol_end_now(void)
             g_head = t + 1;
             return dls_pol_ticket_end(t);
         }
-        drain(); /* a claim came first */
+        dls_pol_drain(); /* a claim came first */
     }
-}
-
-uint64_t dls_pol_apply_now(const dls_pol_rec *r)
-{
-    dls_pol_lock();
-    uint64_t end = dls_pol_end_now();
-    dls_pol_apply(r, end);
-    dls_pol_unlock();
-    dls_summary_add(DLS_COUNT_OPS, 1);
-    return end;
-}
-
-void dls_pol_degrade(const char *key, const char *reason)
-{
-    atomic_store_explicit(&dls_pol_g.degraded, 1, memory_order_relaxed);
-    dls_warn_once(key, "%s; %s", reason,
-                  dls_pol_g.mode == DLS_MODE_FIX
-                      ? "exchanges are ordered by synchronizing the producer's context at export from now on"
-                      : "exchanges are not fully checked from now on (races may go unreported)");
 }

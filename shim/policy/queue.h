@@ -1,6 +1,6 @@
-/* The policy lock, the queue of deferred operations, and the host clock that stamps calls.
+/* The queue of deferred operations, and the host clock that stamps calls.
  *
- * The lock (dls_pol_g.lock, through dls_pol_lock / dls_pol_unlock) guards the model. No CUDA,
+ * The lock (dls_pol_g.lock, through dls_pol_lock / dls_pol_unlock, lock.h) guards the model. No CUDA,
  * CUPTI or loader call is ever made with it held. The EXIT of an operation that only enqueues
  * work (launch, async copy or set, host function, graph launch, stream-ordered free) takes no
  * lock: it claims a slot of a bounded lock-free multi-producer queue, fills its record there and
@@ -25,15 +25,6 @@
 #define DLS_POL_QUEUE_H
 
 #include "types.h"
-
-/* Takes dls_pol_g.lock and applies every deferred operation queued before. */
-void dls_pol_lock(void);
-
-/* Releases the lock, then writes the race reports queued while it was held. */
-void dls_pol_unlock(void);
-
-/* At exit: applies the queue unless another thread holds the lock (then it is not waited for). */
-void dls_pol_drain_at_exit(void);
 
 /* The queue: slot i holds the record of claim i (mod its size). */
 #define DLS_POL_QUEUE 1024
@@ -76,9 +67,9 @@ static inline void dls_pol_defer_publish(dls_pol_rec *r, uint64_t ticket)
     atomic_store_explicit(&s->seq, ticket - ticket % DLS_POL_QUEUE + 1, memory_order_release);
 }
 
-/* Takes the lock (applying the queue), applies r, releases the lock. Returns the end stamp r
- * was applied with (dls_pol_end_now). */
-uint64_t dls_pol_apply_now(const dls_pol_rec *r);
+/* Lock held: applies every record claimed before the call. The counter is read with a
+ * read-modify-write, so that the claims after it continue its release. */
+void dls_pol_drain(void);
 
 /* Applies r, whose call ended at stamp `end`, to the model (lock held): hb operation, history
  * entry, consumer accesses; drops r's reference of its after event. */

@@ -17,6 +17,7 @@
 #include "graphs.h"
 #include "hostfn.h"
 #include "index.h"
+#include "lock.h"
 #include "queue.h"
 #include "recording.h"
 #include "stream_table.h"

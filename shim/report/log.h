@@ -23,6 +23,7 @@
 #include "../common/export.h"
 
 #include "json.h"
+#include "log_head.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -48,26 +49,9 @@ static inline int dls_log_enabled(void)
     return atomic_load_explicit(&dls_log_open, memory_order_acquire);
 }
 
-/* Starts a record of kind `ev` (the n bytes at ev: letters and '_', written as they are) in j
- * (see json.h for the values) with the keys every line has: ev, t, pid, tid. */
-void dls_log_begin_n(dls_rec *j, const char *ev, size_t n);
-
-/* dls_log_begin_n for a NUL-terminated ev (a literal's length is known at compile time). */
-static inline void dls_log_begin(dls_rec *j, const char *ev)
-{
-    dls_log_begin_n(j, ev, __builtin_strlen(ev));
-}
-
 /* Closes the record, writes it as one line with one write(2) (when the log is enabled) and
  * releases j. */
 void dls_log_write(dls_rec *j);
-
-/* Nanoseconds since the Unix epoch: the realtime clock read once at startup plus the monotonic
- * time since, so records of one process are ordered even if the wall clock jumps. */
-uint64_t dls_log_now_ns(void);
-
-/* Kernel thread id of the calling thread (cached per thread). */
-int dls_log_tid(void);
 
 /* Expands %p, %r, %n and %% of a DLSYNC_LOG path into buf (size n) for process `pid`, rank
  * `rank` (NULL: none, written DLS_LOG_NO_RANK) and number `seq` (what %n becomes: the log is

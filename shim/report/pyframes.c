@@ -1,8 +1,6 @@
 /* Python frames for reports (see pyframes.h). */
 #include "pyframes.h"
 
-#include "race.h"
-
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,6 +14,8 @@
 #define PENDING 8
 
 __thread dls_pythread dls_pythread_now;
+
+static _Atomic(dls_pyframes_arrived_fn) g_arrived;
 
 static dls_py_api g_api[PYTHONS];
 static atomic_int g_napi;
@@ -231,7 +231,14 @@ void dls_pyframes_restored(void)
     }
     t->npending = keep;
     pthread_mutex_unlock(&g_lock);
-    dls_race_write_waiting(0);
+    dls_pyframes_arrived_fn arrived = atomic_load_explicit(&g_arrived, memory_order_acquire);
+    if (arrived)
+        arrived();
+}
+
+void dls_pyframes_on_arrival(dls_pyframes_arrived_fn fn)
+{
+    atomic_store_explicit(&g_arrived, fn, memory_order_release);
 }
 
 dls_pyframes_state dls_pyframes_get(uint32_t h, dls_pyframe *out, int max, int *n)

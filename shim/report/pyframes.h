@@ -121,6 +121,14 @@ dls_pyframes_state dls_pyframes_get(uint32_t h, dls_pyframe *out, int max, int *
 /* 1 when h is pending for the calling thread (its frames come when it takes the GIL back). */
 int dls_pyframes_pending_here(uint32_t h);
 
+/* Called on a thread, outside every pyframes lock, each time frames it was waiting for have
+ * arrived (its pending handles are READY or NONE): whoever waits on them (race.c's reports)
+ * registers it, so pyframes calls nothing above it. */
+typedef void (*dls_pyframes_arrived_fn)(void);
+
+/* Registers fn as the arrival callback (NULL: none); the last registration wins. */
+void dls_pyframes_on_arrival(dls_pyframes_arrived_fn fn);
+
 /* 1 when the object loaded at `fbase` (file `path`) is part of the Python interpreter or of the
  * foreign-function layer between Python and native code (a libpython, libffi, _ctypes): in a
  * stack of both kinds, the native frames end there and the Python frames begin. */

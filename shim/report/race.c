@@ -264,12 +264,6 @@ static void format_text(text *t, const dls_race *r, const frames *pf, const fram
     put(t, "  fix: %s\n", fix_text);
 }
 
-int dls_race_across_devices(const dls_race *r)
-{
-    return !r->producer.stream.host && !r->consumer.stream.host &&
-           r->producer.stream.device != r->consumer.stream.device;
-}
-
 /* ---- the reports written so far, for the query API ---- */
 
 static dls_race_entry *g_entries[TABLE];
@@ -425,9 +419,16 @@ static const char *keep(char *out, size_t n, const char *s)
     return out;
 }
 
-/* Queues r; 0 when the queue is full (the report is then written at once). */
+static void frames_arrived(void)
+{
+    dls_race_write_waiting(0);
+}
+
+/* Queues r; 0 when the queue is full (the report is then written at once). The queue is served
+ * when the waiting thread's frames arrive (pyframes calls back) or at exit. */
 static int wait_for_python(const dls_race *r, uint64_t key, const dls_stack *ps, const dls_stack *cs)
 {
+    dls_pyframes_on_arrival(frames_arrived);
     pthread_mutex_lock(&g_waiting_lock);
     waiting *w = NULL;
     for (int i = 0; i < WAITING && !w; i++)

@@ -77,8 +77,13 @@ typedef struct dls_race {
 const char *dls_race_kind_name(dls_race_kind k);
 
 /* 1 when both sides of r are streams and on different devices (the report then names each
- * side's device, and how to order them across devices). */
-int dls_race_across_devices(const dls_race *r);
+ * side's device, and how to order them across devices). Inline: a question about the record
+ * alone, so advice.c asks it without calling into race.c. */
+static inline int dls_race_across_devices(const dls_race *r)
+{
+    return !r->producer.stream.host && !r->consumer.stream.host &&
+           r->producer.stream.device != r->consumer.stream.device;
+}
 
 /* The deduplication key of r. */
 uint64_t dls_race_key(const dls_race *r);

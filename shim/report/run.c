@@ -2,7 +2,7 @@
 #include "run.h"
 
 #include "../common/config.h"
-#include "log.h"
+#include "log_head.h"
 #include "warn.h"
 
 #include <errno.h>

@@ -30,9 +30,11 @@
 #include "../common/ownfd.h"
 #include "../cuda/inject.h"
 #include "../cuda/observer.h"
+#include "../hooks/capsule.h"
 #include "../hooks/engine.h"
 #include "../hooks/loader.h"
 #include "../hooks/profile_file.h"
+#include "../hooks/pythread.h"
 #include "../policy/policy.h"
 #include "../report/log.h"
 #include "../report/race.h"
@@ -84,6 +86,19 @@ static void after_fork_child(void)
     dls_summary_fork_child();
 }
 
+/* Hands the binding engine its hook providers (the engine calls none of them by name): the
+ * Python capsule layer, the GIL hooks and the loader's dlvsym, in that order. */
+static void register_hooks(void)
+{
+    size_t n;
+    const dls_engine_hook *h = dls_capsule_hooks(&n);
+    dls_engine_add_hooks(h, n);
+    h = dls_pythread_hooks(&n);
+    dls_engine_add_hooks(h, n);
+    h = dls_loader_hooks(&n);
+    dls_engine_add_hooks(h, n);
+}
+
 __attribute__((constructor)) static void dls_start(void)
 {
     dls_ownfd_init_stderr();
@@ -113,6 +128,7 @@ __attribute__((constructor)) static void dls_start(void)
     dls_log_enabled();
     dls_inject_register();
     dls_policy_start();
+    register_hooks();
     dls_loader_hooks_enable();
     dls_engine_scan(0);
 }

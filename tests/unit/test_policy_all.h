@@ -12,6 +12,7 @@
 #include "policy/graphs.h"
 #include "policy/hostfn.h"
 #include "policy/index.h"
+#include "policy/lock.h"
 #include "policy/order.h"
 #include "policy/queue.h"
 #include "policy/ring.h"

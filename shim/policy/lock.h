@@ -1,0 +1,22 @@
+/* The policy lock (dls_pol_g.lock) and its critical section: taking it applies the deferred
+ * queue (queue.h), releasing it writes the race reports the checks queued meanwhile (check.h).
+ * Defined in lock.c, above both. */
+#ifndef DLS_POL_LOCK_H
+#define DLS_POL_LOCK_H
+
+#include "types.h"
+
+/* Takes dls_pol_g.lock and applies every deferred operation queued before. */
+void dls_pol_lock(void);
+
+/* Releases the lock, then writes the race reports queued while it was held. */
+void dls_pol_unlock(void);
+
+/* At exit: applies the queue unless another thread holds the lock (then it is not waited for). */
+void dls_pol_drain_at_exit(void);
+
+/* Takes the lock (applying the queue), applies r, releases the lock. Returns the end stamp r
+ * was applied with (dls_pol_end_now). */
+uint64_t dls_pol_apply_now(const dls_pol_rec *r);
+
+#endif

@@ -1,0 +1,15 @@
+# The layer check (tests/layers): scripts/check-layers.py's self-test plants a downward call, an
+# upward call, a cycle within a layer and an unlisted file, and expects each verdict; then it
+# checks the built shim against its layer tables.
+#   test_layers   a wrapper that runs it on this build's objects (cmocka-style counts)
+LAYERS_TEST := $(B)/tests/test_layers
+
+$(LAYERS_TEST): scripts/check-layers.py $(SHIM_OBJS) tests/layers/module.mk
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  GEN     $@")
+	$(Q)printf '#!/bin/sh\nexec %s --self-test --self-test-tree --obj %s --src %s\n' \
+	    '$(abspath scripts/check-layers.py)' '$(ABSB)/obj/shim' '$(abspath shim)' > $@
+	$(Q)chmod +x $@
+
+ALL   += $(LAYERS_TEST)
+TESTS += $(LAYERS_TEST)
