@@ -252,7 +252,7 @@ static void pages_show_each_run(void **state)
                           "class=\"arrow missing\"",
                           "class=\"arrow fix\"",
                           "at scen_read",
-                          "at tvm_read",
+                          "libfaketvm.so",
                           "<b>why:</b> stream 3",
                           "<b>fix:</b> get the tensor",
                           "1 distinct race reported"};
