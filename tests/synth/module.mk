@@ -7,6 +7,24 @@ GEN_DIR := $(B)/synth
 GEN_OBJ := $(B)/obj/tests/synth
 GEN_PROG := $(GEN_DIR)/gen_exchange
 
+# The reference (oracle.h): judges a run from the simulator's trace. A library of its own, the
+# oracle command over it (replays), and its unit tests on hand-written traces.
+ORACLE_OBJ := $(addprefix $(GEN_OBJ)/,oracle.o oracle_parse.o oracle_past.o oracle_pairs.o)
+ORACLE_CLI := $(GEN_DIR)/oracle
+
+$(ORACLE_CLI): $(GEN_OBJ)/oracle_main.o $(ORACLE_OBJ)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/test_oracle: $(GEN_OBJ)/test_oracle.o $(ORACLE_OBJ) $(TEST_COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+
+ALL   += $(ORACLE_CLI) $(B)/tests/test_oracle
+TESTS += $(B)/tests/test_oracle
+
 $(GEN_OBJ)/%.o: EXTRA_CFLAGS += $(CUDASIM_CFLAGS) -I tests/scenarios
 
 $(GEN_PROG): $(GEN_OBJ)/gen_exchange.o $(SCEN_LIBS) $(CUDASIM_LIBS)
