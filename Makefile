@@ -12,6 +12,8 @@
 #   make test-generated  the randomized exchange-program tester's longer run (CI)
 #   make test-gpu   the scenario corpus on a real GPU (skipped without one); scripts/gpu-check.sh for the full check
 #   make asan | ubsan | tsan | sanitize   the test suite under a sanitizer, in build/<name>/
+#   make sim-sanitize | sim-tsan   only the simulator and its own tests (test_sim_*), under
+#                   ASan+UBSan / ThreadSanitizer, in build/sim-sanitize/, build/sim-tsan/
 #   make fuzz       the libFuzzer harnesses (clang), each for FUZZ_SECONDS, in build/fuzz/
 #   make format | format-check   apply / check .clang-format on every tracked C, C++ and CUDA file
 #   V=1             print full commands
@@ -63,7 +65,8 @@ DEMOS   :=
 TEST_CFLAGS := -I tests/common -DDLS_BUILD_DIR='"$(ABSB)"' -DDLS_SRC_DIR='"$(abspath .)"' \
                -DDLS_SAN_RUNTIME='"$(SAN_RUNTIME)"' -DDLS_SAN='"$(SAN)"'
 
-.PHONY: all test demo bench deps asan ubsan tsan sanitize fuzz fuzz-run clean test-gpu gpu format format-check
+.PHONY: all test demo bench deps asan ubsan tsan sanitize sim-sanitize sim-tsan sim-test fuzz fuzz-run clean test-gpu gpu \
+        format format-check
 .SECONDARY:
 all:
 
@@ -106,6 +109,10 @@ tsan:
 	@$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread test
 sanitize:
 	@$(MAKE) --no-print-directory BUILD=build/sanitize SAN=address,undefined test
+sim-sanitize:
+	@$(MAKE) --no-print-directory BUILD=build/sim-sanitize SAN=address,undefined sim-test
+sim-tsan:
+	@$(MAKE) --no-print-directory BUILD=build/sim-tsan SAN=thread sim-test
 fuzz:
 	@scripts/deps.sh --ci
 	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang SAN=address,undefined FUZZ=1 fuzz-run

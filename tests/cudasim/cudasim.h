@@ -45,7 +45,8 @@ int cudasim_stream_hold(CUstream stream);
 int cudasim_stream_release(CUstream stream);
 
 /* Opens every closed gate, whichever thread closed it (CU_STREAM_PER_THREAD names the calling
- * thread's stream, so only this call can open another thread's per-thread stream). */
+ * thread's stream, so only this call can open another thread's per-thread stream, or the gate of
+ * a stream destroyed with work pending). */
 void cudasim_release_all(void);
 
 /* Returns once every stream worker is quiescent: idle, held, or blocked on an unmet dependency
@@ -75,8 +76,24 @@ void cudasim_fail_next(const char *function_name, CUresult err);
 /* Makes every later API call pause for a random moment (none, a yield, or a sleep of up to
  * max_usec microseconds; capped at 100000) after its ENTER callback and before its EXIT callback,
  * so that the calls of threads running at the same time overlap and return in every order. 0
- * turns it off. CUDASIM_JITTER_US=N sets it at start. */
+ * turns it off. CUDASIM_JITTER_US=N sets it at start.
+ * Each thread draws its pauses from its own generator. Without a seed it is seeded by the
+ * thread's id (so runs differ). With CUDASIM_SEED=N (decimal, or 0x hex) at start, or after
+ * cudasim_set_seed(N), threads are numbered 1, 2, ... in the order of their first API call, and
+ * thread k's sequence of pauses is a function of N and k alone: a replay of a program with the
+ * same seed draws the same pauses for each logical thread, as long as its threads make their
+ * first calls in the same order (let one thread call before starting the next, for example).
+ * Where the pauses fall still depends on the calls each thread makes. */
 void cudasim_set_jitter(unsigned max_usec);
+
+/* Seeds the jitter (as CUDASIM_SEED=seed does at start, which it overrides): thread numbers
+ * start again from 1, and each thread takes its number, and restarts its sequence, at its next
+ * API call. Call it while no other thread is making calls. */
+void cudasim_set_seed(unsigned long long seed);
+
+/* The calling thread's most recent jitter draw (a 32-bit value the pause is chosen from; 0 before
+ * its first draw since its number was taken). Lets a test compare the sequences of two runs. */
+unsigned cudasim_jitter_last_draw(void);
 
 /* The calling thread's next call of the API function `function_name` (matched as
  * cudasim_call_count does), once it has done its work (enqueued it, for stream work), waits

@@ -8,6 +8,8 @@
  * (cudasim_set_jitter, CUDASIM_JITTER_US), a call pauses for a random moment after its ENTER
  * callback and before its EXIT callback, so calls of threads running at the same time overlap
  * in every order; cudasim_pause_next_exit holds one call there until another thread resumes it.
+ * With a seed (CUDASIM_SEED, cudasim_set_seed), each thread's pauses are a function of the seed
+ * and of the thread's place in the order of first calls, so a replay draws them again.
  * Not modelled: activity records, the synchronize and NVTX domains. */
 #include <pthread.h>
 #include <sched.h>
@@ -94,8 +96,71 @@ void cudasim_set_jitter(unsigned max_usec)
     atomic_store(&g_jitter, (int)(max_usec > 100000 ? 100000 : max_usec));
 }
 
+/* The seed (g_seeded 0: none, each thread seeds its generator with its id). Each thread takes a
+ * number at its first call of an epoch (g_epoch, from 1, moved by cudasim_set_seed). */
+static atomic_ullong g_seed;
+static atomic_int g_seeded;
+static atomic_uint g_epoch = 1;
+static atomic_uint g_next_ordinal;
+static pthread_once_t g_seed_once = PTHREAD_ONCE_INIT;
+
+/* The calling thread's generator: its epoch, its state, its last draw. */
+static __thread unsigned t_epoch;
+static __thread uint64_t t_x;
+static __thread unsigned t_last_draw;
+
+static void read_seed(void)
+{
+    const char *v = getenv("CUDASIM_SEED");
+    if (v && *v) {
+        atomic_store(&g_seed, strtoull(v, NULL, 0));
+        atomic_store(&g_seeded, 1);
+    }
+}
+
+void cudasim_set_seed(unsigned long long seed)
+{
+    pthread_once(&g_seed_once, read_seed); /* the environment cannot override it later */
+    atomic_store(&g_seed, seed);
+    atomic_store(&g_seeded, 1);
+    atomic_store(&g_next_ordinal, 0);
+    atomic_fetch_add(&g_epoch, 1);
+}
+
+unsigned cudasim_jitter_last_draw(void)
+{
+    return t_last_draw;
+}
+
+/* splitmix64's finalizer: spreads nearby seeds apart. */
+static uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* At a call's start: a thread's first call (of the epoch) seeds its generator, from the seed and
+ * the thread's number in the order of first calls, or without a seed from its id. */
+static void seed_thread(void)
+{
+    unsigned epoch = atomic_load_explicit(&g_epoch, memory_order_relaxed);
+    if (t_epoch == epoch)
+        return;
+    pthread_once(&g_seed_once, read_seed);
+    t_epoch = epoch;
+    t_last_draw = 0;
+    if (atomic_load(&g_seeded)) {
+        unsigned ordinal = atomic_fetch_add(&g_next_ordinal, 1) + 1;
+        t_x = mix(atomic_load(&g_seed) + ordinal * 0x9e3779b97f4a7c15ull);
+    } else {
+        t_x = (uint64_t)syscall(SYS_gettid) * 0x9e3779b97f4a7c15ull;
+    }
+    t_x |= 1; /* xorshift needs a state other than 0 */
+}
+
 /* A random pause of the calling thread: half the time none, else a yield or a sleep of up to the
- * jitter's bound. Each thread draws from its own generator, seeded by its id. */
+ * jitter's bound. Each thread draws from its own generator (seed_thread). */
 static void jitter(void)
 {
     int max = atomic_load_explicit(&g_jitter, memory_order_relaxed);
@@ -107,13 +172,11 @@ static void jitter(void)
     }
     if (max == 0)
         return;
-    static __thread uint64_t x;
-    if (!x)
-        x = ((uint64_t)syscall(SYS_gettid) * 0x9e3779b97f4a7c15ull) | 1;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    unsigned r = (unsigned)(x >> 32);
+    t_x ^= t_x << 13;
+    t_x ^= t_x >> 7;
+    t_x ^= t_x << 17;
+    unsigned r = (unsigned)(t_x >> 32);
+    t_last_draw = r;
     if (r % 2)
         return;
     if (r % 4 == 0) {
@@ -197,6 +260,7 @@ int cudasim_call_enter(cudasim_call *c, CUpti_CallbackDomain domain, CUpti_Callb
 {
     uint32_t id = atomic_fetch_add(&g_correlation, 1) + 1;
     uint32_t outer = SIM_TRACING() ? dls_sim_trace_call_begin(id, name) : 0;
+    seed_thread();
     memset(c, 0, sizeof *c);
     c->outer_call = outer;
     c->domain = domain;

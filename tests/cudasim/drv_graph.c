@@ -38,11 +38,11 @@
 static unsigned long long g_next_capture; /* guarded by the scheduler lock */
 static atomic_ullong g_next_exec;
 
+static void free_nodes(dls_sim_op *op);
+
 void dls_sim_capture_add_locked(struct CUstream_st *s, dls_sim_op *op)
 {
-    free(op->deps);
-    op->deps = NULL;
-    op->ndeps = 0;
+    dls_sim_op_drop_deps_locked(op);
     op->next = NULL;
     if (s->cap->invalidated) {
         dls_sim_op_free(op);
@@ -55,6 +55,14 @@ void dls_sim_capture_add_locked(struct CUstream_st *s, dls_sim_op *op)
         g->head = op;
     g->tail = op;
     g->nnodes++;
+}
+
+void dls_sim_capture_drop_locked(struct CUstream_st *s)
+{
+    free_nodes(s->cap->graph->head);
+    free(s->cap->graph);
+    free(s->cap);
+    s->cap = NULL;
 }
 
 CUresult dls_sim_capture_invalidate_locked(struct CUstream_st *s, CUresult err)

@@ -3,7 +3,9 @@
  * Models: device and page-locked host allocations (both plain host memory, 256-byte aligned) in
  * a table of ranges, so pointer attributes (context, memory type, device/host pointer, range
  * start and size, device ordinal) and cuMemGetAddressRange answer for any address inside an
- * allocation; freeing waits for the context's submitted work. Does not model: memory pools, managed memory, host registration, IPC, limits. */
+ * allocation; freeing waits for the context's submitted work; a freed allocation's address is
+ * handed out again (drv_blocks.c). Does not model: memory pools, managed memory, host
+ * registration, IPC, limits. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,13 +50,11 @@ static CUresult mem_alloc(void **out, size_t size, int is_host)
     if (!ctx)
         return CUDA_ERROR_INVALID_CONTEXT;
     alloc *m = calloc(1, sizeof *m);
-    void *p = aligned_alloc(256, (size + 255) / 256 * 256);
-    if (!m || !p) {
+    void *p = m ? dls_sim_block_take(size, is_host) : NULL;
+    if (!p) {
         free(m);
-        free(p);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    memset(p, 0xA5, size); /* like a GPU, fresh memory is not zero */
     m->base = (uintptr_t)p;
     m->size = size;
     m->is_host = is_host;
@@ -70,8 +70,8 @@ static CUresult mem_alloc(void **out, size_t size, int is_host)
 }
 
 /* Frees the allocation starting exactly at p (of the given kind), after the work already
- * submitted to its context completed (as cudaFree / cuMemFree synchronize in practice), so no
- * queued operation touches freed memory. */
+ * submitted to its context completed (as cudaFree / cuMemFree synchronize in practice). Its
+ * block goes back to drv_blocks.c, which keeps it from work still queued in other contexts. */
 static CUresult mem_free(const void *p, int is_host)
 {
     alloc *found = NULL;
@@ -89,13 +89,13 @@ static CUresult mem_free(const void *p, int is_host)
             if (SIM_TRACING())
                 dls_sim_trace_line("F 0x%llx %zu %u", (unsigned long long)found->base, found->size,
                                    dls_sim_trace_call());
+            dls_sim_block_give_locked((void *)found->base, found->size, found->is_host);
             break;
         }
     }
     dls_sim_unlock();
     if (!found)
         return CUDA_ERROR_INVALID_VALUE;
-    free((void *)found->base);
     free(found);
     return CUDA_SUCCESS;
 }

@@ -15,7 +15,11 @@
  * gate opened); host threads wait on one shared condition variable, broadcast on completions
  * only while some host thread waits. An operation that does nothing (an event record, a wait
  * whose dependencies are met) enqueued on an idle stream completes at once, in the calling
- * thread: the host pays no thread switch for it, as a GPU's command processor would not. */
+ * thread: the host pays no thread switch for it, as a GPU's command processor would not.
+ * Streams a stream's work depends on, and streams a host thread waits for, are held by a
+ * reference (drv_lifetime.c) until the work completes or the wait ends. Every operation gets a
+ * place in the order of all enqueues (gseq), so freed memory can be kept until the work enqueued
+ * before the free has completed (drv_blocks.c). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -32,9 +36,8 @@
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER; /* host waiters */
 static unsigned g_host_waiters;
-static struct CUstream_st *g_all[1024]; /* every stream ever created, for cudasim_settle */
-static unsigned g_nall;
 static unsigned long long g_next_id;
+static uint64_t g_gseq; /* the last operation's place in the order of all enqueues */
 
 void dls_sim_lock(void)
 {
@@ -69,9 +72,9 @@ static void wake_after_completion(void)
 {
     if (g_host_waiters)
         pthread_cond_broadcast(&g_cv);
-    for (unsigned i = 0; i < g_nall; i++)
-        if (!g_all[i]->running && can_start(g_all[i]))
-            pthread_cond_signal(&g_all[i]->cv);
+    for (struct CUstream_st *s = dls_sim_streams_locked(); s; s = s->next_all)
+        if (!s->running && can_start(s))
+            pthread_cond_signal(&s->cv);
 }
 
 /* A thread blocked in host_wait_locked, on that thread's stack (g_lock). */
@@ -139,6 +142,15 @@ static void run_op(dls_sim_op *op, unsigned duration_us)
     }
 }
 
+void dls_sim_op_drop_deps_locked(dls_sim_op *op)
+{
+    for (unsigned i = 0; i < op->ndeps; i++)
+        dls_sim_stream_put_locked(op->deps[i].s);
+    free(op->deps);
+    op->deps = NULL;
+    op->ndeps = 0;
+}
+
 void dls_sim_op_free(dls_sim_op *op)
 {
     if (op->kind == SIM_OP_KERNEL) {
@@ -164,6 +176,7 @@ static void *worker(void *arg)
         if (!s->head)
             s->tail = NULL;
         s->running = 1;
+        s->running_gseq = op->gseq;
         unsigned duration = op->kind == SIM_OP_KERNEL ? op->u.k.f->duration_us : 0;
         pthread_mutex_unlock(&g_lock);
         run_op(op, duration);
@@ -171,8 +184,10 @@ static void *worker(void *arg)
         s->completed = op->seq;
         s->running = 0;
         wake_after_completion();
+        dls_sim_op_drop_deps_locked(op);
         dls_sim_op_free(op);
     }
+    dls_sim_stream_put_locked(s); /* may free s: the worker's reference was the last */
     pthread_mutex_unlock(&g_lock);
     return NULL;
 }
@@ -194,102 +209,7 @@ static void start_worker(struct CUstream_st *s)
         abort();
     }
     s->started = 1;
-}
-
-struct CUstream_st *dls_sim_stream_new(struct CUctx_st *ctx, int kind, unsigned flags, int prio)
-{
-    struct CUstream_st *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
-    s->magic = SIM_MAGIC_STREAM;
-    s->ctx = ctx;
-    s->kind = kind;
-    s->flags = flags;
-    s->priority = prio;
-    pthread_cond_init(&s->cv, NULL);
-    pthread_mutex_lock(&g_lock);
-    if (g_nall == sizeof g_all / sizeof g_all[0]) {
-        pthread_mutex_unlock(&g_lock);
-        free(s);
-        return NULL;
-    }
-    s->id = dls_sim_next_stream_id();
-    g_all[g_nall++] = s;
-    s->next_in_ctx = ctx->streams;
-    ctx->streams = s;
-    if (SIM_TRACING())
-        dls_sim_trace_line("S %llu %u %d %s %d", s->id, (unsigned)ctx->uid, ctx->dev,
-                           kind == SIM_STREAM_USER     ? "user"
-                           : kind == SIM_STREAM_LEGACY ? "legacy"
-                                                       : "ptds",
-                           !(flags & CU_STREAM_NON_BLOCKING));
-    pthread_mutex_unlock(&g_lock);
-    return s;
-}
-
-void dls_sim_stream_retire(struct CUstream_st *s)
-{
-    pthread_mutex_lock(&g_lock);
-    s->destroyed = 1;
-    if (SIM_TRACING())
-        dls_sim_trace_line("X %llu %u", s->id, dls_sim_trace_call());
-    pthread_cond_signal(&s->cv);
-    pthread_mutex_unlock(&g_lock);
-}
-
-/* The calling thread's per-thread default stream of each device's primary context. It is
- * retired when the thread exits. */
-static __thread struct CUstream_st *tls_ptds[SIM_MAX_DEVICES];
-static pthread_key_t g_ptds_key;
-static pthread_once_t g_ptds_once = PTHREAD_ONCE_INIT;
-
-static void retire_thread_streams(void *unused)
-{
-    (void)unused;
-    for (int i = 0; i < SIM_MAX_DEVICES; i++) {
-        if (tls_ptds[i]) {
-            dls_sim_stream_retire(tls_ptds[i]);
-            tls_ptds[i] = NULL;
-        }
-    }
-}
-
-static void make_ptds_key(void)
-{
-    if (pthread_key_create(&g_ptds_key, retire_thread_streams) != 0)
-        abort();
-}
-
-static struct CUstream_st *per_thread_stream(struct CUctx_st *ctx)
-{
-    struct CUstream_st **slot = &tls_ptds[ctx->dev];
-    if (!*slot) {
-        pthread_once(&g_ptds_once, make_ptds_key);
-        *slot = dls_sim_stream_new(ctx, SIM_STREAM_PER_THREAD, CU_STREAM_DEFAULT, 0);
-        pthread_setspecific(g_ptds_key, slot);
-    }
-    return *slot;
-}
-
-CUresult dls_sim_stream_resolve(CUstream h, int ptds, struct CUstream_st **out)
-{
-    if (h == NULL || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD) {
-        struct CUctx_st *ctx = dls_sim_current_ctx();
-        if (!ctx)
-            return CUDA_ERROR_INVALID_CONTEXT;
-        int want_ptds = h == CU_STREAM_PER_THREAD || (h == NULL && ptds);
-        *out = want_ptds ? per_thread_stream(ctx) : ctx->legacy;
-        return *out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    if (h->magic != SIM_MAGIC_STREAM)
-        return CUDA_ERROR_INVALID_HANDLE;
-    pthread_mutex_lock(&g_lock);
-    int dead = h->destroyed;
-    pthread_mutex_unlock(&g_lock);
-    if (dead)
-        return CUDA_ERROR_INVALID_HANDLE;
-    *out = h;
-    return CUDA_SUCCESS;
+    dls_sim_stream_get_locked(s); /* the worker's, dropped as it exits */
 }
 
 dls_sim_op *dls_sim_op_new(int kind)
@@ -301,7 +221,8 @@ dls_sim_op *dls_sim_op_new(int kind)
     return op;
 }
 
-/* Makes op wait for position seq of s (traced as a P line, met or not). */
+/* Makes op wait for position seq of s (traced as a P line, met or not). A dependency not met yet
+ * holds a reference to s until op completes. */
 static void add_dep(dls_sim_op *op, struct CUstream_st *s, uint64_t seq)
 {
     if (SIM_TRACING() && seq)
@@ -313,6 +234,7 @@ static void add_dep(dls_sim_op *op, struct CUstream_st *s, uint64_t seq)
         abort();
     op->deps = d;
     op->deps[op->ndeps++] = (dls_sim_dep){s, seq};
+    dls_sim_stream_get_locked(s);
 }
 
 static int is_blocking(const struct CUstream_st *s)
@@ -327,6 +249,7 @@ static uint64_t enqueue_locked(struct CUstream_st *s, dls_sim_op *op, const dls_
         return 0;
     }
     op->seq = ++s->submitted; /* its dependencies are on other streams, or earlier on s */
+    op->gseq = ++g_gseq;
     if (SIM_TRACING())
         dls_sim_trace_op_locked(op, s);
     if (extra)
@@ -386,6 +309,9 @@ CUresult dls_sim_event_record(struct CUevent_st *e, struct CUstream_st *s)
         return CUDA_SUCCESS;
     }
     e->cap_id = 0;
+    dls_sim_stream_get_locked(s); /* the event's, until it is recorded again or destroyed */
+    if (e->s)
+        dls_sim_stream_put_locked(e->s);
     e->s = s;
     e->seq = enqueue_locked(s, op, NULL);
     pthread_mutex_unlock(&g_lock);
@@ -445,12 +371,14 @@ static unsigned g_syncing;
 void dls_sim_wait(struct CUstream_st *s, uint64_t seq)
 {
     pthread_mutex_lock(&g_lock);
+    dls_sim_stream_get_locked(s);
     g_syncing++;
     while (s->completed < seq)
         host_wait_locked();
     g_syncing--;
     if (SIM_TRACING() && seq)
         dls_sim_trace_line("H %u %llu %llu", dls_sim_trace_call(), s->id, (unsigned long long)seq);
+    dls_sim_stream_put_locked(s);
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -485,10 +413,12 @@ CUresult dls_sim_event_host_wait(struct CUevent_st *e, int block)
     if (SIM_TRACING() && (done || block))
         dls_sim_trace_line("HE %u %llu", dls_sim_trace_call(), e->id);
     if (!done && block) {
+        dls_sim_stream_get_locked(s); /* e may be recorded again or destroyed meanwhile */
         g_syncing++;
         while (s->completed < seq)
             host_wait_locked();
         g_syncing--;
+        dls_sim_stream_put_locked(s);
         done = 1;
     }
     pthread_mutex_unlock(&g_lock);
@@ -505,8 +435,10 @@ void dls_sim_ctx_sync(struct CUctx_st *ctx)
     if (!snap)
         abort();
     n = 0;
-    for (struct CUstream_st *s = ctx->streams; s; s = s->next_in_ctx)
+    for (struct CUstream_st *s = ctx->streams; s; s = s->next_in_ctx) {
         snap[n++] = (dls_sim_dep){s, s->submitted};
+        dls_sim_stream_get_locked(s);
+    }
     g_syncing++;
     for (unsigned i = 0; i < n; i++)
         while (snap[i].s->completed < snap[i].seq)
@@ -517,6 +449,8 @@ void dls_sim_ctx_sync(struct CUctx_st *ctx)
             if (snap[i].seq)
                 dls_sim_trace_line("H %u %llu %llu", dls_sim_trace_call(), snap[i].s->id,
                                    (unsigned long long)snap[i].seq);
+    for (unsigned i = 0; i < n; i++)
+        dls_sim_stream_put_locked(snap[i].s);
     pthread_mutex_unlock(&g_lock);
     free(snap);
 }
@@ -547,9 +481,9 @@ int cudasim_stream_release(CUstream stream)
 void cudasim_release_all(void)
 {
     pthread_mutex_lock(&g_lock);
-    for (unsigned i = 0; i < g_nall; i++) {
-        g_all[i]->held = 0;
-        pthread_cond_signal(&g_all[i]->cv);
+    for (struct CUstream_st *s = dls_sim_streams_locked(); s; s = s->next_all) {
+        s->held = 0;
+        pthread_cond_signal(&s->cv);
     }
     if (g_host_waiters)
         pthread_cond_broadcast(&g_cv);
@@ -564,13 +498,31 @@ static int quiescent(const struct CUstream_st *s)
 void cudasim_settle(void)
 {
     pthread_mutex_lock(&g_lock);
-    for (;;) {
-        unsigned i = 0;
-        while (i < g_nall && quiescent(g_all[i]))
-            i++;
-        if (i == g_nall)
+    for (;;) { /* from the first stream again after each wait: streams come and go meanwhile */
+        struct CUstream_st *s = dls_sim_streams_locked();
+        while (s && quiescent(s))
+            s = s->next_all;
+        if (!s)
             break;
         host_wait_locked();
     }
     pthread_mutex_unlock(&g_lock);
+}
+
+uint64_t dls_sim_work_mark_locked(void)
+{
+    return g_gseq;
+}
+
+uint64_t dls_sim_oldest_pending_locked(void)
+{
+    uint64_t oldest = UINT64_MAX;
+    for (const struct CUstream_st *s = dls_sim_streams_locked(); s; s = s->next_all) {
+        /* a stream runs in order: its oldest incomplete operation is the running one, or its head */
+        if (s->running && s->running_gseq < oldest)
+            oldest = s->running_gseq;
+        else if (!s->running && s->head && s->head->gseq < oldest)
+            oldest = s->head->gseq;
+    }
+    return oldest;
 }

@@ -99,6 +99,8 @@ static CUresult event_destroy(CUevent e)
     while (*link != e)
         link = &(*link)->next_in_ctx;
     *link = e->next_in_ctx;
+    if (e->s)
+        dls_sim_stream_put_locked(e->s);
     dls_sim_unlock();
     free(e);
     return CUDA_SUCCESS;

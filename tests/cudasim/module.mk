@@ -96,3 +96,8 @@ $(CUDASIM_DEMO): $(CUDASIM_OBJDIR)/demo_race.o $(CUDASIM_LIBS)
 
 ALL   += $(CUDASIM_TEST_BINS) $(CUDASIM_INJECTION) $(CUDASIM_DEMO)
 TESTS += $(CUDASIM_TEST_BINS)
+
+# make sim-test: builds only the simulator and its suite, and runs the suite (make sim-sanitize and
+# make sim-tsan run it in a sanitizer build).
+sim-test: $(CUDASIM_TEST_BINS) $(CUDASIM_INJECTION)
+	@scripts/run-tests.sh $(CUDASIM_TEST_BINS)

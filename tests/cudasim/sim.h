@@ -89,6 +89,7 @@ typedef struct {
 typedef struct dls_sim_op {
     struct dls_sim_op *next;
     uint64_t seq;
+    uint64_t gseq; /* its place in the order of all enqueues, on all streams */
     int kind;
     int role; /* SIM_OP_MARK: enum dls_sim_mark_role (u.wait.e is the event of a record or wait) */
     unsigned ndeps;
@@ -149,8 +150,9 @@ struct CUgraphExec_st {
     unsigned nnodes;
 };
 
-/* Streams are never freed (a destroyed stream's worker drains its queue and exits), so a
- * dependency may always point at one. */
+/* A stream lives while something refers to it (drv_lifetime.c): a destroyed stream's worker
+ * drains its queue and exits, and the stream is reclaimed once no dependency, event or host
+ * waiter refers to it either. */
 struct CUstream_st {
     uint32_t magic;
     struct CUctx_st *ctx;
@@ -159,12 +161,15 @@ struct CUstream_st {
     int priority;
     unsigned long long id;
     uint64_t submitted, completed;
+    uint64_t running_gseq; /* the gseq of the operation running (while `running`) */
+    unsigned refs;         /* references (drv_lifetime.c) */
     dls_sim_op *head, *tail;
     int running, held, destroyed;
     int started;          /* its worker runs (started at its first work to run) */
     pthread_cond_t cv;    /* the stream's worker waits on it for work it can start */
     dls_sim_capture *cap; /* non-NULL while the stream is capturing */
     struct CUstream_st *next_in_ctx;
+    struct CUstream_st *next_all; /* the list of every stream not reclaimed */
 };
 
 struct CUevent_st {
@@ -174,7 +179,7 @@ struct CUevent_st {
     uint32_t ctx_uid;      /* ctx's uid then: after a reset of ctx the event is gone */
     unsigned long long id; /* never reused (the trace's event id) */
     struct CUevent_st *next_in_ctx;
-    struct CUstream_st *s; /* NULL until first recorded */
+    struct CUstream_st *s; /* NULL until first recorded; holds a reference to it */
     uint64_t seq;
     unsigned long long cap_id; /* last recorded into capture sequence cap_id (0: recorded for real) */
 };
@@ -201,18 +206,29 @@ int dls_sim_initialized(void);
 /* The calling thread's current context, or NULL. */
 struct CUctx_st *dls_sim_current_ctx(void);
 
-/* --- scheduler (drv_sched.c) --- */
-/* Creates a stream of `ctx` (its worker starts at its first work); reports nothing. NULL when out
- * of resources. */
+/* --- stream lifetimes (drv_lifetime.c) --- */
+/* Creates a stream of `ctx` (its worker starts at its first work), holding its handle's
+ * reference; reports nothing. NULL when out of memory. */
 struct CUstream_st *dls_sim_stream_new(struct CUctx_st *ctx, int kind, unsigned flags, int prio);
-/* Marks a stream destroyed: it finishes queued work and its worker, if started, exits. */
+/* Marks a stream destroyed and drops its handle's reference: it finishes queued work, its worker
+ * (if started) exits, and it is reclaimed when nothing refers to it. Once per stream. */
 void dls_sim_stream_retire(struct CUstream_st *s);
 /* Resolves a handle: NULL means the per-thread stream when `ptds`, else the legacy stream;
  * CU_STREAM_LEGACY / CU_STREAM_PER_THREAD as named. Sets *out or returns an error. */
 CUresult dls_sim_stream_resolve(CUstream h, int ptds, struct CUstream_st **out);
+/* The first stream not reclaimed (the others follow through next_all). Lock held. */
+struct CUstream_st *dls_sim_streams_locked(void);
+/* Takes / drops a reference to s (lock held); dropping the last one reclaims s. */
+void dls_sim_stream_get_locked(struct CUstream_st *s);
+void dls_sim_stream_put_locked(struct CUstream_st *s);
+
+/* --- scheduler (drv_sched.c) --- */
 /* A zeroed operation of `kind` (aborts on allocation failure: test infrastructure). */
 dls_sim_op *dls_sim_op_new(int kind);
-/* Frees an operation and what it owns (a kernel's argument copies, its dependencies). */
+/* Drops an operation's dependencies and the references they hold (lock held). */
+void dls_sim_op_drop_deps_locked(dls_sim_op *op);
+/* Frees an operation and what it owns (a kernel's argument copies; its dependencies, which must
+ * hold no reference: dropped, or never given). */
 void dls_sim_op_free(dls_sim_op *op);
 /* Appends `op` to `s`, with the legacy-stream implicit dependencies and `extra` (may be NULL),
  * and returns its sequence number. Takes ownership of op. While s is capturing, op becomes a
@@ -241,10 +257,17 @@ CUresult dls_sim_event_host_wait(struct CUevent_st *e, int block);
 void dls_sim_ctx_sync(struct CUctx_st *ctx);
 /* The next unique stream id. Call with the lock held. */
 unsigned long long dls_sim_next_stream_id(void);
+/* The place of the last operation enqueued so far, on any stream (lock held). */
+uint64_t dls_sim_work_mark_locked(void);
+/* The place of the oldest operation not completed, on any stream, or UINT64_MAX when every
+ * operation enqueued has completed (lock held). */
+uint64_t dls_sim_oldest_pending_locked(void);
 
 /* --- capture and graphs (drv_graph.c); the *_locked functions need the scheduler lock --- */
 /* Appends op to the graph of s's capture (s->cap non-NULL); takes ownership. */
 void dls_sim_capture_add_locked(struct CUstream_st *s, dls_sim_op *op);
+/* Ends s's capture and frees what it captured (s is being freed). */
+void dls_sim_capture_drop_locked(struct CUstream_st *s);
 /* Marks s's capture invalidated (an error happened in it) and returns `err`. */
 CUresult dls_sim_capture_invalidate_locked(struct CUstream_st *s, CUresult err);
 /* The error a host synchronization covering s must return while s captures (invalidating the
@@ -257,6 +280,14 @@ CUresult dls_sim_capture_end(struct CUstream_st *s, CUgraph *graph);
 void dls_sim_capture_status(struct CUstream_st *s, CUstreamCaptureStatus *st, cuuint64_t *id, CUgraph *graph);
 /* Enqueues the nodes of exec on s in order (a graph launch). */
 CUresult dls_sim_graph_launch(CUgraphExec exec, struct CUstream_st *s);
+
+/* --- memory blocks (drv_blocks.c) --- */
+/* A 256-byte aligned block of at least `size` bytes of device (is_host 0) or page-locked host
+ * memory, its first `size` bytes 0xA5; NULL when out of memory. Takes the lock. */
+void *dls_sim_block_take(size_t size, int is_host);
+/* Takes back the block p of an allocation of `size` bytes being freed (lock held): it is not
+ * handed out again, nor freed, until the operations enqueued so far have completed. */
+void dls_sim_block_give_locked(void *p, size_t size, int is_host);
 
 /* --- memory (drv_mem.c) --- */
 /* Finds the allocation containing p: sets base, size, is_host, ctx; returns 0 or -1. */

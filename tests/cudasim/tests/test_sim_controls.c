@@ -1,12 +1,14 @@
 /* test_sim_controls.c: the simulator's test controls (forced errors, call counts, durations,
- * gates on the special handles, settle) and driver entry points fetched by name
- * (cuGetProcAddress), plus error names and strings. */
+ * gates on the special handles, settle, the seeded jitter) and driver entry points fetched by
+ * name (cuGetProcAddress), plus error names and strings. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include <pthread.h>
 
 #include <cuda_runtime_api.h>
 
@@ -156,6 +158,62 @@ static void error_names(void **state)
     assert_string_equal(cudaGetErrorString(cudaSuccess), "no error");
 }
 
+#define SEED_THREADS 3
+#define DRAWS 24
+
+/* Makes DRAWS calls and notes the jitter's draw after each (each call draws at its ENTER and
+ * before its EXIT). */
+static void *draw(void *arg)
+{
+    unsigned *out = arg;
+    CUcontext ctx;
+    for (int i = 0; i < DRAWS; i++) {
+        cuCtxGetCurrent(&ctx);
+        out[i] = cudasim_jitter_last_draw();
+    }
+    return NULL;
+}
+
+/* The draws of SEED_THREADS threads started one after another (so their first calls come in
+ * that order), with the jitter seeded. The calling thread makes no call meanwhile. */
+static void draws_of(unsigned long long seed, unsigned out[SEED_THREADS][DRAWS])
+{
+    cudasim_set_seed(seed);
+    cudasim_set_jitter(1);
+    for (int t = 0; t < SEED_THREADS; t++) {
+        pthread_t th;
+        assert_int_equal(pthread_create(&th, NULL, draw, out[t]), 0);
+        assert_int_equal(pthread_join(th, NULL), 0);
+    }
+    cudasim_set_jitter(0);
+}
+
+static void a_seed_makes_each_threads_jitter_a_replay(void **state)
+{
+    (void)state;
+    static unsigned first[SEED_THREADS][DRAWS], again[SEED_THREADS][DRAWS], other[SEED_THREADS][DRAWS];
+    draws_of(42, first);
+    draws_of(42, again);
+    draws_of(43, other);
+    assert_memory_equal(first, again, sizeof first);
+    for (int t = 0; t < SEED_THREADS; t++) {
+        assert_memory_not_equal(first[t], other[t], sizeof first[t]);
+        for (int u = 0; u < t; u++)
+            assert_memory_not_equal(first[t], first[u], sizeof first[t]); /* each its own sequence */
+        int distinct = 0;
+        for (int i = 1; i < DRAWS; i++)
+            distinct += first[t][i] != first[t][i - 1];
+        assert_true(distinct > DRAWS / 2);
+    }
+    /* numbers go by first calls, whichever thread makes them: here this thread is number 1 */
+    unsigned mine[DRAWS];
+    cudasim_set_seed(42);
+    cudasim_set_jitter(1);
+    draw(mine);
+    cudasim_set_jitter(0);
+    assert_memory_equal(mine, first[0], sizeof mine);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -166,6 +224,7 @@ int main(void)
         cmocka_unit_test(settle_returns_with_nothing_runnable),
         cmocka_unit_test(entry_points_by_name),
         cmocka_unit_test(error_names),
+        cmocka_unit_test(a_seed_makes_each_threads_jitter_a_replay),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

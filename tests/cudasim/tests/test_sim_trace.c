@@ -28,7 +28,7 @@
 
 /* One trace line split at spaces: tok[0] is the stamp, tok[1] the tag. */
 typedef struct {
-    char *text;
+    char *text, *copy; /* the line, and the copy its tokens point into */
     int ntok;
     char *tok[MAX_TOKENS];
 } line;
@@ -40,8 +40,10 @@ static unsigned g_marks;
 
 static void free_lines(void)
 {
-    for (size_t i = 0; i < g_nlines; i++)
+    for (size_t i = 0; i < g_nlines; i++) {
         free(g_lines[i].text);
+        free(g_lines[i].copy);
+    }
     free(g_lines);
     g_lines = NULL;
     g_nlines = 0;
@@ -65,12 +67,12 @@ static void load(void)
         line *l = &g_lines[g_nlines++];
         l->text = strdup(buf);
         assert_non_null(l->text);
-        char *copy = strdup(buf), *save = NULL;
-        assert_non_null(copy);
+        char *save = NULL;
+        l->copy = strdup(buf);
+        assert_non_null(l->copy);
         l->ntok = 0;
-        for (char *t = strtok_r(copy, " ", &save); t && l->ntok < MAX_TOKENS; t = strtok_r(NULL, " ", &save))
+        for (char *t = strtok_r(l->copy, " ", &save); t && l->ntok < MAX_TOKENS; t = strtok_r(NULL, " ", &save))
             l->tok[l->ntok++] = t;
-        /* the tokens point into `copy`, which lives as long as the process (a small leak) */
     }
     fclose(f);
 }
