@@ -2,7 +2,8 @@
 # The headline demo, run by `make demo` with the absolute build folder as the only argument:
 # a legacy producer -> consumer DLPack exchange (fake MXNet hands a tensor to fake TVM, each on
 # its own stream) that reads stale data without dlsync, the `check` report that explains it,
-# the correct result under `fix`, and a new consumer using the C API (dlsync.h).
+# the correct result under `fix`, a new consumer using the C API (dlsync.h), and the race as an
+# HTML report (build/demo/report.html).
 set -euo pipefail
 build=${1:?usage: scripts/demo.sh BUILD_DIR}
 scen=$build/scenarios/scen_side_stream
@@ -38,3 +39,11 @@ section "3. dlsync fix (the default): the missing event wait is injected" \
 section "4. the C API: a new consumer asks the legacy producer for a tensor safe on its stream" \
         "dlsync run -- demo_api"
 "$tool" run -- "$api" 2>&1
+
+section "5. the race as a page: one self-contained HTML file, the race drawn beside its stacks" \
+        "dlsync run --mode check --log demo.jsonl -- scen_side_stream racy; dlsync report --html report.html demo.jsonl"
+mkdir -p "$build/demo"
+rm -f "$build/demo/demo.jsonl"
+"$tool" run --quiet --mode check --log "$build/demo/demo.jsonl" -- "$scen" racy >/dev/null 2>&1
+"$tool" report --html "$build/demo/report.html" "$build/demo/demo.jsonl" >/dev/null
+echo "demo: the HTML report is $build/demo/report.html (open it in any browser; it loads nothing)"

@@ -1,19 +1,19 @@
-/* dlsync report: summary and timeline of JSON-lines logs (see commands.h). */
+/* dlsync report: summary, timeline and HTML page of JSON-lines logs (see commands.h). */
 #include "commands.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "chrome.h"
+#include "html.h"
 #include "logread.h"
+#include "outfile.h"
 #include "report_opts.h"
+#include "stacks.h"
 #include "summary.h"
+#include "symbolize.h"
 #include "textesc.h"
 
 static int usage_error(const char *what)
@@ -22,84 +22,51 @@ static int usage_error(const char *what)
     return DLS_EXIT_USAGE;
 }
 
-/* NULL when the timeline may be written to `out`, else why not: it is one of the logs, or an
- * existing file that looks like a dlsync log, or a directory. */
-static const char *refuse_output(const char *out, const dls_report_opts *o)
+/* What an output file's writer is given. */
+typedef struct {
+    const dls_log_set *set;
+    const dls_symbolizer *sym;
+} output;
+
+static int write_chrome(void *ctx, FILE *f)
 {
-    struct stat st, in;
-    if (stat(out, &st) != 0)
-        return NULL;
-    if (S_ISDIR(st.st_mode))
-        return "is a directory";
-    for (size_t i = 0; i < o->ninputs; i++) {
-        int same = strcmp(o->inputs[i], "-") == 0 ? fstat(0, &in) == 0 : stat(o->inputs[i], &in) == 0;
-        if (same && in.st_dev == st.st_dev && in.st_ino == st.st_ino)
-            return "is also one of the logs to read";
-    }
-    if (S_ISREG(st.st_mode) && st.st_size > 0) {
-        char head[8] = "";
-        int fd = open(out, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-        ssize_t got = fd >= 0 ? read(fd, head, sizeof head) : -1;
-        if (fd >= 0)
-            close(fd);
-        if (got >= 7 && memcmp(head, "{\"ev\":\"", 7) == 0)
-            return "looks like a dlsync log; it is not overwritten (name the timeline's own file, e.g. "
-                   "--chrome-trace timeline.json)";
-    }
-    return NULL;
+    return dls_chrome_write(((const output *)ctx)->set, f);
 }
 
-/* Writes the timeline to path: standard output for "-"; a regular file through a new file in
- * the same directory renamed over it at the end, so a failure leaves what was there; anything
- * else (a FIFO, /dev/null) directly. Returns 0 or -1 (said on stderr). */
-static int write_trace(const dls_log_set *set, const char *path, int say_where)
+static int write_html(void *ctx, FILE *f)
 {
-    char safe[PATH_MAX], tmp[PATH_MAX + 16] = "";
-    dls_text_escape(path, safe, sizeof safe);
-    if (strcmp(path, "-") == 0)
-        return dls_chrome_write(set, stdout) == 0 && fflush(stdout) == 0 ? 0 : -1;
-    struct stat st;
-    FILE *f = NULL;
-    if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) {
-        if ((size_t)snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) < sizeof tmp) {
-            int fd = mkstemp(tmp);
-            mode_t mask = umask(0);
-            umask(mask);
-            if (fd >= 0)
-                fchmod(fd, 0666 & ~mask); /* as a file fopen made */
-            f = fd >= 0 ? fdopen(fd, "w") : NULL;
-            if (fd >= 0 && !f)
-                close(fd);
+    const output *o = ctx;
+    return dls_html_write(o->set, o->sym, f);
+}
+
+/* Why the outputs of o cannot be written, in err (n bytes), or 0 when they can. */
+static int refused(const dls_report_opts *o, char *err, size_t n)
+{
+    const char *outs[] = {o->trace, o->html}, *names[] = {"--chrome-trace", "--html"},
+               *examples[] = {"--chrome-trace timeline.json", "--html report.html"};
+    char safe[PATH_MAX];
+    for (size_t i = 0; i < 2; i++) {
+        const char *why = outs[i] && strcmp(outs[i], "-") != 0
+                              ? dls_outfile_refuse(outs[i], o->inputs, o->ninputs, examples[i])
+                              : NULL;
+        if (why) {
+            snprintf(err, n, "%s %s: %s", names[i], dls_text_escape(outs[i], safe, sizeof safe), why);
+            return 1;
         }
-    } else {
-        f = fopen(path, "w");
     }
-    if (!f) {
-        fprintf(stderr, "dlsync report: cannot write %s: %s\n", safe, strerror(errno));
-        if (tmp[0])
-            unlink(tmp);
-        return -1;
+    if (o->trace && o->html && strcmp(o->trace, "-") != 0 && strcmp(o->html, "-") != 0 &&
+        dls_outfile_same(o->trace, o->html)) {
+        snprintf(err, n, "--chrome-trace and --html name the same file %s",
+                 dls_text_escape(o->html, safe, sizeof safe));
+        return 1;
     }
-    int rc = dls_chrome_write(set, f);
-    if (fclose(f) != 0)
-        rc = -1;
-    if (rc == 0 && tmp[0] && rename(tmp, path) != 0)
-        rc = -1;
-    if (rc != 0) {
-        fprintf(stderr, "dlsync report: writing %s failed\n", safe);
-        if (tmp[0])
-            unlink(tmp);
-        return -1;
-    }
-    if (say_where)
-        printf("\nTimeline written to %s (open it in https://ui.perfetto.dev or chrome://tracing)\n", safe);
     return 0;
 }
 
 int dls_cmd_report(int argc, char **argv)
 {
     dls_report_opts o;
-    char err[512];
+    char err[PATH_MAX + 512];
     if (dls_report_parse(argc, argv, &o, err, sizeof err) != 0) {
         dls_report_opts_free(&o);
         return usage_error(err);
@@ -109,10 +76,7 @@ int dls_cmd_report(int argc, char **argv)
         dls_report_opts_free(&o);
         return 0;
     }
-    const char *why = o.trace && strcmp(o.trace, "-") != 0 ? refuse_output(o.trace, &o) : NULL;
-    if (why) {
-        char safe[PATH_MAX];
-        snprintf(err, sizeof err, "--chrome-trace %s: %s", dls_text_escape(o.trace, safe, sizeof safe), why);
+    if (refused(&o, err, sizeof err)) {
         dls_report_opts_free(&o);
         return usage_error(err);
     }
@@ -120,14 +84,31 @@ int dls_cmd_report(int argc, char **argv)
     for (size_t i = 0; i < o.ninputs; i++)
         dls_log_read(&set, o.inputs[i], stderr);
     int rc = set.files_failed ? 1 : 0;
-    /* The text goes to stderr when the timeline takes standard output. */
-    FILE *text = o.trace && strcmp(o.trace, "-") == 0 ? stderr : stdout;
-    if ((o.json ? dls_summary_print_json(&set, stdout) : dls_summary_print(&set, text)) != 0) {
+    /* Source lines for the races' native frames, found once for every output. */
+    dls_symbolizer *sym = dls_sym_new(o.debug_dirs, o.ndebug_dirs);
+    if (sym && dls_stacks_want(&set, sym) == 0)
+        dls_sym_resolve(sym, stderr);
+    /* The text goes to stderr when an output takes standard output. */
+    int out_taken = (o.trace && strcmp(o.trace, "-") == 0) || (o.html && strcmp(o.html, "-") == 0);
+    FILE *text = out_taken ? stderr : stdout;
+    if ((o.json ? dls_summary_print_json(&set, sym, stdout) : dls_summary_print(&set, sym, text)) != 0) {
         fprintf(stderr, "dlsync report: out of memory\n");
         rc = 1;
     }
-    if (o.trace && write_trace(&set, o.trace, text == stdout && !o.json) != 0)
+    output ctx = {.set = &set, .sym = sym};
+    char safe[PATH_MAX];
+    int say = text == stdout && !o.json;
+    if (o.trace && dls_outfile_write(o.trace, write_chrome, &ctx) != 0)
         rc = 1;
+    else if (o.trace && say && strcmp(o.trace, "-") != 0)
+        printf("\nTimeline written to %s (open it in https://ui.perfetto.dev or chrome://tracing)\n",
+               dls_text_escape(o.trace, safe, sizeof safe));
+    if (o.html && dls_outfile_write(o.html, write_html, &ctx) != 0)
+        rc = 1;
+    else if (o.html && say && strcmp(o.html, "-") != 0)
+        printf("\nHTML report written to %s (one self-contained file: open it in any browser, offline)\n",
+               dls_text_escape(o.html, safe, sizeof safe));
+    dls_sym_free(sym);
     dls_log_set_free(&set);
     dls_report_opts_free(&o);
     if (fflush(stdout) != 0 || ferror(stdout))

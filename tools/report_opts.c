@@ -14,12 +14,31 @@ static int fail(char *err, size_t n, const char *fmt, const char *arg)
     return -1;
 }
 
+/* When argv[*i] is an option with a value (--chrome-trace, --html, --debug-dir; the value after
+ * '=' or in the next argument, which it takes), sets *name and *value (NULL when missing) and
+ * returns 1; else 0. */
+static int valued(int argc, char **argv, int *i, const char **name, const char **value)
+{
+    static const char *const names[] = {"--chrome-trace", "--html", "--debug-dir"};
+    const char *a = argv[*i];
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        size_t len = strlen(names[k]);
+        if (strncmp(a, names[k], len) != 0 || (a[len] != '\0' && a[len] != '='))
+            continue;
+        *name = names[k];
+        *value = a[len] == '=' ? a + len + 1 : *i + 1 < argc ? argv[++*i] : NULL;
+        return 1;
+    }
+    return 0;
+}
+
 int dls_report_parse(int argc, char **argv, dls_report_opts *o, char *err, size_t n)
 {
     memset(o, 0, sizeof *o);
     err[0] = '\0';
     o->inputs = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->inputs);
-    if (!o->inputs)
+    o->debug_dirs = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->debug_dirs);
+    if (!o->inputs || !o->debug_dirs)
         return fail(err, n, "%s", "out of memory");
     int options = 1, stdin_seen = 0;
     for (int i = 1; i < argc; i++) {
@@ -38,16 +57,28 @@ int dls_report_parse(int argc, char **argv, dls_report_opts *o, char *err, size_
             o->json = 1;
             continue;
         }
-        if (options && strncmp(a, "--chrome-trace", 14) == 0 && (a[14] == '\0' || a[14] == '=')) {
-            const char *v = a[14] == '=' ? a + 15 : i + 1 < argc ? argv[++i] : NULL;
-            if (o->trace)
-                return fail(err, n, "%s given twice", "--chrome-trace");
+        const char *v, *name;
+        int taken = options ? valued(argc, argv, &i, &name, &v) : 0;
+        if (taken) {
+            const char **slot = strcmp(name, "--chrome-trace") == 0 ? &o->trace
+                                : strcmp(name, "--html") == 0       ? &o->html
+                                                                    : NULL;
+            if (slot && *slot)
+                return fail(err, n, "%s given twice", name);
             if (!v || !*v)
-                return fail(err, n, "%s needs a file name (or - for standard output)", "--chrome-trace");
-            if (v[0] == '-' && v[1])
-                return fail(err, n, "--chrome-trace needs a file name (or - for standard output), not the option %s",
+                return fail(err, n, slot ? "%s needs a file name (or - for standard output)" : "%s needs a directory",
+                            name);
+            if (v[0] == '-' && (v[1] || !slot))
+                return fail(err, n,
+                            slot == &o->trace ? "--chrome-trace needs a file name (or - for standard output), not the "
+                                                "option %s"
+                            : slot            ? "--html needs a file name (or - for standard output), not the option %s"
+                                              : "--debug-dir needs a directory, not the option %s",
                             v);
-            o->trace = v;
+            if (slot)
+                *slot = v;
+            else
+                o->debug_dirs[o->ndebug_dirs++] = v;
             continue;
         }
         if (options && a[0] == '-' && a[1])
@@ -58,8 +89,12 @@ int dls_report_parse(int argc, char **argv, dls_report_opts *o, char *err, size_
     }
     if (o->help)
         return 0;
-    if (o->json && o->trace && strcmp(o->trace, "-") == 0)
-        return fail(err, n, "%s", "--json and --chrome-trace - would both write to standard output");
+    int trace_out = o->trace && strcmp(o->trace, "-") == 0, html_out = o->html && strcmp(o->html, "-") == 0;
+    if (o->json && (trace_out || html_out))
+        return fail(err, n, "--json and %s - would both write to standard output",
+                    trace_out ? "--chrome-trace" : "--html");
+    if (trace_out && html_out)
+        return fail(err, n, "%s", "--chrome-trace - and --html - would both write to standard output");
     if (!o->ninputs)
         return fail(err, n, "%s", "no LOG to read");
     return 0;
@@ -68,5 +103,6 @@ int dls_report_parse(int argc, char **argv, dls_report_opts *o, char *err, size_
 void dls_report_opts_free(dls_report_opts *o)
 {
     free(o->inputs);
+    free(o->debug_dirs);
     memset(o, 0, sizeof *o);
 }

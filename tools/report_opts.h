@@ -1,19 +1,24 @@
 /* The command line of `dlsync report`, parsed apart from the command so the fuzzer can drive it.
  *
- *   dlsync report [--chrome-trace OUT.json | --chrome-trace=OUT.json] [--json] [--help] LOG...
+ *   dlsync report [--chrome-trace OUT.json | --chrome-trace=OUT.json] [--html OUT.html |
+ *                 --html=OUT.html] [--json] [--debug-dir DIR]... [--help] LOG...
  *
  * Options may come anywhere among the logs; `--` ends them (what follows is a log even when it
- * begins with '-'); `-` is a log read from standard input (once). OUT must be named: `-` writes
- * the timeline to standard output; a value that looks like an option (`--chrome-trace --json`)
- * is refused, as is an option given twice, --json with the timeline on standard output, an
- * unknown option and a command line without a log. */
+ * begins with '-'); `-` is a log read from standard input (once). An OUT must be named: `-`
+ * writes it to standard output; a value that looks like an option (`--chrome-trace --json`) is
+ * refused, as is an option given twice (--debug-dir may be given several times: each adds a
+ * directory), two outputs or --json and an output on standard output, an unknown option and a
+ * command line without a log. */
 #ifndef DLS_TOOL_REPORT_OPTS_H
 #define DLS_TOOL_REPORT_OPTS_H
 
 #include <stddef.h>
 
 typedef struct {
-    const char *trace;   /* --chrome-trace's OUT ("-": standard output), NULL when not asked */
+    const char *trace;       /* --chrome-trace's OUT ("-": standard output), NULL when not asked */
+    const char *html;        /* --html's OUT ("-": standard output), NULL when not asked */
+    const char **debug_dirs; /* --debug-dir's directories in command-line order (malloc'd array) */
+    size_t ndebug_dirs;
     int json;            /* --json: the summary as one JSON object */
     int help;            /* --help or -h: print the help, nothing else */
     const char **inputs; /* the logs in command-line order (pointers into argv; malloc'd array) */

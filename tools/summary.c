@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "records.h"
+#include "stacks.h"
 #include "tally.h"
 #include "textesc.h"
 
@@ -18,194 +20,10 @@ static const char *esc(const char *s)
     return dls_text_escape(s, b, sizeof bufs[0]);
 }
 
-typedef struct {
-    dls_tally pids;       /* pid -> first record (its start record when there is one) */
-    dls_tally pairs;      /* "export -> import\tdevice" */
-    dls_tally injects;    /* what */
-    dls_tally race_pid;   /* "pid\tkey": aux = occurrences in that process */
-    dls_tally races;      /* key: count = occurrences over processes, first = first record */
-    dls_tally fixes;      /* fix id of the races: count = occurrences, aux = distinct races */
-    dls_tally fallbacks;  /* reason */
-    dls_tally warnings;   /* reason */
-    dls_tally summaries;  /* pid -> its last summary record */
-    dls_tally capped;     /* pid -> its log_capped record */
-    dls_tally suppressed; /* key of a suppressed race: count = occurrences, first = first record */
-    long long exports, imports, unmatched_imports, injected, fallback_records;
-    long long releases, double_releases, malformed, warning_records;
-} analysis;
-
-static void analysis_free(analysis *a)
-{
-    dls_tally *all[] = {&a->pids,      &a->pairs,    &a->injects,   &a->race_pid, &a->races,     &a->fixes,
-                        &a->fallbacks, &a->warnings, &a->summaries, &a->capped,   &a->suppressed};
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-        dls_tally_free(all[i]);
-}
-
-/* Adds one to the entry for key; returns -1 when memory runs out. */
-static int bump(dls_tally *t, const char *key, size_t idx)
-{
-    int fresh;
-    dls_tally_entry *e = dls_tally_add(t, key, &fresh);
-    if (!e)
-        return -1;
-    if (fresh)
-        e->first = idx;
-    e->count++;
-    return 0;
-}
-
-static const char *or_unknown(const char *s)
-{
-    return s ? s : "?";
-}
-
-static int add_pair(analysis *a, const dls_log_record *exp, const dls_log_record *imp, size_t idx)
-{
-    char key[512], dev[64];
-    const dlt_json_value *device = dls_json_get(exp ? exp->obj : imp->obj, "device");
-    if (!device || device->type != DLS_JSON_OBJECT)
-        device = imp ? dls_json_get(imp->obj, "device") : NULL;
-    snprintf(key, sizeof key, "%s -> %s\t%s", exp ? or_unknown(dls_json_get_str(exp->obj, "framework")) : "(not seen)",
-             imp ? or_unknown(dls_json_get_str(imp->obj, "framework")) : "(not imported)",
-             dls_device_text(device, dev, sizeof dev));
-    return bump(&a->pairs, key, idx);
-}
-
-/* Sets the entry of key to the record idx (the latest wins); -1 when memory runs out. */
-static int remember(dls_tally *t, const char *key, size_t idx)
-{
-    dls_tally_entry *e = dls_tally_add(t, key, NULL);
-    if (!e)
-        return -1;
-    e->first = idx;
-    e->count++;
-    return 0;
-}
-
-static int add_race(analysis *a, const dls_log_record *r, size_t idx)
-{
-    char key[128], pid[32], pkey[192];
-    dls_scalar_text(r->obj, "key", key, sizeof key);
-    snprintf(pkey, sizeof pkey, "%s\t%s", dls_scalar_text(r->obj, "pid", pid, sizeof pid), key);
-    int fresh;
-    dls_tally_entry *per = dls_tally_add(&a->race_pid, pkey, &fresh);
-    dls_tally_entry *all = per ? dls_tally_add(&a->races, key, &fresh) : NULL;
-    if (!all)
-        return -1;
-    if (fresh)
-        all->first = idx;
-    /* "count" is the number of occurrences so far in that process: the latest (largest) wins;
-     * records without it count one each. */
-    long long count;
-    per->count++;
-    if (!dls_json_get_int(r->obj, "count", &count) || count < per->count)
-        count = per->count;
-    if (count > per->aux) {
-        all->count += count - per->aux;
-        per->aux = count;
-    }
-    return 0;
-}
-
-static int analyse(const dls_log_set *set, analysis *a)
-{
-    memset(a, 0, sizeof *a);
-    size_t *match = dls_match_exchanges(set);
-    char *imported = calloc(set->n ? set->n : 1, 1);
-    int rc = (set->n && !match) || !imported ? -1 : 0;
-    char pid[32];
-    for (size_t i = 0; rc == 0 && i < set->n; i++) {
-        const dls_log_record *r = &set->recs[i];
-        int fresh;
-        dls_tally_entry *p = dls_tally_add(&a->pids, dls_scalar_text(r->obj, "pid", pid, sizeof pid), &fresh);
-        if (!p) {
-            rc = -1;
-            break;
-        }
-        if (fresh || (strcmp(r->ev, "start") == 0 && strcmp(set->recs[p->first].ev, "start") != 0))
-            p->first = i;
-        p->count++;
-        if (strcmp(r->ev, "export") == 0) {
-            a->exports++;
-        } else if (strcmp(r->ev, "import") == 0) {
-            a->imports++;
-            if (match[i] != DLS_NO_RECORD) {
-                imported[match[i]] = 1;
-                rc = add_pair(a, &set->recs[match[i]], r, i);
-            } else {
-                a->unmatched_imports++;
-                rc = add_pair(a, NULL, r, i);
-            }
-        } else if (strcmp(r->ev, "release") == 0) {
-            a->releases++;
-        } else if (strcmp(r->ev, "double_release") == 0) {
-            a->double_releases++;
-        } else if (strcmp(r->ev, "malformed") == 0) {
-            a->malformed++;
-        } else if (strcmp(r->ev, "inject") == 0) {
-            a->injected++;
-            rc = bump(&a->injects, or_unknown(dls_json_get_str(r->obj, "what")), i);
-        } else if (strcmp(r->ev, "race") == 0 && dls_json_get(r->obj, "suppressed")) {
-            char key[128];
-            rc = bump(&a->suppressed, dls_scalar_text(r->obj, "key", key, sizeof key), i);
-        } else if (strcmp(r->ev, "race") == 0) {
-            rc = add_race(a, r, i);
-        } else if (strcmp(r->ev, "summary") == 0) {
-            rc = remember(&a->summaries, pid, i);
-        } else if (strcmp(r->ev, "log_capped") == 0) {
-            rc = remember(&a->capped, pid, i);
-        } else if (strcmp(r->ev, "fallback") == 0) {
-            a->fallback_records++;
-            rc = bump(&a->fallbacks, or_unknown(dls_json_get_str(r->obj, "reason")), i);
-        } else if (strcmp(r->ev, "warning") == 0) {
-            a->warning_records++;
-            rc = bump(&a->warnings, or_unknown(dls_json_get_str(r->obj, "reason")), i);
-        }
-    }
-    for (size_t i = 0; rc == 0 && i < set->n; i++)
-        if (strcmp(set->recs[i].ev, "export") == 0 && !imported[i])
-            rc = add_pair(a, &set->recs[i], NULL, i);
-    free(match);
-    free(imported);
-    if (rc != 0)
-        analysis_free(a);
-    return rc;
-}
-
-/* Whether the process of pid entry p was checked: -1 it did not run in check mode, 1 checked,
- * 0 not (why says why). */
-static int check_state(const dls_log_set *set, const analysis *a, const dls_tally_entry *p, char *why, size_t n)
-{
-    const dls_log_record *start = &set->recs[p->first];
-    const char *mode = dls_json_get_str(start->obj, "mode");
-    if (strcmp(start->ev, "start") != 0 || !mode || strcmp(mode, "check") != 0)
-        return -1;
-    const dls_tally_entry *s = dls_tally_find(&a->summaries, p->key);
-    if (!s) {
-        snprintf(why, n, "no summary record: the process was killed, ended through exec, or was still running");
-        return 0;
-    }
-    const dlt_json_value *sum = set->recs[s->first].obj, *checked = dls_json_get(sum, "checked");
-    if (checked && checked->type == DLS_JSON_BOOL) {
-        const char *w = dls_json_get_str(sum, "why");
-        snprintf(why, n, "%s", w ? w : "not checked");
-        return checked->boolean;
-    }
-    /* A log of an older dlsync: no observer, yet exchanges to check. */
-    long long exchanges = 0;
-    const char *cupti = dls_json_get_str(sum, "cupti");
-    if (cupti && strcmp(cupti, "none") == 0 && dls_json_get_int(sum, "exchanges", &exchanges) && exchanges > 0) {
-        snprintf(why, n, "no CUDA observer (cupti=none)");
-        return 0;
-    }
-    return 1;
-}
-
 int dls_summary_count(const dls_log_set *set, dlt_summary_counts *c)
 {
-    analysis a;
-    if (analyse(set, &a) != 0)
+    dls_analysis a;
+    if (dls_analyse(set, &a) != 0)
         return -1;
     c->processes = (long long)a.pids.n;
     c->exchanges = a.exports + a.unmatched_imports;
@@ -222,16 +40,16 @@ int dls_summary_count(const dls_log_set *set, dlt_summary_counts *c)
     dls_tally_entry **pids = dls_tally_sorted(&a.pids);
     for (size_t i = 0; pids && i < a.pids.n; i++) {
         char why[512];
-        int state = check_state(set, &a, pids[i], why, sizeof why);
+        int state = dls_check_state(set, &a, pids[i], why, sizeof why);
         c->check_processes += state >= 0;
         c->not_checked += state == 0;
     }
     free(pids);
-    analysis_free(&a);
+    dls_analysis_free(&a);
     return 0;
 }
 
-static void print_processes(const dls_log_set *set, const analysis *a, dls_tally_entry **v, FILE *out)
+static void print_processes(const dls_log_set *set, const dls_analysis *a, dls_tally_entry **v, FILE *out)
 {
     for (size_t i = 0; i < a->pids.n; i++) {
         const dls_log_record *r = &set->recs[v[i]->first];
@@ -249,12 +67,12 @@ static void print_processes(const dls_log_set *set, const analysis *a, dls_tally
 }
 
 /* The check-mode processes that were not checked, first: their races are not all there are. */
-static void print_not_checked(const dls_log_set *set, const analysis *a, dls_tally_entry **v, FILE *out)
+static void print_not_checked(const dls_log_set *set, const dls_analysis *a, dls_tally_entry **v, FILE *out)
 {
     long long total = 0, bad = 0;
     char why[512];
     for (size_t i = 0; i < a->pids.n; i++) {
-        int state = check_state(set, a, v[i], why, sizeof why);
+        int state = dls_check_state(set, a, v[i], why, sizeof why);
         total += state >= 0;
         bad += state == 0;
     }
@@ -265,13 +83,13 @@ static void print_not_checked(const dls_log_set *set, const analysis *a, dls_tal
             "there may be\n",
             bad, total, total == 1 ? "" : "es");
     for (size_t i = 0; i < a->pids.n; i++)
-        if (check_state(set, a, v[i], why, sizeof why) == 0)
+        if (dls_check_state(set, a, v[i], why, sizeof why) == 0)
             fprintf(out, "  pid %s (%s): %s\n", esc(v[i]->key),
                     esc(dls_json_get_str(set->recs[v[i]->first].obj, "exe")), esc(why));
     fputc('\n', out);
 }
 
-static void print_pairs(const analysis *a, dls_tally_entry **v, FILE *out)
+static void print_pairs(const dls_analysis *a, dls_tally_entry **v, FILE *out)
 {
     fprintf(out, "  %8s  %-40s %s\n", "count", "export framework -> import framework", "device");
     for (size_t i = 0; i < a->pairs.n; i++) {
@@ -282,44 +100,28 @@ static void print_pairs(const analysis *a, dls_tally_entry **v, FILE *out)
     }
 }
 
-static void print_side(const dlt_json_value *race, const char *name, FILE *out)
+/* One side of a race: its operation and stream, then its stack, the Python frames first. */
+static void print_side(const dlt_json_value *race, const char *name, const dls_symbolizer *sym, FILE *out)
 {
     const dlt_json_value *side = dls_json_get(race, name);
     char st[96];
     fprintf(out, "      %-9s %s on %s\n", name, esc(dls_json_get_str(side, "op")),
             esc(dls_stream_text(dls_json_get(side, "stream"), st, sizeof st)));
-}
-
-/* The fix named in a race record ("(none)" in logs written before races had one). */
-static const char *fix_id(const dlt_json_value *race)
-{
-    const char *id = dls_json_get_str(dls_json_get(race, "fix"), "id");
-    return id ? id : "(none)";
-}
-
-/* The heading of the races fixed by `id` (advice.def). */
-static const char *fix_title(const char *id)
-{
-    static const struct {
-        const char *id, *title;
-    } titles[] = {
-#define DLS_ADVICE_PATH(way, fix, title, text) {fix, title},
-#define DLS_ADVICE_KIND(kind, fix, title, text) {fix, title},
-#include "report/advice.def"
-#undef DLS_ADVICE_PATH
-#undef DLS_ADVICE_KIND
-    };
-    for (size_t i = 0; i < sizeof titles / sizeof *titles; i++)
-        if (strcmp(titles[i].id, id) == 0)
-            return titles[i].title;
-    return strcmp(id, "(none)") == 0 ? "no fix recorded (a log of an older dlsync)" : "a fix this dlsync does not know";
+    dls_shown_stack stack;
+    if (dls_stack_shown(side, sym, &stack) != 0)
+        return;
+    for (int python = 1; python >= 0; python--)
+        for (size_t i = 0; i < stack.n; i++)
+            if (stack.f[i].python == python)
+                fprintf(out, "        at %s\n", esc(stack.f[i].text));
+    dls_shown_stack_free(&stack);
 }
 
 /* Groups the distinct races by fix (occurrences and distinct races per fix). -1: out of memory. */
-static int group_by_fix(const dls_log_set *set, analysis *a, dls_tally_entry **v)
+static int group_by_fix(const dls_log_set *set, dls_analysis *a, dls_tally_entry **v)
 {
     for (size_t i = 0; i < a->races.n; i++) {
-        dls_tally_entry *e = dls_tally_add(&a->fixes, fix_id(set->recs[v[i]->first].obj), NULL);
+        dls_tally_entry *e = dls_tally_add(&a->fixes, dls_race_fix_id(set->recs[v[i]->first].obj), NULL);
         if (!e)
             return -1;
         e->count += v[i]->count;
@@ -328,7 +130,7 @@ static int group_by_fix(const dls_log_set *set, analysis *a, dls_tally_entry **v
     return 0;
 }
 
-static void print_race(const dls_log_set *set, const dls_tally_entry *v, FILE *out)
+static void print_race(const dls_log_set *set, const dls_tally_entry *v, const dls_symbolizer *sym, FILE *out)
 {
     const dlt_json_value *r = set->recs[v->first].obj;
     char xid[32], pid[32], dev[64];
@@ -339,8 +141,8 @@ static void print_race(const dls_log_set *set, const dls_tally_entry *v, FILE *o
     fprintf(out, "      tensor    %s %s on %s\n", esc(dls_json_get_str(tensor, "dtype")),
             esc(dls_json_get_str(tensor, "data")),
             esc(dls_device_text(dls_json_get(tensor, "device"), dev, sizeof dev)));
-    print_side(r, "producer", out);
-    print_side(r, "consumer", out);
+    print_side(r, "producer", sym, out);
+    print_side(r, "consumer", sym, out);
     const char *why = dls_json_get_str(r, "why");
     if (why)
         fprintf(out, "      why       %s\n", esc(why));
@@ -350,20 +152,20 @@ static void print_race(const dls_log_set *set, const dls_tally_entry *v, FILE *o
 }
 
 /* The races grouped by fix, the most frequent fix first; within a group, by occurrences. */
-static void print_races(const dls_log_set *set, const analysis *a, dls_tally_entry **races, dls_tally_entry **fixes,
-                        FILE *out)
+static void print_races(const dls_log_set *set, const dls_analysis *a, dls_tally_entry **races, dls_tally_entry **fixes,
+                        const dls_symbolizer *sym, FILE *out)
 {
     for (size_t f = 0; f < a->fixes.n; f++) {
-        fprintf(out, "  fix %s: %s (%lld distinct, %lld occurrences)\n", esc(fixes[f]->key), fix_title(fixes[f]->key),
-                fixes[f]->aux, fixes[f]->count);
+        fprintf(out, "  fix %s: %s (%lld distinct, %lld occurrences)\n", esc(fixes[f]->key),
+                dls_fix_title(fixes[f]->key), fixes[f]->aux, fixes[f]->count);
         for (size_t i = 0; i < a->races.n; i++)
-            if (strcmp(fix_id(set->recs[races[i]->first].obj), fixes[f]->key) == 0)
-                print_race(set, races[i], out);
+            if (strcmp(dls_race_fix_id(set->recs[races[i]->first].obj), fixes[f]->key) == 0)
+                print_race(set, races[i], sym, out);
     }
 }
 
 /* The suppressed races: kind, key and the rule that matched. */
-static void print_suppressed(const dls_log_set *set, const analysis *a, dls_tally_entry **v, FILE *out)
+static void print_suppressed(const dls_log_set *set, const dls_analysis *a, dls_tally_entry **v, FILE *out)
 {
     for (size_t i = 0; i < a->suppressed.n; i++) {
         const dlt_json_value *r = set->recs[v[i]->first].obj, *s = dls_json_get(r, "suppressed");
@@ -384,7 +186,7 @@ static void print_reasons(const dls_log_set *set, const dls_tally *t, dls_tally_
 }
 
 /* The processes whose log reached its size limit. */
-static void print_capped(const dls_log_set *set, const analysis *a, dls_tally_entry **v, FILE *out)
+static void print_capped(const dls_log_set *set, const dls_analysis *a, dls_tally_entry **v, FILE *out)
 {
     if (!a->capped.n)
         return;
@@ -402,10 +204,10 @@ static void print_capped(const dls_log_set *set, const analysis *a, dls_tally_en
     }
 }
 
-int dls_summary_print(const dls_log_set *set, FILE *out)
+int dls_summary_print(const dls_log_set *set, const dls_symbolizer *sym, FILE *out)
 {
-    analysis a;
-    if (analyse(set, &a) != 0)
+    dls_analysis a;
+    if (dls_analyse(set, &a) != 0)
         return -1;
     dls_tally_entry **races = dls_tally_sorted(&a.races);
     int rc = (a.races.n && !races) || group_by_fix(set, &a, races) != 0 ? -1 : 0;
@@ -435,7 +237,7 @@ int dls_summary_print(const dls_log_set *set, FILE *out)
         fprintf(out, "\nInjected syncs: %lld\n", a.injected);
         print_reasons(set, &a.injects, sorted[2], out);
         fprintf(out, "\nRaces: %zu distinct, %lld occurrences\n", a.races.n, race_total);
-        print_races(set, &a, races, sorted[3], out);
+        print_races(set, &a, races, sorted[3], sym, out);
         if (a.suppressed.n) {
             fprintf(out, "\nSuppressed races: %zu distinct, %lld occurrences\n", a.suppressed.n, suppressed_total);
             print_suppressed(set, &a, sorted[6], out);
@@ -453,7 +255,7 @@ int dls_summary_print(const dls_log_set *set, FILE *out)
     for (size_t i = 0; i < NT; i++)
         free(sorted[i]);
     free(races);
-    analysis_free(&a);
+    dls_analysis_free(&a);
     return rc;
 }
 
@@ -467,11 +269,66 @@ static void write_pid(FILE *out, const char *key)
         dls_json_write_str(out, key);
 }
 
-int dls_summary_print_json(const dls_log_set *set, FILE *out)
+/* A race side as JSON: its op, stream (as logged) and shown stack. */
+static void write_side_json(const dlt_json_value *race, const char *name, const dls_symbolizer *sym, FILE *out)
+{
+    const dlt_json_value *side = dls_json_get(race, name);
+    fprintf(out, "\"%s\":{\"op\":", name);
+    dls_json_write_str(out, dls_json_get_str(side, "op"));
+    fputs(",\"stream\":", out);
+    dls_json_write(out, dls_json_get(side, "stream"));
+    fputs(",\"stack\":[", out);
+    dls_shown_stack stack;
+    if (dls_stack_shown(side, sym, &stack) == 0) {
+        for (size_t i = 0; i < stack.n; i++) {
+            fputs(i ? "," : "", out);
+            dls_json_write_str(out, stack.f[i].text);
+        }
+        dls_shown_stack_free(&stack);
+    }
+    fputs("]}", out);
+}
+
+/* The distinct races, the most frequent first, with their stacks as shown. */
+static void write_races_json(const dls_log_set *set, const dls_analysis *a, const dls_symbolizer *sym, FILE *out)
+{
+    dls_tally_entry **races = dls_tally_sorted(&a->races);
+    fputs(",\"race_reports\":[", out);
+    for (size_t i = 0; races && i < a->races.n; i++) {
+        const dlt_json_value *r = set->recs[races[i]->first].obj, *fix = dls_json_get(r, "fix");
+        fputs(i ? ",{\"key\":" : "{\"key\":", out);
+        dls_json_write_str(out, races[i]->key);
+        fputs(",\"kind\":", out);
+        dls_json_write_str(out, dls_json_get_str(r, "kind"));
+        fprintf(out, ",\"count\":%lld,\"pid\":", races[i]->count);
+        dls_json_write(out, dls_json_get(r, "pid"));
+        fputs(",\"xid\":", out);
+        dls_json_write(out, dls_json_get(r, "xid"));
+        fputs(",\"framework\":", out);
+        dls_json_write_str(out, dls_json_get_str(r, "framework"));
+        fputs(",\"symbol\":", out);
+        dls_json_write_str(out, dls_json_get_str(r, "symbol"));
+        fputc(',', out);
+        write_side_json(r, "producer", sym, out);
+        fputc(',', out);
+        write_side_json(r, "consumer", sym, out);
+        fputs(",\"why\":", out);
+        dls_json_write_str(out, dls_json_get_str(r, "why"));
+        fputs(",\"fix\":{\"id\":", out);
+        dls_json_write_str(out, dls_race_fix_id(r));
+        fputs(",\"text\":", out);
+        dls_json_write_str(out, dls_json_get_str(fix, "text"));
+        fputs("}}", out);
+    }
+    fputc(']', out);
+    free(races);
+}
+
+int dls_summary_print_json(const dls_log_set *set, const dls_symbolizer *sym, FILE *out)
 {
     dlt_summary_counts c;
-    analysis a;
-    if (dls_summary_count(set, &c) != 0 || analyse(set, &a) != 0)
+    dls_analysis a;
+    if (dls_summary_count(set, &c) != 0 || dls_analyse(set, &a) != 0)
         return -1;
     dls_tally_entry **pids = dls_tally_sorted(&a.pids), **capped = dls_tally_sorted(&a.capped);
     int rc = (a.pids.n && !pids) || (a.capped.n && !capped) ? -1 : 0;
@@ -490,7 +347,7 @@ int dls_summary_print_json(const dls_log_set *set, FILE *out)
         int first = 1;
         char why[512];
         for (size_t i = 0; i < a.pids.n; i++) {
-            if (check_state(set, &a, pids[i], why, sizeof why) != 0)
+            if (dls_check_state(set, &a, pids[i], why, sizeof why) != 0)
                 continue;
             fprintf(out, "%s{\"pid\":", first ? "" : ",");
             write_pid(out, pids[i]->key);
@@ -509,10 +366,12 @@ int dls_summary_print_json(const dls_log_set *set, FILE *out)
             write_pid(out, capped[i]->key);
             fprintf(out, ",\"limit\":%lld}", limit);
         }
-        fputs("]}\n", out);
+        fputc(']', out);
+        write_races_json(set, &a, sym, out);
+        fputs("}\n", out);
     }
     free(pids);
     free(capped);
-    analysis_free(&a);
+    dls_analysis_free(&a);
     return rc;
 }

@@ -1,14 +1,14 @@
 /* The help texts of the dlsync command; tools/dlsync.1 says the same. */
 #include "commands.h"
 
-#define SYNOPSIS                                                                                         \
-    "usage: dlsync run [--mode trace|check|fix|off] [--log FILE] [--log-limit SIZE] [--profiles FILE]\n" \
-    "                  [--suppressions FILE] [--quiet] [--verbose] [--fail-on-race]\n"                   \
-    "                  [--error-exitcode N] [--] PROGRAM [ARGS...]\n"                                    \
-    "       dlsync scan FILE...\n"                                                                       \
-    "       dlsync report [--chrome-trace OUT.json] [--json] LOG...\n"                                   \
-    "       dlsync SUBCOMMAND --help\n"                                                                  \
-    "       dlsync --help\n"                                                                             \
+#define SYNOPSIS                                                                                           \
+    "usage: dlsync run [--mode trace|check|fix|off] [--log FILE] [--log-limit SIZE] [--profiles FILE]\n"   \
+    "                  [--suppressions FILE] [--quiet] [--verbose] [--fail-on-race]\n"                     \
+    "                  [--error-exitcode N] [--] PROGRAM [ARGS...]\n"                                      \
+    "       dlsync scan FILE...\n"                                                                         \
+    "       dlsync report [--html OUT.html] [--chrome-trace OUT.json] [--json] [--debug-dir DIR] LOG...\n" \
+    "       dlsync SUBCOMMAND --help\n"                                                                    \
+    "       dlsync --help\n"                                                                               \
     "       dlsync --version\n"
 
 #define RUN_HELP                                                                                             \
@@ -76,21 +76,34 @@
     "dlsync report reads JSON-lines logs (\"-\" is standard input; regular files and pipes only)\n"   \
     "and prints, first, the check-mode processes that could not be checked (NOT CHECKED), then\n"     \
     "processes, exchanges per framework pair and device, injected syncs, races (deduplicated by\n"    \
-    "key, with counts, grouped by fix), suppressed races, fallbacks, warnings and the logs that\n"    \
-    "reached their size limit. Damaged lines are skipped with a FILE:LINE message; a file that is\n"  \
-    "no dlsync log (its first line is no log record, a line is longer than 1 MiB, more than 20\n"     \
-    "lines are damaged) gets one message and is not read further. Values from the logs are printed\n" \
-    "with their control characters escaped. Options may come anywhere; -- ends them.\n"               \
+    "key, with counts, grouped by fix, with both stacks: Python frames first), suppressed races,\n"   \
+    "fallbacks, warnings and the logs that reached their size limit. Damaged lines are skipped\n"     \
+    "with a FILE:LINE message; a file that is no dlsync log (its first line is no log record, a\n"    \
+    "line is longer than 1 MiB, more than 20 lines are damaged) gets one message and is not read\n"   \
+    "further. Values from the logs are printed with their control characters escaped. Native\n"       \
+    "frames get their source file:line (and the functions inlined there) from the object's DWARF\n"   \
+    "debug information, in the object or found by its build id under a debug directory\n"             \
+    "(DIR/.build-id/xx/yyyy.debug), with llvm-symbolizer or addr2line from the PATH (one line says\n" \
+    "so when neither is there); a stripped object keeps function+0xOFF (library). Options may\n"      \
+    "come anywhere; -- ends them.\n"                                                                  \
+    "  --html OUT.html  also write one self-contained HTML page (no script, nothing loaded from\n"    \
+    "                   the network): the run at a glance, each race drawn on lanes (its streams\n"   \
+    "                   and the host threads, both accesses, the missing ordering and the fix)\n"     \
+    "                   beside both stacks, and the waits a fix run injected\n"                       \
     "  --chrome-trace OUT.json  also write a timeline for Perfetto / chrome://tracing: one track\n"   \
     "                   per host thread and per stream, exchanges with arrows from export to\n"       \
-    "                   import, injected waits and races marked. OUT must be named (- is standard\n"  \
-    "                   output, the text then going to standard error); it is never one of the\n"     \
-    "                   logs nor a file that looks like a dlsync log\n"                               \
+    "                   import, injected waits and races marked\n"                                    \
+    "                   Each OUT must be named (- is standard output, the text then going to\n"       \
+    "                   standard error); it is never one of the logs nor a file that looks like a\n"  \
+    "                   dlsync log, and an existing one is replaced only once the new one is whole\n" \
     "  --json           the summary as one JSON object instead of text\n"                             \
-    "Exit status 1 when a log could not be read or was no dlsync log, or OUT.json not written; 2\n"   \
+    "  --debug-dir DIR  look for debug information by build id under DIR too (before\n"               \
+    "                   /usr/lib/debug); may be given more than once\n"                               \
+    "Exit status 1 when a log could not be read or was no dlsync log, or an OUT not written; 2\n"     \
     "for a bad command line or an OUT it refuses to write over.\n"
 
 const char dls_usage_run[] = "usage: dlsync run [OPTIONS] [--] PROGRAM [ARGS...]\n\n" RUN_HELP;
 const char dls_usage_scan[] = "usage: dlsync scan FILE...\n\n" SCAN_HELP;
-const char dls_usage_report[] = "usage: dlsync report [--chrome-trace OUT.json] [--json] LOG...\n\n" REPORT_HELP;
+const char dls_usage_report[] = "usage: dlsync report [--html OUT.html] [--chrome-trace OUT.json] [--json] "
+                                "[--debug-dir DIR] LOG...\n\n" REPORT_HELP;
 const char dls_usage_text[] = SYNOPSIS "\n" RUN_HELP "\n" SCAN_HELP "\n" REPORT_HELP;

@@ -272,7 +272,7 @@ static void deliver_ops(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_C
         if (!enter && op.kind == DLS_OP_STREAM_DESTROY)
             dls_cuda_streams_invalidate();
         if (!enter && op.kind == DLS_OP_EVENT_DESTROY)
-            dls_cuda_event_forget((CUevent)op.event);
+            dls_cuda_event_forget((CUevent)op.event, op.event_id);
     }
 }
 

@@ -116,10 +116,13 @@ static int several_ops(CUpti_CallbackId cbid)
     dls_cuda_decode_on_stream(op, DLS_OP_STREAM_WAIT_EVENT, cb, p->hStream, ptsz, 1); \
     dls_cuda_decode_event(op, p->hEvent);                                             \
     END_CASE
-#define EVENT(name, class, op_kind)       \
-    CASE(name)                            \
-    op->kind = DLS_OP_##op_kind;          \
-    dls_cuda_decode_event(op, p->hEvent); \
+#define EVENT(name, class, op_kind)                       \
+    CASE(name)                                            \
+    op->kind = DLS_OP_##op_kind;                          \
+    if (op->kind == DLS_OP_EVENT_DESTROY)                 \
+        dls_cuda_decode_event_destroy(op, cb, p->hEvent); \
+    else                                                  \
+        dls_cuda_decode_event(op, p->hEvent);             \
     END_CASE
 #define ON_STREAM(name, class, op_kind, ptsz, async)                              \
     CASE(name)                                                                    \

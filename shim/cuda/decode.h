@@ -80,6 +80,11 @@ void dls_cuda_decode_free(dls_cuda_op *op, dls_cuda_scratch *scratch, const CUpt
 /* decode_sync.c. Sets op's event (and its id) to e. */
 void dls_cuda_decode_event(dls_cuda_op *op, CUevent e);
 
+/* The same for a destruction of e: the id is e's as of the call's ENTER, remembered for the EXIT
+ * of the same call on this thread (by then the driver may have handed the handle to an event
+ * another thread created, which has an id of its own). */
+void dls_cuda_decode_event_destroy(dls_cuda_op *op, const CUpti_CallbackData *cb, CUevent e);
+
 /* A stream's creation and destruction, as the general decoder's ops and as the lifetime decoder
  * (dls_cuda_decode_lifetime) read them. */
 

@@ -14,6 +14,24 @@ void dls_cuda_decode_event(dls_cuda_op *op, CUevent e)
     op->event_id = dls_cuda_event_id(e);
 }
 
+/* An event being destroyed and its id at ENTER, for the EXIT of the same call on this thread. */
+static __thread struct {
+    uintptr_t handle;
+    uint64_t id;
+} t_event_destroying;
+
+void dls_cuda_decode_event_destroy(dls_cuda_op *op, const CUpti_CallbackData *cb, CUevent e)
+{
+    dls_cuda_decode_event(op, e);
+    if (cb->callbackSite == CUPTI_API_ENTER) {
+        t_event_destroying.handle = (uintptr_t)e;
+        t_event_destroying.id = op->event_id;
+    } else if (t_event_destroying.handle == (uintptr_t)e) {
+        op->event_id = t_event_destroying.id;
+        t_event_destroying.handle = 0;
+    }
+}
+
 /* A stream being destroyed, as resolved at ENTER, for the EXIT of the same call on this thread. */
 static __thread struct {
     uintptr_t handle;

@@ -312,12 +312,12 @@ uint64_t dls_cuda_event_id_new(CUevent e)
     return ev_lookup(e, 1);
 }
 
-void dls_cuda_event_forget(CUevent e)
+void dls_cuda_event_forget(CUevent e, uint64_t id)
 {
     pthread_mutex_lock(&g_ev_lock);
     ev_node **link;
     ev_node *n = ev_find((uintptr_t)e, &link);
-    if (n) {
+    if (n && n->id == id) {
         *link = n->next;
         free(n);
     }

@@ -12,7 +12,9 @@
  * afresh; destroying or resetting a context invalidates both caches.
  *
  * Events: the driver has no event id, so each CUevent handle gets a process-unique id at its
- * creation (or first sight) and loses it at destroy; a reused handle gets a new id. */
+ * creation (or first sight) and loses it at destroy; a reused handle gets a new id. A destroy
+ * names the id the handle had at its ENTER: the driver may give the handle to another thread's
+ * new event before the destroy's EXIT is seen. */
 #ifndef DLS_CUDA_IDENTITY_H
 #define DLS_CUDA_IDENTITY_H
 
@@ -85,7 +87,8 @@ uint64_t dls_cuda_event_id(CUevent e);
 /* Gives `e` a new id (an event was just created with this handle) and returns it. */
 uint64_t dls_cuda_event_id_new(CUevent e);
 
-/* Forgets `e` (destroyed): its next sighting gets a new id. */
-void dls_cuda_event_forget(CUevent e);
+/* Forgets `e`, destroyed while it had id `id`: its next sighting gets a new id. Nothing when e
+ * has another id by now (the handle was given to an event created since, on another thread). */
+void dls_cuda_event_forget(CUevent e, uint64_t id);
 
 #endif

@@ -3,9 +3,12 @@
  * A mark is one event of the shim's own, recorded on a stream at the ENTER of a host-function
  * launch there, just before the host function H is enqueued. H starts only once the mark is
  * complete, and the mark completes only once everything enqueued before it has. The hb engine
- * models the mark as an event record at that position (registered before the real record, so its
- * capture holds only work enqueued before it). A mark goes FREE -> RECORDING (the launching thread
- * records it, no lock held) -> LIVE (queryable), and back to FREE when evicted, oldest first, by a
+ * models the mark as an event record told only after the real record was made, as a call that
+ * began when the launch planned it and ended after the record: until then no other thread can be
+ * ordered through it (a legacy-stream mark would otherwise join every blocking stream before the
+ * driver's legacy stream holds it), and its capture holds only what was enqueued before it began.
+ * A mark goes FREE -> RECORDING (the launching thread records it, no lock held, hb not told) ->
+ * LIVE (told, queryable), and back to FREE when evicted, oldest first, by a
  * later launch. A LIVE mark is pinned while a thread queries it without the lock, and a pinned mark
  * is never evicted, so its event is never re-recorded or destroyed under a query. A mark seen
  * complete stays so: later threads learn it without asking the driver.
@@ -36,9 +39,8 @@ typedef struct {
     unsigned pins;   /* queries in flight without the lock */
     uint64_t age;    /* when it was recorded: the oldest is evicted first */
     uint64_t evid;   /* its hb event id */
-    uint64_t stream; /* its stream's hb id and the mark's position there */
-    uint64_t pos;
-    CUevent ev; /* kept across reuse while the context stays the same */
+    uint64_t stream; /* its stream's hb id */
+    CUevent ev;      /* kept across reuse while the context stays the same */
     CUcontext ctx;
 } mark;
 
@@ -106,38 +108,33 @@ void dls_pol_hostfn_launch(const dls_cuda_op *op)
     dls_pol_lock();
     dls_pol_stream *st = dls_pol_stream_get(&op->stream, op->tid);
     int slot = st && !st->capturing && dls_pol_g.hb ? reserve() : -1;
-    mark *m = slot >= 0 ? &g_marks[slot] : NULL;
-    uint64_t evid = m ? dls_pol_snap_id() : 0, pos = 0;
-    if (m) { /* the mark is recorded after this plan: every call applied now precedes its record */
-        uint64_t now = dls_pol_end_now();
-        if (dls_hb_event_record(dls_pol_g.hb, op->tid, st->id, evid, (dls_hb_when){.begin = now, .end = now}, &pos))
-            m = NULL;
+    if (slot < 0) {
+        dls_pol_unlock();
+        return;
     }
-    uintptr_t handle = 0, sctx = 0;
-    CUevent ev = NULL;
-    CUcontext evctx = NULL;
-    if (m) {
-        st->last = pos;
-        *m = (mark){.state = MARK_RECORDING, .evid = evid, .stream = st->id, .pos = pos, .ev = m->ev, .ctx = m->ctx};
-        handle = st->handle;
-        sctx = st->ctx;
-        ev = m->ev;
-        evctx = m->ctx;
-    }
+    mark *m = &g_marks[slot];
+    /* RECORDING keeps the slot; hb learns of the mark only once its record is made (below). */
+    *m = (mark){.state = MARK_RECORDING, .stream = st->id, .ev = m->ev, .ctx = m->ctx};
+    uintptr_t handle = st->handle, sctx = st->ctx;
+    CUevent ev = m->ev;
+    CUcontext evctx = m->ctx;
+    uint64_t planned = dls_pol_applied() + 1; /* every call applied now precedes the record */
     unsigned ncapturing = atomic_load_explicit(&dls_pol_g.ncapturing, memory_order_relaxed);
     dls_pol_unlock();
-    if (!m)
-        return;
     int ok = record_mark(handle, sctx, ncapturing, &ev, &evctx);
     dls_pol_lock();
     m->ev = ev;
     m->ctx = evctx;
-    if (ok) {
+    st = ok ? dls_pol_stream_find(m->stream) : NULL;
+    m->evid = st ? dls_pol_snap_id() : 0;
+    dls_hb_when when = {.begin = planned, .end = dls_pol_end_now()};
+    uint64_t pos;
+    if (st && !dls_hb_event_record(dls_pol_g.hb, op->tid, st->id, m->evid, when, &pos)) {
+        st->last = pos;
         m->state = MARK_LIVE;
         m->age = ++g_age;
         g_nlive++;
     } else {
-        dls_hb_event_remove(dls_pol_g.hb, evid);
         m->state = MARK_FREE;
     }
     dls_pol_unlock();
@@ -146,8 +143,6 @@ void dls_pol_hostfn_launch(const dls_cuda_op *op)
 /* 1 when a host thread that saw m complete would be ordered after position f. */
 static int mark_after(const mark *m, const dls_hb_epoch *f)
 {
-    if (m->stream == f->stream)
-        return f->pos < m->pos;
     int o = 0;
     dls_hb *hb = dls_pol_g.hb;
     dls_hb_thread_remove(hb, PROBE_THREAD);
@@ -165,7 +160,7 @@ static void learn(mark *m, uint64_t tid)
     dls_hb_sync_event(dls_pol_g.hb, tid, m->evid);
     dls_pol_stream *s = dls_pol_stream_find(m->stream);
     if (s)
-        dls_pol_stream_done(s, m->pos);
+        dls_pol_stream_done(s, dls_hb_event_covers(dls_pol_g.hb, m->evid, m->stream));
 }
 
 /* Adds mark i to ask (pinned) unless it is there already. */

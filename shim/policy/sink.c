@@ -187,13 +187,29 @@ static void sync_exit(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_when whe
 }
 
 /* 1 when the EXIT of op has nothing for the model: a creation (a stream is modelled from its
- * first operation, an event from its first record) or the destruction of a stream never
- * resolved (none is modelled but by its id). */
+ * first operation, an event from its first record), the destruction of a stream never resolved
+ * (none is modelled but by its id), or a graph's or executable graph's destruction or update
+ * (forgotten at ENTER: graph_forget). */
 static int exit_models_nothing(const dls_cuda_op *op)
 {
     if (op->kind == DLS_OP_STREAM_DESTROY)
         return !(op->flags & DLS_OPF_HAS_STREAM) || !op->stream.resolved;
-    return op->kind == DLS_OP_STREAM_CREATE || op->kind == DLS_OP_EVENT_CREATE;
+    return op->kind == DLS_OP_STREAM_CREATE || op->kind == DLS_OP_EVENT_CREATE || op->kind == DLS_OP_GRAPH_DESTROY ||
+           op->kind == DLS_OP_GRAPH_EXEC_CHANGED;
+}
+
+/* ENTER of a graph's destruction or an executable graph's destruction or update: what it writes
+ * is forgotten now, while the handle is still the caller's. By the call's EXIT the driver may
+ * have given the handle to a graph another thread made meanwhile, which would be forgotten
+ * instead. */
+static void graph_forget(const dls_cuda_op *op)
+{
+    dls_pol_lock();
+    if (op->kind == DLS_OP_GRAPH_DESTROY)
+        dls_pol_graph_destroyed(op->graph);
+    else
+        dls_pol_graph_exec_changed(op->exec);
+    dls_pol_unlock();
 }
 
 /* The EXIT of op, made by a call of stamps `when`, applied (lock held). */
@@ -245,12 +261,6 @@ static void on_exit_locked(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_whe
         break;
     case DLS_OP_GRAPH_INSTANTIATE:
         dls_pol_graph_instantiated(op->graph, op->exec);
-        break;
-    case DLS_OP_GRAPH_EXEC_CHANGED:
-        dls_pol_graph_exec_changed(op->exec);
-        break;
-    case DLS_OP_GRAPH_DESTROY:
-        dls_pol_graph_destroyed(op->graph);
         break;
     default:
         break;
@@ -458,6 +468,8 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
             dls_pol_access_of_op(&a, op);
             stream_enter(pt, &a, &op->stream, op->tid, op->nested, deferrable(op));
         }
+        if (op->kind == DLS_OP_GRAPH_DESTROY || op->kind == DLS_OP_GRAPH_EXEC_CHANGED)
+            graph_forget(op);
         if (op->kind == DLS_OP_FREE && host_sync(op))
             free_enter(pt, op);
         if (host_sync(op))

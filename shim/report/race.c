@@ -5,6 +5,7 @@
 #include "../common/config.h"
 #include "../common/ownfd.h"
 #include "log.h"
+#include "objinfo.h"
 #include "summary.h"
 #include "suppress_file.h"
 
@@ -90,29 +91,44 @@ static void stream_text(text *t, const dls_race_stream *s, int device)
         put(t, " of device %d", s->device);
 }
 
-/* Symbolized frames of one side, collected for both the text and the JSON arrays. */
+/* Symbolized frames of one side, collected for both the text and the JSON arrays; the first
+ * `native` of them are native frames, with where each lies (for the log's `native`). */
 typedef struct {
     char f[FRAMES][320];
     int n;
+    int native;
+    struct {
+        char object[256];
+        char build_id[2 * DLS_BUILD_ID_MAX + 1];
+        uintptr_t offset;
+    } at[FRAMES];
     dls_pyframe py[PYFRAMES];
     int npy;
 } frames;
 
-static void keep_frame(const char *frame, void *user)
+static void keep_frame(const char *frame, const dls_stack_where *where, void *user)
 {
     frames *fr = user;
-    if (fr->n < FRAMES)
-        snprintf(fr->f[fr->n++], sizeof fr->f[0], "%s", frame);
+    if (fr->n >= FRAMES)
+        return;
+    if (where && fr->native == fr->n) {
+        snprintf(fr->at[fr->n].object, sizeof fr->at[0].object, "%s", where->object ? where->object : "");
+        snprintf(fr->at[fr->n].build_id, sizeof fr->at[0].build_id, "%s", where->build_id ? where->build_id : "");
+        fr->at[fr->n].offset = where->offset;
+        fr->native++;
+    }
+    snprintf(fr->f[fr->n++], sizeof fr->f[0], "%s", frame);
 }
 
 static void side_stack(const dls_stack *s, frames *out)
 {
     out->n = 0;
+    out->native = 0;
     dls_stack_symbolize(s, FRAMES, keep_frame, out);
     out->npy = dls_stack_python(s, out->py, PYFRAMES);
 }
 
-/* `"key": {"op": ..., "stream": ..., "stack": [...]}` of one side. */
+/* `"key": {"op": ..., "stream": ..., "stack": [...], "native": [...]}` of one side. */
 static void side_json(dls_rec *j, const char *key, const dls_race_side *side, const frames *fr)
 {
     dls_rec_object(j, key);
@@ -130,6 +146,15 @@ static void side_json(dls_rec *j, const char *key, const dls_race_side *side, co
     dls_rec_array(j, "stack");
     for (int i = 0; i < fr->n; i++)
         dls_rec_str(j, NULL, fr->f[i]);
+    dls_rec_close(j, ']');
+    dls_rec_array(j, "native");
+    for (int i = 0; i < fr->native; i++) {
+        dls_rec_object(j, NULL);
+        dls_rec_str(j, "object", fr->at[i].object[0] ? fr->at[i].object : NULL);
+        dls_rec_hex(j, "offset", fr->at[i].offset);
+        dls_rec_str(j, "build_id", fr->at[i].build_id[0] ? fr->at[i].build_id : NULL);
+        dls_rec_close(j, '}');
+    }
     dls_rec_close(j, ']');
     if (fr->npy) {
         dls_rec_array(j, "python");

@@ -2,9 +2,11 @@
 #include "stack.h"
 
 #include "../common/config.h"
+#include "objinfo.h"
 
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,18 +52,21 @@ int dls_stack_python(const dls_stack *s, dls_pyframe *out, int max)
     return n;
 }
 
-int dls_stack_symbolize(const dls_stack *s, int max, void (*emit)(const char *frame, void *user), void *user)
+int dls_stack_symbolize(const dls_stack *s, int max, dls_stack_emit emit, void *user)
 {
     dls_pyframe py[PY_MAX];
     int npy = dls_stack_python(s, py, PY_MAX);
     dls_stack_kind kind = dls_config_get()->stack;
     int out = 0;
     char line[512];
+    dls_objinfo obj;
     for (int i = 0; i < s->n && out < max && !(npy && kind == DLS_STACK_PYTHON); i++) {
         Dl_info info;
+        struct link_map *map = NULL;
         /* A return address points after the call; look up the byte before it. */
         uintptr_t pc = (uintptr_t)s->pc[i] - (i > 0);
-        if (!dladdr((void *)pc, &info) || !info.dli_fname) {
+        dls_stack_where where = {.offset = pc};
+        if (!dladdr1((void *)pc, &info, (void **)&map, RTLD_DL_LINKMAP) || !info.dli_fname) {
             snprintf(line, sizeof line, "0x%jx", (uintmax_t)pc);
         } else {
             if (skipped_object(info.dli_fname, info.dli_fbase))
@@ -75,13 +80,19 @@ int dls_stack_symbolize(const dls_stack *s, int max, void (*emit)(const char *fr
                          (uintmax_t)(pc - (uintptr_t)info.dli_saddr), lib);
             else
                 snprintf(line, sizeof line, "%s+0x%jx", lib, (uintmax_t)(pc - (uintptr_t)info.dli_fbase));
+            if (map) {
+                dls_objinfo_get(pc, (uintptr_t)map->l_addr, map->l_name, &obj);
+                where.object = obj.path[0] ? obj.path : NULL;
+                where.build_id = obj.build_id;
+                where.offset = pc - (uintptr_t)map->l_addr;
+            }
         }
-        emit(line, user);
+        emit(line, &where, user);
         out++;
     }
     for (int i = 0; i < npy && out < max; i++, out++) {
         snprintf(line, sizeof line, "%.96s (%.200s:%d)", py[i].function, py[i].file, py[i].line);
-        emit(line, user);
+        emit(line, NULL, user);
     }
     return out;
 }

@@ -1,8 +1,9 @@
 /* libFuzzer harness: the command line of `dlsync report` (tools/report_opts.c). The input's
  * NUL-separated parts are the arguments after "report". Properties: no crash or leak; a refused
- * line always says why; an accepted one (unless --help) has at least one log, every log is one of
- * the arguments, standard input at most once, a named timeline that is "-" or no option, and never
- * both --json and the timeline on standard output. */
+ * line always says why; an accepted one (unless --help) has at least one log, every log and every
+ * debug directory is one of the arguments, standard input at most once, a named timeline and page
+ * that are each "-" or no option, debug directories that are no option, and never two of --json,
+ * the timeline and the page on standard output. */
 #include "report_opts.h"
 
 #include <stdint.h>
@@ -44,10 +45,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
         }
         if (stdin_n > 1)
             abort();
-        if (o.trace && (!o.trace[0] || (o.trace[0] == '-' && o.trace[1])))
+        const char *outs[] = {o.trace, o.html};
+        int on_stdout = o.json;
+        for (size_t k = 0; k < 2; k++) {
+            if (outs[k] && (!outs[k][0] || (outs[k][0] == '-' && outs[k][1])))
+                abort();
+            on_stdout += outs[k] && strcmp(outs[k], "-") == 0;
+        }
+        if (on_stdout > 1)
             abort();
-        if (o.json && o.trace && strcmp(o.trace, "-") == 0)
-            abort();
+        for (size_t i = 0; i < o.ndebug_dirs; i++) {
+            int found = 0;
+            for (int a = 1; a < argc; a++)
+                found |= o.debug_dirs[i] == argv[a] ||
+                         (strncmp(argv[a], "--debug-dir=", 12) == 0 && o.debug_dirs[i] == argv[a] + 12);
+            if (!found || !o.debug_dirs[i][0] || o.debug_dirs[i][0] == '-')
+                abort();
+        }
     }
     dls_report_opts_free(&o);
     free(text);

@@ -2,7 +2,10 @@
 # plus what they drive: a fake NVTX tool, a program that calls the NVTX marks, a shared object
 # with DLPack-named symbols of every kind for `dlsync scan`, and for the run's gate a scenario
 # program that makes itself hard to check (gate_app.c) and a statically linked program, and a
-# C++ runtime without a demangler (no_cxx_runtime/: libstdc++.so.6 and libc++abi.so.1).
+# C++ runtime without a demangler (no_cxx_runtime/: libstdc++.so.6 and libc++abi.so.1), and for
+# the source lines of `dlsync report` an object with debug information (libsymfix.so, -g -O0, a
+# function inlined), its copy without (libsymfix_stripped.so) and that information alone
+# (symfix.debug), one build id for the three.
 TOOLTEST_SRCS := $(sort $(wildcard tests/tool/test_*.c))
 TOOLTEST_BINS := $(TOOLTEST_SRCS:tests/tool/%.c=$(B)/tests/tool/%)
 TOOLTEST_FAKE_NVTX := $(B)/tests/tool/libfake_nvtx.so
@@ -11,9 +14,10 @@ TOOLTEST_SCANFIX := $(B)/tests/tool/libscanfix.so
 TOOLTEST_GATE_APP := $(B)/tests/tool/gate_app
 TOOLTEST_STATIC := $(B)/tests/tool/static_app
 TOOLTEST_NO_CXX := $(addprefix $(B)/tests/tool/no_cxx_runtime/,libstdc++.so.6 libc++abi.so.1)
+TOOLTEST_SYMFIX := $(addprefix $(B)/tests/tool/,libsymfix.so libsymfix_stripped.so symfix.debug)
 # The shim end-to-end NVTX test runs a scenario program of tests/scenarios.
 TOOLTEST_HELPERS := $(TOOLTEST_FAKE_NVTX) $(TOOLTEST_NVTX_DRIVER) $(TOOLTEST_SCANFIX) $(B)/scenarios/scen_side_stream \
-                    $(TOOLTEST_GATE_APP) $(TOOLTEST_STATIC) $(TOOLTEST_NO_CXX)
+                    $(TOOLTEST_GATE_APP) $(TOOLTEST_STATIC) $(TOOLTEST_NO_CXX) $(TOOLTEST_SYMFIX)
 
 $(B)/obj/tests/tool/%.o: EXTRA_CFLAGS += -I tools -I shim -I shim/include -I $(CUDA_INC) \
     -DDLS_TEST_CUDA_HOME='"$(CUDA_HOME)"'
@@ -40,6 +44,18 @@ $(TOOLTEST_SCANFIX): $(B)/obj/tests/tool/scanfix.o
 $(TOOLTEST_NO_CXX): $(B)/obj/tests/tool/no_cxx_runtime.o
 	@mkdir -p $(@D)
 	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,$(@F) -o $@ $<
+
+# Without the build's optimization and sanitizer flags: the inlined call must stay where the test
+# expects it (always_inline at -O0).
+$(B)/tests/tool/libsymfix.so: tests/tool/symfix.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) -g -O0 -fPIC -shared -fvisibility=hidden -Wl,--build-id=sha1 -o $@ $<
+
+$(B)/tests/tool/libsymfix_stripped.so: $(B)/tests/tool/libsymfix.so
+	$(Q)objcopy --strip-debug $< $@
+
+$(B)/tests/tool/symfix.debug: $(B)/tests/tool/libsymfix.so
+	$(Q)objcopy --only-keep-debug $< $@
 
 # The driver links the NVTX module alone, so it tests that module and nothing else of the shim.
 $(TOOLTEST_NVTX_DRIVER): $(B)/obj/tests/tool/nvtx_driver.o $(B)/obj/shim/report/nvtx.o

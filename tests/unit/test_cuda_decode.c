@@ -381,9 +381,30 @@ static void events_keep_ids_until_destroyed(void **state)
     op = decode1(CBID(cuEventSynchronize), CUPTI_API_ENTER, "cuEventSynchronize", &sp);
     assert_int_equal(op.kind, DLS_OP_EVENT_SYNC);
     assert_int_equal(op.event_id, id);
-    dls_cuda_event_forget(e);
+    dls_cuda_event_forget(e, id);
     op = decode1(CBID(cuEventCreate), CUPTI_API_EXIT, "cuEventCreate", &cp);
     assert_true(op.event_id > id);
+}
+
+/* Thread A destroys event E; the driver hands E's handle to thread B's new event before A's EXIT
+ * is seen. A's destroy names E's old id, and forgetting it leaves B's event its own id. */
+static void a_handle_reused_before_the_destroys_exit_keeps_the_new_events_id(void **state)
+{
+    (void)state;
+    CUevent e = (CUevent)0xe200;
+    cuEventCreate_params cp = {.phEvent = &e, .Flags = 0};
+    uint64_t old = decode1(CBID(cuEventCreate), CUPTI_API_EXIT, "cuEventCreate", &cp).event_id;
+    cuEventDestroy_v2_params dp = {.hEvent = e};
+    dls_cuda_op enter = decode1(CBID(cuEventDestroy_v2), CUPTI_API_ENTER, "cuEventDestroy_v2", &dp);
+    assert_int_equal(enter.kind, DLS_OP_EVENT_DESTROY);
+    assert_int_equal(enter.event_id, old);
+    uint64_t fresh = decode1(CBID(cuEventCreate), CUPTI_API_EXIT, "cuEventCreate", &cp).event_id; /* thread B */
+    assert_true(fresh > old);
+    dls_cuda_op exit_ = decode1(CBID(cuEventDestroy_v2), CUPTI_API_EXIT, "cuEventDestroy_v2", &dp);
+    assert_int_equal(exit_.event_id, old);
+    dls_cuda_event_forget(e, exit_.event_id); /* what the callback does after the EXIT */
+    cuEventRecord_params rp = {.hEvent = e, .hStream = NULL};
+    assert_int_equal(decode1(CBID(cuEventRecord), CUPTI_API_ENTER, "cuEventRecord", &rp).event_id, fresh);
 }
 
 static void stream_creation_and_destruction(void **state)
@@ -727,6 +748,7 @@ int main(void)
         cmocka_unit_test_setup(batches_list_every_copy_and_3d_batches_are_conservative, setup),
         cmocka_unit_test_setup(free_reports_the_whole_allocation_at_both_phases, setup),
         cmocka_unit_test_setup(events_keep_ids_until_destroyed, setup),
+        cmocka_unit_test_setup(a_handle_reused_before_the_destroys_exit_keeps_the_new_events_id, setup),
         cmocka_unit_test_setup(stream_creation_and_destruction, setup),
         cmocka_unit_test_setup(a_created_stream_is_resolved_from_its_call, setup),
         cmocka_unit_test_setup(a_stream_destroyed_unused_is_not_asked_about, setup),

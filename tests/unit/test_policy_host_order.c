@@ -17,6 +17,8 @@
 #include "report/race.h"
 #include "report/summary.h"
 #include "test_policy_export.h"
+#include "policy/hostfn.h"
+#include "test_policy_fake_drv.h"
 #include "test_policy_forget.h"
 
 enum { LEGACY = 1, BLOCKING_A = 2, BLOCKING_B = 3, NB_A = 4, NB_B = 5 };
@@ -157,6 +159,58 @@ static void a_legacy_call_made_after_the_write_orders_the_read(void **state)
     uint64_t before = races();
     beside(writer_a, legacy_b, &late);
     assert_int_equal(races(), before);
+}
+
+/* ---- a host-function mark not yet recorded ---- */
+
+/* Inside the mark's cuEventRecord: lets thread A read (step 2) and waits until it has (step 3). */
+static void read_while_the_mark_records(void)
+{
+    done();
+    step(3);
+}
+
+/* Thread B: a host function launched on the legacy stream after A's export; its mark's record is
+ * held until A's read was delivered. */
+static void *host_function_b(void *arg)
+{
+    (void)arg;
+    step(1);
+    g_during_record = read_while_the_mark_records;
+    dls_cuda_op h = op_on(DLS_OP_HOST_FUNC, LEGACY, B);
+    h.api = "cuLaunchHostFunc";
+    deliver(&h, DLS_PHASE_ENTER);
+    deliver(&h, DLS_PHASE_EXIT);
+    return NULL;
+}
+
+static void *write_export_then_read_a(void *arg)
+{
+    (void)arg;
+    launch(BLOCKING_A, A);
+    export_range(0x10000, 0x10100);
+    done(); /* B launches its host function now */
+    step(2);
+    launch(BLOCKING_B, A); /* the driver's legacy stream does not hold the mark yet */
+    done();
+    return NULL;
+}
+
+static void a_host_function_mark_still_being_recorded_orders_nothing(void **state)
+{
+    (void)state;
+    fake_drv_install();
+    dls_pol_hostfn_reset_for_tests();
+    uint64_t before = races();
+    g_step = 0;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, host_function_b, NULL), 0);
+    write_export_then_read_a(NULL);
+    pthread_join(t, NULL);
+    assert_int_equal(g_records, 1); /* the mark */
+    assert_int_equal(races(), before + 1);
+    dls_pol_hostfn_reset_for_tests();
+    fake_drv_remove();
 }
 
 /* ---- a call nested in another ---- */
@@ -364,6 +418,7 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, dls_test_policy_setup_check, dls_test_policy_teardown)
     const struct CMUnitTest tests[] = {
+        T(a_host_function_mark_still_being_recorded_orders_nothing),
         T(a_legacy_call_that_overlapped_the_write_does_not_order_the_read),
         T(a_legacy_call_made_after_the_write_orders_the_read),
         T(a_call_nested_in_another_leaves_the_outer_call_begun_before),

@@ -512,17 +512,23 @@ static void check_reports_an_access_after_the_release(void **state)
     assert_string_equal(only_race(), "use-after-release");
 }
 
-/* Delivers an operation of `kind` with graph `graph` and executable graph `exec` (EXIT), on
- * stream sid when sid is not 0. */
-static void graph_op(dls_op_kind kind, uint64_t sid, uintptr_t graph, uintptr_t exec)
+/* Delivers phase `phase` of an operation of `kind` with graph `graph` and executable graph
+ * `exec`, on stream sid when sid is not 0. */
+static void graph_op_at(dls_op_phase phase, dls_op_kind kind, uint64_t sid, uintptr_t graph, uintptr_t exec)
 {
     dls_cuda_op op = op_on(kind, sid);
-    op.phase = DLS_PHASE_EXIT;
+    op.phase = phase;
     op.flags = sid ? DLS_OPF_HAS_STREAM : 0;
     op.api = "graph";
     op.graph = graph;
     op.exec = exec;
     dls_pol_sink(&op, NULL);
+}
+
+/* The same at EXIT. */
+static void graph_op(dls_op_kind kind, uint64_t sid, uintptr_t graph, uintptr_t exec)
+{
+    graph_op_at(DLS_PHASE_EXIT, kind, sid, graph, exec);
 }
 
 /* The producer captures `captured` (a set of the tensor, or a copy reading it) into graph 0x91
@@ -582,12 +588,31 @@ static void check_counts_other_graph_launches_as_kernel_pairs(void **state)
     assert_int_equal(dls_race_entries(), g_entries0);
     assert_int_equal(dls_summary_get(DLS_COUNT_KERNEL_PAIRS), before + 1);
     capture_into_a_graph(set_the_tensor);
+    graph_op_at(DLS_PHASE_ENTER, DLS_OP_GRAPH_EXEC_CHANGED, 0, 0, 0xe1);
     graph_op(DLS_OP_GRAPH_EXEC_CHANGED, 0, 0, 0xe1);
     copy(CONSUMER, X, OUT + 64);
     launch_the_graph();
     dls_pol_lock();
     dls_pol_unlock();
     assert_int_equal(dls_race_entries(), g_entries0);
+}
+
+/* Graph 0x91 is destroyed on one thread while another thread's capture ends with the same handle
+ * (the driver freed it inside the destroy): the destroy's EXIT, seen after, forgets nothing of
+ * the new graph, whose launch is still a known write. */
+static void a_graph_handle_reused_before_the_destroys_exit_keeps_its_writes(void **state)
+{
+    (void)state;
+    handed_over_ordered();
+    graph_op_at(DLS_PHASE_ENTER, DLS_OP_GRAPH_DESTROY, 0, 0x91, 0);
+    graph_op(DLS_OP_CAPTURE_BEGIN, PRODUCER, 0, 0);
+    set_the_tensor();
+    graph_op(DLS_OP_CAPTURE_END, PRODUCER, 0x91, 0);
+    graph_op(DLS_OP_GRAPH_DESTROY, 0, 0x91, 0);
+    graph_op(DLS_OP_GRAPH_INSTANTIATE, 0, 0x91, 0xe1);
+    copy(CONSUMER, X, OUT);
+    launch_the_graph();
+    assert_string_equal(only_race(), "write-after-use");
 }
 
 /* A synchronous free of context 0xc0 of the released tensor, with the consumer's copy on stream
@@ -664,6 +689,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_reports_no_read_read_pair, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_an_access_after_the_release, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_a_free_during_another_devices_use, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(a_graph_handle_reused_before_the_destroys_exit_keeps_its_writes, setup_check,
+                                        teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_a_captured_write_at_its_graphs_launch, setup_check,
                                         teardown_check),
         cmocka_unit_test_setup_teardown(check_counts_other_graph_launches_as_kernel_pairs, setup_check, teardown_check),

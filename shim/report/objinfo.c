@@ -1,0 +1,118 @@
+/* Paths and build ids of loaded objects for offline symbolization (see objinfo.h). */
+#include "objinfo.h"
+
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SLOTS 64
+
+typedef struct {
+    int used;
+    uintptr_t bias;
+    char name[256]; /* the loader's name, the key with bias */
+    dls_objinfo info;
+} slot;
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static slot g_slots[SLOTS];
+static unsigned g_next; /* the slot replaced next */
+
+/* What the dl_iterate_phdr callback looks for and finds. */
+typedef struct {
+    uintptr_t pc, bias;
+    char *hex; /* out: 2 * DLS_BUILD_ID_MAX + 1 bytes */
+} search;
+
+/* Writes the build id of the notes at [p, p + size) (align: the segment's note alignment) as hex
+ * into hex; returns 1 when one was found. Every header and size is checked against the segment. */
+static int notes_build_id(const unsigned char *p, size_t size, size_t align, char *hex)
+{
+    static const char digits[] = "0123456789abcdef";
+    size_t at = 0;
+    while (size - at >= sizeof(Elf64_Nhdr)) {
+        Elf64_Nhdr nh;
+        memcpy(&nh, p + at, sizeof nh);
+        size_t name = (nh.n_namesz + align - 1) & ~(align - 1), desc = (nh.n_descsz + align - 1) & ~(align - 1);
+        at += sizeof nh;
+        if (name > size - at || desc > size - at - name)
+            return 0;
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && memcmp(p + at, "GNU", 4) == 0 && nh.n_descsz > 0) {
+            size_t n = nh.n_descsz < DLS_BUILD_ID_MAX ? nh.n_descsz : DLS_BUILD_ID_MAX;
+            for (size_t i = 0; i < n; i++) {
+                hex[2 * i] = digits[p[at + name + i] >> 4];
+                hex[2 * i + 1] = digits[p[at + name + i] & 15];
+            }
+            hex[2 * n] = '\0';
+            return 1;
+        }
+        at += name + desc;
+    }
+    return 0;
+}
+
+/* dl_iterate_phdr callback (under the loader's lock: it only reads the object's loaded notes). */
+static int visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    search *s = data;
+    if (info->dlpi_addr != s->bias)
+        return 0;
+    int holds = 0;
+    for (int i = 0; i < info->dlpi_phnum && !holds; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        holds = ph->p_type == PT_LOAD && s->pc - info->dlpi_addr - ph->p_vaddr < ph->p_memsz;
+    }
+    if (!holds)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_NOTE && notes_build_id((const unsigned char *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz,
+                                                    ph->p_align == 8 ? 8 : 4, s->hex))
+            break;
+    }
+    return 1;
+}
+
+/* The slot of (bias, name), or NULL. Under g_lock. */
+static slot *find(uintptr_t bias, const char *name)
+{
+    for (size_t i = 0; i < SLOTS; i++)
+        if (g_slots[i].used && g_slots[i].bias == bias && strcmp(g_slots[i].name, name) == 0)
+            return &g_slots[i];
+    return NULL;
+}
+
+void dls_objinfo_get(uintptr_t pc, uintptr_t bias, const char *name, dls_objinfo *out)
+{
+    if (!name)
+        name = "";
+    pthread_mutex_lock(&g_lock);
+    slot *s = find(bias, name);
+    if (s)
+        *out = s->info;
+    pthread_mutex_unlock(&g_lock);
+    if (s)
+        return;
+    memset(out, 0, sizeof *out);
+    if (name[0]) {
+        snprintf(out->path, sizeof out->path, "%s", name);
+    } else {
+        ssize_t n = readlink("/proc/self/exe", out->path, sizeof out->path - 1);
+        out->path[n > 0 ? n : 0] = '\0';
+    }
+    search q = {.pc = pc, .bias = bias, .hex = out->build_id};
+    dl_iterate_phdr(visit, &q);
+    pthread_mutex_lock(&g_lock);
+    if (!find(bias, name)) {
+        slot *fresh = &g_slots[g_next++ % SLOTS];
+        fresh->used = 1;
+        fresh->bias = bias;
+        snprintf(fresh->name, sizeof fresh->name, "%s", name);
+        fresh->info = *out;
+    }
+    pthread_mutex_unlock(&g_lock);
+}

@@ -1,0 +1,75 @@
+/* Escaping log values for the HTML report (see htmlesc.h). */
+#include "htmlesc.h"
+
+#include <string.h>
+
+/* The length of the UTF-8 sequence that starts with byte c (1 for a stray byte). */
+static size_t seq_len(unsigned char c)
+{
+    return c >= 0xF0 && c < 0xF8 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+}
+
+/* Writes one character (the sequence at s, n bytes) escaped. */
+static void put_char(FILE *f, const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    if (n == 2 && c == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F) { /* a C1 control */
+        fprintf(f, "\\xc2\\x%02x", s[1]);
+    } else if (n == 3 && c == 0xE2 &&
+               ((s[1] == 0x80 && s[2] >= 0xAA && s[2] <= 0xAE) ||
+                (s[1] == 0x81 && s[2] >= 0xA6 && s[2] <= 0xA9))) { /* bidi controls */
+        fprintf(f, "\\u%04x", ((unsigned)(c & 0x0F) << 12) | ((unsigned)(s[1] & 0x3F) << 6) | (s[2] & 0x3F));
+    } else if (n > 1) {
+        fwrite(s, 1, n, f);
+    } else if (c == '&') {
+        fputs("&amp;", f);
+    } else if (c == '<') {
+        fputs("&lt;", f);
+    } else if (c == '>') {
+        fputs("&gt;", f);
+    } else if (c == '"') {
+        fputs("&quot;", f);
+    } else if (c == '\'') {
+        fputs("&#39;", f);
+    } else if (c == '\\') {
+        fputs("\\\\", f);
+    } else if (c == '\n') {
+        fputs("\\n", f);
+    } else if (c == '\r') {
+        fputs("\\r", f);
+    } else if (c == '\t') {
+        fputs("\\t", f);
+    } else if (c < 0x20 || c == 0x7f) {
+        fprintf(f, "\\x%02x", c);
+    } else {
+        fputc(c, f);
+    }
+}
+
+void dls_html_text_cut(FILE *f, const char *s, size_t max)
+{
+    if (!s)
+        s = "?";
+    const unsigned char *p = (const unsigned char *)s;
+    size_t shown = 0;
+    while (*p) {
+        size_t n = seq_len(*p);
+        for (size_t k = 1; k < n; k++)
+            if ((p[k] & 0xC0) != 0x80) { /* cut short or not a continuation: a stray byte */
+                n = 1;
+                break;
+            }
+        if (shown == max) {
+            fputs("\xe2\x80\xa6", f);
+            return;
+        }
+        put_char(f, p, n);
+        p += n;
+        shown++;
+    }
+}
+
+void dls_html_text(FILE *f, const char *s)
+{
+    dls_html_text_cut(f, s, (size_t)-1);
+}
