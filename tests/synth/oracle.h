@@ -30,7 +30,10 @@
  *  4. host knowledge: what the host knew complete at o's enqueue: for every host wait host-before
  *     it, an H line's completion (the operations on its stream up to its position enqueued
  *     host-before the wait, with their pasts) and an HE line's (the intersection of rule 3 over
- *     the event's candidates at the wait);
+ *     the event's candidates at the wait). The H lines of a call that waits for a whole context
+ *     (cuCtxSynchronize, a free's implicit wait, a primary context's reset, a kernel's lazy load)
+ *     complete every stream the context had, destroyed ones included: the simulator lists only
+ *     the streams it still holds, and a destroyed stream whose work is done is no longer held;
  *  5. transitivity: the guaranteed past of every operation in it.
  * A host access (a `hostread` note) is guaranteed after an operation when the operation is in the
  * host knowledge at the note; an operation is guaranteed after a host access when the note is

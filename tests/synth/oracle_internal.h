@@ -76,7 +76,9 @@ typedef struct {
 
 typedef struct {
     uint64_t uid;
-    uint32_t legacy; /* its legacy stream, or ORACLE_NONE */
+    uint32_t legacy;   /* its legacy stream, or ORACLE_NONE */
+    uint32_t *streams; /* every stream made in it (destroyed ones too) */
+    size_t nstreams, cap;
 } o_ctx;
 
 /* Where something happened: its thread, stamp, the thread's latest call begin before it (its own
@@ -107,11 +109,16 @@ typedef struct {
     uint64_t *min_lastc; /* min_lastc[i]: the smallest lastc of records[i..n) */
 } o_event;
 
+/* A host wait: an H line (stream, seq), an HE line (event), or every H line of one call that
+ * waits for a whole context (ctx: the simulator's context synchronizes, frees and lazy loads list
+ * the streams they found, not those already reclaimed, so the reference completes every stream
+ * the context ever had). */
 typedef struct {
     o_point at;
-    uint32_t stream; /* H: the stream, ORACLE_NONE for HE */
+    uint32_t stream; /* H: the stream, else ORACLE_NONE */
     uint64_t seq;
-    uint32_t event; /* HE: the event */
+    uint32_t event; /* HE: the event, else ORACLE_NONE */
+    uint32_t ctx;   /* a context's wait: the context, else ORACLE_NONE */
 } o_hostwait;
 
 typedef struct {
@@ -124,7 +131,9 @@ typedef struct {
     uint64_t lastc;
     uint64_t *pending; /* indices (tagged by kind) of things waiting for the thread's next return */
     size_t npending, cappending;
-    int depth; /* open calls */
+    int depth;         /* open calls */
+    uint64_t ctx_call; /* the latest call whose context wait was noted, and its context */
+    uint32_t ctx_of_call;
     struct {
         uint64_t call;
         char name[40];

@@ -132,6 +132,7 @@ static uint32_t ctx_of(o_model *m, uint64_t uid)
         return c;
     GROW(m->ctxs, m->nctxs, m->capctxs);
     c = (uint32_t)m->nctxs++;
+    memset(&m->ctxs[c], 0, sizeof m->ctxs[c]);
     m->ctxs[c].uid = uid;
     m->ctxs[c].legacy = ORACLE_NONE;
     oracle_map_put(&m->ctx_ids, uid, c);
@@ -200,6 +201,29 @@ static void add_ev(o_model *m, ev_type type, size_t index)
 {
     GROW(m->evs, m->nevs, m->capevs);
     m->evs[m->nevs++] = (o_ev){.type = type, .index = (uint32_t)index};
+}
+
+/* 1 when call `call`, thread th's innermost open one, waits for its whole context: the
+ * simulator's context synchronize, the implicit waits of a free, a primary context's reset, and
+ * a kernel's first (lazy) load. */
+static int context_wait(const o_thread *th, uint64_t call)
+{
+    static const char *const names[] = {"cuCtxSynchronize",
+                                        "cuMemFree",
+                                        "cuMemFree_v2",
+                                        "cuMemFreeHost",
+                                        "cuDevicePrimaryCtxReset",
+                                        "cuDevicePrimaryCtxReset_v2",
+                                        "cuLaunchKernel",
+                                        "cuLaunchKernelEx",
+                                        "cuLaunchKernel_ptsz",
+                                        "cuLaunchKernelEx_ptsz"};
+    if (th->depth < 1 || th->depth > 16 || th->open[th->depth - 1].call != call)
+        return 0;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(th->open[th->depth - 1].name, names[i]) == 0)
+            return 1;
+    return 0;
 }
 
 static int read_u64(const char **p, uint64_t *v)
@@ -344,8 +368,11 @@ static int parse_line(reader *r, const char *p)
         so->dev = (int)dev;
         so->kind = strcmp(kind, "legacy") == 0 ? SK_LEGACY : strcmp(kind, "ptds") == 0 ? SK_PTDS : SK_USER;
         so->blocking = blocking != 0;
+        o_ctx *c = &m->ctxs[so->ctx];
         if (so->kind == SK_LEGACY)
-            m->ctxs[so->ctx].legacy = s;
+            c->legacy = s;
+        GROW(c->streams, c->nstreams, c->cap);
+        c->streams[c->nstreams++] = s;
         return 0;
     }
     if (strcmp(tag, "O") == 0)
@@ -386,13 +413,23 @@ static int parse_line(reader *r, const char *p)
         uint64_t call, a, seq = 0;
         if (read_u64(&p, &call) || read_u64(&p, &a) || (tag[1] != 'E' && read_u64(&p, &seq)))
             return bad(r, "malformed %s line", tag);
+        uint32_t t = thread_of_call(m, call), s = tag[1] == 'E' ? ORACLE_NONE : stream_of(m, a), ctx = ORACLE_NONE;
+        o_thread *th = &m->threads[t];
+        if (s != ORACLE_NONE && context_wait(th, call)) {
+            ctx = m->streams[s].ctx;
+            if (th->ctx_call == call && th->ctx_of_call == ctx)
+                return 0; /* this context's wait is noted already */
+            th->ctx_call = call;
+            th->ctx_of_call = ctx;
+        }
         GROW(m->waits, m->nwaits, m->capwaits);
         size_t i = m->nwaits++;
         o_hostwait *w = &m->waits[i];
-        w->stream = tag[1] == 'E' ? ORACLE_NONE : stream_of(m, a);
+        w->stream = ctx == ORACLE_NONE ? s : ORACLE_NONE;
         w->event = tag[1] == 'E' ? event_of(m, a) : ORACLE_NONE;
+        w->ctx = ctx;
         w->seq = seq;
-        w->at = point(m, thread_of_call(m, call), st, PEND_WAIT, i);
+        w->at = point(m, t, st, PEND_WAIT, i);
         add_ev(m, EV_HOSTWAIT, i);
         return 0;
     }
@@ -482,6 +519,8 @@ void oracle_model_free(o_model *m)
     }
     for (size_t i = 0; i < m->nthreads; i++)
         free(m->threads[i].pending);
+    for (size_t i = 0; i < m->nctxs; i++)
+        free(m->ctxs[i].streams);
     for (size_t i = 0; i < m->nnotes; i++)
         free(m->notes[i].text);
     free(m->ops);

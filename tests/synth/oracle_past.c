@@ -298,10 +298,15 @@ static void on_hostwait(sweep *w, uint32_t k)
     const o_hostwait *h = &w->m->waits[k];
     uint32_t t = h->at.thread;
     uint64_t *comp = alloc0(w->words);
-    if (h->stream != ORACLE_NONE)
+    if (h->ctx != ORACLE_NONE) {
+        const o_ctx *c = &w->m->ctxs[h->ctx];
+        for (size_t k = 0; k < c->nstreams; k++)
+            stream_before(w, comp, w->words, c->streams[k], &h->at, UINT64_MAX);
+    } else if (h->stream != ORACLE_NONE) {
         stream_before(w, comp, w->words, h->stream, &h->at, h->seq);
-    else
+    } else {
         event_past(w, comp, w->words, h->event, &h->at);
+    }
     bits_or(lazy(&w->t[t], w->words), comp, w->words);
     bits_or(lazy(&w->pend_g[t], w->words), comp, w->words);
     w->pend_g_dirty[t] = 1;

@@ -351,6 +351,40 @@ static void host_waits_complete_what_was_enqueued_before(void **state)
     oracle_free(o);
 }
 
+/* A context's synchronize completes the work of a stream destroyed before it, though its H lines
+ * name only the streams the simulator still held; a stream synchronize does not. */
+static void context_waits_cover_destroyed_streams(void **state)
+{
+    (void)state;
+    oracle *o = judge(STREAMS "S 6 1 0 user 0\n"
+                              "C 10 100 cuLaunchKernel\n"
+                              "O 1 10 6 1 kernel\n"
+                              "R 10\n"
+                              "C 11 100 cuStreamDestroy\n"
+                              "X 6 11\n"
+                              "R 11\n"
+                              "C 12 100 cuLaunchKernel\n"
+                              "O 2 12 3 1 kernel\n"
+                              "R 12\n"
+                              "C 13 100 cuStreamSynchronize\n"
+                              "H 13 3 1\n"
+                              "R 13\n"
+                              "C 14 200 a\n"
+                              "O 3 14 5 1 kernel\n"
+                              "R 14\n"
+                              "C 15 100 cuCtxSynchronize\n"
+                              "H 15 3 1\n"
+                              "H 15 1 0\n"
+                              "R 15\n"
+                              "C 16 200 b\n"
+                              "O 4 16 5 2 kernel\n"
+                              "R 16\n");
+    assert_int_equal(oracle_guaranteed(o, 2, 3), 1);
+    assert_int_equal(oracle_guaranteed(o, 1, 3), 0); /* the stream synchronize was of stream 3 */
+    assert_int_equal(oracle_guaranteed(o, 1, 4), 1); /* the context's synchronize covers stream 6 */
+    oracle_free(o);
+}
+
 /* A host access (hostread) is after what the host knew at the note; a later operation is after
  * the access when the note is host-before it. */
 static void host_reads_need_host_knowledge(void **state)
@@ -522,6 +556,7 @@ int main(void)
         cmocka_unit_test(overlapping_records_intersect),
         cmocka_unit_test(late_candidate_takes_another_sweep),
         cmocka_unit_test(host_waits_complete_what_was_enqueued_before),
+        cmocka_unit_test(context_waits_cover_destroyed_streams),
         cmocka_unit_test(host_reads_need_host_knowledge),
         cmocka_unit_test(transitivity_and_actual_order),
         cmocka_unit_test(exchange_pairs_and_kinds),
