@@ -82,6 +82,7 @@ typedef struct {
     int nrounds;
     round_plan r[MAX_ROUNDS];
     float value[MAX_ROUNDS];
+    float host_seen[MAX_ROUNDS]; /* what the host read of a host-visible tensor */
     tvm_array *h[MAX_ROUNDS];
     cudaStream_t pool[2][DEVICES][K_COUNT]; /* created streams (blocking, non-blocking): the producer's
                                                and the consumer's, per device */
@@ -351,10 +352,14 @@ static void run_round(thread_plan *p, int k)
     if (r->how == S_EVENT_BEFORE_WRITE)
         ck(cudaEventRecord(e, ps), "cudaEventRecord");
     write_on(ps, mx_data(a), v, r->slow);
+    char x[32]; /* the exchange's label in the trace's notes (tests/synth/oracle.h) */
+    snprintf(x, sizeof x, "t%dr%d", p->id, k);
+    cudasim_trace_note("fill %s", x);
     order_producer(r, ps, e);
     DLManagedTensor *t;
     if (MXNDArrayToDLPack(a, &t))
         exit(2);
+    cudasim_trace_note("export %s %p %zu", x, t->dl_tensor.data, (size_t)N * sizeof(float));
     mx_free(a);
     ck(cudaSetDevice(r->cdev), "cudaSetDevice");
     cudaStream_t cs;
@@ -367,6 +372,10 @@ static void run_round(thread_plan *p, int k)
     if (TVMArrayFromDLPack(t, &h))
         exit(2);
     p->h[k] = h;
+    if (r->host_visible) { /* the consumer may read host-visible memory on the host: it does */
+        cudasim_trace_note("hostread %s", x);
+        p->host_seen[k] = tvm_host_get(h, N - 1);
+    }
     if (r->how == S_EVENT || r->how == S_EVENT_BEFORE_WRITE)
         ck(cudaStreamWaitEvent(cs, e, 0), "cudaStreamWaitEvent");
     if (r->how == S_OTHER_STREAM)
@@ -374,9 +383,11 @@ static void run_round(thread_plan *p, int k)
            "cudaStreamSynchronize");
     pause_us(r->delay);
     tvm_read_on(h, cs);
+    cudasim_trace_note("use %s", x);
     if (r->wait_release)
         ck(cudaStreamSynchronize(cs), "cudaStreamSynchronize");
     tvm_release(h);
+    cudasim_trace_note("release %s", x);
     if (r->fresh)
         ck(cudaStreamDestroy(cs), "cudaStreamDestroy");
     ck(cudaSetDevice(r->pdev), "cudaSetDevice");
@@ -433,6 +444,10 @@ int main(int argc, char **argv)
             int ok = 1;
             for (int i = 0; i < N; i++)
                 ok &= tvm_seen(h, 0, i) == want;
+            if (g_threads[t].r[k].host_visible && g_threads[t].host_seen[k] != want) {
+                ok = 0;
+                seen = g_threads[t].host_seen[k];
+            }
             reads++;
             if (!ok) {
                 wrong++;
