@@ -58,10 +58,10 @@ typedef struct {
     mx_array *a;
     int dev, host_visible;
     kind k;
-    cudaStream_t s;           /* blocking and non-blocking: its own (legacy, per-thread: the filler's) */
-    cudaEvent_t filled;       /* recorded after each fill (on the buffer's device) */
+    cudaStream_t s;            /* blocking and non-blocking: its own (legacy, per-thread: the filler's) */
+    cudaEvent_t filled;        /* recorded after each fill (on the buffer's device) */
     cudaEvent_t read[DEVICES]; /* recorded after a read on a stream of that device */
-    int read_dev;             /* the device whose `read` event the next fill waits for, or -1 */
+    int read_dev;              /* the device whose `read` event the next fill waits for, or -1 */
 } buffer;
 
 /* One item as planned by its loader, and what its consumer did. */
@@ -216,8 +216,8 @@ static void print_plan(void)
             printf("L%di%d: fill after %u us%s by %s, %s%s, read on %s of device %d after %u us by %s, then %s\n", l, k,
                    it->fill_delay, it->slow ? " and a slow kernel" : "", it->memset_fill ? "memset" : "kernel",
                    it->sync & SYNC_FILL ? "fill event waited for" : "fill not ordered",
-                   it->sync & SYNC_READ ? "" : ", next fill not ordered", kind_name[it->ck], it->cdev,
-                   it->read_delay, it->read_by_copy ? "copy" : "kernel",
+                   it->sync & SYNC_READ ? "" : ", next fill not ordered", kind_name[it->ck], it->cdev, it->read_delay,
+                   it->read_by_copy ? "copy" : "kernel",
                    it->sync & SYNC_READ ? (it->sync_stream ? "stream synchronize" : "read event") : "nothing");
             if (it->sync & SYNC_FILL)
                 printf("L%di%d: a pinned buffer's fill is waited for on the host %s the import\n", l, k,

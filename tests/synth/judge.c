@@ -10,7 +10,7 @@
 #include <string.h>
 
 const char *const judge_dlsync_kind[JUDGE_DLSYNC_KINDS] = {
-    "write-read",      "read-write",        "write-write", "host-read",       "release-reuse",      "write-after-use",
+    "write-read",      "read-write",        "write-write", "host-read",       "release-reuse",     "write-after-use",
     "use-after-write", "use-after-release", "kernel-pair", "free-during-use", "(unknown exchange)"};
 
 /* The index of dlsync kind `name` in judge_dlsync_kind (the last for an unknown one). */
@@ -116,8 +116,7 @@ static void read_log(const char *text, log_view *v)
         field_str(p, end, "{\"ev\":\"", ev, sizeof ev);
         if (strcmp(ev, "export") == 0) {
             v->exports = grow(v->exports, &v->capexports, v->nexports, sizeof *v->exports);
-            v->exports[v->nexports++] =
-                (log_export){field_u64(p, end, "\"xid\":"), field_u64(p, end, "\"data\":")};
+            v->exports[v->nexports++] = (log_export){field_u64(p, end, "\"xid\":"), field_u64(p, end, "\"data\":")};
         } else if (strcmp(ev, "race") == 0 || strcmp(ev, "race_again") == 0) {
             v->races = grow(v->races, &v->capraces, v->nraces, sizeof *v->races);
             log_race *r = &v->races[v->nraces++];
@@ -215,8 +214,9 @@ static void judge_check(verdict *v, const oracle_exchange *x, size_t nx, const c
     if (!of)
         exit(2);
     if (match(x, nx, &lv, of))
-        fail(v, "check: the log's %zu exports and the trace's %zu do not match one to one (by data address, in "
-                "order)",
+        fail(v,
+             "check: the log's %zu exports and the trace's %zu do not match one to one (by data address, in "
+             "order)",
              lv.nexports, nx);
     char text[1024];
     for (size_t i = 0; i < lv.nexports; i++) {
@@ -258,8 +258,10 @@ static void judge_check(verdict *v, const oracle_exchange *x, size_t nx, const c
         for (int k = 0; k < ORACLE_KINDS; k++)
             if ((e->kinds & (1u << k)) && !(reported & (1u << k))) {
                 v->tot->check_fn++;
-                fail(v, "check: false negative: exchange %s (xid %" PRIu64 ") has no %s race record; the reference: %s",
-                     e->label, lv.exports[i].xid, oracle_kind_name((oracle_kind)k),
+                v->tot->check_fn_exchange += !any;
+                fail(v,
+                     "check: false negative: exchange %s (xid %" PRIu64 ") has no %s race record%s; the reference: %s",
+                     e->label, lv.exports[i].xid, oracle_kind_name((oracle_kind)k), any ? "" : " (none at all)",
                      pair_text(v->o, first_bad(v->o, e, k), text, sizeof text));
             }
     }
@@ -329,8 +331,9 @@ int judge_run(const oracle *o, const char *log, judge_mode mode, int synced, int
     if (wrong_reads && (synced || mode == JUDGE_FIX || !bad)) {
         tot->wrong_reads += wrong_reads;
         fail(&v, "%d reads saw a wrong value%s", wrong_reads,
-             bad ? "" : " though the reference guarantees every pair of the run (the reference or the simulator is "
-                        "wrong)");
+             bad ? ""
+                 : " though the reference guarantees every pair of the run (the reference or the simulator is "
+                   "wrong)");
     }
     return v.failures;
 }

@@ -29,9 +29,10 @@ extern const char *const judge_dlsync_kind[JUDGE_DLSYNC_KINDS];
 typedef struct {
     long runs, pairs, unguaranteed; /* pairs judged in every run; plain runs' unguaranteed */
     long check_exchanges, check_racy_exchanges;
-    long check_fp;         /* exchanges all guaranteed with a race record */
-    long check_fn;         /* (exchange, kind) unguaranteed without a race record of it */
-    long check_other_kind; /* race records of a kind the reference does not find in that racy exchange */
+    long check_fp;          /* exchanges all guaranteed with a race record */
+    long check_fn;          /* (exchange, kind) unguaranteed without a race record of it */
+    long check_fn_exchange; /* of those, in exchanges with no race record at all */
+    long check_other_kind;  /* race records of a kind the reference does not find in that racy exchange */
     long check_fp_kind[JUDGE_DLSYNC_KINDS]; /* false positives by the kind of their first race record */
     long fix_pairs, fix_unguaranteed, fix_exchanges, fix_injected;
     long wrong_reads; /* reads that saw a wrong value where they must not */

@@ -230,8 +230,10 @@ static void generated_programs_are_judged_by_the_reference(void **state)
                   all.programs, t->runs, secs, jobs, all.seconds[0], all.seconds[1], all.seconds[2]);
     print_message("pairs judged %ld; plain runs: %ld unguaranteed\n", t->pairs, t->unguaranteed);
     print_message("check: %ld exchanges (%ld with unguaranteed pairs): %ld false positives (exchanges), %ld false "
-                  "negatives (exchange and kind), %ld racy exchanges also reported with another kind\n",
-                  t->check_exchanges, t->check_racy_exchanges, t->check_fp, t->check_fn, t->check_other_kind);
+                  "negatives (exchange and kind; %ld in exchanges with no race record at all), %ld racy exchanges "
+                  "also reported with another kind\n",
+                  t->check_exchanges, t->check_racy_exchanges, t->check_fp, t->check_fn, t->check_fn_exchange,
+                  t->check_other_kind);
     if (t->check_fp) {
         print_message("check: false positives by the kind of their first race record:");
         for (int k = 0; k < JUDGE_DLSYNC_KINDS; k++)
