@@ -107,6 +107,7 @@ float *mx_data(mx_array *a);                       /* its memory, for a program'
 /* on = 1: a released MXNDArrayToDLPack tensor's struct is not freed but handed to the next export,
  * on any thread, so DLManagedTensor addresses come round again (as malloc's often do). */
 void mx_reuse_exports(int on);
+unsigned long mx_exports_released(void); /* MXNDArrayToDLPack tensors whose deleter has run */
 /* Readiness through a host function, as XLA orders a buffer's definition: an event recorded on
  * the thread's stream, the thread's second (non-blocking) stream waiting for it, and a host
  * function there that marks a ready. mx_wait_ready blocks on the host until it has. */

@@ -3,6 +3,7 @@
 #include "scen_backend.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,9 +278,17 @@ EXPORT void mx_reuse_exports(int on)
     g_reuse = on;
 }
 
+static atomic_ulong g_released; /* exports whose deleter ran */
+
+EXPORT unsigned long mx_exports_released(void)
+{
+    return atomic_load(&g_released);
+}
+
 static void export_deleter(DLManagedTensor *t)
 {
     export_ctx *c = t->manager_ctx;
+    atomic_fetch_add(&g_released, 1);
     unref(c->a);
     pthread_mutex_lock(&g_spare_lock);
     if (g_reuse && g_nspare < CACHE) {

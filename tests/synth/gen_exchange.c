@@ -20,7 +20,8 @@
  * stream synchronized), release at once, and one round at least is a slow unordered write on
  * non-blocking streams. Host order says what every read must see: the value its round wrote.
  *
- * Prints "reads N wrong W" (W reads that saw something else), with one "wrong: ..." line per
+ * Prints "exports N released M" (M deleters reached the producer: all N must) and "reads N wrong W"
+ * (W reads that saw something else), with one "wrong: ..." line per
  * wrong read before it; --print first prints the program, one line per round. Exits 0, or 2 on
  * a CUDA error. */
 #include "cudasim.h"
@@ -459,6 +460,7 @@ int main(int argc, char **argv)
             }
             tvm_discard(h);
         }
+    printf("exports %d released %lu\n", reads, mx_exports_released()); /* one export per read */
     printf("reads %d wrong %d\n", reads, wrong);
     return 0;
 }

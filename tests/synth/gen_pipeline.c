@@ -25,7 +25,8 @@
  * stream and has an item that leaves out both.
  *
  * The trace's notes (tests/synth/oracle.h) name each item's exchange L<loader>i<item>: export,
- * fill, use, hostread, release. Prints "reads N wrong W" (W reads that did not see their item's
+ * fill, use, hostread, release. Prints "exports N released M" (M deleters reached the producer:
+ * all N must) and "reads N wrong W" (W reads that did not see their item's
  * value; every read of a synced program must), one "wrong: ..." line per wrong read before it;
  * --print first prints the program. Exits 0, or 2 on a CUDA error. */
 #include "cudasim.h"
@@ -474,6 +475,7 @@ int main(int argc, char **argv)
         ck(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     }
     int reads = 0, wrong = check_reads(&reads);
+    printf("exports %d released %lu\n", reads, mx_exports_released()); /* one export per read */
     printf("reads %d wrong %d\n", reads, wrong);
     return 0;
 }

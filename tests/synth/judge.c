@@ -163,6 +163,11 @@ static size_t match(const oracle_exchange *x, size_t nx, const log_view *v, size
 
 /* ---- the verdict ---- */
 
+static const char *mode_name(judge_mode m)
+{
+    return m == JUDGE_PLAIN ? "plain" : m == JUDGE_CHECK ? "check" : "fix";
+}
+
 typedef struct {
     const oracle *o;
     judge_text *out;
@@ -297,9 +302,10 @@ static void judge_fix(verdict *v, const oracle_exchange *x, size_t nx, const cha
     }
 }
 
-int judge_run(const oracle *o, const char *log, judge_mode mode, int synced, int wrong_reads, judge_totals *tot,
+int judge_run(const oracle *o, const char *log, judge_mode mode, const judge_program *prog, judge_totals *tot,
               judge_text *out, int limit)
 {
+    int synced = prog->synced, wrong_reads = prog->wrong_reads;
     verdict v = {.o = o, .out = out, .limit = limit, .tot = tot};
     size_t nx, np, bad = 0;
     const oracle_exchange *x = oracle_exchanges(o, &nx);
@@ -334,6 +340,17 @@ int judge_run(const oracle *o, const char *log, judge_mode mode, int synced, int
              bad ? ""
                  : " though the reference guarantees every pair of the run (the reference or the simulator is "
                    "wrong)");
+    }
+    if (prog->lost_deleters) {
+        tot->lost_deleters += prog->lost_deleters;
+        fail(&v, "%d deleter calls did not reach the producer", prog->lost_deleters);
+    }
+    int doubles = 0;
+    for (const char *p = log; p && (p = strstr(p, "{\"ev\":\"double_release\"")) != NULL; p++)
+        doubles++;
+    if (doubles) {
+        tot->double_releases += doubles;
+        fail(&v, "%s: %d double_release records, but the program releases each tensor once", mode_name(mode), doubles);
     }
     return v.failures;
 }

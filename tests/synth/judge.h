@@ -10,7 +10,8 @@
  *          the trace's exchange with the same data address, counted in export order;
  *   fix    every pair is guaranteed, dlsync's injected records and waits counted;
  *   every mode: no read saw a wrong value when the program is synced, under fix, or when the
- *          reference guarantees every pair of the run. */
+ *          reference guarantees every pair of the run; every deleter call reached the producer
+ *          and no double release was reported. */
 #ifndef JUDGE_H
 #define JUDGE_H
 
@@ -35,7 +36,9 @@ typedef struct {
     long check_other_kind;  /* race records of a kind the reference does not find in that racy exchange */
     long check_fp_kind[JUDGE_DLSYNC_KINDS]; /* false positives by the kind of their first race record */
     long fix_pairs, fix_unguaranteed, fix_exchanges, fix_injected;
-    long wrong_reads; /* reads that saw a wrong value where they must not */
+    long wrong_reads;     /* reads that saw a wrong value where they must not */
+    long lost_deleters;   /* deleter calls that did not reach the producer */
+    long double_releases; /* double_release records (each a false report) */
     long failures;
 } judge_totals;
 
@@ -48,11 +51,19 @@ typedef struct {
 /* Appends printf-style text to t. */
 void judge_printf(judge_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* What the program itself said about its run. */
+typedef struct {
+    int synced;
+    int wrong_reads;   /* reads that saw a value other than their exchange's */
+    int lost_deleters; /* deleter calls that did not reach the producer */
+} judge_program;
+
 /* Judges one run: the reference o of its trace, its log's text (NULL for a plain run), its
- * mode, whether the program is synced, and how many of its reads saw a wrong value. Adds to
+ * mode, and what the program said (every deleter call must reach the producer, and no log may
+ * report a double release: the programs release each tensor once). Adds to
  * `tot`; appends one paragraph per failure to `out` (each names the pair: operations, streams,
  * threads, kinds), at most `limit` of them. Returns the number of failures. */
-int judge_run(const oracle *o, const char *log, judge_mode mode, int synced, int wrong_reads, judge_totals *tot,
+int judge_run(const oracle *o, const char *log, judge_mode mode, const judge_program *prog, judge_totals *tot,
               judge_text *out, int limit);
 
 #endif

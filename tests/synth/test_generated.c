@@ -100,9 +100,11 @@ static void run_one(unsigned long seed, judge_mode m, totals *tot, judge_text *o
     assert_int_equal(dls_run(argv, env, &r), 0);
     tot->seconds[m] += (dls_now_ns() - t0) / 1e9;
     judge_text why = {0};
-    int reads = 0, wrong = 0, failures = 0;
-    const char *line = strstr(r.out, "reads ");
-    if (r.status != 0 || !line || sscanf(line, "reads %d wrong %d", &reads, &wrong) != 2) {
+    int reads = 0, wrong = 0, failures = 0, exports = 0;
+    unsigned long released = 0;
+    const char *line = strstr(r.out, "reads "), *ex = strstr(r.out, "exports ");
+    if (r.status != 0 || !line || sscanf(line, "reads %d wrong %d", &reads, &wrong) != 2 || !ex ||
+        sscanf(ex, "exports %d released %lu", &exports, &released) != 2) {
         judge_printf(&why, "  exit status %d\n%s%s", r.status, r.out, r.err);
         failures = 1;
     } else {
@@ -113,7 +115,9 @@ static void run_one(unsigned long seed, judge_mode m, totals *tot, judge_text *o
             judge_printf(&why, "  the reference cannot judge the trace: %s\n", err);
             failures = 1;
         } else {
-            failures = judge_run(o, log ? log : "", m, seed % 2 == 0, wrong, &tot->t, &why, 6);
+            judge_program jp = {
+                .synced = seed % 2 == 0, .wrong_reads = wrong, .lost_deleters = exports - (int)released};
+            failures = judge_run(o, log ? log : "", m, &jp, &tot->t, &why, 6);
         }
         oracle_free(o);
         free(log);
@@ -244,7 +248,9 @@ static void generated_programs_are_judged_by_the_reference(void **state)
     print_message("fix: %ld exchanges, %ld pairs, %ld unguaranteed; %ld waits injected (%.2f per exchange)\n",
                   t->fix_exchanges, t->fix_pairs, t->fix_unguaranteed, t->fix_injected,
                   t->fix_exchanges ? (double)t->fix_injected / (double)t->fix_exchanges : 0.0);
-    print_message("wrong reads where none may be: %ld; failed runs: %ld\n", t->wrong_reads, all.failed_runs);
+    print_message("wrong reads where none may be: %ld; deleter calls lost: %ld; double_release records: %ld; "
+                  "failed runs: %ld\n",
+                  t->wrong_reads, t->lost_deleters, t->double_releases, all.failed_runs);
     free(failures.text);
     if (all.failed_runs)
         fail_msg("%ld of %ld runs failed (above: the first of each job, with the command that replays each)",
