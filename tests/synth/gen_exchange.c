@@ -76,6 +76,7 @@ typedef struct {
     order how;
     int wait_release; /* the consumer waits for its read before releasing */
     int sprinkle;     /* after the round: 0 nothing, 1 device sync, 2 legacy op, 3 query, 4 ctx sync */
+    int forced;       /* the racy program's round that must race (see g_window) */
 } round_plan;
 
 typedef struct {
@@ -88,6 +89,12 @@ typedef struct {
     cudaStream_t pool[2][DEVICES][K_COUNT]; /* created streams (blocking, non-blocking): the producer's
                                                and the consumer's, per device */
 } thread_plan;
+
+/* The racy program's forced round holds this for writing from its write to its read, and every
+ * other round holds it for reading: another thread's context synchronize or legacy-stream
+ * operation could otherwise order the write before the read, and the reference would rightly
+ * find the round ordered (host order is the calls' real time order). */
+static pthread_rwlock_t g_window;
 
 static thread_plan g_threads[MAX_THREADS];
 static int g_nthreads;
@@ -189,6 +196,7 @@ static void plan_round(uint64_t *x, round_plan *r, int racy, int force_race)
     r->delay = delays[below(x, 4)];
     r->sprinkle = heavy ? (below(x, 3) ? 2 : 1 + below(x, 4)) : below(x, 3) ? 0 : 1 + below(x, 4);
     if (force_race) { /* slow, unordered, on streams no rule orders */
+        r->forced = 1;
         r->pk = r->ck = heavy ? K_BLOCKING : K_NON_BLOCKING;
         r->host_visible = 0;
         r->slow = 1;
@@ -352,6 +360,8 @@ static void run_round(thread_plan *p, int k)
     mx_array *a = mx_empty(N, r->host_visible ? kDLCUDAHost : kDLCUDA);
     if (r->how == S_EVENT_BEFORE_WRITE)
         ck(cudaEventRecord(e, ps), "cudaEventRecord");
+    if (r->forced)
+        pthread_rwlock_wrlock(&g_window);
     write_on(ps, mx_data(a), v, r->slow);
     char x[32]; /* the exchange's label in the trace's notes (tests/synth/oracle.h) */
     snprintf(x, sizeof x, "t%dr%d", p->id, k);
@@ -385,6 +395,8 @@ static void run_round(thread_plan *p, int k)
     pause_us(r->delay);
     tvm_read_on(h, cs);
     cudasim_trace_note("use %s", x);
+    if (r->forced)
+        pthread_rwlock_unlock(&g_window);
     if (r->wait_release)
         ck(cudaStreamSynchronize(cs), "cudaStreamSynchronize");
     tvm_release(h);
@@ -401,8 +413,13 @@ static void *thread_main(void *arg)
 {
     thread_plan *p = arg;
     pthread_barrier_wait(&g_start);
-    for (int k = 0; k < p->nrounds; k++)
+    for (int k = 0; k < p->nrounds; k++) {
+        if (!p->r[k].forced)
+            pthread_rwlock_rdlock(&g_window);
         run_round(p, k);
+        if (!p->r[k].forced)
+            pthread_rwlock_unlock(&g_window);
+    }
     return NULL;
 }
 
@@ -422,10 +439,17 @@ int main(int argc, char **argv)
     g_delay = cudasim_register_kernel("gen_delay", k_delay, 3, sizes);
     if (!g_write || !g_delay || cudasim_set_kernel_duration("gen_delay", SLOW_US) != 0)
         return 2;
-    for (int d = 0; d < DEVICES; d++) {
+    for (int d = 0; d < DEVICES; d++) { /* and every kernel loaded: a first load waits for its context */
         ck(cudaSetDevice(d), "cudaSetDevice");
         ck(cudaMalloc((void **)&g_scratch[d], (2 + MAX_THREADS) * sizeof(float)), "cudaMalloc");
+        write_on(cudaStreamLegacy, g_scratch[d], 0, 1);
+        scen_read(cudaStreamLegacy, g_scratch[d], g_scratch[d] + 1, 1);
+        ck(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     }
+    pthread_rwlockattr_t wa; /* the forced round must not wait for every other round to end */
+    pthread_rwlockattr_init(&wa);
+    pthread_rwlockattr_setkind_np(&wa, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&g_window, &wa);
     pthread_t tids[MAX_THREADS];
     pthread_barrier_init(&g_start, NULL, (unsigned)g_nthreads);
     for (int t = 0; t < g_nthreads; t++)
