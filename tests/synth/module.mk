@@ -26,8 +26,13 @@ $(B)/tests/test_oracle: $(GEN_OBJ)/test_oracle.o $(ORACLE_OBJ) $(TEST_COMMON_OBJ
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
 
-ALL   += $(ORACLE_CLI) $(B)/tests/test_oracle
-TESTS += $(B)/tests/test_oracle
+$(B)/tests/test_judge: $(GEN_OBJ)/test_judge.o $(GEN_OBJ)/judge.o $(ORACLE_OBJ) $(TEST_COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+
+ALL   += $(ORACLE_CLI) $(B)/tests/test_oracle $(B)/tests/test_judge
+TESTS += $(B)/tests/test_oracle $(B)/tests/test_judge
 
 $(GEN_OBJ)/%.o: EXTRA_CFLAGS += $(CUDASIM_CFLAGS) -I tests/scenarios
 

@@ -42,7 +42,8 @@ static const char g_trace[] = "1 S 2 1 0 user 1\n"
                               "24 N 0 200 release x2\n";
 
 #define EXPORT(xid) "{\"ev\":\"export\",\"t\":1,\"pid\":1,\"tid\":1,\"xid\":" #xid ",\"data\":\"0x1000\"}\n"
-#define RACE(ev, xid, kind) "{\"ev\":\"" ev "\",\"t\":1,\"pid\":1,\"tid\":1,\"xid\":" #xid ",\"key\":\"k\",\"kind\":\"" kind "\"}\n"
+#define RACE(ev, xid, kind) \
+    "{\"ev\":\"" ev "\",\"t\":1,\"pid\":1,\"tid\":1,\"xid\":" #xid ",\"key\":\"k\",\"kind\":\"" kind "\"}\n"
 
 static oracle *reference(void)
 {
@@ -74,10 +75,9 @@ static void check_must_name_exactly_the_unguaranteed_exchanges(void **state)
     assert_non_null(strstr(out.text, "false negative: exchange x1 (xid 5) has no write-read race record (none at all); "
                                      "the reference: write-read pair op 1"));
     /* a race of an exchange no export names is a false positive too */
-    assert_int_equal(
-        judge_run(o, EXPORT(5) EXPORT(9) RACE("race", 5, "write-read") RACE("race", 7, "host-read"), JUDGE_CHECK,
-                  &racy, &t, &out, 9),
-        1);
+    assert_int_equal(judge_run(o, EXPORT(5) EXPORT(9) RACE("race", 5, "write-read") RACE("race", 7, "host-read"),
+                               JUDGE_CHECK, &racy, &t, &out, 9),
+                     1);
     assert_int_equal(t.check_fp_kind[JUDGE_DLSYNC_KINDS - 1], 1);
     free(out.text);
     oracle_free(o);
