@@ -196,8 +196,20 @@ static const char *pair_text(const oracle *o, const oracle_pair *p, char *buf, s
     oracle_describe(o, p->a, a, sizeof a);
     oracle_describe(o, p->b, b, sizeof b);
     oracle_describe_actual(o, p, actual, sizeof actual);
-    snprintf(buf, n, "%s pair %s before %s (%s)", oracle_kind_name(p->kind), a, b, actual);
+    snprintf(buf, n, "%s pair %s before %s (%s%s)", oracle_kind_name(p->kind), a, b, actual,
+             oracle_pair_window(o, p) ? "; a host wait that ended during the later call would order it" : "");
     return buf;
+}
+
+/* 1 when every unguaranteed pair of exchange x of kind k (any kind: -1) is a window. */
+static int all_windows(const oracle *o, const oracle_exchange *x, int k)
+{
+    size_t np;
+    const oracle_pair *p = oracle_pairs(o, &np);
+    for (size_t j = x->first_pair; j < x->first_pair + x->npairs; j++)
+        if (!p[j].guaranteed && (k < 0 || (int)p[j].kind == k) && !oracle_pair_window(o, &p[j]))
+            return 0;
+    return 1;
 }
 
 /* The first unguaranteed pair of exchange x of kind k, or NULL. */
@@ -264,6 +276,7 @@ static void judge_check(verdict *v, const oracle_exchange *x, size_t nx, const c
             if ((e->kinds & (1u << k)) && !(reported & (1u << k))) {
                 v->tot->check_fn++;
                 v->tot->check_fn_exchange += !any;
+                v->tot->check_fn_window += all_windows(v->o, e, k);
                 fail(v,
                      "check: false negative: exchange %s (xid %" PRIu64 ") has no %s race record%s; the reference: %s",
                      e->label, lv.exports[i].xid, oracle_kind_name((oracle_kind)k), any ? "" : " (none at all)",
@@ -296,6 +309,15 @@ static void judge_fix(verdict *v, const oracle_exchange *x, size_t nx, const cha
     for (size_t i = 0; i < nx; i++) {
         v->tot->fix_pairs += (long)x[i].npairs;
         v->tot->fix_unguaranteed += x[i].unguaranteed;
+        size_t np;
+        const oracle_pair *p = oracle_pairs(v->o, &np);
+        for (size_t j = x[i].first_pair; j < x[i].first_pair + x[i].npairs; j++) {
+            if (p[j].guaranteed)
+                continue;
+            int window = oracle_pair_window(v->o, &p[j]);
+            v->tot->fix_window += window;
+            v->tot->fix_legacy += !window && oracle_pair_actual(v->o, &p[j], NULL) == 2;
+        }
         if (x[i].unguaranteed)
             fail(v, "fix: exchange %s: %u of its %zu pairs not guaranteed, e.g. %s", x[i].label, x[i].unguaranteed,
                  x[i].npairs, pair_text(v->o, first_bad(v->o, &x[i], -1), text, sizeof text));

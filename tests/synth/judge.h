@@ -33,9 +33,12 @@ typedef struct {
     long check_fp;          /* exchanges all guaranteed with a race record */
     long check_fn;          /* (exchange, kind) unguaranteed without a race record of it */
     long check_fn_exchange; /* of those, in exchanges with no race record at all */
+    long check_fn_window;   /* of those, whose unguaranteed pairs are all windows (oracle_pair_window) */
     long check_other_kind;  /* race records of a kind the reference does not find in that racy exchange */
     long check_fp_kind[JUDGE_DLSYNC_KINDS]; /* false positives by the kind of their first race record */
     long fix_pairs, fix_unguaranteed, fix_exchanges, fix_injected;
+    long fix_window;      /* unguaranteed pairs that are windows (oracle_pair_window) */
+    long fix_legacy;      /* others ordered in the run only through a legacy-stream op (oracle_pair_actual) */
     long wrong_reads;     /* reads that saw a wrong value where they must not */
     long lost_deleters;   /* deleter calls that did not reach the producer */
     long double_releases; /* double_release records (each a false report) */

@@ -18,11 +18,19 @@ oracle *oracle_parse(const char *text, char *err, size_t n)
         snprintf(err, n, "out of memory");
         return NULL;
     }
-    if (oracle_model_parse(&o->m, text, err, n) || oracle_past_compute(&o->m, &o->past, err, n) ||
+    if (oracle_model_parse(&o->m, text, err, n) || oracle_past_compute(&o->m, &o->past, 0, err, n) ||
         oracle_pairs_compute(o, err, n)) {
         oracle_free(o);
         return NULL;
     }
+    for (size_t j = 0; j < o->npairs; j++)
+        if (!o->pairs[j].guaranteed) { /* for oracle_pair_window */
+            if (oracle_past_compute(&o->m, &o->lenient, 1, err, n)) {
+                oracle_free(o);
+                return NULL;
+            }
+            break;
+        }
     return o;
 }
 
@@ -64,6 +72,7 @@ void oracle_free(oracle *o)
     if (!o)
         return;
     oracle_past_free(&o->m, &o->past);
+    oracle_past_free(&o->m, &o->lenient);
     for (size_t x = 0; x < o->nx; x++)
         free((char *)o->x[x].label);
     free(o->x);
@@ -151,22 +160,21 @@ static uint32_t at_seq(const o_model *m, uint32_t s, uint64_t seq)
     return lo < st->nbyseq && m->ops[st->byseq[lo]].seq == seq ? st->byseq[lo] : ORACLE_NONE;
 }
 
-void oracle_describe_actual(const oracle *o, const oracle_pair *p, char *buf, size_t n)
+int oracle_pair_actual(const oracle *o, const oracle_pair *p, uint64_t *legacy_op)
 {
     const o_model *m = &o->m;
-    if (p->a.host || p->b.host) {
-        snprintf(buf, n, "a host side: this run's order not shown");
-        return;
-    }
+    if (p->a.host || p->b.host)
+        return -1;
     /* walk back from b along stream order and P lines to a */
     uint32_t a = (uint32_t)p->a.index;
     uint8_t *seen = calloc(m->nops + 1, 1);
-    uint32_t *stack = malloc((m->nops + 1) * sizeof *stack);
-    if (!seen || !stack)
+    uint32_t *stack = malloc((m->nops + 1) * sizeof *stack), *next = malloc((m->nops + 1) * sizeof *next);
+    if (!seen || !stack || !next)
         exit(2);
     size_t top = 0;
     int found = 0;
     stack[top++] = (uint32_t)p->b.index;
+    next[a] = ORACLE_NONE;
     while (top && !found) {
         uint32_t i = stack[--top];
         const o_op *op = &m->ops[i];
@@ -180,18 +188,51 @@ void oracle_describe_actual(const oracle *o, const oracle_pair *p, char *buf, si
             if (q != ORACLE_NONE)
                 preds[np++] = q;
         }
-        for (size_t k = 0; k < np; k++) {
-            if (preds[k] == a)
+        for (size_t k = 0; k < np && !found; k++) {
+            if (preds[k] == a) {
                 found = 1;
+                next[a] = i;
+            }
             if (preds[k] > a && !seen[preds[k]]) {
                 seen[preds[k]] = 1;
+                next[preds[k]] = i; /* the path back to b */
                 stack[top++] = preds[k];
             }
         }
     }
+    uint32_t legacy = ORACLE_NONE; /* an op of the legacy stream on the path, other than the sides */
+    for (uint32_t i = found ? next[a] : ORACLE_NONE; i != ORACLE_NONE && i != (uint32_t)p->b.index; i = next[i])
+        if (m->streams[m->ops[i].stream].kind == SK_LEGACY && legacy == ORACLE_NONE)
+            legacy = i;
     free(seen);
     free(stack);
-    snprintf(buf, n, found ? "ordered in this run" : "not ordered in this run (as far as P lines show)");
+    free(next);
+    if (legacy != ORACLE_NONE && legacy_op)
+        *legacy_op = m->ops[legacy].id;
+    return !found ? 0 : legacy != ORACLE_NONE ? 2 : 1;
+}
+
+void oracle_describe_actual(const oracle *o, const oracle_pair *p, char *buf, size_t n)
+{
+    uint64_t legacy = 0;
+    int r = oracle_pair_actual(o, p, &legacy);
+    if (r < 0)
+        snprintf(buf, n, "a host side: this run's order not shown");
+    else if (r == 0)
+        snprintf(buf, n, "not ordered in this run (as far as P lines show)");
+    else if (r == 2)
+        snprintf(buf, n, "ordered in this run through legacy-stream op %" PRIu64, legacy);
+    else
+        snprintf(buf, n, "ordered in this run");
+}
+
+int oracle_pair_window(const oracle *o, const oracle_pair *p)
+{
+    if (p->guaranteed || p->a.host || !o->lenient.gp)
+        return 0;
+    if (p->b.host)
+        return 0; /* a host read's knowledge is the same either way */
+    return oracle_in_past(&o->lenient, p->a.index, p->b.index);
 }
 
 oracle_stats oracle_get_stats(const oracle *o)

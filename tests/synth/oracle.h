@@ -138,10 +138,23 @@ const oracle_pair *oracle_pairs(const oracle *o, size_t *n);
  * kind>, seq <q>, thread <tid>, call <name>)" or "host read by thread <tid> at stamp <st>". */
 void oracle_describe(const oracle *o, oracle_side s, char *buf, size_t n);
 
-/* Writes into buf (n bytes) whether side b actually started after side a completed in this run as
- * far as the trace's P lines show (a dependency chain): "ordered in this run" or "not ordered
- * in this run (as far as P lines show)". For messages only. */
+/* Whether side b actually started after side a completed in this run, as far as stream order and
+ * the trace's P lines show (a dependency chain): 0 not ordered, 1 ordered, 2 ordered through an
+ * operation of a legacy stream (its id in *legacy_op when not NULL), -1 a host side (not
+ * shown). For messages and the tester's breakdown only: what is guaranteed is oracle_pairs'. */
+int oracle_pair_actual(const oracle *o, const oracle_pair *p, uint64_t *legacy_op);
+
+/* The same in words into buf (n bytes): "ordered in this run", "ordered in this run through
+ * legacy-stream op N", "not ordered in this run (as far as P lines show)". */
 void oracle_describe_actual(const oracle *o, const oracle_pair *p, char *buf, size_t n);
+
+/* 1 when pair p is not guaranteed, but would be if a host wait's completion were known to every
+ * thread from the moment the wait ended (its H line) rather than from its call's return: a wait
+ * that ended while the later side's call was already under way. A tool that sees calls through
+ * their ENTER and EXIT callbacks (dlsync) may rightly have seen that completion before the
+ * later call's ENTER; the rules above, at call granularity, do not count it. For the tester's
+ * breakdown: such a pair is still not guaranteed. */
+int oracle_pair_window(const oracle *o, const oracle_pair *p);
 
 /* Counts in the trace: operations, calls, passes the computation needed. */
 typedef struct {

@@ -205,8 +205,9 @@ typedef struct {
 } o_past;
 
 /* Computes every operation's guaranteed past (and the host knowledge at hostread notes). Returns
- * 0, or -1 with a reason in err (no convergence). */
-int oracle_past_compute(const o_model *m, o_past *p, char *err, size_t n);
+ * 0, or -1 with a reason in err (no convergence). `lenient`: a host wait's completion is known to
+ * every thread from the wait's H line on, not from its call's return (oracle_pair_window). */
+int oracle_past_compute(const o_model *m, o_past *p, int lenient, char *err, size_t n);
 void oracle_past_free(const o_model *m, o_past *p);
 
 /* op a is in GP(op b) (a, b indices). */
@@ -220,6 +221,7 @@ static inline int oracle_in_past(const o_past *p, size_t a, size_t b)
 struct oracle {
     o_model m;
     o_past past;
+    o_past lenient; /* computed when a pair is not guaranteed (oracle_pair_window) */
     oracle_exchange *x;
     size_t nx, capx;
     oracle_pair *pairs;

@@ -81,6 +81,7 @@ typedef struct {
     o_past *p;
     size_t words;    /* of a full set */
     size_t done;     /* operations whose past this sweep has computed */
+    int lenient;     /* a host wait's completion is known to every thread from its H line on */
     uint64_t **prev; /* pasts of late candidate records, from the previous sweep (NULL: none yet) */
     uint32_t *late;  /* records used before their past was computed */
     size_t nlate, caplate;
@@ -262,8 +263,9 @@ static void on_op(sweep *w, uint32_t i)
     uint32_t t = op->at.thread, x = s->ctx;
     size_t dw = ORACLE_WORDS(i);
     uint64_t *dst = alloc0(dw);
-    if (w->snap_g[t]) /* rule 4: what the host knew */
-        bits_or(dst, w->snap_g[t]->w, dw);
+    const vbits *g = w->lenient ? w->g : w->snap_g[t];
+    if (g) /* rule 4: what the host knew */
+        bits_or(dst, g->w, dw);
     if (w->t[t])
         bits_or(dst, w->t[t], dw);
     stream_before(w, dst, dw, op->stream, &op->at, UINT64_MAX); /* rule 1 */
@@ -308,8 +310,13 @@ static void on_hostwait(sweep *w, uint32_t k)
         event_past(w, comp, w->words, h->event, &h->at);
     }
     bits_or(lazy(&w->t[t], w->words), comp, w->words);
-    bits_or(lazy(&w->pend_g[t], w->words), comp, w->words);
-    w->pend_g_dirty[t] = 1;
+    if (w->lenient) {
+        w->g = vb_own(w->g, w->words);
+        bits_or(w->g->w, comp, w->words);
+    } else {
+        bits_or(lazy(&w->pend_g[t], w->words), comp, w->words);
+        w->pend_g_dirty[t] = 1;
+    }
     free(comp);
 }
 
@@ -417,9 +424,9 @@ static void free_pasts(const o_model *m, o_past *p)
     }
 }
 
-int oracle_past_compute(const o_model *m, o_past *p, char *err, size_t n)
+int oracle_past_compute(const o_model *m, o_past *p, int lenient, char *err, size_t n)
 {
-    sweep w = {.m = m, .p = p, .words = ORACLE_WORDS(m->nops)};
+    sweep w = {.m = m, .p = p, .words = ORACLE_WORDS(m->nops), .lenient = lenient};
     p->gp = zalloc(m->nops, sizeof *p->gp);
     p->hk_note = zalloc(m->nnotes, sizeof *p->hk_note);
     w.prev = zalloc(m->nops, sizeof *w.prev);

@@ -385,6 +385,29 @@ static void context_waits_cover_destroyed_streams(void **state)
     oracle_free(o);
 }
 
+/* A synchronize that ended (H line) after another thread's call began but before that call
+ * enqueued its operation does not order the two (the calls overlap), but is the window a tool
+ * seeing calls through their callbacks may rightly use (oracle_pair_window). */
+static void a_wait_ending_during_a_call_is_a_window(void **state)
+{
+    (void)state;
+    oracle *o = judge(STREAMS "C 10 100 cuLaunchKernel\n"
+                              "O 1 10 3 1 kernel m:0x1000:256\n"
+                              "R 10\n"
+                              "N 0 100 export x1 0x1000 256\n"
+                              "C 11 100 cuStreamSynchronize\n"
+                              "C 12 200 cuLaunchKernel\n"
+                              "H 11 3 1\n"
+                              "O 2 12 2 1 kernel m:0x1000:256\n"
+                              "R 11\n"
+                              "R 12\n"
+                              "N 0 200 release x1\n");
+    const oracle_pair *p = pair_of(o, "x1", 0);
+    assert_false(p->guaranteed);
+    assert_int_equal(oracle_pair_window(o, p), 1);
+    oracle_free(o);
+}
+
 /* A host access (hostread) is after what the host knew at the note; a later operation is after
  * the access when the note is host-before it. */
 static void host_reads_need_host_knowledge(void **state)
@@ -557,6 +580,7 @@ int main(void)
         cmocka_unit_test(late_candidate_takes_another_sweep),
         cmocka_unit_test(host_waits_complete_what_was_enqueued_before),
         cmocka_unit_test(context_waits_cover_destroyed_streams),
+        cmocka_unit_test(a_wait_ending_during_a_call_is_a_window),
         cmocka_unit_test(host_reads_need_host_knowledge),
         cmocka_unit_test(transitivity_and_actual_order),
         cmocka_unit_test(exchange_pairs_and_kinds),
