@@ -17,10 +17,10 @@
 #include <stddef.h>
 
 #define DLS_BUDGETS(X)                                                                                                \
-    X(FIX_OP, "fix-op", "bench_cost", "fix, per cudaMemsetAsync, calling thread", 400)                                \
+    X(FIX_OP, "fix-op", "bench_cost", "fix, per cudaMemsetAsync, calling thread", 600)                                \
     X(FIX_PENDING_OP, "fix-pending-op", "bench_cost",                                                                 \
-      "fix with one exchanged tensor pending, per cudaMemsetAsync, calling thread", 500)                              \
-    X(CHECK_OP, "check-op", "bench_cost", "check, per cudaMemsetAsync, calling thread", 600)                          \
+      "fix with one exchanged tensor pending, per cudaMemsetAsync, calling thread", 850)                              \
+    X(CHECK_OP, "check-op", "bench_cost", "check, per cudaMemsetAsync, calling thread", 720)                          \
     X(FIX_EXCHANGE, "fix-exchange", "bench_cost", "fix, per legacy exchange of a device tensor, whole process", 4000) \
     X(LOG_RECORD, "log-record", "bench_cost", "per log record, whole process", 1000)                                  \
     X(STREAM_CREATE_DESTROY, "stream-create-destroy", "bench_cost",                                                   \

@@ -18,11 +18,11 @@ static void a_line_is_within_at_its_budget_and_over_past_it(void **state)
 {
     (void)state;
     char line[512];
-    assert_int_equal(dls_budget_line(line, sizeof line, DLS_BUDGET_FIX_OP, 400), DLS_BUDGET_WITHIN);
-    assert_string_equal(line, "budget fix-op (fix, per cudaMemsetAsync, calling thread): 400 instructions, budget 400: "
+    assert_int_equal(dls_budget_line(line, sizeof line, DLS_BUDGET_FIX_OP, 600), DLS_BUDGET_WITHIN);
+    assert_string_equal(line, "budget fix-op (fix, per cudaMemsetAsync, calling thread): 600 instructions, budget 600: "
                               "within budget");
-    assert_int_equal(dls_budget_line(line, sizeof line, DLS_BUDGET_FIX_OP, 400.6), DLS_BUDGET_OVER);
-    assert_string_equal(line, "budget fix-op (fix, per cudaMemsetAsync, calling thread): 401 instructions, budget 400: "
+    assert_int_equal(dls_budget_line(line, sizeof line, DLS_BUDGET_FIX_OP, 600.6), DLS_BUDGET_OVER);
+    assert_string_equal(line, "budget fix-op (fix, per cudaMemsetAsync, calling thread): 601 instructions, budget 600: "
                               "OVER budget");
     assert_int_equal(dls_budget_line(line, sizeof line, DLS_BUDGET_LOG_RECORD, -1), DLS_BUDGET_UNMEASURED);
     assert_string_equal(line, "budget log-record (per log record, whole process): not measured, budget 1000");
@@ -51,10 +51,10 @@ static void the_verdict_names_what_is_over_or_missing(void **state)
     assert_int_equal(dls_budget_verdict_of(text, verdict, sizeof verdict), 0);
     assert_string_equal(verdict, "bench: all 10 figures within budget");
 
-    output(text, sizeof text, 50, DLS_BUDGET_FIX_OP, 513);
+    output(text, sizeof text, 50, DLS_BUDGET_FIX_OP, 613);
     assert_int_equal(dls_budget_verdict_of(text, verdict, sizeof verdict), 1);
     assert_string_equal(verdict, "bench: 1 of 10 figures OVER budget, 0 not measured, 9 within budget (bench_cost "
-                                 "fix-op 513 > 400)");
+                                 "fix-op 613 > 600)");
 
     output(text, sizeof text, 50, DLS_BUDGET_HOOKS_EXPORT_RELEASE, -2);
     assert_int_equal(dls_budget_verdict_of(text, verdict, sizeof verdict), 1);
@@ -111,10 +111,10 @@ static void make_bench_fails_when_a_figure_is_over(void **state)
         int status_b, rc;
         const char *last;
     } cases[] = {
-        {513, 0, 1,
-         "bench: 1 of 10 figures OVER budget, 0 not measured, 9 within budget (bench_cost fix-op 513 > 400)"},
-        {400, 0, 0, "bench: all 10 figures within budget"},
-        {380, 3, 1, "bench: all 10 figures within budget"},
+        {613, 0, 1,
+         "bench: 1 of 10 figures OVER budget, 0 not measured, 9 within budget (bench_cost fix-op 613 > 600)"},
+        {600, 0, 0, "bench: all 10 figures within budget"},
+        {580, 3, 1, "bench: all 10 figures within budget"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         output(text, sizeof text, 50, DLS_BUDGET_FIX_OP, -2); /* every figure but fix-op */
