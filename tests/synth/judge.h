@@ -59,6 +59,7 @@ typedef struct {
     int synced;
     int wrong_reads;   /* reads that saw a value other than their exchange's */
     int lost_deleters; /* deleter calls that did not reach the producer */
+    int strict;        /* the reference's verdicts on check and fix fail the run (else: counted only) */
 } judge_program;
 
 /* Judges one run: the reference o of its trace, its log's text (NULL for a plain run), its
