@@ -26,8 +26,9 @@ static struct {
     uint64_t key;
     unsigned count;
     dls_race_kind kind;
-    uint64_t xid;
-    int suppressed; /* a suppression rule matched its first report */
+    uint64_t xid;      /* the exchange of its first report */
+    uint64_t last_xid; /* the exchange of its latest occurrence */
+    int suppressed;    /* a suppression rule matched its first report */
 } g_seen[TABLE];
 static size_t g_n;
 
@@ -211,6 +212,21 @@ static void write_log(const dls_race *r, uint64_t key, const frames *pf, const f
         dls_rec_u64(&j, "line", rule->line);
         dls_rec_close(&j, '}');
     }
+    dls_log_write(&j);
+}
+
+/* The log's short record of a hazard already reported, seen again in another exchange. */
+static void write_again(const dls_race *r, uint64_t key)
+{
+    if (!dls_log_enabled())
+        return;
+    dls_rec j;
+    dls_log_begin(&j, "race_again");
+    dls_rec_u64(&j, "xid", r->xid);
+    char k[17];
+    *dls_rec_xtoa(key, 16, k) = '\0';
+    dls_rec_str(&j, "key", k);
+    dls_rec_str(&j, "kind", dls_race_kind_name(r->kind));
     dls_log_write(&j);
 }
 
@@ -484,10 +500,13 @@ unsigned dls_race_report(const dls_race *r)
 {
     uint64_t key = dls_race_key(r);
     unsigned count = 0;
+    int again = 0; /* a repeat in an exchange the hazard was not last seen in */
     pthread_mutex_lock(&g_lock);
     for (size_t i = 0; i < g_n; i++)
         if (g_seen[i].key == key) {
             count = ++g_seen[i].count;
+            again = g_seen[i].last_xid != r->xid && !g_seen[i].suppressed;
+            g_seen[i].last_xid = r->xid;
             break;
         }
     if (!count && g_n < TABLE) {
@@ -495,10 +514,12 @@ unsigned dls_race_report(const dls_race *r)
         g_seen[g_n].key = key;
         g_seen[g_n].count = count = 1;
         g_seen[g_n].kind = r->kind;
-        g_seen[g_n].xid = r->xid;
+        g_seen[g_n].xid = g_seen[g_n].last_xid = r->xid;
         g_n++;
     }
     pthread_mutex_unlock(&g_lock);
+    if (again)
+        write_again(r, key);
     if (count > 1)
         return count;
     if (r->kind == DLS_RACE_KERNEL_PAIR && !dls_config_get()->kernel_pairs) { /* benign in the common case */

@@ -6,8 +6,9 @@
  * why the two are unordered, and what to change (the fix line, advice.h). Reports with the same
  * key (exchange site, producer operation and stream kind, consumer operation and stream, hazard
  * kind) are one hazard: only the first
- * is printed and logged; later ones only raise its count, and hazards seen more than once get
- * one "seen N times" line on stderr at exit. A hazard a suppression rule matches (suppress.h) is
+ * is printed and logged; later ones only raise its count (an occurrence in an exchange other than
+ * the hazard's latest adds a short `race_again` log record naming it), and hazards seen more than
+ * once get one "seen N times" line on stderr at exit. A hazard a suppression rule matches (suppress.h) is
  * not printed: it is logged with the rule and counted as suppressed. Thread-safe (one lock around the table; the text
  * is written with one write(2) outside it). */
 #ifndef DLS_RACE_H

@@ -104,6 +104,10 @@ void mx_sync(void);                                /* synchronizes the thread's 
 void mx_free(mx_array *a);                         /* drops the program's reference */
 void mx_set_read_only(mx_array *a);                /* its later exchange-API exports are READ_ONLY (DLPack 1.x) */
 float *mx_data(mx_array *a);                       /* its memory, for a program's own kernels */
+/* on = 1: a released MXNDArrayToDLPack tensor's struct is not freed but handed to the next export,
+ * on any thread, so DLManagedTensor addresses come round again (as malloc's often do). */
+void mx_reuse_exports(int on);
+unsigned long mx_exports_released(void); /* MXNDArrayToDLPack tensors whose deleter has run */
 /* Readiness through a host function, as XLA orders a buffer's definition: an event recorded on
  * the thread's stream, the thread's second (non-blocking) stream waiting for it, and a host
  * function there that marks a ready. mx_wait_ready blocks on the host until it has. */

@@ -3,6 +3,7 @@
 #include "scen_backend.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,17 +267,55 @@ typedef struct {
     mx_array *a;
 } export_ctx;
 
+/* mx_reuse_exports: released export structs are kept here and handed to the next export, by
+ * whichever thread makes it (the latest released first). */
+static pthread_mutex_t g_spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static export_ctx *g_spare[CACHE];
+static int g_nspare, g_reuse;
+
+EXPORT void mx_reuse_exports(int on)
+{
+    g_reuse = on;
+}
+
+static atomic_ulong g_released; /* exports whose deleter ran */
+
+EXPORT unsigned long mx_exports_released(void)
+{
+    return atomic_load(&g_released);
+}
+
 static void export_deleter(DLManagedTensor *t)
 {
     export_ctx *c = t->manager_ctx;
+    atomic_fetch_add(&g_released, 1);
     unref(c->a);
+    pthread_mutex_lock(&g_spare_lock);
+    if (g_reuse && g_nspare < CACHE) {
+        g_spare[g_nspare++] = c;
+        c = NULL;
+    }
+    pthread_mutex_unlock(&g_spare_lock);
     free(c);
+}
+
+/* A zeroed export struct: a spare one when there is one, else a new one. */
+static export_ctx *export_new(void)
+{
+    export_ctx *c = NULL;
+    pthread_mutex_lock(&g_spare_lock);
+    if (g_nspare)
+        c = g_spare[--g_nspare];
+    pthread_mutex_unlock(&g_spare_lock);
+    if (c)
+        memset(c, 0, sizeof *c);
+    return c ? c : calloc(1, sizeof *c);
 }
 
 EXPORT int MXNDArrayToDLPack(void *handle, DLManagedTensor **out)
 {
     mx_array *a = handle;
-    export_ctx *c = calloc(1, sizeof *c);
+    export_ctx *c = export_new();
     if (!a || !out || !c) {
         free(c);
         return -1;

@@ -20,7 +20,8 @@
  * stream synchronized), release at once, and one round at least is a slow unordered write on
  * non-blocking streams. Host order says what every read must see: the value its round wrote.
  *
- * Prints "reads N wrong W" (W reads that saw something else), with one "wrong: ..." line per
+ * Prints "exports N released M" (M deleters reached the producer: all N must) and "reads N wrong W"
+ * (W reads that saw something else), with one "wrong: ..." line per
  * wrong read before it; --print first prints the program, one line per round. Exits 0, or 2 on
  * a CUDA error. */
 #include "cudasim.h"
@@ -75,6 +76,7 @@ typedef struct {
     order how;
     int wait_release; /* the consumer waits for its read before releasing */
     int sprinkle;     /* after the round: 0 nothing, 1 device sync, 2 legacy op, 3 query, 4 ctx sync */
+    int forced;       /* the racy program's round that must race (see g_window) */
 } round_plan;
 
 typedef struct {
@@ -82,10 +84,17 @@ typedef struct {
     int nrounds;
     round_plan r[MAX_ROUNDS];
     float value[MAX_ROUNDS];
+    float host_seen[MAX_ROUNDS]; /* what the host read of a host-visible tensor */
     tvm_array *h[MAX_ROUNDS];
     cudaStream_t pool[2][DEVICES][K_COUNT]; /* created streams (blocking, non-blocking): the producer's
                                                and the consumer's, per device */
 } thread_plan;
+
+/* The racy program's forced round holds this for writing from its write to its read, and every
+ * other round holds it for reading: another thread's context synchronize or legacy-stream
+ * operation could otherwise order the write before the read, and the reference would rightly
+ * find the round ordered (host order is the calls' real time order). */
+static pthread_rwlock_t g_window;
 
 static thread_plan g_threads[MAX_THREADS];
 static int g_nthreads;
@@ -187,6 +196,7 @@ static void plan_round(uint64_t *x, round_plan *r, int racy, int force_race)
     r->delay = delays[below(x, 4)];
     r->sprinkle = heavy ? (below(x, 3) ? 2 : 1 + below(x, 4)) : below(x, 3) ? 0 : 1 + below(x, 4);
     if (force_race) { /* slow, unordered, on streams no rule orders */
+        r->forced = 1;
         r->pk = r->ck = heavy ? K_BLOCKING : K_NON_BLOCKING;
         r->host_visible = 0;
         r->slow = 1;
@@ -350,11 +360,17 @@ static void run_round(thread_plan *p, int k)
     mx_array *a = mx_empty(N, r->host_visible ? kDLCUDAHost : kDLCUDA);
     if (r->how == S_EVENT_BEFORE_WRITE)
         ck(cudaEventRecord(e, ps), "cudaEventRecord");
+    if (r->forced)
+        pthread_rwlock_wrlock(&g_window);
     write_on(ps, mx_data(a), v, r->slow);
+    char x[32]; /* the exchange's label in the trace's notes (tests/synth/oracle.h) */
+    snprintf(x, sizeof x, "t%dr%d", p->id, k);
+    cudasim_trace_note("fill %s", x);
     order_producer(r, ps, e);
     DLManagedTensor *t;
     if (MXNDArrayToDLPack(a, &t))
         exit(2);
+    cudasim_trace_note("export %s %p %zu", x, t->dl_tensor.data, (size_t)N * sizeof(float));
     mx_free(a);
     ck(cudaSetDevice(r->cdev), "cudaSetDevice");
     cudaStream_t cs;
@@ -367,6 +383,10 @@ static void run_round(thread_plan *p, int k)
     if (TVMArrayFromDLPack(t, &h))
         exit(2);
     p->h[k] = h;
+    if (r->host_visible) { /* the consumer may read host-visible memory on the host: it does */
+        cudasim_trace_note("hostread %s", x);
+        p->host_seen[k] = tvm_host_get(h, N - 1);
+    }
     if (r->how == S_EVENT || r->how == S_EVENT_BEFORE_WRITE)
         ck(cudaStreamWaitEvent(cs, e, 0), "cudaStreamWaitEvent");
     if (r->how == S_OTHER_STREAM)
@@ -374,9 +394,13 @@ static void run_round(thread_plan *p, int k)
            "cudaStreamSynchronize");
     pause_us(r->delay);
     tvm_read_on(h, cs);
+    cudasim_trace_note("use %s", x);
+    if (r->forced)
+        pthread_rwlock_unlock(&g_window);
     if (r->wait_release)
         ck(cudaStreamSynchronize(cs), "cudaStreamSynchronize");
     tvm_release(h);
+    cudasim_trace_note("release %s", x);
     if (r->fresh)
         ck(cudaStreamDestroy(cs), "cudaStreamDestroy");
     ck(cudaSetDevice(r->pdev), "cudaSetDevice");
@@ -389,8 +413,13 @@ static void *thread_main(void *arg)
 {
     thread_plan *p = arg;
     pthread_barrier_wait(&g_start);
-    for (int k = 0; k < p->nrounds; k++)
+    for (int k = 0; k < p->nrounds; k++) {
+        if (!p->r[k].forced)
+            pthread_rwlock_rdlock(&g_window);
         run_round(p, k);
+        if (!p->r[k].forced)
+            pthread_rwlock_unlock(&g_window);
+    }
     return NULL;
 }
 
@@ -410,10 +439,17 @@ int main(int argc, char **argv)
     g_delay = cudasim_register_kernel("gen_delay", k_delay, 3, sizes);
     if (!g_write || !g_delay || cudasim_set_kernel_duration("gen_delay", SLOW_US) != 0)
         return 2;
-    for (int d = 0; d < DEVICES; d++) {
+    for (int d = 0; d < DEVICES; d++) { /* and every kernel loaded: a first load waits for its context */
         ck(cudaSetDevice(d), "cudaSetDevice");
         ck(cudaMalloc((void **)&g_scratch[d], (2 + MAX_THREADS) * sizeof(float)), "cudaMalloc");
+        write_on(cudaStreamLegacy, g_scratch[d], 0, 1);
+        scen_read(cudaStreamLegacy, g_scratch[d], g_scratch[d] + 1, 1);
+        ck(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     }
+    pthread_rwlockattr_t wa; /* the forced round must not wait for every other round to end */
+    pthread_rwlockattr_init(&wa);
+    pthread_rwlockattr_setkind_np(&wa, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&g_window, &wa);
     pthread_t tids[MAX_THREADS];
     pthread_barrier_init(&g_start, NULL, (unsigned)g_nthreads);
     for (int t = 0; t < g_nthreads; t++)
@@ -433,6 +469,10 @@ int main(int argc, char **argv)
             int ok = 1;
             for (int i = 0; i < N; i++)
                 ok &= tvm_seen(h, 0, i) == want;
+            if (g_threads[t].r[k].host_visible && g_threads[t].host_seen[k] != want) {
+                ok = 0;
+                seen = g_threads[t].host_seen[k];
+            }
             reads++;
             if (!ok) {
                 wrong++;
@@ -444,6 +484,7 @@ int main(int argc, char **argv)
             }
             tvm_discard(h);
         }
+    printf("exports %d released %lu\n", reads, mx_exports_released()); /* one export per read */
     printf("reads %d wrong %d\n", reads, wrong);
     return 0;
 }

@@ -1,0 +1,112 @@
+/* test_judge.c: the tester's verdict (tests/synth/judge.h) on a hand-written trace and dlsync log:
+ * log exchanges are matched to the trace's by data address in export order, and check must
+ * report exactly the unguaranteed exchanges and kinds; fix must leave none; the generator's
+ * claims (synced, racy) are held to the reference. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "judge.h"
+#include "oracle.h"
+
+/* Two exchanges of the same memory: x1's read races its fill (stream 3 waits for nothing), x2's
+ * read follows a stream synchronize of the fill. */
+static const char g_trace[] = "1 S 2 1 0 user 1\n"
+                              "2 S 3 1 0 user 0\n"
+                              "3 C 10 100 cuLaunchKernel\n"
+                              "4 O 1 10 2 1 kernel m:0x1000:256\n"
+                              "5 R 10\n"
+                              "6 N 0 100 export x1 0x1000 256\n"
+                              "7 C 11 200 cuLaunchKernel\n"
+                              "8 O 2 11 3 1 kernel m:0x1000:256\n"
+                              "9 R 11\n"
+                              "10 C 12 200 cuStreamSynchronize\n"
+                              "11 H 12 3 1\n"
+                              "12 R 12\n"
+                              "13 N 0 200 release x1\n"
+                              "14 C 13 100 cuLaunchKernel\n"
+                              "15 O 3 13 2 2 kernel m:0x1000:256\n"
+                              "16 R 13\n"
+                              "17 C 14 100 cuStreamSynchronize\n"
+                              "18 H 14 2 2\n"
+                              "19 R 14\n"
+                              "20 N 0 100 export x2 0x1000 256\n"
+                              "21 C 15 200 cuLaunchKernel\n"
+                              "22 O 4 15 3 2 kernel m:0x1000:256\n"
+                              "23 R 15\n"
+                              "24 N 0 200 release x2\n";
+
+#define EXPORT(xid) "{\"ev\":\"export\",\"t\":1,\"pid\":1,\"tid\":1,\"xid\":" #xid ",\"data\":\"0x1000\"}\n"
+#define RACE(ev, xid, kind) \
+    "{\"ev\":\"" ev "\",\"t\":1,\"pid\":1,\"tid\":1,\"xid\":" #xid ",\"key\":\"k\",\"kind\":\"" kind "\"}\n"
+
+static oracle *reference(void)
+{
+    char err[256];
+    oracle *o = oracle_parse(g_trace, err, sizeof err);
+    if (!o)
+        fail_msg("%s", err);
+    return o;
+}
+
+static void check_must_name_exactly_the_unguaranteed_exchanges(void **state)
+{
+    (void)state;
+    oracle *o = reference();
+    judge_program racy = {0};
+    judge_totals t = {0};
+    judge_text out = {0};
+    /* right: x1 (xid 5) reported, x2 (xid 9) not */
+    assert_int_equal(judge_run(o, EXPORT(5) EXPORT(9) RACE("race", 5, "write-read"), JUDGE_CHECK, &racy, &t, &out, 9),
+                     0);
+    assert_int_equal(t.check_fp + t.check_fn, 0);
+    /* wrong: x1 missed and x2 reported (a repeat of a hazard names x2) */
+    assert_int_equal(
+        judge_run(o, EXPORT(5) EXPORT(9) RACE("race_again", 9, "write-read"), JUDGE_CHECK, &racy, &t, &out, 9), 2);
+    assert_int_equal(t.check_fp, 1);
+    assert_int_equal(t.check_fn, 1);
+    assert_int_equal(t.check_fn_exchange, 1);
+    assert_non_null(strstr(out.text, "false positive: exchange x2 (xid 9"));
+    assert_non_null(strstr(out.text, "false negative: exchange x1 (xid 5) has no write-read race record (none at all); "
+                                     "the reference: write-read pair op 1"));
+    /* a race of an exchange no export names is a false positive too */
+    assert_int_equal(judge_run(o, EXPORT(5) EXPORT(9) RACE("race", 5, "write-read") RACE("race", 7, "host-read"),
+                               JUDGE_CHECK, &racy, &t, &out, 9),
+                     1);
+    assert_int_equal(t.check_fp_kind[JUDGE_DLSYNC_KINDS - 1], 1);
+    free(out.text);
+    oracle_free(o);
+}
+
+static void fix_plain_and_the_program_claims(void **state)
+{
+    (void)state;
+    oracle *o = reference();
+    judge_program synced = {.synced = 1}, racy = {0}, lost = {.lost_deleters = 1};
+    judge_totals t = {0};
+    judge_text out = {0};
+    assert_int_equal(judge_run(o, NULL, JUDGE_PLAIN, &racy, &t, &out, 9), 0);
+    assert_int_equal(judge_run(o, NULL, JUDGE_PLAIN, &synced, &t, &out, 9), 1); /* not synced at all */
+    assert_non_null(strstr(out.text, "leaves exchange x1 unordered"));
+    assert_int_equal(judge_run(o, "", JUDGE_FIX, &racy, &t, &out, 9), 1);
+    assert_int_equal(t.fix_unguaranteed, 1);
+    assert_int_equal(judge_run(o, "{\"ev\":\"double_release\",\"xid\":5}\n", JUDGE_PLAIN, &lost, &t, &out, 9), 2);
+    assert_int_equal(t.lost_deleters, 1);
+    assert_int_equal(t.double_releases, 1);
+    free(out.text);
+    oracle_free(o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(check_must_name_exactly_the_unguaranteed_exchanges),
+        cmocka_unit_test(fix_plain_and_the_program_claims),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
