@@ -7,12 +7,6 @@
 #include "check.h"
 #include "queue.h"
 
-void dls_pol_lock(void)
-{
-    pthread_mutex_lock(&dls_pol_g.lock);
-    dls_pol_drain();
-}
-
 void dls_pol_drain_at_exit(void)
 {
     if (pthread_mutex_trylock(&dls_pol_g.lock) != 0)
