@@ -24,8 +24,10 @@
  * (W reads that saw something else), with one "wrong: ..." line per
  * wrong read before it; --print first prints the program, one line per round. Exits 0, or 2 on
  * a CUDA error. */
+#define GEN_NAME "gen_exchange"
 #include "cudasim.h"
 #include "fakefw.h"
+#include "gen_common.h"
 #include "scen_backend.h"
 
 #include <cuda.h>
@@ -101,46 +103,6 @@ static int g_nthreads;
 static CUfunction g_write, g_delay;
 static float *g_scratch[DEVICES]; /* device memory for the synchronous copies and legacy ops */
 static pthread_barrier_t g_start;
-
-static uint64_t next(uint64_t *x)
-{
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    return *x;
-}
-
-static unsigned below(uint64_t *x, unsigned n)
-{
-    return (unsigned)(next(x) % n);
-}
-
-static void ck(cudaError_t e, const char *what)
-{
-    fw_check(e, "gen_exchange", what);
-}
-
-static void ckd(CUresult r, const char *what)
-{
-    if (r != CUDA_SUCCESS) {
-        fprintf(stderr, "gen_exchange: %s: CUDA error %d\n", what, (int)r);
-        exit(2);
-    }
-}
-
-static void k_delay(void **args)
-{
-    (void)args;
-}
-
-static void k_write(void **args)
-{
-    float *p = *(float **)args[0];
-    int n = *(int *)args[1];
-    float v = *(float *)args[2];
-    for (int i = 0; i < n; i++)
-        p[i] = v;
-}
 
 /* 1 when the kinds alone order a read on ck after a write on pk (same device): the legacy
  * stream and a blocking one, or one default stream. */

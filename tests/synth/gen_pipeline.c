@@ -29,8 +29,10 @@
  * all N must) and "reads N wrong W" (W reads that did not see their item's
  * value; every read of a synced program must), one "wrong: ..." line per wrong read before it;
  * --print first prints the program. Exits 0, or 2 on a CUDA error. */
+#define GEN_NAME "gen_pipeline"
 #include "cudasim.h"
 #include "fakefw.h"
+#include "gen_common.h"
 #include "scen_backend.h"
 
 #include <cuda.h>
@@ -101,46 +103,6 @@ static CUfunction g_write, g_delay;
 static int g_racy;
 static int g_forced; /* racy: the item that takes this buffer first orders nothing (-1: none) */
 static pthread_barrier_t g_start;
-
-static uint64_t next(uint64_t *x)
-{
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    return *x;
-}
-
-static unsigned below(uint64_t *x, unsigned n)
-{
-    return (unsigned)(next(x) % n);
-}
-
-static void ck(cudaError_t e, const char *what)
-{
-    fw_check(e, "gen_pipeline", what);
-}
-
-static void ckd(CUresult r, const char *what)
-{
-    if (r != CUDA_SUCCESS) {
-        fprintf(stderr, "gen_pipeline: %s: CUDA error %d\n", what, (int)r);
-        exit(2);
-    }
-}
-
-static void k_delay(void **args)
-{
-    (void)args;
-}
-
-static void k_write(void **args)
-{
-    float *p = *(float **)args[0];
-    int n = *(int *)args[1];
-    float v = *(float *)args[2];
-    for (int i = 0; i < n; i++)
-        p[i] = v;
-}
 
 static void pause_us(unsigned us)
 {

@@ -87,8 +87,7 @@ static void fix_plain_and_the_program_claims(void **state)
 {
     (void)state;
     oracle *o = reference();
-    judge_program synced = {.synced = 1, .strict = 1}, racy = {.strict = 1}, lost = {.lost_deleters = 1},
-                  counted = {0};
+    judge_program synced = {.synced = 1, .strict = 1}, racy = {.strict = 1}, lost = {.lost_deleters = 1}, counted = {0};
     judge_totals t = {0};
     judge_text out = {0};
     assert_int_equal(judge_run(o, NULL, JUDGE_PLAIN, &racy, &t, &out, 9), 0);
