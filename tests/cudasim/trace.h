@@ -91,7 +91,7 @@
 /* Non-zero when CUDASIM_TRACE was set when libcuda.so.1 was loaded (never changes afterwards). */
 extern atomic_int dls_sim_trace_enabled;
 /* The test every writer is behind: one predictable branch when tracing is off. */
-#define SIM_TRACING() __builtin_expect(atomic_load_explicit(&dls_sim_trace_enabled, memory_order_relaxed), 0)
+#define SIM_TRACING() atomic_load_explicit(&dls_sim_trace_enabled, memory_order_relaxed)
 
 /* Writes the C line of call `call` named `name` made by the calling thread and makes it the
  * thread's current call; returns the call it was made inside (0 for none). */
