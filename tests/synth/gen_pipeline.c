@@ -77,7 +77,7 @@ typedef struct {
     kind ck;                         /* the consumer's stream */
     int cdev;
     float value;
-    char label[16]; /* its exchange in the trace's notes */
+    char label[24]; /* its exchange in the trace's notes */
     /* filled in by the run */
     int buf;
     tvm_array *h;
