@@ -282,11 +282,15 @@ int cudasim_call_enter(cudasim_call *c, CUpti_CallbackDomain domain, CUpti_Callb
     if (hook)
         hook(domain, cbid, &c->data);
     jitter();
+    if (SIM_TRACING())
+        dls_sim_trace_body(id, 0);
     return err;
 }
 
 void cudasim_call_exit(cudasim_call *c, void *retval)
 {
+    if (SIM_TRACING())
+        dls_sim_trace_body(c->data.correlationId, 1);
     jitter();
     pause_if_asked(c->data.functionName);
     c->data.callbackSite = CUPTI_API_EXIT;

@@ -161,6 +161,11 @@ void dls_sim_trace_call_end(uint32_t call, uint32_t outer)
     dls_sim_trace_line("R %u", call);
 }
 
+void dls_sim_trace_body(uint32_t call, int done)
+{
+    dls_sim_trace_line("%s %u", done ? "D" : "B", call);
+}
+
 uint32_t dls_sim_trace_call(void)
 {
     return t_call;

@@ -17,6 +17,12 @@
  *                                     calls nested inside the outer call of the same thread.
  *   <st> R <call>                     the call returns: the LAST thing cudasim_call_exit does (after
  *                                     the EXIT hook). "Host ordered": R(a) stamp < C(b) stamp.
+ *   <st> B <call>                     the call's body begins: after its ENTER hook (and jitter),
+ *                                     right before the function does its work.
+ *   <st> D <call>                     the call's body is done: the FIRST thing cudasim_call_exit
+ *                                     does, before the EXIT hook. What a tool with ENTER and EXIT
+ *                                     callbacks can know of host order is body order: D(a) < B(b)
+ *                                     whenever a's EXIT callback ran before b's ENTER callback.
  *   <st> S <stream> <ctx> <dev> <kind> <blocking>
  *                                     a stream comes to exist (kind: user|legacy|ptds; blocking 0|1;
  *                                     <stream> is the sim's never-reused stream id; <ctx> the ctx uid)
@@ -99,6 +105,9 @@ uint32_t dls_sim_trace_call_begin(uint32_t call, const char *name);
 /* Makes `outer` (what dls_sim_trace_call_begin returned) current again and writes the R line of
  * `call`. */
 void dls_sim_trace_call_end(uint32_t call, uint32_t outer);
+/* Writes the B line (done 0) or the D line (done 1) of call `call`, the calling thread's current
+ * call. */
+void dls_sim_trace_body(uint32_t call, int done);
 /* The innermost call in progress on the calling thread (0 outside calls; 0 when not tracing). */
 uint32_t dls_sim_trace_call(void);
 /* Writes one line: the next stamp, a space, then fmt's text and a newline. */

@@ -180,11 +180,15 @@ static void calls_begin_and_end_in_host_order(void **state)
     assert_int_equal(cuStreamGetId(g_a, &id), CUDA_SUCCESS);
     load();
     size_t c1 = call_line(m, "cuCtxGetDevice");
-    size_t r1 = must_find(c1, "R %s", tok(c1, 2));
+    size_t b1 = must_find(c1, "B %s", tok(c1, 2)), d1 = must_find(b1, "D %s", tok(c1, 2));
+    size_t r1 = must_find(d1, "R %s", tok(c1, 2));
     size_t c2 = call_line(r1, "cuStreamGetId");
     must_find(c2, "R %s", tok(c2, 2));
     assert_true(num(c2, 2) > num(c1, 2));
-    assert_int_equal(num(r1, 0), num(c1, 0) + 1); /* nothing happened in between */
+    /* nothing happened in between: the body begins after the ENTER hook, ends before the EXIT's */
+    assert_int_equal(num(b1, 0), num(c1, 0) + 1);
+    assert_int_equal(num(d1, 0), num(b1, 0) + 1);
+    assert_int_equal(num(r1, 0), num(d1, 0) + 1);
 }
 
 static void runtime_calls_nest_their_driver_calls(void **state)
