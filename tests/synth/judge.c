@@ -357,7 +357,7 @@ int judge_run(const oracle *o, const char *log, judge_mode mode, const judge_pro
             judge_check(&v, x, nx, log ? log : "");
         else
             judge_fix(&v, x, nx, log ? log : "");
-        if (!prog->strict) /* dlsync's known disagreements with the reference: counted in tot, not failed */
+        if (mode == JUDGE_CHECK && !prog->strict_check) /* check's known disagreements: counted, not failed */
             v.failures = before;
     }
     if (wrong_reads && (synced || mode == JUDGE_FIX || !bad)) {

@@ -59,7 +59,7 @@ typedef struct {
     int synced;
     int wrong_reads;   /* reads that saw a value other than their exchange's */
     int lost_deleters; /* deleter calls that did not reach the producer */
-    int strict;        /* the reference's verdicts on check and fix fail the run (else: counted only) */
+    int strict_check;  /* the reference's verdicts on check fail the run (else: counted only); fix's always do */
 } judge_program;
 
 /* Judges one run: the reference o of its trace, its log's text (NULL for a plain run), its

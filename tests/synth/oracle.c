@@ -11,13 +11,14 @@ const char *oracle_kind_name(oracle_kind k)
     return k < ORACLE_KINDS ? names[k] : "?";
 }
 
-oracle *oracle_parse(const char *text, char *err, size_t n)
+oracle *oracle_parse(const char *text, oracle_order order, char *err, size_t n)
 {
     oracle *o = calloc(1, sizeof *o);
     if (!o) {
         snprintf(err, n, "out of memory");
         return NULL;
     }
+    o->m.body_order = order == ORACLE_BODY_ORDER;
     if (oracle_model_parse(&o->m, text, err, n) || oracle_past_compute(&o->m, &o->past, 0, err, n) ||
         oracle_pairs_compute(o, err, n)) {
         oracle_free(o);
@@ -34,7 +35,7 @@ oracle *oracle_parse(const char *text, char *err, size_t n)
     return o;
 }
 
-oracle *oracle_read(const char *path, char *err, size_t n)
+oracle *oracle_read(const char *path, oracle_order order, char *err, size_t n)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -62,7 +63,7 @@ oracle *oracle_read(const char *path, char *err, size_t n)
         return NULL;
     }
     text[len] = '\0';
-    oracle *o = oracle_parse(text, err, n);
+    oracle *o = oracle_parse(text, order, err, n);
     free(text);
     return o;
 }

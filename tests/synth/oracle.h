@@ -15,6 +15,13 @@
  * thread (dlsync's injected record or wait in an ENTER callback) is before the outer call's own
  * operation when it returned first, and calls overlapping in time order nothing.
  *
+ * Two granularities (oracle_order). Call order (the above) is what the program itself ordered:
+ * it judges the program, and check's reports. Body order reads "began" and "returned" as the
+ * call's body beginning and ending (the trace's B and D lines, inside the ENTER and EXIT hooks):
+ * the work of a call whose body ended before another's body began was truly enqueued first, in
+ * this run, and a tool that learns it in its EXIT callback before the other's ENTER callback may
+ * rely on it. It judges fix, whose waits are decided from what its callbacks saw.
+ *
  * An operation o is guaranteed after (its guaranteed past, GP(o)):
  *  1. stream order: every operation on o's stream enqueued host-before o (operations of calls that
  *     overlap on a shared stream, the legacy stream of two threads say, are not ordered);
@@ -108,12 +115,16 @@ typedef struct {
     unsigned kinds;                       /* bit k: a pair of kind k is not guaranteed */
 } oracle_exchange;
 
-/* Reads the trace at path and judges it. Returns NULL (and a reason in err[0..n)) when the file
- * cannot be read, a line is malformed, or a note names an unknown exchange. */
-oracle *oracle_read(const char *path, char *err, size_t n);
+/* The granularity of host order (see "Host order" above). */
+typedef enum { ORACLE_CALL_ORDER, ORACLE_BODY_ORDER } oracle_order;
+
+/* Reads the trace at path and judges it with host order of the given granularity. Returns NULL
+ * (and a reason in err[0..n)) when the file cannot be read, a line is malformed, a note names an
+ * unknown exchange, or body order is asked of a trace without B and D lines. */
+oracle *oracle_read(const char *path, oracle_order order, char *err, size_t n);
 
 /* The same from the trace's text (NUL-terminated). */
-oracle *oracle_parse(const char *text, char *err, size_t n);
+oracle *oracle_parse(const char *text, oracle_order order, char *err, size_t n);
 
 void oracle_free(oracle *o);
 

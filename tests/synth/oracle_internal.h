@@ -183,10 +183,12 @@ typedef struct {
     o_ev *evs;
     size_t nevs, capevs;
     o_map op_ids, stream_ids, event_ids, ctx_ids, thread_ids, call_threads;
-    size_t ncalls, nlines;
+    size_t ncalls, nbodies, nlines;
+    int body_order; /* set before parsing: host order from B and D lines, not C and R */
 } o_model;
 
-/* Parses the trace text into m (zeroed by the caller). Returns 0, or -1 with a reason in err. */
+/* Parses the trace text into m (zeroed by the caller, body_order set). Returns 0, or -1 with a
+ * reason in err. */
 int oracle_model_parse(o_model *m, const char *text, char *err, size_t n);
 void oracle_model_free(o_model *m);
 

@@ -1,4 +1,6 @@
-/* oracle TRACE [--all]: the reference's verdict on one cudasim trace (tests/synth/oracle.h).
+/* oracle TRACE [--all] [--bodies]: the reference's verdict on one cudasim trace
+ * (tests/synth/oracle.h), with host order between calls, or between their bodies (--bodies: how
+ * fix is judged).
  * Prints one line per exchange ("exchange <label>: <n> pairs, <k> not guaranteed (<kinds>)"), then
  * each pair not guaranteed (every pair with --all), then "pairs N unguaranteed K". Exits 0, or 2
  * when the trace cannot be judged. */
@@ -10,12 +12,23 @@
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: oracle TRACE [--all]\n");
+        fprintf(stderr, "usage: oracle TRACE [--all] [--bodies]\n");
         return 2;
     }
-    int all = argc > 2 && strcmp(argv[2], "--all") == 0;
+    int all = 0;
+    oracle_order order = ORACLE_CALL_ORDER;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--all") == 0) {
+            all = 1;
+        } else if (strcmp(argv[i], "--bodies") == 0) {
+            order = ORACLE_BODY_ORDER;
+        } else {
+            fprintf(stderr, "oracle: unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
     char err[512];
-    oracle *o = oracle_read(argv[1], err, sizeof err);
+    oracle *o = oracle_read(argv[1], order, err, sizeof err);
     if (!o) {
         fprintf(stderr, "oracle: %s\n", err);
         return 2;

@@ -334,14 +334,34 @@ static int parse_line(reader *r, const char *p)
         oracle_map_put(&m->call_threads, call, t);
         o_thread *th = &m->threads[t];
         publish(m, th, st, 1);
-        th->lastc = st;
+        if (!m->body_order) {
+            th->lastc = st;
+            add_ev(m, EV_CALL, t);
+        }
         if (th->depth < 16) {
             th->open[th->depth].call = call;
             snprintf(th->open[th->depth].name, sizeof th->open[0].name, "%.39s", name);
         }
         th->depth++;
         m->ncalls++;
-        add_ev(m, EV_CALL, t);
+        return 0;
+    }
+    if (strcmp(tag, "B") == 0 || strcmp(tag, "D") == 0) {
+        uint64_t call;
+        if (read_u64(&p, &call))
+            return bad(r, "malformed %s line", tag);
+        m->nbodies++;
+        if (!m->body_order)
+            return 0;
+        uint32_t t = thread_of_call(m, call);
+        o_thread *th = &m->threads[t];
+        if (tag[0] == 'B') {
+            th->lastc = st;
+            add_ev(m, EV_CALL, t);
+        } else {
+            publish(m, th, st, 0);
+            add_ev(m, EV_RETURN, t);
+        }
         return 0;
     }
     if (strcmp(tag, "R") == 0) {
@@ -350,10 +370,12 @@ static int parse_line(reader *r, const char *p)
             return bad(r, "malformed R line");
         uint32_t t = thread_of_call(m, call);
         o_thread *th = &m->threads[t];
-        publish(m, th, st, 0);
         if (th->depth > 0)
             th->depth--;
-        add_ev(m, EV_RETURN, t);
+        if (!m->body_order) {
+            publish(m, th, st, 0);
+            add_ev(m, EV_RETURN, t);
+        }
         return 0;
     }
     if (strcmp(tag, "S") == 0) {
@@ -499,6 +521,10 @@ int oracle_model_parse(o_model *m, const char *text, char *err, size_t n)
         p += len + (eol != NULL);
     }
     m->nlines = r.line;
+    if (rc == 0 && m->body_order && m->ncalls && !m->nbodies) {
+        snprintf(err, n, "body order asked of a trace without B and D lines");
+        rc = -1;
+    }
     if (rc == 0)
         index_events(m);
     return rc;

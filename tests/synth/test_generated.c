@@ -14,10 +14,11 @@
  * ThreadSanitizer, where a racy run races for real), GEN_SHAPES (exchange, pipeline; default
  * both), GEN_JOBS (programs run at once, default 2), GEN_SHOW (failing runs described per job,
  * default 10), GEN_KEEP=1 (a failing run's trace and log are kept, and named), GEN_STRICT=1 (the
- * reference's verdicts on check and fix fail their runs; without it they are counted in the
- * totals only: dlsync still disagrees with the reference on some pairs, see the README's
- * limitations, and `make test-oracle` is the strict run that shows each of them). Values read,
- * the generator's own verdicts (plain runs), lost deleters and double releases always fail.
+ * reference's verdicts on check fail their runs; without it they are counted in the totals only:
+ * check still disagrees with the reference on some pairs, see the README's limitations, and `make
+ * test-oracle` is the strict run that shows each of them). The reference's verdicts on fix (host
+ * order between call bodies: what fix's callbacks saw), values read, the generator's own
+ * verdicts (plain runs), lost deleters and double releases always fail.
  * A failure names the seed, the mode, what was wrong (the pair: its operations, streams,
  * threads, kinds) and the one command that replays the run. The totals: programs, runs and
  * pairs judged, unguaranteed pairs, check's false positives (by the kind dlsync reported) and
@@ -116,13 +117,13 @@ static void run_one(unsigned long seed, judge_mode m, totals *tot, judge_text *o
         failures = 1;
     } else {
         char err[512];
-        oracle *o = oracle_read(trace, err, sizeof err);
+        oracle *o = oracle_read(trace, m == JUDGE_FIX ? ORACLE_BODY_ORDER : ORACLE_CALL_ORDER, err, sizeof err);
         char *log = m == JUDGE_PLAIN ? NULL : dls_read_file(logp);
         if (!o) {
             judge_printf(&why, "  the reference cannot judge the trace: %s\n", err);
             failures = 1;
         } else {
-            judge_program jp = {.strict = env_ul("GEN_STRICT", 0) != 0,
+            judge_program jp = {.strict_check = env_ul("GEN_STRICT", 0) != 0,
                                 .synced = seed % 2 == 0,
                                 .wrong_reads = wrong,
                                 .lost_deleters = exports - (int)released};
@@ -144,7 +145,8 @@ static void run_one(unsigned long seed, judge_mode m, totals *tot, judge_text *o
             if (m != JUDGE_PLAIN)
                 judge_printf(out, "LD_PRELOAD=%s DLSYNC_MODE=%s DLSYNC_LOG=/tmp/log.jsonl %s", preload, mode_name[m],
                              m == JUDGE_CHECK ? "DLSYNC_KERNEL_PAIRS=1 " : "");
-            judge_printf(out, "%s %lu %s --print && %s/synth/oracle /tmp/trace.txt\n", prog, seed, cls, DLS_BUILD_DIR);
+            judge_printf(out, "%s %lu %s --print && %s/synth/oracle /tmp/trace.txt%s\n", prog, seed, cls, DLS_BUILD_DIR,
+                         m == JUDGE_FIX ? " --bodies" : "");
             if (keep)
                 judge_printf(out, "  kept: %s%s%s\n", trace, m == JUDGE_PLAIN ? "" : " ", m == JUDGE_PLAIN ? "" : logp);
         }

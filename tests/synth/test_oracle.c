@@ -21,8 +21,9 @@
     "S 4 1 0 ptds 1\n"   \
     "S 5 2 1 legacy 1\n"
 
-/* The trace `lines` (one fact a line, no stamps) judged; fails the test when it cannot be. */
-static oracle *judge(const char *lines)
+/* The trace `lines` (one fact a line, no stamps) judged with host order of the given
+ * granularity; fails the test when it cannot be. */
+static oracle *judge_in(oracle_order order, const char *lines)
 {
     size_t n = strlen(lines), cap = 2 * n + 64, len = 0, stamp = 0;
     char *text = malloc(cap);
@@ -34,11 +35,17 @@ static oracle *judge(const char *lines)
         assert_true(len + 32 < cap);
     }
     char err[256] = "";
-    oracle *o = oracle_parse(text, err, sizeof err);
+    oracle *o = oracle_parse(text, order, err, sizeof err);
     free(text);
     if (!o)
         fail_msg("trace not judged: %s", err);
     return o;
+}
+
+/* The same with call order (the program's own host order). */
+static oracle *judge(const char *lines)
+{
+    return judge_in(ORACLE_CALL_ORDER, lines);
 }
 
 /* Pair k of exchange `label` (fails when there is none). */
@@ -143,6 +150,60 @@ static void nested_calls_order_by_their_returns(void **state)
     assert_int_equal(oracle_guaranteed(o, 1, 4), 0);
     assert_int_equal(oracle_guaranteed(o, 1, 3), 1);
     oracle_free(o);
+}
+
+/* Body order: a call whose body ended (D) before another's body began (B) enqueued its work first,
+ * though the calls overlap (the later call began during the earlier one's EXIT hook); bodies
+ * that overlap order nothing in either granularity. */
+static void body_order_counts_what_a_callback_saw(void **state)
+{
+    (void)state;
+    const char *trace = STREAMS "C 10 100 cuLaunchKernel\n"
+                                "B 10\n"
+                                "O 1 10 4 1 kernel\n" /* thread 100 writes on its per-thread stream */
+                                "D 10\n"
+                                "R 10\n"
+                                "C 11 100 cuLaunchKernel\n"
+                                "B 11\n"
+                                "O 2 11 1 1 kernel\n" /* then launches on the legacy stream */
+                                "D 11\n"
+                                "C 12 200 cuLaunchKernel\n" /* thread 200 begins in 11's EXIT hook */
+                                "C 13 100 cuEventRecord\n"
+                                "B 13\n"
+                                "O 3 13 1 2 record\n"
+                                "E 3 7\n"
+                                "D 13\n"
+                                "R 13\n"
+                                "B 12\n"
+                                "O 4 12 2 1 kernel\n" /* a blocking stream: after the legacy one */
+                                "D 12\n"
+                                "C 14 100 cuLaunchKernel\n"
+                                "B 14\n"
+                                "R 11\n"
+                                "C 15 200 cuLaunchKernel\n"
+                                "B 15\n"
+                                "O 5 14 1 3 kernel\n" /* 14's and 15's bodies overlap */
+                                "D 14\n"
+                                "R 14\n"
+                                "O 6 15 2 2 kernel\n"
+                                "D 15\n"
+                                "R 12\n"
+                                "R 15\n";
+    oracle *o = judge_in(ORACLE_CALL_ORDER, trace);
+    assert_int_equal(oracle_guaranteed(o, 2, 4), 0);
+    assert_int_equal(oracle_guaranteed(o, 1, 4), 0);
+    assert_int_equal(oracle_guaranteed(o, 5, 6), 0);
+    oracle_free(o);
+    o = judge_in(ORACLE_BODY_ORDER, trace);
+    assert_int_equal(oracle_guaranteed(o, 2, 4), 1); /* 11's body ended before 12's began */
+    assert_int_equal(oracle_guaranteed(o, 1, 4), 1); /* through the legacy stream */
+    assert_int_equal(oracle_guaranteed(o, 3, 4), 1);
+    assert_int_equal(oracle_guaranteed(o, 5, 6), 0); /* overlapping bodies */
+    assert_int_equal(oracle_guaranteed(o, 4, 6), 1); /* one thread's stream order */
+    oracle_free(o);
+    char err[128];
+    assert_null(oracle_parse("1 C 1 5 a\n2 R 1\n", ORACLE_BODY_ORDER, err, sizeof err));
+    assert_non_null(strstr(err, "B and D"));
 }
 
 /* ---- the legacy stream ---- */
@@ -561,11 +622,12 @@ static void bad_notes_and_lines_are_refused(void **state)
 {
     (void)state;
     char err[256];
-    assert_null(oracle_parse("1 N 0 1 release x9\n", err, sizeof err));
+    assert_null(oracle_parse("1 N 0 1 release x9\n", ORACLE_CALL_ORDER, err, sizeof err));
     assert_non_null(strstr(err, "unknown exchange x9"));
-    assert_null(oracle_parse("1 O 1 2\n", err, sizeof err));
+    assert_null(oracle_parse("1 O 1 2\n", ORACLE_CALL_ORDER, err, sizeof err));
     assert_non_null(strstr(err, "line 1"));
-    assert_null(oracle_parse("1 C 1 5 a\n2 R 1\n3 N 0 5 export x 0x10 4\n4 N 0 5 fill x\n", err, sizeof err));
+    assert_null(oracle_parse("1 C 1 5 a\n2 R 1\n3 N 0 5 export x 0x10 4\n4 N 0 5 fill x\n", ORACLE_CALL_ORDER, err,
+                             sizeof err));
     assert_non_null(strstr(err, "does not touch"));
 }
 
@@ -574,6 +636,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(stream_order_needs_host_order),
         cmocka_unit_test(nested_calls_order_by_their_returns),
+        cmocka_unit_test(body_order_counts_what_a_callback_saw),
         cmocka_unit_test(legacy_stream_orders_blocking_streams),
         cmocka_unit_test(event_wait_follows_latest_record),
         cmocka_unit_test(overlapping_records_intersect),
