@@ -305,7 +305,18 @@ void dls_pol_check_free(const dls_pol_access *a, uintptr_t ctx, uint64_t tid)
                 check_freed(a, ctx, tid, x);
 }
 
-void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer)
+/* 1 when every producer write in x's frontier is ordered before thread tid's host. */
+static int host_ordered(const dls_pol_x *x, uint64_t tid)
+{
+    for (unsigned i = 0; i < x->nfront; i++)
+        if (!dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &x->front[i].at))
+            return 0;
+    return 1;
+}
+
+/* Reports host-read for each producer write in x's frontier the host of thread tid has not
+ * waited for. */
+static void report_host_reads(dls_pol_x *x, uint64_t tid, const char *importer)
 {
     for (unsigned i = 0; i < x->nfront; i++) {
         const dls_pol_touch *f = &x->front[i];
@@ -322,10 +333,39 @@ void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer)
         r.consumer.stream = host_side(x->device.device_id);
         snprintf(why, sizeof why,
                  "the tensor is host-visible and the host has not synchronized with stream %llu (%s) since "
-                 "position %llu (%s) when it was imported",
+                 "position %llu (%s), neither before the import nor before the thread's next operation",
                  (unsigned long long)f->at.stream, r.producer.stream.kind, (unsigned long long)f->at.pos,
                  r.producer.op ? r.producer.op : "?");
         r.why = why;
         report(&r);
     }
+}
+
+void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer)
+{
+    if (x->host_tid) /* imported again before the last import's verdict: that one is due now */
+        dls_pol_check_host_of(x);
+    if (host_ordered(x, tid))
+        return;
+    x->host_tid = tid;
+    x->host_importer = importer;
+    atomic_fetch_add_explicit(&dls_pol_g.nhost, 1, memory_order_relaxed);
+}
+
+void dls_pol_check_host_of(dls_pol_x *x)
+{
+    if (!x->host_tid)
+        return;
+    report_host_reads(x, x->host_tid, x->host_importer);
+    x->host_tid = 0;
+    atomic_fetch_sub_explicit(&dls_pol_g.nhost, 1, memory_order_relaxed);
+}
+
+void dls_pol_check_host(uint64_t tid)
+{
+    dls_pol_x *lists[] = {dls_pol_g.live, dls_pol_g.released};
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+        for (dls_pol_x *x = lists[i]; x && atomic_load_explicit(&dls_pol_g.nhost, memory_order_relaxed); x = x->next)
+            if (x->host_tid == tid)
+                dls_pol_check_host_of(x);
 }

@@ -17,8 +17,21 @@ void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid
  * that lie on streams of other contexts (reports free-during-use). */
 void dls_pol_check_free(const dls_pol_access *a, uintptr_t ctx, uint64_t tid);
 
-/* Checks a host-visible import of x by thread tid through `importer` (reports host-read). */
+/* A host-visible import of x by thread tid through `importer`: from now on the host may read it,
+ * but dlsync cannot see host loads. When the host has not waited for the producer's writes yet,
+ * the verdict waits for the thread's next operation that enqueues work or waits on the host:
+ * dls_pol_check_host (at that enqueue's ENTER or that wait's EXIT), or the tensor's release
+ * (dls_pol_check_host_of), whichever comes first. A consumer that synchronizes right after the
+ * import, before it reads, is not reported; one that reads and only then synchronizes is not
+ * either (README, Limitations). */
 void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer);
+
+/* Judges the host accesses thread tid's imports left pending (reports host-read for each producer
+ * write the host has still not waited for). Nothing to do when dls_pol_g.nhost is 0. */
+void dls_pol_check_host(uint64_t tid);
+
+/* The same for x's pending host access alone, whichever thread it belongs to (its release). */
+void dls_pol_check_host_of(dls_pol_x *x);
 
 /* Writes the reports the calling thread queued under the lock (no lock held). */
 void dls_pol_check_flush(void);

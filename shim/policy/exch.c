@@ -23,6 +23,8 @@ static unsigned g_nspare;
 
 static void recycle(dls_pol_x *p)
 {
+    if (p->host_tid) /* its host access is not judged any more */
+        atomic_fetch_sub_explicit(&dls_pol_g.nhost, 1, memory_order_relaxed);
     for (unsigned i = 0; i < p->nuse; i++)
         dls_pol_after_put(p->use[i].after);
     if (g_nspare < SPARE)

@@ -159,9 +159,11 @@ typedef struct dls_pol_x {
     int host_visible;
     int read_only; /* exported read-only (DLPack 1.x READ_ONLY): its consumer's kernels only read it */
     int released;
-    uint64_t released_syncs; /* dls_pol_g.syncs at the release */
-    int captured;            /* a use was captured into a graph before it was ordered */
-    unsigned overflow;       /* DLS_POL_OVER_*: more streams than front[] / use[] hold */
+    uint64_t released_syncs;   /* dls_pol_g.syncs at the release */
+    int captured;              /* a use was captured into a graph before it was ordered */
+    uint64_t host_tid;         /* check: the thread whose host access awaits its verdict (check.h), or 0 */
+    const char *host_importer; /* and the consumer it imported through (NULL: not known) */
+    unsigned overflow;         /* DLS_POL_OVER_*: more streams than front[] / use[] hold */
     unsigned nfront, nuse, nordered, nprod;
     dls_pol_touch front[DLS_POL_MAXF];
     uint64_t prod[DLS_POL_MAXF];    /* producer streams: the frontier's, and those whose history held a
@@ -185,6 +187,7 @@ typedef struct {
     uint64_t own_event;     /* private hb event ids used so far */
     uint64_t syncs;         /* host synchronizes learned so far (complete.h) */
     atomic_uint ncapturing; /* streams with `capturing` set (read without the lock) */
+    atomic_uint nhost;      /* exchanges with `host_tid` set (read without the lock) */
     atomic_int degraded;    /* an allocation of the model failed (see dls_pol_degrade) */
     dls_pol_stream *last;   /* the stream dls_pol_stream_get found last */
 } dls_pol_state;

@@ -512,6 +512,62 @@ static void check_reports_an_access_after_the_release(void **state)
     assert_string_equal(only_race(), "use-after-release");
 }
 
+/* Thread tid synchronizes stream sid on the host. */
+static void stream_sync_by(uint64_t sid, uint64_t tid)
+{
+    dls_cuda_op op = op_on(DLS_OP_STREAM_SYNC, sid);
+    op.flags = DLS_OPF_HAS_STREAM;
+    op.api = "cuStreamSynchronize";
+    op.tid = tid;
+    deliver(&op);
+}
+
+/* A host-visible tensor (pinned memory) imported while the producer's write is pending: the
+ * consumer may synchronize after the import, before it reads on the host. */
+static dls_pol_x *imported_on_the_host(void)
+{
+    launch(PRODUCER, X);
+    dls_pol_x *x = export_range(X, X + 0x100);
+    x->host_visible = 1;
+    dls_pol_lock();
+    dls_pol_check_import(x, TID, "TVMArrayFromDLPack");
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0); /* not yet: dlsync cannot see host loads */
+    return x;
+}
+
+/* The thread's next operation is a host wait for the producer's stream: no race. */
+static void check_lets_a_host_import_synchronize_before_it_reads(void **state)
+{
+    (void)state;
+    imported_on_the_host();
+    stream_sync_by(PRODUCER, TID);
+    launch(CONSUMER, X + 0x200);
+    dls_pol_lock();
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0);
+}
+
+/* The thread's next operation enqueues work, with no host wait before it: host-read. */
+static void check_reports_a_host_import_not_synchronized_by_the_next_operation(void **state)
+{
+    (void)state;
+    imported_on_the_host();
+    launch(CONSUMER, X + 0x200);
+    assert_string_equal(only_race(), "host-read");
+}
+
+/* Released before any other operation: the verdict is due at the release. */
+static void check_judges_a_host_import_at_its_release(void **state)
+{
+    (void)state;
+    dls_pol_x *x = imported_on_the_host();
+    dls_pol_lock();
+    dls_pol_check_host_of(x);
+    dls_pol_unlock();
+    assert_string_equal(only_race(), "host-read");
+}
+
 /* Delivers phase `phase` of an operation of `kind` with graph `graph` and executable graph
  * `exec`, on stream sid when sid is not 0. */
 static void graph_op_at(dls_op_phase phase, dls_op_kind kind, uint64_t sid, uintptr_t graph, uintptr_t exec)
@@ -688,6 +744,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_lists_a_kernel_pair_when_asked, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_no_read_read_pair, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_an_access_after_the_release, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_lets_a_host_import_synchronize_before_it_reads, setup_check,
+                                        teardown_check),
+        cmocka_unit_test_setup_teardown(check_reports_a_host_import_not_synchronized_by_the_next_operation, setup_check,
+                                        teardown_check),
+        cmocka_unit_test_setup_teardown(check_judges_a_host_import_at_its_release, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_a_free_during_another_devices_use, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(a_graph_handle_reused_before_the_destroys_exit_keeps_its_writes, setup_check,
                                         teardown_check),
