@@ -140,7 +140,7 @@ void dls_pol_x_forget_released(const dls_pol_x *x, uint64_t tid)
 {
     for (dls_pol_x *r = dls_pol_g.released, *next; r; r = next) {
         next = r->next;
-        if (r->lo < x->hi && x->lo < r->hi && dls_pol_x_uses_complete(r, tid))
+        if (r->lo < x->hi && x->lo < r->hi && (dls_pol_g.mode != DLS_MODE_FIX || dls_pol_x_uses_complete(r, tid)))
             dls_pol_x_drop(r);
     }
 }

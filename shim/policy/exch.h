@@ -30,8 +30,10 @@ int dls_pol_x_uses_complete(const dls_pol_x *x, uint64_t tid);
  * comes before its next synchronize, in the common case of a deleter called early). */
 int dls_pol_x_released_done(const dls_pol_x *x, uint64_t tid);
 
-/* The memory of x comes round again in a new export: drops the released states overlapping it
- * whose uses thread tid knows complete. */
+/* The memory of x comes round again in a new export: drops the released states overlapping it,
+ * under check all of them (their watch ends here: what touches the memory from now on is the new
+ * exchange's, and what touched it since the release was checked at its ENTER), under fix those
+ * whose uses thread tid knows complete (the rest keep fencing the memory's writers). */
 void dls_pol_x_forget_released(const dls_pol_x *x, uint64_t tid);
 
 /* 1 when stream id is in x->ordered; dls_pol_x_mark_ordered adds it. */

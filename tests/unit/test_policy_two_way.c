@@ -522,6 +522,56 @@ static void stream_sync_by(uint64_t sid, uint64_t tid)
     deliver(&op);
 }
 
+/* A pool recycles the memory: the consumer releases x, the producer's next fill waits for the
+ * consumer's read and exports the memory again; a second consumer (thread 200) reads it, waits
+ * for it on the host and gives it back; a third thread (300), which got the memory through the
+ * program's own queue, writes it on a stream of its own. The released x's watch ended at the
+ * second export: the fill it saw after its release is the new exchange's producer write, not a
+ * use of x for the third thread's write to race with. */
+static void check_forgets_a_released_tensor_exported_again(void **state)
+{
+    (void)state;
+    dls_pol_x *x = handed_over_ordered();
+    launch(CONSUMER, X);
+    event_op(DLS_OP_EVENT_RECORD, CONSUMER, 8);
+    dls_pol_lock();
+    dls_pol_x_release(x);
+    dls_pol_unlock();
+    event_op(DLS_OP_STREAM_WAIT_EVENT, PRODUCER, 8);
+    set(PRODUCER, X); /* the next fill: ordered after the read */
+    dls_pol_x *again = export_range(X, X + 0x100);
+    dls_pol_lock();
+    dls_pol_x_forget_released(again, TID); /* as an export does */
+    dls_pol_unlock();
+    event_op(DLS_OP_EVENT_RECORD, PRODUCER, 9);
+    dls_cuda_op wait = op_on(DLS_OP_STREAM_WAIT_EVENT, OTHER);
+    wait.phase = DLS_PHASE_EXIT;
+    wait.flags = DLS_OPF_HAS_STREAM | DLS_OPF_HAS_EVENT;
+    wait.event_id = 9;
+    wait.tid = 200;
+    dls_pol_sink(&wait, NULL);
+    dls_cuda_op read = op_on(DLS_OP_LAUNCH, OTHER);
+    uint64_t word = X;
+    read.words = &word;
+    read.nwords = 1;
+    read.tid = 200;
+    deliver(&read);
+    stream_sync_by(OTHER, 200);
+    dls_pol_lock();
+    assert_true(dls_pol_x_uses_complete(again, 200)); /* so its release drops it */
+    dls_pol_x_drop(again);
+    dls_pol_unlock();
+    dls_cuda_op fill = op_on(DLS_OP_MEMSET, 5);
+    dls_cuda_range r = {.addr = X, .len = 64, .access = DLS_ACCESS_WRITE};
+    fill.ranges = &r;
+    fill.nranges = 1;
+    fill.tid = 300;
+    deliver(&fill);
+    dls_pol_lock();
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0);
+}
+
 /* A host-visible tensor (pinned memory) imported while the producer's write is pending: the
  * consumer may synchronize after the import, before it reads on the host. */
 static dls_pol_x *imported_on_the_host(void)
@@ -744,6 +794,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_lists_a_kernel_pair_when_asked, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_no_read_read_pair, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_an_access_after_the_release, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_forgets_a_released_tensor_exported_again, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_lets_a_host_import_synchronize_before_it_reads, setup_check,
                                         teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_a_host_import_not_synchronized_by_the_next_operation, setup_check,
