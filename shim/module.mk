@@ -39,3 +39,10 @@ ALL += $(SHIM_LIB) $(SHIM_AR)
 .PHONY: check-layers
 check-layers: $(SHIM_OBJS)
 	@scripts/check-layers.py --obj $(B)/obj/shim --src shim
+
+# make check-architecture: docs/architecture.md's module table (every shim/<module>, its layers,
+# what it calls) and lock table (every lock in shim/, in acquisition order) match the tree
+# (scripts/check-architecture.py says how).
+.PHONY: check-architecture
+check-architecture: $(SHIM_OBJS)
+	@scripts/check-architecture.py --doc docs/architecture.md --src shim --obj $(B)/obj/shim

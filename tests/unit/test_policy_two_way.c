@@ -1,4 +1,4 @@
-/* Unit tests of the two-way rule (docs/architecture.md, "Host order for exchanged memory"): the
+/* Unit tests of the two-way rule (docs/architecture.md, "The two-way rule"): the
  * access record's direction (access.h, dls_pol_direction) and, in fix, the orderings it makes
  * between the producer's or another stream's operations and the consumer's accesses after the
  * handover, before and after the release. Operations are fed to the sink as the observer
