@@ -26,9 +26,11 @@
  *  1. stream order: every operation on o's stream enqueued host-before o (operations of calls that
  *     overlap on a shared stream, the legacy stream of two threads say, are not ordered);
  *  2. the legacy stream: o on a context's legacy stream is after every operation on that context's
- *     blocking streams (user-created blocking and per-thread) enqueued host-before o; o on a
- *     blocking stream is after every operation on its context's legacy stream enqueued host-before
- *     o (non-blocking streams are exempt);
+ *     blocking streams (user-created blocking and per-thread) enqueued host-before o, on streams
+ *     still live at o for sure: destroyed never or host-after o (CUDA does not say whether the
+ *     legacy stream waits for a destroyed stream's pending work); o on a blocking stream is after
+ *     every operation on its
+ *     context's legacy stream enqueued host-before o (non-blocking streams are exempt);
  *  3. an event wait (W): the candidates for the event's latest record at o's enqueue are the
  *     records host-before o that no other record host-before o follows in host order, and the
  *     records neither host-before nor host-after o; when no record is host-before o, "never

@@ -55,6 +55,13 @@ typedef struct {
     unsigned mode; /* access_mode */
 } o_access;
 
+/* Where something happened: its thread, stamp, the thread's latest call begin before it (its own
+ * stamp for a note) and the thread's first return after it (ORACLE_NEVER: none). */
+typedef struct {
+    uint32_t thread;
+    uint64_t stamp, lastc, nextr;
+} o_point;
+
 /* A thread's ops on one stream, in enqueue order (stamp, seq and return stamps all increase). */
 typedef struct {
     uint32_t thread;
@@ -72,6 +79,8 @@ typedef struct {
     size_t nlanes, cap;
     uint32_t *byseq; /* its ops in seq order (for P lines) */
     size_t nbyseq, capseq;
+    int destroyed; /* 1: destroyed by a call (its X line), at `destroy` */
+    o_point destroy;
 } o_stream;
 
 typedef struct {
@@ -80,13 +89,6 @@ typedef struct {
     uint32_t *streams; /* every stream made in it (destroyed ones too) */
     size_t nstreams, cap;
 } o_ctx;
-
-/* Where something happened: its thread, stamp, the thread's latest call begin before it (its own
- * stamp for a note) and the thread's first return after it (ORACLE_NEVER: none). */
-typedef struct {
-    uint32_t thread;
-    uint64_t stamp, lastc, nextr;
-} o_point;
 
 typedef struct {
     uint64_t id;

@@ -168,7 +168,7 @@ static uint32_t event_of(o_model *m, uint64_t id)
     return e;
 }
 
-enum { PEND_OP, PEND_WAIT, PEND_NOTE };
+enum { PEND_OP, PEND_WAIT, PEND_NOTE, PEND_DESTROY };
 
 /* A point of thread t at stamp st; its nextr comes at the thread's next return. */
 static o_point point(o_model *m, uint32_t t, uint64_t st, int pend_kind, size_t index)
@@ -191,7 +191,11 @@ static void publish(o_model *m, o_thread *th, uint64_t st, int notes_only)
             th->pending[kept++] = v;
             continue;
         }
-        o_point *pt = v >> 62 == PEND_OP ? &m->ops[i].at : v >> 62 == PEND_WAIT ? &m->waits[i].at : &m->notes[i].at;
+        unsigned kind = (unsigned)(v >> 62);
+        o_point *pt = kind == PEND_OP     ? &m->ops[i].at
+                      : kind == PEND_WAIT ? &m->waits[i].at
+                      : kind == PEND_NOTE ? &m->notes[i].at
+                                          : &m->streams[i].destroy;
         pt->nextr = st;
     }
     th->npending = kept;
@@ -472,7 +476,17 @@ static int parse_line(reader *r, const char *p)
         add_ev(m, EV_NOTE, i);
         return 0;
     }
-    return 0; /* X, M, F, G and tags a later trace adds */
+    if (strcmp(tag, "X") == 0) {
+        uint64_t id, call;
+        if (read_u64(&p, &id) || read_u64(&p, &call))
+            return bad(r, "malformed X line");
+        uint32_t s = stream_of(m, id);
+        if (call) /* call 0: a per-thread stream of an exiting thread, ordered by nothing seen */
+            m->streams[s].destroy = point(m, thread_of_call(m, call), st, PEND_DESTROY, s);
+        m->streams[s].destroyed = call != 0;
+        return 0;
+    }
+    return 0; /* M, F, G and tags a later trace adds */
 }
 
 /* Fills each event's prefix maxima of its records' nextr and suffix minima of their lastc. */

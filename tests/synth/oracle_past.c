@@ -1,15 +1,13 @@
 /* The reference's guaranteed pasts (oracle.h, "Rules"): one sweep of the trace in stamp order.
  *
  * GP(o) is a bit set over the operations enqueued before o (its index order is stamp order), so
- * n operations take n*n/128 bytes. What other threads published is kept in two accumulators, the
- * host's knowledge G (H and HE completions) and, per context, B[X] (the closures of operations on
- * X's blocking streams); a thread's waits and operations are added to them at its next return.
- * At each call begin the thread takes a snapshot of both (copy on write: an accumulator is copied
+ * n operations take n*n/128 bytes. What other threads published of the host's knowledge is kept in
+ * an accumulator G (H and HE completions); a thread's waits are added to it at its next return.
+ * At each call begin the thread takes a snapshot of it (copy on write: the accumulator is copied
  * only when it changes while a snapshot holds it), which is exactly what was published before its
- * latest call began. What the thread itself did is in per-thread sets (T: its host waits, BT: its
- * operations on blocking streams). The stream rule needs, per stream and thread, the latest
- * operation host-before o: a binary search in the thread's lane of the stream (stamps and return
- * stamps increase along it).
+ * latest call began. What the thread itself waited for is in a per-thread set T. The stream and
+ * legacy rules need, per stream and thread, the latest operation host-before o: a binary search
+ * in the thread's lane of the stream (stamps and return stamps increase along it).
  *
  * An event wait may have a candidate record enqueued after it (a record whose call overlaps the
  * wait's): its past is not known yet in stamp order. A record's past never holds the wait (they
@@ -85,15 +83,11 @@ typedef struct {
     uint64_t **prev; /* pasts of late candidate records, from the previous sweep (NULL: none yet) */
     uint32_t *late;  /* records used before their past was computed */
     size_t nlate, caplate;
-    vbits *g, **b;      /* published host knowledge, per-context blocking work */
-    vbits **snap_g;     /* per thread */
-    vbits ***snap_b;    /* per thread, per context */
-    uint64_t **t;       /* per thread: its own host knowledge */
-    uint64_t ***bt;     /* per context, per thread: its own blocking work */
-    uint64_t **pend_g;  /* per thread: to publish into g */
-    uint64_t ***pend_b; /* per thread, per context: to publish into b */
-    int *pend_g_dirty;  /* per thread */
-    int **pend_b_dirty; /* per thread, per context */
+    vbits *g;          /* published host knowledge */
+    vbits **snap_g;    /* per thread */
+    uint64_t **t;      /* per thread: its own host knowledge */
+    uint64_t **pend_g; /* per thread: to publish into g */
+    int *pend_g_dirty; /* per thread */
 } sweep;
 
 /* The per-thread or per-context set *s, made on first use. */
@@ -232,10 +226,6 @@ static void on_call(sweep *w, uint32_t t)
 {
     vb_unref(w->snap_g[t]);
     w->snap_g[t] = vb_ref(w->g);
-    for (size_t x = 0; x < w->m->nctxs; x++) {
-        vb_unref(w->snap_b[t][x]);
-        w->snap_b[t][x] = vb_ref(w->b[x]);
-    }
 }
 
 static void on_return(sweep *w, uint32_t t)
@@ -246,13 +236,20 @@ static void on_return(sweep *w, uint32_t t)
         memset(w->pend_g[t], 0, w->words * sizeof(uint64_t));
         w->pend_g_dirty[t] = 0;
     }
-    for (size_t x = 0; x < w->m->nctxs; x++)
-        if (w->pend_b_dirty[t][x]) {
-            w->b[x] = vb_own(w->b[x], w->words);
-            bits_or(w->b[x]->w, w->pend_b[t][x], w->words);
-            memset(w->pend_b[t][x], 0, w->words * sizeof(uint64_t));
-            w->pend_b_dirty[t][x] = 0;
-        }
+}
+
+/* dst |= rule 2 for o at P on the legacy stream of context x: the closures of the latest
+ * operations host-before P on each of x's blocking streams still live at P for sure, destroyed
+ * never or host-after P (whether the legacy stream waits for the pending work of a destroyed
+ * stream is not documented). */
+static void blocking_before(sweep *w, uint64_t *dst, size_t dwords, uint32_t x, const o_point *P)
+{
+    const o_ctx *c = &w->m->ctxs[x];
+    for (size_t k = 0; k < c->nstreams; k++) {
+        const o_stream *st = &w->m->streams[c->streams[k]];
+        if (st->kind != SK_LEGACY && st->blocking && (!st->destroyed || oracle_before(P, &st->destroy)))
+            stream_before(w, dst, dwords, c->streams[k], P, UINT64_MAX);
+    }
 }
 
 static void on_op(sweep *w, uint32_t i)
@@ -270,10 +267,7 @@ static void on_op(sweep *w, uint32_t i)
         bits_or(dst, w->t[t], dw);
     stream_before(w, dst, dw, op->stream, &op->at, UINT64_MAX); /* rule 1 */
     if (s->kind == SK_LEGACY) {                                 /* rule 2 */
-        if (w->snap_b[t][x])
-            bits_or(dst, w->snap_b[t][x]->w, dw);
-        if (w->bt[x][t])
-            bits_or(dst, w->bt[x][t], dw);
+        blocking_before(w, dst, dw, x, &op->at);
     } else if (s->blocking && m->ctxs[x].legacy != ORACLE_NONE) {
         stream_before(w, dst, dw, m->ctxs[x].legacy, &op->at, UINT64_MAX);
     }
@@ -285,14 +279,6 @@ static void on_op(sweep *w, uint32_t i)
     }
     w->p->gp[i] = dst;
     w->done = i + 1;
-    if (s->kind != SK_LEGACY && s->blocking) {
-        uint64_t *bt = lazy(&w->bt[x][t], w->words), *pb = lazy(&w->pend_b[t][x], w->words);
-        bits_or(bt, dst, dw);
-        bits_set(bt, i);
-        bits_or(pb, dst, dw);
-        bits_set(pb, i);
-        w->pend_b_dirty[t][x] = 1;
-    }
 }
 
 static void on_hostwait(sweep *w, uint32_t k)
@@ -332,63 +318,30 @@ static void on_note(sweep *w, uint32_t k)
 
 static void sweep_free(sweep *w)
 {
-    const o_model *m = w->m;
-    for (size_t t = 0; t < m->nthreads; t++) {
+    for (size_t t = 0; t < w->m->nthreads; t++) {
         vb_unref(w->snap_g[t]);
-        for (size_t x = 0; x < m->nctxs; x++) {
-            vb_unref(w->snap_b[t][x]);
-            free(w->pend_b[t][x]);
-        }
-        free(w->snap_b[t]);
-        free(w->pend_b[t]);
-        free(w->pend_b_dirty[t]);
         free(w->t[t]);
         free(w->pend_g[t]);
     }
-    for (size_t x = 0; x < m->nctxs; x++) {
-        vb_unref(w->b[x]);
-        for (size_t t = 0; t < m->nthreads; t++)
-            free(w->bt[x][t]);
-        free(w->bt[x]);
-    }
     vb_unref(w->g);
-    free(w->b);
-    free(w->bt);
     free(w->snap_g);
-    free(w->snap_b);
     free(w->t);
     free(w->pend_g);
-    free(w->pend_b);
     free(w->pend_g_dirty);
-    free(w->pend_b_dirty);
 }
 
 /* One sweep over the trace; the pasts go to p (whose old ones are freed). */
 static void run_sweep(sweep *w)
 {
     const o_model *m = w->m;
-    size_t nt = m->nthreads, nx = m->nctxs;
+    size_t nt = m->nthreads;
     w->done = 0;
     w->nlate = 0;
     w->g = vb_new(w->words);
-    w->b = zalloc(nx, sizeof *w->b);
-    for (size_t x = 0; x < nx; x++)
-        w->b[x] = vb_new(w->words);
     w->snap_g = zalloc(nt, sizeof *w->snap_g);
-    w->snap_b = zalloc(nt, sizeof *w->snap_b);
     w->t = zalloc(nt, sizeof *w->t);
     w->pend_g = zalloc(nt, sizeof *w->pend_g);
-    w->pend_b = zalloc(nt, sizeof *w->pend_b);
     w->pend_g_dirty = zalloc(nt, sizeof *w->pend_g_dirty);
-    w->pend_b_dirty = zalloc(nt, sizeof *w->pend_b_dirty);
-    w->bt = zalloc(nx, sizeof *w->bt);
-    for (size_t t = 0; t < nt; t++) {
-        w->snap_b[t] = zalloc(nx, sizeof *w->snap_b[t]);
-        w->pend_b[t] = zalloc(nx, sizeof *w->pend_b[t]);
-        w->pend_b_dirty[t] = zalloc(nx, sizeof *w->pend_b_dirty[t]);
-    }
-    for (size_t x = 0; x < nx; x++)
-        w->bt[x] = zalloc(nt, sizeof *w->bt[x]);
     for (size_t i = 0; i < m->nevs; i++) {
         const o_ev *e = &m->evs[i];
         switch (e->type) {

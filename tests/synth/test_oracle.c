@@ -242,6 +242,39 @@ static void legacy_stream_orders_blocking_streams(void **state)
     oracle_free(o);
 }
 
+/* A stream destroyed with work pending takes no part in the legacy rule unless the destroy began
+ * after the legacy operation's call returned (CUDA does not say that the legacy stream waits for
+ * a destroyed stream's work); a destroy overlapping that call orders nothing either. */
+static void a_destroyed_stream_leaves_the_legacy_rule(void **state)
+{
+    (void)state;
+    oracle *o = judge(STREAMS "C 10 100 a\n"
+                              "O 1 10 2 1 kernel\n" /* blocking */
+                              "O 2 10 4 1 kernel\n" /* per-thread */
+                              "R 10\n"
+                              "C 11 100 cuStreamDestroy_v2\n"
+                              "X 2 11\n"
+                              "R 11\n"
+                              "C 12 200 b\n"
+                              "O 3 12 1 1 kernel\n" /* legacy, after the destroy returned */
+                              "R 12\n"
+                              "C 13 100 cuStreamDestroy_v2\n"
+                              "X 4 13\n"
+                              "R 13\n"
+                              "C 14 100 a\n"
+                              "O 4 14 5 1 kernel\n" /* context 2: user stream 6 and its legacy stream 5 */
+                              "R 14\n"
+                              "C 15 300 b\n"
+                              "C 16 100 cuStreamDestroy_v2\n"
+                              "O 5 15 5 2 kernel\n"
+                              "X 6 16\n"
+                              "R 16\n"
+                              "R 15\n");
+    assert_int_equal(oracle_guaranteed(o, 1, 3), 0);
+    assert_int_equal(oracle_guaranteed(o, 2, 3), 1);
+    oracle_free(o);
+}
+
 /* ---- events ---- */
 
 /* Rule 3: the latest record host-before the wait; an earlier one it follows does not count. */
@@ -638,6 +671,7 @@ int main(void)
         cmocka_unit_test(nested_calls_order_by_their_returns),
         cmocka_unit_test(body_order_counts_what_a_callback_saw),
         cmocka_unit_test(legacy_stream_orders_blocking_streams),
+        cmocka_unit_test(a_destroyed_stream_leaves_the_legacy_rule),
         cmocka_unit_test(event_wait_follows_latest_record),
         cmocka_unit_test(overlapping_records_intersect),
         cmocka_unit_test(late_candidate_takes_another_sweep),
