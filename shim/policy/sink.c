@@ -201,15 +201,27 @@ static void sync_exit(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_when whe
 }
 
 /* 1 when the EXIT of op has nothing for the model: a creation (a stream is modelled from its
- * first operation, an event from its first record), the destruction of a stream never resolved
- * (none is modelled but by its id), or a graph's or executable graph's destruction or update
- * (forgotten at ENTER: graph_forget). */
+ * first operation, an event from its first record), a stream's destruction (removed at ENTER:
+ * stream_destroy_enter), or a graph's or executable graph's destruction or update (forgotten at
+ * ENTER: graph_forget). */
 static int exit_models_nothing(const dls_cuda_op *op)
 {
-    if (op->kind == DLS_OP_STREAM_DESTROY)
-        return !(op->flags & DLS_OPF_HAS_STREAM) || !op->stream.resolved;
-    return op->kind == DLS_OP_STREAM_CREATE || op->kind == DLS_OP_EVENT_CREATE || op->kind == DLS_OP_GRAPH_DESTROY ||
-           op->kind == DLS_OP_GRAPH_EXEC_CHANGED;
+    return op->kind == DLS_OP_STREAM_CREATE || op->kind == DLS_OP_EVENT_CREATE || op->kind == DLS_OP_STREAM_DESTROY ||
+           op->kind == DLS_OP_GRAPH_DESTROY || op->kind == DLS_OP_GRAPH_EXEC_CHANGED;
+}
+
+/* ENTER of a stream's destruction: the stream leaves the legacy rules now. The driver may destroy
+ * it before the call's EXIT, and whether a legacy-stream operation enqueued after that waits for
+ * its pending work, CUDA does not say. A stream never resolved is not modelled but by its id. */
+static void stream_destroy_enter(const dls_cuda_op *op)
+{
+    if (!(op->flags & DLS_OPF_HAS_STREAM) || !op->stream.resolved)
+        return;
+    dls_pol_lock();
+    dls_pol_stream *st = dls_pol_stream_find(op->stream.id);
+    if (st)
+        dls_pol_stream_remove(st);
+    dls_pol_unlock();
 }
 
 /* ENTER of a graph's destruction or an executable graph's destruction or update: what it writes
@@ -250,11 +262,6 @@ static void on_exit_locked(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_whe
             !(dls_pol_recording_other(op->event_id) ? dls_hb_op(hb, op->tid, st->id, when, &pos)
                                                     : dls_hb_event_wait(hb, op->tid, st->id, op->event_id, when, &pos)))
             st->last = pos;
-        break;
-    case DLS_OP_STREAM_DESTROY: /* of a resolved stream (exit_models_nothing) */
-        st = dls_pol_stream_find(op->stream.id);
-        if (st)
-            dls_pol_stream_remove(st);
         break;
     case DLS_OP_EVENT_DESTROY:
         dls_hb_event_remove(hb, op->event_id);
@@ -488,6 +495,8 @@ void dls_pol_sink(const dls_cuda_op *op, void *user)
         }
         if (op->kind == DLS_OP_GRAPH_DESTROY || op->kind == DLS_OP_GRAPH_EXEC_CHANGED)
             graph_forget(op);
+        if (op->kind == DLS_OP_STREAM_DESTROY)
+            stream_destroy_enter(op);
         if (op->kind == DLS_OP_FREE && host_sync(op))
             free_enter(pt, op);
         if (host_sync(op))

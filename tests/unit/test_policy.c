@@ -228,6 +228,50 @@ static void a_stream_is_modelled_from_its_first_operation(void **state)
     assert_false(table || model); /* complete: forgotten */
 }
 
+/* Delivers an operation of `kind` on stream sid of kind `sk` (its ENTER, and its EXIT when
+ * `exit`). */
+static void op_of_kind(dls_op_kind kind, uint64_t sid, dls_stream_kind sk, int exit)
+{
+    uint64_t word = 0x760000;
+    dls_cuda_op op = {.kind = kind,
+                      .phase = DLS_PHASE_ENTER,
+                      .flags = DLS_OPF_HAS_STREAM | (kind == DLS_OP_LAUNCH ? DLS_OPF_ASYNC : 0),
+                      .api = kind == DLS_OP_LAUNCH ? "cuLaunchKernel" : "cuStreamDestroy_v2",
+                      .name = "k",
+                      .tid = TID,
+                      .correlation_id = ++g_corr,
+                      .stream = stream(sid, sk),
+                      .words = &word,
+                      .nwords = 1};
+    dls_pol_sink(&op, NULL);
+    op.phase = DLS_PHASE_EXIT;
+    if (exit)
+        dls_pol_sink(&op, NULL);
+}
+
+/* A blocking stream leaves the legacy rules at its destruction's ENTER: the driver may destroy
+ * it before the EXIT, and CUDA does not say that a legacy-stream operation enqueued then waits
+ * for its pending work. */
+static void a_stream_leaves_the_legacy_rules_when_its_destruction_begins(void **state)
+{
+    (void)state;
+    op_of_kind(DLS_OP_LAUNCH, 13, DLS_STREAM_BLOCKING, 1);
+    op_of_kind(DLS_OP_LAUNCH, 14, DLS_STREAM_BLOCKING, 1);
+    op_of_kind(DLS_OP_STREAM_DESTROY, 13, DLS_STREAM_BLOCKING, 0); /* its EXIT is still to come */
+    int ordered13 = -1, ordered14 = -1;
+    dls_pol_lock();
+    dls_pol_stream *legacy = dls_pol_stream_get(
+        &(dls_cuda_stream){.id = 1, .handle = 0, .ctx = 0xc0, .ctx_id = 1, .kind = DLS_STREAM_LEGACY, .resolved = 1},
+        TID);
+    assert_non_null(legacy);
+    dls_hb_epoch at13 = {.stream = 13, .pos = 1}, at14 = {.stream = 14, .pos = 1};
+    ordered13 = dls_pol_ordered(TID + 1, legacy->id, &at13);
+    ordered14 = dls_pol_ordered(TID + 1, legacy->id, &at14);
+    dls_pol_unlock();
+    assert_int_equal(ordered14, 1); /* the legacy rule */
+    assert_int_equal(ordered13, 0);
+}
+
 /* A call the lifetime lane tells of (dls_pol_call) counts as an operation and brings its
  * thread's horizon up to the host clock; nested in another call, only when the outer call
  * returns. */
@@ -880,6 +924,7 @@ int main(void)
         CHECK(a_launch_touching_nothing_watched_takes_no_lock),
         CHECK(the_work_lane_takes_no_lock_for_a_new_stream),
         CHECK(the_stream_table_finds_every_stream_as_it_grows),
+        CHECK(a_stream_leaves_the_legacy_rules_when_its_destruction_begins),
         CHECK(a_stream_is_modelled_from_its_first_operation),
         CHECK(a_synchronous_copy_on_a_stream_in_a_reused_slot_is_waited_for),
         CHECK(a_call_with_nothing_to_model_counts_and_moves_the_horizon),
