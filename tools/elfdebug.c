@@ -57,7 +57,7 @@ static int notes_build_id(const unsigned char *p, uint64_t size, uint64_t align,
         if (name > size - at || desc > size - at - name)
             return 0;
         if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && memcmp(p + at, "GNU", 4) == 0 && nh.n_descsz > 0) {
-            size_t n = nh.n_descsz < (DLS_ELF_BUILD_ID_HEX - 1) / 2 ? nh.n_descsz : (DLS_ELF_BUILD_ID_HEX - 1) / 2;
+            size_t n = nh.n_descsz < (DLT_ELF_BUILD_ID_HEX - 1) / 2 ? nh.n_descsz : (DLT_ELF_BUILD_ID_HEX - 1) / 2;
             for (size_t i = 0; i < n; i++) {
                 hex[2 * i] = digits[p[at + name + i] >> 4];
                 hex[2 * i + 1] = digits[p[at + name + i] & 15];
@@ -81,7 +81,7 @@ static int block_build_id(const file *f, uint64_t off, uint64_t len, uint64_t al
 
 /* Sections: the build id from SHT_NOTE sections, debug information from .debug_info or
  * .zdebug_info. */
-static void read_sections(const file *f, const Elf64_Ehdr *eh, dls_elf_debug *out)
+static void read_sections(const file *f, const Elf64_Ehdr *eh, dlt_elf_debug *out)
 {
     if (!eh->e_shoff || eh->e_shentsize != sizeof(Elf64_Shdr) || !eh->e_shnum || eh->e_shstrndx >= eh->e_shnum)
         return;
@@ -105,7 +105,7 @@ static void read_sections(const file *f, const Elf64_Ehdr *eh, dls_elf_debug *ou
 }
 
 /* Program headers: the build id from PT_NOTE segments (an object without section headers). */
-static void read_segments(const file *f, const Elf64_Ehdr *eh, dls_elf_debug *out)
+static void read_segments(const file *f, const Elf64_Ehdr *eh, dlt_elf_debug *out)
 {
     if (!eh->e_phoff || eh->e_phentsize != sizeof(Elf64_Phdr) || !eh->e_phnum)
         return;
@@ -116,7 +116,7 @@ static void read_segments(const file *f, const Elf64_Ehdr *eh, dls_elf_debug *ou
     free(ph);
 }
 
-int dls_elf_debug_read(const char *path, dls_elf_debug *out)
+int dlt_elf_debug_read(const char *path, dlt_elf_debug *out)
 {
     memset(out, 0, sizeof *out);
     file f = {.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)};

@@ -46,7 +46,7 @@ static void put_char(FILE *f, const unsigned char *s, size_t n)
     }
 }
 
-void dls_html_text_cut(FILE *f, const char *s, size_t max)
+void dlt_html_text_cut(FILE *f, const char *s, size_t max)
 {
     if (!s)
         s = "?";
@@ -69,7 +69,7 @@ void dls_html_text_cut(FILE *f, const char *s, size_t max)
     }
 }
 
-void dls_html_text(FILE *f, const char *s)
+void dlt_html_text(FILE *f, const char *s)
 {
-    dls_html_text_cut(f, s, (size_t)-1);
+    dlt_html_text_cut(f, s, (size_t)-1);
 }

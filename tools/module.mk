@@ -17,7 +17,7 @@ TOOL_BIN      := $(B)/bin/dlsync
 TOOL_PROFILES := $(B)/obj/shim/hooks/profiles.o $(B)/obj/shim/report/suppress.o $(B)/obj/shim/common/preloadable.o
 
 # The sanitizer runtime goes in front of the shim in LD_PRELOAD when the build is instrumented.
-$(B)/obj/tools/%.o: EXTRA_CFLAGS += -I tools -I shim -DDLS_TOOL_SAN_RUNTIME='"$(SAN_RUNTIME)"'
+$(B)/obj/tools/%.o: EXTRA_CFLAGS += -I tools -I shim -DDLT_SAN_RUNTIME='"$(SAN_RUNTIME)"'
 
 $(TOOL_AR): $(filter-out $(TOOL_MAIN_OBJ),$(TOOL_OBJS)) $(TOOL_PROFILES)
 	@mkdir -p $(@D)

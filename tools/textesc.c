@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *dls_text_escape(const char *s, char *buf, size_t n)
+const char *dlt_text_escape(const char *s, char *buf, size_t n)
 {
     if (!n)
         return buf;

@@ -20,7 +20,7 @@ static char *written(const dlt_json_value *v, size_t *len)
     FILE *f = open_memstream(&buf, len);
     if (!f)
         abort();
-    dls_json_write(f, v);
+    dlt_json_write(f, v);
     fclose(f);
     return buf;
 }
@@ -29,8 +29,8 @@ static char *written(const dlt_json_value *v, size_t *len)
 static dlt_json_value *reparse(dlt_json_value *v, char **text, size_t *len)
 {
     *text = written(v, len);
-    dls_json_free(v);
-    dlt_json_value *w = dls_json_parse(*text, *len, NULL);
+    dlt_json_free(v);
+    dlt_json_value *w = dlt_json_parse(*text, *len, NULL);
     if (!w)
         abort();
     return w;
@@ -38,7 +38,7 @@ static dlt_json_value *reparse(dlt_json_value *v, char **text, size_t *len)
 
 static void round_trip(const char *text, size_t n)
 {
-    dlt_json_value *v = dls_json_parse(text, n, NULL);
+    dlt_json_value *v = dlt_json_parse(text, n, NULL);
     if (!v)
         return;
     char *t1, *t2, *t3;
@@ -51,7 +51,7 @@ static void round_trip(const char *text, size_t n)
     free(t1);
     free(t2);
     free(t3);
-    dls_json_free(v);
+    dlt_json_free(v);
 }
 
 static void log_lines(const uint8_t *data, size_t n)
@@ -61,12 +61,12 @@ static void log_lines(const uint8_t *data, size_t n)
         abort();
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    dls_log_set set = {0};
-    dls_log_read(&set, path, NULL);
+    dlt_log_set set = {0};
+    dlt_log_read(&set, path, NULL);
     for (size_t i = 0; i < set.n; i++)
         if (!set.recs[i].ev || !set.recs[i].obj)
             abort();
-    dls_log_set_free(&set);
+    dlt_log_set_free(&set);
     close(fd);
 }
 

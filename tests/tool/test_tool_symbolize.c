@@ -23,7 +23,7 @@
 #include "json.h"
 
 static char g_dir[64], g_bin[512], g_lib[512], g_stripped[512], g_debug[512], g_log[128];
-static char g_build_id[DLS_ELF_BUILD_ID_HEX];
+static char g_build_id[DLT_ELF_BUILD_ID_HEX];
 static uintptr_t g_offset; /* of the frame in symfix_outer, inside the inlined symfix_inner */
 static int g_inner_line, g_outer_line;
 
@@ -61,8 +61,8 @@ static int setup(void **state)
     if (!outer || !dladdr1((void *)outer, &info, (void **)&map, RTLD_DL_LINKMAP) || !map)
         return -1;
     g_offset = (uintptr_t)outer() - 1 - (uintptr_t)map->l_addr; /* as the shim logs a return address */
-    dls_elf_debug d;
-    if (dls_elf_debug_read(g_lib, &d) != 0 || !d.build_id[0] || !d.debug_info)
+    dlt_elf_debug d;
+    if (dlt_elf_debug_read(g_lib, &d) != 0 || !d.build_id[0] || !d.debug_info)
         return -1;
     snprintf(g_build_id, sizeof g_build_id, "%s", d.build_id);
     g_inner_line = line_of("/* SYMFIX_INNER */");
@@ -172,16 +172,16 @@ static void debug_information_gives_file_line_and_inlined_chain(void **state)
     assert_null(strstr(r.err, "symbolizer"));
     dls_run_free(&r);
     report(&r, NULL, "--json", NULL);
-    dls_json_error err;
-    dlt_json_value *doc = dls_json_parse(r.out, strlen(r.out), &err);
+    dlt_json_error err;
+    dlt_json_value *doc = dlt_json_parse(r.out, strlen(r.out), &err);
     assert_non_null(doc);
-    const dlt_json_value *races = dls_json_get(doc, "race_reports");
+    const dlt_json_value *races = dlt_json_get(doc, "race_reports");
     assert_non_null(races);
     assert_int_equal(races->len, 1);
-    const dlt_json_value *stack = dls_json_get(dls_json_get(races->items[0], "consumer"), "stack");
+    const dlt_json_value *stack = dlt_json_get(dlt_json_get(races->items[0], "consumer"), "stack");
     assert_int_equal(stack->len, 2); /* the inlined function and the one it is in */
     assert_non_null(strstr(stack->items[0]->str, "symfix_inner ("));
-    dls_json_free(doc);
+    dlt_json_free(doc);
     dls_run_free(&r);
     char html[128];
     snprintf(html, sizeof html, "%s/page.html", g_dir);
@@ -281,28 +281,28 @@ static void a_real_run_logs_object_offset_and_build_id(void **state)
     char *text = dls_read_file(g_log), *line = text ? strstr(text, "{\"ev\":\"race\"") : NULL;
     assert_non_null(line);
     *strchr(line, '\n') = '\0';
-    dlt_json_value *race = dls_json_parse(line, strlen(line), NULL);
+    dlt_json_value *race = dlt_json_parse(line, strlen(line), NULL);
     assert_non_null(race);
-    const dlt_json_value *producer = dls_json_get(race, "producer"), *native = dls_json_get(producer, "native");
+    const dlt_json_value *producer = dlt_json_get(race, "producer"), *native = dlt_json_get(producer, "native");
     assert_non_null(native);
-    assert_true(native->len >= 2 && native->len <= dls_json_get(producer, "stack")->len);
+    assert_true(native->len >= 2 && native->len <= dlt_json_get(producer, "stack")->len);
     /* the scenario's own frame (a sanitizer's interceptor may come first) */
     const dlt_json_value *frame = NULL;
     for (size_t i = 0; i < native->len && !frame; i++) {
-        const char *o = dls_json_get_str(native->items[i], "object");
+        const char *o = dlt_json_get_str(native->items[i], "object");
         if (o && strlen(o) >= strlen("/scen_side_stream") &&
             strcmp(o + strlen(o) - strlen("/scen_side_stream"), "/scen_side_stream") == 0)
             frame = native->items[i];
     }
     assert_non_null(frame);
-    const char *object = dls_json_get_str(frame, "object"), *bid = dls_json_get_str(frame, "build_id"),
-               *offset = dls_json_get_str(frame, "offset");
+    const char *object = dlt_json_get_str(frame, "object"), *bid = dlt_json_get_str(frame, "build_id"),
+               *offset = dlt_json_get_str(frame, "offset");
     assert_true(offset && strncmp(offset, "0x", 2) == 0);
-    dls_elf_debug d;
-    assert_int_equal(dls_elf_debug_read(object, &d), 0);
+    dlt_elf_debug d;
+    assert_int_equal(dlt_elf_debug_read(object, &d), 0);
     assert_non_null(bid);
     assert_string_equal(bid, d.build_id);
-    dls_json_free(race);
+    dlt_json_free(race);
     free(text);
     report(&r, NULL, NULL);
     char want[256];
