@@ -4,11 +4,11 @@
 #ifndef DLT_ELFDEBUG_H
 #define DLT_ELFDEBUG_H
 
-#define DLT_ELF_BUILD_ID_HEX 65 /* a build id of up to 32 bytes in hex, NUL included */
+#include "common/buildid.h"
 
 typedef struct {
-    char build_id[DLT_ELF_BUILD_ID_HEX]; /* lowercase hex; "" when the file has none */
-    int debug_info;                      /* 1 when it has DWARF debug information */
+    char build_id[DLS_BUILD_ID_HEX]; /* lowercase hex; "" when the file has none */
+    int debug_info;                  /* 1 when it has DWARF debug information */
 } dlt_elf_debug;
 
 /* Reads the facts of the file at path into *out. Returns 0, or -1 when it is not a regular file

@@ -3,9 +3,10 @@
 # Every tools/*.c but main.c also goes into an archive the tests link against. The command
 # compiles in the shim's profile table (shim/hooks/profiles.c, libc only) so `dlsync scan` knows
 # exactly what the library wraps, its suppressions syntax (shim/report/suppress.c, libc only)
-# so `dlsync run --suppressions` refuses a file the shim would not read, and its test of whether
-# the loader preloads into a program (shim/common/preloadable.c, libc only). The command finds libdlsync.so at ../lib/ from its own
-# directory, which holds in the build tree ($(B)/bin, $(B)/lib) and in the installed tree
+# so `dlsync run --suppressions` refuses a file the shim would not read, its test of whether
+# the loader preloads into a program (shim/common/preloadable.c, libc only), and the shim's
+# build-id reader (shim/common/buildid.c, libc only), so the build id a report names is read the
+# way the shim read it. The command finds libdlsync.so at ../lib/ from its own directory, which holds in the build tree ($(B)/bin, $(B)/lib) and in the installed tree
 # ($(PREFIX)/bin, $(PREFIX)/lib). It links the C library alone: `dlsync scan` reads ELF itself
 # (elfsyms.c, on <elf.h>) and finds the C++ demangler at run time (demangle.c).
 
@@ -14,7 +15,8 @@ TOOL_OBJS     := $(TOOL_SRCS:%.c=$(B)/obj/%.o)
 TOOL_MAIN_OBJ := $(B)/obj/tools/main.o
 TOOL_AR       := $(B)/lib/libdlsync_tool.a
 TOOL_BIN      := $(B)/bin/dlsync
-TOOL_PROFILES := $(B)/obj/shim/hooks/profiles.o $(B)/obj/shim/report/suppress.o $(B)/obj/shim/common/preloadable.o
+TOOL_PROFILES := $(B)/obj/shim/hooks/profiles.o $(B)/obj/shim/report/suppress.o $(B)/obj/shim/common/preloadable.o \
+                 $(B)/obj/shim/common/buildid.o
 
 # The sanitizer runtime goes in front of the shim in LD_PRELOAD when the build is instrumented.
 $(B)/obj/tools/%.o: EXTRA_CFLAGS += -I tools -I shim -DDLT_SAN_RUNTIME='"$(SAN_RUNTIME)"'

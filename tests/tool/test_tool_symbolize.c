@@ -2,7 +2,8 @@
  * built with -g resolves to its file:line, with the function inlined there, through
  * llvm-symbolizer and through addr2line alone, in the text, --json and --html; a stripped copy
  * keeps function+0xOFF (library) and says nothing; its build id finds the debug information under
- * a --debug-dir; an object whose build id changed is not trusted; without a symbolizer on the
+ * a --debug-dir; an object whose build id changed is not trusted; the shim, reading a loaded
+ * object's notes in memory, finds the build id the command reads from its file; without a symbolizer on the
  * PATH one line says so, once; and a real check run's log carries each native frame's object,
  * offset and build id, which resolve to the scenario's own source lines. */
 #include <dlfcn.h>
@@ -21,9 +22,10 @@
 #include "dls_test.h"
 #include "elfdebug.h"
 #include "json.h"
+#include "report/objinfo.h"
 
 static char g_dir[64], g_bin[512], g_lib[512], g_stripped[512], g_debug[512], g_log[128];
-static char g_build_id[DLT_ELF_BUILD_ID_HEX];
+static char g_build_id[DLS_BUILD_ID_HEX];
 static uintptr_t g_offset; /* of the frame in symfix_outer, inside the inlined symfix_inner */
 static int g_inner_line, g_outer_line;
 
@@ -246,6 +248,28 @@ static void the_build_id_finds_the_debug_information(void **state)
     dls_run_free(&r);
 }
 
+/* One build-id reader (shim/common/buildid.c) for both sides: what the shim logs for a frame of
+ * the loaded object is what the command reads from the object's file and from its debug file. */
+static void the_shim_and_the_command_read_one_build_id(void **state)
+{
+    (void)state;
+    void *h = dlopen(g_lib, RTLD_NOW | RTLD_NOLOAD);
+    assert_non_null(h);
+    void *outer = dlsym(h, "symfix_outer");
+    struct link_map *map = NULL;
+    Dl_info info;
+    assert_true(dladdr1(outer, &info, (void **)&map, RTLD_DL_LINKMAP) && map);
+    dls_objinfo oi;
+    dls_objinfo_get((uintptr_t)outer, (uintptr_t)map->l_addr, map->l_name, &oi);
+    assert_string_equal(oi.build_id, g_build_id);
+    dlt_elf_debug d;
+    assert_int_equal(dlt_elf_debug_read(g_debug, &d), 0);
+    assert_string_equal(d.build_id, g_build_id);
+    assert_int_equal(dlt_elf_debug_read(g_stripped, &d), 0);
+    assert_string_equal(d.build_id, g_build_id);
+    dlclose(h);
+}
+
 static void without_a_symbolizer_one_line_says_so(void **state)
 {
     (void)state;
@@ -319,6 +343,7 @@ int main(void)
         cmocka_unit_test(addr2line_alone_gives_the_same),
         cmocka_unit_test(a_stripped_object_keeps_its_frame),
         cmocka_unit_test(the_build_id_finds_the_debug_information),
+        cmocka_unit_test(the_shim_and_the_command_read_one_build_id),
         cmocka_unit_test(without_a_symbolizer_one_line_says_so),
         cmocka_unit_test(a_real_run_logs_object_offset_and_build_id),
     };
