@@ -1,6 +1,8 @@
 /* Recursive-descent JSON parser and string writer (see json.h). */
 #include "json.h"
 
+#include "common/utf8.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -67,6 +69,25 @@ static int sbuf_put(sbuf *b, const char *data, size_t n)
     b->len += n;
     b->b[b->len] = '\0';
     return 0;
+}
+
+/* Appends the n bytes of raw string text, each byte that is not valid UTF-8 as U+FFFD (the rule
+ * of common/utf8.h, the one the shim's writer applies). */
+static int sbuf_put_text(sbuf *b, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, kept = 0; /* s[kept..i) is valid text not appended yet */
+    while (i < n) {
+        size_t len = u[i] < 0x80 ? 1 : dls_utf8_len(u + i, n - i);
+        if (len) {
+            i += len;
+            continue;
+        }
+        if (sbuf_put(b, s + kept, i - kept) != 0 || sbuf_put(b, DLS_UTF8_REPLACEMENT, DLS_UTF8_REPLACEMENT_LEN) != 0)
+            return -1;
+        kept = ++i;
+    }
+    return sbuf_put(b, s + kept, n - kept);
 }
 
 static int hex4(parser *p, unsigned *out)
@@ -147,7 +168,7 @@ static char *parse_string_raw(parser *p, size_t *len_out)
             size_t run = p->pos;
             while (run < p->n && p->s[run] != '"' && p->s[run] != '\\' && (unsigned char)p->s[run] >= 0x20)
                 run++;
-            if (sbuf_put(&b, p->s + p->pos, run - p->pos) != 0) {
+            if (sbuf_put_text(&b, p->s + p->pos, run - p->pos) != 0) {
                 fail(p, "out of memory");
                 break;
             }
@@ -488,33 +509,6 @@ int dlt_json_get_int(const dlt_json_value *obj, const char *key, long long *out)
     return 1;
 }
 
-/* Length of the valid UTF-8 sequence starting at c (c[0] >= 0x80), or 0 when it is invalid. */
-static size_t utf8_valid_len(const unsigned char *c)
-{
-    size_t n;
-    unsigned cp;
-    if (c[0] >= 0xC2 && c[0] <= 0xDF) {
-        n = 2;
-        cp = c[0] & 0x1F;
-    } else if (c[0] >= 0xE0 && c[0] <= 0xEF) {
-        n = 3;
-        cp = c[0] & 0x0F;
-    } else if (c[0] >= 0xF0 && c[0] <= 0xF4) {
-        n = 4;
-        cp = c[0] & 0x07;
-    } else {
-        return 0;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if ((c[i] & 0xC0) != 0x80)
-            return 0; /* also stops at the terminating NUL */
-        cp = (cp << 6) | (c[i] & 0x3F);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
 void dlt_json_write_str(FILE *f, const char *s)
 {
     if (!s) {
@@ -522,11 +516,12 @@ void dlt_json_write_str(FILE *f, const char *s)
         return;
     }
     putc('"', f);
+    const unsigned char *end = (const unsigned char *)s + strlen(s);
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
         if (*c >= 0x80) {
-            size_t n = utf8_valid_len(c);
+            size_t n = dls_utf8_len(c, (size_t)(end - c));
             if (n == 0) {
-                fputs("\\ufffd", f); /* invalid UTF-8 byte: keep the output valid JSON */
+                fputs(DLS_UTF8_REPLACEMENT_JSON, f); /* not UTF-8: keep the output valid JSON */
             } else {
                 fwrite(c, 1, n, f);
                 c += n - 1;

@@ -1,5 +1,11 @@
 /* A small, strict JSON reader for the dlsync command (RFC 8259, UTF-8).
  *
+ * Strict in its grammar: anything RFC 8259 does not allow is an error, and so is an escaped
+ * surrogate that is not part of a pair. Not an error: bytes of a string that are not valid UTF-8.
+ * They follow the rule of shim/common/utf8.h, the shim's writer's own: each such byte is read as
+ * U+FFFD, so a decoded string is always valid UTF-8 and a log line reads the same whether its
+ * writer replaced those bytes (\ufffd) or left them raw. The writer below applies the same rule.
+ *
  * Parses one text into a tree of dlt_json_value nodes. Every failure is reported with the byte offset
  * and a reason; nothing here aborts, and nesting deeper than DLT_JSON_MAX_DEPTH is refused so
  * hostile input cannot exhaust the stack. Numbers keep their exact integer value when they are
@@ -28,7 +34,7 @@ struct dlt_json_value {
     double num;             /* NUMBER */
     long long ival;         /* NUMBER, valid when is_int */
     int is_int;             /* NUMBER written as an integer that fits in long long */
-    char *str;              /* STRING: decoded, NUL-terminated (may contain NUL when len says so) */
+    char *str;              /* STRING: decoded, valid UTF-8, NUL-terminated (may contain NUL when len says so) */
     size_t len;             /* STRING: byte length; ARRAY / OBJECT: number of items */
     dlt_json_value **items; /* ARRAY / OBJECT: the values */
     char **keys;            /* OBJECT: the keys, decoded, parallel to items */
@@ -57,7 +63,8 @@ const char *dlt_json_get_str(const dlt_json_value *obj, const char *key);
  * when absent, not a number, or not an integer. */
 int dlt_json_get_int(const dlt_json_value *obj, const char *key, long long *out);
 
-/* Writes s as a JSON string literal (with quotes and escapes) to f. NULL writes null. */
+/* Writes s as a JSON string literal (with quotes and escapes) to f, each byte that is not valid
+ * UTF-8 as \ufffd (shim/common/utf8.h). NULL writes null. */
 void dlt_json_write_str(FILE *f, const char *s);
 
 /* Writes the tree v back as compact JSON to f (NULL writes null). */

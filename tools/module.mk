@@ -16,7 +16,7 @@ TOOL_MAIN_OBJ := $(B)/obj/tools/main.o
 TOOL_AR       := $(B)/lib/libdlsync_tool.a
 TOOL_BIN      := $(B)/bin/dlsync
 TOOL_PROFILES := $(B)/obj/shim/hooks/profiles.o $(B)/obj/shim/report/suppress.o $(B)/obj/shim/common/preloadable.o \
-                 $(B)/obj/shim/common/buildid.o
+                 $(B)/obj/shim/common/buildid.o $(B)/obj/shim/common/utf8.o
 
 # The sanitizer runtime goes in front of the shim in LD_PRELOAD when the build is instrumented.
 $(B)/obj/tools/%.o: EXTRA_CFLAGS += -I tools -I shim -DDLT_SAN_RUNTIME='"$(SAN_RUNTIME)"'

@@ -1,8 +1,9 @@
 /* libFuzzer harness: the JSON reader (tools/json.c) and the log reader (tools/logread.c).
- * Properties: parsing never crashes or leaks; what the writer writes for a parsed value parses
- * again, and from then on writing is a fixed point (the first write may differ from the input's
- * text: invalid UTF-8 in a string becomes \ufffd); the log reader reads any bytes, skipping what is
- * damaged. */
+ * Properties: parsing never crashes or leaks; every string and key it decodes is valid UTF-8
+ * (invalid bytes are read as U+FFFD, shim/common/utf8.h); what the writer writes for a parsed
+ * value parses again, and from then on writing is a fixed point (the first write may differ from
+ * the input's text: spacing, escapes); the log reader reads any bytes, skipping what is damaged. */
+#include "common/utf8.h"
 #include "json.h"
 #include "logread.h"
 
@@ -36,11 +37,32 @@ static dlt_json_value *reparse(dlt_json_value *v, char **text, size_t *len)
     return w;
 }
 
+/* Aborts unless s[0..n) is valid UTF-8. */
+static void valid_text(const char *s, size_t n)
+{
+    for (size_t i = 0, len; i < n; i += len)
+        if (!(len = dls_utf8_len((const unsigned char *)s + i, n - i)))
+            abort();
+}
+
+/* Aborts unless every string and key under v is valid UTF-8. */
+static void valid_strings(const dlt_json_value *v)
+{
+    if (v->type == DLT_JSON_STRING)
+        valid_text(v->str, v->len);
+    for (size_t i = 0; v->items && i < v->len; i++) {
+        if (v->keys)
+            valid_text(v->keys[i], strlen(v->keys[i]));
+        valid_strings(v->items[i]);
+    }
+}
+
 static void round_trip(const char *text, size_t n)
 {
     dlt_json_value *v = dlt_json_parse(text, n, NULL);
     if (!v)
         return;
+    valid_strings(v);
     char *t1, *t2, *t3;
     size_t l1, l2, l3;
     v = reparse(v, &t1, &l1);
