@@ -5,6 +5,8 @@
 # flags, the generic compile rule, the test runner, and the sanitizer variants.
 #
 #   make            build everything
+#   make tool       the dlsync command alone ($(BUILD)/bin/dlsync); needs no CUDA headers
+#   make check-tools-standalone   build the command from nothing with CUDA_HOME an empty folder
 #   make test       build and run every test binary (ends with "N passed, N failed")
 #   make demo       run the headline story (simulator when there is no GPU)
 #   make bench      run the benchmarks, print their figures and check the budgets
@@ -24,8 +26,13 @@ SAN       ?=
 FUZZ      ?= 0
 V         ?= 0
 
+# The shim and the tests need the CUDA headers; the dlsync command does not (tools/module.mk), so
+# `make tool`, and the goals that compile nothing, work without them.
+CUDA_FREE_GOALS := tool check-tools-standalone clean format format-check
+ifneq ($(filter-out $(CUDA_FREE_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(wildcard $(CUDA_HOME)/include/cuda.h $(CUDA_HOME)/include/cupti_callbacks.h),)
-$(error CUDA headers not found under CUDA_HOME=$(CUDA_HOME) (need include/cuda.h and include/cupti_callbacks.h). Install the CUDA 13 toolkit or run `make CUDA_HOME=/path/to/cuda`)
+$(error CUDA headers not found under CUDA_HOME=$(CUDA_HOME) (need include/cuda.h and include/cupti_callbacks.h). Install the CUDA 13 toolkit or run `make CUDA_HOME=/path/to/cuda` (`make tool` builds the dlsync command alone, without them))
+endif
 endif
 
 B    := $(BUILD)

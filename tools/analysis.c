@@ -7,19 +7,19 @@
 
 #include "records.h"
 
-void dls_analysis_free(dls_analysis *a)
+void dlt_analysis_free(dlt_analysis *a)
 {
-    dls_tally *all[] = {&a->pids,      &a->pairs,    &a->injects,   &a->race_pid, &a->races,     &a->fixes,
+    dlt_tally *all[] = {&a->pids,      &a->pairs,    &a->injects,   &a->race_pid, &a->races,     &a->fixes,
                         &a->fallbacks, &a->warnings, &a->summaries, &a->capped,   &a->suppressed};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-        dls_tally_free(all[i]);
+        dlt_tally_free(all[i]);
 }
 
 /* Adds one to the entry for key; returns -1 when memory runs out. */
-static int bump(dls_tally *t, const char *key, size_t idx)
+static int bump(dlt_tally *t, const char *key, size_t idx)
 {
     int fresh;
-    dls_tally_entry *e = dls_tally_add(t, key, &fresh);
+    dlt_tally_entry *e = dlt_tally_add(t, key, &fresh);
     if (!e)
         return -1;
     if (fresh)
@@ -33,22 +33,22 @@ static const char *or_unknown(const char *s)
     return s ? s : "?";
 }
 
-static int add_pair(dls_analysis *a, const dls_log_record *exp, const dls_log_record *imp, size_t idx)
+static int add_pair(dlt_analysis *a, const dlt_log_record *exp, const dlt_log_record *imp, size_t idx)
 {
     char key[512], dev[64];
-    const dlt_json_value *device = dls_json_get(exp ? exp->obj : imp->obj, "device");
-    if (!device || device->type != DLS_JSON_OBJECT)
-        device = imp ? dls_json_get(imp->obj, "device") : NULL;
-    snprintf(key, sizeof key, "%s -> %s\t%s", exp ? or_unknown(dls_json_get_str(exp->obj, "framework")) : "(not seen)",
-             imp ? or_unknown(dls_json_get_str(imp->obj, "framework")) : "(not imported)",
-             dls_device_text(device, dev, sizeof dev));
+    const dlt_json_value *device = dlt_json_get(exp ? exp->obj : imp->obj, "device");
+    if (!device || device->type != DLT_JSON_OBJECT)
+        device = imp ? dlt_json_get(imp->obj, "device") : NULL;
+    snprintf(key, sizeof key, "%s -> %s\t%s", exp ? or_unknown(dlt_json_get_str(exp->obj, "framework")) : "(not seen)",
+             imp ? or_unknown(dlt_json_get_str(imp->obj, "framework")) : "(not imported)",
+             dlt_device_text(device, dev, sizeof dev));
     return bump(&a->pairs, key, idx);
 }
 
 /* Sets the entry of key to the record idx (the latest wins); -1 when memory runs out. */
-static int remember(dls_tally *t, const char *key, size_t idx)
+static int remember(dlt_tally *t, const char *key, size_t idx)
 {
-    dls_tally_entry *e = dls_tally_add(t, key, NULL);
+    dlt_tally_entry *e = dlt_tally_add(t, key, NULL);
     if (!e)
         return -1;
     e->first = idx;
@@ -56,14 +56,14 @@ static int remember(dls_tally *t, const char *key, size_t idx)
     return 0;
 }
 
-static int add_race(dls_analysis *a, const dls_log_record *r, size_t idx)
+static int add_race(dlt_analysis *a, const dlt_log_record *r, size_t idx)
 {
     char key[128], pid[32], pkey[192];
-    dls_scalar_text(r->obj, "key", key, sizeof key);
-    snprintf(pkey, sizeof pkey, "%s\t%s", dls_scalar_text(r->obj, "pid", pid, sizeof pid), key);
+    dlt_scalar_text(r->obj, "key", key, sizeof key);
+    snprintf(pkey, sizeof pkey, "%s\t%s", dlt_scalar_text(r->obj, "pid", pid, sizeof pid), key);
     int fresh;
-    dls_tally_entry *per = dls_tally_add(&a->race_pid, pkey, &fresh);
-    dls_tally_entry *all = per ? dls_tally_add(&a->races, key, &fresh) : NULL;
+    dlt_tally_entry *per = dlt_tally_add(&a->race_pid, pkey, &fresh);
+    dlt_tally_entry *all = per ? dlt_tally_add(&a->races, key, &fresh) : NULL;
     if (!all)
         return -1;
     if (fresh)
@@ -72,7 +72,7 @@ static int add_race(dls_analysis *a, const dls_log_record *r, size_t idx)
      * records without it count one each. */
     long long count;
     per->count++;
-    if (!dls_json_get_int(r->obj, "count", &count) || count < per->count)
+    if (!dlt_json_get_int(r->obj, "count", &count) || count < per->count)
         count = per->count;
     if (count > per->aux) {
         all->count += count - per->aux;
@@ -81,17 +81,17 @@ static int add_race(dls_analysis *a, const dls_log_record *r, size_t idx)
     return 0;
 }
 
-int dls_analyse(const dls_log_set *set, dls_analysis *a)
+int dlt_analyse(const dlt_log_set *set, dlt_analysis *a)
 {
     memset(a, 0, sizeof *a);
-    size_t *match = dls_match_exchanges(set);
+    size_t *match = dlt_match_exchanges(set);
     char *imported = calloc(set->n ? set->n : 1, 1);
     int rc = (set->n && !match) || !imported ? -1 : 0;
     char pid[32];
     for (size_t i = 0; rc == 0 && i < set->n; i++) {
-        const dls_log_record *r = &set->recs[i];
+        const dlt_log_record *r = &set->recs[i];
         int fresh;
-        dls_tally_entry *p = dls_tally_add(&a->pids, dls_scalar_text(r->obj, "pid", pid, sizeof pid), &fresh);
+        dlt_tally_entry *p = dlt_tally_add(&a->pids, dlt_scalar_text(r->obj, "pid", pid, sizeof pid), &fresh);
         if (!p) {
             rc = -1;
             break;
@@ -103,7 +103,7 @@ int dls_analyse(const dls_log_set *set, dls_analysis *a)
             a->exports++;
         } else if (strcmp(r->ev, "import") == 0) {
             a->imports++;
-            if (match[i] != DLS_NO_RECORD) {
+            if (match[i] != DLT_NO_RECORD) {
                 imported[match[i]] = 1;
                 rc = add_pair(a, &set->recs[match[i]], r, i);
             } else {
@@ -118,10 +118,10 @@ int dls_analyse(const dls_log_set *set, dls_analysis *a)
             a->malformed++;
         } else if (strcmp(r->ev, "inject") == 0) {
             a->injected++;
-            rc = bump(&a->injects, or_unknown(dls_json_get_str(r->obj, "what")), i);
-        } else if (strcmp(r->ev, "race") == 0 && dls_json_get(r->obj, "suppressed")) {
+            rc = bump(&a->injects, or_unknown(dlt_json_get_str(r->obj, "what")), i);
+        } else if (strcmp(r->ev, "race") == 0 && dlt_json_get(r->obj, "suppressed")) {
             char key[128];
-            rc = bump(&a->suppressed, dls_scalar_text(r->obj, "key", key, sizeof key), i);
+            rc = bump(&a->suppressed, dlt_scalar_text(r->obj, "key", key, sizeof key), i);
         } else if (strcmp(r->ev, "race") == 0) {
             rc = add_race(a, r, i);
         } else if (strcmp(r->ev, "summary") == 0) {
@@ -130,10 +130,10 @@ int dls_analyse(const dls_log_set *set, dls_analysis *a)
             rc = remember(&a->capped, pid, i);
         } else if (strcmp(r->ev, "fallback") == 0) {
             a->fallback_records++;
-            rc = bump(&a->fallbacks, or_unknown(dls_json_get_str(r->obj, "reason")), i);
+            rc = bump(&a->fallbacks, or_unknown(dlt_json_get_str(r->obj, "reason")), i);
         } else if (strcmp(r->ev, "warning") == 0) {
             a->warning_records++;
-            rc = bump(&a->warnings, or_unknown(dls_json_get_str(r->obj, "reason")), i);
+            rc = bump(&a->warnings, or_unknown(dlt_json_get_str(r->obj, "reason")), i);
         }
     }
     for (size_t i = 0; rc == 0 && i < set->n; i++)
@@ -142,44 +142,44 @@ int dls_analyse(const dls_log_set *set, dls_analysis *a)
     free(match);
     free(imported);
     if (rc != 0)
-        dls_analysis_free(a);
+        dlt_analysis_free(a);
     return rc;
 }
 
-int dls_check_state(const dls_log_set *set, const dls_analysis *a, const dls_tally_entry *p, char *why, size_t n)
+int dlt_check_state(const dlt_log_set *set, const dlt_analysis *a, const dlt_tally_entry *p, char *why, size_t n)
 {
-    const dls_log_record *start = &set->recs[p->first];
-    const char *mode = dls_json_get_str(start->obj, "mode");
+    const dlt_log_record *start = &set->recs[p->first];
+    const char *mode = dlt_json_get_str(start->obj, "mode");
     if (strcmp(start->ev, "start") != 0 || !mode || strcmp(mode, "check") != 0)
         return -1;
-    const dls_tally_entry *s = dls_tally_find(&a->summaries, p->key);
+    const dlt_tally_entry *s = dlt_tally_find(&a->summaries, p->key);
     if (!s) {
         snprintf(why, n, "no summary record: the process was killed, ended through exec, or was still running");
         return 0;
     }
-    const dlt_json_value *sum = set->recs[s->first].obj, *checked = dls_json_get(sum, "checked");
-    if (checked && checked->type == DLS_JSON_BOOL) {
-        const char *w = dls_json_get_str(sum, "why");
+    const dlt_json_value *sum = set->recs[s->first].obj, *checked = dlt_json_get(sum, "checked");
+    if (checked && checked->type == DLT_JSON_BOOL) {
+        const char *w = dlt_json_get_str(sum, "why");
         snprintf(why, n, "%s", w ? w : "not checked");
         return checked->boolean;
     }
     /* A log of an older dlsync: no observer, yet exchanges to check. */
     long long exchanges = 0;
-    const char *cupti = dls_json_get_str(sum, "cupti");
-    if (cupti && strcmp(cupti, "none") == 0 && dls_json_get_int(sum, "exchanges", &exchanges) && exchanges > 0) {
+    const char *cupti = dlt_json_get_str(sum, "cupti");
+    if (cupti && strcmp(cupti, "none") == 0 && dlt_json_get_int(sum, "exchanges", &exchanges) && exchanges > 0) {
         snprintf(why, n, "no CUDA observer (cupti=none)");
         return 0;
     }
     return 1;
 }
 
-const char *dls_race_fix_id(const dlt_json_value *race)
+const char *dlt_race_fix_id(const dlt_json_value *race)
 {
-    const char *id = dls_json_get_str(dls_json_get(race, "fix"), "id");
+    const char *id = dlt_json_get_str(dlt_json_get(race, "fix"), "id");
     return id ? id : "(none)";
 }
 
-const char *dls_fix_title(const char *id)
+const char *dlt_fix_title(const char *id)
 {
     static const struct {
         const char *id, *title;

@@ -24,8 +24,8 @@
 
 /* The sanitizer runtime the shim was built with ("" normally); it must come first in
  * LD_PRELOAD when an instrumented shim goes into an uninstrumented program. */
-#ifndef DLS_TOOL_SAN_RUNTIME
-#define DLS_TOOL_SAN_RUNTIME ""
+#ifndef DLT_SAN_RUNTIME
+#define DLT_SAN_RUNTIME ""
 #endif
 
 typedef struct {
@@ -38,7 +38,7 @@ static int usage_error(const char *fmt, const char *arg)
 {
     char safe[512];
     fputs("dlsync run: ", stderr);
-    fprintf(stderr, fmt, dls_text_escape(arg, safe, sizeof safe));
+    fprintf(stderr, fmt, dlt_text_escape(arg, safe, sizeof safe));
     fputs("\n(dlsync run --help for usage)\n", stderr);
     return DLS_EXIT_USAGE;
 }
@@ -65,7 +65,7 @@ static int option_value(int argc, char **argv, int *i, const char *name, const c
 static void say_bad_suppression(unsigned line, const char *reason, void *ctx)
 {
     char safe[1024];
-    fprintf(stderr, "dlsync run: %s:%u: %s\n", dls_text_escape(ctx, safe, sizeof safe), line, reason);
+    fprintf(stderr, "dlsync run: %s:%u: %s\n", dlt_text_escape(ctx, safe, sizeof safe), line, reason);
 }
 
 /* A suppressions file the shim will read: refused (with each bad line) before the run. */
@@ -138,9 +138,9 @@ static int parse(int argc, char **argv, run_options *o)
         if (a[0] != '-')
             break;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(dls_usage_run, stdout);
+            fputs(dlt_usage_run, stdout);
             fputc('\n', stdout);
-            dls_usage_variables(stdout);
+            dlt_usage_variables(stdout);
             return -1;
         }
         int *flags[] = {&o->verbose, &o->quiet, &o->fail_on_race};
@@ -180,12 +180,12 @@ static char *absolute(const char *path)
 static int set_preload(const char *shim)
 {
     const char *old = getenv("LD_PRELOAD");
-    size_t len = strlen(DLS_TOOL_SAN_RUNTIME) + strlen(shim) + (old ? strlen(old) : 0) + 3;
+    size_t len = strlen(DLT_SAN_RUNTIME) + strlen(shim) + (old ? strlen(old) : 0) + 3;
     char *v = malloc(len);
     if (!v)
         return -1;
-    snprintf(v, len, "%s%s%s%s%s", DLS_TOOL_SAN_RUNTIME, DLS_TOOL_SAN_RUNTIME[0] ? ":" : "", shim,
-             old && *old ? ":" : "", old && *old ? old : "");
+    snprintf(v, len, "%s%s%s%s%s", DLT_SAN_RUNTIME, DLT_SAN_RUNTIME[0] ? ":" : "", shim, old && *old ? ":" : "",
+             old && *old ? old : "");
     int rc = setenv("LD_PRELOAD", v, 1);
     free(v);
     return rc;
@@ -234,7 +234,7 @@ static int exec_status(int err)
 static void say_exec_failed(const char *program, int err)
 {
     char safe[1024];
-    fprintf(stderr, "dlsync run: cannot run %s: %s\n", dls_text_escape(program, safe, sizeof safe), strerror(err));
+    fprintf(stderr, "dlsync run: cannot run %s: %s\n", dlt_text_escape(program, safe, sizeof safe), strerror(err));
 }
 
 static volatile sig_atomic_t g_child;
@@ -333,7 +333,7 @@ static int make_rundir(char *dir, size_t n, char *manifest, size_t mn, char *id,
 }
 
 /* The program's exit status turned into the run's, with --fail-on-race. */
-static int gate_status(const run_options *o, int status, const dls_gate_result *g)
+static int gate_status(const run_options *o, int status, const dlt_gate_result *g)
 {
     if (!o->fail_on_race || status != 0)
         return status;
@@ -342,14 +342,14 @@ static int gate_status(const run_options *o, int status, const dls_gate_result *
     return g->uncovered ? DLS_EXIT_UNCHECKED : 0;
 }
 
-int dls_cmd_run(int argc, char **argv)
+int dlt_cmd_run(int argc, char **argv)
 {
     run_options o = {0};
     int rc = parse(argc, argv, &o);
     if (rc != 0)
         return rc < 0 ? 0 : rc;
     char shim[PATH_MAX];
-    if (dls_find_shim(shim, sizeof shim) != 0) {
+    if (dlt_find_shim(shim, sizeof shim) != 0) {
         fprintf(stderr, "dlsync run: cannot find libdlsync.so (looked for %s)\n",
                 shim[0] ? shim : "../lib from this program");
         return DLS_EXIT_INTERNAL;
@@ -390,7 +390,7 @@ int dls_cmd_run(int argc, char **argv)
     const char *unreachable = NULL;
     if (reason) {
         char safe[PATH_MAX];
-        snprintf(why, sizeof why, "%s: %s", dls_text_escape(file, safe, sizeof safe), reason);
+        snprintf(why, sizeof why, "%s: %s", dlt_text_escape(file, safe, sizeof safe), reason);
         unreachable = why;
     }
     rc = set_environment(&o, shim, &s);
@@ -403,14 +403,14 @@ int dls_cmd_run(int argc, char **argv)
     if (exec_err)
         say_exec_failed(o.program[0], exec_err);
     if (rc == 0 && !exec_err && status != DLS_EXIT_INTERNAL && s.manifest) {
-        dls_gate_result g;
-        dls_gate_read(s.manifest, s.run_id, pid, unreachable, &g);
+        dlt_gate_result g;
+        dlt_gate_read(s.manifest, s.run_id, pid, unreachable, &g);
         if (!o.quiet)
-            dls_gate_print(&g, o.mode ? o.mode : "fix", stderr);
+            dlt_gate_print(&g, o.mode ? o.mode : "fix", stderr);
         if (g.races > 0 && !o.log && o.fail_on_race && !o.quiet)
             fputs("dlsync run:   (run with --log FILE and read it with dlsync report FILE for the details)\n", stderr);
         status = gate_status(&o, status, &g);
-        dls_gate_free(&g);
+        dlt_gate_free(&g);
     }
     if (dir[0])
         remove_rundir(dir);

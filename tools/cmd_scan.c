@@ -17,7 +17,7 @@
 #include "textesc.h"
 
 typedef struct {
-    const dls_elf_sym *sym;
+    const dlt_elf_sym *sym;
     char *demangled;
 } row;
 
@@ -41,7 +41,7 @@ static int is_wrapped(const char *name)
 }
 
 /* Whether preload interposition can replace calls to s (see the help text for the words). */
-static const char *reach(const dls_elf_info *info, const dls_elf_sym *s)
+static const char *reach(const dlt_elf_info *info, const dlt_elf_sym *s)
 {
     if (!s->defined)
         return s->in_dynsym ? "reachable" : "symtab-only";
@@ -238,7 +238,7 @@ static void suggest(const char *path, const row *r, FILE *out)
 static void warn_mangled(const char *name)
 {
     static int said;
-    if (!said && strncmp(name, "_Z", 2) == 0 && !dls_demangle_available()) {
+    if (!said && strncmp(name, "_Z", 2) == 0 && !dlt_demangle_available()) {
         fputs("dlsync scan: no C++ runtime (libstdc++.so.6 or libc++abi.so.1) can be loaded: C++ names are shown "
               "mangled\n",
               stderr);
@@ -246,13 +246,13 @@ static void warn_mangled(const char *name)
     }
 }
 
-static int scan_file(const char *path, dls_tally *seen, FILE *out, FILE *sugg)
+static int scan_file(const char *path, dlt_tally *seen, FILE *out, FILE *sugg)
 {
-    dls_elf_info info;
+    dlt_elf_info info;
     char err[160];
-    if (dls_elf_read(path, is_candidate, NULL, &info, err, sizeof err) != 0) {
+    if (dlt_elf_read(path, is_candidate, NULL, &info, err, sizeof err) != 0) {
         char safe[1024];
-        fprintf(stderr, "dlsync scan: %s: %s\n", dls_text_escape(path, safe, sizeof safe), err);
+        fprintf(stderr, "dlsync scan: %s: %s\n", dlt_text_escape(path, safe, sizeof safe), err);
         return -1;
     }
     row *rows = calloc(info.n ? info.n : 1, sizeof *rows);
@@ -260,29 +260,29 @@ static int scan_file(const char *path, dls_tally *seen, FILE *out, FILE *sugg)
     for (size_t i = 0; rc == 0 && i < info.n; i++) {
         rows[i].sym = &info.syms[i];
         warn_mangled(info.syms[i].name);
-        rows[i].demangled = dls_demangle(info.syms[i].name);
+        rows[i].demangled = dlt_demangle(info.syms[i].name);
         if (!rows[i].demangled)
             rc = -1;
     }
     if (rc == 0) {
         qsort(rows, info.n, sizeof *rows, by_demangled);
         char safe[2048];
-        fprintf(out, "%s: %s%s, %zu DLPack-related symbol%s\n", dls_text_escape(path, safe, sizeof safe),
+        fprintf(out, "%s: %s%s, %zu DLPack-related symbol%s\n", dlt_text_escape(path, safe, sizeof safe),
                 info.is_exec ? "executable" : "shared object",
                 info.symbolic ? " (linked -Bsymbolic: its own calls are bound inside it)" : "", info.n,
                 info.n == 1 ? "" : "s");
         for (size_t i = 0; i < info.n; i++) {
-            const dls_elf_sym *s = rows[i].sym;
+            const dlt_elf_sym *s = rows[i].sym;
             const char *where = reach(&info, s);
             int wrapped = is_wrapped(s->name);
             fprintf(out, "  %-3s  %-7s  %-11s  %s", s->defined ? "def" : "imp", wrapped ? "wrapped" : "-", where,
-                    dls_text_escape(rows[i].demangled, safe, sizeof safe));
+                    dlt_text_escape(rows[i].demangled, safe, sizeof safe));
             if (strcmp(rows[i].demangled, s->name) != 0)
-                fprintf(out, "  [%s]", dls_text_escape(s->name, safe, sizeof safe));
+                fprintf(out, "  [%s]", dlt_text_escape(s->name, safe, sizeof safe));
             fputc('\n', out);
             int fresh = 0;
             if (!wrapped && (strcmp(where, "reachable") == 0 || strcmp(where, "protected") == 0)) {
-                if (!dls_tally_add(seen, s->name, &fresh))
+                if (!dlt_tally_add(seen, s->name, &fresh))
                     rc = -1;
                 else if (fresh)
                     suggest(path, &rows[i], sugg);
@@ -292,17 +292,17 @@ static int scan_file(const char *path, dls_tally *seen, FILE *out, FILE *sugg)
     for (size_t i = 0; rows && i < info.n; i++)
         free(rows[i].demangled);
     free(rows);
-    dls_elf_info_free(&info);
+    dlt_elf_info_free(&info);
     if (rc != 0)
         fprintf(stderr, "dlsync scan: %s: out of memory\n", path);
     return rc;
 }
 
-int dls_cmd_scan(int argc, char **argv)
+int dlt_cmd_scan(int argc, char **argv)
 {
     int i = 1;
     if (i < argc && (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)) {
-        fputs(dls_usage_scan, stdout);
+        fputs(dlt_usage_scan, stdout);
         return 0;
     }
     if (i < argc && strcmp(argv[i], "--") == 0)
@@ -319,7 +319,7 @@ int dls_cmd_scan(int argc, char **argv)
         fputs("dlsync scan: out of memory\n", stderr);
         return 1;
     }
-    dls_tally seen = {0};
+    dlt_tally seen = {0};
     int rc = 0;
     for (; i < argc; i++)
         if (scan_file(argv[i], &seen, stdout, sugg) != 0)
@@ -330,7 +330,7 @@ int dls_cmd_scan(int argc, char **argv)
                "# Row: <exported-symbol> <framework> <export|import> <ret|out:N|arg:N|fill:N> <v0|v1>\n%s",
                sbuf);
     free(sbuf);
-    dls_tally_free(&seen);
+    dlt_tally_free(&seen);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "dlsync scan: writing the listing failed: %s\n", strerror(errno));
         rc = 1;

@@ -23,15 +23,15 @@ static void find_demangler(void)
     }
 }
 
-int dls_demangle_available(void)
+int dlt_demangle_available(void)
 {
     pthread_once(&g_once, find_demangler);
     return g_demangle != NULL;
 }
 
-char *dls_demangle(const char *name)
+char *dlt_demangle(const char *name)
 {
-    if (strncmp(name, "_Z", 2) == 0 && dls_demangle_available()) {
+    if (strncmp(name, "_Z", 2) == 0 && dlt_demangle_available()) {
         int status = -1;
         char *d = g_demangle(name, NULL, NULL, &status);
         if (d && status == 0)

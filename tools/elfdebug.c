@@ -42,46 +42,18 @@ static unsigned char *read_block(const file *f, uint64_t off, uint64_t len)
     return buf;
 }
 
-/* Writes the build id found in the notes at p[0..size) into hex; 1 when found. */
-static int notes_build_id(const unsigned char *p, uint64_t size, uint64_t align, char *hex)
-{
-    static const char digits[] = "0123456789abcdef";
-    uint64_t at = 0;
-    align = align == 8 ? 8 : 4;
-    while (size - at >= sizeof(Elf64_Nhdr)) {
-        Elf64_Nhdr nh;
-        memcpy(&nh, p + at, sizeof nh);
-        uint64_t name = ((uint64_t)nh.n_namesz + align - 1) & ~(align - 1);
-        uint64_t desc = ((uint64_t)nh.n_descsz + align - 1) & ~(align - 1);
-        at += sizeof nh;
-        if (name > size - at || desc > size - at - name)
-            return 0;
-        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && memcmp(p + at, "GNU", 4) == 0 && nh.n_descsz > 0) {
-            size_t n = nh.n_descsz < (DLS_ELF_BUILD_ID_HEX - 1) / 2 ? nh.n_descsz : (DLS_ELF_BUILD_ID_HEX - 1) / 2;
-            for (size_t i = 0; i < n; i++) {
-                hex[2 * i] = digits[p[at + name + i] >> 4];
-                hex[2 * i + 1] = digits[p[at + name + i] & 15];
-            }
-            hex[2 * n] = '\0';
-            return 1;
-        }
-        at += name + desc;
-    }
-    return 0;
-}
-
 /* The build id of the notes of [off, off + len) of the file; 1 when found. */
 static int block_build_id(const file *f, uint64_t off, uint64_t len, uint64_t align, char *hex)
 {
     unsigned char *notes = read_block(f, off, len);
-    int found = notes && notes_build_id(notes, len, align, hex);
+    int found = notes && dls_build_id_from_notes(notes, len, align, hex);
     free(notes);
     return found;
 }
 
 /* Sections: the build id from SHT_NOTE sections, debug information from .debug_info or
  * .zdebug_info. */
-static void read_sections(const file *f, const Elf64_Ehdr *eh, dls_elf_debug *out)
+static void read_sections(const file *f, const Elf64_Ehdr *eh, dlt_elf_debug *out)
 {
     if (!eh->e_shoff || eh->e_shentsize != sizeof(Elf64_Shdr) || !eh->e_shnum || eh->e_shstrndx >= eh->e_shnum)
         return;
@@ -105,7 +77,7 @@ static void read_sections(const file *f, const Elf64_Ehdr *eh, dls_elf_debug *ou
 }
 
 /* Program headers: the build id from PT_NOTE segments (an object without section headers). */
-static void read_segments(const file *f, const Elf64_Ehdr *eh, dls_elf_debug *out)
+static void read_segments(const file *f, const Elf64_Ehdr *eh, dlt_elf_debug *out)
 {
     if (!eh->e_phoff || eh->e_phentsize != sizeof(Elf64_Phdr) || !eh->e_phnum)
         return;
@@ -116,7 +88,7 @@ static void read_segments(const file *f, const Elf64_Ehdr *eh, dls_elf_debug *ou
     free(ph);
 }
 
-int dls_elf_debug_read(const char *path, dls_elf_debug *out)
+int dlt_elf_debug_read(const char *path, dlt_elf_debug *out)
 {
     memset(out, 0, sizeof *out);
     file f = {.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)};

@@ -117,23 +117,23 @@ static int read_dynamic(elf_file *f, const Elf64_Shdr *sh, int *pie, int *symbol
 
 /* The entry of `name` in info, appended when it is new; `index` maps names to their entries.
  * NULL when memory runs out. */
-static dls_elf_sym *find_or_add(dls_elf_info *info, size_t *cap, dls_tally *index, const char *name)
+static dlt_elf_sym *find_or_add(dlt_elf_info *info, size_t *cap, dlt_tally *index, const char *name)
 {
     int fresh = 0;
-    dls_tally_entry *e = dls_tally_add(index, name, &fresh);
+    dlt_tally_entry *e = dlt_tally_add(index, name, &fresh);
     if (!e)
         return NULL;
     if (!fresh)
         return &info->syms[e->first];
     if (info->n == *cap) {
         size_t nc = *cap ? *cap * 2 : 16;
-        dls_elf_sym *ns = realloc(info->syms, nc * sizeof *ns);
+        dlt_elf_sym *ns = realloc(info->syms, nc * sizeof *ns);
         if (!ns)
             return NULL;
         info->syms = ns;
         *cap = nc;
     }
-    dls_elf_sym *s = &info->syms[info->n];
+    dlt_elf_sym *s = &info->syms[info->n];
     memset(s, 0, sizeof *s);
     s->name = strdup(name);
     if (!s->name)
@@ -145,7 +145,7 @@ static dls_elf_sym *find_or_add(dls_elf_info *info, size_t *cap, dls_tally *inde
 /* Merges the function-like symbols `keep` accepts of the SHT_DYNSYM or SHT_SYMTAB section sh
  * into info. */
 static int read_symbols(elf_file *f, const Elf64_Shdr *sh, int (*keep)(const char *, void *), void *ctx,
-                        dls_elf_info *info, size_t *cap, dls_tally *index)
+                        dlt_elf_info *info, size_t *cap, dlt_tally *index)
 {
     if (!sh->sh_size)
         return 0;
@@ -182,7 +182,7 @@ static int read_symbols(elf_file *f, const Elf64_Shdr *sh, int (*keep)(const cha
         budget -= len;
         if (!*name || !keep(name, ctx))
             continue;
-        dls_elf_sym *s = find_or_add(info, cap, index, name);
+        dlt_elf_sym *s = find_or_add(info, cap, index, name);
         if (!s) {
             rc = READ_NOMEM;
             break;
@@ -223,7 +223,7 @@ static int open_regular(const char *path, off_t *size, char *err, size_t errlen)
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s, not an ELF object", dls_file_kind(st.st_mode));
+        snprintf(err, errlen, "%s, not an ELF object", dlt_file_kind(st.st_mode));
         close(fd);
         return -1;
     }
@@ -303,7 +303,7 @@ static int is_read(uint32_t type)
     return type == SHT_DYNAMIC || type == SHT_DYNSYM || type == SHT_SYMTAB || type == SHT_STRTAB;
 }
 
-int dls_elf_read(const char *path, int (*keep)(const char *name, void *ctx), void *ctx, dls_elf_info *info, char *err,
+int dlt_elf_read(const char *path, int (*keep)(const char *name, void *ctx), void *ctx, dlt_elf_info *info, char *err,
                  size_t errlen)
 {
     memset(info, 0, sizeof *info);
@@ -324,7 +324,7 @@ int dls_elf_read(const char *path, int (*keep)(const char *name, void *ctx), voi
         goto out;
     int pie = 0, seen_dynamic = 0, seen_dynsym = 0, seen_symtab = 0;
     size_t cap = 0, i = 1;
-    dls_tally index = {0};
+    dlt_tally index = {0};
     rc = 0;
     for (; rc == 0 && i < f.shnum; i++) {
         const Elf64_Shdr *sh = &f.sh[i];
@@ -341,7 +341,7 @@ int dls_elf_read(const char *path, int (*keep)(const char *name, void *ctx), voi
         else if (sh->sh_type == SHT_DYNSYM || sh->sh_type == SHT_SYMTAB)
             rc = read_symbols(&f, sh, keep, ctx, info, &cap, &index);
     }
-    dls_tally_free(&index);
+    dlt_tally_free(&index);
     if (rc == READ_NOMEM)
         snprintf(err, errlen, "out of memory");
     else if (rc == READ_CORRUPT)
@@ -352,11 +352,11 @@ out:
     free(f.sh);
     close(fd);
     if (rc != 0)
-        dls_elf_info_free(info);
+        dlt_elf_info_free(info);
     return rc != 0 ? -1 : 0;
 }
 
-void dls_elf_info_free(dls_elf_info *info)
+void dlt_elf_info_free(dlt_elf_info *info)
 {
     for (size_t i = 0; i < info->n; i++)
         free(info->syms[i].name);

@@ -3,7 +3,7 @@
 
 #include <sys/stat.h>
 
-const char *dls_file_kind(mode_t m)
+const char *dlt_file_kind(mode_t m)
 {
     return S_ISREG(m)    ? "a regular file"
            : S_ISDIR(m)  ? "a directory"

@@ -24,8 +24,8 @@ typedef struct {
     const char *run_id;
     proc *v;
     size_t n, cap;
-    dls_tally index; /* "pid/start" -> aux = index + 1 */
-    dls_tally logs;  /* log paths named in the manifest */
+    dlt_tally index; /* "pid/start" -> aux = index + 1 */
+    dlt_tally logs;  /* log paths named in the manifest */
     char **spawned;  /* "pid P (exe): why" of programs started as new processes dlsync did not enter */
     size_t nspawned;
     int oom;
@@ -34,7 +34,7 @@ typedef struct {
 static long long get_int(const dlt_json_value *o, const char *key)
 {
     long long v = 0;
-    return dls_json_get_int(o, key, &v) ? v : 0;
+    return dlt_json_get_int(o, key, &v) ? v : 0;
 }
 
 static char *dup_or_null(const char *s)
@@ -48,7 +48,7 @@ static void first_reason(char **slot, const char *fmt, const char *a, const char
     if (*slot)
         return;
     char buf[2048], sa[1024], sb[1024];
-    snprintf(buf, sizeof buf, fmt, dls_text_escape(a, sa, sizeof sa), dls_text_escape(b, sb, sizeof sb));
+    snprintf(buf, sizeof buf, fmt, dlt_text_escape(a, sa, sizeof sa), dlt_text_escape(b, sb, sizeof sb));
     *slot = strdup(buf);
 }
 
@@ -60,7 +60,7 @@ static proc *proc_of(state *s, const dlt_json_value *o)
     char key[64];
     snprintf(key, sizeof key, "%lld/%llu", pid, start);
     int fresh;
-    dls_tally_entry *e = dls_tally_add(&s->index, key, &fresh);
+    dlt_tally_entry *e = dlt_tally_add(&s->index, key, &fresh);
     if (!e)
         return NULL;
     if (!fresh)
@@ -78,7 +78,7 @@ static proc *proc_of(state *s, const dlt_json_value *o)
     p->pid = pid;
     p->start = start;
     p->checked = -1;
-    p->exe = dup_or_null(dls_json_get_str(o, "exe"));
+    p->exe = dup_or_null(dlt_json_get_str(o, "exe"));
     e->aux = (long long)s->n;
     return p;
 }
@@ -90,20 +90,20 @@ static void set_log(state *s, proc *p, const char *path)
         return;
     free(p->log);
     p->log = strdup(path);
-    if (!dls_tally_add(&s->logs, path, NULL))
+    if (!dlt_tally_add(&s->logs, path, NULL))
         s->oom = 1;
 }
 
-static int manifest_line(dls_log_record *r, void *ctx)
+static int manifest_line(dlt_log_record *r, void *ctx)
 {
     state *s = ctx;
-    const char *run = dls_json_get_str(r->obj, "run");
+    const char *run = dlt_json_get_str(r->obj, "run");
     if (!run || strcmp(run, s->run_id) != 0)
         return 0;
     proc *p = proc_of(s, r->obj);
     if (!p)
         return -1;
-    const char *error = dls_json_get_str(r->obj, "error"), *log_error = dls_json_get_str(r->obj, "log_error");
+    const char *error = dlt_json_get_str(r->obj, "error"), *log_error = dlt_json_get_str(r->obj, "log_error");
     if (strcmp(r->ev, "log") == 0 || strcmp(r->ev, "end") == 0) {
         free(p->exec_why);
         p->exec_why = NULL;
@@ -111,19 +111,19 @@ static int manifest_line(dls_log_record *r, void *ctx)
     if (strcmp(r->ev, "log") == 0) {
         p->registered = 1;
         p->last_end = 0;
-        set_log(s, p, dls_json_get_str(r->obj, "path"));
+        set_log(s, p, dlt_json_get_str(r->obj, "path"));
         if (error)
             first_reason(&p->problem, "its log could not be written: %s%s", error, "");
     } else if (strcmp(r->ev, "end") == 0) {
         p->ended = p->last_end = 1;
-        set_log(s, p, dls_json_get_str(r->obj, "log"));
+        set_log(s, p, dlt_json_get_str(r->obj, "log"));
         if (log_error)
             first_reason(&p->problem, "its log was lost: %s%s", log_error, "");
-        const dlt_json_value *checked = dls_json_get(r->obj, "checked");
-        if (checked && checked->type == DLS_JSON_BOOL) {
+        const dlt_json_value *checked = dlt_json_get(r->obj, "checked");
+        if (checked && checked->type == DLT_JSON_BOOL) {
             p->checked = checked->boolean;
             free(p->why);
-            p->why = dup_or_null(dls_json_get_str(r->obj, "why"));
+            p->why = dup_or_null(dlt_json_get_str(r->obj, "why"));
         }
         p->races += get_int(r->obj, "races");
         p->suppressed += get_int(r->obj, "suppressed");
@@ -131,14 +131,14 @@ static int manifest_line(dls_log_record *r, void *ctx)
         p->injected += get_int(r->obj, "injected");
         p->fallbacks += get_int(r->obj, "fallbacks");
     } else if (strcmp(r->ev, "exec") == 0) {
-        const dlt_json_value *spawn = dls_json_get(r->obj, "spawn");
-        int spawned = spawn && spawn->type == DLS_JSON_BOOL && spawn->boolean;
+        const dlt_json_value *spawn = dlt_json_get(r->obj, "spawn");
+        int spawned = spawn && spawn->type == DLT_JSON_BOOL && spawn->boolean;
         char text[4096], se[1024], sp[1024], sw[1024];
-        dls_text_escape(dls_json_get_str(r->obj, "path"), sp, sizeof sp);
-        dls_text_escape(dls_json_get_str(r->obj, "why"), sw, sizeof sw);
+        dlt_text_escape(dlt_json_get_str(r->obj, "path"), sp, sizeof sp);
+        dlt_text_escape(dlt_json_get_str(r->obj, "why"), sw, sizeof sw);
         if (spawned)
             snprintf(text, sizeof text, "pid %lld (%s) started %s, which dlsync did not enter: %s", p->pid,
-                     dls_text_escape(p->exe, se, sizeof se), sp, sw);
+                     dlt_text_escape(p->exe, se, sizeof se), sp, sw);
         else
             snprintf(text, sizeof text, "it started %s, which dlsync did not enter: %s", sp, sw);
         char *why = strdup(text);
@@ -158,7 +158,7 @@ static int manifest_line(dls_log_record *r, void *ctx)
         p->inert = 1;
         first_reason(&p->why,
                      "a second libdlsync.so (%s) stayed inert in it beside %s, which did not report to the run",
-                     dls_json_get_str(r->obj, "self"), dls_json_get_str(r->obj, "active"));
+                     dlt_json_get_str(r->obj, "self"), dlt_json_get_str(r->obj, "active"));
     }
     return s->oom ? -1 : 0;
 }
@@ -166,28 +166,28 @@ static int manifest_line(dls_log_record *r, void *ctx)
 /* Reading one log: which of its pids are this run's processes. */
 typedef struct {
     state *s;
-    dls_tally pids; /* pid -> aux = index + 1 of its process, 0 when it is another run's */
+    dlt_tally pids; /* pid -> aux = index + 1 of its process, 0 when it is another run's */
 } log_reading;
 
-static int log_record(dls_log_record *r, void *ctx)
+static int log_record(dlt_log_record *r, void *ctx)
 {
     log_reading *lr = ctx;
     char pid[32];
     snprintf(pid, sizeof pid, "%lld", get_int(r->obj, "pid"));
-    dls_tally_entry *e = dls_tally_add(&lr->pids, pid, NULL);
+    dlt_tally_entry *e = dlt_tally_add(&lr->pids, pid, NULL);
     if (!e)
         return -1;
     if (strcmp(r->ev, "start") == 0) {
-        const char *run = dls_json_get_str(r->obj, "run");
+        const char *run = dlt_json_get_str(r->obj, "run");
         char key[64];
         snprintf(key, sizeof key, "%s/%llu", pid, (unsigned long long)get_int(r->obj, "proc_start"));
-        dls_tally_entry *p = run && strcmp(run, lr->s->run_id) == 0 ? dls_tally_find(&lr->s->index, key) : NULL;
+        dlt_tally_entry *p = run && strcmp(run, lr->s->run_id) == 0 ? dlt_tally_find(&lr->s->index, key) : NULL;
         e->aux = p ? p->aux : 0;
         if (p)
             lr->s->v[p->aux - 1].log_seen = 1;
     } else if (e->aux) {
         proc *p = &lr->s->v[e->aux - 1];
-        if (dls_json_get(r->obj, "suppressed"))
+        if (dlt_json_get(r->obj, "suppressed"))
             p->log_suppressed++;
         else
             p->log_races++;
@@ -202,10 +202,10 @@ static void read_log(state *s, const char *path)
     char *msg = NULL;
     size_t len = 0;
     FILE *errs = open_memstream(&msg, &len);
-    dls_log_scan_opts o = {.pipes = 0, .kinds = kinds, .errs = errs};
+    dlt_log_scan_opts o = {.pipes = 0, .kinds = kinds, .errs = errs};
     log_reading lr = {.s = s};
     long damaged = 0;
-    int rc = dls_log_scan(path, &o, log_record, &lr, &damaged);
+    int rc = dlt_log_scan(path, &o, log_record, &lr, &damaged);
     if (errs)
         fclose(errs);
     if (rc != 0) {
@@ -218,7 +218,7 @@ static void read_log(state *s, const char *path)
                 first_reason(&s->v[i].problem, "its log cannot be read back: %s%s", first, "");
     }
     free(msg);
-    dls_tally_free(&lr.pids);
+    dlt_tally_free(&lr.pids);
 }
 
 /* 1 when the process is still running (same pid, same start time). */
@@ -259,14 +259,14 @@ static const char *uncovered(const proc *p)
     return NULL;
 }
 
-static void add_reason(dls_gate_result *res, long long pid, const char *exe, const char *why)
+static void add_reason(dlt_gate_result *res, long long pid, const char *exe, const char *why)
 {
     res->uncovered++;
-    if (res->nreasons >= DLS_GATE_REASONS)
+    if (res->nreasons >= DLT_GATE_REASONS)
         return;
     char buf[4096], se[1024];
     if (exe)
-        snprintf(buf, sizeof buf, "pid %lld (%s): %s", pid, dls_text_escape(exe, se, sizeof se), why);
+        snprintf(buf, sizeof buf, "pid %lld (%s): %s", pid, dlt_text_escape(exe, se, sizeof se), why);
     else
         snprintf(buf, sizeof buf, "%s", why);
     res->reasons[res->nreasons] = strdup(buf);
@@ -279,13 +279,13 @@ static long long max_ll(long long a, long long b)
     return a > b ? a : b;
 }
 
-int dls_gate_read(const char *path, const char *run_id, pid_t top, const char *top_problem, dls_gate_result *res)
+int dlt_gate_read(const char *path, const char *run_id, pid_t top, const char *top_problem, dlt_gate_result *res)
 {
     memset(res, 0, sizeof *res);
     state s = {.run_id = run_id};
-    dls_log_scan_opts o = {.pipes = 0};
+    dlt_log_scan_opts o = {.pipes = 0};
     long damaged = 0;
-    int rc = dls_log_scan(path, &o, manifest_line, &s, &damaged);
+    int rc = dlt_log_scan(path, &o, manifest_line, &s, &damaged);
     if (rc == 0 && damaged) {
         rc = -1;
     }
@@ -330,8 +330,8 @@ int dls_gate_read(const char *path, const char *run_id, pid_t top, const char *t
         free(s.v[i].exec_why);
     }
     free(s.v);
-    dls_tally_free(&s.index);
-    dls_tally_free(&s.logs);
+    dlt_tally_free(&s.index);
+    dlt_tally_free(&s.logs);
     return rc == 0 && !s.oom ? 0 : -1;
 }
 
@@ -341,7 +341,7 @@ static const char *plural(char *buf, size_t n, long long v, const char *one, con
     return buf;
 }
 
-void dls_gate_print(const dls_gate_result *r, const char *mode, FILE *out)
+void dlt_gate_print(const dlt_gate_result *r, const char *mode, FILE *out)
 {
     char procs[48], races[48], exch[48], inj[48], fb[48];
     plural(procs, sizeof procs, r->processes, "process", "processes");
@@ -365,7 +365,7 @@ void dls_gate_print(const dls_gate_result *r, const char *mode, FILE *out)
         fprintf(out, "dlsync run:   and %lld more\n", r->uncovered - r->nreasons);
 }
 
-void dls_gate_free(dls_gate_result *r)
+void dlt_gate_free(dlt_gate_result *r)
 {
     for (int i = 0; i < r->nreasons; i++)
         free(r->reasons[i]);

@@ -10,33 +10,33 @@
  * `end` lines or, for a process without one, the race records of its log; suppressed races are
  * counted apart. Logs are opened only when they are regular files; a log's records count only
  * for the processes whose start records there name this run. */
-#ifndef DLS_TOOL_GATE_H
-#define DLS_TOOL_GATE_H
+#ifndef DLT_GATE_H
+#define DLT_GATE_H
 
 #include <stdio.h>
 #include <sys/types.h>
 
-#define DLS_GATE_REASONS 10 /* processes not covered that are named one by one */
+#define DLT_GATE_REASONS 10 /* processes not covered that are named one by one */
 
 typedef struct {
     long long processes; /* processes of the run (the program's included when it never registered) */
     long long uncovered; /* of those, the ones not covered */
     long long races, suppressed, exchanges, injected, fallbacks;
-    char *reasons[DLS_GATE_REASONS]; /* "pid P (exe): why", malloc'd, the first DLS_GATE_REASONS */
+    char *reasons[DLT_GATE_REASONS]; /* "pid P (exe): why", malloc'd, the first DLT_GATE_REASONS */
     int nreasons;
-} dls_gate_result;
+} dlt_gate_result;
 
 /* Reads the manifest at path for the run `run_id`, whose program is the process `top`
  * (`top_problem`: why dlsync cannot enter it, known before it ran, or NULL). Fills *res (free
- * with dls_gate_free). Returns 0, or -1 when the manifest cannot be read (the run is then not
+ * with dlt_gate_free). Returns 0, or -1 when the manifest cannot be read (the run is then not
  * covered at all: res says so) or memory runs out. */
-int dls_gate_read(const char *path, const char *run_id, pid_t top, const char *top_problem, dls_gate_result *res);
+int dlt_gate_read(const char *path, const char *run_id, pid_t top, const char *top_problem, dlt_gate_result *res);
 
 /* Writes the run's summary for mode ("check", "fix", "trace") to out: one line, then one line
  * per process named in res->reasons. */
-void dls_gate_print(const dls_gate_result *res, const char *mode, FILE *out);
+void dlt_gate_print(const dlt_gate_result *res, const char *mode, FILE *out);
 
-/* Frees what dls_gate_read allocated. */
-void dls_gate_free(dls_gate_result *res);
+/* Frees what dlt_gate_read allocated. */
+void dlt_gate_free(dlt_gate_result *res);
 
 #endif

@@ -11,7 +11,7 @@
 
 /* The tables of the analysis the page lists, sorted (NULL when empty). */
 typedef struct {
-    dls_tally_entry **pids, **pairs, **injects, **races, **suppressed, **fallbacks, **warnings, **capped;
+    dlt_tally_entry **pids, **pairs, **injects, **races, **suppressed, **fallbacks, **warnings, **capped;
 } sorted;
 
 static void stat_box(FILE *f, const char *name, long long value, const char *more)
@@ -21,12 +21,12 @@ static void stat_box(FILE *f, const char *name, long long value, const char *mor
 }
 
 /* The check-mode processes that could not be checked, first and loud (as the text report). */
-static void not_checked(FILE *f, const dls_log_set *set, const dls_analysis *a, const sorted *v, long long races)
+static void not_checked(FILE *f, const dlt_log_set *set, const dlt_analysis *a, const sorted *v, long long races)
 {
     long long total = 0, bad = 0;
     char why[512];
     for (size_t i = 0; i < a->pids.n; i++) {
-        int state = dls_check_state(set, a, v->pids[i], why, sizeof why);
+        int state = dlt_check_state(set, a, v->pids[i], why, sizeof why);
         total += state >= 0;
         bad += state == 0;
     }
@@ -36,14 +36,14 @@ static void not_checked(FILE *f, const dls_log_set *set, const dls_analysis *a, 
                 "checked; the races below are not all there may be\n<ul>\n",
                 bad, total, total == 1 ? "" : "es");
         for (size_t i = 0; i < a->pids.n; i++) {
-            if (dls_check_state(set, a, v->pids[i], why, sizeof why) != 0)
+            if (dlt_check_state(set, a, v->pids[i], why, sizeof why) != 0)
                 continue;
             fputs("<li>pid ", f);
-            dls_html_text(f, v->pids[i]->key);
+            dlt_html_text(f, v->pids[i]->key);
             fputs(" (<code>", f);
-            dls_html_text(f, dls_json_get_str(set->recs[v->pids[i]->first].obj, "exe"));
+            dlt_html_text(f, dlt_json_get_str(set->recs[v->pids[i]->first].obj, "exe"));
             fputs("</code>): ", f);
-            dls_html_text(f, why);
+            dlt_html_text(f, why);
             fputs("</li>\n", f);
         }
         fputs("</ul></div>\n", f);
@@ -56,32 +56,32 @@ static void not_checked(FILE *f, const dls_log_set *set, const dls_analysis *a, 
     }
 }
 
-static void processes(FILE *f, const dls_log_set *set, const dls_analysis *a, const sorted *v)
+static void processes(FILE *f, const dlt_log_set *set, const dlt_analysis *a, const sorted *v)
 {
     fputs("<table><caption>Processes</caption>\n<tr><th scope=\"col\">pid</th><th scope=\"col\">program</th>"
           "<th scope=\"col\">mode</th><th scope=\"col\">rank</th><th scope=\"col\">records</th></tr>\n",
           f);
     for (size_t i = 0; i < a->pids.n; i++) {
-        const dls_log_record *r = &set->recs[v->pids[i]->first];
+        const dlt_log_record *r = &set->recs[v->pids[i]->first];
         int start = strcmp(r->ev, "start") == 0;
         char rank[32] = "none";
-        const dlt_json_value *rk = dls_json_get(r->obj, "rank");
-        if (rk && rk->type == DLS_JSON_NUMBER)
-            dls_scalar_text(r->obj, "rank", rank, sizeof rank);
+        const dlt_json_value *rk = dlt_json_get(r->obj, "rank");
+        if (rk && rk->type == DLT_JSON_NUMBER)
+            dlt_scalar_text(r->obj, "rank", rank, sizeof rank);
         fputs("<tr><td class=\"n\">", f);
-        dls_html_text(f, v->pids[i]->key);
+        dlt_html_text(f, v->pids[i]->key);
         fputs("</td><td class=\"mono\">", f);
-        dls_html_text(f, start ? dls_json_get_str(r->obj, "exe") : "(no start record: log begins mid-run)");
+        dlt_html_text(f, start ? dlt_json_get_str(r->obj, "exe") : "(no start record: log begins mid-run)");
         fputs("</td><td>", f);
-        dls_html_text(f, start ? dls_json_get_str(r->obj, "mode") : "?");
+        dlt_html_text(f, start ? dlt_json_get_str(r->obj, "mode") : "?");
         fprintf(f, "</td><td>%s</td><td class=\"n\">%lld</td></tr>\n", rank, v->pids[i]->count);
     }
     fputs("</table>\n", f);
 }
 
 /* A table of a tally whose keys are the rows' text (a tab in the key splits two columns). */
-static void counts(FILE *f, const char *caption, const char *head, const char *head2, const dls_tally *t,
-                   dls_tally_entry **v)
+static void counts(FILE *f, const char *caption, const char *head, const char *head2, const dlt_tally *t,
+                   dlt_tally_entry **v)
 {
     if (!t->n)
         return;
@@ -92,10 +92,10 @@ static void counts(FILE *f, const char *caption, const char *head, const char *h
         char first[512];
         snprintf(first, sizeof first, "%.*s", tab ? (int)(tab - v[i]->key) : (int)strlen(v[i]->key), v[i]->key);
         fprintf(f, "<tr><td class=\"n\">%lld</td><td>", v[i]->count);
-        dls_html_text(f, first);
+        dlt_html_text(f, first);
         if (head2) {
             fputs("</td><td>", f);
-            dls_html_text(f, tab ? tab + 1 : "?");
+            dlt_html_text(f, tab ? tab + 1 : "?");
         }
         fputs("</td></tr>\n", f);
     }
@@ -103,79 +103,79 @@ static void counts(FILE *f, const char *caption, const char *head, const char *h
 }
 
 /* Races by kind: distinct races and occurrences of each. */
-static int race_kinds(FILE *f, const dls_log_set *set, const dls_analysis *a, const sorted *v)
+static int race_kinds(FILE *f, const dlt_log_set *set, const dlt_analysis *a, const sorted *v)
 {
-    dls_tally kinds = {0};
+    dlt_tally kinds = {0};
     for (size_t i = 0; i < a->races.n; i++) {
-        const char *kind = dls_json_get_str(set->recs[v->races[i]->first].obj, "kind");
-        dls_tally_entry *e = dls_tally_add(&kinds, kind ? kind : "?", NULL);
+        const char *kind = dlt_json_get_str(set->recs[v->races[i]->first].obj, "kind");
+        dlt_tally_entry *e = dlt_tally_add(&kinds, kind ? kind : "?", NULL);
         if (!e) {
-            dls_tally_free(&kinds);
+            dlt_tally_free(&kinds);
             return -1;
         }
         e->count += v->races[i]->count;
         e->aux++;
     }
-    dls_tally_entry **k = dls_tally_sorted(&kinds);
+    dlt_tally_entry **k = dlt_tally_sorted(&kinds);
     if (k) {
         fputs("<table><caption>Races by kind</caption>\n<tr><th scope=\"col\">kind</th><th scope=\"col\">distinct</th>"
               "<th scope=\"col\">occurrences</th></tr>\n",
               f);
         for (size_t i = 0; i < kinds.n; i++) {
             fputs("<tr><td>", f);
-            dls_html_text(f, k[i]->key);
+            dlt_html_text(f, k[i]->key);
             fprintf(f, "</td><td class=\"n\">%lld</td><td class=\"n\">%lld</td></tr>\n", k[i]->aux, k[i]->count);
         }
         fputs("</table>\n", f);
     }
     int rc = kinds.n && !k ? -1 : 0;
     free(k);
-    dls_tally_free(&kinds);
+    dlt_tally_free(&kinds);
     return rc;
 }
 
 /* What was not checked or not complete: suppressed races, fallbacks, warnings, capped logs,
  * damaged lines, unreadable logs, frames left without source lines. */
-static void caveats(FILE *f, const dls_log_set *set, const dls_analysis *a, const sorted *v, const dls_symbolizer *sym)
+static void caveats(FILE *f, const dlt_log_set *set, const dlt_analysis *a, const sorted *v, const dlt_symbolizer *sym)
 {
     fputs("<h3 id=\"caveats\">What was not checked, or not in full</h3>\n<ul>\n", f);
     int any = 0;
     for (size_t i = 0; i < a->pids.n; i++) {
         char why[512];
-        if (dls_check_state(set, a, v->pids[i], why, sizeof why) != 0)
+        if (dlt_check_state(set, a, v->pids[i], why, sizeof why) != 0)
             continue;
         fputs("<li>pid ", f);
-        dls_html_text(f, v->pids[i]->key);
+        dlt_html_text(f, v->pids[i]->key);
         fputs(" was not checked: ", f);
-        dls_html_text(f, why);
+        dlt_html_text(f, why);
         fputs("</li>\n", f);
         any = 1;
     }
     for (size_t i = 0; i < a->suppressed.n; i++) {
-        const dlt_json_value *r = set->recs[v->suppressed[i]->first].obj, *s = dls_json_get(r, "suppressed");
+        const dlt_json_value *r = set->recs[v->suppressed[i]->first].obj, *s = dlt_json_get(r, "suppressed");
         char line[32];
         fprintf(f, "<li>suppressed race (%lld): ", v->suppressed[i]->count);
-        dls_html_text(f, dls_json_get_str(r, "kind"));
+        dlt_html_text(f, dlt_json_get_str(r, "kind"));
         fputs(", key <code>", f);
-        dls_html_text(f, v->suppressed[i]->key);
+        dlt_html_text(f, v->suppressed[i]->key);
         fputs("</code>, by rule <code>", f);
-        dls_html_text(f, dls_json_get_str(s, "rule"));
+        dlt_html_text(f, dlt_json_get_str(s, "rule"));
         fputs("</code> (", f);
-        dls_html_text(f, dls_json_get_str(s, "file"));
-        fprintf(f, ":%s)</li>\n", dls_scalar_text(s, "line", line, sizeof line));
+        dlt_html_text(f, dlt_json_get_str(s, "file"));
+        fprintf(f, ":%s)</li>\n", dlt_scalar_text(s, "line", line, sizeof line));
         any = 1;
     }
-    const dls_tally *lists[] = {&a->fallbacks, &a->warnings};
-    dls_tally_entry **sorted_lists[] = {v->fallbacks, v->warnings};
+    const dlt_tally *lists[] = {&a->fallbacks, &a->warnings};
+    dlt_tally_entry **sorted_lists[] = {v->fallbacks, v->warnings};
     const char *words[] = {"fallback", "warning"};
     for (size_t k = 0; k < 2; k++)
         for (size_t i = 0; i < lists[k]->n; i++) {
-            const char *detail = dls_json_get_str(set->recs[sorted_lists[k][i]->first].obj, "detail");
+            const char *detail = dlt_json_get_str(set->recs[sorted_lists[k][i]->first].obj, "detail");
             fprintf(f, "<li>%s (%lld): ", words[k], sorted_lists[k][i]->count);
-            dls_html_text(f, sorted_lists[k][i]->key);
+            dlt_html_text(f, sorted_lists[k][i]->key);
             if (detail && *detail) {
                 fputs(": ", f);
-                dls_html_text(f, detail);
+                dlt_html_text(f, detail);
             }
             fputs("</li>\n", f);
             any = 1;
@@ -183,9 +183,9 @@ static void caveats(FILE *f, const dls_log_set *set, const dls_analysis *a, cons
     for (size_t i = 0; i < a->capped.n; i++) {
         char limit[32];
         fputs("<li>the log of pid ", f);
-        dls_html_text(f, v->capped[i]->key);
+        dlt_html_text(f, v->capped[i]->key);
         fprintf(f, " reached its size limit (%s bytes): exchange records after it were not written</li>\n",
-                dls_scalar_text(set->recs[v->capped[i]->first].obj, "limit", limit, sizeof limit));
+                dlt_scalar_text(set->recs[v->capped[i]->first].obj, "limit", limit, sizeof limit));
         any = 1;
     }
     if (set->damaged) {
@@ -197,7 +197,7 @@ static void caveats(FILE *f, const dls_log_set *set, const dls_analysis *a, cons
                 set->files_failed == 1 ? "" : "s", set->files_failed == 1 ? "was" : "were");
         any = 1;
     }
-    if (dls_sym_missing(sym)) {
+    if (dlt_sym_missing(sym)) {
         fputs("<li>no llvm-symbolizer or addr2line was on the PATH: native frames with debug information show "
               "<code>function+0xOFF (library)</code>, without file:line</li>\n",
               f);
@@ -210,7 +210,7 @@ static void caveats(FILE *f, const dls_log_set *set, const dls_analysis *a, cons
     fputs("</ul>\n", f);
 }
 
-static void glance(FILE *f, const dls_log_set *set, const dls_analysis *a, const sorted *v, const dls_symbolizer *sym,
+static void glance(FILE *f, const dlt_log_set *set, const dlt_analysis *a, const sorted *v, const dlt_symbolizer *sym,
                    long long race_total)
 {
     long long suppressed_total = 0;
@@ -248,7 +248,7 @@ static void glance(FILE *f, const dls_log_set *set, const dls_analysis *a, const
 }
 
 /* The names of the logs read, as the page's subtitle. */
-static void sources(FILE *f, const dls_log_set *set)
+static void sources(FILE *f, const dlt_log_set *set)
 {
     const char *last = NULL;
     size_t shown = 0, files = 0;
@@ -259,7 +259,7 @@ static void sources(FILE *f, const dls_log_set *set)
         files++;
         if (shown++ < 8) {
             fputs(shown > 1 ? ", <code>" : " from <code>", f);
-            dls_html_text(f, strcmp(last, "-") == 0 ? "standard input" : last);
+            dlt_html_text(f, strcmp(last, "-") == 0 ? "standard input" : last);
             fputs("</code>", f);
         }
     }
@@ -267,20 +267,20 @@ static void sources(FILE *f, const dls_log_set *set)
         fprintf(f, " and %zu more", files - 8);
 }
 
-int dls_html_write(const dls_log_set *set, const dls_symbolizer *sym, FILE *f)
+int dlt_html_write(const dlt_log_set *set, const dlt_symbolizer *sym, FILE *f)
 {
-    dls_analysis a;
-    if (dls_analyse(set, &a) != 0)
+    dlt_analysis a;
+    if (dlt_analyse(set, &a) != 0)
         return -1;
     sorted v = {
-        .pids = dls_tally_sorted(&a.pids),
-        .pairs = dls_tally_sorted(&a.pairs),
-        .injects = dls_tally_sorted(&a.injects),
-        .races = dls_tally_sorted(&a.races),
-        .suppressed = dls_tally_sorted(&a.suppressed),
-        .fallbacks = dls_tally_sorted(&a.fallbacks),
-        .warnings = dls_tally_sorted(&a.warnings),
-        .capped = dls_tally_sorted(&a.capped),
+        .pids = dlt_tally_sorted(&a.pids),
+        .pairs = dlt_tally_sorted(&a.pairs),
+        .injects = dlt_tally_sorted(&a.injects),
+        .races = dlt_tally_sorted(&a.races),
+        .suppressed = dlt_tally_sorted(&a.suppressed),
+        .fallbacks = dlt_tally_sorted(&a.fallbacks),
+        .warnings = dlt_tally_sorted(&a.warnings),
+        .capped = dlt_tally_sorted(&a.capped),
     };
     int rc = (a.pids.n && !v.pids) || (a.pairs.n && !v.pairs) || (a.injects.n && !v.injects) ||
                      (a.races.n && !v.races) || (a.suppressed.n && !v.suppressed) || (a.fallbacks.n && !v.fallbacks) ||
@@ -302,7 +302,7 @@ int dls_html_write(const dls_log_set *set, const dls_symbolizer *sym, FILE *f)
                 "<a class=\"skip\" href=\"#races\">Skip to the races</a>\n<div class=\"wrap\">\n<header>\n"
                 "<h1>dlsync report</h1>\n<p class=\"sub\">%zu records of %zu process%s",
                 DLS_VERSION, a.races.n, a.races.n == 1 ? "" : "s", a.exports + a.unmatched_imports,
-                a.exports + a.unmatched_imports == 1 ? "" : "s", dls_html_style, set->n, a.pids.n,
+                a.exports + a.unmatched_imports == 1 ? "" : "s", dlt_html_style, set->n, a.pids.n,
                 a.pids.n == 1 ? "" : "es");
         sources(f, set);
         fputs("</p>\n</header>\n<nav aria-label=\"Contents\">\n<ul>\n<li><a href=\"#glance\">At a glance</a></li>\n"
@@ -312,16 +312,16 @@ int dls_html_write(const dls_log_set *set, const dls_symbolizer *sym, FILE *f)
         fprintf(f, "</li>\n<li><a href=\"#injected\">Injected waits (%lld)</a></li>\n</ul>\n</nav>\n<main>\n",
                 a.injected);
         glance(f, set, &a, &v, sym, race_total);
-        if (dls_html_races(set, &a, sym, f) != 0 || dls_html_injects(set, f) != 0)
+        if (dlt_html_races(set, &a, sym, f) != 0 || dlt_html_injects(set, f) != 0)
             rc = -1;
         fprintf(f,
                 "</main>\n<footer>Written by dlsync report %s. One self-contained file: no script, and nothing is "
                 "loaded from anywhere.</footer>\n</div>\n</body>\n</html>\n",
                 DLS_VERSION);
     }
-    dls_tally_entry **all[] = {v.pids, v.pairs, v.injects, v.races, v.suppressed, v.fallbacks, v.warnings, v.capped};
+    dlt_tally_entry **all[] = {v.pids, v.pairs, v.injects, v.races, v.suppressed, v.fallbacks, v.warnings, v.capped};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         free(all[i]);
-    dls_analysis_free(&a);
+    dlt_analysis_free(&a);
     return rc != 0 || ferror(f) ? -1 : 0;
 }

@@ -9,19 +9,19 @@
  * exchange for each distinct way they were made). The layout fits a 1280-pixel-wide window
  * without scrolling sideways; contents, marks and links are reached with the keyboard; every
  * text is selectable, and every value from a log is escaped (htmlesc.h). */
-#ifndef DLS_TOOL_HTML_H
-#define DLS_TOOL_HTML_H
+#ifndef DLT_HTML_H
+#define DLT_HTML_H
 
 #include <stdio.h>
 
 #include "logread.h"
 #include "symbolize.h"
 
-#define DLS_HTML_MAX_RACES 50   /* distinct races drawn; the others are listed */
-#define DLS_HTML_MAX_INJECTS 20 /* distinct ways of injecting drawn */
+#define DLT_HTML_MAX_RACES 50   /* distinct races drawn; the others are listed */
+#define DLT_HTML_MAX_INJECTS 20 /* distinct ways of injecting drawn */
 
 /* Writes the page of set to out, native frames with the source lines sym found (NULL: as
  * logged). Returns 0, or -1 when memory runs out or writing fails. */
-int dls_html_write(const dls_log_set *set, const dls_symbolizer *sym, FILE *out);
+int dlt_html_write(const dlt_log_set *set, const dlt_symbolizer *sym, FILE *out);
 
 #endif

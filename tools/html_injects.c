@@ -33,24 +33,24 @@ static int append(group *g, const char *text)
 
 static const char *kind_of(const dlt_json_value *stream)
 {
-    const char *k = dls_json_get_str(stream, "kind");
-    return k ? k : stream && stream->type == DLS_JSON_OBJECT ? "?" : "host";
+    const char *k = dlt_json_get_str(stream, "kind");
+    return k ? k : stream && stream->type == DLT_JSON_OBJECT ? "?" : "host";
 }
 
 /* Groups the inject records by exchange (pid, xid), each group's way being its framework pair
  * and its orderings' kinds, streams' kinds and reasons. */
-static int gather(const dls_log_set *set, dls_tally *by_exchange, group **groups, size_t *n)
+static int gather(const dlt_log_set *set, dlt_tally *by_exchange, group **groups, size_t *n)
 {
     size_t cap = 0;
     char key[96], a[40], b[40], line[512];
     for (size_t i = 0; i < set->n; i++) {
-        const dls_log_record *r = &set->recs[i];
+        const dlt_log_record *r = &set->recs[i];
         if (strcmp(r->ev, "inject") != 0)
             continue;
-        snprintf(key, sizeof key, "%s/%s", dls_scalar_text(r->obj, "pid", a, sizeof a),
-                 dls_scalar_text(r->obj, "xid", b, sizeof b));
+        snprintf(key, sizeof key, "%s/%s", dlt_scalar_text(r->obj, "pid", a, sizeof a),
+                 dlt_scalar_text(r->obj, "xid", b, sizeof b));
         int fresh;
-        dls_tally_entry *e = dls_tally_add(by_exchange, key, &fresh);
+        dlt_tally_entry *e = dlt_tally_add(by_exchange, key, &fresh);
         if (!e)
             return -1;
         if (fresh) {
@@ -64,28 +64,28 @@ static int gather(const dls_log_set *set, dls_tally *by_exchange, group **groups
             (*groups)[*n] = (group){.first = i};
             e->aux = (long long)(*n)++;
         }
-        const char *what = dls_json_get_str(r->obj, "what"), *reason = dls_json_get_str(r->obj, "reason");
-        snprintf(line, sizeof line, "; %s %s -> %s (%s)", what ? what : "?", kind_of(dls_json_get(r->obj, "from")),
-                 kind_of(dls_json_get(r->obj, "to")), reason ? reason : "?");
+        const char *what = dlt_json_get_str(r->obj, "what"), *reason = dlt_json_get_str(r->obj, "reason");
+        snprintf(line, sizeof line, "; %s %s -> %s (%s)", what ? what : "?", kind_of(dlt_json_get(r->obj, "from")),
+                 kind_of(dlt_json_get(r->obj, "to")), reason ? reason : "?");
         if (append(&(*groups)[e->aux], line) != 0)
             return -1;
     }
     /* the framework pair of each, from its export and import records */
     for (size_t i = 0; *n && i < set->n; i++) {
-        const dls_log_record *r = &set->recs[i];
+        const dlt_log_record *r = &set->recs[i];
         int exp = strcmp(r->ev, "export") == 0;
         if (!exp && strcmp(r->ev, "import") != 0)
             continue;
-        snprintf(key, sizeof key, "%s/%s", dls_scalar_text(r->obj, "pid", a, sizeof a),
-                 dls_scalar_text(r->obj, "xid", b, sizeof b));
-        const dls_tally_entry *e = dls_tally_find(by_exchange, key);
+        snprintf(key, sizeof key, "%s/%s", dlt_scalar_text(r->obj, "pid", a, sizeof a),
+                 dlt_scalar_text(r->obj, "xid", b, sizeof b));
+        const dlt_tally_entry *e = dlt_tally_find(by_exchange, key);
         group *g = e ? &(*groups)[e->aux] : NULL;
         if (g && exp && !g->have_exp) {
             g->have_exp = 1;
-            g->exp = dls_json_get_str(r->obj, "framework");
+            g->exp = dlt_json_get_str(r->obj, "framework");
         } else if (g && !exp && !g->have_imp) {
             g->have_imp = 1;
-            g->imp = dls_json_get_str(r->obj, "framework");
+            g->imp = dlt_json_get_str(r->obj, "framework");
         }
     }
     return 0;
@@ -98,40 +98,40 @@ static void pair_of(const group *g, char *buf, size_t n)
              g->have_imp ? (g->imp ? g->imp : "?") : "(not imported)");
 }
 
-static void draw_group(FILE *f, const dls_log_set *set, const dls_tally_entry *way, const group *g, size_t n)
+static void draw_group(FILE *f, const dlt_log_set *set, const dlt_tally_entry *way, const group *g, size_t n)
 {
-    dls_exchange_recs x;
+    dlt_exchange_recs x;
     size_t first = g->first;
-    dls_exchange_find(set, set->recs[first].obj, &x);
+    dlt_exchange_find(set, set->recs[first].obj, &x);
     char id[32], pair[256], xid[32], pid[32], title[400];
     snprintf(id, sizeof id, "inject-%zu", n);
     pair_of(g, pair, sizeof pair);
-    dls_scalar_text(set->recs[first].obj, "xid", xid, sizeof xid);
-    dls_scalar_text(set->recs[first].obj, "pid", pid, sizeof pid);
+    dlt_scalar_text(set->recs[first].obj, "xid", xid, sizeof xid);
+    dlt_scalar_text(set->recs[first].obj, "pid", pid, sizeof pid);
     fprintf(f, "<article class=\"inject\" id=\"%s\" aria-labelledby=\"%s-h\">\n<h3 id=\"%s-h\"><span class=\"kind\">",
             id, id, id);
-    dls_html_text(f, pair);
+    dlt_html_text(f, pair);
     fprintf(f, "</span>: %lld exchange%s made safe this way <span class=\"meta\">(drawn: exchange ", way->count,
             way->count == 1 ? "" : "s");
-    dls_html_text(f, xid);
+    dlt_html_text(f, xid);
     fputs(" of pid ", f);
-    dls_html_text(f, pid);
+    dlt_html_text(f, pid);
     fputs(")</span></h3>\n", f);
-    dls_scene *scene = malloc(sizeof *scene);
+    dlt_scene *scene = malloc(sizeof *scene);
     if (scene) {
         char fig[40];
         snprintf(fig, sizeof fig, "%s-fig", id);
-        dls_scene_injects(set, &x, scene);
+        dlt_scene_injects(set, &x, scene);
         snprintf(title, sizeof title, "orderings dlsync injected into exchange %s (%s)", xid, pair);
-        dls_scene_draw(f, scene, fig, title);
+        dlt_scene_draw(f, scene, fig, title);
         free(scene);
     }
     fputs("</article>\n", f);
 }
 
-int dls_html_injects(const dls_log_set *set, FILE *out)
+int dlt_html_injects(const dlt_log_set *set, FILE *out)
 {
-    dls_tally by_exchange = {0}, ways = {0};
+    dlt_tally by_exchange = {0}, ways = {0};
     group *groups = NULL;
     size_t n = 0;
     int rc = gather(set, &by_exchange, &groups, &n);
@@ -140,11 +140,11 @@ int dls_html_injects(const dls_log_set *set, FILE *out)
         pair_of(&groups[i], pair, sizeof pair);
         size_t klen = strlen(pair) + groups[i].len + 1;
         char *key = malloc(klen);
-        dls_tally_entry *e = NULL;
+        dlt_tally_entry *e = NULL;
         int fresh = 0;
         if (key) {
             snprintf(key, klen, "%s%s", pair, groups[i].way ? groups[i].way : "");
-            e = dls_tally_add(&ways, key, &fresh);
+            e = dlt_tally_add(&ways, key, &fresh);
         }
         free(key);
         if (!e) {
@@ -156,7 +156,7 @@ int dls_html_injects(const dls_log_set *set, FILE *out)
         e->count++;
     }
     fputs("<section id=\"injected\" aria-labelledby=\"injected-h\">\n<h2 id=\"injected-h\">Injected waits</h2>\n", out);
-    dls_tally_entry **v = rc == 0 ? dls_tally_sorted(&ways) : NULL;
+    dlt_tally_entry **v = rc == 0 ? dlt_tally_sorted(&ways) : NULL;
     if (rc == 0 && !ways.n)
         fputs("<p>dlsync injected no ordering (only fix mode injects: it makes exchanged tensors safe on the "
               "consumer's stream).</p>\n",
@@ -170,17 +170,17 @@ int dls_html_injects(const dls_log_set *set, FILE *out)
             "way is drawn: the event recorded on the stream waited for, and the wait on the stream (or the "
             "host) made to wait.</p>\n",
             n, n == 1 ? "" : "s", ways.n, ways.n == 1 ? "" : "s");
-        for (size_t i = 0; i < ways.n && i < DLS_HTML_MAX_INJECTS; i++)
+        for (size_t i = 0; i < ways.n && i < DLT_HTML_MAX_INJECTS; i++)
             draw_group(out, set, v[i], &groups[v[i]->first], i + 1);
-        if (ways.n > DLS_HTML_MAX_INJECTS)
-            fprintf(out, "<p class=\"note\">%zu more ways, not drawn.</p>\n", ways.n - DLS_HTML_MAX_INJECTS);
+        if (ways.n > DLT_HTML_MAX_INJECTS)
+            fprintf(out, "<p class=\"note\">%zu more ways, not drawn.</p>\n", ways.n - DLT_HTML_MAX_INJECTS);
     }
     fputs("</section>\n", out);
     free(v);
     for (size_t i = 0; i < n; i++)
         free(groups[i].way);
     free(groups);
-    dls_tally_free(&by_exchange);
-    dls_tally_free(&ways);
+    dlt_tally_free(&by_exchange);
+    dlt_tally_free(&ways);
     return rc;
 }

@@ -1,8 +1,8 @@
 /* The sections of the HTML report (html.h), each written by a file of its own: the run at a
  * glance (html.c), the races (html_races.c), the injected orderings (html_injects.c), and the
  * style they share (html_style.c). */
-#ifndef DLS_TOOL_HTML_PARTS_H
-#define DLS_TOOL_HTML_PARTS_H
+#ifndef DLT_HTML_PARTS_H
+#define DLT_HTML_PARTS_H
 
 #include <stdio.h>
 
@@ -11,18 +11,18 @@
 #include "symbolize.h"
 
 /* The page's style sheet (one <style> element's text). */
-extern const char dls_html_style[];
+extern const char dlt_html_style[];
 
-/* Writes the races section: links to each race drawn, then each of the first DLS_HTML_MAX_RACES
+/* Writes the races section: links to each race drawn, then each of the first DLT_HTML_MAX_RACES
  * distinct races of a (the most frequent first) drawn with its stacks, why and fix; the others
  * in a table. Returns -1 when
  * memory runs out. */
-int dls_html_races(const dls_log_set *set, const dls_analysis *a, const dls_symbolizer *sym, FILE *out);
+int dlt_html_races(const dlt_log_set *set, const dlt_analysis *a, const dlt_symbolizer *sym, FILE *out);
 
 /* Writes the injected-orderings section: the exchanges into which dlsync injected orderings,
  * grouped by the way they were made (framework pair and each ordering's kind, streams' kinds and
- * reason), one drawn for each of the first DLS_HTML_MAX_INJECTS groups. Returns -1 when memory
+ * reason), one drawn for each of the first DLT_HTML_MAX_INJECTS groups. Returns -1 when memory
  * runs out. */
-int dls_html_injects(const dls_log_set *set, FILE *out);
+int dlt_html_injects(const dlt_log_set *set, FILE *out);
 
 #endif

@@ -14,20 +14,20 @@ static const char *str_or(const char *s, const char *dflt)
     return s ? s : dflt;
 }
 
-static void races_toc(const dls_log_set *set, const dls_analysis *a, FILE *out)
+static void races_toc(const dlt_log_set *set, const dlt_analysis *a, FILE *out)
 {
-    dls_tally_entry **v = dls_tally_sorted(&a->races);
+    dlt_tally_entry **v = dlt_tally_sorted(&a->races);
     if (!v)
         return;
     fputs("<ul class=\"toc\">\n", out);
-    for (size_t i = 0; i < a->races.n && i < DLS_HTML_MAX_RACES; i++) {
+    for (size_t i = 0; i < a->races.n && i < DLT_HTML_MAX_RACES; i++) {
         const dlt_json_value *r = set->recs[v[i]->first].obj;
         fprintf(out, "<li><a href=\"#race-%zu\">", i + 1);
-        dls_html_text(out, dls_json_get_str(r, "kind"));
+        dlt_html_text(out, dlt_json_get_str(r, "kind"));
         fprintf(out, " &#215;%lld: ", v[i]->count);
-        dls_html_text_cut(out, dls_json_get_str(dls_json_get(r, "producer"), "op"), 40);
+        dlt_html_text_cut(out, dlt_json_get_str(dlt_json_get(r, "producer"), "op"), 40);
         fputs(" / ", out);
-        dls_html_text_cut(out, dls_json_get_str(dls_json_get(r, "consumer"), "op"), 40);
+        dlt_html_text_cut(out, dlt_json_get_str(dlt_json_get(r, "consumer"), "op"), 40);
         fputs("</a></li>\n", out);
     }
     fputs("</ul>\n", out);
@@ -36,17 +36,17 @@ static void races_toc(const dls_log_set *set, const dls_analysis *a, FILE *out)
 
 /* One side's stack: its operation and stream, then its frames as the text report prints them,
  * the Python frames first. */
-static int side_stack(FILE *f, const dlt_json_value *race, const char *name, const dls_symbolizer *sym)
+static int side_stack(FILE *f, const dlt_json_value *race, const char *name, const dlt_symbolizer *sym)
 {
-    const dlt_json_value *side = dls_json_get(race, name);
+    const dlt_json_value *side = dlt_json_get(race, name);
     char st[160];
     fprintf(f, "<section class=\"stack %s\">\n<h4><span class=\"key %s\">%s</span> ", name, name, name);
-    dls_html_text(f, str_or(dls_json_get_str(side, "op"), "an unknown operation"));
+    dlt_html_text(f, str_or(dlt_json_get_str(side, "op"), "an unknown operation"));
     fputs(" on ", f);
-    dls_html_text(f, dls_scene_stream_text(dls_json_get(side, "stream"), st, sizeof st));
+    dlt_html_text(f, dlt_scene_stream_text(dlt_json_get(side, "stream"), st, sizeof st));
     fputs("</h4>\n", f);
-    dls_shown_stack stack;
-    if (dls_stack_shown(side, sym, &stack) != 0)
+    dlt_shown_stack stack;
+    if (dlt_stack_shown(side, sym, &stack) != 0)
         return -1;
     if (!stack.n)
         fputs("<p class=\"note\">No stack in the log for this side.</p>\n", f);
@@ -54,7 +54,7 @@ static int side_stack(FILE *f, const dlt_json_value *race, const char *name, con
         fputs("<pre>", f);
     for (int python = 1; python >= 0; python--)
         for (size_t i = 0; i < stack.n; i++) {
-            const dls_shown_frame *fr = &stack.f[i];
+            const dlt_shown_frame *fr = &stack.f[i];
             if (fr->python != python)
                 continue;
             fprintf(f, "<span class=\"%s%s\">at ",
@@ -62,92 +62,92 @@ static int side_stack(FILE *f, const dlt_json_value *race, const char *name, con
                     : fr->resolved ? "src"
                                    : "native",
                     fr->inlined ? " inl" : "");
-            dls_html_text(f, fr->text);
+            dlt_html_text(f, fr->text);
             fputs("</span>\n", f);
         }
     if (stack.n)
         fputs("</pre>\n", f);
     fputs("</section>\n", f);
-    dls_shown_stack_free(&stack);
+    dlt_shown_stack_free(&stack);
     return 0;
 }
 
-static int race_article(FILE *f, const dls_log_set *set, const dls_tally_entry *v, size_t n, const dls_symbolizer *sym)
+static int race_article(FILE *f, const dlt_log_set *set, const dlt_tally_entry *v, size_t n, const dlt_symbolizer *sym)
 {
-    const dls_log_record *rec = &set->recs[v->first];
-    const dlt_json_value *r = rec->obj, *tensor = dls_json_get(r, "tensor"), *shape = dls_json_get(tensor, "shape");
+    const dlt_log_record *rec = &set->recs[v->first];
+    const dlt_json_value *r = rec->obj, *tensor = dlt_json_get(r, "tensor"), *shape = dlt_json_get(tensor, "shape");
     char id[32], xid[32], pid[32], dev[64], title[512];
     snprintf(id, sizeof id, "race-%zu", n);
     fprintf(f, "<article class=\"race\" id=\"%s\" aria-labelledby=\"%s-h\">\n<h3 id=\"%s-h\"><span class=\"kind\">", id,
             id, id);
-    dls_html_text(f, dls_json_get_str(r, "kind"));
+    dlt_html_text(f, dlt_json_get_str(r, "kind"));
     fprintf(f, "</span> on exchange %s &#215;%lld <span class=\"meta\">key <code>",
-            dls_scalar_text(r, "xid", xid, sizeof xid), v->count);
-    dls_html_text(f, v->key);
+            dlt_scalar_text(r, "xid", xid, sizeof xid), v->count);
+    dlt_html_text(f, v->key);
     fputs("</code>, first in pid ", f);
-    dls_html_text(f, dls_scalar_text(r, "pid", pid, sizeof pid));
+    dlt_html_text(f, dlt_scalar_text(r, "pid", pid, sizeof pid));
     fputs(", ", f);
-    dls_html_text(f, rec->file);
+    dlt_html_text(f, rec->file);
     fprintf(f, ":%ld</span></h3>\n<p class=\"sub\">tensor ", rec->line);
-    dls_html_text(f, dls_json_get_str(tensor, "dtype"));
+    dlt_html_text(f, dlt_json_get_str(tensor, "dtype"));
     fputc('[', f);
-    for (size_t i = 0; shape && shape->type == DLS_JSON_ARRAY && i < shape->len && i < 16; i++)
+    for (size_t i = 0; shape && shape->type == DLT_JSON_ARRAY && i < shape->len && i < 16; i++)
         fprintf(f, "%s%lld", i ? ", " : "", shape->items[i]->is_int ? shape->items[i]->ival : 0);
     fputs("] at ", f);
-    dls_html_text(f, dls_json_get_str(tensor, "data"));
+    dlt_html_text(f, dlt_json_get_str(tensor, "data"));
     fputs(" on ", f);
-    dls_html_text(f, dls_device_text(dls_json_get(tensor, "device"), dev, sizeof dev));
+    dlt_html_text(f, dlt_device_text(dlt_json_get(tensor, "device"), dev, sizeof dev));
     fputs(", exported by ", f);
-    dls_html_text(f, dls_json_get_str(r, "framework"));
+    dlt_html_text(f, dlt_json_get_str(r, "framework"));
     fputc(' ', f);
-    dls_html_text(f, dls_json_get_str(r, "symbol"));
+    dlt_html_text(f, dlt_json_get_str(r, "symbol"));
     fputs("</p>\n<div class=\"body\">\n<div class=\"drawing\">\n", f);
-    dls_scene *scene = malloc(sizeof *scene);
+    dlt_scene *scene = malloc(sizeof *scene);
     if (!scene)
         return -1;
-    dls_scene_race(set, v->first, scene);
+    dlt_scene_race(set, v->first, scene);
     char fig[40];
     snprintf(fig, sizeof fig, "%s-fig", id);
     snprintf(title, sizeof title, "%s race on exchange %s: the producer's and the consumer's accesses on their lanes",
-             str_or(dls_json_get_str(r, "kind"), "?"), xid);
-    dls_scene_draw(f, scene, fig, title);
+             str_or(dlt_json_get_str(r, "kind"), "?"), xid);
+    dlt_scene_draw(f, scene, fig, title);
     free(scene);
     fputs("</div>\n<div class=\"stacks\">\n", f);
     if (side_stack(f, r, "producer", sym) != 0 || side_stack(f, r, "consumer", sym) != 0)
         return -1;
     fputs("</div>\n</div>\n", f);
-    const char *why = dls_json_get_str(r, "why"), *fix = dls_json_get_str(dls_json_get(r, "fix"), "text");
-    const char *fix_id = dls_race_fix_id(r);
+    const char *why = dlt_json_get_str(r, "why"), *fix = dlt_json_get_str(dlt_json_get(r, "fix"), "text");
+    const char *fix_id = dlt_race_fix_id(r);
     if (why) {
         fputs("<p class=\"why\"><b>why:</b> ", f);
-        dls_html_text(f, why);
+        dlt_html_text(f, why);
         fputs("</p>\n", f);
     }
     fputs("<p class=\"fix\"><b>fix:</b> ", f);
-    dls_html_text(f, fix ? fix : "(none in the log)");
+    dlt_html_text(f, fix ? fix : "(none in the log)");
     fputs(" <span class=\"meta\">(fix <code>", f);
-    dls_html_text(f, fix_id);
+    dlt_html_text(f, fix_id);
     fputs("</code>: ", f);
-    dls_html_text(f, dls_fix_title(fix_id));
+    dlt_html_text(f, dlt_fix_title(fix_id));
     fputs(")</span></p>\n</article>\n", f);
     return 0;
 }
 
-int dls_html_races(const dls_log_set *set, const dls_analysis *a, const dls_symbolizer *sym, FILE *out)
+int dlt_html_races(const dlt_log_set *set, const dlt_analysis *a, const dlt_symbolizer *sym, FILE *out)
 {
     fputs("<section id=\"races\" aria-labelledby=\"races-h\" tabindex=\"-1\">\n<h2 id=\"races-h\">Races</h2>\n", out);
     if (!a->races.n) {
         fputs("<p>No race was reported.", out);
         int check = 0;
         for (size_t i = 0; i < set->n && !check; i++)
-            check = strcmp(set->recs[i].ev, "start") == 0 && dls_json_get_str(set->recs[i].obj, "mode") &&
-                    strcmp(dls_json_get_str(set->recs[i].obj, "mode"), "check") == 0;
+            check = strcmp(set->recs[i].ev, "start") == 0 && dlt_json_get_str(set->recs[i].obj, "mode") &&
+                    strcmp(dlt_json_get_str(set->recs[i].obj, "mode"), "check") == 0;
         if (!check)
             fputs(" No process ran in check mode: races are looked for under <code>--mode check</code> only.", out);
         fputs("</p>\n</section>\n", out);
         return 0;
     }
-    dls_tally_entry **v = dls_tally_sorted(&a->races);
+    dlt_tally_entry **v = dlt_tally_sorted(&a->races);
     if (!v)
         return -1;
     fputs("<p class=\"sub\">Each distinct race (repeats counted), the most frequent first: its streams and the host "
@@ -157,24 +157,24 @@ int dls_html_races(const dls_log_set *set, const dls_analysis *a, const dls_symb
           out);
     races_toc(set, a, out);
     int rc = 0;
-    for (size_t i = 0; rc == 0 && i < a->races.n && i < DLS_HTML_MAX_RACES; i++)
+    for (size_t i = 0; rc == 0 && i < a->races.n && i < DLT_HTML_MAX_RACES; i++)
         rc = race_article(out, set, v[i], i + 1, sym);
-    if (rc == 0 && a->races.n > DLS_HTML_MAX_RACES) {
+    if (rc == 0 && a->races.n > DLT_HTML_MAX_RACES) {
         fprintf(out,
                 "<table><caption>%zu more races, not drawn</caption>\n<tr><th scope=\"col\">count</th><th "
                 "scope=\"col\">kind</th><th scope=\"col\">producer</th><th scope=\"col\">consumer</th><th "
                 "scope=\"col\">key</th></tr>\n",
-                a->races.n - DLS_HTML_MAX_RACES);
-        for (size_t i = DLS_HTML_MAX_RACES; i < a->races.n; i++) {
+                a->races.n - DLT_HTML_MAX_RACES);
+        for (size_t i = DLT_HTML_MAX_RACES; i < a->races.n; i++) {
             const dlt_json_value *r = set->recs[v[i]->first].obj;
             fprintf(out, "<tr><td class=\"n\">%lld</td><td>", v[i]->count);
-            dls_html_text(out, dls_json_get_str(r, "kind"));
+            dlt_html_text(out, dlt_json_get_str(r, "kind"));
             fputs("</td><td>", out);
-            dls_html_text(out, dls_json_get_str(dls_json_get(r, "producer"), "op"));
+            dlt_html_text(out, dlt_json_get_str(dlt_json_get(r, "producer"), "op"));
             fputs("</td><td>", out);
-            dls_html_text(out, dls_json_get_str(dls_json_get(r, "consumer"), "op"));
+            dlt_html_text(out, dlt_json_get_str(dlt_json_get(r, "consumer"), "op"));
             fputs("</td><td><code>", out);
-            dls_html_text(out, v[i]->key);
+            dlt_html_text(out, v[i]->key);
             fputs("</code></td></tr>\n", out);
         }
         fputs("</table>\n", out);

@@ -2,7 +2,7 @@
  * readable (4.5:1 at least), a visible focus ring, and a layout that fits 1280 pixels. */
 #include "html_parts.h"
 
-const char dls_html_style[] =
+const char dlt_html_style[] =
     ":root{--fg:#1f2328;--muted:#57606a;--line:#d0d7de;--soft:#f6f8fa;--prod:#0969da;--cons:#bc4c00;"
     "--xch:#6639ba;--fix:#1a7f37;--miss:#cf222e}\n"
     "*{box-sizing:border-box}\n"

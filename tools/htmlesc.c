@@ -1,13 +1,9 @@
 /* Escaping log values for the HTML report (see htmlesc.h). */
 #include "htmlesc.h"
 
-#include <string.h>
+#include "common/utf8.h"
 
-/* The length of the UTF-8 sequence that starts with byte c (1 for a stray byte). */
-static size_t seq_len(unsigned char c)
-{
-    return c >= 0xF0 && c < 0xF8 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-}
+#include <string.h>
 
 /* Writes one character (the sequence at s, n bytes) escaped. */
 static void put_char(FILE *f, const unsigned char *s, size_t n)
@@ -46,30 +42,28 @@ static void put_char(FILE *f, const unsigned char *s, size_t n)
     }
 }
 
-void dls_html_text_cut(FILE *f, const char *s, size_t max)
+void dlt_html_text_cut(FILE *f, const char *s, size_t max)
 {
     if (!s)
         s = "?";
-    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
     size_t shown = 0;
     while (*p) {
-        size_t n = seq_len(*p);
-        for (size_t k = 1; k < n; k++)
-            if ((p[k] & 0xC0) != 0x80) { /* cut short or not a continuation: a stray byte */
-                n = 1;
-                break;
-            }
+        size_t n = dls_utf8_len(p, (size_t)(end - p));
         if (shown == max) {
             fputs("\xe2\x80\xa6", f);
             return;
         }
-        put_char(f, p, n);
-        p += n;
+        if (n)
+            put_char(f, p, n);
+        else /* not UTF-8 (common/utf8.h) */
+            fputs(DLS_UTF8_REPLACEMENT, f);
+        p += n ? n : 1;
         shown++;
     }
 }
 
-void dls_html_text(FILE *f, const char *s)
+void dlt_html_text(FILE *f, const char *s)
 {
-    dls_html_text_cut(f, s, (size_t)-1);
+    dlt_html_text_cut(f, s, (size_t)-1);
 }

@@ -1,6 +1,8 @@
 /* Recursive-descent JSON parser and string writer (see json.h). */
 #include "json.h"
 
+#include "common/utf8.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -10,7 +12,7 @@
 typedef struct {
     const char *s;
     size_t n, pos;
-    dls_json_error *err;
+    dlt_json_error *err;
     int failed;
 } parser;
 
@@ -35,7 +37,7 @@ static void skip_ws(parser *p)
     }
 }
 
-static dlt_json_value *node(parser *p, dls_json_type t)
+static dlt_json_value *node(parser *p, dlt_json_type t)
 {
     dlt_json_value *v = calloc(1, sizeof *v);
     if (!v)
@@ -67,6 +69,25 @@ static int sbuf_put(sbuf *b, const char *data, size_t n)
     b->len += n;
     b->b[b->len] = '\0';
     return 0;
+}
+
+/* Appends the n bytes of raw string text, each byte that is not valid UTF-8 as U+FFFD (the rule
+ * of common/utf8.h, the one the shim's writer applies). */
+static int sbuf_put_text(sbuf *b, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, kept = 0; /* s[kept..i) is valid text not appended yet */
+    while (i < n) {
+        size_t len = u[i] < 0x80 ? 1 : dls_utf8_len(u + i, n - i);
+        if (len) {
+            i += len;
+            continue;
+        }
+        if (sbuf_put(b, s + kept, i - kept) != 0 || sbuf_put(b, DLS_UTF8_REPLACEMENT, DLS_UTF8_REPLACEMENT_LEN) != 0)
+            return -1;
+        kept = ++i;
+    }
+    return sbuf_put(b, s + kept, n - kept);
 }
 
 static int hex4(parser *p, unsigned *out)
@@ -147,7 +168,7 @@ static char *parse_string_raw(parser *p, size_t *len_out)
             size_t run = p->pos;
             while (run < p->n && p->s[run] != '"' && p->s[run] != '\\' && (unsigned char)p->s[run] >= 0x20)
                 run++;
-            if (sbuf_put(&b, p->s + p->pos, run - p->pos) != 0) {
+            if (sbuf_put_text(&b, p->s + p->pos, run - p->pos) != 0) {
                 fail(p, "out of memory");
                 break;
             }
@@ -241,7 +262,7 @@ static int push_item(parser *p, dlt_json_value *v, dlt_json_value *item, char *k
             return -1;
         }
         v->items = items;
-        if (v->type == DLS_JSON_OBJECT) {
+        if (v->type == DLT_JSON_OBJECT) {
             char **keys = realloc(v->keys, cap * sizeof *keys);
             if (!keys) {
                 fail(p, "out of memory");
@@ -251,7 +272,7 @@ static int push_item(parser *p, dlt_json_value *v, dlt_json_value *item, char *k
         }
     }
     v->items[v->len] = item;
-    if (v->type == DLS_JSON_OBJECT)
+    if (v->type == DLT_JSON_OBJECT)
         v->keys[v->len] = key;
     v->len++;
     return 0;
@@ -259,7 +280,7 @@ static int push_item(parser *p, dlt_json_value *v, dlt_json_value *item, char *k
 
 static dlt_json_value *parse_container(parser *p, int depth, int is_object)
 {
-    dlt_json_value *v = node(p, is_object ? DLS_JSON_OBJECT : DLS_JSON_ARRAY);
+    dlt_json_value *v = node(p, is_object ? DLT_JSON_OBJECT : DLT_JSON_ARRAY);
     if (!v)
         return NULL;
     char close = is_object ? '}' : ']';
@@ -291,7 +312,7 @@ static dlt_json_value *parse_container(parser *p, int depth, int is_object)
         }
         dlt_json_value *item = parse_value(p, depth + 1);
         if (!item || push_item(p, v, item, key) != 0) {
-            dls_json_free(item);
+            dlt_json_free(item);
             free(key);
             break;
         }
@@ -309,7 +330,7 @@ static dlt_json_value *parse_container(parser *p, int depth, int is_object)
             break;
         }
     }
-    dls_json_free(v);
+    dlt_json_free(v);
     return NULL;
 }
 
@@ -365,7 +386,7 @@ static dlt_json_value *parse_number(parser *p)
         fail(p, "number out of range");
         return NULL;
     }
-    dlt_json_value *v = node(p, DLS_JSON_NUMBER);
+    dlt_json_value *v = node(p, DLT_JSON_NUMBER);
     if (!v)
         return NULL;
     v->num = num;
@@ -380,7 +401,7 @@ static dlt_json_value *parse_number(parser *p)
     return v;
 }
 
-static dlt_json_value *parse_literal(parser *p, const char *word, dls_json_type t, int b)
+static dlt_json_value *parse_literal(parser *p, const char *word, dlt_json_type t, int b)
 {
     size_t wl = strlen(word);
     if (p->n - p->pos < wl || memcmp(p->s + p->pos, word, wl) != 0) {
@@ -397,7 +418,7 @@ static dlt_json_value *parse_literal(parser *p, const char *word, dls_json_type 
 
 static dlt_json_value *parse_value(parser *p, int depth)
 {
-    if (depth > DLS_JSON_MAX_DEPTH) {
+    if (depth > DLT_JSON_MAX_DEPTH) {
         fail(p, "nested too deeply");
         return NULL;
     }
@@ -412,7 +433,7 @@ static dlt_json_value *parse_value(parser *p, int depth)
     case '[':
         return parse_container(p, depth, 0);
     case '"': {
-        dlt_json_value *v = node(p, DLS_JSON_STRING);
+        dlt_json_value *v = node(p, DLT_JSON_STRING);
         if (!v)
             return NULL;
         v->str = parse_string_raw(p, &v->len);
@@ -423,17 +444,17 @@ static dlt_json_value *parse_value(parser *p, int depth)
         return v;
     }
     case 't':
-        return parse_literal(p, "true", DLS_JSON_BOOL, 1);
+        return parse_literal(p, "true", DLT_JSON_BOOL, 1);
     case 'f':
-        return parse_literal(p, "false", DLS_JSON_BOOL, 0);
+        return parse_literal(p, "false", DLT_JSON_BOOL, 0);
     case 'n':
-        return parse_literal(p, "null", DLS_JSON_NULL, 0);
+        return parse_literal(p, "null", DLT_JSON_NULL, 0);
     default:
         return parse_number(p);
     }
 }
 
-dlt_json_value *dls_json_parse(const char *text, size_t len, dls_json_error *err)
+dlt_json_value *dlt_json_parse(const char *text, size_t len, dlt_json_error *err)
 {
     parser p = {.s = text, .n = len, .err = err};
     dlt_json_value *v = parse_value(&p, 0);
@@ -441,19 +462,19 @@ dlt_json_value *dls_json_parse(const char *text, size_t len, dls_json_error *err
         skip_ws(&p);
         if (p.pos != p.n) {
             fail(&p, "unexpected text after the value");
-            dls_json_free(v);
+            dlt_json_free(v);
             v = NULL;
         }
     }
     return v;
 }
 
-void dls_json_free(dlt_json_value *v)
+void dlt_json_free(dlt_json_value *v)
 {
     if (!v)
         return;
     for (size_t i = 0; i < v->len && v->items; i++) {
-        dls_json_free(v->items[i]);
+        dlt_json_free(v->items[i]);
         if (v->keys)
             free(v->keys[i]);
     }
@@ -463,9 +484,9 @@ void dls_json_free(dlt_json_value *v)
     free(v);
 }
 
-const dlt_json_value *dls_json_get(const dlt_json_value *obj, const char *key)
+const dlt_json_value *dlt_json_get(const dlt_json_value *obj, const char *key)
 {
-    if (!obj || obj->type != DLS_JSON_OBJECT)
+    if (!obj || obj->type != DLT_JSON_OBJECT)
         return NULL;
     for (size_t i = obj->len; i-- > 0;)
         if (strcmp(obj->keys[i], key) == 0)
@@ -473,60 +494,34 @@ const dlt_json_value *dls_json_get(const dlt_json_value *obj, const char *key)
     return NULL;
 }
 
-const char *dls_json_get_str(const dlt_json_value *obj, const char *key)
+const char *dlt_json_get_str(const dlt_json_value *obj, const char *key)
 {
-    const dlt_json_value *v = dls_json_get(obj, key);
-    return v && v->type == DLS_JSON_STRING ? v->str : NULL;
+    const dlt_json_value *v = dlt_json_get(obj, key);
+    return v && v->type == DLT_JSON_STRING ? v->str : NULL;
 }
 
-int dls_json_get_int(const dlt_json_value *obj, const char *key, long long *out)
+int dlt_json_get_int(const dlt_json_value *obj, const char *key, long long *out)
 {
-    const dlt_json_value *v = dls_json_get(obj, key);
-    if (!v || v->type != DLS_JSON_NUMBER || !v->is_int)
+    const dlt_json_value *v = dlt_json_get(obj, key);
+    if (!v || v->type != DLT_JSON_NUMBER || !v->is_int)
         return 0;
     *out = v->ival;
     return 1;
 }
 
-/* Length of the valid UTF-8 sequence starting at c (c[0] >= 0x80), or 0 when it is invalid. */
-static size_t utf8_valid_len(const unsigned char *c)
-{
-    size_t n;
-    unsigned cp;
-    if (c[0] >= 0xC2 && c[0] <= 0xDF) {
-        n = 2;
-        cp = c[0] & 0x1F;
-    } else if (c[0] >= 0xE0 && c[0] <= 0xEF) {
-        n = 3;
-        cp = c[0] & 0x0F;
-    } else if (c[0] >= 0xF0 && c[0] <= 0xF4) {
-        n = 4;
-        cp = c[0] & 0x07;
-    } else {
-        return 0;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if ((c[i] & 0xC0) != 0x80)
-            return 0; /* also stops at the terminating NUL */
-        cp = (cp << 6) | (c[i] & 0x3F);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
-void dls_json_write_str(FILE *f, const char *s)
+void dlt_json_write_str(FILE *f, const char *s)
 {
     if (!s) {
         fputs("null", f);
         return;
     }
     putc('"', f);
+    const unsigned char *end = (const unsigned char *)s + strlen(s);
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
         if (*c >= 0x80) {
-            size_t n = utf8_valid_len(c);
+            size_t n = dls_utf8_len(c, (size_t)(end - c));
             if (n == 0) {
-                fputs("\\ufffd", f); /* invalid UTF-8 byte: keep the output valid JSON */
+                fputs(DLS_UTF8_REPLACEMENT_JSON, f); /* not UTF-8: keep the output valid JSON */
             } else {
                 fwrite(c, 1, n, f);
                 c += n - 1;
@@ -559,41 +554,41 @@ void dls_json_write_str(FILE *f, const char *s)
     putc('"', f);
 }
 
-void dls_json_write(FILE *f, const dlt_json_value *v)
+void dlt_json_write(FILE *f, const dlt_json_value *v)
 {
     if (!v) {
         fputs("null", f);
         return;
     }
     switch (v->type) {
-    case DLS_JSON_NULL:
+    case DLT_JSON_NULL:
         fputs("null", f);
         break;
-    case DLS_JSON_BOOL:
+    case DLT_JSON_BOOL:
         fputs(v->boolean ? "true" : "false", f);
         break;
-    case DLS_JSON_NUMBER:
+    case DLT_JSON_NUMBER:
         if (v->is_int)
             fprintf(f, "%lld", v->ival);
         else
             fprintf(f, "%.17g", v->num);
         break;
-    case DLS_JSON_STRING:
-        dls_json_write_str(f, v->str);
+    case DLT_JSON_STRING:
+        dlt_json_write_str(f, v->str);
         break;
-    case DLS_JSON_ARRAY:
-    case DLS_JSON_OBJECT:
-        putc(v->type == DLS_JSON_ARRAY ? '[' : '{', f);
+    case DLT_JSON_ARRAY:
+    case DLT_JSON_OBJECT:
+        putc(v->type == DLT_JSON_ARRAY ? '[' : '{', f);
         for (size_t i = 0; i < v->len; i++) {
             if (i)
                 putc(',', f);
-            if (v->type == DLS_JSON_OBJECT) {
-                dls_json_write_str(f, v->keys[i]);
+            if (v->type == DLT_JSON_OBJECT) {
+                dlt_json_write_str(f, v->keys[i]);
                 putc(':', f);
             }
-            dls_json_write(f, v->items[i]);
+            dlt_json_write(f, v->items[i]);
         }
-        putc(v->type == DLS_JSON_ARRAY ? ']' : '}', f);
+        putc(v->type == DLT_JSON_ARRAY ? ']' : '}', f);
         break;
     }
 }

@@ -6,74 +6,74 @@
  * an ordered list that says each mark and arrow in words: the drawing's text equivalent, which
  * screen readers and keyboard users read, and whose text can be selected and copied. Each mark
  * is focusable (Tab) and names itself. Every text from a log is escaped (htmlesc.h). */
-#ifndef DLS_TOOL_LANES_H
-#define DLS_TOOL_LANES_H
+#ifndef DLT_LANES_H
+#define DLT_LANES_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-#define DLS_SCENE_LANES 8  /* the host lane and up to 7 streams */
-#define DLS_SCENE_MARKS 24 /* columns */
-#define DLS_SCENE_ARROWS 12
+#define DLT_SCENE_LANES 8  /* the host lane and up to 7 streams */
+#define DLT_SCENE_MARKS 24 /* columns */
+#define DLT_SCENE_ARROWS 12
 
 typedef enum {
-    DLS_MARK_PRODUCER, /* the producer side's access */
-    DLS_MARK_CONSUMER, /* the consumer side's access */
-    DLS_MARK_EXCHANGE, /* export, import, release (host lane) */
-    DLS_MARK_RECORD,   /* an event recorded (fix, or injected) */
-    DLS_MARK_WAIT,     /* a wait: a stream's event wait, or the host's */
-} dls_mark_kind;
+    DLT_MARK_PRODUCER, /* the producer side's access */
+    DLT_MARK_CONSUMER, /* the consumer side's access */
+    DLT_MARK_EXCHANGE, /* export, import, release (host lane) */
+    DLT_MARK_RECORD,   /* an event recorded (fix, or injected) */
+    DLT_MARK_WAIT,     /* a wait: a stream's event wait, or the host's */
+} dlt_mark_kind;
 
 typedef enum {
-    DLS_ARROW_MISSING, /* nothing orders the second mark after the first */
-    DLS_ARROW_FIX,     /* the ordering that would fix it */
-    DLS_ARROW_MADE,    /* an ordering dlsync injected */
-} dls_arrow_kind;
+    DLT_ARROW_MISSING, /* nothing orders the second mark after the first */
+    DLT_ARROW_FIX,     /* the ordering that would fix it */
+    DLT_ARROW_MADE,    /* an ordering dlsync injected */
+} dlt_arrow_kind;
 
 typedef struct {
     char name[64];  /* "stream 2", "host threads" */
     char kind[64];  /* "non-blocking", "threads 22672" */
     char where[96]; /* "0x55d5322436f0, device 0" */
     int host;
-} dls_lane;
+} dlt_lane;
 
 typedef struct {
     size_t lane;
-    dls_mark_kind kind;
+    dlt_mark_kind kind;
     char label[48];    /* drawn under the mark (cut to fit) */
     char detail[1024]; /* the legend's words */
-} dls_mark;
+} dlt_mark;
 
 typedef struct {
     size_t from, to; /* marks */
-    dls_arrow_kind kind;
+    dlt_arrow_kind kind;
     char detail[1024]; /* the legend's words */
-} dls_arrow;
+} dlt_arrow;
 
 typedef struct {
-    dls_lane lanes[DLS_SCENE_LANES];
+    dlt_lane lanes[DLT_SCENE_LANES];
     size_t nlanes;
-    dls_mark marks[DLS_SCENE_MARKS];
+    dlt_mark marks[DLT_SCENE_MARKS];
     size_t nmarks;
-    dls_arrow arrows[DLS_SCENE_ARROWS];
+    dlt_arrow arrows[DLT_SCENE_ARROWS];
     size_t narrows;
     size_t lost_lanes, lost_marks; /* what did not fit, said under the drawing */
-} dls_scene;
+} dlt_scene;
 
 /* Adds a lane (copying the texts: its name and two lines that describe it; the host lane with
- * host 1) and returns its index, or the index of the lane with the same name; DLS_SCENE_LANES
+ * host 1) and returns its index, or the index of the lane with the same name; DLT_SCENE_LANES
  * when there is no room (counted in lost_lanes). */
-size_t dls_scene_lane(dls_scene *s, const char *name, const char *kind, const char *where, int host);
+size_t dlt_scene_lane(dlt_scene *s, const char *name, const char *kind, const char *where, int host);
 
-/* Appends a mark on lane in the next column and returns its index; DLS_SCENE_MARKS when the
- * lane is DLS_SCENE_LANES or there is no room (counted in lost_marks). */
-size_t dls_scene_mark(dls_scene *s, size_t lane, dls_mark_kind kind, const char *label, const char *detail);
+/* Appends a mark on lane in the next column and returns its index; DLT_SCENE_MARKS when the
+ * lane is DLT_SCENE_LANES or there is no room (counted in lost_marks). */
+size_t dlt_scene_mark(dlt_scene *s, size_t lane, dlt_mark_kind kind, const char *label, const char *detail);
 
 /* Adds an arrow between two marks (nothing when either is not a mark). */
-void dls_scene_arrow(dls_scene *s, size_t from, size_t to, dls_arrow_kind kind, const char *detail);
+void dlt_scene_arrow(dlt_scene *s, size_t from, size_t to, dlt_arrow_kind kind, const char *detail);
 
 /* Writes the scene: a <figure> with the SVG drawing (its accessible name: title) and the legend,
  * whose element ids begin with id (letters, digits and '-' only). */
-void dls_scene_draw(FILE *f, const dls_scene *s, const char *id, const char *title);
+void dlt_scene_draw(FILE *f, const dlt_scene *s, const char *id, const char *title);
 
 #endif

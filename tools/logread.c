@@ -12,7 +12,7 @@
 #include "textesc.h"
 
 /* Opens path as the options allow; NULL with a reason in why. */
-static FILE *open_log(const char *path, const dls_log_scan_opts *o, char *why, size_t n)
+static FILE *open_log(const char *path, const dlt_log_scan_opts *o, char *why, size_t n)
 {
     int stdin_ = strcmp(path, "-") == 0 && o->pipes;
     int fd = stdin_ ? dup(0) : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -24,7 +24,7 @@ static FILE *open_log(const char *path, const dls_log_scan_opts *o, char *why, s
         return NULL;
     }
     if (!S_ISREG(st.st_mode) && !(o->pipes && S_ISFIFO(st.st_mode))) {
-        snprintf(why, n, "refused: %s", dls_file_kind(st.st_mode));
+        snprintf(why, n, "refused: %s", dlt_file_kind(st.st_mode));
         close(fd);
         return NULL;
     }
@@ -84,10 +84,10 @@ static int wanted(const char *line, size_t len, const char *const *kinds)
     return 0;
 }
 
-int dls_log_scan(const char *path, const dls_log_scan_opts *o, dls_log_visit visit, void *ctx, long *damaged)
+int dlt_log_scan(const char *path, const dlt_log_scan_opts *o, dlt_log_visit visit, void *ctx, long *damaged)
 {
     char why[160], name[512];
-    dls_text_escape(path, name, sizeof name);
+    dlt_text_escape(path, name, sizeof name);
     FILE *f = open_log(path, o, why, sizeof why);
     if (!f) {
         if (o->errs)
@@ -99,14 +99,14 @@ int dls_log_scan(const char *path, const dls_log_scan_opts *o, dls_log_visit vis
     long line = 0, bad = 0, good = 0;
     int rc = 0, nl;
     long got;
-    while ((got = read_line(f, &buf, &cap, DLS_LOG_MAX_LINE, &nl)) >= -2) {
+    while ((got = read_line(f, &buf, &cap, DLT_LOG_MAX_LINE, &nl)) >= -2) {
         if (got == -1)
             break;
         line++;
         if (got == -2) {
             if (o->errs)
                 fprintf(o->errs, "dlsync: %s:%ld: line longer than %u bytes: not a dlsync log; not read further\n",
-                        name, line, DLS_LOG_MAX_LINE);
+                        name, line, DLT_LOG_MAX_LINE);
             rc = -1;
             break;
         }
@@ -119,9 +119,9 @@ int dls_log_scan(const char *path, const dls_log_scan_opts *o, dls_log_visit vis
             continue;
         if (good && !wanted(buf + start, len - start, o->kinds))
             continue;
-        dls_json_error err;
-        dlt_json_value *obj = dls_json_parse(buf + start, len - start, &err);
-        const char *ev = obj ? dls_json_get_str(obj, "ev") : NULL;
+        dlt_json_error err;
+        dlt_json_value *obj = dlt_json_parse(buf + start, len - start, &err);
+        const char *ev = obj ? dlt_json_get_str(obj, "ev") : NULL;
         if (!ev) {
             char what[192];
             if (!obj && !nl)
@@ -131,9 +131,9 @@ int dls_log_scan(const char *path, const dls_log_scan_opts *o, dls_log_visit vis
                 snprintf(what, sizeof what, "malformed JSON at column %zu: %s", start + err.offset + 1, err.message);
             else
                 snprintf(what, sizeof what, "%s",
-                         obj->type != DLS_JSON_OBJECT ? "not a JSON object" : "record without a string \"ev\" key");
-            dls_json_free(obj);
-            if (!good || ++bad > DLS_LOG_MAX_DAMAGED) {
+                         obj->type != DLT_JSON_OBJECT ? "not a JSON object" : "record without a string \"ev\" key");
+            dlt_json_free(obj);
+            if (!good || ++bad > DLT_LOG_MAX_DAMAGED) {
                 if (o->errs)
                     fprintf(o->errs, "dlsync: %s:%ld: %s: not a dlsync log%s; not read further\n", name, line, what,
                             good ? " (too many damaged lines)" : "");
@@ -147,12 +147,12 @@ int dls_log_scan(const char *path, const dls_log_scan_opts *o, dls_log_visit vis
         }
         good++; /* a record: the first proves the file is a log; unwanted later ones were skipped above */
         if (!wanted(buf + start, len - start, o->kinds)) {
-            dls_json_free(obj);
+            dlt_json_free(obj);
             continue;
         }
-        dls_log_record r = {.file = path, .line = line, .obj = obj, .ev = ev};
+        dlt_log_record r = {.file = path, .line = line, .obj = obj, .ev = ev};
         int stop = visit(&r, ctx);
-        dls_json_free(r.obj);
+        dlt_json_free(r.obj);
         if (stop) {
             if (o->errs)
                 fprintf(o->errs, "dlsync: %s:%ld: out of memory\n", name, line);
@@ -175,12 +175,12 @@ int dls_log_scan(const char *path, const dls_log_scan_opts *o, dls_log_visit vis
     return rc;
 }
 
-static int append(dls_log_record *r, void *ctx)
+static int append(dlt_log_record *r, void *ctx)
 {
-    dls_log_set *set = ctx;
+    dlt_log_set *set = ctx;
     if (set->n == set->cap) {
         size_t cap = set->cap ? set->cap * 2 : 256;
-        dls_log_record *nr = realloc(set->recs, cap * sizeof *nr);
+        dlt_log_record *nr = realloc(set->recs, cap * sizeof *nr);
         if (!nr)
             return -1;
         set->recs = nr;
@@ -191,19 +191,19 @@ static int append(dls_log_record *r, void *ctx)
     return 0;
 }
 
-int dls_log_read(dls_log_set *set, const char *path, FILE *errs)
+int dlt_log_read(dlt_log_set *set, const char *path, FILE *errs)
 {
-    dls_log_scan_opts o = {.pipes = 1, .errs = errs};
-    int rc = dls_log_scan(path, &o, append, set, &set->damaged);
+    dlt_log_scan_opts o = {.pipes = 1, .errs = errs};
+    int rc = dlt_log_scan(path, &o, append, set, &set->damaged);
     if (rc != 0)
         set->files_failed++;
     return rc;
 }
 
-void dls_log_set_free(dls_log_set *set)
+void dlt_log_set_free(dlt_log_set *set)
 {
     for (size_t i = 0; i < set->n; i++)
-        dls_json_free(set->recs[i].obj);
+        dlt_json_free(set->recs[i].obj);
     free(set->recs);
     memset(set, 0, sizeof *set);
 }

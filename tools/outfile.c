@@ -11,7 +11,7 @@
 
 #include "textesc.h"
 
-const char *dls_outfile_refuse(const char *out, const char *const *inputs, size_t ninputs, const char *example)
+const char *dlt_outfile_refuse(const char *out, const char *const *inputs, size_t ninputs, const char *example)
 {
     static char why[256];
     struct stat st, in;
@@ -39,7 +39,7 @@ const char *dls_outfile_refuse(const char *out, const char *const *inputs, size_
     return NULL;
 }
 
-int dls_outfile_same(const char *a, const char *b)
+int dlt_outfile_same(const char *a, const char *b)
 {
     struct stat sa, sb;
     if (strcmp(a, b) == 0)
@@ -47,10 +47,10 @@ int dls_outfile_same(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int dls_outfile_write(const char *path, dls_outfile_writer write, void *ctx)
+int dlt_outfile_write(const char *path, dlt_outfile_writer write, void *ctx)
 {
     char safe[PATH_MAX], tmp[PATH_MAX + 16] = "";
-    dls_text_escape(path, safe, sizeof safe);
+    dlt_text_escape(path, safe, sizeof safe);
     if (strcmp(path, "-") == 0) {
         if (write(ctx, stdout) == 0 && fflush(stdout) == 0)
             return 0;

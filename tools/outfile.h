@@ -5,26 +5,26 @@
  * directory; `-` is standard output; an existing regular file is replaced only once the new one
  * is written whole (a new file in the same directory renamed over it), and anything else (a
  * FIFO, /dev/null) is written directly. */
-#ifndef DLS_TOOL_OUTFILE_H
-#define DLS_TOOL_OUTFILE_H
+#ifndef DLT_OUTFILE_H
+#define DLT_OUTFILE_H
 
 #include <stddef.h>
 #include <stdio.h>
 
 /* Writes the whole output to f; returns 0, or -1 when it could not (out of memory). */
-typedef int (*dls_outfile_writer)(void *ctx, FILE *f);
+typedef int (*dlt_outfile_writer)(void *ctx, FILE *f);
 
 /* NULL when `out` may be written while the ninputs logs inputs ("-": standard input) are read,
  * else why not, in a few words; `example` is the option with a good name, said when the file
  * looks like a log ("--html report.html"). */
-const char *dls_outfile_refuse(const char *out, const char *const *inputs, size_t ninputs, const char *example);
+const char *dlt_outfile_refuse(const char *out, const char *const *inputs, size_t ninputs, const char *example);
 
 /* 1 when the outputs a and b (neither "-") name the same file. */
-int dls_outfile_same(const char *a, const char *b);
+int dlt_outfile_same(const char *a, const char *b);
 
 /* Writes the output of write(ctx, f) to path as the rules say (standard output for "-"). Returns
  * 0, or -1 after saying on stderr why it was not written (nothing of it then replaces an
  * existing file). */
-int dls_outfile_write(const char *path, dls_outfile_writer write, void *ctx);
+int dlt_outfile_write(const char *path, dlt_outfile_writer write, void *ctx);
 
 #endif

@@ -10,7 +10,7 @@
 static int fail(char *err, size_t n, const char *fmt, const char *arg)
 {
     char safe[256];
-    snprintf(err, n, fmt, dls_text_escape(arg, safe, sizeof safe));
+    snprintf(err, n, fmt, dlt_text_escape(arg, safe, sizeof safe));
     return -1;
 }
 
@@ -32,7 +32,7 @@ static int valued(int argc, char **argv, int *i, const char **name, const char *
     return 0;
 }
 
-int dls_report_parse(int argc, char **argv, dls_report_opts *o, char *err, size_t n)
+int dlt_report_parse(int argc, char **argv, dlt_report_opts *o, char *err, size_t n)
 {
     memset(o, 0, sizeof *o);
     err[0] = '\0';
@@ -100,7 +100,7 @@ int dls_report_parse(int argc, char **argv, dls_report_opts *o, char *err, size_
     return 0;
 }
 
-void dls_report_opts_free(dls_report_opts *o)
+void dlt_report_opts_free(dlt_report_opts *o)
 {
     free(o->inputs);
     free(o->debug_dirs);

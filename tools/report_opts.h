@@ -9,8 +9,8 @@
  * refused, as is an option given twice (--debug-dir may be given several times: each adds a
  * directory), two outputs or --json and an output on standard output, an unknown option and a
  * command line without a log. */
-#ifndef DLS_TOOL_REPORT_OPTS_H
-#define DLS_TOOL_REPORT_OPTS_H
+#ifndef DLT_REPORT_OPTS_H
+#define DLT_REPORT_OPTS_H
 
 #include <stddef.h>
 
@@ -23,13 +23,13 @@ typedef struct {
     int help;            /* --help or -h: print the help, nothing else */
     const char **inputs; /* the logs in command-line order (pointers into argv; malloc'd array) */
     size_t ninputs;
-} dls_report_opts;
+} dlt_report_opts;
 
 /* Parses argv[1..argc) (argv[0] is "report") into *o. Returns 0, or -1 with a one-line reason in
- * err (n bytes); -1 also when memory runs out. Free o with dls_report_opts_free either way. */
-int dls_report_parse(int argc, char **argv, dls_report_opts *o, char *err, size_t n);
+ * err (n bytes); -1 also when memory runs out. Free o with dlt_report_opts_free either way. */
+int dlt_report_parse(int argc, char **argv, dlt_report_opts *o, char *err, size_t n);
 
-/* Frees what dls_report_parse allocated and zeroes *o. */
-void dls_report_opts_free(dls_report_opts *o);
+/* Frees what dlt_report_parse allocated and zeroes *o. */
+void dlt_report_opts_free(dlt_report_opts *o);
 
 #endif

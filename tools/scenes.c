@@ -21,9 +21,9 @@ typedef struct {
 } event;
 
 typedef struct {
-    event ev[DLS_SCENE_MARKS];
+    event ev[DLT_SCENE_MARKS];
     size_t n;
-    size_t mark_of[DLS_SCENE_MARKS]; /* an event's id -> its mark, once placed */
+    size_t mark_of[DLT_SCENE_MARKS]; /* an event's id -> its mark, once placed */
     long long tids[6];               /* the host threads seen */
     size_t ntids, more_tids;
 } events;
@@ -31,14 +31,14 @@ typedef struct {
 static long long rec_t(const dlt_json_value *obj, long long dflt)
 {
     long long t;
-    return dls_json_get_int(obj, "t", &t) ? t : dflt;
+    return dlt_json_get_int(obj, "t", &t) ? t : dflt;
 }
 
 /* Adds an event and returns it (NULL when full); its id is its index in e->ev, which place()
  * leaves as it is (it sorts a copy). */
 static event *add(events *e, long long t, int sub, ev_type type, size_t lane, const char *label)
 {
-    if (e->n == DLS_SCENE_MARKS || lane >= DLS_SCENE_LANES)
+    if (e->n == DLT_SCENE_MARKS || lane >= DLT_SCENE_LANES)
         return NULL;
     event *v = &e->ev[e->n];
     *v = (event){.t = t, .sub = sub, .type = type, .lane = lane, .id = e->n};
@@ -47,10 +47,10 @@ static event *add(events *e, long long t, int sub, ev_type type, size_t lane, co
     return v;
 }
 
-/* The mark place() gave the event v (NULL: none), or DLS_SCENE_MARKS. */
+/* The mark place() gave the event v (NULL: none), or DLT_SCENE_MARKS. */
 static size_t mark_of(const events *e, const event *v)
 {
-    return v ? e->mark_of[v->id] : DLS_SCENE_MARKS;
+    return v ? e->mark_of[v->id] : DLT_SCENE_MARKS;
 }
 
 static int by_time(const void *a, const void *b)
@@ -61,18 +61,18 @@ static int by_time(const void *a, const void *b)
     return x->sub - y->sub;
 }
 
-static const dls_mark_kind g_kind_of[] = {DLS_MARK_PRODUCER, DLS_MARK_CONSUMER, DLS_MARK_EXCHANGE, DLS_MARK_EXCHANGE,
-                                          DLS_MARK_EXCHANGE, DLS_MARK_RECORD,   DLS_MARK_WAIT};
+static const dlt_mark_kind g_kind_of[] = {DLT_MARK_PRODUCER, DLT_MARK_CONSUMER, DLT_MARK_EXCHANGE, DLT_MARK_EXCHANGE,
+                                          DLT_MARK_EXCHANGE, DLT_MARK_RECORD,   DLT_MARK_WAIT};
 
 /* Places the events as marks, in the order of their times, and names the host lane's threads. */
-static void place(dls_scene *s, events *e)
+static void place(dlt_scene *s, events *e)
 {
-    event copy[DLS_SCENE_MARKS];
+    event copy[DLT_SCENE_MARKS];
     memcpy(copy, e->ev, e->n * sizeof *copy);
     qsort(copy, e->n, sizeof *copy, by_time);
     for (size_t i = 0; i < e->n; i++)
         e->mark_of[copy[i].id] =
-            dls_scene_mark(s, copy[i].lane, g_kind_of[copy[i].type], copy[i].label, copy[i].detail);
+            dlt_scene_mark(s, copy[i].lane, g_kind_of[copy[i].type], copy[i].label, copy[i].detail);
     /* the host lane says which threads it stands for */
     char *kind = s->lanes[0].kind;
     size_t len = 0;
@@ -87,39 +87,39 @@ static void place(dls_scene *s, events *e)
         snprintf(kind + len, sizeof s->lanes[0].kind - len, " and %zu more", e->more_tids);
 }
 
-const char *dls_scene_stream_text(const dlt_json_value *stream, char *buf, size_t n)
+const char *dlt_scene_stream_text(const dlt_json_value *stream, char *buf, size_t n)
 {
     char id[24], kind[32], handle[32], dev[24];
-    if (!stream || stream->type != DLS_JSON_OBJECT) {
+    if (!stream || stream->type != DLT_JSON_OBJECT) {
         snprintf(buf, n, "the host");
         return buf;
     }
-    dls_scalar_text(stream, "device", dev, sizeof dev);
-    snprintf(buf, n, "stream %s (%s, %s%s%s)", dls_scalar_text(stream, "id", id, sizeof id),
-             dls_scalar_text(stream, "kind", kind, sizeof kind),
-             dls_scalar_text(stream, "handle", handle, sizeof handle),
-             dls_json_get(stream, "device") ? ", device " : "", dls_json_get(stream, "device") ? dev : "");
+    dlt_scalar_text(stream, "device", dev, sizeof dev);
+    snprintf(buf, n, "stream %s (%s, %s%s%s)", dlt_scalar_text(stream, "id", id, sizeof id),
+             dlt_scalar_text(stream, "kind", kind, sizeof kind),
+             dlt_scalar_text(stream, "handle", handle, sizeof handle),
+             dlt_json_get(stream, "device") ? ", device " : "", dlt_json_get(stream, "device") ? dev : "");
     return buf;
 }
 
 /* The lane of a log stream object (the host lane for null), added when new. */
-static size_t stream_lane(dls_scene *s, const dlt_json_value *stream, size_t host)
+static size_t stream_lane(dlt_scene *s, const dlt_json_value *stream, size_t host)
 {
-    if (!stream || stream->type != DLS_JSON_OBJECT)
+    if (!stream || stream->type != DLT_JSON_OBJECT)
         return host;
     char id[24], name[48], kind[32], handle[32], dev[24], where[96];
-    snprintf(name, sizeof name, "stream %s", dls_scalar_text(stream, "id", id, sizeof id));
-    dls_scalar_text(stream, "device", dev, sizeof dev);
-    snprintf(where, sizeof where, "%s%s%s", dls_scalar_text(stream, "handle", handle, sizeof handle),
-             dls_json_get(stream, "device") ? ", device " : "", dls_json_get(stream, "device") ? dev : "");
-    return dls_scene_lane(s, name, dls_scalar_text(stream, "kind", kind, sizeof kind), where, 0);
+    snprintf(name, sizeof name, "stream %s", dlt_scalar_text(stream, "id", id, sizeof id));
+    dlt_scalar_text(stream, "device", dev, sizeof dev);
+    snprintf(where, sizeof where, "%s%s%s", dlt_scalar_text(stream, "handle", handle, sizeof handle),
+             dlt_json_get(stream, "device") ? ", device " : "", dlt_json_get(stream, "device") ? dev : "");
+    return dlt_scene_lane(s, name, dlt_scalar_text(stream, "kind", kind, sizeof kind), where, 0);
 }
 
 /* Remembers the thread of a record made on the host. */
 static void host_thread(events *e, const dlt_json_value *rec)
 {
     long long tid;
-    if (!dls_json_get_int(rec, "tid", &tid))
+    if (!dlt_json_get_int(rec, "tid", &tid))
         return;
     for (size_t i = 0; i < e->ntids; i++)
         if (e->tids[i] == tid)
@@ -130,23 +130,23 @@ static void host_thread(events *e, const dlt_json_value *rec)
         e->more_tids++;
 }
 
-void dls_exchange_find(const dls_log_set *set, const dlt_json_value *r, dls_exchange_recs *x)
+void dlt_exchange_find(const dlt_log_set *set, const dlt_json_value *r, dlt_exchange_recs *x)
 {
-    x->export_rec = x->import_rec = x->release_rec = DLS_NO_RECORD;
+    x->export_rec = x->import_rec = x->release_rec = DLT_NO_RECORD;
     x->ninjects = 0;
     char pid[32], xid[32], p[32], q[32];
-    dls_scalar_text(r, "pid", pid, sizeof pid);
-    dls_scalar_text(r, "xid", xid, sizeof xid);
+    dlt_scalar_text(r, "pid", pid, sizeof pid);
+    dlt_scalar_text(r, "xid", xid, sizeof xid);
     for (size_t i = 0; i < set->n; i++) {
-        const dls_log_record *rec = &set->recs[i];
-        if (strcmp(dls_scalar_text(rec->obj, "xid", q, sizeof q), xid) != 0 ||
-            strcmp(dls_scalar_text(rec->obj, "pid", p, sizeof p), pid) != 0)
+        const dlt_log_record *rec = &set->recs[i];
+        if (strcmp(dlt_scalar_text(rec->obj, "xid", q, sizeof q), xid) != 0 ||
+            strcmp(dlt_scalar_text(rec->obj, "pid", p, sizeof p), pid) != 0)
             continue;
-        if (strcmp(rec->ev, "export") == 0 && x->export_rec == DLS_NO_RECORD)
+        if (strcmp(rec->ev, "export") == 0 && x->export_rec == DLT_NO_RECORD)
             x->export_rec = i;
-        else if (strcmp(rec->ev, "import") == 0 && x->import_rec == DLS_NO_RECORD)
+        else if (strcmp(rec->ev, "import") == 0 && x->import_rec == DLT_NO_RECORD)
             x->import_rec = i;
-        else if (strcmp(rec->ev, "release") == 0 && x->release_rec == DLS_NO_RECORD)
+        else if (strcmp(rec->ev, "release") == 0 && x->release_rec == DLT_NO_RECORD)
             x->release_rec = i;
         else if (strcmp(rec->ev, "inject") == 0 && x->ninjects < sizeof x->injects / sizeof *x->injects)
             x->injects[x->ninjects++] = i;
@@ -154,13 +154,13 @@ void dls_exchange_find(const dls_log_set *set, const dlt_json_value *r, dls_exch
 }
 
 /* The exchange's export, import and release on the host lane. */
-static void exchange_points(const dls_log_set *set, const dls_exchange_recs *x, size_t host, events *e)
+static void exchange_points(const dlt_log_set *set, const dlt_exchange_recs *x, size_t host, events *e)
 {
     const size_t recs[] = {x->export_rec, x->import_rec, x->release_rec};
     const ev_type types[] = {EV_EXPORT, EV_IMPORT, EV_RELEASE};
     const char *const words[] = {"export", "import", "release"};
     for (size_t k = 0; k < 3; k++) {
-        if (recs[k] == DLS_NO_RECORD)
+        if (recs[k] == DLT_NO_RECORD)
             continue;
         const dlt_json_value *r = set->recs[recs[k]].obj;
         char tid[24], xid[24];
@@ -170,12 +170,12 @@ static void exchange_points(const dls_log_set *set, const dls_exchange_recs *x, 
         host_thread(e, r);
         if (k == 2)
             snprintf(v->detail, sizeof v->detail, "release: the tensor's deleter called on thread %s (xid %s)",
-                     dls_scalar_text(r, "tid", tid, sizeof tid), dls_scalar_text(r, "xid", xid, sizeof xid));
+                     dlt_scalar_text(r, "tid", tid, sizeof tid), dlt_scalar_text(r, "xid", xid, sizeof xid));
         else
             snprintf(v->detail, sizeof v->detail, "%s: %s %s on thread %s (xid %s)", words[k],
-                     dls_json_get_str(r, "framework") ? dls_json_get_str(r, "framework") : "?",
-                     dls_json_get_str(r, "symbol") ? dls_json_get_str(r, "symbol") : "?",
-                     dls_scalar_text(r, "tid", tid, sizeof tid), dls_scalar_text(r, "xid", xid, sizeof xid));
+                     dlt_json_get_str(r, "framework") ? dlt_json_get_str(r, "framework") : "?",
+                     dlt_json_get_str(r, "symbol") ? dlt_json_get_str(r, "symbol") : "?",
+                     dlt_scalar_text(r, "tid", tid, sizeof tid), dlt_scalar_text(r, "xid", xid, sizeof xid));
     }
 }
 
@@ -202,22 +202,22 @@ typedef struct {
     char why[1024];
 } made_ordering;
 
-static size_t inject_events(const dls_log_set *set, const dls_exchange_recs *x, dls_scene *s, size_t host, events *e,
+static size_t inject_events(const dlt_log_set *set, const dlt_exchange_recs *x, dlt_scene *s, size_t host, events *e,
                             made_ordering *made, size_t max)
 {
     size_t nmade = 0;
     for (size_t i = 0; i < x->ninjects; i++) {
-        const dlt_json_value *r = set->recs[x->injects[i]].obj, *from = dls_json_get(r, "from"),
-                             *to = dls_json_get(r, "to");
-        const char *what = str_or(dls_json_get_str(r, "what"), "?"),
-                   *reason = str_or(dls_json_get_str(r, "reason"), "?");
+        const dlt_json_value *r = set->recs[x->injects[i]].obj, *from = dlt_json_get(r, "from"),
+                             *to = dlt_json_get(r, "to");
+        const char *what = str_or(dlt_json_get_str(r, "what"), "?"),
+                   *reason = str_or(dlt_json_get_str(r, "reason"), "?");
         long long t = rec_t(r, 0);
         int sub = 2 * (int)i;
         char fst[160], tst[160];
-        dls_scene_stream_text(from, fst, sizeof fst);
-        dls_scene_stream_text(to, tst, sizeof tst);
+        dlt_scene_stream_text(from, fst, sizeof fst);
+        dlt_scene_stream_text(to, tst, sizeof tst);
         host_thread(e, r);
-        event *rec = from && from->type == DLS_JSON_OBJECT
+        event *rec = from && from->type == DLT_JSON_OBJECT
                          ? add(e, t, sub, EV_RECORD, stream_lane(s, from, host), "record")
                          : NULL;
         event *wait =
@@ -227,8 +227,8 @@ static size_t inject_events(const dls_log_set *set, const dls_exchange_recs *x, 
                      what, fst);
         if (wait)
             snprintf(wait->detail, sizeof wait->detail, "injected (%s): %s waits%s%s (%s)", what,
-                     to && to->type == DLS_JSON_OBJECT ? tst : "the host", rec ? " for it" : "",
-                     !rec && from && from->type == DLS_JSON_OBJECT ? fst : "", reason);
+                     to && to->type == DLT_JSON_OBJECT ? tst : "the host", rec ? " for it" : "",
+                     !rec && from && from->type == DLT_JSON_OBJECT ? fst : "", reason);
         if (nmade < max) {
             made[nmade].rec = rec;
             made[nmade].wait = wait;
@@ -239,46 +239,46 @@ static size_t inject_events(const dls_log_set *set, const dls_exchange_recs *x, 
 }
 
 /* The arrows of the orderings inject_events added (after place()). */
-static void inject_arrows(dls_scene *s, const events *e, const made_ordering *made, size_t n)
+static void inject_arrows(dlt_scene *s, const events *e, const made_ordering *made, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (made[i].rec && made[i].wait)
-            dls_scene_arrow(s, mark_of(e, made[i].rec), mark_of(e, made[i].wait), DLS_ARROW_MADE, made[i].why);
+            dlt_scene_arrow(s, mark_of(e, made[i].rec), mark_of(e, made[i].wait), DLT_ARROW_MADE, made[i].why);
 }
 
-void dls_scene_race(const dls_log_set *set, size_t race, dls_scene *s)
+void dlt_scene_race(const dlt_log_set *set, size_t race, dlt_scene *s)
 {
     memset(s, 0, sizeof *s);
     const dlt_json_value *r = set->recs[race].obj;
-    const dlt_json_value *ps = dls_json_get(r, "producer"), *cs = dls_json_get(r, "consumer");
-    const char *kind = dls_json_get_str(r, "kind");
-    dls_exchange_recs x;
-    dls_exchange_find(set, r, &x);
-    size_t host = dls_scene_lane(s, "host threads", "", "", 1);
-    size_t plane = stream_lane(s, dls_json_get(ps, "stream"), host);
-    size_t clane = stream_lane(s, dls_json_get(cs, "stream"), host);
-    if (x.import_rec != DLS_NO_RECORD)
-        stream_lane(s, dls_json_get(set->recs[x.import_rec].obj, "stream"), host);
+    const dlt_json_value *ps = dlt_json_get(r, "producer"), *cs = dlt_json_get(r, "consumer");
+    const char *kind = dlt_json_get_str(r, "kind");
+    dlt_exchange_recs x;
+    dlt_exchange_find(set, r, &x);
+    size_t host = dlt_scene_lane(s, "host threads", "", "", 1);
+    size_t plane = stream_lane(s, dlt_json_get(ps, "stream"), host);
+    size_t clane = stream_lane(s, dlt_json_get(cs, "stream"), host);
+    if (x.import_rec != DLT_NO_RECORD)
+        stream_lane(s, dlt_json_get(set->recs[x.import_rec].obj, "stream"), host);
     for (size_t i = 0; i < x.ninjects; i++) {
-        stream_lane(s, dls_json_get(set->recs[x.injects[i]].obj, "from"), host);
-        stream_lane(s, dls_json_get(set->recs[x.injects[i]].obj, "to"), host);
+        stream_lane(s, dlt_json_get(set->recs[x.injects[i]].obj, "from"), host);
+        stream_lane(s, dlt_json_get(set->recs[x.injects[i]].obj, "to"), host);
     }
     events e = {.n = 0};
     exchange_points(set, &x, host, &e);
     host_thread(&e, r);
     long long t = rec_t(r, 0);
-    long long t_export = x.export_rec != DLS_NO_RECORD ? rec_t(set->recs[x.export_rec].obj, t) : t - 1;
-    long long t_import = x.import_rec != DLS_NO_RECORD ? rec_t(set->recs[x.import_rec].obj, t) : t;
-    long long t_release = x.release_rec != DLS_NO_RECORD ? rec_t(set->recs[x.release_rec].obj, t) : t;
+    long long t_export = x.export_rec != DLT_NO_RECORD ? rec_t(set->recs[x.export_rec].obj, t) : t - 1;
+    long long t_import = x.import_rec != DLT_NO_RECORD ? rec_t(set->recs[x.import_rec].obj, t) : t;
+    long long t_release = x.release_rec != DLT_NO_RECORD ? rec_t(set->recs[x.release_rec].obj, t) : t;
     int first_producer = one_way(kind), reuse = kind && strcmp(kind, "release-reuse") == 0;
     /* the earlier access, then the later one, with the fix's record and wait between them */
     long long t_early = first_producer ? t_export : reuse ? t_release : t;
     long long t_late = kind && strcmp(kind, "host-read") == 0 && t_import > t ? t_import : t;
-    const char *pop = str_or(dls_json_get_str(ps, "op"), "an unknown operation"),
-               *cop = str_or(dls_json_get_str(cs, "op"), "an unknown operation");
+    const char *pop = str_or(dlt_json_get_str(ps, "op"), "an unknown operation"),
+               *cop = str_or(dlt_json_get_str(cs, "op"), "an unknown operation");
     char pst[160], cst[160];
-    dls_scene_stream_text(dls_json_get(ps, "stream"), pst, sizeof pst);
-    dls_scene_stream_text(dls_json_get(cs, "stream"), cst, sizeof cst);
+    dlt_scene_stream_text(dlt_json_get(ps, "stream"), pst, sizeof pst);
+    dlt_scene_stream_text(dlt_json_get(cs, "stream"), cst, sizeof cst);
     event *pv = add(&e, first_producer ? t_early : t_late, first_producer ? -3 : 3, EV_PRODUCER, plane, pop);
     event *cv = add(&e, first_producer ? t_late : t_early, first_producer ? 3 : -3, EV_CONSUMER, clane, cop);
     if (pv)
@@ -315,28 +315,28 @@ void dls_scene_race(const dls_log_set *set, size_t race, dls_scene *s)
     size_t m_early = mark_of(&e, early), m_late = mark_of(&e, late), m_rec = mark_of(&e, rec),
            m_wait = mark_of(&e, wait);
     int have_rec = rec != NULL, have_wait = wait != NULL;
-    const char *why = dls_json_get_str(r, "why");
-    dls_scene_arrow(s, m_early, m_late, DLS_ARROW_MISSING,
+    const char *why = dlt_json_get_str(r, "why");
+    dlt_scene_arrow(s, m_early, m_late, DLT_ARROW_MISSING,
                     why ? why : "nothing orders the later access after the earlier one");
     if (have_wait) {
         char what[1024];
         snprintf(what, sizeof what, "%s (the event route of fix %s)",
                  have_rec ? "the wait orders the later access after the event" : "the host's wait orders it",
-                 str_or(dls_json_get_str(dls_json_get(r, "fix"), "id"), "?"));
-        dls_scene_arrow(s, have_rec ? m_rec : m_early, m_wait, DLS_ARROW_FIX, what);
+                 str_or(dlt_json_get_str(dlt_json_get(r, "fix"), "id"), "?"));
+        dlt_scene_arrow(s, have_rec ? m_rec : m_early, m_wait, DLT_ARROW_FIX, what);
     }
 }
 
-void dls_scene_injects(const dls_log_set *set, const dls_exchange_recs *x, dls_scene *s)
+void dlt_scene_injects(const dlt_log_set *set, const dlt_exchange_recs *x, dlt_scene *s)
 {
     memset(s, 0, sizeof *s);
-    size_t host = dls_scene_lane(s, "host threads", "", "", 1);
+    size_t host = dlt_scene_lane(s, "host threads", "", "", 1);
     for (size_t i = 0; i < x->ninjects; i++) {
-        stream_lane(s, dls_json_get(set->recs[x->injects[i]].obj, "from"), host);
-        stream_lane(s, dls_json_get(set->recs[x->injects[i]].obj, "to"), host);
+        stream_lane(s, dlt_json_get(set->recs[x->injects[i]].obj, "from"), host);
+        stream_lane(s, dlt_json_get(set->recs[x->injects[i]].obj, "to"), host);
     }
-    if (x->import_rec != DLS_NO_RECORD)
-        stream_lane(s, dls_json_get(set->recs[x->import_rec].obj, "stream"), host);
+    if (x->import_rec != DLT_NO_RECORD)
+        stream_lane(s, dlt_json_get(set->recs[x->import_rec].obj, "stream"), host);
     events e = {.n = 0};
     exchange_points(set, x, host, &e);
     made_ordering made[16];

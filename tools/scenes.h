@@ -16,8 +16,8 @@
  * Injected orderings: the exchange's export, import and release on the host lane, and each
  * ordering as an event recorded on the stream waited for and a wait on the stream (or the host)
  * made to wait, in the order the records were written. */
-#ifndef DLS_TOOL_SCENES_H
-#define DLS_TOOL_SCENES_H
+#ifndef DLT_SCENES_H
+#define DLT_SCENES_H
 
 #include <stddef.h>
 
@@ -26,22 +26,22 @@
 
 /* The records of one exchange (a pid and an xid) a scene shows: indices into the set. */
 typedef struct {
-    size_t export_rec, import_rec, release_rec; /* DLS_NO_RECORD (records.h) when absent */
+    size_t export_rec, import_rec, release_rec; /* DLT_NO_RECORD (records.h) when absent */
     size_t injects[16];                         /* its inject records, in log order */
     size_t ninjects;
-} dls_exchange_recs;
+} dlt_exchange_recs;
 
 /* Finds the records of the exchange (pid, xid) of record r in set. */
-void dls_exchange_find(const dls_log_set *set, const dlt_json_value *r, dls_exchange_recs *x);
+void dlt_exchange_find(const dlt_log_set *set, const dlt_json_value *r, dlt_exchange_recs *x);
 
 /* Builds the scene of the race record set->recs[race] (zeroes *s first). */
-void dls_scene_race(const dls_log_set *set, size_t race, dls_scene *s);
+void dlt_scene_race(const dlt_log_set *set, size_t race, dlt_scene *s);
 
 /* Builds the scene of the orderings injected into the exchange x (zeroes *s first). */
-void dls_scene_injects(const dls_log_set *set, const dls_exchange_recs *x, dls_scene *s);
+void dlt_scene_injects(const dlt_log_set *set, const dlt_exchange_recs *x, dlt_scene *s);
 
 /* Writes a log stream object as the text report names it: "stream 2 (non-blocking,
  * 0x55d5322436f0, device 0)", "the host" for null. Returns buf. */
-const char *dls_scene_stream_text(const dlt_json_value *stream, char *buf, size_t n);
+const char *dlt_scene_stream_text(const dlt_json_value *stream, char *buf, size_t n);
 
 #endif

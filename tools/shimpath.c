@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int dls_find_shim(char *buf, size_t n)
+int dlt_find_shim(char *buf, size_t n)
 {
     char exe[PATH_MAX];
     if (n)

@@ -1,6 +1,6 @@
 /* Finding the libdlsync.so that belongs to this dlsync executable. */
-#ifndef DLS_TOOL_SHIMPATH_H
-#define DLS_TOOL_SHIMPATH_H
+#ifndef DLT_SHIMPATH_H
+#define DLT_SHIMPATH_H
 
 #include <stddef.h>
 
@@ -9,6 +9,6 @@
  * ($(BUILD)/bin, $(BUILD)/lib) and once installed ($(PREFIX)/bin, $(PREFIX)/lib). Returns 0 when
  * the library exists and is readable; -1 otherwise, with buf holding the path looked for (or
  * empty when the executable's own path is unknown). */
-int dls_find_shim(char *buf, size_t n);
+int dlt_find_shim(char *buf, size_t n);
 
 #endif

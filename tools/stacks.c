@@ -10,7 +10,7 @@
 /* The offset of a `native` entry ("0x…" string), into *v; 1 when it has one. */
 static int entry_offset(const dlt_json_value *entry, uint64_t *v)
 {
-    const char *hex = dls_json_get_str(entry, "offset");
+    const char *hex = dlt_json_get_str(entry, "offset");
     char *end;
     if (!hex || hex[0] != '0' || hex[1] != 'x')
         return 0;
@@ -18,19 +18,19 @@ static int entry_offset(const dlt_json_value *entry, uint64_t *v)
     return end != hex + 2 && !*end;
 }
 
-int dls_stacks_want(const dls_log_set *set, dls_symbolizer *sym)
+int dlt_stacks_want(const dlt_log_set *set, dlt_symbolizer *sym)
 {
     static const char *const sides[] = {"producer", "consumer"};
     for (size_t i = 0; i < set->n; i++) {
         if (strcmp(set->recs[i].ev, "race") != 0)
             continue;
         for (size_t s = 0; s < 2; s++) {
-            const dlt_json_value *native = dls_json_get(dls_json_get(set->recs[i].obj, sides[s]), "native");
-            for (size_t k = 0; native && native->type == DLS_JSON_ARRAY && k < native->len; k++) {
+            const dlt_json_value *native = dlt_json_get(dlt_json_get(set->recs[i].obj, sides[s]), "native");
+            for (size_t k = 0; native && native->type == DLT_JSON_ARRAY && k < native->len; k++) {
                 uint64_t off;
                 const dlt_json_value *e = native->items[k];
                 if (entry_offset(e, &off) &&
-                    dls_sym_want(sym, dls_json_get_str(e, "object"), dls_json_get_str(e, "build_id"), off) != 0)
+                    dlt_sym_want(sym, dlt_json_get_str(e, "object"), dlt_json_get_str(e, "build_id"), off) != 0)
                     return -1;
             }
         }
@@ -39,28 +39,28 @@ int dls_stacks_want(const dls_log_set *set, dls_symbolizer *sym)
 }
 
 /* Appends a frame (text copied); -1 when memory runs out. */
-static int add(dls_shown_stack *out, const char *text, int python, int resolved, int inlined)
+static int add(dlt_shown_stack *out, const char *text, int python, int resolved, int inlined)
 {
-    dls_shown_frame *more = realloc(out->f, (out->n + 1) * sizeof *more);
+    dlt_shown_frame *more = realloc(out->f, (out->n + 1) * sizeof *more);
     if (!more)
         return -1;
     out->f = more;
     char *copy = strdup(text);
     if (!copy)
         return -1;
-    out->f[out->n++] = (dls_shown_frame){.text = copy, .python = python, .resolved = resolved, .inlined = inlined};
+    out->f[out->n++] = (dlt_shown_frame){.text = copy, .python = python, .resolved = resolved, .inlined = inlined};
     return 0;
 }
 
 /* 1 when text is the "function (file:line)" of one of the side's Python frames. */
 static int is_python(const dlt_json_value *python, const char *text)
 {
-    for (size_t i = 0; python && python->type == DLS_JSON_ARRAY && i < python->len; i++) {
+    for (size_t i = 0; python && python->type == DLT_JSON_ARRAY && i < python->len; i++) {
         char buf[1024], line[32];
         const dlt_json_value *p = python->items[i];
-        snprintf(buf, sizeof buf, "%s (%s:%s)", dls_json_get_str(p, "function") ? dls_json_get_str(p, "function") : "",
-                 dls_json_get_str(p, "file") ? dls_json_get_str(p, "file") : "",
-                 dls_scalar_text(p, "line", line, sizeof line));
+        snprintf(buf, sizeof buf, "%s (%s:%s)", dlt_json_get_str(p, "function") ? dlt_json_get_str(p, "function") : "",
+                 dlt_json_get_str(p, "file") ? dlt_json_get_str(p, "file") : "",
+                 dlt_scalar_text(p, "line", line, sizeof line));
         if (strcmp(buf, text) == 0)
             return 1;
     }
@@ -68,7 +68,7 @@ static int is_python(const dlt_json_value *python, const char *text)
 }
 
 /* Appends the source frames of one resolved native frame logged as `logged` in `object`. */
-static int add_resolved(dls_shown_stack *out, const char *logged, const char *object, const dls_src_frame *f, size_t n)
+static int add_resolved(dlt_shown_stack *out, const char *logged, const char *object, const dlt_src_frame *f, size_t n)
 {
     const char *lib = strrchr(object, '/');
     lib = lib ? lib + 1 : object;
@@ -93,37 +93,37 @@ static int add_resolved(dls_shown_stack *out, const char *logged, const char *ob
     return 0;
 }
 
-int dls_stack_shown(const dlt_json_value *side, const dls_symbolizer *sym, dls_shown_stack *out)
+int dlt_stack_shown(const dlt_json_value *side, const dlt_symbolizer *sym, dlt_shown_stack *out)
 {
     out->f = NULL;
     out->n = 0;
-    const dlt_json_value *stack = dls_json_get(side, "stack"), *native = dls_json_get(side, "native"),
-                         *python = dls_json_get(side, "python");
-    if (!stack || stack->type != DLS_JSON_ARRAY)
+    const dlt_json_value *stack = dlt_json_get(side, "stack"), *native = dlt_json_get(side, "native"),
+                         *python = dlt_json_get(side, "python");
+    if (!stack || stack->type != DLT_JSON_ARRAY)
         return 0;
-    int have_native = native && native->type == DLS_JSON_ARRAY;
+    int have_native = native && native->type == DLT_JSON_ARRAY;
     for (size_t i = 0; i < stack->len; i++) {
         const dlt_json_value *v = stack->items[i];
-        if (v->type != DLS_JSON_STRING)
+        if (v->type != DLT_JSON_STRING)
             continue;
         int py = have_native ? i >= native->len : is_python(python, v->str);
         size_t n = 0;
-        const dls_src_frame *f = NULL;
+        const dlt_src_frame *f = NULL;
         const char *object = NULL;
         uint64_t off;
         if (!py && have_native && entry_offset(native->items[i], &off)) {
-            object = dls_json_get_str(native->items[i], "object");
-            f = dls_sym_find(sym, object, dls_json_get_str(native->items[i], "build_id"), off, &n);
+            object = dlt_json_get_str(native->items[i], "object");
+            f = dlt_sym_find(sym, object, dlt_json_get_str(native->items[i], "build_id"), off, &n);
         }
         if (f ? add_resolved(out, v->str, object, f, n) != 0 : add(out, v->str, py, 0, 0) != 0) {
-            dls_shown_stack_free(out);
+            dlt_shown_stack_free(out);
             return -1;
         }
     }
     return 0;
 }
 
-void dls_shown_stack_free(dls_shown_stack *s)
+void dlt_shown_stack_free(dlt_shown_stack *s)
 {
     for (size_t i = 0; i < s->n; i++)
         free(s->f[i].text);

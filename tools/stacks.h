@@ -3,8 +3,8 @@
  * frames, `FUNCTION (FILE:LINE) in LIBRARY`, preceded by the functions inlined there, `FUNCTION
  * (FILE:LINE) inlined in LIBRARY`; an unresolved native frame keeps its logged text
  * (`function+0xOFF (library)`), and a Python frame its `function (file:line)`. */
-#ifndef DLS_TOOL_STACKS_H
-#define DLS_TOOL_STACKS_H
+#ifndef DLT_STACKS_H
+#define DLT_STACKS_H
 
 #include <stddef.h>
 
@@ -16,25 +16,25 @@ typedef struct {
     int python;   /* a Python frame */
     int resolved; /* a native frame given its source line */
     int inlined;  /* a function inlined into the frame that follows */
-} dls_shown_frame;
+} dlt_shown_frame;
 
 typedef struct {
-    dls_shown_frame *f;
+    dlt_shown_frame *f;
     size_t n;
-} dls_shown_stack;
+} dlt_shown_stack;
 
 /* Asks sym for every native frame of both sides of every race record of set. Returns 0, or -1
  * when memory runs out. */
-int dls_stacks_want(const dls_log_set *set, dls_symbolizer *sym);
+int dlt_stacks_want(const dlt_log_set *set, dlt_symbolizer *sym);
 
 /* The stack of `side` (a race record's producer or consumer: its "stack", "native" and
  * "python") into *out, in the log's order: the native frames, innermost first, then the Python
  * frames; sym NULL leaves the native frames as logged. A native frame is told apart by the
  * side's "native" list (its first entries are native), or in a log of an older dlsync by not
  * being one of its "python" frames. Returns 0, or -1 when memory runs out (*out is then empty). */
-int dls_stack_shown(const dlt_json_value *side, const dls_symbolizer *sym, dls_shown_stack *out);
+int dlt_stack_shown(const dlt_json_value *side, const dlt_symbolizer *sym, dlt_shown_stack *out);
 
-/* Frees what dls_stack_shown filled and empties *s. */
-void dls_shown_stack_free(dls_shown_stack *s);
+/* Frees what dlt_stack_shown filled and empties *s. */
+void dlt_shown_stack_free(dlt_shown_stack *s);
 
 #endif

@@ -10,20 +10,20 @@
 #include "tally.h"
 #include "textesc.h"
 
-/* dls_text_escape into one of a few rotating buffers: several values of one printf each get
+/* dlt_text_escape into one of a few rotating buffers: several values of one printf each get
  * their own. */
 static const char *esc(const char *s)
 {
     static char bufs[8][4096];
     static unsigned next;
     char *b = bufs[next++ % 8];
-    return dls_text_escape(s, b, sizeof bufs[0]);
+    return dlt_text_escape(s, b, sizeof bufs[0]);
 }
 
-int dls_summary_count(const dls_log_set *set, dlt_summary_counts *c)
+int dlt_summary_count(const dlt_log_set *set, dlt_summary_counts *c)
 {
-    dls_analysis a;
-    if (dls_analyse(set, &a) != 0)
+    dlt_analysis a;
+    if (dlt_analyse(set, &a) != 0)
         return -1;
     c->processes = (long long)a.pids.n;
     c->exchanges = a.exports + a.unmatched_imports;
@@ -37,29 +37,29 @@ int dls_summary_count(const dls_log_set *set, dlt_summary_counts *c)
     c->suppressed = (long long)a.suppressed.n;
     c->not_checked = 0;
     c->check_processes = 0;
-    dls_tally_entry **pids = dls_tally_sorted(&a.pids);
+    dlt_tally_entry **pids = dlt_tally_sorted(&a.pids);
     for (size_t i = 0; pids && i < a.pids.n; i++) {
         char why[512];
-        int state = dls_check_state(set, &a, pids[i], why, sizeof why);
+        int state = dlt_check_state(set, &a, pids[i], why, sizeof why);
         c->check_processes += state >= 0;
         c->not_checked += state == 0;
     }
     free(pids);
-    dls_analysis_free(&a);
+    dlt_analysis_free(&a);
     return 0;
 }
 
-static void print_processes(const dls_log_set *set, const dls_analysis *a, dls_tally_entry **v, FILE *out)
+static void print_processes(const dlt_log_set *set, const dlt_analysis *a, dlt_tally_entry **v, FILE *out)
 {
     for (size_t i = 0; i < a->pids.n; i++) {
-        const dls_log_record *r = &set->recs[v[i]->first];
+        const dlt_log_record *r = &set->recs[v[i]->first];
         char rank[32] = "none";
-        const dlt_json_value *rk = dls_json_get(r->obj, "rank");
-        if (rk && rk->type == DLS_JSON_NUMBER)
-            dls_scalar_text(r->obj, "rank", rank, sizeof rank);
+        const dlt_json_value *rk = dlt_json_get(r->obj, "rank");
+        if (rk && rk->type == DLT_JSON_NUMBER)
+            dlt_scalar_text(r->obj, "rank", rank, sizeof rank);
         if (strcmp(r->ev, "start") == 0)
             fprintf(out, "  pid %-8s %s (mode %s, rank %s), %lld records\n", esc(v[i]->key),
-                    esc(dls_json_get_str(r->obj, "exe")), esc(dls_json_get_str(r->obj, "mode")), rank, v[i]->count);
+                    esc(dlt_json_get_str(r->obj, "exe")), esc(dlt_json_get_str(r->obj, "mode")), rank, v[i]->count);
         else
             fprintf(out, "  pid %-8s (no start record: log begins mid-run), %lld records\n", esc(v[i]->key),
                     v[i]->count);
@@ -67,12 +67,12 @@ static void print_processes(const dls_log_set *set, const dls_analysis *a, dls_t
 }
 
 /* The check-mode processes that were not checked, first: their races are not all there are. */
-static void print_not_checked(const dls_log_set *set, const dls_analysis *a, dls_tally_entry **v, FILE *out)
+static void print_not_checked(const dlt_log_set *set, const dlt_analysis *a, dlt_tally_entry **v, FILE *out)
 {
     long long total = 0, bad = 0;
     char why[512];
     for (size_t i = 0; i < a->pids.n; i++) {
-        int state = dls_check_state(set, a, v[i], why, sizeof why);
+        int state = dlt_check_state(set, a, v[i], why, sizeof why);
         total += state >= 0;
         bad += state == 0;
     }
@@ -83,13 +83,13 @@ static void print_not_checked(const dls_log_set *set, const dls_analysis *a, dls
             "there may be\n",
             bad, total, total == 1 ? "" : "es");
     for (size_t i = 0; i < a->pids.n; i++)
-        if (dls_check_state(set, a, v[i], why, sizeof why) == 0)
+        if (dlt_check_state(set, a, v[i], why, sizeof why) == 0)
             fprintf(out, "  pid %s (%s): %s\n", esc(v[i]->key),
-                    esc(dls_json_get_str(set->recs[v[i]->first].obj, "exe")), esc(why));
+                    esc(dlt_json_get_str(set->recs[v[i]->first].obj, "exe")), esc(why));
     fputc('\n', out);
 }
 
-static void print_pairs(const dls_analysis *a, dls_tally_entry **v, FILE *out)
+static void print_pairs(const dlt_analysis *a, dlt_tally_entry **v, FILE *out)
 {
     fprintf(out, "  %8s  %-40s %s\n", "count", "export framework -> import framework", "device");
     for (size_t i = 0; i < a->pairs.n; i++) {
@@ -101,27 +101,27 @@ static void print_pairs(const dls_analysis *a, dls_tally_entry **v, FILE *out)
 }
 
 /* One side of a race: its operation and stream, then its stack, the Python frames first. */
-static void print_side(const dlt_json_value *race, const char *name, const dls_symbolizer *sym, FILE *out)
+static void print_side(const dlt_json_value *race, const char *name, const dlt_symbolizer *sym, FILE *out)
 {
-    const dlt_json_value *side = dls_json_get(race, name);
+    const dlt_json_value *side = dlt_json_get(race, name);
     char st[96];
-    fprintf(out, "      %-9s %s on %s\n", name, esc(dls_json_get_str(side, "op")),
-            esc(dls_stream_text(dls_json_get(side, "stream"), st, sizeof st)));
-    dls_shown_stack stack;
-    if (dls_stack_shown(side, sym, &stack) != 0)
+    fprintf(out, "      %-9s %s on %s\n", name, esc(dlt_json_get_str(side, "op")),
+            esc(dlt_stream_text(dlt_json_get(side, "stream"), st, sizeof st)));
+    dlt_shown_stack stack;
+    if (dlt_stack_shown(side, sym, &stack) != 0)
         return;
     for (int python = 1; python >= 0; python--)
         for (size_t i = 0; i < stack.n; i++)
             if (stack.f[i].python == python)
                 fprintf(out, "        at %s\n", esc(stack.f[i].text));
-    dls_shown_stack_free(&stack);
+    dlt_shown_stack_free(&stack);
 }
 
 /* Groups the distinct races by fix (occurrences and distinct races per fix). -1: out of memory. */
-static int group_by_fix(const dls_log_set *set, dls_analysis *a, dls_tally_entry **v)
+static int group_by_fix(const dlt_log_set *set, dlt_analysis *a, dlt_tally_entry **v)
 {
     for (size_t i = 0; i < a->races.n; i++) {
-        dls_tally_entry *e = dls_tally_add(&a->fixes, dls_race_fix_id(set->recs[v[i]->first].obj), NULL);
+        dlt_tally_entry *e = dlt_tally_add(&a->fixes, dlt_race_fix_id(set->recs[v[i]->first].obj), NULL);
         if (!e)
             return -1;
         e->count += v[i]->count;
@@ -130,63 +130,63 @@ static int group_by_fix(const dls_log_set *set, dls_analysis *a, dls_tally_entry
     return 0;
 }
 
-static void print_race(const dls_log_set *set, const dls_tally_entry *v, const dls_symbolizer *sym, FILE *out)
+static void print_race(const dlt_log_set *set, const dlt_tally_entry *v, const dlt_symbolizer *sym, FILE *out)
 {
     const dlt_json_value *r = set->recs[v->first].obj;
     char xid[32], pid[32], dev[64];
-    const dlt_json_value *tensor = dls_json_get(r, "tensor");
-    fprintf(out, "    %s x%lld  (key %s; first in pid %s, xid %s, %s:%ld)\n", esc(dls_json_get_str(r, "kind")),
-            v->count, esc(v->key), esc(dls_scalar_text(r, "pid", pid, sizeof pid)),
-            esc(dls_scalar_text(r, "xid", xid, sizeof xid)), esc(set->recs[v->first].file), set->recs[v->first].line);
-    fprintf(out, "      tensor    %s %s on %s\n", esc(dls_json_get_str(tensor, "dtype")),
-            esc(dls_json_get_str(tensor, "data")),
-            esc(dls_device_text(dls_json_get(tensor, "device"), dev, sizeof dev)));
+    const dlt_json_value *tensor = dlt_json_get(r, "tensor");
+    fprintf(out, "    %s x%lld  (key %s; first in pid %s, xid %s, %s:%ld)\n", esc(dlt_json_get_str(r, "kind")),
+            v->count, esc(v->key), esc(dlt_scalar_text(r, "pid", pid, sizeof pid)),
+            esc(dlt_scalar_text(r, "xid", xid, sizeof xid)), esc(set->recs[v->first].file), set->recs[v->first].line);
+    fprintf(out, "      tensor    %s %s on %s\n", esc(dlt_json_get_str(tensor, "dtype")),
+            esc(dlt_json_get_str(tensor, "data")),
+            esc(dlt_device_text(dlt_json_get(tensor, "device"), dev, sizeof dev)));
     print_side(r, "producer", sym, out);
     print_side(r, "consumer", sym, out);
-    const char *why = dls_json_get_str(r, "why");
+    const char *why = dlt_json_get_str(r, "why");
     if (why)
         fprintf(out, "      why       %s\n", esc(why));
-    const char *fix = dls_json_get_str(dls_json_get(r, "fix"), "text");
+    const char *fix = dlt_json_get_str(dlt_json_get(r, "fix"), "text");
     if (fix)
         fprintf(out, "      fix       %s\n", esc(fix));
 }
 
 /* The races grouped by fix, the most frequent fix first; within a group, by occurrences. */
-static void print_races(const dls_log_set *set, const dls_analysis *a, dls_tally_entry **races, dls_tally_entry **fixes,
-                        const dls_symbolizer *sym, FILE *out)
+static void print_races(const dlt_log_set *set, const dlt_analysis *a, dlt_tally_entry **races, dlt_tally_entry **fixes,
+                        const dlt_symbolizer *sym, FILE *out)
 {
     for (size_t f = 0; f < a->fixes.n; f++) {
         fprintf(out, "  fix %s: %s (%lld distinct, %lld occurrences)\n", esc(fixes[f]->key),
-                dls_fix_title(fixes[f]->key), fixes[f]->aux, fixes[f]->count);
+                dlt_fix_title(fixes[f]->key), fixes[f]->aux, fixes[f]->count);
         for (size_t i = 0; i < a->races.n; i++)
-            if (strcmp(dls_race_fix_id(set->recs[races[i]->first].obj), fixes[f]->key) == 0)
+            if (strcmp(dlt_race_fix_id(set->recs[races[i]->first].obj), fixes[f]->key) == 0)
                 print_race(set, races[i], sym, out);
     }
 }
 
 /* The suppressed races: kind, key and the rule that matched. */
-static void print_suppressed(const dls_log_set *set, const dls_analysis *a, dls_tally_entry **v, FILE *out)
+static void print_suppressed(const dlt_log_set *set, const dlt_analysis *a, dlt_tally_entry **v, FILE *out)
 {
     for (size_t i = 0; i < a->suppressed.n; i++) {
-        const dlt_json_value *r = set->recs[v[i]->first].obj, *s = dls_json_get(r, "suppressed");
+        const dlt_json_value *r = set->recs[v[i]->first].obj, *s = dlt_json_get(r, "suppressed");
         char line[32];
-        fprintf(out, "    %s x%lld  (key %s) by %s (%s:%s)\n", esc(dls_json_get_str(r, "kind")), v[i]->count,
-                esc(v[i]->key), esc(dls_json_get_str(s, "rule")), esc(dls_json_get_str(s, "file")),
-                dls_scalar_text(s, "line", line, sizeof line));
+        fprintf(out, "    %s x%lld  (key %s) by %s (%s:%s)\n", esc(dlt_json_get_str(r, "kind")), v[i]->count,
+                esc(v[i]->key), esc(dlt_json_get_str(s, "rule")), esc(dlt_json_get_str(s, "file")),
+                dlt_scalar_text(s, "line", line, sizeof line));
     }
 }
 
-static void print_reasons(const dls_log_set *set, const dls_tally *t, dls_tally_entry **v, FILE *out)
+static void print_reasons(const dlt_log_set *set, const dlt_tally *t, dlt_tally_entry **v, FILE *out)
 {
     for (size_t i = 0; i < t->n; i++) {
-        const char *detail = dls_json_get_str(set->recs[v[i]->first].obj, "detail");
+        const char *detail = dlt_json_get_str(set->recs[v[i]->first].obj, "detail");
         fprintf(out, "  %8lld  %s%s%s\n", v[i]->count, esc(v[i]->key), detail && *detail ? ": " : "",
                 detail ? esc(detail) : "");
     }
 }
 
 /* The processes whose log reached its size limit. */
-static void print_capped(const dls_log_set *set, const dls_analysis *a, dls_tally_entry **v, FILE *out)
+static void print_capped(const dlt_log_set *set, const dlt_analysis *a, dlt_tally_entry **v, FILE *out)
 {
     if (!a->capped.n)
         return;
@@ -196,27 +196,27 @@ static void print_capped(const dls_log_set *set, const dls_analysis *a, dls_tall
             a->capped.n, a->capped.n == 1 ? "" : "es");
     for (size_t i = 0; i < a->capped.n; i++) {
         char limit[32], dropped[32] = "?";
-        const dls_tally_entry *s = dls_tally_find(&a->summaries, v[i]->key);
+        const dlt_tally_entry *s = dlt_tally_find(&a->summaries, v[i]->key);
         if (s)
-            dls_scalar_text(set->recs[s->first].obj, "dropped", dropped, sizeof dropped);
+            dlt_scalar_text(set->recs[s->first].obj, "dropped", dropped, sizeof dropped);
         fprintf(out, "  pid %s: limit %s bytes, %s records dropped\n", esc(v[i]->key),
-                dls_scalar_text(set->recs[v[i]->first].obj, "limit", limit, sizeof limit), dropped);
+                dlt_scalar_text(set->recs[v[i]->first].obj, "limit", limit, sizeof limit), dropped);
     }
 }
 
-int dls_summary_print(const dls_log_set *set, const dls_symbolizer *sym, FILE *out)
+int dlt_summary_print(const dlt_log_set *set, const dlt_symbolizer *sym, FILE *out)
 {
-    dls_analysis a;
-    if (dls_analyse(set, &a) != 0)
+    dlt_analysis a;
+    if (dlt_analyse(set, &a) != 0)
         return -1;
-    dls_tally_entry **races = dls_tally_sorted(&a.races);
+    dlt_tally_entry **races = dlt_tally_sorted(&a.races);
     int rc = (a.races.n && !races) || group_by_fix(set, &a, races) != 0 ? -1 : 0;
-    dls_tally *tables[] = {&a.pids,      &a.pairs,    &a.injects,    &a.fixes,
+    dlt_tally *tables[] = {&a.pids,      &a.pairs,    &a.injects,    &a.fixes,
                            &a.fallbacks, &a.warnings, &a.suppressed, &a.capped};
     enum { NT = sizeof tables / sizeof *tables };
-    dls_tally_entry **sorted[NT];
+    dlt_tally_entry **sorted[NT];
     for (size_t i = 0; i < NT; i++) {
-        sorted[i] = dls_tally_sorted(tables[i]);
+        sorted[i] = dlt_tally_sorted(tables[i]);
         if (tables[i]->n && !sorted[i])
             rc = -1;
     }
@@ -255,7 +255,7 @@ int dls_summary_print(const dls_log_set *set, const dls_symbolizer *sym, FILE *o
     for (size_t i = 0; i < NT; i++)
         free(sorted[i]);
     free(races);
-    dls_analysis_free(&a);
+    dlt_analysis_free(&a);
     return rc;
 }
 
@@ -266,71 +266,71 @@ static void write_pid(FILE *out, const char *key)
     if (n && !key[n] && n < 20)
         fputs(key, out);
     else
-        dls_json_write_str(out, key);
+        dlt_json_write_str(out, key);
 }
 
 /* A race side as JSON: its op, stream (as logged) and shown stack. */
-static void write_side_json(const dlt_json_value *race, const char *name, const dls_symbolizer *sym, FILE *out)
+static void write_side_json(const dlt_json_value *race, const char *name, const dlt_symbolizer *sym, FILE *out)
 {
-    const dlt_json_value *side = dls_json_get(race, name);
+    const dlt_json_value *side = dlt_json_get(race, name);
     fprintf(out, "\"%s\":{\"op\":", name);
-    dls_json_write_str(out, dls_json_get_str(side, "op"));
+    dlt_json_write_str(out, dlt_json_get_str(side, "op"));
     fputs(",\"stream\":", out);
-    dls_json_write(out, dls_json_get(side, "stream"));
+    dlt_json_write(out, dlt_json_get(side, "stream"));
     fputs(",\"stack\":[", out);
-    dls_shown_stack stack;
-    if (dls_stack_shown(side, sym, &stack) == 0) {
+    dlt_shown_stack stack;
+    if (dlt_stack_shown(side, sym, &stack) == 0) {
         for (size_t i = 0; i < stack.n; i++) {
             fputs(i ? "," : "", out);
-            dls_json_write_str(out, stack.f[i].text);
+            dlt_json_write_str(out, stack.f[i].text);
         }
-        dls_shown_stack_free(&stack);
+        dlt_shown_stack_free(&stack);
     }
     fputs("]}", out);
 }
 
 /* The distinct races, the most frequent first, with their stacks as shown. */
-static void write_races_json(const dls_log_set *set, const dls_analysis *a, const dls_symbolizer *sym, FILE *out)
+static void write_races_json(const dlt_log_set *set, const dlt_analysis *a, const dlt_symbolizer *sym, FILE *out)
 {
-    dls_tally_entry **races = dls_tally_sorted(&a->races);
+    dlt_tally_entry **races = dlt_tally_sorted(&a->races);
     fputs(",\"race_reports\":[", out);
     for (size_t i = 0; races && i < a->races.n; i++) {
-        const dlt_json_value *r = set->recs[races[i]->first].obj, *fix = dls_json_get(r, "fix");
+        const dlt_json_value *r = set->recs[races[i]->first].obj, *fix = dlt_json_get(r, "fix");
         fputs(i ? ",{\"key\":" : "{\"key\":", out);
-        dls_json_write_str(out, races[i]->key);
+        dlt_json_write_str(out, races[i]->key);
         fputs(",\"kind\":", out);
-        dls_json_write_str(out, dls_json_get_str(r, "kind"));
+        dlt_json_write_str(out, dlt_json_get_str(r, "kind"));
         fprintf(out, ",\"count\":%lld,\"pid\":", races[i]->count);
-        dls_json_write(out, dls_json_get(r, "pid"));
+        dlt_json_write(out, dlt_json_get(r, "pid"));
         fputs(",\"xid\":", out);
-        dls_json_write(out, dls_json_get(r, "xid"));
+        dlt_json_write(out, dlt_json_get(r, "xid"));
         fputs(",\"framework\":", out);
-        dls_json_write_str(out, dls_json_get_str(r, "framework"));
+        dlt_json_write_str(out, dlt_json_get_str(r, "framework"));
         fputs(",\"symbol\":", out);
-        dls_json_write_str(out, dls_json_get_str(r, "symbol"));
+        dlt_json_write_str(out, dlt_json_get_str(r, "symbol"));
         fputc(',', out);
         write_side_json(r, "producer", sym, out);
         fputc(',', out);
         write_side_json(r, "consumer", sym, out);
         fputs(",\"why\":", out);
-        dls_json_write_str(out, dls_json_get_str(r, "why"));
+        dlt_json_write_str(out, dlt_json_get_str(r, "why"));
         fputs(",\"fix\":{\"id\":", out);
-        dls_json_write_str(out, dls_race_fix_id(r));
+        dlt_json_write_str(out, dlt_race_fix_id(r));
         fputs(",\"text\":", out);
-        dls_json_write_str(out, dls_json_get_str(fix, "text"));
+        dlt_json_write_str(out, dlt_json_get_str(fix, "text"));
         fputs("}}", out);
     }
     fputc(']', out);
     free(races);
 }
 
-int dls_summary_print_json(const dls_log_set *set, const dls_symbolizer *sym, FILE *out)
+int dlt_summary_print_json(const dlt_log_set *set, const dlt_symbolizer *sym, FILE *out)
 {
     dlt_summary_counts c;
-    dls_analysis a;
-    if (dls_summary_count(set, &c) != 0 || dls_analyse(set, &a) != 0)
+    dlt_analysis a;
+    if (dlt_summary_count(set, &c) != 0 || dlt_analyse(set, &a) != 0)
         return -1;
-    dls_tally_entry **pids = dls_tally_sorted(&a.pids), **capped = dls_tally_sorted(&a.capped);
+    dlt_tally_entry **pids = dlt_tally_sorted(&a.pids), **capped = dlt_tally_sorted(&a.capped);
     int rc = (a.pids.n && !pids) || (a.capped.n && !capped) ? -1 : 0;
     if (rc == 0) {
         fprintf(out,
@@ -347,21 +347,21 @@ int dls_summary_print_json(const dls_log_set *set, const dls_symbolizer *sym, FI
         int first = 1;
         char why[512];
         for (size_t i = 0; i < a.pids.n; i++) {
-            if (dls_check_state(set, &a, pids[i], why, sizeof why) != 0)
+            if (dlt_check_state(set, &a, pids[i], why, sizeof why) != 0)
                 continue;
             fprintf(out, "%s{\"pid\":", first ? "" : ",");
             write_pid(out, pids[i]->key);
             fputs(",\"exe\":", out);
-            dls_json_write_str(out, dls_json_get_str(set->recs[pids[i]->first].obj, "exe"));
+            dlt_json_write_str(out, dlt_json_get_str(set->recs[pids[i]->first].obj, "exe"));
             fputs(",\"why\":", out);
-            dls_json_write_str(out, why);
+            dlt_json_write_str(out, why);
             fputc('}', out);
             first = 0;
         }
         fputs("],\"capped\":[", out);
         for (size_t i = 0; i < a.capped.n; i++) {
             long long limit = 0;
-            dls_json_get_int(set->recs[capped[i]->first].obj, "limit", &limit);
+            dlt_json_get_int(set->recs[capped[i]->first].obj, "limit", &limit);
             fprintf(out, "%s{\"pid\":", i ? "," : "");
             write_pid(out, capped[i]->key);
             fprintf(out, ",\"limit\":%lld}", limit);
@@ -372,6 +372,6 @@ int dls_summary_print_json(const dls_log_set *set, const dls_symbolizer *sym, FI
     }
     free(pids);
     free(capped);
-    dls_analysis_free(&a);
+    dlt_analysis_free(&a);
     return rc;
 }

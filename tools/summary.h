@@ -4,8 +4,8 @@
  * counts, grouped by fix, with both stacks), suppressed races with their rules, fallbacks, warnings, refused inputs
  * and the logs that reached their size limit. Every value from a log is printed escaped
  * (textesc.h). The same summary as one JSON object for --json. */
-#ifndef DLS_TOOL_SUMMARY_H
-#define DLS_TOOL_SUMMARY_H
+#ifndef DLT_SUMMARY_H
+#define DLT_SUMMARY_H
 
 #include <stdio.h>
 
@@ -26,12 +26,12 @@ typedef struct {
 } dlt_summary_counts;
 
 /* Computes the counts for set into *c. Returns 0, or -1 when memory runs out. */
-int dls_summary_count(const dls_log_set *set, dlt_summary_counts *c);
+int dlt_summary_count(const dlt_log_set *set, dlt_summary_counts *c);
 
 /* Prints the summary of set to out, each race with both sides' stacks (stacks.h: the Python
  * frames first, then the native ones, those sym resolved with their source lines; sym NULL: as
  * logged). Returns 0, or -1 when memory runs out. */
-int dls_summary_print(const dls_log_set *set, const dls_symbolizer *sym, FILE *out);
+int dlt_summary_print(const dlt_log_set *set, const dlt_symbolizer *sym, FILE *out);
 
 /* Prints the summary of set to out as one JSON object on one line: the counts above, "checked"
  * (true, false, or null without a check-mode process), "not_checked" ([{"pid", "exe", "why"}]),
@@ -39,6 +39,6 @@ int dls_summary_print(const dls_log_set *set, const dls_symbolizer *sym, FILE *o
  * [{"key", "kind", "count", "pid", "xid", "framework", "symbol", "producer", "consumer", "why",
  * "fix": {"id", "text"}}], each side {"op", "stream" (as logged), "stack": [frames as shown, in
  * the log's order, with sym's source lines]}. Returns 0, or -1 when memory runs out. */
-int dls_summary_print_json(const dls_log_set *set, const dls_symbolizer *sym, FILE *out);
+int dlt_summary_print_json(const dlt_log_set *set, const dlt_symbolizer *sym, FILE *out);
 
 #endif

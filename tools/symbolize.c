@@ -34,26 +34,25 @@ typedef struct {
 typedef struct {
     size_t obj;
     uint64_t offset;
-    dls_src_frame *f;
+    dlt_src_frame *f;
     size_t n;
 } address;
 
-struct dls_symbolizer {
+struct dlt_symbolizer {
     const char *const *dirs;
     size_t ndirs;
     sym_object *objs;
     size_t nobjs, capobjs;
     address *addrs;
     size_t naddrs, capaddrs;
-    dls_tally objkeys;  /* "path\tbuild id" -> aux: index in objs */
-    dls_tally addrkeys; /* "object index\toffset" -> aux: index in addrs */
+    dlt_tally objkeys;  /* "path\tbuild id" -> aux: index in objs */
+    dlt_tally addrkeys; /* "object index\toffset" -> aux: index in addrs */
     int missing;
-    const char *tool;
 };
 
-dls_symbolizer *dls_sym_new(const char *const *dirs, size_t ndirs)
+dlt_symbolizer *dlt_sym_new(const char *const *dirs, size_t ndirs)
 {
-    dls_symbolizer *s = calloc(1, sizeof *s);
+    dlt_symbolizer *s = calloc(1, sizeof *s);
     if (s) {
         s->dirs = dirs;
         s->ndirs = ndirs;
@@ -84,7 +83,7 @@ static int grow(void **items, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
-int dls_sym_want(dls_symbolizer *s, const char *object, const char *build_id, uint64_t offset)
+int dlt_sym_want(dlt_symbolizer *s, const char *object, const char *build_id, uint64_t offset)
 {
     if (!object || !object[0])
         return 0;
@@ -92,7 +91,7 @@ int dls_sym_want(dls_symbolizer *s, const char *object, const char *build_id, ui
         build_id = "";
     char *key = object_key(object, build_id);
     int fresh = 0;
-    dls_tally_entry *e = key ? dls_tally_add(&s->objkeys, key, &fresh) : NULL;
+    dlt_tally_entry *e = key ? dlt_tally_add(&s->objkeys, key, &fresh) : NULL;
     free(key);
     if (!e)
         return -1;
@@ -111,7 +110,7 @@ int dls_sym_want(dls_symbolizer *s, const char *object, const char *build_id, ui
     char akey[64];
     snprintf(akey, sizeof akey, "%lld\t%" PRIx64, e->aux, offset);
     size_t obj = (size_t)e->aux;
-    e = dls_tally_add(&s->addrkeys, akey, &fresh);
+    e = dlt_tally_add(&s->addrkeys, akey, &fresh);
     if (!e)
         return -1;
     if (fresh) {
@@ -125,10 +124,10 @@ int dls_sym_want(dls_symbolizer *s, const char *object, const char *build_id, ui
 
 /* The file holding the debug information of o (malloc'd), or NULL: the object itself when it
  * has some and is still the object that ran, else DIR/.build-id/xx/yyyy.debug. */
-static char *find_debug_file(const dls_symbolizer *s, const sym_object *o)
+static char *find_debug_file(const dlt_symbolizer *s, const sym_object *o)
 {
-    dls_elf_debug d;
-    if (dls_elf_debug_read(o->path, &d) == 0 && d.debug_info &&
+    dlt_elf_debug d;
+    if (dlt_elf_debug_read(o->path, &d) == 0 && d.debug_info &&
         (!o->build_id[0] || !d.build_id[0] || strcmp(o->build_id, d.build_id) == 0))
         return strdup(o->path);
     if (strlen(o->build_id) < 4 || strspn(o->build_id, "0123456789abcdef") != strlen(o->build_id))
@@ -139,7 +138,7 @@ static char *find_debug_file(const dls_symbolizer *s, const sym_object *o)
         if ((size_t)snprintf(path, sizeof path, "%s/.build-id/%.2s/%s.debug", dir, o->build_id, o->build_id + 2) >=
             sizeof path)
             continue;
-        if (dls_elf_debug_read(path, &d) == 0 && d.debug_info &&
+        if (dlt_elf_debug_read(path, &d) == 0 && d.debug_info &&
             (!d.build_id[0] || strcmp(d.build_id, o->build_id) == 0))
             return strdup(path);
     }
@@ -239,11 +238,11 @@ static void add_frame(address *a, const char *function, char *location, int llvm
     int known_function = function[0] && strcmp(function, "??") != 0;
     if (!known_file && !known_function)
         return;
-    dls_src_frame *more = realloc(a->f, (a->n + 1) * sizeof *more);
+    dlt_src_frame *more = realloc(a->f, (a->n + 1) * sizeof *more);
     if (!more)
         return;
     a->f = more;
-    dls_src_frame *f = &a->f[a->n];
+    dlt_src_frame *f = &a->f[a->n];
     f->function = known_function ? strdup(function) : NULL;
     f->file = known_file ? strdup(location) : NULL;
     f->line = known_file && line > 0 ? line : 0;
@@ -252,7 +251,7 @@ static void add_frame(address *a, const char *function, char *location, int llvm
 
 /* Reads the symbolizer's answer for the addresses idx[0..n): each block begins with the
  * address (--addresses), then pairs of lines, function and location, innermost first. */
-static void parse(dls_symbolizer *s, const size_t *idx, size_t n, char *text, int llvm)
+static void parse(dlt_symbolizer *s, const size_t *idx, size_t n, char *text, int llvm)
 {
     size_t k = 0;
     address *cur = NULL;
@@ -294,7 +293,7 @@ static void parse(dls_symbolizer *s, const size_t *idx, size_t n, char *text, in
 }
 
 /* Asks the symbolizer at tool about the addresses idx[0..n) of the debug file `file`. */
-static void ask(dls_symbolizer *s, const char *tool, int llvm, const char *file, const size_t *idx, size_t n)
+static void ask(dlt_symbolizer *s, const char *tool, int llvm, const char *file, const size_t *idx, size_t n)
 {
     char **argv = calloc(n + 8, sizeof *argv);
     char *texts = malloc(n * 20 + 1);
@@ -334,7 +333,7 @@ static void ask(dls_symbolizer *s, const char *tool, int llvm, const char *file,
     free(texts);
 }
 
-void dls_sym_resolve(dls_symbolizer *s, FILE *errs)
+void dlt_sym_resolve(dlt_symbolizer *s, FILE *errs)
 {
     size_t with_debug = 0, frames = 0;
     for (size_t i = 0; i < s->nobjs; i++) {
@@ -357,7 +356,6 @@ void dls_sym_resolve(dls_symbolizer *s, FILE *errs)
                     frames, frames == 1 ? "" : "s");
         return;
     }
-    s->tool = llvm ? "llvm-symbolizer" : "addr2line";
     size_t *idx = malloc((s->naddrs ? s->naddrs : 1) * sizeof *idx);
     for (size_t o = 0; idx && o < s->nobjs; o++) {
         if (!s->objs[o].debug_file)
@@ -378,37 +376,32 @@ void dls_sym_resolve(dls_symbolizer *s, FILE *errs)
     free(idx);
 }
 
-const dls_src_frame *dls_sym_find(const dls_symbolizer *s, const char *object, const char *build_id, uint64_t offset,
+const dlt_src_frame *dlt_sym_find(const dlt_symbolizer *s, const char *object, const char *build_id, uint64_t offset,
                                   size_t *n)
 {
     *n = 0;
     if (!s || !object || !object[0])
         return NULL;
     char *key = object_key(object, build_id ? build_id : "");
-    const dls_tally_entry *e = key ? dls_tally_find(&s->objkeys, key) : NULL;
+    const dlt_tally_entry *e = key ? dlt_tally_find(&s->objkeys, key) : NULL;
     free(key);
     if (!e)
         return NULL;
     char akey[64];
     snprintf(akey, sizeof akey, "%lld\t%" PRIx64, e->aux, offset);
-    e = dls_tally_find(&s->addrkeys, akey);
+    e = dlt_tally_find(&s->addrkeys, akey);
     if (!e || !s->addrs[e->aux].n)
         return NULL;
     *n = s->addrs[e->aux].n;
     return s->addrs[e->aux].f;
 }
 
-int dls_sym_missing(const dls_symbolizer *s)
+int dlt_sym_missing(const dlt_symbolizer *s)
 {
     return s && s->missing;
 }
 
-const char *dls_sym_tool(const dls_symbolizer *s)
-{
-    return s ? s->tool : NULL;
-}
-
-void dls_sym_free(dls_symbolizer *s)
+void dlt_sym_free(dlt_symbolizer *s)
 {
     if (!s)
         return;
@@ -426,7 +419,7 @@ void dls_sym_free(dls_symbolizer *s)
     }
     free(s->objs);
     free(s->addrs);
-    dls_tally_free(&s->objkeys);
-    dls_tally_free(&s->addrkeys);
+    dlt_tally_free(&s->objkeys);
+    dlt_tally_free(&s->addrkeys);
     free(s);
 }

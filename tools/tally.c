@@ -13,7 +13,7 @@ static uint64_t hash(const char *s)
     return h;
 }
 
-static dls_tally_entry *probe(dls_tally_entry *slots, size_t cap, const char *key)
+static dlt_tally_entry *probe(dlt_tally_entry *slots, size_t cap, const char *key)
 {
     size_t i = (size_t)hash(key) & (cap - 1);
     while (slots[i].key && strcmp(slots[i].key, key) != 0)
@@ -21,10 +21,10 @@ static dls_tally_entry *probe(dls_tally_entry *slots, size_t cap, const char *ke
     return &slots[i];
 }
 
-static int grow(dls_tally *t)
+static int grow(dlt_tally *t)
 {
     size_t cap = t->cap ? t->cap * 2 : 64;
-    dls_tally_entry *slots = calloc(cap, sizeof *slots);
+    dlt_tally_entry *slots = calloc(cap, sizeof *slots);
     if (!slots)
         return -1;
     for (size_t i = 0; i < t->cap; i++)
@@ -36,13 +36,13 @@ static int grow(dls_tally *t)
     return 0;
 }
 
-dls_tally_entry *dls_tally_add(dls_tally *t, const char *key, int *is_new)
+dlt_tally_entry *dlt_tally_add(dlt_tally *t, const char *key, int *is_new)
 {
     if (is_new)
         *is_new = 0;
     if ((t->n + 1) * 2 > t->cap && grow(t) != 0)
         return NULL;
-    dls_tally_entry *e = probe(t->slots, t->cap, key);
+    dlt_tally_entry *e = probe(t->slots, t->cap, key);
     if (!e->key) {
         e->key = strdup(key);
         if (!e->key)
@@ -54,27 +54,27 @@ dls_tally_entry *dls_tally_add(dls_tally *t, const char *key, int *is_new)
     return e;
 }
 
-dls_tally_entry *dls_tally_find(const dls_tally *t, const char *key)
+dlt_tally_entry *dlt_tally_find(const dlt_tally *t, const char *key)
 {
     if (!t->cap)
         return NULL;
-    dls_tally_entry *e = probe(t->slots, t->cap, key);
+    dlt_tally_entry *e = probe(t->slots, t->cap, key);
     return e->key ? e : NULL;
 }
 
 static int by_count(const void *a, const void *b)
 {
-    const dls_tally_entry *x = *(dls_tally_entry *const *)a, *y = *(dls_tally_entry *const *)b;
+    const dlt_tally_entry *x = *(dlt_tally_entry *const *)a, *y = *(dlt_tally_entry *const *)b;
     if (x->count != y->count)
         return x->count > y->count ? -1 : 1;
     return strcmp(x->key, y->key);
 }
 
-dls_tally_entry **dls_tally_sorted(const dls_tally *t)
+dlt_tally_entry **dlt_tally_sorted(const dlt_tally *t)
 {
     if (!t->n)
         return NULL;
-    dls_tally_entry **v = malloc(t->n * sizeof *v);
+    dlt_tally_entry **v = malloc(t->n * sizeof *v);
     if (!v)
         return NULL;
     size_t k = 0;
@@ -85,7 +85,7 @@ dls_tally_entry **dls_tally_sorted(const dls_tally *t)
     return v;
 }
 
-void dls_tally_free(dls_tally *t)
+void dlt_tally_free(dlt_tally *t)
 {
     for (size_t i = 0; i < t->cap; i++)
         free(t->slots[i].key);

@@ -1,7 +1,7 @@
 /* String-keyed counters for `dlsync report`: an open-addressing hash table whose entries carry
  * a count, an auxiliary number and the index of the first record that created them. */
-#ifndef DLS_TOOL_TALLY_H
-#define DLS_TOOL_TALLY_H
+#ifndef DLT_TALLY_H
+#define DLT_TALLY_H
 
 #include <stddef.h>
 
@@ -10,26 +10,26 @@ typedef struct {
     long long count; /* starts at 0; the caller increments */
     long long aux;   /* free for the caller; starts at 0 */
     size_t first;    /* free for the caller (typically the first record's index); starts at 0 */
-} dls_tally_entry;
+} dlt_tally_entry;
 
 typedef struct {
-    dls_tally_entry *slots;
+    dlt_tally_entry *slots;
     size_t cap, n;
-} dls_tally;
+} dlt_tally;
 
 /* Finds the entry for key, inserting a zeroed one when it is new (*is_new set to 1 then, else 0;
  * is_new may be NULL). Returns NULL only when memory runs out. Pointers stay valid until the next
  * insertion. Zero-initialize a tally before the first call. */
-dls_tally_entry *dls_tally_add(dls_tally *t, const char *key, int *is_new);
+dlt_tally_entry *dlt_tally_add(dlt_tally *t, const char *key, int *is_new);
 
 /* Finds the entry for key without inserting, or NULL. */
-dls_tally_entry *dls_tally_find(const dls_tally *t, const char *key);
+dlt_tally_entry *dlt_tally_find(const dlt_tally *t, const char *key);
 
 /* Returns a malloc'd array of pointers to the n entries, sorted by count (largest first), then
  * by key; NULL when the tally is empty or memory runs out. Free the array (not the entries). */
-dls_tally_entry **dls_tally_sorted(const dls_tally *t);
+dlt_tally_entry **dlt_tally_sorted(const dlt_tally *t);
 
 /* Frees every key and the table, leaving an empty tally. */
-void dls_tally_free(dls_tally *t);
+void dlt_tally_free(dlt_tally *t);
 
 #endif

@@ -1,16 +1,19 @@
 /* Escaping for the terminal (see textesc.h). */
 #include "textesc.h"
 
+#include "common/utf8.h"
+
 #include <stdio.h>
 #include <string.h>
 
-const char *dls_text_escape(const char *s, char *buf, size_t n)
+const char *dlt_text_escape(const char *s, char *buf, size_t n)
 {
     if (!n)
         return buf;
     if (!s)
         s = "?";
     size_t k = 0;
+    const unsigned char *end = (const unsigned char *)s + strlen(s);
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
         char tmp[12];
         size_t add;
@@ -25,6 +28,11 @@ const char *dls_text_escape(const char *s, char *buf, size_t n)
                                              : NULL;
             add = named ? (size_t)snprintf(tmp, sizeof tmp, "%s", named)
                         : (size_t)snprintf(tmp, sizeof tmp, "\\x%02x", *c);
+        } else if (*c >= 0x80) { /* a character kept whole, or U+FFFD for a byte not UTF-8 */
+            size_t len = dls_utf8_len(c, (size_t)(end - c));
+            add = len ? len : DLS_UTF8_REPLACEMENT_LEN;
+            memcpy(tmp, len ? (const char *)c : DLS_UTF8_REPLACEMENT, add);
+            c += len ? len - 1 : 0;
         } else {
             tmp[0] = (char)*c;
             add = 1;

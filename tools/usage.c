@@ -102,8 +102,8 @@
     "Exit status 1 when a log could not be read or was no dlsync log, or an OUT not written; 2\n"     \
     "for a bad command line or an OUT it refuses to write over.\n"
 
-const char dls_usage_run[] = "usage: dlsync run [OPTIONS] [--] PROGRAM [ARGS...]\n\n" RUN_HELP;
-const char dls_usage_scan[] = "usage: dlsync scan FILE...\n\n" SCAN_HELP;
-const char dls_usage_report[] = "usage: dlsync report [--html OUT.html] [--chrome-trace OUT.json] [--json] "
+const char dlt_usage_run[] = "usage: dlsync run [OPTIONS] [--] PROGRAM [ARGS...]\n\n" RUN_HELP;
+const char dlt_usage_scan[] = "usage: dlsync scan FILE...\n\n" SCAN_HELP;
+const char dlt_usage_report[] = "usage: dlsync report [--html OUT.html] [--chrome-trace OUT.json] [--json] "
                                 "[--debug-dir DIR] LOG...\n\n" REPORT_HELP;
-const char dls_usage_text[] = SYNOPSIS "\n" RUN_HELP "\n" SCAN_HELP "\n" REPORT_HELP;
+const char dlt_usage_text[] = SYNOPSIS "\n" RUN_HELP "\n" SCAN_HELP "\n" REPORT_HELP;

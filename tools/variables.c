@@ -57,7 +57,7 @@ static void wrapped(FILE *out, const char *text, int col)
     fputc('\n', out);
 }
 
-void dls_usage_variables(FILE *out)
+void dlt_usage_variables(FILE *out)
 {
     fputs("Environment (the README's configuration table says the same; dlsync run sets some of these\n"
           "from its options):\n",

@@ -1,6 +1,8 @@
 /* The JSON writer (see json.h). */
 #include "json.h"
 
+#include "../common/utf8.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -97,36 +99,51 @@ char *dls_rec_grow(dls_rec *j, size_t n)
     return j->buf + j->len;
 }
 
-/* 0: copied as is; 1: backslash and the character; 2: \u00XX. */
+/* 0: copied as is; 1: backslash and the character; 2: \u00XX; 3: the start of a UTF-8 sequence
+ * or a byte that stands for U+FFFD (common/utf8.h). */
 static const unsigned char g_escape[256] = {
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,         2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, ['"'] = 1, ['\\'] = 1,
+    2, 2, 2, 2, 2,         2,          2,
+    2, 2, 2, 2, 2,         2,          2,
+    2, 2, 2, 2, 2,         2,          2,
+    2, 2, 2, 2, 2,         2,          2,
+    2, 2, 2, 2, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xFF] = 3,
 };
 
 static const char g_hex[] = "0123456789abcdef";
 
-/* Writes s[i] escaped at d; returns the end. */
-static char *escape1(char *d, unsigned char c)
-{
-    if (!g_escape[c]) {
-        *d++ = (char)c;
-    } else if (g_escape[c] == 1) {
-        *d++ = '\\';
-        *d++ = (char)c;
-    } else {
-        memcpy(d, "\\u00", 4);
-        d[4] = g_hex[c >> 4];
-        d[5] = g_hex[c & 15];
-        d += 6;
-    }
-    return d;
-}
-
 char *dls_rec_escape(char *d, const char *s, size_t n)
 {
+    const unsigned char *u = (const unsigned char *)s;
     *d++ = '"';
-    for (size_t i = 0; i < n; i++)
-        d = escape1(d, (unsigned char)s[i]);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = u[i];
+        unsigned char how = g_escape[c];
+        if (!how) {
+            *d++ = (char)c;
+            i++;
+        } else if (how == 1) {
+            *d++ = '\\';
+            *d++ = (char)c;
+            i++;
+        } else if (how == 2) {
+            memcpy(d, "\\u00", 4);
+            d[4] = g_hex[c >> 4];
+            d[5] = g_hex[c & 15];
+            d += 6;
+            i++;
+        } else {
+            size_t len = dls_utf8_len(u + i, n - i);
+            if (len) {
+                memcpy(d, u + i, len);
+                d += len;
+                i += len;
+            } else { /* not UTF-8: one U+FFFD per byte keeps the line valid JSON */
+                memcpy(d, DLS_UTF8_REPLACEMENT_JSON, DLS_UTF8_REPLACEMENT_JSON_LEN);
+                d += DLS_UTF8_REPLACEMENT_JSON_LEN;
+                i++;
+            }
+        }
+    }
     *d++ = '"';
     return d;
 }

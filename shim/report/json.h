@@ -3,7 +3,8 @@
  * A record is built into the calling thread's own buffer (allocated on its first record, grown
  * when a record does not fit, kept for the next one), so building needs no lock and, after a
  * thread's first records, no allocation. No printf-family function is used: integers are
- * converted two digits at a time, strings are escaped byte by byte from a 256-entry table.
+ * converted two digits at a time, strings are escaped byte by byte from a 256-entry table, and
+ * bytes that are not valid UTF-8 become \ufffd, the rule of common/utf8.h.
  * Keys are C string literals (inline wrappers below take their length at compile time);
  * commas are put where they belong, so values follow one another as written.
  *
@@ -66,7 +67,7 @@ char *dls_rec_utoa9(uint32_t v, char *d);
 char *dls_rec_xtoa(uint64_t v, size_t min, char *d);
 
 /* Writes the n bytes of s at d as a quoted JSON string, escaped (room for 6 * n + 2 bytes);
- * returns the end. */
+ * returns the end. A byte that is not valid UTF-8 is written \ufffd (common/utf8.h). */
 char *dls_rec_escape(char *d, const char *s, size_t n);
 
 /* Opens an object or array value ('{' or '['); close it with dls_rec_close. */

@@ -24,35 +24,8 @@ static unsigned g_next; /* the slot replaced next */
 /* What the dl_iterate_phdr callback looks for and finds. */
 typedef struct {
     uintptr_t pc, bias;
-    char *hex; /* out: 2 * DLS_BUILD_ID_MAX + 1 bytes */
+    char *hex; /* out: DLS_BUILD_ID_HEX bytes */
 } search;
-
-/* Writes the build id of the notes at [p, p + size) (align: the segment's note alignment) as hex
- * into hex; returns 1 when one was found. Every header and size is checked against the segment. */
-static int notes_build_id(const unsigned char *p, size_t size, size_t align, char *hex)
-{
-    static const char digits[] = "0123456789abcdef";
-    size_t at = 0;
-    while (size - at >= sizeof(Elf64_Nhdr)) {
-        Elf64_Nhdr nh;
-        memcpy(&nh, p + at, sizeof nh);
-        size_t name = (nh.n_namesz + align - 1) & ~(align - 1), desc = (nh.n_descsz + align - 1) & ~(align - 1);
-        at += sizeof nh;
-        if (name > size - at || desc > size - at - name)
-            return 0;
-        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && memcmp(p + at, "GNU", 4) == 0 && nh.n_descsz > 0) {
-            size_t n = nh.n_descsz < DLS_BUILD_ID_MAX ? nh.n_descsz : DLS_BUILD_ID_MAX;
-            for (size_t i = 0; i < n; i++) {
-                hex[2 * i] = digits[p[at + name + i] >> 4];
-                hex[2 * i + 1] = digits[p[at + name + i] & 15];
-            }
-            hex[2 * n] = '\0';
-            return 1;
-        }
-        at += name + desc;
-    }
-    return 0;
-}
 
 /* dl_iterate_phdr callback (under the loader's lock: it only reads the object's loaded notes). */
 static int visit(struct dl_phdr_info *info, size_t size, void *data)
@@ -70,8 +43,8 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
         return 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_NOTE && notes_build_id((const unsigned char *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz,
-                                                    ph->p_align == 8 ? 8 : 4, s->hex))
+        if (ph->p_type == PT_NOTE && dls_build_id_from_notes((const unsigned char *)(info->dlpi_addr + ph->p_vaddr),
+                                                             ph->p_memsz, ph->p_align, s->hex))
             break;
     }
     return 1;

@@ -12,14 +12,14 @@
 #ifndef DLS_OBJINFO_H
 #define DLS_OBJINFO_H
 
+#include "../common/buildid.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
-#define DLS_BUILD_ID_MAX 32 /* bytes of a build id kept (GNU ld writes 20: SHA-1) */
-
 typedef struct {
-    char path[256];                          /* the object's path; the executable's real path for the main program */
-    char build_id[2 * DLS_BUILD_ID_MAX + 1]; /* lowercase hex, "" when it has none or it could not be read */
+    char path[256];                  /* the object's path; the executable's real path for the main program */
+    char build_id[DLS_BUILD_ID_HEX]; /* lowercase hex, "" when it has none or it could not be read */
 } dls_objinfo;
 
 /* Fills *out for the object that holds the address pc, loaded with load bias `bias` and named

@@ -99,7 +99,7 @@ typedef struct {
     int native;
     struct {
         char object[256];
-        char build_id[2 * DLS_BUILD_ID_MAX + 1];
+        char build_id[DLS_BUILD_ID_HEX];
         uintptr_t offset;
     } at[FRAMES];
     dls_pyframe py[PYFRAMES];

@@ -25,8 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
         abort();
     char path[64], err[256] = "";
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    dls_elf_info info;
-    if (dls_elf_read(path, keep_all, NULL, &info, err, sizeof err) == 0) {
+    dlt_elf_info info;
+    if (dlt_elf_read(path, keep_all, NULL, &info, err, sizeof err) == 0) {
         for (size_t i = 0; i < info.n; i++) {
             if (!info.syms[i].name || !info.syms[i].name[0])
                 abort();
@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
                 if (strcmp(info.syms[k].name, info.syms[i].name) == 0)
                     abort();
         }
-        dls_elf_info_free(&info);
+        dlt_elf_info_free(&info);
     } else if (!err[0]) {
         abort();
     }

@@ -26,9 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
         at += strlen(text + at) + 1;
     }
     argv[argc] = NULL;
-    dls_report_opts o;
+    dlt_report_opts o;
     char err[256];
-    int rc = dls_report_parse(argc, argv, &o, err, sizeof err);
+    int rc = dlt_report_parse(argc, argv, &o, err, sizeof err);
     if (rc != 0 && !err[0])
         abort();
     if (rc == 0 && !o.help) {
@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
                 abort();
         }
     }
-    dls_report_opts_free(&o);
+    dlt_report_opts_free(&o);
     free(text);
     return 0;
 }

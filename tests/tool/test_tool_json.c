@@ -14,9 +14,9 @@
 #include "logread.h"
 #include "tally.h"
 
-static dlt_json_value *parse(const char *s, dls_json_error *err)
+static dlt_json_value *parse(const char *s, dlt_json_error *err)
 {
-    return dls_json_parse(s, strlen(s), err);
+    return dlt_json_parse(s, strlen(s), err);
 }
 
 static void parses_every_type(void **state)
@@ -24,23 +24,23 @@ static void parses_every_type(void **state)
     (void)state;
     dlt_json_value *v = parse(" {\"a\": [1, -2.5e3, true, false, null, \"x\"], \"b\": {}} ", NULL);
     assert_non_null(v);
-    assert_int_equal(v->type, DLS_JSON_OBJECT);
-    const dlt_json_value *a = dls_json_get(v, "a");
+    assert_int_equal(v->type, DLT_JSON_OBJECT);
+    const dlt_json_value *a = dlt_json_get(v, "a");
     assert_non_null(a);
-    assert_int_equal(a->type, DLS_JSON_ARRAY);
+    assert_int_equal(a->type, DLT_JSON_ARRAY);
     assert_int_equal(a->len, 6);
     assert_true(a->items[0]->is_int);
     assert_int_equal(a->items[0]->ival, 1);
     assert_false(a->items[1]->is_int);
     assert_true(a->items[1]->num == -2500.0);
-    assert_int_equal(a->items[2]->type, DLS_JSON_BOOL);
+    assert_int_equal(a->items[2]->type, DLT_JSON_BOOL);
     assert_int_equal(a->items[2]->boolean, 1);
     assert_int_equal(a->items[3]->boolean, 0);
-    assert_int_equal(a->items[4]->type, DLS_JSON_NULL);
+    assert_int_equal(a->items[4]->type, DLT_JSON_NULL);
     assert_string_equal(a->items[5]->str, "x");
-    assert_int_equal(dls_json_get(v, "b")->type, DLS_JSON_OBJECT);
-    assert_null(dls_json_get(v, "c"));
-    dls_json_free(v);
+    assert_int_equal(dlt_json_get(v, "b")->type, DLT_JSON_OBJECT);
+    assert_null(dlt_json_get(v, "c"));
+    dlt_json_free(v);
 }
 
 static void nanosecond_timestamps_stay_exact(void **state)
@@ -48,10 +48,10 @@ static void nanosecond_timestamps_stay_exact(void **state)
     (void)state;
     dlt_json_value *v = parse("{\"t\": 1764419552123456789, \"pid\": 42}", NULL);
     long long t = 0;
-    assert_true(dls_json_get_int(v, "t", &t));
+    assert_true(dlt_json_get_int(v, "t", &t));
     assert_true(t == 1764419552123456789LL);
-    assert_false(dls_json_get_int(v, "missing", &t));
-    dls_json_free(v);
+    assert_false(dlt_json_get_int(v, "missing", &t));
+    dlt_json_free(v);
 }
 
 static void escapes_and_surrogates_decode(void **state)
@@ -60,15 +60,15 @@ static void escapes_and_surrogates_decode(void **state)
     dlt_json_value *v = parse("\"a\\\"b\\\\c\\/\\n\\u00e9\\ud83d\\ude00\"", NULL);
     assert_non_null(v);
     assert_string_equal(v->str, "a\"b\\c/\n\xc3\xa9\xf0\x9f\x98\x80");
-    dls_json_free(v);
+    dlt_json_free(v);
 }
 
 static void later_duplicate_key_wins(void **state)
 {
     (void)state;
     dlt_json_value *v = parse("{\"ev\":\"a\",\"ev\":\"b\"}", NULL);
-    assert_string_equal(dls_json_get_str(v, "ev"), "b");
-    dls_json_free(v);
+    assert_string_equal(dlt_json_get_str(v, "ev"), "b");
+    dlt_json_free(v);
 }
 
 static void errors_say_where(void **state)
@@ -83,7 +83,7 @@ static void errors_say_where(void **state)
         {"", 0},          {"-", 1},         {"[1, -1.5e999]", 4}, /* beyond double: the writer could not write it back as JSON */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        dls_json_error err = {0};
+        dlt_json_error err = {0};
         dlt_json_value *v = parse(cases[i].text, &err);
         if (v)
             fail_msg("accepted %s", cases[i].text);
@@ -100,8 +100,8 @@ static void deep_nesting_is_refused_not_crashing(void **state)
     char *s = malloc(n + 1);
     memset(s, '[', n);
     s[n] = '\0';
-    dls_json_error err;
-    assert_null(dls_json_parse(s, n, &err));
+    dlt_json_error err;
+    assert_null(dlt_json_parse(s, n, &err));
     assert_non_null(strstr(err.message, "deep"));
     free(s);
 }
@@ -110,7 +110,7 @@ static void embedded_nul_does_not_end_the_text(void **state)
 {
     (void)state;
     const char text[] = "{\"a\":1}\0garbage";
-    assert_null(dls_json_parse(text, sizeof text - 1, NULL));
+    assert_null(dlt_json_parse(text, sizeof text - 1, NULL));
 }
 
 static void writer_round_trips(void **state)
@@ -122,10 +122,10 @@ static void writer_round_trips(void **state)
     const char *in = "{\"s\":\"q\\\"\\u0001\\t\",\"n\":[1.5,-7,1764419552123456789],\"o\":{\"k\":null,\"b\":true}}";
     dlt_json_value *v = parse(in, NULL);
     assert_non_null(v);
-    dls_json_write(f, v);
+    dlt_json_write(f, v);
     fclose(f);
     assert_string_equal(buf, in);
-    dls_json_free(v);
+    dlt_json_free(v);
     free(buf);
 }
 
@@ -135,39 +135,39 @@ static void writer_keeps_output_valid_utf8(void **state)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    dls_json_write_str(f, "ok \xc3\xa9 bad \xff\xc3 end");
+    dlt_json_write_str(f, "ok \xc3\xa9 bad \xff\xc3 end");
     fclose(f);
     assert_string_equal(buf, "\"ok \xc3\xa9 bad \\ufffd\\ufffd end\"");
-    dlt_json_value *back = dls_json_parse(buf, len, NULL);
+    dlt_json_value *back = dlt_json_parse(buf, len, NULL);
     assert_non_null(back);
-    dls_json_free(back);
+    dlt_json_free(back);
     free(buf);
 }
 
 static void tally_counts_grows_and_sorts(void **state)
 {
     (void)state;
-    dls_tally t = {0};
+    dlt_tally t = {0};
     char key[32];
     for (int i = 0; i < 1000; i++) {
         snprintf(key, sizeof key, "k%d", i % 300);
         int fresh;
-        dls_tally_entry *e = dls_tally_add(&t, key, &fresh);
+        dlt_tally_entry *e = dlt_tally_add(&t, key, &fresh);
         assert_non_null(e);
         assert_int_equal(fresh, i < 300);
         e->count += i % 300 == 7 ? 10 : 1;
     }
     assert_int_equal(t.n, 300);
-    assert_non_null(dls_tally_find(&t, "k299"));
-    assert_null(dls_tally_find(&t, "k300"));
-    dls_tally_entry **v = dls_tally_sorted(&t);
+    assert_non_null(dlt_tally_find(&t, "k299"));
+    assert_null(dlt_tally_find(&t, "k300"));
+    dlt_tally_entry **v = dlt_tally_sorted(&t);
     assert_string_equal(v[0]->key, "k7");
     assert_int_equal(v[0]->count, 40);
     for (size_t i = 1; i < t.n; i++)
         assert_true(v[i - 1]->count > v[i]->count ||
                     (v[i - 1]->count == v[i]->count && strcmp(v[i - 1]->key, v[i]->key) < 0));
     free(v);
-    dls_tally_free(&t);
+    dlt_tally_free(&t);
 }
 
 static void log_reader_skips_damage_and_goes_on(void **state)
@@ -188,8 +188,8 @@ static void log_reader_skips_damage_and_goes_on(void **state)
     char *msgs = NULL;
     size_t mlen = 0;
     FILE *errs = open_memstream(&msgs, &mlen);
-    dls_log_set set = {0};
-    assert_int_equal(dls_log_read(&set, path, errs), 0);
+    dlt_log_set set = {0};
+    assert_int_equal(dlt_log_read(&set, path, errs), 0);
     fclose(errs);
     assert_int_equal(set.n, 2);
     assert_string_equal(set.recs[0].ev, "start");
@@ -202,10 +202,10 @@ static void log_reader_skips_damage_and_goes_on(void **state)
     assert_non_null(strstr(msgs, where));
     snprintf(where, sizeof where, "%s:7: last line cut short", path);
     assert_non_null(strstr(msgs, where));
-    dls_log_set_free(&set);
+    dlt_log_set_free(&set);
     free(msgs);
     unlink(path);
-    assert_int_equal(dls_log_read(&set, path, NULL), -1);
+    assert_int_equal(dlt_log_read(&set, path, NULL), -1);
     assert_int_equal(set.files_failed, 1);
 }
 

@@ -110,19 +110,19 @@ static int teardown(void **state)
 static void counts_merge_two_processes(void **state)
 {
     fixture *fx = *state;
-    dls_log_set set = {0};
-    assert_int_equal(dls_log_read(&set, fx->a, NULL), 0);
-    assert_int_equal(dls_log_read(&set, fx->b, NULL), 0);
+    dlt_log_set set = {0};
+    assert_int_equal(dlt_log_read(&set, fx->a, NULL), 0);
+    assert_int_equal(dlt_log_read(&set, fx->b, NULL), 0);
     assert_int_equal(set.damaged, 2);
     dlt_summary_counts c;
-    assert_int_equal(dls_summary_count(&set, &c), 0);
+    assert_int_equal(dlt_summary_count(&set, &c), 0);
     assert_int_equal(c.processes, 2);
     assert_int_equal(c.exchanges, 4); /* 3 exports + the import nobody exported */
     assert_int_equal(c.races, 2);
     assert_int_equal(c.race_total, 6); /* k1: 2 in pid 100 + 3 in pid 200; k2: 1 */
     assert_int_equal(c.injected, 1);
     assert_int_equal(c.fallbacks, 1);
-    dls_log_set_free(&set);
+    dlt_log_set_free(&set);
 }
 
 static void command_prints_pairs_races_and_damage(void **state)
@@ -162,9 +162,9 @@ static void command_prints_pairs_races_and_damage(void **state)
     dls_run_free(&r);
 }
 
-static const dlt_json_value *event_field(const dlt_json_value *e, const char *key, dls_json_type type)
+static const dlt_json_value *event_field(const dlt_json_value *e, const char *key, dlt_json_type type)
 {
-    const dlt_json_value *v = dls_json_get(e, key);
+    const dlt_json_value *v = dlt_json_get(e, key);
     if (!v || v->type != type)
         fail_msg("trace event without a %s of type %d", key, (int)type);
     return v;
@@ -191,41 +191,41 @@ static void chrome_trace_is_valid_and_linked(void **state)
 
     char *text = dls_read_file(fx->trace);
     assert_non_null(text);
-    dls_json_error err;
-    dlt_json_value *doc = dls_json_parse(text, strlen(text), &err);
+    dlt_json_error err;
+    dlt_json_value *doc = dlt_json_parse(text, strlen(text), &err);
     if (!doc)
         fail_msg("trace is not JSON at %zu: %s", err.offset, err.message);
-    const dlt_json_value *events = event_field(doc, "traceEvents", DLS_JSON_ARRAY);
+    const dlt_json_value *events = event_field(doc, "traceEvents", DLT_JSON_ARRAY);
     int exports = 0, imports = 0, races = 0, injects = 0, stream_tracks = 0, thread_tracks = 0;
     long long starts[16], finishes[16];
     int ns = 0, nf = 0;
     for (size_t i = 0; i < events->len; i++) {
         const dlt_json_value *e = events->items[i];
-        const char *ph = event_field(e, "ph", DLS_JSON_STRING)->str;
+        const char *ph = event_field(e, "ph", DLT_JSON_STRING)->str;
         long long pid, tid, id;
-        assert_true(dls_json_get_int(e, "pid", &pid));
-        assert_true(dls_json_get_int(e, "tid", &tid));
-        const char *name = event_field(e, "name", DLS_JSON_STRING)->str;
+        assert_true(dlt_json_get_int(e, "pid", &pid));
+        assert_true(dlt_json_get_int(e, "tid", &tid));
+        const char *name = event_field(e, "name", DLT_JSON_STRING)->str;
         if (strcmp(ph, "M") == 0) {
             if (strcmp(name, "thread_name") == 0) {
-                event_field(event_field(e, "args", DLS_JSON_OBJECT), "name", DLS_JSON_STRING);
-                if (tid >= DLS_CHROME_STREAM_TID_BASE)
+                event_field(event_field(e, "args", DLT_JSON_OBJECT), "name", DLT_JSON_STRING);
+                if (tid >= DLT_CHROME_STREAM_TID_BASE)
                     stream_tracks++;
                 else
                     thread_tracks++;
             }
             continue;
         }
-        assert_int_equal(event_field(e, "ts", DLS_JSON_NUMBER)->type, DLS_JSON_NUMBER);
+        assert_int_equal(event_field(e, "ts", DLT_JSON_NUMBER)->type, DLT_JSON_NUMBER);
         if (strcmp(ph, "i") == 0) {
-            const char *cat = event_field(e, "cat", DLS_JSON_STRING)->str;
-            event_field(e, "args", DLS_JSON_OBJECT);
+            const char *cat = event_field(e, "cat", DLT_JSON_STRING)->str;
+            event_field(e, "args", DLT_JSON_OBJECT);
             exports += strncmp(name, "export", 6) == 0;
             imports += strncmp(name, "import", 6) == 0;
-            races += strcmp(cat, "race") == 0 && tid >= DLS_CHROME_STREAM_TID_BASE;
+            races += strcmp(cat, "race") == 0 && tid >= DLT_CHROME_STREAM_TID_BASE;
             injects += strcmp(cat, "inject") == 0;
         } else if (strcmp(ph, "s") == 0 || strcmp(ph, "f") == 0) {
-            assert_true(dls_json_get_int(e, "id", &id));
+            assert_true(dlt_json_get_int(e, "id", &id));
             if (ph[0] == 's' && ns < 16)
                 starts[ns++] = id;
             else if (ph[0] == 'f' && nf < 16)
@@ -250,7 +250,7 @@ static void chrome_trace_is_valid_and_linked(void **state)
             found |= starts[j] == finishes[i];
         assert_true(found);
     }
-    dls_json_free(doc);
+    dlt_json_free(doc);
     free(text);
 }
 
@@ -436,17 +436,17 @@ static void an_unchecked_run_is_said_first(void **state)
     dls_run_free(&r);
     report(&r, "--json", path, NULL);
     assert_int_equal(r.status, 0);
-    dls_json_error err;
-    dlt_json_value *doc = dls_json_parse(r.out, strlen(r.out), &err);
+    dlt_json_error err;
+    dlt_json_value *doc = dlt_json_parse(r.out, strlen(r.out), &err);
     assert_non_null(doc);
-    const dlt_json_value *checked = dls_json_get(doc, "checked"), *list = dls_json_get(doc, "not_checked");
-    assert_int_equal(checked->type, DLS_JSON_BOOL);
+    const dlt_json_value *checked = dlt_json_get(doc, "checked"), *list = dlt_json_get(doc, "not_checked");
+    assert_int_equal(checked->type, DLT_JSON_BOOL);
     assert_false(checked->boolean);
     assert_int_equal(list->len, 3);
     long long pid = 0;
-    assert_true(dls_json_get_int(list->items[0], "pid", &pid));
-    assert_string_equal(dls_json_get_str(list->items[0], "why"), "no CUDA observer (CUPTI subscription held by nsys)");
-    dls_json_free(doc);
+    assert_true(dlt_json_get_int(list->items[0], "pid", &pid));
+    assert_string_equal(dlt_json_get_str(list->items[0], "why"), "no CUDA observer (CUPTI subscription held by nsys)");
+    dlt_json_free(doc);
     dls_run_free(&r);
     unlink(path);
 }
@@ -459,8 +459,8 @@ static void json_gives_the_summary_as_one_object(void **state)
     report(&r, "--json", fx->a, fx->b, NULL);
     assert_int_equal(r.status, 0);
     assert_int_equal(dls_count(r.out, "\n"), 1);
-    dls_json_error err;
-    dlt_json_value *doc = dls_json_parse(r.out, strlen(r.out), &err);
+    dlt_json_error err;
+    dlt_json_value *doc = dlt_json_parse(r.out, strlen(r.out), &err);
     if (!doc)
         fail_msg("not JSON at %zu: %s\n%s", err.offset, err.message, r.out);
     const char *keys[] = {"processes", "exchanges", "races",        "race_occurrences",
@@ -468,12 +468,12 @@ static void json_gives_the_summary_as_one_object(void **state)
     const long long want[] = {2, 4, 2, 6, 1, 1, 2};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         long long v = -1;
-        assert_true(dls_json_get_int(doc, keys[i], &v));
+        assert_true(dlt_json_get_int(doc, keys[i], &v));
         if (v != want[i])
             fail_msg("%s = %lld, want %lld", keys[i], v, want[i]);
     }
-    assert_int_equal(dls_json_get(doc, "checked")->type, DLS_JSON_BOOL);
-    dls_json_free(doc);
+    assert_int_equal(dlt_json_get(doc, "checked")->type, DLT_JSON_BOOL);
+    dlt_json_free(doc);
     dls_run_free(&r);
 }
 

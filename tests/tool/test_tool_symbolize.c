@@ -2,7 +2,8 @@
  * built with -g resolves to its file:line, with the function inlined there, through
  * llvm-symbolizer and through addr2line alone, in the text, --json and --html; a stripped copy
  * keeps function+0xOFF (library) and says nothing; its build id finds the debug information under
- * a --debug-dir; an object whose build id changed is not trusted; without a symbolizer on the
+ * a --debug-dir; an object whose build id changed is not trusted; the shim, reading a loaded
+ * object's notes in memory, finds the build id the command reads from its file; without a symbolizer on the
  * PATH one line says so, once; and a real check run's log carries each native frame's object,
  * offset and build id, which resolve to the scenario's own source lines. */
 #include <dlfcn.h>
@@ -21,9 +22,10 @@
 #include "dls_test.h"
 #include "elfdebug.h"
 #include "json.h"
+#include "report/objinfo.h"
 
 static char g_dir[64], g_bin[512], g_lib[512], g_stripped[512], g_debug[512], g_log[128];
-static char g_build_id[DLS_ELF_BUILD_ID_HEX];
+static char g_build_id[DLS_BUILD_ID_HEX];
 static uintptr_t g_offset; /* of the frame in symfix_outer, inside the inlined symfix_inner */
 static int g_inner_line, g_outer_line;
 
@@ -61,8 +63,8 @@ static int setup(void **state)
     if (!outer || !dladdr1((void *)outer, &info, (void **)&map, RTLD_DL_LINKMAP) || !map)
         return -1;
     g_offset = (uintptr_t)outer() - 1 - (uintptr_t)map->l_addr; /* as the shim logs a return address */
-    dls_elf_debug d;
-    if (dls_elf_debug_read(g_lib, &d) != 0 || !d.build_id[0] || !d.debug_info)
+    dlt_elf_debug d;
+    if (dlt_elf_debug_read(g_lib, &d) != 0 || !d.build_id[0] || !d.debug_info)
         return -1;
     snprintf(g_build_id, sizeof g_build_id, "%s", d.build_id);
     g_inner_line = line_of("/* SYMFIX_INNER */");
@@ -172,16 +174,16 @@ static void debug_information_gives_file_line_and_inlined_chain(void **state)
     assert_null(strstr(r.err, "symbolizer"));
     dls_run_free(&r);
     report(&r, NULL, "--json", NULL);
-    dls_json_error err;
-    dlt_json_value *doc = dls_json_parse(r.out, strlen(r.out), &err);
+    dlt_json_error err;
+    dlt_json_value *doc = dlt_json_parse(r.out, strlen(r.out), &err);
     assert_non_null(doc);
-    const dlt_json_value *races = dls_json_get(doc, "race_reports");
+    const dlt_json_value *races = dlt_json_get(doc, "race_reports");
     assert_non_null(races);
     assert_int_equal(races->len, 1);
-    const dlt_json_value *stack = dls_json_get(dls_json_get(races->items[0], "consumer"), "stack");
+    const dlt_json_value *stack = dlt_json_get(dlt_json_get(races->items[0], "consumer"), "stack");
     assert_int_equal(stack->len, 2); /* the inlined function and the one it is in */
     assert_non_null(strstr(stack->items[0]->str, "symfix_inner ("));
-    dls_json_free(doc);
+    dlt_json_free(doc);
     dls_run_free(&r);
     char html[128];
     snprintf(html, sizeof html, "%s/page.html", g_dir);
@@ -246,6 +248,28 @@ static void the_build_id_finds_the_debug_information(void **state)
     dls_run_free(&r);
 }
 
+/* One build-id reader (shim/common/buildid.c) for both sides: what the shim logs for a frame of
+ * the loaded object is what the command reads from the object's file and from its debug file. */
+static void the_shim_and_the_command_read_one_build_id(void **state)
+{
+    (void)state;
+    void *h = dlopen(g_lib, RTLD_NOW | RTLD_NOLOAD);
+    assert_non_null(h);
+    void *outer = dlsym(h, "symfix_outer");
+    struct link_map *map = NULL;
+    Dl_info info;
+    assert_true(dladdr1(outer, &info, (void **)&map, RTLD_DL_LINKMAP) && map);
+    dls_objinfo oi;
+    dls_objinfo_get((uintptr_t)outer, (uintptr_t)map->l_addr, map->l_name, &oi);
+    assert_string_equal(oi.build_id, g_build_id);
+    dlt_elf_debug d;
+    assert_int_equal(dlt_elf_debug_read(g_debug, &d), 0);
+    assert_string_equal(d.build_id, g_build_id);
+    assert_int_equal(dlt_elf_debug_read(g_stripped, &d), 0);
+    assert_string_equal(d.build_id, g_build_id);
+    dlclose(h);
+}
+
 static void without_a_symbolizer_one_line_says_so(void **state)
 {
     (void)state;
@@ -281,28 +305,28 @@ static void a_real_run_logs_object_offset_and_build_id(void **state)
     char *text = dls_read_file(g_log), *line = text ? strstr(text, "{\"ev\":\"race\"") : NULL;
     assert_non_null(line);
     *strchr(line, '\n') = '\0';
-    dlt_json_value *race = dls_json_parse(line, strlen(line), NULL);
+    dlt_json_value *race = dlt_json_parse(line, strlen(line), NULL);
     assert_non_null(race);
-    const dlt_json_value *producer = dls_json_get(race, "producer"), *native = dls_json_get(producer, "native");
+    const dlt_json_value *producer = dlt_json_get(race, "producer"), *native = dlt_json_get(producer, "native");
     assert_non_null(native);
-    assert_true(native->len >= 2 && native->len <= dls_json_get(producer, "stack")->len);
+    assert_true(native->len >= 2 && native->len <= dlt_json_get(producer, "stack")->len);
     /* the scenario's own frame (a sanitizer's interceptor may come first) */
     const dlt_json_value *frame = NULL;
     for (size_t i = 0; i < native->len && !frame; i++) {
-        const char *o = dls_json_get_str(native->items[i], "object");
+        const char *o = dlt_json_get_str(native->items[i], "object");
         if (o && strlen(o) >= strlen("/scen_side_stream") &&
             strcmp(o + strlen(o) - strlen("/scen_side_stream"), "/scen_side_stream") == 0)
             frame = native->items[i];
     }
     assert_non_null(frame);
-    const char *object = dls_json_get_str(frame, "object"), *bid = dls_json_get_str(frame, "build_id"),
-               *offset = dls_json_get_str(frame, "offset");
+    const char *object = dlt_json_get_str(frame, "object"), *bid = dlt_json_get_str(frame, "build_id"),
+               *offset = dlt_json_get_str(frame, "offset");
     assert_true(offset && strncmp(offset, "0x", 2) == 0);
-    dls_elf_debug d;
-    assert_int_equal(dls_elf_debug_read(object, &d), 0);
+    dlt_elf_debug d;
+    assert_int_equal(dlt_elf_debug_read(object, &d), 0);
     assert_non_null(bid);
     assert_string_equal(bid, d.build_id);
-    dls_json_free(race);
+    dlt_json_free(race);
     free(text);
     report(&r, NULL, NULL);
     char want[256];
@@ -319,6 +343,7 @@ int main(void)
         cmocka_unit_test(addr2line_alone_gives_the_same),
         cmocka_unit_test(a_stripped_object_keeps_its_frame),
         cmocka_unit_test(the_build_id_finds_the_debug_information),
+        cmocka_unit_test(the_shim_and_the_command_read_one_build_id),
         cmocka_unit_test(without_a_symbolizer_one_line_says_so),
         cmocka_unit_test(a_real_run_logs_object_offset_and_build_id),
     };
