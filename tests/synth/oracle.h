@@ -29,8 +29,10 @@
  *     blocking streams (user-created blocking and per-thread) enqueued host-before o, on streams
  *     still live at o for sure: destroyed never or host-after o (CUDA does not say whether the
  *     legacy stream waits for a destroyed stream's pending work); o on a blocking stream is after
- *     every operation on its
- *     context's legacy stream enqueued host-before o (non-blocking streams are exempt);
+ *     every operation on its context's legacy stream enqueued host-before o (non-blocking streams
+ *     are exempt). The simulator's mark (a host synchronize of the legacy stream) is not an
+ *     operation of the program: CUDA says the synchronize waits for the operations in the stream,
+ *     so the mark is after the legacy stream's earlier operations only;
  *  3. an event wait (W): the candidates for the event's latest record at o's enqueue are the
  *     records host-before o that no other record host-before o follows in host order, and the
  *     records neither host-before nor host-after o; when no record is host-before o, "never

@@ -266,7 +266,7 @@ static void on_op(sweep *w, uint32_t i)
     if (w->t[t])
         bits_or(dst, w->t[t], dw);
     stream_before(w, dst, dw, op->stream, &op->at, UINT64_MAX); /* rule 1 */
-    if (s->kind == SK_LEGACY) {                                 /* rule 2 */
+    if (s->kind == SK_LEGACY && op->kind != OK_MARK) {          /* rule 2 */
         blocking_before(w, dst, dw, x, &op->at);
     } else if (s->blocking && m->ctxs[x].legacy != ORACLE_NONE) {
         stream_before(w, dst, dw, m->ctxs[x].legacy, &op->at, UINT64_MAX);

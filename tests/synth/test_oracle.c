@@ -275,6 +275,28 @@ static void a_destroyed_stream_leaves_the_legacy_rule(void **state)
     oracle_free(o);
 }
 
+/* A host synchronize of the legacy stream (the simulator's mark) waits for the legacy stream's
+ * operations and what they wait for, not for a blocking stream's work enqueued after them. */
+static void a_legacy_synchronize_waits_for_the_legacy_streams_work(void **state)
+{
+    (void)state;
+    oracle *o = judge(STREAMS "C 10 100 a\n"
+                              "O 1 10 1 1 kernel\n" /* legacy */
+                              "O 2 10 2 1 kernel\n" /* blocking, after the legacy op */
+                              "R 10\n"
+                              "C 11 200 cuStreamSynchronize\n"
+                              "O 3 11 1 2 mark\n"
+                              "H 11 1 2\n"
+                              "R 11\n"
+                              "C 12 300 b\n"
+                              "O 4 12 4 1 kernel\n" /* per-thread: after the legacy stream's mark */
+                              "R 12\n");
+    assert_int_equal(oracle_guaranteed(o, 1, 4), 1);
+    assert_int_equal(oracle_guaranteed(o, 2, 3), 0);
+    assert_int_equal(oracle_guaranteed(o, 2, 4), 0);
+    oracle_free(o);
+}
+
 /* ---- events ---- */
 
 /* Rule 3: the latest record host-before the wait; an earlier one it follows does not count. */
@@ -672,6 +694,7 @@ int main(void)
         cmocka_unit_test(body_order_counts_what_a_callback_saw),
         cmocka_unit_test(legacy_stream_orders_blocking_streams),
         cmocka_unit_test(a_destroyed_stream_leaves_the_legacy_rule),
+        cmocka_unit_test(a_legacy_synchronize_waits_for_the_legacy_streams_work),
         cmocka_unit_test(event_wait_follows_latest_record),
         cmocka_unit_test(overlapping_records_intersect),
         cmocka_unit_test(late_candidate_takes_another_sweep),
