@@ -23,6 +23,24 @@ static void note_producer(dls_pol_x *x, const dls_pol_stream *s)
         }
 }
 
+/* 1 when history entry a may write x: anything but a copy or set that only reads it. */
+static int may_write(const dls_pol_access *a, const dls_pol_x *x)
+{
+    if ((a->kind == DLS_OP_MEMCPY || a->kind == DLS_OP_MEMSET) && !a->conservative)
+        return dls_pol_writes(a, x->lo, x->hi);
+    return 1;
+}
+
+/* Copies entry e's names (or, when it is gone from the history, says so) into api and name. */
+static void name_entry(const dls_pol_entry *e, const char **api, char *name)
+{
+    *api = e ? e->a.api : NULL;
+    if (e)
+        memcpy(name, e->name, DLS_POL_NAME);
+    else
+        snprintf(name, DLS_POL_NAME, "(an operation no longer in the history)");
+}
+
 void dls_pol_attribute(dls_pol_x *x)
 {
     x->nfront = 0;
@@ -36,13 +54,20 @@ void dls_pol_attribute(dls_pol_x *x)
             note_producer(x, s);
             continue;
         }
-        const dls_pol_entry *best = NULL;
+        const dls_pol_entry *best = NULL, *wbest = NULL;
         uint64_t pos = s->lost > s->done && (s->lost_cons || (s->lost_lo < x->hi && x->alo < s->lost_hi)) ? s->lost : 0;
+        uint64_t wpos = pos; /* what the lost box held may write */
         for (unsigned k = 0; k < s->count; k++) {
             const dls_pol_entry *e = &s->ring[k];
-            if (e->pos > s->done && e->pos > pos && dls_pol_touches(&e->a, x->alo, x->lo, x->hi)) {
+            if (e->pos <= s->done || !dls_pol_touches(&e->a, x->alo, x->lo, x->hi))
+                continue;
+            if (e->pos > pos) {
                 pos = e->pos;
                 best = e;
+            }
+            if (e->pos > wpos && may_write(&e->a, x)) {
+                wpos = e->pos;
+                wbest = e;
             }
         }
         if (!pos) {
@@ -62,9 +87,9 @@ void dls_pol_attribute(dls_pol_x *x)
         dls_pol_touch *t = &x->front[x->nfront++];
         t->at.stream = s->id;
         t->at.pos = pos;
-        t->api = best ? best->a.api : NULL;
-        memcpy(t->name, best ? best->name : "", best ? DLS_POL_NAME : 1);
-        if (!best)
-            snprintf(t->name, sizeof t->name, "(an operation no longer in the history)");
+        name_entry(best, &t->api, t->name);
+        t->write = wpos;
+        if (wpos)
+            name_entry(wbest, &t->wapi, t->wname);
     }
 }

@@ -79,10 +79,16 @@ void dls_pol_check_flush(void)
     pq->n = 0;
 }
 
-/* Report name of a frontier or consumer entry. */
+/* Report name of a frontier entry. */
 static const char *touch_name(const dls_pol_touch *t)
 {
     return t->name[0] ? t->name : t->api;
+}
+
+/* Report name of a frontier entry's latest operation that may write. */
+static const char *write_name(const dls_pol_touch *t)
+{
+    return t->wname[0] ? t->wname : t->wapi;
 }
 
 /* The report's view of stream id: its own device when known, else `device` (the tensor's). */
@@ -123,19 +129,23 @@ static void fill_tensor(dls_race *r, const dls_pol_x *x, char *dtype, size_t n)
     r->hi = x->hi;
 }
 
-/* Checks access a on st against live x's frontier. */
+/* Checks access a on st against live x's frontier: an access that only reads must follow each
+ * producer stream's pending writes, any other its every pending access. */
 static void check_live(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, dls_pol_x *x)
 {
-    int all = 1;
+    int all = 1, reads = dls_pol_direction(a, x, st->id) == DLS_POL_READS;
     for (unsigned i = 0; i < x->nfront; i++) {
         const dls_pol_touch *f = &x->front[i];
         if (dls_pol_ordered(tid, st->id, &f->at))
             continue;
         all = 0;
+        dls_hb_epoch w = {.stream = f->at.stream, .pos = f->write};
+        if (reads && (!f->write || dls_pol_ordered(tid, st->id, &w)))
+            continue; /* only reads of the producer's are pending */
         char dtype[48], why[320];
         dls_race r = {.kind = dls_pol_writes(a, x->lo, x->hi) ? DLS_RACE_WRITE_WRITE : DLS_RACE_WRITE_READ};
         fill_tensor(&r, x, dtype, sizeof dtype);
-        r.producer.op = touch_name(f);
+        r.producer.op = reads ? write_name(f) : touch_name(f);
         r.producer.stream = race_stream(f->at.stream, x->device.device_id);
         r.producer.stack = &x->stack;
         r.consumer.op = dls_pol_access_name(a);
@@ -144,7 +154,7 @@ static void check_live(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid
                  "stream %llu (%s) has no wait on stream %llu (%s) after position %llu: no event wait, host "
                  "synchronization or legacy-stream rule orders the use after the producer's write",
                  (unsigned long long)st->id, r.consumer.stream.kind, (unsigned long long)f->at.stream,
-                 r.producer.stream.kind, (unsigned long long)f->at.pos);
+                 r.producer.stream.kind, (unsigned long long)(reads ? f->write : f->at.pos));
         r.why = why;
         report(&r);
     }
@@ -305,11 +315,18 @@ void dls_pol_check_free(const dls_pol_access *a, uintptr_t ctx, uint64_t tid)
                 check_freed(a, ctx, tid, x);
 }
 
+/* 1 when frontier entry f's pending writes are ordered before thread tid's host. */
+static int host_after_writes(const dls_pol_touch *f, uint64_t tid)
+{
+    dls_hb_epoch w = {.stream = f->at.stream, .pos = f->write};
+    return !f->write || dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &w);
+}
+
 /* 1 when every producer write in x's frontier is ordered before thread tid's host. */
 static int host_ordered(const dls_pol_x *x, uint64_t tid)
 {
     for (unsigned i = 0; i < x->nfront; i++)
-        if (!dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &x->front[i].at))
+        if (!host_after_writes(&x->front[i], tid))
             return 0;
     return 1;
 }
@@ -320,12 +337,12 @@ static void report_host_reads(dls_pol_x *x, uint64_t tid, const char *importer)
 {
     for (unsigned i = 0; i < x->nfront; i++) {
         const dls_pol_touch *f = &x->front[i];
-        if (dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &f->at))
+        if (host_after_writes(f, tid))
             continue;
         char dtype[48], why[320], op[160];
         dls_race r = {.kind = DLS_RACE_HOST_READ};
         fill_tensor(&r, x, dtype, sizeof dtype);
-        r.producer.op = touch_name(f);
+        r.producer.op = write_name(f);
         r.producer.stream = race_stream(f->at.stream, x->device.device_id);
         r.producer.stack = &x->stack;
         snprintf(op, sizeof op, "host access after %s", importer ? importer : "import");
@@ -334,7 +351,7 @@ static void report_host_reads(dls_pol_x *x, uint64_t tid, const char *importer)
         snprintf(why, sizeof why,
                  "the tensor is host-visible and the host has not synchronized with stream %llu (%s) since "
                  "position %llu (%s), neither before the import nor before the thread's next operation",
-                 (unsigned long long)f->at.stream, r.producer.stream.kind, (unsigned long long)f->at.pos,
+                 (unsigned long long)f->at.stream, r.producer.stream.kind, (unsigned long long)f->write,
                  r.producer.op ? r.producer.op : "?");
         r.why = why;
         report(&r);

@@ -117,12 +117,17 @@ typedef struct dls_pol_after_s {
                       being made), one while its deferred record is applied */
 } dls_pol_after;
 
-/* A frontier entry of an exchange: a producer operation pending at the export (attribute.c),
- * its position plus what reports say. */
+/* A frontier entry of an exchange: a producer stream's latest operation touching it that was
+ * pending at the export (attribute.c), its position plus what reports say, and the latest of
+ * them that may write it (what a consumer that only reads must follow; `write` 0: only reads
+ * were pending). */
 typedef struct {
     dls_hb_epoch at;
     const char *api;
     char name[DLS_POL_NAME];
+    uint64_t write;
+    const char *wapi;
+    char wname[DLS_POL_NAME];
 } dls_pol_touch;
 
 /* What an access does to the bytes of an exchange it touches (access.h, dls_pol_direction). */

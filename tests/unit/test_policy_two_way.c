@@ -512,6 +512,27 @@ static void check_reports_an_access_after_the_release(void **state)
     assert_string_equal(only_race(), "use-after-release");
 }
 
+/* Pending at the export: the producer's write and, on another stream after it, a copy out of the
+ * tensor. A consumer copy that only reads the tensor, ordered after the write, races with
+ * nothing; a consumer kernel, which may write, races with the pending copy's read. */
+static void check_lets_a_read_follow_a_pending_read(void **state)
+{
+    (void)state;
+    set(PRODUCER, X);
+    event_op(DLS_OP_EVENT_RECORD, PRODUCER, 7);
+    event_op(DLS_OP_STREAM_WAIT_EVENT, OTHER, 7);
+    copy(OTHER, X, OUT);
+    export_range(X, X + 0x100);
+    event_op(DLS_OP_EVENT_RECORD, PRODUCER, 8);
+    event_op(DLS_OP_STREAM_WAIT_EVENT, CONSUMER, 8);
+    copy(CONSUMER, X, OUT + 0x1000);
+    dls_pol_lock();
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0);
+    launch(CONSUMER, X);
+    assert_string_equal(only_race(), "write-read");
+}
+
 /* Thread tid synchronizes stream sid on the host. */
 static void stream_sync_by(uint64_t sid, uint64_t tid)
 {
@@ -795,6 +816,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_reports_no_read_read_pair, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_an_access_after_the_release, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_forgets_a_released_tensor_exported_again, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_lets_a_read_follow_a_pending_read, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_lets_a_host_import_synchronize_before_it_reads, setup_check,
                                         teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_a_host_import_not_synchronized_by_the_next_operation, setup_check,
