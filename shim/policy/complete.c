@@ -79,9 +79,13 @@ int dls_pol_ordered(uint64_t tid, uint64_t stream, const dls_hb_epoch *at)
     int o = 0;
     if (at->stream == stream)
         return 1;
-    if (!dls_hb_ordered(dls_pol_g.hb, tid, stream, at->stream, at->pos, &o))
-        return o;
-    return !dls_pol_stream_find(at->stream); /* forgotten: its work is complete */
+    int rc = dls_hb_ordered(dls_pol_g.hb, tid, stream, at->stream, at->pos, &o);
+    if (!rc && o)
+        return 1;
+    const dls_pol_stream *s = dls_pol_stream_find(at->stream);
+    if (!s)
+        return rc != 0; /* forgotten: its work is complete */
+    return at->pos <= s->done;
 }
 
 void dls_pol_snap_drop(uint64_t snap)

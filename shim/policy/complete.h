@@ -24,8 +24,10 @@ uint64_t dls_pol_snap_ctx(uintptr_t ctx);
 void dls_pol_snap_complete(uint64_t snap, uint64_t tid);
 
 /* 1 when the next operation of thread tid on `stream` (DLS_POL_HOST_STREAM: the host) is ordered
- * after `at`: the same stream, hb says so, or at's stream was forgotten (destroyed, with all its
- * work seen complete). The one ordering question of check and fix. */
+ * after `at`: the same stream, hb says so, at is complete (a host synchronize of any thread that
+ * returned saw it complete: whatever is enqueued from now on runs after it), or at's stream was
+ * forgotten (destroyed, with all its work seen complete). The one ordering question of check and
+ * fix. */
 int dls_pol_ordered(uint64_t tid, uint64_t stream, const dls_hb_epoch *at);
 
 /* Forgets capture snap without learning from it (0 is ignored). */
