@@ -543,6 +543,20 @@ static void stream_sync_by(uint64_t sid, uint64_t tid)
     deliver(&op);
 }
 
+/* Another thread's host synchronize saw the producer's write complete before the consumer's read
+ * was enqueued: the read runs after it, whichever thread enqueues it. */
+static void check_counts_another_threads_host_synchronize(void **state)
+{
+    (void)state;
+    launch(PRODUCER, X);
+    export_range(X, X + 0x100);
+    stream_sync_by(PRODUCER, 200);
+    copy(CONSUMER, X, OUT);
+    dls_pol_lock();
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0);
+}
+
 /* A pool recycles the memory: the consumer releases x, the producer's next fill waits for the
  * consumer's read and exports the memory again; a second consumer (thread 200) reads it, waits
  * for it on the host and gives it back; a third thread (300), which got the memory through the
@@ -815,6 +829,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_lists_a_kernel_pair_when_asked, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_no_read_read_pair, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_an_access_after_the_release, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_counts_another_threads_host_synchronize, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_forgets_a_released_tensor_exported_again, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_lets_a_read_follow_a_pending_read, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_lets_a_host_import_synchronize_before_it_reads, setup_check,
