@@ -266,7 +266,7 @@ void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid
         next = x->next;
         if (!dls_pol_touches(a, x->lo, x->lo, x->hi))
             continue;
-        if (dls_pol_x_released_done(x, tid))
+        if (dls_pol_x_released_done(x, tid) && dls_pol_x_front_complete(x, tid))
             dls_pol_x_drop(x);
         else
             check_released(a, st, tid, x);

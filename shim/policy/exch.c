@@ -131,6 +131,16 @@ int dls_pol_x_uses_complete(const dls_pol_x *x, uint64_t tid)
     return 1;
 }
 
+int dls_pol_x_front_complete(const dls_pol_x *x, uint64_t tid)
+{
+    if (x->overflow & DLS_POL_OVER_PRODUCERS)
+        return 0;
+    for (unsigned i = 0; i < x->nfront; i++)
+        if (!dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &x->front[i].at))
+            return 0;
+    return 1;
+}
+
 int dls_pol_x_released_done(const dls_pol_x *x, uint64_t tid)
 {
     return dls_pol_g.syncs > x->released_syncs && dls_pol_x_uses_complete(x, tid);

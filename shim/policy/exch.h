@@ -25,6 +25,10 @@ void dls_pol_x_release(dls_pol_x *x);
 /* 1 when thread tid knows every use of x complete. */
 int dls_pol_x_uses_complete(const dls_pol_x *x, uint64_t tid);
 
+/* 1 when every producer access pending at x's export is ordered before thread tid's host (check
+ * keeps a released exchange while one is not: its memory's reuse must follow them too). */
+int dls_pol_x_front_complete(const dls_pol_x *x, uint64_t tid);
+
 /* 1 when released x need no longer be watched: thread tid knows its uses complete and the host
  * synchronized since the release (an access the consumer makes after releasing the tensor
  * comes before its next synchronize, in the common case of a deleter called early). */

@@ -241,7 +241,7 @@ static void on_release(void *ctx, const dls_exchange *x)
         if (!dls_cuda_observer_active() || !dls_pol_fix_release(&plan, p))
             dls_pol_x_drop(p);
         dls_pol_plan_carry_out(&plan);
-    } else if (p->nuse && dls_pol_x_uses_complete(p, tid)) {
+    } else if (p->nuse && dls_pol_x_uses_complete(p, tid) && dls_pol_x_front_complete(p, tid)) {
         dls_pol_x_drop(p);
     } else { /* watched on: the consumer's accesses after the release count too */
         p->stack = stack;

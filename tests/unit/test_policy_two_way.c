@@ -557,6 +557,29 @@ static void check_counts_another_threads_host_synchronize(void **state)
     assert_int_equal(dls_race_entries(), g_entries0);
 }
 
+/* The consumer's use is complete when it releases the tensor, but a producer-side write on
+ * another stream is still pending: the memory's reuse must follow it too (write-write). */
+static void check_keeps_a_released_tensor_while_a_producer_write_is_pending(void **state)
+{
+    (void)state;
+    set(OTHER, X);
+    dls_pol_x *x = export_range(X, X + 0x100);
+    launch(CONSUMER, X); /* a write-read race with the pending set */
+    stream_sync_by(CONSUMER, TID);
+    dls_pol_lock();
+    dls_pol_x_release(x);
+    dls_pol_unlock();
+    stream_sync_by(CONSUMER, TID); /* the uses are complete and the host synchronized since */
+    set(PRODUCER, X);
+    dls_pol_lock();
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0 + 2);
+    static dls_race_entry e;
+    unsigned count;
+    assert_int_equal(dls_race_entry_get(g_entries0 + 1, &e, &count), 0);
+    assert_string_equal(e.kind, "write-write");
+}
+
 /* A pool recycles the memory: the consumer releases x, the producer's next fill waits for the
  * consumer's read and exports the memory again; a second consumer (thread 200) reads it, waits
  * for it on the host and gives it back; a third thread (300), which got the memory through the
@@ -830,6 +853,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_reports_no_read_read_pair, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_an_access_after_the_release, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_counts_another_threads_host_synchronize, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_keeps_a_released_tensor_while_a_producer_write_is_pending, setup_check,
+                                        teardown_check),
         cmocka_unit_test_setup_teardown(check_forgets_a_released_tensor_exported_again, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_lets_a_read_follow_a_pending_read, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_lets_a_host_import_synchronize_before_it_reads, setup_check,
