@@ -379,6 +379,7 @@ int dls_hb_stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot
         if (need_cap)
             dls_hb_join_op(s->clk, cap->slot, cap->pos, cap->clk);
     }
+    s->last_thread = thread;
     advance(e, s, slot, 1, w.end);
     return 0;
 }

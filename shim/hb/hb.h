@@ -116,6 +116,16 @@ dls_hb *dls_hb_create(void);
 /* Frees the engine and everything in it. NULL is ignored. */
 void dls_hb_destroy(dls_hb *e);
 
+/* Makes the queries wary (1) or not (0, the default) of streams that another thread may be
+ * destroying while the asking call is under way: the next operation of a legacy stream is then
+ * not taken as ordered after the work of a user-created blocking stream whose last operation
+ * another thread told, and that no legacy-stream operation told so far has joined. Once the
+ * asking call's own operation is enqueued, that stream may be gone, and CUDA does not say that the
+ * legacy stream waits for a destroyed stream's pending work (a thread does not destroy a stream
+ * behind its own back). Operations told are applied as before (a stream removed before an
+ * operation is told takes no part in its legacy rule). */
+void dls_hb_set_wary(dls_hb *e, int wary);
+
 /* Adds stream `stream` of context `ctx` with the given kind. EEXIST when the id is known (added
  * and not forgotten), EINVAL for a bad kind or a second live legacy stream in `ctx`. Adding
  * a legacy stream orders its first operation after all prior work of the context's blocking

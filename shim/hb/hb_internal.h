@@ -32,6 +32,7 @@ typedef struct {
     uint64_t id;
     uint64_t pos;                    /* position of the last operation, 0 before the first */
     uint64_t end;                    /* end stamp of the last operation */
+    uint64_t last_thread;            /* the thread that told the last operation (0: none yet) */
     dls_hb_clk *clk;                 /* what the last operation is ordered after (own slot implied by pos) */
     dls_hb_point pts[DLS_HB_POINTS]; /* the latest operations, a ring (as-of questions) */
     uint8_t npts, next_pt;           /* points kept; the slot the next one goes to */
@@ -89,6 +90,7 @@ struct dls_hb {
     uint32_t last_slot; /* DLS_HB_NONE: no entry */
     uint32_t last_ti;   /* valid while tid_cached; DLS_HB_NONE: a thread without a record */
     uint8_t tid_cached;
+    uint8_t wary; /* dls_hb_set_wary */
     /* query scratch, capacity capstreams */
     uint32_t *mark; /* mark[slot] == stamp: slot is in cand */
     uint32_t *cand;

@@ -9,6 +9,7 @@
  * legacy stream's last operation for a blocking s, the changed blocking streams (the rest are already in its clock) for a legacy s. */
 typedef struct {
     const dls_hb *e;
+    uint64_t thread;
     const dls_hb_thread *t;
     const dls_hb_stream *s;
     uint32_t slot;
@@ -19,7 +20,7 @@ typedef struct {
 
 static int observer_init(const dls_hb *e, uint64_t thread, uint64_t stream, observer *o)
 {
-    *o = (observer){.e = e, .t = dls_hb_find_thread(e, thread)};
+    *o = (observer){.e = e, .thread = thread, .t = dls_hb_find_thread(e, thread)};
     o->slot = dls_hb_find_stream(e, stream);
     if (o->slot == DLS_HB_NONE || e->streams[o->slot].removed)
         return ENOENT;
@@ -46,10 +47,18 @@ static int knows(const observer *o, uint32_t slot, uint64_t pos)
     if (o->dirty_ctx)
         for (uint32_t i = 0; i < o->dirty_ctx->ndirty; i++) {
             uint32_t b = o->dirty_ctx->dirty[i];
-            if (dls_hb_stream_knows(&o->e->streams[b], b, slot, pos))
+            const dls_hb_stream *bs = &o->e->streams[b];
+            if (o->e->wary && bs->kind == DLS_HB_BLOCKING && bs->last_thread != o->thread)
+                continue; /* another thread's: it may be destroyed before the asking operation is enqueued */
+            if (dls_hb_stream_knows(bs, b, slot, pos))
                 return 1;
         }
     return 0;
+}
+
+void dls_hb_set_wary(dls_hb *e, int wary)
+{
+    e->wary = wary != 0;
 }
 
 static void cand_begin(dls_hb *e)

@@ -271,6 +271,8 @@ void dls_policy_start(void)
         dls_hb_destroy(dls_pol_g.hb);
         dls_pol_g.hb = NULL;
     }
+    if (dls_pol_g.hb) /* fix leaves out a wait only where the order is sure */
+        dls_hb_set_wary(dls_pol_g.hb, m == DLS_MODE_FIX);
     pthread_mutex_unlock(&dls_pol_g.lock);
     if (!dls_pol_g.hb)
         dls_pol_degrade("policy-start", "out of memory at start-up");

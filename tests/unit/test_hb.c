@@ -58,11 +58,18 @@ static uint64_t op(dls_hb *e, uint64_t thread, uint64_t stream)
 }
 
 /* Whether the next operation of T1 on s is ordered after position p of x. */
-static int after(dls_hb *e, uint64_t s, uint64_t x, uint64_t p)
+/* Whether the next operation of `thread` on stream s is ordered after position p of x. */
+static int after_by(dls_hb *e, uint64_t thread, uint64_t s, uint64_t x, uint64_t p)
 {
     int o = -1;
-    assert_int_equal(dls_hb_ordered(e, T1, s, x, p, &o), 0);
+    assert_int_equal(dls_hb_ordered(e, thread, s, x, p, &o), 0);
     return o;
+}
+
+/* The same for thread T1. */
+static int after(dls_hb *e, uint64_t s, uint64_t x, uint64_t p)
+{
+    return after_by(e, T1, s, x, p);
 }
 
 static void stream_order(void **state)
@@ -120,6 +127,26 @@ static void blocking_streams_wait_for_legacy(void **state)
     assert_true(after(e, BLK, PTD, t));
     uint64_t t2 = op(e, T1, PTD);
     assert_false(after(e, BLK, PTD, t2)); /* two blocking streams do not order each other */
+}
+
+/* Wary queries do not count another thread's work on a user-created blocking stream that no
+ * legacy operation has joined yet (that thread may destroy the stream before the asking operation
+ * is enqueued); the asking thread's own, per-thread streams, and work a legacy operation already
+ * joined still count. */
+static void wary_queries_leave_out_unjoined_user_streams(void **state)
+{
+    dls_hb *e = *state;
+    uint64_t b = op(e, T1, BLK), t = op(e, T1, PTD);
+    dls_hb_set_wary(e, 1);
+    assert_false(after_by(e, T2, LEG, BLK, b));
+    assert_true(after_by(e, T1, LEG, BLK, b));
+    assert_true(after_by(e, T2, LEG, PTD, t));
+    op(e, T1, LEG); /* joins both */
+    assert_true(after_by(e, T2, LEG, BLK, b));
+    uint64_t b2 = op(e, T1, BLK);
+    assert_false(after_by(e, T2, LEG, BLK, b2));
+    dls_hb_set_wary(e, 0);
+    assert_true(after_by(e, T2, LEG, BLK, b2));
 }
 
 static void removed_streams_leave_the_legacy_rules(void **state)
@@ -442,6 +469,7 @@ int main(void)
         T(thread_observation_orders_its_later_ops),
         T(legacy_waits_for_blocking_streams),
         T(blocking_streams_wait_for_legacy),
+        T(wary_queries_leave_out_unjoined_user_streams),
         T(removed_streams_leave_the_legacy_rules),
         T(a_forgotten_streams_slot_is_reused_without_its_knowledge),
         T(event_wait_orders_after_the_record),
