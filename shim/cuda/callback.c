@@ -290,7 +290,7 @@ static void on_driver(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_Cal
         }
         return;
     }
-    int work = cls == DLS_CBID_STREAM_WORK || cls == DLS_CBID_LAUNCH;
+    int work = cls == DLS_CBID_STREAM_WORK;
     if (enter && work && !gate_open())
         return; /* nothing watched: the ENTER of work that only enqueues has nothing to order */
     if (enter && cls == DLS_CBID_MADE)

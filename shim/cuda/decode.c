@@ -30,7 +30,7 @@ static int several_ops(CUpti_CallbackId cbid)
     return 1;    \
     }
 #define IS_LAUNCH(name, class) \
-    _Static_assert(DLS_CBID_##class == DLS_CBID_LAUNCH, #name ": a launch is of class LAUNCH")
+    _Static_assert(DLS_CBID_##class == DLS_CBID_STREAM_WORK, #name ": a launch is stream work")
 #define IS_MADE(name, class) \
     _Static_assert(DLS_CBID_##class == DLS_CBID_MADE, #name ": a call that makes a handle is of class MADE")
 

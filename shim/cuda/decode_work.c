@@ -50,9 +50,8 @@ static void set(dls_cuda_work *w, CUstream h, int ptsz, int async, uintptr_t dst
     add_range(w, dst, n, DLS_ACCESS_WRITE);
 }
 
-#define IS_STREAM_WORK(name, class)                                                                 \
-    _Static_assert(DLS_CBID_##class == DLS_CBID_STREAM_WORK || DLS_CBID_##class == DLS_CBID_LAUNCH, \
-                   #name ": the work lane's calls are stream work")
+#define IS_STREAM_WORK(name, class) \
+    _Static_assert(DLS_CBID_##class == DLS_CBID_STREAM_WORK, #name ": the work lane's calls are stream work")
 #define CASE(name, class)                            \
     case CUPTI_DRIVER_TRACE_CBID_##name: {           \
         IS_STREAM_WORK(name, class);                 \

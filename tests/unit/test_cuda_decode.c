@@ -704,25 +704,25 @@ static void every_enabled_driver_call_is_decoded_one_way(void **state)
     (void)state;
     static uint64_t zero[64];
     size_t n;
-    const dls_cuda_cbid *ids = dls_cuda_driver_cbids(&n);
+    const CUpti_CallbackId *ids = dls_cuda_driver_cbids(&n);
     assert_true(n > 100);
     for (size_t i = 0; i < n; i++) {
         CUpti_CallbackData cb = fake_cb(CUPTI_API_ENTER, "x", zero);
         dls_cuda_op op;
         dls_cuda_work w;
-        int as_op = dls_cuda_decode(ids[i].cbid, &cb, 0, &op, &scratch);
-        int as_work = dls_cuda_decode_work(ids[i].cbid, &cb, &w, scratch.words, DLS_SCRATCH_WORDS);
-        dls_cuda_cbid_class cls = dls_cuda_cbid_class_of(ids[i].cbid);
-        if (cls == DLS_CBID_INVALIDATION || ids[i].cbid == CBID(cuLaunchCooperativeKernelMultiDevice))
+        int as_op = dls_cuda_decode(ids[i], &cb, 0, &op, &scratch);
+        int as_work = dls_cuda_decode_work(ids[i], &cb, &w, scratch.words, DLS_SCRATCH_WORDS);
+        dls_cuda_cbid_class cls = dls_cuda_cbid_class_of(ids[i]);
+        if (cls == DLS_CBID_INVALIDATION || ids[i] == CBID(cuLaunchCooperativeKernelMultiDevice))
             assert_int_equal(as_op + as_work, 0);
         else if (as_op + as_work != 1)
-            fail_msg("driver cbid %u is enabled but decoded %d times", ids[i].cbid, as_op + as_work);
+            fail_msg("driver cbid %u is enabled but decoded %d times", ids[i], as_op + as_work);
         if (as_work) {
-            assert_true(cls == DLS_CBID_STREAM_WORK || cls == DLS_CBID_LAUNCH);
+            assert_int_equal(cls, DLS_CBID_STREAM_WORK);
             assert_true(w.kind == DLS_OP_LAUNCH || w.kind == DLS_OP_MEMCPY || w.kind == DLS_OP_MEMSET);
         }
-        if (as_op + as_work) /* launch ids are exactly the ones switched with launch callbacks */
-            assert_int_equal(ids[i].launch, (as_work ? w.kind : op.kind) == DLS_OP_LAUNCH);
+        if (as_op + as_work && (as_work ? w.kind : op.kind) == DLS_OP_LAUNCH) /* a launch is stream work */
+            assert_int_equal(cls, DLS_CBID_STREAM_WORK);
     }
     CUpti_CallbackData cb = fake_cb(CUPTI_API_ENTER, "cuMemAlloc_v2", zero);
     dls_cuda_op op;
