@@ -103,26 +103,12 @@ static int gate_open(void)
     return !g || atomic_load_explicit(g, memory_order_acquire);
 }
 
-/* Runtime frames: the outermost runtime call in progress on a thread. */
-static atomic_uint_fast64_t g_rt_epoch = 1;
-
-void dls_cuda_callback_reset_runtime_frames(void)
-{
-    atomic_fetch_add_explicit(&g_rt_epoch, 1, memory_order_acq_rel);
-}
-
 /* Keeps the thread's stack of open driver calls at each phase of call `corr` and notes in
  * t->nested whether the call is nested in another. An EXIT pops its call and whatever was opened
  * above it (ENTERs whose EXIT never came); an EXIT whose ENTER was not seen counts as nested
- * when some call is open. Switching callbacks (dls_cuda_callback_reset_runtime_frames) forgets
- * the stack. */
+ * when some call is open. */
 static void track_call(dls_cuda_thread *t, uint32_t corr, int enter)
 {
-    uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_relaxed);
-    if (t->open_epoch != epoch) { /* callbacks were switched: forget open calls */
-        t->open_epoch = epoch;
-        t->nopen = 0;
-    }
     if (enter) {
         t->nested = t->nopen > 0;
         if (t->nopen < DLS_CUDA_OPEN_CALLS)
@@ -142,13 +128,10 @@ static void track_call(dls_cuda_thread *t, uint32_t corr, int enter)
     t->nested = t->nopen > 0;
 }
 
+/* Runtime frames: the outermost runtime call in progress on a thread (an EXIT whose ENTER was
+ * not seen, the observer having started in between, pops nothing). */
 static void on_runtime(dls_cuda_thread *t, const CUpti_CallbackData *cb)
 {
-    uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_acquire);
-    if (t->rt_epoch != epoch) {
-        t->rt_epoch = epoch;
-        t->rt_depth = 0;
-    }
     if (cb->callbackSite == CUPTI_API_ENTER) {
         if (t->rt_depth++ == 0) {
             t->rt_name = cb->functionName;
@@ -182,8 +165,7 @@ static void debug_print_work(const dls_cuda_work *w)
  * (*rt_corr: its correlation id) or else the driver function. */
 static const char *annotate(dls_cuda_thread *t, const CUpti_CallbackData *cb, uint32_t *rt_corr)
 {
-    uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_acquire);
-    int under_runtime = t->rt_depth > 0 && t->rt_epoch == epoch;
+    int under_runtime = t->rt_depth > 0;
     *rt_corr = under_runtime ? t->rt_corr : 0;
     return under_runtime ? t->rt_name : cb->functionName;
 }

@@ -20,8 +20,4 @@ void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUp
  * observer at its start). */
 void dls_cuda_callback_set_debug(int on);
 
-/* Forgets every thread's runtime frame and open driver calls (called when callbacks are switched
- * off or on: a call may then miss its EXIT). */
-void dls_cuda_callback_reset_runtime_frames(void);
-
 #endif
