@@ -1,4 +1,5 @@
-/* The CUPTI callback: turns driver-API callbacks into dls_cuda_op for the sink.
+/* The CUPTI callback: turns driver-API callbacks into deliveries to the policy's receivers
+ * (ops.h, dls_cuda_receivers), one lane per call.
  *
  * Driver domain: the authority. Each handled call is decoded and delivered at ENTER and at EXIT,
  * unless the calling thread is inside the shim's own guarded driver calls (drv.h) or already

@@ -17,7 +17,7 @@ const CUpti_CallbackId *dls_cuda_runtime_cbids(size_t *n);
 
 /* What the observer does with a driver id (its row's class in calls.def): the ENTER of
  * STREAM_WORK ids (work that only enqueues on a stream and waits for nothing) is
- * delivered only while the policy watches some memory (dls_cuda_set_enter_gate); INVALIDATION
+ * delivered only while the policy watches some memory (dls_cuda_receivers.watching); INVALIDATION
  * ids make cached handles stale (module or library unload, context destroy or reset); MADE ids
  * (calls that make a stream, an event or an executable graph, known only at EXIT) are delivered
  * at EXIT only: their ENTER has nothing to tell; ALWAYS ids are delivered at ENTER and EXIT;

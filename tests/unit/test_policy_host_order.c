@@ -57,7 +57,7 @@ static dls_cuda_op op_on(dls_op_kind kind, uint64_t sid, uint64_t tid)
 static void deliver(dls_cuda_op *op, dls_op_phase phase)
 {
     op->phase = phase;
-    dls_pol_sink(op, NULL);
+    dls_pol_sink(op);
 }
 
 /* A launch touching the tensor (ENTER and EXIT). */
