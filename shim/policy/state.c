@@ -5,7 +5,8 @@
 #include "../common/config.h"
 #include "../report/warn.h"
 
-dls_pol_state dls_pol_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+dls_pol_state dls_pol_g = {.lock = PTHREAD_MUTEX_INITIALIZER,
+                           .streams = DLS_MAP_INIT(DLS_MAP_WORDS, dls_pol_stream_slot)};
 
 void dls_pol_degrade(const char *key, const char *reason)
 {

@@ -6,6 +6,7 @@
 #ifndef DLS_POL_TYPES_H
 #define DLS_POL_TYPES_H
 
+#include "../common/map.h"
 #include "../cuda/cuda_api.h"
 #include "../cuda/ops.h"
 #include "../hb/hb.h"
@@ -106,6 +107,12 @@ typedef struct dls_pol_stream_s {
     struct dls_pol_stream_s *forgotten; /* the next forgotten stream (stream_table.c keeps them) */
 } dls_pol_stream;
 
+/* A slot of the table of streams (stream_table.h, a dls_map by id): the key, then the stream. */
+typedef struct {
+    uint64_t id;
+    dls_pol_stream *st;
+} dls_pol_stream_slot;
+
 /* fix: a pooled event the shim recorded on stream `st` right after a consumer access, shared by
  * the exchanges that access touched and by the orderings planned on it (events.h). */
 typedef struct dls_pol_after_s {
@@ -186,8 +193,7 @@ typedef struct {
     pthread_mutex_t lock;
     int mode; /* dls_mode; set once at start */
     dls_hb *hb;
-    dls_pol_stream **streams; /* open-addressed by id, `cap` slots (power of two) */
-    size_t nstreams, cap;
+    dls_map streams;     /* dls_pol_stream_slot by id (stream_table.h) */
     dls_pol_x *live;     /* live exchanges */
     dls_pol_x *released; /* released exchanges still watched (check) or fenced (fix), newest first */
     unsigned nreleased;
