@@ -55,7 +55,7 @@ static int knows(const observer *o, uint32_t slot, uint64_t pos)
 static void cand_begin(dls_hb *e)
 {
     if (++e->stamp == 0) {
-        for (uint32_t i = 0; i < e->nstreams; i++)
+        for (uint32_t i = 0; i < e->stream_slots.n; i++)
             e->mark[i] = 0;
         e->stamp = 1;
     }
