@@ -36,7 +36,8 @@ int dls_hb_grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 int dls_hb_slab_grow(dls_hb_slab *s, void **items, size_t size)
 {
     uint32_t cap = s->cap, capfree = s->cap;
-    if (dls_hb_grow(items, &cap, s->n + 1, size) != 0 || reserve((void **)&s->free, &capfree, cap, sizeof *s->free) != 0)
+    if (dls_hb_grow(items, &cap, s->n + 1, size) != 0 ||
+        reserve((void **)&s->free, &capfree, cap, sizeof *s->free) != 0)
         return ENOMEM; /* a grown array keeps its old count: the next reserve grows it again */
     s->cap = cap;
     return 0;

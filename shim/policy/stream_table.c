@@ -36,11 +36,10 @@ static int insert(dls_pol_stream *s)
 static dls_pol_stream *g_forgotten;
 
 /* Forgets removed stream st (its work is complete): out of the table and of hb, history freed.
- * Returns 0, or -1 when hb is short of memory (st stays a removed stream). */
-static int forget(dls_pol_stream *st)
+ * hb cannot refuse: it knows st removed (dls_pol_stream_remove). */
+static void forget(dls_pol_stream *st)
 {
-    if (dls_hb_stream_forget(dls_pol_g.hb, st->id) != 0)
-        return -1;
+    (void)dls_hb_stream_forget(dls_pol_g.hb, st->id);
     dls_map_remove_at(&dls_pol_g.streams, dls_map_index(&dls_pol_g.streams, st->id));
     if (dls_pol_g.last == st)
         dls_pol_g.last = NULL;
@@ -49,7 +48,6 @@ static int forget(dls_pol_stream *st)
     st->count = 0;
     st->forgotten = g_forgotten;
     g_forgotten = st;
-    return 0;
 }
 
 void dls_pol_stream_remove(dls_pol_stream *st)
@@ -58,7 +56,7 @@ void dls_pol_stream_remove(dls_pol_stream *st)
         return;
     st->removed = 1;
     if (st->last <= st->done)
-        (void)forget(st); /* kept removed when memory is short */
+        forget(st);
 }
 
 void dls_pol_stream_forget_done(void)
@@ -73,8 +71,7 @@ void dls_pol_stream_forget_done(void)
         }
         more = n == 32;
         for (unsigned k = 0; k < n; k++)
-            if (forget(done[k]))
-                more = 0; /* memory is short: the rest stay removed */
+            forget(done[k]);
     }
 }
 
