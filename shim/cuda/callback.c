@@ -88,10 +88,8 @@ static void track_call(dls_cuda_thread *t, uint32_t corr, int enter)
 static void on_runtime(dls_cuda_thread *t, const CUpti_CallbackData *cb)
 {
     if (cb->callbackSite == CUPTI_API_ENTER) {
-        if (t->rt_depth++ == 0) {
+        if (t->rt_depth++ == 0)
             t->rt_name = cb->functionName;
-            t->rt_corr = cb->correlationId;
-        }
     } else if (t->rt_depth > 0) {
         t->rt_depth--;
     }
@@ -117,12 +115,10 @@ static void debug_print_work(const dls_cuda_work *w)
 }
 
 /* The API a driver call is reported under: the outermost runtime call in progress on the thread
- * (*rt_corr: its correlation id) or else the driver function. */
-static const char *annotate(dls_cuda_thread *t, const CUpti_CallbackData *cb, uint32_t *rt_corr)
+ * or else the driver function. */
+static const char *annotate(const dls_cuda_thread *t, const CUpti_CallbackData *cb)
 {
-    int under_runtime = t->rt_depth > 0;
-    *rt_corr = under_runtime ? t->rt_corr : 0;
-    return under_runtime ? t->rt_name : cb->functionName;
+    return t->rt_depth > 0 ? t->rt_name : cb->functionName;
 }
 
 /* The call's CUresult at EXIT, 0 at ENTER. */
@@ -144,8 +140,7 @@ static int deliver_work(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_C
         dls_cuda_scratch *scratch = dls_cuda_thread_scratch(t);
         if (!dls_cuda_decode_work(cbid, cb, w, scratch ? scratch->words : NULL, scratch ? DLS_SCRATCH_WORDS : 0))
             return 0;
-        uint32_t rt_corr;
-        w->api = annotate(t, cb, &rt_corr);
+        w->api = annotate(t, cb);
         w->name = w->kind == DLS_OP_LAUNCH ? cb->symbolName : NULL;
         w->tid = t->tid;
         w->correlation_id = cb->correlationId;
@@ -189,8 +184,7 @@ static int deliver_lifetime(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUp
  * receiver. */
 static void deliver_ops(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
 {
-    uint32_t rt_corr;
-    const char *api = annotate(t, cb, &rt_corr);
+    const char *api = annotate(t, cb);
     dls_cuda_op op;
     dls_cuda_scratch *scratch = dls_cuda_thread_scratch(t);
     for (unsigned i = 0; dls_cuda_decode(cbid, cb, i, &op, scratch); i++) {
@@ -200,7 +194,6 @@ static void deliver_ops(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_C
         op.name = op.kind == DLS_OP_LAUNCH ? cb->symbolName : NULL;
         op.tid = t->tid;
         op.correlation_id = cb->correlationId;
-        op.rt_correlation_id = rt_corr;
         op.nested = t->nested;
         if (atomic_load_explicit(&g_debug, memory_order_relaxed))
             debug_print_op(&op);

@@ -27,8 +27,8 @@ static void launch(dls_cuda_work *w, CUstream h, int ptsz, CUfunction f, void **
 {
     on_stream(w, DLS_OP_LAUNCH, h, ptsz);
     w->words = words;
-    w->flags |= dls_cuda_kernel_words(f, kernel_params, extra, words, cap, &w->nwords) ? DLS_OPF_WORDS_EXACT
-                                                                                       : DLS_OPF_CONSERVATIVE;
+    if (!dls_cuda_kernel_words(f, kernel_params, extra, words, cap, &w->nwords))
+        w->flags |= DLS_OPF_CONSERVATIVE;
 }
 
 /* A linear copy of n bytes on stream h; an address of 0 is a CUarray side (no range). */

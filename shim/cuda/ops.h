@@ -10,9 +10,9 @@
  * (the op lane), each to its receiver in the table the policy registers (dls_cuda_receivers).
  *
  * One operation, one report: the driver domain is the authority for what happened. When the
- * call was made by the CUDA runtime, the runtime call only annotates the driver operation
- * (`api` names the runtime function, `rt_correlation_id` its CUPTI correlation id), so a
- * cudaMemcpyAsync and the cuMemcpyAsync beneath it are one operation.
+ * call was made by the CUDA runtime, the runtime call only annotates the driver operation (`api`
+ * names the runtime function), so a cudaMemcpyAsync and the cuMemcpyAsync beneath it are one
+ * operation.
  *
  * Everything an op or a work points to (ranges, words, names, the stream) is valid only during
  * the receiver's call. The receivers run on the thread that made the CUDA call, inside a CUPTI
@@ -92,29 +92,25 @@ typedef struct {
 #define DLS_OPF_ASYNC 2u        /* an *Async / stream-taking form: not ordered with the host */
 #define DLS_OPF_HAS_STREAM 4u   /* `stream` is meaningful */
 #define DLS_OPF_HAS_EVENT 8u    /* `event` / `event_id` are meaningful */
-#define DLS_OPF_WORDS_EXACT 16u /* launches: `words` hold every aligned pointer-sized word of the arguments */
 
 typedef struct {
     dls_op_kind kind;
     dls_op_phase phase;
-    int result;                 /* EXIT: the call's CUresult; ENTER: 0 */
-    unsigned flags;             /* DLS_OPF_* */
-    uint32_t cbid;              /* CUPTI driver callback id of the call */
-    const char *api;            /* the runtime function when the runtime made the call, else the driver function */
-    const char *name;           /* launches: the kernel's symbol name (may be NULL); else NULL */
-    uint64_t tid;               /* kernel thread id of the calling thread */
-    uint32_t correlation_id;    /* CUPTI correlation id of the driver call */
-    uint32_t rt_correlation_id; /* CUPTI correlation id of the runtime call above it, 0 if none */
-    int nested;                 /* the thread was inside another driver call of its own when this one began (a
+    int result;              /* EXIT: the call's CUresult; ENTER: 0 */
+    unsigned flags;          /* DLS_OPF_* */
+    const char *api;         /* the runtime function when the runtime made the call, else the driver function */
+    const char *name;        /* launches: the kernel's symbol name (may be NULL); else NULL */
+    uint64_t tid;            /* kernel thread id of the calling thread */
+    uint32_t correlation_id; /* CUPTI correlation id of the driver call */
+    int nested;              /* the thread was inside another driver call of its own when this one began (a
                    call made from a callback of that call, say): it began after that call did */
-    dls_cuda_stream stream;     /* with DLS_OPF_HAS_STREAM; sync copies and sets: the default stream they run on */
-    uintptr_t event;            /* with DLS_OPF_HAS_EVENT: the CUevent */
-    uint64_t event_id;          /* stable per event lifetime: a handle reused after destroy gets a new id */
-    unsigned event_flags;       /* EVENT_CREATE: the CU_EVENT_* flags; EVENT_RECORD: CU_EVENT_RECORD_* flags */
-    uintptr_t ctx;              /* CTX_SYNC: the context synchronized (the current one when the call names none);
-                                   FREE: the allocation's context, which a synchronous free waits for (0: unknown) */
-    uintptr_t graph;            /* CAPTURE_END, GRAPH_INSTANTIATE, GRAPH_DESTROY: the CUgraph */
-    uintptr_t exec;             /* GRAPH_LAUNCH, GRAPH_INSTANTIATE, GRAPH_EXEC_CHANGED: the CUgraphExec */
+    dls_cuda_stream stream;  /* with DLS_OPF_HAS_STREAM; sync copies and sets: the default stream they run on */
+    uintptr_t event;         /* with DLS_OPF_HAS_EVENT: the CUevent */
+    uint64_t event_id;       /* stable per event lifetime: a handle reused after destroy gets a new id */
+    uintptr_t ctx;           /* CTX_SYNC: the context synchronized (the current one when the call names none);
+                                FREE: the allocation's context, which a synchronous free waits for (0: unknown) */
+    uintptr_t graph;         /* CAPTURE_END, GRAPH_INSTANTIATE, GRAPH_DESTROY: the CUgraph */
+    uintptr_t exec;          /* GRAPH_LAUNCH, GRAPH_INSTANTIATE, GRAPH_EXEC_CHANGED: the CUgraphExec */
     const dls_cuda_range *ranges;
     uint32_t nranges;
     const uint64_t *words; /* launches: aligned 8-byte words of the argument buffer, in order */
@@ -132,7 +128,7 @@ typedef struct {
     dls_op_kind kind;              /* DLS_OP_LAUNCH, DLS_OP_MEMCPY or DLS_OP_MEMSET */
     dls_op_phase phase;            /* ENTER (while the gate is open) or EXIT */
     int result;                    /* EXIT: the call's CUresult; ENTER: 0 */
-    unsigned flags;                /* DLS_OPF_ASYNC, DLS_OPF_CONSERVATIVE, DLS_OPF_WORDS_EXACT */
+    unsigned flags;                /* DLS_OPF_ASYNC, DLS_OPF_CONSERVATIVE */
     const char *api;               /* as in dls_cuda_op */
     const char *name;              /* launches: the kernel's symbol name (may be NULL); else NULL */
     uint64_t tid;                  /* kernel thread id of the calling thread */

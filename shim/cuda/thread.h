@@ -25,9 +25,8 @@ typedef struct {
     unsigned nopen;                     /* how many (more than DLS_CUDA_OPEN_CALLS: the rest are not kept) */
     int nested;                         /* the phase being delivered is of a nested call */
     int rt_depth;                       /* runtime calls in progress */
-    const char *rt_name;                /* the outermost one's name and correlation id */
-    uint32_t rt_corr;
-    uint64_t tid; /* kernel thread id; 0 until the thread's first delivery */
+    const char *rt_name;                /* the outermost one's name */
+    uint64_t tid;                       /* kernel thread id; 0 until the thread's first delivery */
     int work_kept;
     CUpti_CallbackId work_cbid;
     const void *work_params;

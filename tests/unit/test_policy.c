@@ -115,7 +115,7 @@ static dls_cuda_work lane_launch(const dls_cuda_stream *s, const uint64_t *word)
 {
     dls_cuda_work w = {.kind = DLS_OP_LAUNCH,
                        .phase = DLS_PHASE_EXIT,
-                       .flags = DLS_OPF_ASYNC | DLS_OPF_WORDS_EXACT,
+                       .flags = DLS_OPF_ASYNC,
                        .stream = s,
                        .handle = s->handle,
                        .correlation_id = ++g_corr,
@@ -842,7 +842,7 @@ static void work_mix(int enter)
     dls_cuda_work copy = {.kind = DLS_OP_MEMCPY, .flags = DLS_OPF_ASYNC, .api = "cudaMemcpyAsync", .nranges = 2};
     dls_cuda_work empty = {.kind = DLS_OP_MEMSET, .flags = DLS_OPF_ASYNC, .api = "cuMemsetD32Async"};
     dls_cuda_work kernel = {.kind = DLS_OP_LAUNCH,
-                            .flags = DLS_OPF_ASYNC | DLS_OPF_WORDS_EXACT,
+                            .flags = DLS_OPF_ASYNC,
                             .api = "cuLaunchKernel",
                             .name = "k",
                             .words = words,
