@@ -32,9 +32,6 @@ static int insert(dls_pol_stream *s)
     return 0;
 }
 
-/* Forgotten streams, newest first: never freed while the process runs. */
-static dls_pol_stream *g_forgotten;
-
 /* Forgets removed stream st (its work is complete): out of the table and of hb, history freed.
  * hb cannot refuse: it knows st removed (dls_pol_stream_remove). */
 static void forget(dls_pol_stream *st)
@@ -46,8 +43,8 @@ static void forget(dls_pol_stream *st)
     free(st->ring);
     st->ring = NULL;
     st->count = 0;
-    st->forgotten = g_forgotten;
-    g_forgotten = st;
+    st->forgotten = dls_pol_g.forgotten;
+    dls_pol_g.forgotten = st;
 }
 
 void dls_pol_stream_remove(dls_pol_stream *st)
@@ -73,24 +70,6 @@ void dls_pol_stream_forget_done(void)
         for (unsigned k = 0; k < n; k++)
             forget(done[k]);
     }
-}
-
-void dls_pol_stream_table_reset_for_tests(void)
-{
-    for (size_t i = 0; i < dls_pol_g.streams.cap; i++) {
-        dls_pol_stream *s = dls_pol_stream_at(i);
-        if (s) {
-            free(s->ring);
-            free(s);
-        }
-    }
-    while (g_forgotten) {
-        dls_pol_stream *next = g_forgotten->forgotten;
-        free(g_forgotten);
-        g_forgotten = next;
-    }
-    free(dls_map_take(&dls_pol_g.streams));
-    dls_pol_g.last = NULL;
 }
 
 static dls_hb_stream_kind hb_kind(dls_stream_kind k)

@@ -34,7 +34,4 @@ static inline dls_pol_stream *dls_pol_stream_at(size_t i)
     return sl->id ? sl->st : NULL;
 }
 
-/* Tests only (lock held): frees every stream and the table. */
-void dls_pol_stream_table_reset_for_tests(void);
-
 #endif

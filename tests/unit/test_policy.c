@@ -476,13 +476,11 @@ static int setup_hostfn(void **state)
 {
     dls_test_policy_setup_check(state);
     fake_drv_install();
-    dls_pol_hostfn_reset_for_tests();
     return 0;
 }
 
 static int teardown_hostfn(void **state)
 {
-    dls_pol_hostfn_reset_for_tests();
     fake_drv_remove();
     dls_pol_g.mode = DLS_MODE_CHECK;
     return dls_test_policy_teardown(state);
