@@ -115,7 +115,6 @@ static void read_config(void)
     };
     if (g_inert) {
         c.mode = DLS_MODE_OFF;
-        c.inert = 1;
         g_config = c;
         return;
     }
@@ -148,7 +147,6 @@ void dls_config_make_inert(void)
 {
     g_inert = 1;
     g_config.mode = DLS_MODE_OFF; /* in case the configuration was read already */
-    g_config.inert = 1;
 }
 
 void dls_config_reset_for_tests(void)

@@ -48,7 +48,6 @@ typedef struct {
 /* One member per DLS_OPTION row (`field`, of its kind's type), its default `init` when unset. */
 #define DLS_OPTION(NAME, kind, field, init, fallback, values, shown, meaning) DLS_OPTION_TYPE_##kind field;
 #include "options.def"
-    int inert;          /* 1: dlsync was not asked for in this process (dls_config_make_inert) */
     unsigned nproblems; /* bad values, each "DLSYNC_<NAME>=value is not ...; using ..." */
     char problems[DLS_CONFIG_PROBLEMS][160];
 } dls_config;
@@ -82,7 +81,7 @@ const char *dls_config_passed(dls_passed v);
 /* Name of a mode as written in DLSYNC_MODE ("off", "trace", "check", "fix"). */
 const char *dls_mode_name(dls_mode m);
 
-/* Makes the configuration that of DLSYNC_MODE=off with `inert` set, whatever the environment
+/* Makes the configuration that of DLSYNC_MODE=off, whatever the environment
  * says: the shim arrived in a process that did not ask for it. Call once, from the shim's start-up,
  * before any other thread may read the configuration. */
 void dls_config_make_inert(void);

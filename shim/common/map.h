@@ -15,7 +15,11 @@
  *
  * Not thread-safe: the owner serializes changes (its lock, or a table filled once before it is
  * published); only dls_map_count may be read without that. Header-only C (libc and compiler.h),
- * no global state. */
+ * no global state.
+ *
+ * The tables that stay custom say why where they are defined: cuda/kparams.c and
+ * hooks/capsule_rows.c (read without a lock), cuda/identity.c's per-thread stream cache (a cache
+ * may drop entries), hb/hb_map.h (hb includes nothing outside hb/). */
 #ifndef DLS_MAP_H
 #define DLS_MAP_H
 

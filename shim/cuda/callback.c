@@ -9,61 +9,15 @@
 #include "identity.h"
 #include "thread.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The sink: published as one immutable pair; replaced pairs are kept (a delivering thread may
- * still read one) on a list. */
-typedef struct sink_pair {
-    dls_cuda_sink fn;
-    void *user;
-    struct sink_pair *replaced;
-} sink_pair;
-
-static _Atomic(sink_pair *) g_sink;
-static _Atomic(sink_pair *) g_replaced;
-
-int dls_cuda_set_sink(dls_cuda_sink fn, void *user)
-{
-    sink_pair *p = NULL;
-    if (fn) {
-        p = malloc(sizeof *p);
-        if (!p)
-            return ENOMEM;
-        p->fn = fn;
-        p->user = user;
-        p->replaced = NULL;
-    }
-    sink_pair *old = atomic_exchange_explicit(&g_sink, p, memory_order_acq_rel);
-    if (old) {
-        old->replaced = atomic_load_explicit(&g_replaced, memory_order_relaxed);
-        while (!atomic_compare_exchange_weak_explicit(&g_replaced, &old->replaced, old, memory_order_acq_rel,
-                                                      memory_order_relaxed))
-            ;
-    }
-    return 0;
-}
-
-/* The work lane's receiver (see ops.h). */
-static _Atomic(dls_cuda_work_sink) g_work_sink;
-
-void dls_cuda_set_work_sink(dls_cuda_work_sink fn)
-{
-    atomic_store_explicit(&g_work_sink, fn, memory_order_release);
-}
-
-/* The lifetime lane's receiver (see ops.h). */
-static _Atomic(dls_cuda_call_sink) g_call_sink;
-
-void dls_cuda_set_call_sink(dls_cuda_call_sink fn)
-{
-    atomic_store_explicit(&g_call_sink, fn, memory_order_release);
-}
+/* The receivers (see ops.h): a table that lives as long as the process, so that replacing it
+ * needs no lock and keeps nothing. */
+static _Atomic(const dls_cuda_receivers *) g_receivers;
 
 /* The ENTER gate (see ops.h) as registered, and as the callback reads it: with DLSYNC_DEBUG_OPS
  * on, no gate (every ENTER is delivered), so the callback reads one pointer. The setters are
@@ -80,11 +34,12 @@ static void publish_gate(void)
     atomic_store_explicit(&g_gate, debug ? NULL : g_gate_set, memory_order_release);
 }
 
-void dls_cuda_set_enter_gate(const atomic_int *watching)
+void dls_cuda_set_receivers(const dls_cuda_receivers *r)
 {
     pthread_mutex_lock(&g_setting);
-    g_gate_set = watching;
+    g_gate_set = r ? r->watching : NULL;
     publish_gate();
+    atomic_store_explicit(&g_receivers, r, memory_order_release);
     pthread_mutex_unlock(&g_setting);
 }
 
@@ -103,26 +58,12 @@ static int gate_open(void)
     return !g || atomic_load_explicit(g, memory_order_acquire);
 }
 
-/* Runtime frames: the outermost runtime call in progress on a thread. */
-static atomic_uint_fast64_t g_rt_epoch = 1;
-
-void dls_cuda_callback_reset_runtime_frames(void)
-{
-    atomic_fetch_add_explicit(&g_rt_epoch, 1, memory_order_acq_rel);
-}
-
 /* Keeps the thread's stack of open driver calls at each phase of call `corr` and notes in
  * t->nested whether the call is nested in another. An EXIT pops its call and whatever was opened
  * above it (ENTERs whose EXIT never came); an EXIT whose ENTER was not seen counts as nested
- * when some call is open. Switching callbacks (dls_cuda_callback_reset_runtime_frames) forgets
- * the stack. */
+ * when some call is open. */
 static void track_call(dls_cuda_thread *t, uint32_t corr, int enter)
 {
-    uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_relaxed);
-    if (t->open_epoch != epoch) { /* callbacks were switched: forget open calls */
-        t->open_epoch = epoch;
-        t->nopen = 0;
-    }
     if (enter) {
         t->nested = t->nopen > 0;
         if (t->nopen < DLS_CUDA_OPEN_CALLS)
@@ -142,18 +83,13 @@ static void track_call(dls_cuda_thread *t, uint32_t corr, int enter)
     t->nested = t->nopen > 0;
 }
 
+/* Runtime frames: the outermost runtime call in progress on a thread (an EXIT whose ENTER was
+ * not seen, the observer having started in between, pops nothing). */
 static void on_runtime(dls_cuda_thread *t, const CUpti_CallbackData *cb)
 {
-    uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_acquire);
-    if (t->rt_epoch != epoch) {
-        t->rt_epoch = epoch;
-        t->rt_depth = 0;
-    }
     if (cb->callbackSite == CUPTI_API_ENTER) {
-        if (t->rt_depth++ == 0) {
+        if (t->rt_depth++ == 0)
             t->rt_name = cb->functionName;
-            t->rt_corr = cb->correlationId;
-        }
     } else if (t->rt_depth > 0) {
         t->rt_depth--;
     }
@@ -179,13 +115,10 @@ static void debug_print_work(const dls_cuda_work *w)
 }
 
 /* The API a driver call is reported under: the outermost runtime call in progress on the thread
- * (*rt_corr: its correlation id) or else the driver function. */
-static const char *annotate(dls_cuda_thread *t, const CUpti_CallbackData *cb, uint32_t *rt_corr)
+ * or else the driver function. */
+static const char *annotate(const dls_cuda_thread *t, const CUpti_CallbackData *cb)
 {
-    uint64_t epoch = atomic_load_explicit(&g_rt_epoch, memory_order_acquire);
-    int under_runtime = t->rt_depth > 0 && t->rt_epoch == epoch;
-    *rt_corr = under_runtime ? t->rt_corr : 0;
-    return under_runtime ? t->rt_name : cb->functionName;
+    return t->rt_depth > 0 ? t->rt_name : cb->functionName;
 }
 
 /* The call's CUresult at EXIT, 0 at ENTER. */
@@ -195,7 +128,7 @@ static int result_of(const CUpti_CallbackData *cb, int enter)
 }
 
 /* The work lane: a launch, copy or set decoded from its parameters (or the decode its delivered
- * ENTER kept), with its stream resolved, for the work sink. Returns 0 when the call is not one
+ * ENTER kept), with its stream resolved, for its receiver. Returns 0 when the call is not one
  * the work decoder reads. */
 static int deliver_work(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
 {
@@ -207,8 +140,7 @@ static int deliver_work(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_C
         dls_cuda_scratch *scratch = dls_cuda_thread_scratch(t);
         if (!dls_cuda_decode_work(cbid, cb, w, scratch ? scratch->words : NULL, scratch ? DLS_SCRATCH_WORDS : 0))
             return 0;
-        uint32_t rt_corr;
-        w->api = annotate(t, cb, &rt_corr);
+        w->api = annotate(t, cb);
         w->name = w->kind == DLS_OP_LAUNCH ? cb->symbolName : NULL;
         w->tid = t->tid;
         w->correlation_id = cb->correlationId;
@@ -224,14 +156,14 @@ static int deliver_work(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_C
     }
     if (atomic_load_explicit(&g_debug, memory_order_relaxed))
         debug_print_work(w);
-    dls_cuda_work_sink fn = atomic_load_explicit(&g_work_sink, memory_order_acquire);
-    if (fn)
-        fn(w); /* its CUDA calls are the shim's (drv.h) */
+    const dls_cuda_receivers *r = atomic_load_explicit(&g_receivers, memory_order_acquire);
+    if (r)
+        r->work(w); /* its CUDA calls are the shim's (drv.h) */
     return 1;
 }
 
 /* The lifetime lane (ops.h): a stream's creation, or the destruction of a stream no model holds,
- * told to the call sink at its EXIT as a call with nothing to model. Returns 0 when the call is
+ * told to its receiver at its EXIT as a call with nothing to model. Returns 0 when the call is
  * not one of these (or DLSYNC_DEBUG_OPS is on): deliver_ops then reads it. */
 static int deliver_lifetime(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
 {
@@ -240,19 +172,19 @@ static int deliver_lifetime(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUp
         return 0;
     if (enter)
         return 1;
-    dls_cuda_call_sink fn = atomic_load_explicit(&g_call_sink, memory_order_acquire);
-    if (fn)
-        fn(t->nested);
+    const dls_cuda_receivers *r = atomic_load_explicit(&g_receivers, memory_order_acquire);
+    if (r)
+        r->lifetime(t->nested);
     if (kind == DLS_OP_STREAM_DESTROY)
         dls_cuda_streams_invalidate();
     return 1;
 }
 
-/* Every other call: its operations (one, but for a multi-device launch) for the sink. */
+/* The op lane, every other call: its operations (one, but for a multi-device launch) for its
+ * receiver. */
 static void deliver_ops(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
 {
-    uint32_t rt_corr;
-    const char *api = annotate(t, cb, &rt_corr);
+    const char *api = annotate(t, cb);
     dls_cuda_op op;
     dls_cuda_scratch *scratch = dls_cuda_thread_scratch(t);
     for (unsigned i = 0; dls_cuda_decode(cbid, cb, i, &op, scratch); i++) {
@@ -262,13 +194,12 @@ static void deliver_ops(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_C
         op.name = op.kind == DLS_OP_LAUNCH ? cb->symbolName : NULL;
         op.tid = t->tid;
         op.correlation_id = cb->correlationId;
-        op.rt_correlation_id = rt_corr;
         op.nested = t->nested;
         if (atomic_load_explicit(&g_debug, memory_order_relaxed))
             debug_print_op(&op);
-        sink_pair *s = atomic_load_explicit(&g_sink, memory_order_acquire);
-        if (s)
-            s->fn(&op, s->user);
+        const dls_cuda_receivers *r = atomic_load_explicit(&g_receivers, memory_order_acquire);
+        if (r)
+            r->op(&op);
         if (!enter && op.kind == DLS_OP_STREAM_DESTROY)
             dls_cuda_streams_invalidate();
         if (!enter && op.kind == DLS_OP_EVENT_DESTROY)
@@ -290,7 +221,7 @@ static void on_driver(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_Cal
         }
         return;
     }
-    int work = cls == DLS_CBID_STREAM_WORK || cls == DLS_CBID_LAUNCH;
+    int work = cls == DLS_CBID_STREAM_WORK;
     if (enter && work && !gate_open())
         return; /* nothing watched: the ENTER of work that only enqueues has nothing to order */
     if (enter && cls == DLS_CBID_MADE)

@@ -1,4 +1,5 @@
-/* The CUPTI callback: turns driver-API callbacks into dls_cuda_op for the sink.
+/* The CUPTI callback: turns driver-API callbacks into deliveries to the policy's receivers
+ * (ops.h, dls_cuda_receivers), one lane per call.
  *
  * Driver domain: the authority. Each handled call is decoded and delivered at ENTER and at EXIT,
  * unless the calling thread is inside the shim's own guarded driver calls (drv.h) or already
@@ -19,9 +20,5 @@ void CUPTIAPI dls_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUp
 /* DLSYNC_DEBUG_OPS: write every delivered op to stderr, and deliver every ENTER (set by the
  * observer at its start). */
 void dls_cuda_callback_set_debug(int on);
-
-/* Forgets every thread's runtime frame and open driver calls (called when callbacks are switched
- * off or on: a call may then miss its EXIT). */
-void dls_cuda_callback_reset_runtime_frames(void);
 
 #endif

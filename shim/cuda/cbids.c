@@ -4,8 +4,8 @@
  * operations beneath them. A row listed twice is an error (-Woverride-init). */
 #include "cbids.h"
 
-#define CALL(name, class) {CUPTI_DRIVER_TRACE_CBID_##name, DLS_CBID_##class == DLS_CBID_LAUNCH},
-static const dls_cuda_cbid g_driver[] = {
+#define CALL(name, class) CUPTI_DRIVER_TRACE_CBID_##name,
+static const CUpti_CallbackId g_driver[] = {
 #include "calls.def"
 };
 
@@ -14,18 +14,18 @@ const unsigned char dls_cuda_cbid_classes[CUPTI_DRIVER_TRACE_CBID_SIZE] = {
 #include "calls.def"
 };
 
-#define RUNTIME(name, class) {CUPTI_RUNTIME_TRACE_CBID_##name, DLS_CBID_##class == DLS_CBID_LAUNCH},
-static const dls_cuda_cbid g_runtime[] = {
+#define RUNTIME(name) CUPTI_RUNTIME_TRACE_CBID_##name,
+static const CUpti_CallbackId g_runtime[] = {
 #include "calls.def"
 };
 
-const dls_cuda_cbid *dls_cuda_driver_cbids(size_t *n)
+const CUpti_CallbackId *dls_cuda_driver_cbids(size_t *n)
 {
     *n = sizeof g_driver / sizeof g_driver[0];
     return g_driver;
 }
 
-const dls_cuda_cbid *dls_cuda_runtime_cbids(size_t *n)
+const CUpti_CallbackId *dls_cuda_runtime_cbids(size_t *n)
 {
     *n = sizeof g_runtime / sizeof g_runtime[0];
     return g_runtime;

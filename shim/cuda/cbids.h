@@ -7,22 +7,17 @@
 
 #include <stddef.h>
 
-typedef struct {
-    CUpti_CallbackId cbid;
-    int launch; /* 1: a kernel launch form, switched by dls_cuda_enable_launch_callbacks */
-} dls_cuda_cbid;
-
 /* Driver-domain ids: every call the decoders handle, plus the invalidating calls (calls.def's
  * driver rows, in its order). *n = count. */
-const dls_cuda_cbid *dls_cuda_driver_cbids(size_t *n);
+const CUpti_CallbackId *dls_cuda_driver_cbids(size_t *n);
 
 /* Runtime-domain ids whose calls annotate the driver operations beneath them (calls.def's
  * RUNTIME rows). *n = count. */
-const dls_cuda_cbid *dls_cuda_runtime_cbids(size_t *n);
+const CUpti_CallbackId *dls_cuda_runtime_cbids(size_t *n);
 
 /* What the observer does with a driver id (its row's class in calls.def): the ENTER of
- * STREAM_WORK and LAUNCH ids (work that only enqueues on a stream and waits for nothing) is
- * delivered only while the policy watches some memory (dls_cuda_set_enter_gate); INVALIDATION
+ * STREAM_WORK ids (work that only enqueues on a stream and waits for nothing) is
+ * delivered only while the policy watches some memory (dls_cuda_receivers.watching); INVALIDATION
  * ids make cached handles stale (module or library unload, context destroy or reset); MADE ids
  * (calls that make a stream, an event or an executable graph, known only at EXIT) are delivered
  * at EXIT only: their ENTER has nothing to tell; ALWAYS ids are delivered at ENTER and EXIT;
@@ -31,7 +26,6 @@ typedef enum {
     DLS_CBID_UNHANDLED = 0,
     DLS_CBID_ALWAYS,
     DLS_CBID_STREAM_WORK,
-    DLS_CBID_LAUNCH, /* STREAM_WORK, and switched by dls_cuda_enable_launch_callbacks */
     DLS_CBID_INVALIDATION,
     DLS_CBID_MADE,
 } dls_cuda_cbid_class;

@@ -30,7 +30,7 @@ static int several_ops(CUpti_CallbackId cbid)
     return 1;    \
     }
 #define IS_LAUNCH(name, class) \
-    _Static_assert(DLS_CBID_##class == DLS_CBID_LAUNCH, #name ": a launch is of class LAUNCH")
+    _Static_assert(DLS_CBID_##class == DLS_CBID_STREAM_WORK, #name ": a launch is stream work")
 #define IS_MADE(name, class) \
     _Static_assert(DLS_CBID_##class == DLS_CBID_MADE, #name ": a call that makes a handle is of class MADE")
 
@@ -77,11 +77,10 @@ static int several_ops(CUpti_CallbackId cbid)
         dls_cuda_decode_stream(op, stream, ptsz, cb);        \
     }                                                        \
     END_CASE
-#define RECORD(name, class, ptsz, flags)                                         \
+#define RECORD(name, class, ptsz)                                                \
     CASE(name)                                                                   \
     dls_cuda_decode_on_stream(op, DLS_OP_EVENT_RECORD, cb, p->hStream, ptsz, 1); \
     dls_cuda_decode_event(op, p->hEvent);                                        \
-    op->event_flags = flags;                                                     \
     END_CASE
 #define WAIT(name, class, ptsz)                                                       \
     CASE(name)                                                                        \
@@ -144,10 +143,10 @@ static int several_ops(CUpti_CallbackId cbid)
     CASE(name)                                          \
     dls_cuda_decode_stream_destroy(op, cb, p->hStream); \
     END_CASE
-#define EVENT_CREATE(name, class, flags)                     \
-    CASE(name)                                               \
-    dls_cuda_decode_event_create(op, cb, p->phEvent, flags); \
-    IS_MADE(name, class);                                    \
+#define EVENT_CREATE(name, class)                     \
+    CASE(name)                                        \
+    dls_cuda_decode_event_create(op, cb, p->phEvent); \
+    IS_MADE(name, class);                             \
     END_CASE
 
 /* The work decoder's rows (dls_cuda_decode_work). */
@@ -166,7 +165,7 @@ int dls_cuda_decode(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigne
 {
     if (!cb || (index && !several_ops(cbid)))
         return 0;
-    *op = (dls_cuda_op){.cbid = cbid};
+    *op = (dls_cuda_op){0};
     switch (cbid) {
 #include "calls.def"
     default:

@@ -123,6 +123,6 @@ void dls_cuda_decode_capture_end(dls_cuda_op *op, const CUpti_CallbackData *cb, 
 void dls_cuda_decode_graph_instantiate(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUgraphExec *ph, CUgraph g);
 
 /* An event creation: the event *pe known at a successful EXIT, with a fresh id. */
-void dls_cuda_decode_event_create(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUevent *pe, unsigned flags);
+void dls_cuda_decode_event_create(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUevent *pe);
 
 #endif

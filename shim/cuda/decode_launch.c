@@ -16,9 +16,7 @@ int dls_cuda_decode_launch_devices(dls_cuda_op *op, const CUpti_CallbackData *cb
         return 1;
     }
     op->words = scratch->words;
-    op->flags |=
-        dls_cuda_kernel_words(l->function, l->kernelParams, NULL, scratch->words, DLS_SCRATCH_WORDS, &op->nwords)
-            ? DLS_OPF_WORDS_EXACT
-            : DLS_OPF_CONSERVATIVE;
+    if (!dls_cuda_kernel_words(l->function, l->kernelParams, NULL, scratch->words, DLS_SCRATCH_WORDS, &op->nwords))
+        op->flags |= DLS_OPF_CONSERVATIVE;
     return 1;
 }

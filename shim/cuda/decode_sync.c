@@ -82,10 +82,9 @@ void dls_cuda_decode_stream_create(dls_cuda_op *op, const CUpti_CallbackData *cb
         op->flags |= DLS_OPF_HAS_STREAM;
 }
 
-void dls_cuda_decode_event_create(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUevent *pe, unsigned flags)
+void dls_cuda_decode_event_create(dls_cuda_op *op, const CUpti_CallbackData *cb, const CUevent *pe)
 {
     op->kind = DLS_OP_EVENT_CREATE;
-    op->event_flags = flags;
     if (!pe || !succeeded(cb))
         return;
     op->flags |= DLS_OPF_HAS_EVENT;

@@ -27,8 +27,8 @@ static void launch(dls_cuda_work *w, CUstream h, int ptsz, CUfunction f, void **
 {
     on_stream(w, DLS_OP_LAUNCH, h, ptsz);
     w->words = words;
-    w->flags |= dls_cuda_kernel_words(f, kernel_params, extra, words, cap, &w->nwords) ? DLS_OPF_WORDS_EXACT
-                                                                                       : DLS_OPF_CONSERVATIVE;
+    if (!dls_cuda_kernel_words(f, kernel_params, extra, words, cap, &w->nwords))
+        w->flags |= DLS_OPF_CONSERVATIVE;
 }
 
 /* A linear copy of n bytes on stream h; an address of 0 is a CUarray side (no range). */
@@ -50,9 +50,8 @@ static void set(dls_cuda_work *w, CUstream h, int ptsz, int async, uintptr_t dst
     add_range(w, dst, n, DLS_ACCESS_WRITE);
 }
 
-#define IS_STREAM_WORK(name, class)                                                                 \
-    _Static_assert(DLS_CBID_##class == DLS_CBID_STREAM_WORK || DLS_CBID_##class == DLS_CBID_LAUNCH, \
-                   #name ": the work lane's calls are stream work")
+#define IS_STREAM_WORK(name, class) \
+    _Static_assert(DLS_CBID_##class == DLS_CBID_STREAM_WORK, #name ": the work lane's calls are stream work")
 #define CASE(name, class)                            \
     case CUPTI_DRIVER_TRACE_CBID_##name: {           \
         IS_STREAM_WORK(name, class);                 \

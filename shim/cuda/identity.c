@@ -1,6 +1,7 @@
 /* Stream resolution caches and event ids (see identity.h). */
 #include "identity.h"
 
+#include "../common/map.h"
 #include "../common/thread_block.h"
 #include "drv.h"
 
@@ -12,7 +13,8 @@
 atomic_uint_fast64_t dls_cuda_stream_gen = 1;
 
 /* The per-thread cache of resolutions: direct-mapped by canonical handle and, for default
- * streams, the context; a slot is valid while its generation is the current one. */
+ * streams, the context; a slot is valid while its generation is the current one. Not a dls_map:
+ * a cache may lose an entry (a miss asks the driver again), so a colliding slot is overwritten. */
 #define SLOTS 64
 typedef struct {
     uint64_t gen; /* 0 = empty */
@@ -245,32 +247,32 @@ void dls_cuda_contexts_invalidate(void)
     dls_cuda_streams_invalidate();
 }
 
-/* Event ids: a chained hash table under one lock (events are not on the launch path). */
-#define EV_BUCKETS 1024
-
-typedef struct ev_node {
-    struct ev_node *next;
-    uintptr_t handle;
+/* Event ids: a dls_map by handle under one lock (events are not on the launch path). */
+typedef struct {
+    uintptr_t handle; /* the key */
     uint64_t id;
-} ev_node;
+} ev_slot;
 
 static pthread_mutex_t g_ev_lock = PTHREAD_MUTEX_INITIALIZER;
-static ev_node *g_ev[EV_BUCKETS];
+static dls_map g_ev = DLS_MAP_INIT(DLS_MAP_WORDS, ev_slot);
 static uint64_t g_next_event_id = 1;
 
-static size_t ev_bucket(uintptr_t h)
+/* With the lock held: the slot of h, claimed for it (its id unset, *claimed 1) when h has none;
+ * NULL when the table cannot grow (memory). */
+static ev_slot *ev_slot_of(uintptr_t h, int *claimed)
 {
-    return ((h >> 4) ^ (h >> 14)) % EV_BUCKETS;
-}
-
-/* With the lock held: the node of h, or NULL; *link gets the pointer that points to it. */
-static ev_node *ev_find(uintptr_t h, ev_node ***link)
-{
-    ev_node **p = &g_ev[ev_bucket(h)];
-    while (*p && (*p)->handle != h)
-        p = &(*p)->next;
-    *link = p;
-    return *p;
+    ev_slot *sl = dls_map_get(&g_ev, h);
+    *claimed = !sl;
+    if (sl)
+        return sl;
+    if (dls_map_full(&g_ev)) {
+        size_t cap = g_ev.cap ? 2 * g_ev.cap : 64;
+        void *slots = calloc(cap, sizeof(ev_slot));
+        if (!slots)
+            return NULL;
+        free(dls_map_rehash(&g_ev, slots, cap));
+    }
+    return dls_map_claim(&g_ev, dls_map_index(&g_ev, h), h);
 }
 
 /* Returns e's id, giving it a new one when `fresh` or when it has none. 0 when out of memory. */
@@ -278,25 +280,14 @@ static uint64_t ev_lookup(CUevent e, int fresh)
 {
     if (!e)
         return 0;
-    uintptr_t h = (uintptr_t)e;
     uint64_t id = 0;
+    int claimed;
     pthread_mutex_lock(&g_ev_lock);
-    ev_node **link;
-    ev_node *n = ev_find(h, &link);
-    if (n && fresh) {
-        n->id = g_next_event_id++;
-        id = n->id;
-    } else if (n) {
-        id = n->id;
-    } else {
-        n = malloc(sizeof *n);
-        if (n) {
-            n->handle = h;
-            n->id = g_next_event_id++;
-            n->next = NULL;
-            *link = n;
-            id = n->id;
-        }
+    ev_slot *sl = ev_slot_of((uintptr_t)e, &claimed);
+    if (sl) {
+        if (fresh || claimed)
+            sl->id = g_next_event_id++;
+        id = sl->id;
     }
     pthread_mutex_unlock(&g_ev_lock);
     return id;
@@ -315,11 +306,11 @@ uint64_t dls_cuda_event_id_new(CUevent e)
 void dls_cuda_event_forget(CUevent e, uint64_t id)
 {
     pthread_mutex_lock(&g_ev_lock);
-    ev_node **link;
-    ev_node *n = ev_find((uintptr_t)e, &link);
-    if (n && n->id == id) {
-        *link = n->next;
-        free(n);
+    if (g_ev.cap) {
+        size_t i = dls_map_index(&g_ev, (uintptr_t)e);
+        const ev_slot *sl = dls_map_at(&g_ev, i);
+        if (sl->handle && sl->id == id)
+            dls_map_remove_at(&g_ev, i);
     }
     pthread_mutex_unlock(&g_ev_lock);
 }

@@ -26,6 +26,7 @@ typedef struct {
     _Atomic(const layout *) val;
 } slot;
 
+/* Not a dls_map: launches probe it without a lock (atomic keys, filled in place, never moved). */
 static slot g_table[TABLE_SLOTS];
 static atomic_uint_fast64_t g_gen = 1;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -16,17 +16,13 @@
 #include <stdio.h>
 #include <string.h>
 
-/* g_lock guards the start's state, the launch setting and which thread applies it; it is never
- * held across a loader or CUPTI call (dlopen, dlsym, cuptiSubscribe, cuptiEnableCallback): what
- * to do is decided under it, and done after it is released. */
+/* g_lock guards the start's state; it is never held across a loader or CUPTI call (dlopen,
+ * dlsym, cuptiSubscribe, cuptiEnableCallback): what to do is decided under it, and done after it
+ * is released. */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_started; /* a thread claimed the start */
 static atomic_int g_active;
-static int g_launch_on = 1;       /* the launch setting asked last */
-static int g_launch_applied = -1; /* the setting the launch ids have (-1: not enabled yet) */
-static int g_applying;            /* a thread is switching the launch ids */
-static int g_subscribed;          /* the launch ids may be switched */
-static dls_cupti_table g_cupti;   /* filled once, by the starting thread, before g_subscribed */
+static dls_cupti_table g_cupti; /* filled once, by the starting thread */
 static CUpti_SubscriberHandle g_sub;
 static atomic_int g_warned;
 /* Written under g_lock before the start, then by the starting thread alone. */
@@ -99,12 +95,11 @@ static void *load_cupti(void)
     return NULL;
 }
 
-/* Switches the ids of one table that are launch forms (`launch`) or not to `on`. No lock held. */
-static void enable_table(CUpti_CallbackDomain dom, const dls_cuda_cbid *t, size_t n, int launch, int on)
+/* Enables the ids of one table. No lock held. */
+static void enable_table(CUpti_CallbackDomain dom, const CUpti_CallbackId *t, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (!t[i].launch == !launch)
-            g_cupti.enable_callback(on, g_sub, dom, t[i].cbid);
+        g_cupti.enable_callback(1, g_sub, dom, t[i]);
 }
 
 /* 1 when operations should carry the runtime function that made them (`api`): the runtime
@@ -134,41 +129,15 @@ static CUptiResult subscribe(uint32_t version, int multi, char *holder)
     return g_cupti.subscribe_v2(&g_sub, dls_cuda_callback, NULL, (CUpti_SubscriberParams *)&p);
 }
 
-/* The ids of one kind (launch forms or the others) of every domain observed switched to `on`.
- * No lock held. */
-static void enable_ids(int launch, int on)
+/* Enables the ids of every domain observed. No lock held. */
+static void enable_ids(void)
 {
     size_t nd, nr;
-    const dls_cuda_cbid *d = dls_cuda_driver_cbids(&nd);
-    const dls_cuda_cbid *rt = dls_cuda_runtime_cbids(&nr);
-    enable_table(CUPTI_CB_DOMAIN_DRIVER_API, d, nd, launch, on);
+    const CUpti_CallbackId *d = dls_cuda_driver_cbids(&nd);
+    const CUpti_CallbackId *rt = dls_cuda_runtime_cbids(&nr);
+    enable_table(CUPTI_CB_DOMAIN_DRIVER_API, d, nd);
     if (runtime_names_wanted())
-        enable_table(CUPTI_CB_DOMAIN_RUNTIME_API, rt, nr, launch, on);
-}
-
-/* Brings the launch ids to the setting asked last, unless another thread is doing so (it then
- * applies this setting too) or the observer is not subscribed yet (the start applies it). The
- * CUPTI calls are made with no lock held; a setting asked meanwhile is applied in the next
- * round. */
-static void apply_launch_setting(void)
-{
-    pthread_mutex_lock(&g_lock);
-    if (g_applying || !g_subscribed) {
-        pthread_mutex_unlock(&g_lock);
-        return;
-    }
-    g_applying = 1;
-    while (g_launch_applied != g_launch_on) {
-        int on = g_launch_on, switched = g_launch_applied != -1;
-        pthread_mutex_unlock(&g_lock);
-        enable_ids(1, on);
-        if (switched)
-            dls_cuda_callback_reset_runtime_frames();
-        pthread_mutex_lock(&g_lock);
-        g_launch_applied = on;
-    }
-    g_applying = 0;
-    pthread_mutex_unlock(&g_lock);
+        enable_table(CUPTI_CB_DOMAIN_RUNTIME_API, rt, nr);
 }
 
 /* The start, on the one thread that makes it (no lock held). */
@@ -228,11 +197,7 @@ static int start_unlocked(void)
         return fail("cuda-subscribe", why);
     }
     dls_summary_set_cupti(multi ? "shared" : "exclusive");
-    enable_ids(0, 1);
-    pthread_mutex_lock(&g_lock);
-    g_subscribed = 1;
-    pthread_mutex_unlock(&g_lock);
-    apply_launch_setting();
+    enable_ids();
     atomic_store_explicit(&g_active, 1, memory_order_release);
     return 1;
 }
@@ -246,12 +211,4 @@ int dls_cuda_observer_start(void)
     if (first)
         start_unlocked();
     return dls_cuda_observer_active();
-}
-
-void dls_cuda_enable_launch_callbacks(int on)
-{
-    pthread_mutex_lock(&g_lock);
-    g_launch_on = on != 0;
-    pthread_mutex_unlock(&g_lock);
-    apply_launch_setting();
 }

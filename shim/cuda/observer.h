@@ -33,10 +33,4 @@ int dls_cuda_observer_warned(void);
  * arrange its injection); ignored once the observer started. */
 void dls_cuda_observer_set_reason(const char *reason);
 
-/* Switches the kernel-launch callback ids (driver and runtime) on or off; on by default. The
- * setting asked last is the one the ids end with, when several threads ask at once too (one of
- * them applies each setting asked meanwhile before it returns); asked before the start, it is
- * applied by the start. */
-void dls_cuda_enable_launch_callbacks(int on);
-
 #endif

@@ -5,13 +5,14 @@
  * inject waits then, through drv.h), and at DLS_PHASE_EXIT, after the call returned (with its
  * CUresult). Both phases carry the same decoded content, except that a stream creation knows its
  * stream only at EXIT. Each call reaches the policy one way, chosen by its row in calls.def:
- * launches, linear asynchronous copies and sets as a dls_cuda_work to the work sink (the work
- * lane), every other call as a dls_cuda_op to the sink.
+ * launches, linear asynchronous copies and sets as a dls_cuda_work (the work lane), the calls
+ * that teach a model nothing as a bare call (the lifetime lane), every other call as a dls_cuda_op
+ * (the op lane), each to its receiver in the table the policy registers (dls_cuda_receivers).
  *
  * One operation, one report: the driver domain is the authority for what happened. When the
- * call was made by the CUDA runtime, the runtime call only annotates the driver operation
- * (`api` names the runtime function, `rt_correlation_id` its CUPTI correlation id), so a
- * cudaMemcpyAsync and the cuMemcpyAsync beneath it are one operation.
+ * call was made by the CUDA runtime, the runtime call only annotates the driver operation (`api`
+ * names the runtime function), so a cudaMemcpyAsync and the cuMemcpyAsync beneath it are one
+ * operation.
  *
  * Everything an op or a work points to (ranges, words, names, the stream) is valid only during
  * the receiver's call. The receivers run on the thread that made the CUDA call, inside a CUPTI
@@ -91,47 +92,43 @@ typedef struct {
 #define DLS_OPF_ASYNC 2u        /* an *Async / stream-taking form: not ordered with the host */
 #define DLS_OPF_HAS_STREAM 4u   /* `stream` is meaningful */
 #define DLS_OPF_HAS_EVENT 8u    /* `event` / `event_id` are meaningful */
-#define DLS_OPF_WORDS_EXACT 16u /* launches: `words` hold every aligned pointer-sized word of the arguments */
 
 typedef struct {
     dls_op_kind kind;
     dls_op_phase phase;
-    int result;                 /* EXIT: the call's CUresult; ENTER: 0 */
-    unsigned flags;             /* DLS_OPF_* */
-    uint32_t cbid;              /* CUPTI driver callback id of the call */
-    const char *api;            /* the runtime function when the runtime made the call, else the driver function */
-    const char *name;           /* launches: the kernel's symbol name (may be NULL); else NULL */
-    uint64_t tid;               /* kernel thread id of the calling thread */
-    uint32_t correlation_id;    /* CUPTI correlation id of the driver call */
-    uint32_t rt_correlation_id; /* CUPTI correlation id of the runtime call above it, 0 if none */
-    int nested;                 /* the thread was inside another driver call of its own when this one began (a
+    int result;              /* EXIT: the call's CUresult; ENTER: 0 */
+    unsigned flags;          /* DLS_OPF_* */
+    const char *api;         /* the runtime function when the runtime made the call, else the driver function */
+    const char *name;        /* launches: the kernel's symbol name (may be NULL); else NULL */
+    uint64_t tid;            /* kernel thread id of the calling thread */
+    uint32_t correlation_id; /* CUPTI correlation id of the driver call */
+    int nested;              /* the thread was inside another driver call of its own when this one began (a
                    call made from a callback of that call, say): it began after that call did */
-    dls_cuda_stream stream;     /* with DLS_OPF_HAS_STREAM; sync copies and sets: the default stream they run on */
-    uintptr_t event;            /* with DLS_OPF_HAS_EVENT: the CUevent */
-    uint64_t event_id;          /* stable per event lifetime: a handle reused after destroy gets a new id */
-    unsigned event_flags;       /* EVENT_CREATE: the CU_EVENT_* flags; EVENT_RECORD: CU_EVENT_RECORD_* flags */
-    uintptr_t ctx;              /* CTX_SYNC: the context synchronized (the current one when the call names none);
-                                   FREE: the allocation's context, which a synchronous free waits for (0: unknown) */
-    uintptr_t graph;            /* CAPTURE_END, GRAPH_INSTANTIATE, GRAPH_DESTROY: the CUgraph */
-    uintptr_t exec;             /* GRAPH_LAUNCH, GRAPH_INSTANTIATE, GRAPH_EXEC_CHANGED: the CUgraphExec */
+    dls_cuda_stream stream;  /* with DLS_OPF_HAS_STREAM; sync copies and sets: the default stream they run on */
+    uintptr_t event;         /* with DLS_OPF_HAS_EVENT: the CUevent */
+    uint64_t event_id;       /* stable per event lifetime: a handle reused after destroy gets a new id */
+    uintptr_t ctx;           /* CTX_SYNC: the context synchronized (the current one when the call names none);
+                                FREE: the allocation's context, which a synchronous free waits for (0: unknown) */
+    uintptr_t graph;         /* CAPTURE_END, GRAPH_INSTANTIATE, GRAPH_DESTROY: the CUgraph */
+    uintptr_t exec;          /* GRAPH_LAUNCH, GRAPH_INSTANTIATE, GRAPH_EXEC_CHANGED: the CUgraphExec */
     const dls_cuda_range *ranges;
     uint32_t nranges;
     const uint64_t *words; /* launches: aligned 8-byte words of the argument buffer, in order */
     uint32_t nwords;
 } dls_cuda_op;
 
-/* A launch, copy or set as the work lane delivers it (dls_cuda_set_work_sink): what the call
+/* A launch, copy or set as the work lane delivers it (dls_cuda_receivers.work): what the call
  * enqueues and where, decoded from its parameters alone, and its stream resolved. These calls
  * reach the policy only this way, never as a dls_cuda_op; the multi-device cooperative launch
  * (one operation per device), the N-D and batched copies and the synchronous copies are
  * dls_cuda_op. The kinds and flags are those such an op would have without DLS_OPF_HAS_STREAM:
  * a work always has a stream. Ranges are inline; words, names and the stream point into the
- * observer's per-thread state and are valid only during the work sink's call. */
+ * observer's per-thread state and are valid only during the receiver's call. */
 typedef struct {
     dls_op_kind kind;              /* DLS_OP_LAUNCH, DLS_OP_MEMCPY or DLS_OP_MEMSET */
     dls_op_phase phase;            /* ENTER (while the gate is open) or EXIT */
     int result;                    /* EXIT: the call's CUresult; ENTER: 0 */
-    unsigned flags;                /* DLS_OPF_ASYNC, DLS_OPF_CONSERVATIVE, DLS_OPF_WORDS_EXACT */
+    unsigned flags;                /* DLS_OPF_ASYNC, DLS_OPF_CONSERVATIVE */
     const char *api;               /* as in dls_cuda_op */
     const char *name;              /* launches: the kernel's symbol name (may be NULL); else NULL */
     uint64_t tid;                  /* kernel thread id of the calling thread */
@@ -145,42 +142,35 @@ typedef struct {
     const uint64_t *words;    /* launches: as in dls_cuda_op */
 } dls_cuda_work;
 
-/* The policy's receiver of the work lane: the ENTER (while the gate is open) and the EXIT of
- * every launch, copy or set the lane decodes. Same thread and rules as the sink. */
-typedef void (*dls_cuda_work_sink)(const dls_cuda_work *w);
+/* What the policy registers with the observer: a receiver per lane, and the ENTER gate. The
+ * receivers run on the CUDA-calling thread (see the file comment); every one must be set. */
+typedef struct {
+    /* The op lane: every call that is neither of the work lane nor of the lifetime lane. */
+    void (*op)(const dls_cuda_op *op);
+    /* The work lane: the ENTER (while the gate is open) and the EXIT of every launch, copy or set
+     * the lane decodes. */
+    void (*work)(const dls_cuda_work *w);
+    /* The lifetime lane: a stream's creation, and the destruction of a stream that no model can
+     * hold (never resolved: identity.h, dls_cuda_stream_resolve_destroyed), teach a model
+     * nothing. They are not decoded into operations: the receiver hears only that a call of the
+     * thread returned, and whether it is nested (its ENTER would tell no more: what a receiver
+     * learns at a call's ENTER, that the thread is in a call, its EXIT tells later). With
+     * DLSYNC_DEBUG_OPS on they are operations, so that they are printed; the destruction of a
+     * resolved stream always is. */
+    void (*lifetime)(int nested);
+    /* The ENTER gate: the ENTER of work that only enqueues on a stream (launches, async copies,
+     * sets, graph launches: cbids.h, STREAM_WORK) is delivered only while *watching is nonzero
+     * (or DLSYNC_DEBUG_OPS is on); its EXIT always is. The policy's flag says whether any memory
+     * is watched: while none is, such an ENTER has nothing to order or check. NULL: every ENTER
+     * is delivered. */
+    const atomic_int *watching;
+} dls_cuda_receivers;
 
-/* Registers the work lane's receiver (NULL: works are decoded, and printed with
- * DLSYNC_DEBUG_OPS, but delivered to nobody). The receiver must stay valid for the life of the
- * process. */
-void dls_cuda_set_work_sink(dls_cuda_work_sink fn);
-
-/* The lifetime lane: a stream's creation, and the destruction of a stream that no model can
- * hold (never resolved: identity.h, dls_cuda_stream_resolve_destroyed), teach a model nothing.
- * They are not decoded into operations: the policy's receiver hears only that a call of the
- * thread returned, and whether it is nested (its ENTER would tell no more: what a receiver learns
- * at a call's ENTER, that the thread is in a call, its EXIT tells later). With DLSYNC_DEBUG_OPS on
- * they are operations, so that they are printed; the destruction of a resolved stream always is.
- * Same thread and rules as the sink. */
-typedef void (*dls_cuda_call_sink)(int nested);
-
-/* Registers the lifetime lane's receiver (NULL: such calls reach nobody). The receiver must
- * stay valid for the life of the process. */
-void dls_cuda_set_call_sink(dls_cuda_call_sink fn);
-
-/* The policy's receiver of operations. Called on the CUDA-calling thread; see the file comment. */
-typedef void (*dls_cuda_sink)(const dls_cuda_op *op, void *user);
-
-/* Registers the sink (NULL removes it). Safe to call at any time from any thread; operations
- * already being delivered may still reach the previous sink. Returns 0, or ENOMEM when memory
- * was short (the previous sink stays registered). */
-int dls_cuda_set_sink(dls_cuda_sink fn, void *user);
-
-/* The ENTER gate: from now on the ENTER of work that only enqueues on a stream (launches, async
- * copies, sets, graph launches: cbids.h, STREAM_WORK) is delivered only while *watching is
- * nonzero (or DLSYNC_DEBUG_OPS is on); its EXIT always is. The policy's flag says whether any
- * memory is watched: while none is, such an ENTER has nothing to order or check. NULL (the
- * default) delivers every ENTER. `watching` must stay valid for the life of the process. */
-void dls_cuda_set_enter_gate(const atomic_int *watching);
+/* Registers the receivers: once, at start-up (tests register their own in turn). The table and
+ * what it points to must stay valid for the life of the process: a delivery in progress may
+ * still use the table a later call replaced. NULL: calls are decoded, and printed with
+ * DLSYNC_DEBUG_OPS, but delivered to nobody (the default). */
+void dls_cuda_set_receivers(const dls_cuda_receivers *r);
 
 /* Stable lower-case names, used in logs: "launch", "memcpy", ... and "legacy", "per-thread",
  * "blocking", "non-blocking", "unknown", "none". Never NULL. */

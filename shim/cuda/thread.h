@@ -21,15 +21,12 @@
 typedef struct {
     int guarded;                        /* depth of the shim's guarded driver calls in progress (drv.h) */
     int delivering;                     /* a delivery to the policy is in progress */
-    uint64_t open_epoch;                /* the runtime-frame epoch when `open` was last valid */
     uint32_t open[DLS_CUDA_OPEN_CALLS]; /* correlation ids of the driver calls the thread is inside */
     unsigned nopen;                     /* how many (more than DLS_CUDA_OPEN_CALLS: the rest are not kept) */
     int nested;                         /* the phase being delivered is of a nested call */
-    uint64_t rt_epoch;                  /* the runtime frame: valid in this epoch */
     int rt_depth;                       /* runtime calls in progress */
-    const char *rt_name;                /* the outermost one's name and correlation id */
-    uint32_t rt_corr;
-    uint64_t tid; /* kernel thread id; 0 until the thread's first delivery */
+    const char *rt_name;                /* the outermost one's name */
+    uint64_t tid;                       /* kernel thread id; 0 until the thread's first delivery */
     int work_kept;
     CUpti_CallbackId work_cbid;
     const void *work_params;

@@ -6,33 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int dls_hb_reserve(void **p, uint32_t *cap, uint32_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    uint32_t ncap = *cap ? *cap : 4;
-    while (ncap < need) {
-        if (ncap > UINT32_MAX / 4)
-            return ENOMEM;
-        ncap *= 2;
-    }
-    void *n = realloc(*p, (size_t)ncap * size);
-    if (!n)
-        return ENOMEM;
-    *p = n;
-    *cap = ncap;
-    return 0;
-}
-
-int dls_hb_grow(void **p, uint32_t *cap, uint32_t need, size_t size)
-{
-    uint32_t old = *cap;
-    int rc = dls_hb_reserve(p, cap, need, size);
-    if (rc == 0 && *cap > old)
-        memset((char *)*p + (size_t)old * size, 0, (size_t)(*cap - old) * size);
-    return rc;
-}
-
 /* Drops s's points (a removed stream is asked nothing as of a time). */
 static void forget_points(dls_hb_stream *s)
 {
@@ -55,15 +28,15 @@ void dls_hb_destroy(dls_hb *e)
 {
     if (!e)
         return;
-    for (uint32_t i = 0; i < e->nstreams; i++) {
+    for (uint32_t i = 0; i < e->stream_slots.n; i++) {
         dls_hb_clk_release(e->streams[i].clk);
         forget_points(&e->streams[i]);
         free(e->streams[i].tseen);
     }
-    for (uint32_t i = 0; i < e->nthreads; i++)
+    for (uint32_t i = 0; i < e->thread_slots.n; i++)
         if (e->threads[i].used)
             dls_hb_clk_release(e->threads[i].clk);
-    for (uint32_t i = 0; i < e->nevents; i++)
+    for (uint32_t i = 0; i < e->event_slots.n; i++)
         if (e->events[i].used)
             dls_hb_event_forget(&e->events[i]);
     for (uint32_t i = 0; i < e->nctxs; i++) {
@@ -75,9 +48,9 @@ void dls_hb_destroy(dls_hb *e)
     free(e->threads);
     free(e->events);
     free(e->ctxs);
-    free(e->free_threads);
-    free(e->free_events);
-    free(e->free_slots);
+    dls_hb_slab_free(&e->stream_slots);
+    dls_hb_slab_free(&e->thread_slots);
+    dls_hb_slab_free(&e->event_slots);
     free(e->mark);
     free(e->cand);
     dls_hb_map_free(&e->stream_map);
@@ -148,26 +121,20 @@ int dls_hb_stream_add(dls_hb *e, uint64_t id, uint64_t ctx, dls_hb_stream_kind k
     dls_hb_ctx *c = &e->ctxs[ci];
     if (kind == DLS_HB_LEGACY && c->legacy != DLS_HB_NONE)
         return EINVAL;
-    int reuse = e->nfree_slots > 0; /* a forgotten stream's slot */
-    uint32_t slot = reuse ? e->free_slots[e->nfree_slots - 1] : e->nstreams, cap = e->capstreams, capm = e->capstreams,
-             capc = e->capstreams;
     int blocking = kind == DLS_HB_BLOCKING || kind == DLS_HB_PER_THREAD;
-    uint32_t capd = c->capblk;
-    if (dls_hb_reserve((void **)&e->streams, &cap, slot + 1, sizeof *e->streams) != 0 || /* the slot is set below */
-        dls_hb_grow((void **)&e->mark, &capm, cap, sizeof *e->mark) != 0 ||
-        dls_hb_grow((void **)&e->cand, &capc, cap, sizeof *e->cand) != 0 ||
+    uint32_t capd = c->capblk, capm = e->capscratch, capc = e->capscratch;
+    if (dls_hb_slab_reserve(&e->stream_slots, (void **)&e->streams, sizeof *e->streams) != 0 ||
+        dls_hb_grow((void **)&e->mark, &capm, e->stream_slots.cap, sizeof *e->mark) != 0 ||
+        dls_hb_grow((void **)&e->cand, &capc, e->stream_slots.cap, sizeof *e->cand) != 0 ||
         dls_hb_grow((void **)&c->all, &c->capall, c->nall + 1, sizeof *c->all) != 0 ||
         (blocking && (dls_hb_grow((void **)&c->dirty, &capd, c->nblk + 1, sizeof *c->dirty) != 0 ||
                       dls_hb_grow((void **)&c->blk, &c->capblk, capd, sizeof *c->blk) != 0)) ||
-        dls_hb_map_put(&e->stream_map, id, slot) != 0)
+        dls_hb_map_put(&e->stream_map, id, dls_hb_slab_next(&e->stream_slots)) != 0)
         return ENOMEM;
-    e->capstreams = cap;
-    if (reuse)
-        e->nfree_slots--;
-    else
-        e->nstreams++;
+    e->capscratch = capm;
+    uint32_t slot = dls_hb_slab_take(&e->stream_slots);
     dls_hb_stream *s = &e->streams[slot];
-    uint64_t base = reuse ? s->pos : 0; /* positions continue after the forgotten stream's */
+    uint64_t base = s->pos; /* a forgotten stream's slot: positions continue after its (a new slot: 0) */
     memset(s, 0, sizeof *s);
     s->pos = base;
     s->id = id;
@@ -222,8 +189,6 @@ int dls_hb_stream_forget(dls_hb *e, uint64_t id)
     uint32_t slot = dls_hb_find_stream(e, id);
     if (slot == DLS_HB_NONE || !e->streams[slot].removed)
         return ENOENT;
-    if (dls_hb_grow((void **)&e->free_slots, &e->capfree_slots, e->nfree_slots + 1, sizeof *e->free_slots) != 0)
-        return ENOMEM;
     dls_hb_stream *s = &e->streams[slot];
     dls_hb_ctx *c = &e->ctxs[s->ctx];
     drop_slot(c->all, &c->nall, slot);
@@ -233,7 +198,7 @@ int dls_hb_stream_forget(dls_hb *e, uint64_t id)
     dls_hb_clk_release(s->clk);
     s->clk = NULL;
     s->id = 0;
-    e->free_slots[e->nfree_slots++] = slot;
+    dls_hb_slab_put(&e->stream_slots, slot);
     return 0;
 }
 
@@ -247,7 +212,7 @@ void dls_hb_thread_remove(dls_hb *e, uint64_t id)
         e->tid_cached = 0;
     dls_hb_clk_release(e->threads[i].clk);
     memset(&e->threads[i], 0, sizeof e->threads[i]);
-    e->free_threads[e->nfree_threads++] = i;
+    dls_hb_slab_put(&e->thread_slots, i);
 }
 
 /* Finds or creates the record of thread id; *out gets its index. */
@@ -255,17 +220,10 @@ static int thread_get(dls_hb *e, uint64_t id, uint32_t *out)
 {
     uint32_t i = dls_hb_map_get(&e->thread_map, id);
     if (i == DLS_HB_NONE) {
-        if (!e->nfree_threads &&
-            (dls_hb_grow((void **)&e->threads, &e->capthreads, e->nthreads + 1, sizeof *e->threads) != 0 ||
-             dls_hb_grow((void **)&e->free_threads, &e->capfree_threads, e->capthreads, sizeof *e->free_threads) != 0))
+        if (dls_hb_slab_reserve(&e->thread_slots, (void **)&e->threads, sizeof *e->threads) != 0 ||
+            dls_hb_map_put(&e->thread_map, id, dls_hb_slab_next(&e->thread_slots)) != 0)
             return ENOMEM;
-        i = e->nfree_threads ? e->free_threads[e->nfree_threads - 1] : e->nthreads;
-        if (dls_hb_map_put(&e->thread_map, id, i) != 0)
-            return ENOMEM;
-        if (e->nfree_threads)
-            e->nfree_threads--;
-        else
-            e->nthreads++;
+        i = dls_hb_slab_take(&e->thread_slots);
         e->threads[i].id = id;
         e->threads[i].used = 1;
         if (e->last_tid == id)
@@ -360,7 +318,7 @@ int dls_hb_stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot
     int need_dirty = s->kind == DLS_HB_LEGACY && c->ndirty > 0;
     int need_cap = cap && cap->pos && (cap->multi || !dls_hb_stream_knows(s, slot, cap->slot, cap->pos));
     if (need_t || leg_pos || need_dirty || need_cap) {
-        if (dls_hb_clk_own(&s->clk, e->nstreams) != 0)
+        if (dls_hb_clk_own(&s->clk, e->stream_slots.n) != 0)
             return ENOMEM;
         if (need_t && ti >= s->ntseen) {
             uint32_t capt = s->ntseen;
@@ -412,7 +370,7 @@ int dls_hb_op_again(dls_hb *e, uint64_t stream, uint64_t n, uint64_t end, uint64
 int dls_hb_thread_prepare(dls_hb *e, uint64_t id, dls_hb_thread **out)
 {
     uint32_t ti;
-    if (thread_get(e, id, &ti) != 0 || dls_hb_clk_own(&e->threads[ti].clk, e->nstreams) != 0)
+    if (thread_get(e, id, &ti) != 0 || dls_hb_clk_own(&e->threads[ti].clk, e->stream_slots.n) != 0)
         return ENOMEM;
     *out = &e->threads[ti];
     return 0;

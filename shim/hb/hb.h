@@ -141,7 +141,7 @@ int dls_hb_stream_remove(dls_hb *e, uint64_t stream);
  * question about it answers ENOENT, its id may be added again) and a later dls_hb_stream_add may
  * take its slot; that stream's positions then continue after the forgotten one's last, so what
  * any clock knew of the old stream never counts as knowledge of the new one. ENOENT when unknown
- * or not removed, ENOMEM (nothing changed). */
+ * or not removed. */
 int dls_hb_stream_forget(dls_hb *e, uint64_t stream);
 
 /* Forgets what thread `thread` had observed (call when the OS thread exits, since thread ids

@@ -14,7 +14,7 @@ void dls_hb_event_remove(dls_hb *e, uint64_t id)
     dls_hb_map_del(&e->event_map, id);
     dls_hb_event_forget(&e->events[i]);
     memset(&e->events[i], 0, sizeof e->events[i]);
-    e->free_events[e->nfree_events++] = i;
+    dls_hb_slab_put(&e->event_slots, i);
 }
 
 /* Finds or creates the record of event id. */
@@ -22,17 +22,10 @@ static int event_get(dls_hb *e, uint64_t id, dls_hb_event **out)
 {
     uint32_t i = dls_hb_map_get(&e->event_map, id);
     if (i == DLS_HB_NONE) {
-        if (!e->nfree_events &&
-            (dls_hb_grow((void **)&e->events, &e->capevents, e->nevents + 1, sizeof *e->events) != 0 ||
-             dls_hb_grow((void **)&e->free_events, &e->capfree_events, e->capevents, sizeof *e->free_events) != 0))
+        if (dls_hb_slab_reserve(&e->event_slots, (void **)&e->events, sizeof *e->events) != 0 ||
+            dls_hb_map_put(&e->event_map, id, dls_hb_slab_next(&e->event_slots)) != 0)
             return ENOMEM;
-        i = e->nfree_events ? e->free_events[e->nfree_events - 1] : e->nevents;
-        if (dls_hb_map_put(&e->event_map, id, i) != 0)
-            return ENOMEM;
-        if (e->nfree_events)
-            e->nfree_events--;
-        else
-            e->nevents++;
+        i = dls_hb_slab_take(&e->event_slots);
         e->events[i].id = id;
         e->events[i].used = 1;
     }
@@ -98,7 +91,7 @@ static int capture_asof(dls_hb *e, uint64_t thread, const dls_hb_stream *s, uint
     const dls_hb_clk *before;
     uint64_t p = dls_hb_asof(s, begin, &before);
     *out = NULL;
-    if (dls_hb_clk_own(out, e->nstreams) != 0)
+    if (dls_hb_clk_own(out, e->stream_slots.n) != 0)
         return ENOMEM;
     dls_hb_join_op(*out, slot, p, before);
     learn_fresh(e, *out, thread, s, begin);
@@ -160,7 +153,7 @@ int dls_hb_capture_op(dls_hb *e, uint64_t event, uint64_t thread, uint64_t strea
 static int cap_clock(const dls_hb *e, const dls_hb_cap *cap, dls_hb_clk **out)
 {
     *out = NULL;
-    if (dls_hb_clk_own(out, e->nstreams) != 0)
+    if (dls_hb_clk_own(out, e->stream_slots.n) != 0)
         return ENOMEM;
     dls_hb_clk_join(*out, cap->clk);
     if (!cap->multi)
@@ -235,7 +228,7 @@ static int capture_streams(dls_hb *e, uint64_t event, const uint32_t *slots, uin
 {
     dls_hb_clk *c = NULL;
     dls_hb_event *ev;
-    if (dls_hb_clk_own(&c, e->nstreams ? e->nstreams : 1) != 0)
+    if (dls_hb_clk_own(&c, e->stream_slots.n ? e->stream_slots.n : 1) != 0)
         return ENOMEM;
     if (event_get(e, event, &ev) != 0) {
         dls_hb_clk_release(c);
@@ -262,7 +255,7 @@ int dls_hb_capture_context(dls_hb *e, uint64_t event, uint64_t ctx)
 
 int dls_hb_capture_all(dls_hb *e, uint64_t event)
 {
-    return capture_streams(e, event, NULL, e->nstreams);
+    return capture_streams(e, event, NULL, e->stream_slots.n);
 }
 
 uint64_t dls_hb_event_covers(const dls_hb *e, uint64_t event, uint64_t stream)

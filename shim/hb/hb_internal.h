@@ -9,6 +9,7 @@
 #include "hb.h"
 #include "hb_clock.h"
 #include "hb_map.h"
+#include "hb_slab.h"
 
 #include <string.h>
 
@@ -71,16 +72,13 @@ typedef struct {
 
 struct dls_hb {
     dls_hb_stream *streams;
-    uint32_t nstreams, capstreams;
+    dls_hb_slab stream_slots; /* a forgotten stream's slot is released */
     dls_hb_thread *threads;
-    uint32_t nthreads, capthreads;
+    dls_hb_slab thread_slots;
     dls_hb_event *events;
-    uint32_t nevents, capevents;
+    dls_hb_slab event_slots;
     dls_hb_ctx *ctxs;
     uint32_t nctxs, capctxs;
-    uint32_t *free_threads, nfree_threads, capfree_threads;
-    uint32_t *free_slots, nfree_slots, capfree_slots; /* slots of forgotten streams */
-    uint32_t *free_events, nfree_events, capfree_events;
     dls_hb_map stream_map, thread_map, event_map, ctx_map;
     uint64_t ver;
     uint64_t now; /* the highest end stamp told */
@@ -91,9 +89,10 @@ struct dls_hb {
     uint32_t last_ti;   /* valid while tid_cached; DLS_HB_NONE: a thread without a record */
     uint8_t tid_cached;
     uint8_t wary; /* dls_hb_set_wary */
-    /* query scratch, capacity capstreams */
+    /* query scratch, capacity capscratch (stream_slots.cap at least) */
     uint32_t *mark; /* mark[slot] == stamp: slot is in cand */
     uint32_t *cand;
+    uint32_t capscratch;
     uint32_t stamp;
 };
 
@@ -107,14 +106,6 @@ static inline int dls_hb_stream_knows(const dls_hb_stream *s, uint32_t self, uin
 {
     return slot == self ? pos <= s->pos : dls_hb_clk_get(s->clk, slot) >= pos;
 }
-
-/* Grows *p (elements of `size` bytes, capacity *cap) to hold at least need, doubling; the new
- * elements' bytes are unspecified (for arrays whose elements are set when taken: a stream's slot
- * is hundreds of bytes). 0 or ENOMEM (*p unchanged). */
-int dls_hb_reserve(void **p, uint32_t *cap, uint32_t need, size_t size);
-
-/* dls_hb_reserve with the new bytes zeroed. */
-int dls_hb_grow(void **p, uint32_t *cap, uint32_t need, size_t size);
 
 /* The live (not removed) stream of id, or NULL; *slot gets its slot. */
 dls_hb_stream *dls_hb_live_stream(dls_hb *e, uint64_t id, uint32_t *slot);

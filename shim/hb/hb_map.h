@@ -1,6 +1,7 @@
 /* A hash map from 64-bit ids to 32-bit indices (open addressing, linear probing,
  * backward-shift deletion), used by the happens-before engine to find its records by the
- * caller's ids. Not thread-safe; no global state. */
+ * caller's ids. Not thread-safe; no global state. Not common/map.h: hb includes nothing outside
+ * hb/. */
 #ifndef DLS_HB_MAP_H
 #define DLS_HB_MAP_H
 

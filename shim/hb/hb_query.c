@@ -64,7 +64,7 @@ void dls_hb_set_wary(dls_hb *e, int wary)
 static void cand_begin(dls_hb *e)
 {
     if (++e->stamp == 0) {
-        for (uint32_t i = 0; i < e->nstreams; i++)
+        for (uint32_t i = 0; i < e->stream_slots.n; i++)
             e->mark[i] = 0;
         e->stamp = 1;
     }

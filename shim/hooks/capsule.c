@@ -115,7 +115,11 @@ static inline void *capsule_get_pointer(const python_fns *py, void *capsule, con
     return mt;
 }
 
-void dls_capsule_before_release_bound(void *mt)
+/* Called by the shim's deleter before it removes mt from the registry, once some libpython is
+ * hooked (registered with wrap.h's before-release slot then): a consumer that read the capsule on
+ * this thread and releases the tensor before renaming the capsule (jax) imported it; the import is
+ * recorded first. Does nothing otherwise (one thread-local comparison). */
+static void before_release_bound(void *mt)
 {
     if (t_read.mt != mt)
         return;
@@ -182,7 +186,7 @@ static int claim(void *real, size_t member)
     int k = dls_python_of(real, NULL);
     if (k < 0)
         return -1;
-    dls_wrap_set_before_release(dls_capsule_before_release_bound);
+    dls_wrap_set_before_release(before_release_bound);
     atomic_store_explicit((_Atomic(void *) *)((char *)&g_py[k] + member), real, memory_order_release);
     return k;
 }

@@ -40,12 +40,6 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-/* Called by the shim's deleter before it removes mt from the registry, once some libpython is
- * hooked (capsule.c registers it with wrap.h's before-release slot then): a consumer that read the
- * capsule on this thread and releases the tensor before renaming the capsule (jax) imported it;
- * the import is recorded first. Does nothing otherwise (one thread-local comparison). */
-void dls_capsule_before_release_bound(void *mt);
-
 /* The capsule hooks for the binding engine (never NULL); *n gets their number. */
 const dls_engine_hook *dls_capsule_hooks(size_t *n);
 

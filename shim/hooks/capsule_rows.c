@@ -46,6 +46,7 @@ static size_t g_rows_n;
 static pthread_mutex_t g_rows_lock = PTHREAD_MUTEX_INITIALIZER;
 static caller_info g_info[CACHE_SLOTS * 2];
 static atomic_size_t g_info_n;
+/* Not a dls_map: read without a lock (each slot one atomic pointer), and a cache that may drop. */
 static _Atomic(const caller_info *) g_cache[CACHE_SLOTS];
 
 const dls_profile *dls_capsule_row(const char *lib, const char *display, dls_role role, dls_where where, int versioned,

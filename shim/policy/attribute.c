@@ -3,6 +3,7 @@
  * operations enqueued before the tensor was exported, when no range described it. Lock held. */
 #include "access.h"
 #include "exch.h"
+#include "stream_table.h"
 
 #include "../common/config.h"
 #include "../report/warn.h"
@@ -46,8 +47,8 @@ void dls_pol_attribute(dls_pol_x *x)
     x->nfront = 0;
     x->nprod = 0;
     x->overflow &= ~DLS_POL_OVER_PRODUCERS;
-    for (size_t i = 0; i < dls_pol_g.cap; i++) {
-        dls_pol_stream *s = dls_pol_g.streams[i];
+    for (size_t i = 0; i < dls_pol_g.streams.cap; i++) {
+        dls_pol_stream *s = dls_pol_stream_at(i);
         if (!s)
             continue;
         if (s->last <= s->done) {

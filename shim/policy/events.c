@@ -28,7 +28,7 @@ static unsigned g_npool, g_cap;
  * the caller has entered that context and holds no dlsync lock). Events of an earlier context at the same handle
  * are forgotten, never touched again; while the pool holds more than POOL, a few more events of
  * w's context are taken out and destroyed. NULL when creation failed (warned once). */
-CUevent dls_pol_event_get(const dls_pol_stream *w)
+static CUevent event_get(const dls_pol_stream *w)
 {
     CUevent e = NULL, extra[8];
     unsigned nextra = 0;
@@ -104,7 +104,7 @@ CUevent dls_pol_event_record_on(const dls_pol_stream *w)
         dls_pol_warn_ctx(w, r);
         return NULL;
     }
-    CUevent ev = dls_pol_event_get(w);
+    CUevent ev = event_get(w);
     if (ev && (r = dls_drv_event_record(ev, (CUstream)w->handle)) != CUDA_SUCCESS) {
         dls_warn_once("fix-event-record",
                       "cuEventRecord failed (CUDA error %d); ordering exchanges with "

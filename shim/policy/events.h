@@ -8,10 +8,6 @@
 
 #include "types.h"
 
-/* A free event of the context of stream w (created when the pool has none; the caller has entered
- * that context and holds no dlsync lock). NULL when creation failed (warned once). */
-CUevent dls_pol_event_get(const dls_pol_stream *w);
-
 /* Returns event e of the context of stream w to the pool; any thread, policy lock held or not (no
  * driver call). */
 void dls_pol_event_put(CUevent e, const dls_pol_stream *w);

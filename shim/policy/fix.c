@@ -25,8 +25,8 @@ static const char CAPTURE_END_WAIT[] = "capture-end-wait";
  * entries at most); returns the new count. */
 static size_t pending_epochs(dls_hb_epoch *out, size_t n, size_t cap)
 {
-    for (size_t i = 0; i < dls_pol_g.cap; i++) {
-        const dls_pol_stream *s = dls_pol_g.streams[i];
+    for (size_t i = 0; i < dls_pol_g.streams.cap; i++) {
+        const dls_pol_stream *s = dls_pol_stream_at(i);
         if (!s || s->last <= s->done || s->removed)
             continue;
         if (n == cap) {

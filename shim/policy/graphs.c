@@ -5,17 +5,12 @@
 
 #include <stdlib.h>
 
-/* Known-write ranges, keyed by a capturing stream's id, a CUgraph or a CUgraphExec. */
-typedef struct {
-    uintptr_t key;
-    unsigned n;
-    uintptr_t lo[DLS_POL_GRAPH_WRITES], hi[DLS_POL_GRAPH_WRITES];
-} writes;
+typedef dls_pol_known_writes writes;
 
-#define CAPTURES 16 /* streams capturing at once whose writes are collected */
-
-static writes g_captures[CAPTURES]; /* key 0: free */
-static dls_map g_graphs = DLS_MAP_INIT(DLS_MAP_WORDS, writes), g_execs = DLS_MAP_INIT(DLS_MAP_WORDS, writes);
+/* The captures, graphs and executable graphs live in the policy's state (types.h), which one
+ * reset clears. */
+static writes *const g_captures = dls_pol_g.captures; /* key 0: free */
+static dls_map *const g_graphs = &dls_pol_g.graphs, *const g_execs = &dls_pol_g.execs;
 
 /* The key of capturing stream id (never 0). */
 static uintptr_t capture_key(uint64_t stream)
@@ -25,7 +20,7 @@ static uintptr_t capture_key(uint64_t stream)
 
 static writes *capture_of(uint64_t stream)
 {
-    for (unsigned i = 0; i < CAPTURES; i++)
+    for (unsigned i = 0; i < DLS_POL_CAPTURES; i++)
         if (g_captures[i].key == capture_key(stream))
             return &g_captures[i];
     return NULL;
@@ -34,7 +29,7 @@ static writes *capture_of(uint64_t stream)
 void dls_pol_graph_capture_begin(uint64_t stream)
 {
     writes *w = capture_of(stream);
-    for (unsigned i = 0; !w && i < CAPTURES; i++)
+    for (unsigned i = 0; !w && i < DLS_POL_CAPTURES; i++)
         if (!g_captures[i].key)
             w = &g_captures[i];
     if (w)
@@ -87,44 +82,36 @@ void dls_pol_graph_capture_end(uint64_t stream, uintptr_t graph)
     if (!w)
         return;
     if (graph && w->n)
-        keep(&g_graphs, graph, w);
+        keep(g_graphs, graph, w);
     w->key = 0;
 }
 
 void dls_pol_graph_instantiated(uintptr_t graph, uintptr_t exec)
 {
-    const writes *w = graph ? dls_map_get(&g_graphs, graph) : NULL;
+    const writes *w = graph ? dls_map_get(g_graphs, graph) : NULL;
     if (w && exec)
-        keep(&g_execs, exec, w);
+        keep(g_execs, exec, w);
     else if (exec) /* a handle reused for another executable graph */
-        forget(&g_execs, exec);
+        forget(g_execs, exec);
 }
 
 void dls_pol_graph_exec_changed(uintptr_t exec)
 {
     if (exec)
-        forget(&g_execs, exec);
+        forget(g_execs, exec);
 }
 
 void dls_pol_graph_destroyed(uintptr_t graph)
 {
     if (graph)
-        forget(&g_graphs, graph);
+        forget(g_graphs, graph);
 }
 
 int dls_pol_graph_writes(uintptr_t exec, uintptr_t lo, uintptr_t hi)
 {
-    const writes *w = exec ? dls_map_get(&g_execs, exec) : NULL;
+    const writes *w = exec ? dls_map_get(g_execs, exec) : NULL;
     for (unsigned i = 0; w && i < w->n; i++)
         if (w->lo[i] < hi && lo < w->hi[i])
             return 1;
     return 0;
-}
-
-void dls_pol_graph_reset_for_tests(void)
-{
-    for (unsigned i = 0; i < CAPTURES; i++)
-        g_captures[i].key = 0;
-    free(dls_map_take(&g_graphs));
-    free(dls_map_take(&g_execs));
 }

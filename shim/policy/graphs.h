@@ -17,8 +17,7 @@
 
 #include "types.h"
 
-#define DLS_POL_GRAPH_WRITES 8 /* known-write ranges kept per graph */
-#define DLS_POL_GRAPHS 4096    /* graphs and executable graphs with known writes kept, each */
+#define DLS_POL_GRAPHS 4096 /* graphs and executable graphs with known writes kept, each */
 
 /* Stream `stream` begins a capture: its captured operations' known writes are collected. */
 void dls_pol_graph_capture_begin(uint64_t stream);
@@ -42,8 +41,5 @@ void dls_pol_graph_destroyed(uintptr_t graph);
 
 /* 1 when a launch of executable graph `exec` is known to write bytes of [lo, hi). */
 int dls_pol_graph_writes(uintptr_t exec, uintptr_t lo, uintptr_t hi);
-
-/* Tests only: forgets every capture, graph and executable graph. */
-void dls_pol_graph_reset_for_tests(void);
 
 #endif

@@ -34,20 +34,10 @@
 
 typedef enum { MARK_FREE = 0, MARK_RECORDING, MARK_LIVE } mark_state;
 
-typedef struct {
-    mark_state state;
-    int complete;    /* a host thread saw its event complete */
-    unsigned pins;   /* queries in flight without the lock */
-    uint64_t age;    /* when it was recorded: the oldest is evicted first */
-    uint64_t evid;   /* its hb event id */
-    uint64_t stream; /* its stream's hb id */
-    CUevent ev;      /* kept across reuse while the context stays the same */
-    CUcontext ctx;
-} mark;
+typedef dls_pol_hostfn_mark mark;
 
-static mark g_marks[DLS_POL_HOSTFN];
-static unsigned g_nlive;
-static uint64_t g_age;
+/* The marks live in the policy's state (types.h), which one reset clears. */
+static mark *const g_marks = dls_pol_g.marks;
 
 /* A FREE slot, or the oldest unpinned LIVE one (its hb event forgotten); -1 when all are busy. */
 static int reserve(void)
@@ -63,7 +53,7 @@ static int reserve(void)
     if (best >= 0) {
         dls_hb_event_remove(dls_pol_g.hb, g_marks[best].evid);
         g_marks[best].state = MARK_FREE;
-        g_nlive--;
+        dls_pol_g.nlive--;
     }
     return best;
 }
@@ -133,8 +123,8 @@ void dls_pol_hostfn_launch(const dls_cuda_op *op)
     if (st && !dls_hb_event_record(dls_pol_g.hb, op->tid, st->id, m->evid, when, &pos)) {
         st->last = pos;
         m->state = MARK_LIVE;
-        m->age = ++g_age;
-        g_nlive++;
+        m->age = ++dls_pol_g.mark_age;
+        dls_pol_g.nlive++;
     } else {
         m->state = MARK_FREE;
     }
@@ -197,7 +187,7 @@ static void marks_after(const dls_hb_epoch *f, dls_pol_hostfn_ask *ask, uint64_t
 int dls_pol_hostfn_wanted(const dls_pol_access *a, const dls_pol_stream *st, uint64_t tid, dls_pol_hostfn_ask *ask)
 {
     ask->n = 0;
-    if (!g_nlive)
+    if (!dls_pol_g.nlive)
         return 0;
     for (dls_pol_x *x = dls_pol_g.live; x; x = x->next) {
         if (dls_pol_x_is_ordered(x, st->id) || !dls_pol_touches(a, x->lo, x->lo, x->hi))
@@ -228,11 +218,4 @@ void dls_pol_hostfn_learn(const dls_pol_hostfn_ask *ask, uint64_t tid)
         if (ask->complete[k])
             learn(m, tid);
     }
-}
-
-void dls_pol_hostfn_reset_for_tests(void)
-{
-    for (int i = 0; i < DLS_POL_HOSTFN; i++)
-        g_marks[i] = (mark){0};
-    g_nlive = 0;
 }

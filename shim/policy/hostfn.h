@@ -34,7 +34,4 @@ void dls_pol_hostfn_query(dls_pol_hostfn_ask *ask);
 /* Lock held: unpins ask's marks; thread tid learns those found complete. */
 void dls_pol_hostfn_learn(const dls_pol_hostfn_ask *ask, uint64_t tid);
 
-/* Tests only: forgets every mark (no driver call). */
-void dls_pol_hostfn_reset_for_tests(void);
-
 #endif

@@ -250,6 +250,13 @@ static void on_release(void *ctx, const dls_exchange *x)
     dls_pol_unlock();
 }
 
+static const dls_cuda_receivers g_receivers = {
+    .op = dls_pol_sink,
+    .work = dls_pol_work,
+    .lifetime = dls_pol_call,
+    .watching = &dls_pol_index_watching_flag,
+};
+
 static const dls_exchange_observer g_observer = {
     .on_export = on_export,
     .on_import = on_import,
@@ -276,13 +283,8 @@ void dls_policy_start(void)
     pthread_mutex_unlock(&dls_pol_g.lock);
     if (!dls_pol_g.hb)
         dls_pol_degrade("policy-start", "out of memory at start-up");
-    else if (dls_cuda_set_sink(dls_pol_sink, NULL))
-        dls_pol_degrade("policy-sink", "out of memory registering the CUDA operation sink");
-    else {
-        dls_cuda_set_work_sink(dls_pol_work);
-        dls_cuda_set_call_sink(dls_pol_call);
-        dls_cuda_set_enter_gate(dls_pol_index_watching());
-    }
+    else
+        dls_cuda_set_receivers(&g_receivers);
     dls_exchange_set_observer(&g_observer);
 }
 

@@ -474,9 +474,8 @@ void dls_pol_call(int nested)
     dls_pol_horizon_enter(&dls_pol_thread_self()->horizon, nested);
 }
 
-void dls_pol_sink(const dls_cuda_op *op, void *user)
+void dls_pol_sink(const dls_cuda_op *op)
 {
-    (void)user;
     dls_pol_thread *pt = dls_pol_thread_self();
     if (op->phase == DLS_PHASE_ENTER) {
         if (!op->nested && (op->flags & DLS_OPF_HAS_STREAM) && !host_sync(op))

@@ -1,11 +1,17 @@
-/* The policy's state (types.h): the one dls_pol_state, and how the model degrades. The bottom of
- * the policy: every file may use it, it calls nothing in policy/. */
+/* The policy's state (types.h): the one dls_pol_state, its reset for tests, and how the model
+ * degrades. The bottom of the policy: every file may use it, it calls nothing in policy/. */
 #include "types.h"
 
 #include "../common/config.h"
 #include "../report/warn.h"
 
-dls_pol_state dls_pol_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+#include <stdlib.h>
+#include <string.h>
+
+dls_pol_state dls_pol_g = {.lock = PTHREAD_MUTEX_INITIALIZER,
+                           .streams = DLS_MAP_INIT(DLS_MAP_WORDS, dls_pol_stream_slot),
+                           .graphs = DLS_MAP_INIT(DLS_MAP_WORDS, dls_pol_known_writes),
+                           .execs = DLS_MAP_INIT(DLS_MAP_WORDS, dls_pol_known_writes)};
 
 void dls_pol_degrade(const char *key, const char *reason)
 {
@@ -14,4 +20,27 @@ void dls_pol_degrade(const char *key, const char *reason)
                   dls_pol_g.mode == DLS_MODE_FIX
                       ? "exchanges are ordered by synchronizing the producer's context at export from now on"
                       : "exchanges are not fully checked from now on (races may go unreported)");
+}
+
+void dls_pol_reset_for_tests(void)
+{
+    for (size_t i = 0; i < dls_pol_g.streams.cap; i++) {
+        const dls_pol_stream_slot *sl = dls_map_at(&dls_pol_g.streams, i);
+        if (sl->id) {
+            free(sl->st->ring);
+            free(sl->st);
+        }
+    }
+    free(dls_map_take(&dls_pol_g.streams));
+    while (dls_pol_g.forgotten) {
+        dls_pol_stream *next = dls_pol_g.forgotten->forgotten;
+        free(dls_pol_g.forgotten);
+        dls_pol_g.forgotten = next;
+    }
+    dls_pol_g.last = NULL;
+    memset(dls_pol_g.captures, 0, sizeof dls_pol_g.captures);
+    free(dls_map_take(&dls_pol_g.graphs));
+    free(dls_map_take(&dls_pol_g.execs));
+    memset(dls_pol_g.marks, 0, sizeof dls_pol_g.marks);
+    dls_pol_g.nlive = 0;
 }

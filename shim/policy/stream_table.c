@@ -1,96 +1,50 @@
-/* The policy's table of streams (see stream_table.h): open addressing by id, under the lock. A
- * forgotten stream leaves the table by backward-shift deletion; the stream itself is kept (a plan
- * or a deferred record may still point to it), its history freed. */
+/* The policy's table of streams (see stream_table.h): a dls_map by id (common/map.h), under the
+ * lock. A forgotten stream leaves the table; the stream itself is kept (a plan or a deferred
+ * record may still point to it), its history freed. */
 #include "stream_table.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
-static size_t slot_of(uint64_t id, size_t cap)
-{
-    return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
-}
-
 dls_pol_stream *dls_pol_stream_find(uint64_t id)
 {
-    if (!dls_pol_g.cap)
-        return NULL;
-    for (size_t i = slot_of(id, dls_pol_g.cap);; i = (i + 1) & (dls_pol_g.cap - 1)) {
-        dls_pol_stream *s = dls_pol_g.streams[i];
-        if (!s || s->id == id)
-            return s;
-    }
+    dls_pol_stream *st = dls_pol_g.last; /* in the table while set */
+    if (st && st->id == id)
+        return st;
+    const dls_pol_stream_slot *sl = dls_map_get(&dls_pol_g.streams, id);
+    return sl ? sl->st : NULL;
 }
 
-/* Inserts s, growing the table at half load. Returns 0 or -1 (memory). */
+/* Inserts s, which the table does not hold, growing the table when it is half full. Returns 0 or
+ * -1 (memory). */
 static int insert(dls_pol_stream *s)
 {
-    if (2 * (dls_pol_g.nstreams + 1) > dls_pol_g.cap) {
-        size_t cap = dls_pol_g.cap ? 2 * dls_pol_g.cap : 64;
-        dls_pol_stream **t = calloc(cap, sizeof *t);
-        if (!t)
+    dls_map *m = &dls_pol_g.streams;
+    if (dls_map_full(m)) {
+        size_t cap = m->cap ? 2 * m->cap : 64;
+        void *slots = calloc(cap, sizeof(dls_pol_stream_slot));
+        if (!slots)
             return -1;
-        for (size_t i = 0; i < dls_pol_g.cap; i++) {
-            dls_pol_stream *o = dls_pol_g.streams[i];
-            if (!o)
-                continue;
-            size_t j = slot_of(o->id, cap);
-            while (t[j])
-                j = (j + 1) & (cap - 1);
-            t[j] = o;
-        }
-        free(dls_pol_g.streams);
-        dls_pol_g.streams = t;
-        dls_pol_g.cap = cap;
+        free(dls_map_rehash(m, slots, cap));
     }
-    size_t j = slot_of(s->id, dls_pol_g.cap);
-    while (dls_pol_g.streams[j])
-        j = (j + 1) & (dls_pol_g.cap - 1);
-    dls_pol_g.streams[j] = s;
-    dls_pol_g.nstreams++;
+    dls_pol_stream_slot *sl = dls_map_claim(m, dls_map_index(m, s->id), s->id);
+    sl->st = s;
     return 0;
 }
 
-/* Forgotten streams, newest first: never freed while the process runs. */
-static dls_pol_stream *g_forgotten;
-
-/* Takes slot i's stream out of the table, shifting back the streams its removal would cut off
- * from their home slot. */
-static void table_remove(size_t i)
-{
-    size_t mask = dls_pol_g.cap - 1;
-    for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
-        dls_pol_stream *s = dls_pol_g.streams[j];
-        if (!s)
-            break;
-        size_t home = slot_of(s->id, dls_pol_g.cap);
-        if (((j - home) & mask) >= ((j - i) & mask)) { /* home is not in (i, j]: s moves to i */
-            dls_pol_g.streams[i] = s;
-            i = j;
-        }
-    }
-    dls_pol_g.streams[i] = NULL;
-    dls_pol_g.nstreams--;
-}
-
 /* Forgets removed stream st (its work is complete): out of the table and of hb, history freed.
- * Returns 0, or -1 when hb is short of memory (st stays a removed stream). */
-static int forget(dls_pol_stream *st)
+ * hb cannot refuse: it knows st removed (dls_pol_stream_remove). */
+static void forget(dls_pol_stream *st)
 {
-    size_t i = slot_of(st->id, dls_pol_g.cap);
-    while (dls_pol_g.streams[i] != st)
-        i = (i + 1) & (dls_pol_g.cap - 1);
-    if (dls_hb_stream_forget(dls_pol_g.hb, st->id) != 0)
-        return -1;
-    table_remove(i);
+    (void)dls_hb_stream_forget(dls_pol_g.hb, st->id);
+    dls_map_remove_at(&dls_pol_g.streams, dls_map_index(&dls_pol_g.streams, st->id));
     if (dls_pol_g.last == st)
         dls_pol_g.last = NULL;
     free(st->ring);
     st->ring = NULL;
     st->count = 0;
-    st->forgotten = g_forgotten;
-    g_forgotten = st;
-    return 0;
+    st->forgotten = dls_pol_g.forgotten;
+    dls_pol_g.forgotten = st;
 }
 
 void dls_pol_stream_remove(dls_pol_stream *st)
@@ -99,7 +53,7 @@ void dls_pol_stream_remove(dls_pol_stream *st)
         return;
     st->removed = 1;
     if (st->last <= st->done)
-        (void)forget(st); /* kept removed when memory is short */
+        forget(st);
 }
 
 void dls_pol_stream_forget_done(void)
@@ -107,35 +61,15 @@ void dls_pol_stream_forget_done(void)
     for (int more = 1; more;) { /* forgetting shifts the table: collect, then forget */
         dls_pol_stream *done[32];
         unsigned n = 0;
-        for (size_t i = 0; i < dls_pol_g.cap && n < 32; i++) {
-            dls_pol_stream *s = dls_pol_g.streams[i];
+        for (size_t i = 0; i < dls_pol_g.streams.cap && n < 32; i++) {
+            dls_pol_stream *s = dls_pol_stream_at(i);
             if (s && s->removed && s->last <= s->done)
                 done[n++] = s;
         }
         more = n == 32;
         for (unsigned k = 0; k < n; k++)
-            if (forget(done[k]))
-                more = 0; /* memory is short: the rest stay removed */
+            forget(done[k]);
     }
-}
-
-void dls_pol_stream_table_reset_for_tests(void)
-{
-    for (size_t i = 0; i < dls_pol_g.cap; i++)
-        if (dls_pol_g.streams[i]) {
-            free(dls_pol_g.streams[i]->ring);
-            free(dls_pol_g.streams[i]);
-        }
-    while (g_forgotten) {
-        dls_pol_stream *next = g_forgotten->forgotten;
-        free(g_forgotten);
-        g_forgotten = next;
-    }
-    free(dls_pol_g.streams);
-    dls_pol_g.streams = NULL;
-    dls_pol_g.cap = 0;
-    dls_pol_g.nstreams = 0;
-    dls_pol_g.last = NULL;
 }
 
 static dls_hb_stream_kind hb_kind(dls_stream_kind k)

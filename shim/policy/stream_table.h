@@ -25,7 +25,13 @@ void dls_pol_stream_remove(dls_pol_stream *st);
  * synchronize). */
 void dls_pol_stream_forget_done(void);
 
-/* Tests only (lock held): frees every stream and the table. */
-void dls_pol_stream_table_reset_for_tests(void);
+/* Lock held: the stream in slot i of the table, NULL when the slot is empty. A walk over the
+ * streams: for (size_t i = 0; i < dls_pol_g.streams.cap; i++), which must not add or forget
+ * streams (forgetting moves them: collect, then forget). */
+static inline dls_pol_stream *dls_pol_stream_at(size_t i)
+{
+    const dls_pol_stream_slot *sl = (const dls_pol_stream_slot *)dls_pol_g.streams.slots + i;
+    return sl->id ? sl->st : NULL;
+}
 
 #endif

@@ -6,6 +6,7 @@
 #ifndef DLS_POL_TYPES_H
 #define DLS_POL_TYPES_H
 
+#include "../common/map.h"
 #include "../cuda/cuda_api.h"
 #include "../cuda/ops.h"
 #include "../hb/hb.h"
@@ -106,6 +107,12 @@ typedef struct dls_pol_stream_s {
     struct dls_pol_stream_s *forgotten; /* the next forgotten stream (stream_table.c keeps them) */
 } dls_pol_stream;
 
+/* A slot of the table of streams (stream_table.h, a dls_map by id): the key, then the stream. */
+typedef struct {
+    uint64_t id;
+    dls_pol_stream *st;
+} dls_pol_stream_slot;
+
 /* fix: a pooled event the shim recorded on stream `st` right after a consumer access, shared by
  * the exchanges that access touched and by the orderings planned on it (events.h). */
 typedef struct dls_pol_after_s {
@@ -181,13 +188,35 @@ typedef struct dls_pol_x {
     dls_stack stack; /* producer's host stack at export; the consumer's at release */
 } dls_pol_x;
 
+#define DLS_POL_GRAPH_WRITES 8 /* known-write ranges kept per graph (graphs.h) */
+#define DLS_POL_CAPTURES 16    /* streams capturing at once whose writes are collected (graphs.h) */
+
+/* Known-write ranges of a capture, a graph or an executable graph (graphs.c), keyed by a
+ * capturing stream's id, a CUgraph or a CUgraphExec. */
+typedef struct {
+    uintptr_t key;
+    unsigned n;
+    uintptr_t lo[DLS_POL_GRAPH_WRITES], hi[DLS_POL_GRAPH_WRITES];
+} dls_pol_known_writes;
+
+/* A host-function mark (hostfn.c): one event of the shim's own and what it completes. */
+typedef struct {
+    int state;       /* hostfn.c's mark_state */
+    int complete;    /* a host thread saw its event complete */
+    unsigned pins;   /* queries in flight without the lock */
+    uint64_t age;    /* when it was recorded: the oldest is evicted first */
+    uint64_t evid;   /* its hb event id */
+    uint64_t stream; /* its stream's hb id */
+    CUevent ev;      /* kept across reuse while the context stays the same */
+    CUcontext ctx;
+} dls_pol_hostfn_mark;
+
 /* The policy's process state. */
 typedef struct {
     pthread_mutex_t lock;
     int mode; /* dls_mode; set once at start */
     dls_hb *hb;
-    dls_pol_stream **streams; /* open-addressed by id, `cap` slots (power of two) */
-    size_t nstreams, cap;
+    dls_map streams;     /* dls_pol_stream_slot by id (stream_table.h) */
     dls_pol_x *live;     /* live exchanges */
     dls_pol_x *released; /* released exchanges still watched (check) or fenced (fix), newest first */
     unsigned nreleased;
@@ -197,6 +226,14 @@ typedef struct {
     atomic_uint nhost;      /* exchanges with `host_tid` set (read without the lock) */
     atomic_int degraded;    /* an allocation of the model failed (see dls_pol_degrade) */
     dls_pol_stream *last;   /* the stream dls_pol_stream_get found last */
+
+    /* What the files below keep, here so that one reset clears it (dls_pol_reset_for_tests). */
+    dls_pol_stream *forgotten;                       /* stream_table.c: forgotten streams, newest first, never freed */
+    dls_pol_known_writes captures[DLS_POL_CAPTURES]; /* graphs.c: the captures collected (key 0: free) */
+    dls_map graphs, execs;                           /* graphs.c: dls_pol_known_writes by CUgraph, by CUgraphExec */
+    dls_pol_hostfn_mark marks[DLS_POL_HOSTFN];       /* hostfn.c */
+    unsigned nlive;                                  /* hostfn.c: LIVE marks */
+    uint64_t mark_age;                               /* hostfn.c: marks recorded so far */
 } dls_pol_state;
 
 extern dls_pol_state dls_pol_g;
@@ -205,5 +242,10 @@ extern dls_pol_state dls_pol_g;
  * marks the policy degraded: fix then synchronizes the producer's context at every export, check
  * says what it cannot check. Any thread, lock held or not. */
 void dls_pol_degrade(const char *key, const char *reason);
+
+/* Tests only, lock held or no other thread in the policy: forgets every stream (freed: the table
+ * and the forgotten ones), graph and host-function mark (no driver call). The exchanges are the
+ * caller's to drop first (dls_pol_x_drop): they may point to streams. */
+void dls_pol_reset_for_tests(void);
 
 #endif

@@ -41,7 +41,8 @@ int dls_pyframes_add(const dls_py_api *api)
     return rc;
 }
 
-int dls_pyframes_bound(void)
+/* 1 when some libpython is registered. */
+static int bound(void)
 {
     return atomic_load_explicit(&g_napi, memory_order_acquire) > 0;
 }
@@ -192,7 +193,7 @@ static __thread uint32_t t_pending[PENDING];
 
 uint32_t dls_pyframes_capture(void)
 {
-    if (!dls_pyframes_bound())
+    if (!bound())
         return 0;
     const dls_py_api *py = holding();
     if (py) {
@@ -276,16 +277,4 @@ int dls_pyframes_interpreter_object(const void *fbase, const char *path)
     base = base ? base + 1 : path;
     return strncmp(base, "libffi.so", 9) == 0 || strncmp(base, "_ctypes.", 8) == 0 ||
            strncmp(base, "libpython3", 10) == 0;
-}
-
-void dls_pyframes_reset_for_tests(void)
-{
-    pthread_mutex_lock(&g_lock);
-    atomic_store(&g_napi, 0);
-    free(g_slots);
-    g_slots = NULL;
-    g_next = 0;
-    pthread_mutex_unlock(&g_lock);
-    dls_pythread_now.npending = 0;
-    dls_pythread_now.depth = 0;
 }

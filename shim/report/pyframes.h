@@ -60,9 +60,6 @@ typedef struct {
  * or four are registered already. */
 int dls_pyframes_add(const dls_py_api *api);
 
-/* 1 when some libpython is registered. */
-int dls_pyframes_bound(void);
-
 /* Captures the calling thread's Python frames (see above): a handle for dls_pyframes_get, or 0
  * when it runs no Python (or every slot of the pending list of the thread is in use). */
 uint32_t dls_pyframes_capture(void);
@@ -133,8 +130,5 @@ void dls_pyframes_on_arrival(dls_pyframes_arrived_fn fn);
  * foreign-function layer between Python and native code (a libpython, libffi, _ctypes): in a
  * stack of both kinds, the native frames end there and the Python frames begin. */
 int dls_pyframes_interpreter_object(const void *fbase, const char *path);
-
-/* Tests only: forget the registered interpreters and the captured frames. */
-void dls_pyframes_reset_for_tests(void);
 
 #endif

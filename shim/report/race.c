@@ -413,7 +413,7 @@ static void write_report(const dls_race *r, uint64_t key, const dls_stack *ps, c
 
 /* A report whose consumer thread released the GIL (a ctypes.CDLL call, a framework operator):
  * its Python frames come when that thread takes the GIL back, and the report is written then
- * (dls_race_write_waiting), or at exit. Everything it points to is copied. */
+ * (write_waiting), or at exit. Everything it points to is copied. */
 typedef struct {
     int used;
     const void *owner; /* the thread (its pyframes state) */
@@ -435,9 +435,11 @@ static const char *keep(char *out, size_t n, const char *s)
     return out;
 }
 
+static void write_waiting(int all);
+
 static void frames_arrived(void)
 {
-    dls_race_write_waiting(0);
+    write_waiting(0);
 }
 
 /* Queues r; 0 when the queue is full (the report is then written at once). The queue is served
@@ -470,7 +472,10 @@ static int wait_for_python(const dls_race *r, uint64_t key, const dls_stack *ps,
     return w != NULL;
 }
 
-void dls_race_write_waiting(int all)
+/* Writes the reports waiting for their consumer's Python frames (pyframes.h): those of the
+ * calling thread whose frames came (`all` 0: the thread took the GIL back), or every one, with
+ * the frames known by then (`all` 1: at exit). No dlsync lock may be held. */
+static void write_waiting(int all)
 {
     for (;;) {
         waiting w;
@@ -560,7 +565,7 @@ void dls_race_reset_for_tests(void)
 
 void dls_race_emit_repeats(void)
 {
-    dls_race_write_waiting(1);
+    write_waiting(1);
     pthread_mutex_lock(&g_lock);
     for (size_t i = 0; i < g_n; i++) {
         if (g_seen[i].count < 2 || g_seen[i].suppressed)

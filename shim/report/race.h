@@ -95,15 +95,10 @@ uint64_t dls_race_key(const dls_race *r);
  * DLSYNC_KERNEL_PAIRS is not 1, only one more in the summary's kernel_pairs; afterwards only
  * counts. When the
  * consumer is the calling thread and it released the GIL, the report is written when the thread
- * takes the GIL back, with its Python frames (dls_race_write_waiting). Returns the number of
+ * takes the GIL back, with its Python frames, or at exit. Returns the number of
  * times the key has been seen, this one included (0 when the table is full and the report was
  * printed without deduplication). */
 unsigned dls_race_report(const dls_race *r);
-
-/* Writes the reports waiting for their consumer's Python frames (pyframes.h): those of the
- * calling thread whose frames came (`all` 0: the thread took the GIL back), or every one, with
- * the frames known by then (`all` 1: at exit). No dlsync lock may be held. */
-void dls_race_write_waiting(int all);
 
 /* A report as written, for the query API (dlsync.h: dlsync_race). The strings stay valid for the
  * life of the process; a stack is its frames, one per line, innermost first. */

@@ -48,7 +48,9 @@ const char *dls_summary_cupti(void)
     return atomic_load_explicit(&g_cupti, memory_order_acquire);
 }
 
-void dls_summary_line(char *buf, unsigned n)
+/* Formats the one-line summary of every counter ("dlsync: mode=... cupti=... exchanges=N ...",
+ * no newline) into buf. */
+static void summary_line(char *buf, unsigned n)
 {
     int k = snprintf(buf, n, "dlsync: mode=%s cupti=%s", dls_mode_name(dls_config_get()->mode),
                      atomic_load_explicit(&g_cupti, memory_order_acquire));
@@ -127,7 +129,7 @@ void dls_summary_emit(const dls_summary_coverage *cov)
     if (line[0])
         dls_ownfd_stderr(line, strlen(line));
     if (dls_config_get()->verbose) {
-        dls_summary_line(line, sizeof line - 1);
+        summary_line(line, sizeof line - 1);
         size_t l = strlen(line);
         line[l++] = '\n';
         dls_ownfd_stderr(line, l);

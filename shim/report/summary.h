@@ -12,7 +12,7 @@
  *       dlsync: check summary: NOT CHECKED: <why>; 0 races reported, 0 suppressed, 2 exchanges seen (pid 42)
  *   - in fix, unless DLSYNC_QUIET=1, when it injected an ordering or fell back:
  *       dlsync: fix summary: 3 waits injected, 0 fallbacks, 2 exchanges (pid 42)
- *   - with DLSYNC_VERBOSE=1, the line of every counter (dls_summary_line).
+ *   - with DLSYNC_VERBOSE=1, the line of every counter.
  * A forked child counts from the fork on. Counting is a relaxed atomic add, inline. */
 #ifndef DLS_SUMMARY_H
 #define DLS_SUMMARY_H
@@ -73,10 +73,6 @@ typedef struct {
                               "unused" (CUDA never started it) */
     const char *unchecked; /* in check: why the process could not be checked; NULL when it was */
 } dls_summary_coverage;
-
-/* Formats the one-line summary of every counter ("dlsync: mode=... cupti=... exchanges=N ...",
- * no newline) into buf. */
-void dls_summary_line(char *buf, unsigned n);
 
 /* Writes the summary: the `summary` record when the log is enabled, the run's `end` line, and
  * the lines on stderr above (nothing with DLSYNC_MODE=off). Called at exit by the shim's start-up

@@ -19,10 +19,10 @@ static void CUPTIAPI nothing(void *userdata, CUpti_CallbackDomain domain, CUpti_
     (void)data;
 }
 
-static void enable(CUpti_SubscriberHandle sub, CUpti_CallbackDomain dom, const dls_cuda_cbid *t, size_t n)
+static void enable(CUpti_SubscriberHandle sub, CUpti_CallbackDomain dom, const CUpti_CallbackId *t, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (cuptiEnableCallback(1, sub, dom, t[i].cbid) != CUPTI_SUCCESS)
+        if (cuptiEnableCallback(1, sub, dom, t[i]) != CUPTI_SUCCESS)
             exit(3);
 }
 
@@ -35,11 +35,11 @@ int InitializeInjection(void)
     if (cuptiSubscribe(&sub, nothing, NULL) != CUPTI_SUCCESS)
         exit(3);
     size_t n;
-    const dls_cuda_cbid *d = dls_cuda_driver_cbids(&n);
+    const CUpti_CallbackId *d = dls_cuda_driver_cbids(&n);
     enable(sub, CUPTI_CB_DOMAIN_DRIVER_API, d, n);
     const char *rt = getenv("NULLSUB_RUNTIME");
     if (rt && strcmp(rt, "1") == 0) {
-        const dls_cuda_cbid *r = dls_cuda_runtime_cbids(&n);
+        const CUpti_CallbackId *r = dls_cuda_runtime_cbids(&n);
         enable(sub, CUPTI_CB_DOMAIN_RUNTIME_API, r, n);
     }
     return 1;

@@ -1,8 +1,7 @@
-/* Unit tests of shim/cuda/observer.c on the simulated CUPTI: the start and the launch setting
- * hold no lock of the observer across a loader or CUPTI call (the simulated libcupti calls this
- * program's probe as it is loaded, subscribed to and asked to enable a callback, and the probe
- * takes the observer's lock from another thread), and the launch setting asked last is the one
- * the launch ids end with. */
+/* Unit tests of shim/cuda/observer.c on the simulated CUPTI: the start holds no lock of the
+ * observer across a loader or CUPTI call (the simulated libcupti calls this program's probe as it
+ * is loaded, subscribed to and asked to enable a callback, and the probe takes the observer's lock
+ * from another thread), and it enables the launch ids. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -60,20 +59,14 @@ __attribute__((visibility("default"))) void cudasim_cupti_probe(cudasim_probe_si
     }
 }
 
-static void probe_again(void)
-{
-    memset(g_tried, 0, sizeof g_tried);
-}
-
-/* The start loads CUPTI, subscribes and enables its ids with no lock held, and enables the
- * launch ids as the setting asked before the start says. */
+/* The start loads CUPTI, subscribes and enables its ids, the launch ids among them, with no lock
+ * held. */
 static void the_start_holds_no_lock_across_loader_or_cupti_calls(void **state)
 {
     (void)state;
     setenv("DLSYNC_MODE", "check", 1);
     setenv("DLSYNC_CUPTI", DLS_BUILD_DIR "/cudasim/libcupti.so.13", 1);
     dls_config_reset_for_tests();
-    dls_cuda_enable_launch_callbacks(0); /* asked before the start */
     atomic_store(&g_probing, 1);
     assert_int_equal(dls_cuda_observer_start(), 1);
     assert_string_equal(dls_cuda_observer_reason(), "active");
@@ -81,50 +74,14 @@ static void the_start_holds_no_lock_across_loader_or_cupti_calls(void **state)
         assert_true(g_tried[site]); /* loaded, subscribed and enabled through the probe */
         assert_int_equal(atomic_load(&g_blocked[site]), 0);
     }
-    assert_int_equal(atomic_load(&g_launch_state), 0);
-}
-
-/* Switching the launch ids holds no lock across cuptiEnableCallback. */
-static void the_launch_setting_holds_no_lock_across_cupti(void **state)
-{
-    (void)state;
-    probe_again();
-    dls_cuda_enable_launch_callbacks(1);
-    assert_true(g_tried[CUDASIM_PROBE_ENABLE]);
-    assert_int_equal(atomic_load(&g_blocked[CUDASIM_PROBE_ENABLE]), 0);
     assert_int_equal(atomic_load(&g_launch_state), 1);
     atomic_store(&g_probing, 0);
-}
-
-static void *toggle(void *arg)
-{
-    for (int i = 0; i < 200; i++)
-        dls_cuda_enable_launch_callbacks((i + (int)(intptr_t)arg) & 1);
-    return NULL;
-}
-
-/* Threads switching the launch ids at once: once they are done, the ids have the setting asked
- * last, though the CUPTI calls are made outside the lock. */
-static void the_setting_asked_last_wins(void **state)
-{
-    (void)state;
-    for (int last = 0; last < 2; last++) {
-        pthread_t t[3];
-        for (intptr_t i = 0; i < 3; i++)
-            assert_int_equal(pthread_create(&t[i], NULL, toggle, (void *)i), 0);
-        for (int i = 0; i < 3; i++)
-            pthread_join(t[i], NULL);
-        dls_cuda_enable_launch_callbacks(last);
-        assert_int_equal(atomic_load(&g_launch_state), last);
-    }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_start_holds_no_lock_across_loader_or_cupti_calls),
-        cmocka_unit_test(the_launch_setting_holds_no_lock_across_cupti),
-        cmocka_unit_test(the_setting_asked_last_wins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,7 +57,6 @@ static void observer_without_cupti_stays_inactive_with_a_reason(void **state)
     /* It warned once already; a second start neither retries nor warns. */
     assert_int_equal(dls_warn_once("cuda-no-cupti", "again"), 0);
     assert_int_equal(dls_cuda_observer_start(), 0);
-    dls_cuda_enable_launch_callbacks(0);
     dls_cuda_observer_set_reason("ignored after the start");
     assert_null(strstr(dls_cuda_observer_reason(), "ignored"));
     unsetenv("DLSYNC_CUPTI");

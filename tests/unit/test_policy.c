@@ -47,9 +47,9 @@ static void launch(uint64_t sid, const char *name, const uint64_t *words, uint32
                       .words = words,
                       .nwords = nwords};
     op.phase = DLS_PHASE_ENTER;
-    dls_pol_sink(&op, NULL);
+    dls_pol_sink(&op);
     op.phase = DLS_PHASE_EXIT;
-    dls_pol_sink(&op, NULL);
+    dls_pol_sink(&op);
 }
 
 /* Delivers a host-ordered call `api` of `kind` on stream sid touching ranges[0..n) (ENTER and
@@ -65,9 +65,9 @@ static void host_call(dls_op_kind kind, const char *api, uint64_t sid, const dls
                       .stream = stream(sid, DLS_STREAM_NON_BLOCKING),
                       .ranges = ranges,
                       .nranges = n};
-    dls_pol_sink(&op, NULL);
+    dls_pol_sink(&op);
     op.phase = DLS_PHASE_EXIT;
-    dls_pol_sink(&op, NULL);
+    dls_pol_sink(&op);
 }
 
 /* Delivers a stream synchronize (ENTER and EXIT). */
@@ -115,7 +115,7 @@ static dls_cuda_work lane_launch(const dls_cuda_stream *s, const uint64_t *word)
 {
     dls_cuda_work w = {.kind = DLS_OP_LAUNCH,
                        .phase = DLS_PHASE_EXIT,
-                       .flags = DLS_OPF_ASYNC | DLS_OPF_WORDS_EXACT,
+                       .flags = DLS_OPF_ASYNC,
                        .stream = s,
                        .handle = s->handle,
                        .correlation_id = ++g_corr,
@@ -184,10 +184,10 @@ static void stream_life(dls_op_kind kind, uint64_t sid)
                       .tid = TID,
                       .correlation_id = ++g_corr,
                       .stream = stream(sid, DLS_STREAM_NON_BLOCKING)};
-    dls_pol_sink(&op, NULL);
+    dls_pol_sink(&op);
     if (kind == DLS_OP_STREAM_DESTROY) {
         op.phase = DLS_PHASE_EXIT;
-        dls_pol_sink(&op, NULL);
+        dls_pol_sink(&op);
     }
 }
 
@@ -243,10 +243,10 @@ static void op_of_kind(dls_op_kind kind, uint64_t sid, dls_stream_kind sk, int e
                       .stream = stream(sid, sk),
                       .words = &word,
                       .nwords = 1};
-    dls_pol_sink(&op, NULL);
+    dls_pol_sink(&op);
     op.phase = DLS_PHASE_EXIT;
     if (exit)
-        dls_pol_sink(&op, NULL);
+        dls_pol_sink(&op);
 }
 
 /* A blocking stream leaves the legacy rules at its destruction's ENTER: the driver may destroy
@@ -461,12 +461,12 @@ static void an_event_wait_orders_the_consumer(void **state)
                        .correlation_id = ++g_corr,
                        .stream = stream(1, DLS_STREAM_NON_BLOCKING),
                        .event_id = 7};
-    dls_pol_sink(&rec, NULL);
+    dls_pol_sink(&rec);
     dls_cuda_op wait = rec;
     wait.kind = DLS_OP_STREAM_WAIT_EVENT;
     wait.correlation_id = ++g_corr;
     wait.stream = stream(2, DLS_STREAM_NON_BLOCKING);
-    dls_pol_sink(&wait, NULL);
+    dls_pol_sink(&wait);
     export_range(0x10000, 0x10100);
     launch(2, "consumer", &mine, 1, 0);
     assert_int_equal(dls_race_distinct(), 0);
@@ -476,13 +476,11 @@ static int setup_hostfn(void **state)
 {
     dls_test_policy_setup_check(state);
     fake_drv_install();
-    dls_pol_hostfn_reset_for_tests();
     return 0;
 }
 
 static int teardown_hostfn(void **state)
 {
-    dls_pol_hostfn_reset_for_tests();
     fake_drv_remove();
     dls_pol_g.mode = DLS_MODE_CHECK;
     return dls_test_policy_teardown(state);
@@ -499,7 +497,7 @@ static void event_op(dls_op_kind kind, uint64_t sid, uint64_t ev)
                       .correlation_id = ++g_corr,
                       .stream = stream(sid, DLS_STREAM_NON_BLOCKING),
                       .event_id = ev};
-    dls_pol_sink(&op, NULL);
+    dls_pol_sink(&op);
 }
 
 /* Delivers a cuLaunchHostFunc on stream sid (ENTER and EXIT). */
@@ -512,9 +510,9 @@ static void host_func(uint64_t sid)
                       .correlation_id = ++g_corr,
                       .stream = stream(sid, DLS_STREAM_NON_BLOCKING)};
     op.phase = DLS_PHASE_ENTER;
-    dls_pol_sink(&op, NULL);
+    dls_pol_sink(&op);
     op.phase = DLS_PHASE_EXIT;
-    dls_pol_sink(&op, NULL);
+    dls_pol_sink(&op);
 }
 
 /* The producer's write of [at, at + 0x100) on stream s, then (as XLA) an event there, stream
@@ -825,12 +823,12 @@ static void work_and_op(dls_cuda_work *w, int enter)
     if (enter) {
         w->phase = DLS_PHASE_ENTER;
         dls_pol_work(w);
-        dls_pol_sink(&op, NULL);
+        dls_pol_sink(&op);
     }
     w->phase = DLS_PHASE_EXIT;
     dls_pol_work(w);
     op.phase = DLS_PHASE_EXIT;
-    dls_pol_sink(&op, NULL);
+    dls_pol_sink(&op);
 }
 
 /* Copies, sets and launches, some touching the exchange at 0x10000 (ranges and words); their
@@ -842,7 +840,7 @@ static void work_mix(int enter)
     dls_cuda_work copy = {.kind = DLS_OP_MEMCPY, .flags = DLS_OPF_ASYNC, .api = "cudaMemcpyAsync", .nranges = 2};
     dls_cuda_work empty = {.kind = DLS_OP_MEMSET, .flags = DLS_OPF_ASYNC, .api = "cuMemsetD32Async"};
     dls_cuda_work kernel = {.kind = DLS_OP_LAUNCH,
-                            .flags = DLS_OPF_ASYNC | DLS_OPF_WORDS_EXACT,
+                            .flags = DLS_OPF_ASYNC,
                             .api = "cuLaunchKernel",
                             .name = "k",
                             .words = words,

@@ -9,9 +9,8 @@
 #include <stdlib.h>
 
 /* Applies what is still queued, then drops every live exchange (and every released one when
- * `released`) and frees the stream table and the graphs' known writes, so the next test starts
- * with none. The hb engine is
- * the caller's. */
+ * `released`) and forgets the streams, graphs and host-function marks (dls_pol_reset_for_tests),
+ * so the next test starts with none. The hb engine is the caller's. */
 static inline void dls_test_policy_forget(int released)
 {
     dls_pol_lock(); /* applies what is still queued */
@@ -20,8 +19,7 @@ static inline void dls_test_policy_forget(int released)
         dls_pol_x_drop(dls_pol_g.live);
     while (released && dls_pol_g.released)
         dls_pol_x_drop(dls_pol_g.released);
-    dls_pol_stream_table_reset_for_tests();
-    dls_pol_graph_reset_for_tests();
+    dls_pol_reset_for_tests();
 }
 
 /* Replaces the policy's hb engine (the one the library's constructor made for the environment's

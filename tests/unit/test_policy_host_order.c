@@ -57,7 +57,7 @@ static dls_cuda_op op_on(dls_op_kind kind, uint64_t sid, uint64_t tid)
 static void deliver(dls_cuda_op *op, dls_op_phase phase)
 {
     op->phase = phase;
-    dls_pol_sink(op, NULL);
+    dls_pol_sink(op);
 }
 
 /* A launch touching the tensor (ENTER and EXIT). */
@@ -200,7 +200,6 @@ static void a_host_function_mark_still_being_recorded_orders_nothing(void **stat
 {
     (void)state;
     fake_drv_install();
-    dls_pol_hostfn_reset_for_tests();
     uint64_t before = races();
     g_step = 0;
     pthread_t t;
@@ -209,7 +208,6 @@ static void a_host_function_mark_still_being_recorded_orders_nothing(void **stat
     pthread_join(t, NULL);
     assert_int_equal(g_records, 1); /* the mark */
     assert_int_equal(races(), before + 1);
-    dls_pol_hostfn_reset_for_tests();
     fake_drv_remove();
 }
 

@@ -70,9 +70,9 @@ static dls_cuda_op op_on(dls_op_kind kind, uint64_t sid)
 static void deliver(dls_cuda_op *op)
 {
     op->phase = DLS_PHASE_ENTER;
-    dls_pol_sink(op, NULL);
+    dls_pol_sink(op);
     op->phase = DLS_PHASE_EXIT;
-    dls_pol_sink(op, NULL);
+    dls_pol_sink(op);
 }
 
 /* A launch on stream sid given the word `word`. */
@@ -413,7 +413,7 @@ static void event_op(dls_op_kind kind, uint64_t sid, uint64_t ev)
     op.flags = DLS_OPF_HAS_STREAM | DLS_OPF_HAS_EVENT;
     op.api = "event";
     op.event_id = ev;
-    dls_pol_sink(&op, NULL);
+    dls_pol_sink(&op);
 }
 
 /* The producer writes the tensor with a kernel on its stream and exports it; the consumer's
@@ -607,7 +607,7 @@ static void check_forgets_a_released_tensor_exported_again(void **state)
     wait.flags = DLS_OPF_HAS_STREAM | DLS_OPF_HAS_EVENT;
     wait.event_id = 9;
     wait.tid = 200;
-    dls_pol_sink(&wait, NULL);
+    dls_pol_sink(&wait);
     dls_cuda_op read = op_on(DLS_OP_LAUNCH, OTHER);
     uint64_t word = X;
     read.words = &word;
@@ -686,7 +686,7 @@ static void graph_op_at(dls_op_phase phase, dls_op_kind kind, uint64_t sid, uint
     op.api = "graph";
     op.graph = graph;
     op.exec = exec;
-    dls_pol_sink(&op, NULL);
+    dls_pol_sink(&op);
 }
 
 /* The same at EXIT. */
@@ -790,7 +790,7 @@ static void free_after_a_pending_read(uint64_t sid, uintptr_t ctx, uintptr_t fre
     wait.api = "event";
     wait.event_id = 7;
     wait.stream.ctx = ctx;
-    dls_pol_sink(&wait, NULL); /* the consumer's stream waits for the producer's */
+    dls_pol_sink(&wait); /* the consumer's stream waits for the producer's */
     dls_cuda_range r[2] = {{.addr = X, .len = 64, .access = DLS_ACCESS_READ},
                            {.addr = OUT, .len = 64, .access = DLS_ACCESS_WRITE}};
     dls_cuda_op read = op_on(DLS_OP_MEMCPY, sid);
