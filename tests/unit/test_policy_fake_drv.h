@@ -17,9 +17,11 @@ static _Atomic(CUevent) g_recorded, g_waited;
 static _Atomic(CUstream) g_recorded_on, g_waiting;
 static CUevent g_watched; /* records of this event are counted in g_watched_records */
 static _Atomic int g_watched_records;
-static void (*g_during_query)(void);  /* run inside cuEventQuery (the shim holds no lock then) */
-static void (*g_during_wait)(void);   /* run inside cuStreamWaitEvent, once (the shim holds no lock then) */
-static void (*g_during_record)(void); /* run inside cuEventRecord, once (the shim holds no lock then) */
+static void (*g_during_query)(void); /* run inside cuEventQuery (the shim holds no lock then) */
+typedef void (*fake_hook)(void);
+/* Run inside cuStreamWaitEvent | cuEventRecord, once, by whichever thread calls it first (the
+ * shim holds no lock then). */
+static _Atomic(fake_hook) g_during_wait, g_during_record;
 
 static CUresult fake_ctx_get_current(CUcontext *c)
 {
@@ -57,8 +59,7 @@ static CUresult fake_event_record(CUevent e, CUstream s)
     g_recorded_on = s;
     if (e == g_watched)
         g_watched_records++;
-    void (*during)(void) = g_during_record;
-    g_during_record = NULL;
+    fake_hook during = atomic_exchange(&g_during_record, NULL);
     if (during)
         during();
     return CUDA_SUCCESS;
@@ -86,8 +87,7 @@ static CUresult fake_stream_wait_event(CUstream s, CUevent e, unsigned flags)
     g_waits++;
     g_waited = e;
     g_waiting = s;
-    void (*during)(void) = g_during_wait;
-    g_during_wait = NULL;
+    fake_hook during = atomic_exchange(&g_during_wait, NULL);
     if (during)
         during();
     return CUDA_SUCCESS;
@@ -113,7 +113,8 @@ static inline void fake_drv_install(void)
     g_recorded = g_waited = NULL;
     g_recorded_on = g_waiting = NULL;
     g_watched = NULL;
-    g_during_query = g_during_wait = g_during_record = NULL;
+    g_during_query = NULL;
+    g_during_wait = g_during_record = NULL;
     dls_drv_set_table_for_tests(&g_fake_drv);
 }
 
