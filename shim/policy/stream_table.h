@@ -16,7 +16,7 @@ dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid);
 /* Lock held: the known stream with hb id `id`, or NULL. */
 dls_pol_stream *dls_pol_stream_find(uint64_t id);
 
-/* Lock held: stream st was destroyed (cuStreamDestroy returned): it takes no more operations, and
+/* Lock held: stream st is being destroyed (cuStreamDestroy began): it takes no more operations, and
  * it is forgotten now when the host knows its work complete, else once it does
  * (dls_pol_stream_forget_done). */
 void dls_pol_stream_remove(dls_pol_stream *st);
