@@ -19,7 +19,7 @@ $(B)/tests/fuzz_json: $(B)/obj/tools/json.o $(B)/obj/tools/logread.o $(B)/obj/to
                      $(B)/obj/shim/common/utf8.o
 $(B)/tests/fuzz_profiles: $(B)/obj/shim/hooks/profiles.o
 $(B)/tests/fuzz_elf: $(B)/obj/tools/elfsyms.o $(B)/obj/tools/filekind.o $(B)/obj/tools/tally.o
-$(B)/tests/fuzz_tensor: $(B)/obj/shim/hooks/extent.o $(B)/obj/shim/report/json.o
+$(B)/tests/fuzz_tensor: $(B)/obj/shim/hooks/extent.o $(B)/obj/shim/report/json.o $(B)/obj/shim/common/utf8.o
 $(B)/tests/fuzz_suppress: $(B)/obj/shim/report/suppress.o
 $(B)/tests/fuzz_report_args: $(B)/obj/tools/report_opts.o $(B)/obj/tools/textesc.o $(B)/obj/shim/common/utf8.o
 
