@@ -38,6 +38,8 @@ import subprocess
 import sys
 import tempfile
 
+import selftest
+
 MODULE_HEADER = ["module", "layers, bottom to top", "role", "calls"]
 LOCK_HEADER = ["#", "lock", "file", "guards", "taken while holding"]
 LOCK_TYPES = ("pthread_mutex_t", "pthread_rwlock_t", "pthread_spinlock_t", "dls_spin")
@@ -398,31 +400,17 @@ def self_test(tree=None):
         ("rows out of order fail", edit("| 3 | `g_spin`", "| 4 | `g_spin`"), False, 1,
          "lock row numbered '4', wanted 3"),
     ]
-    passed = failed = 0
+    tally = selftest.Tally()
     for name, doc, objects, want_rc, want_text in cases:
         with tempfile.TemporaryDirectory() as root:
             path, src, obj = plant(root, doc, compile_objects=objects)
-            with open(os.path.join(root, "out"), "w+") as out:
-                rc = run(path, src, obj if objects else None, out=out)
-                out.seek(0)
-                text = out.read()
-        ok = rc == want_rc and (want_text is None or want_text in text)
-        print(f"[ {'     OK' if ok else ' FAILED'} ] {name}")
-        if not ok:
-            print(f"exit {rc}, wanted {want_rc}; output:\n{text}")
-        passed, failed = passed + ok, failed + (not ok)
+            rc, text = selftest.captured(run, path, src, obj if objects else None)
+        tally.case(name, rc, text, want_rc, want_text)
     if tree:
-        with tempfile.TemporaryFile("w+") as out:
-            rc = run(*tree, out=out)
-            out.seek(0)
-            print(out.read(), end="")
-        verdict = "     OK" if rc == 0 else " FAILED"
-        print(f"[ {verdict} ] docs/architecture.md's tables match the tree")
-        passed, failed = passed + (rc == 0), failed + (rc != 0)
-    print(f"[  PASSED  ] {passed} test(s).")
-    if failed:
-        print(f"[  FAILED  ] {failed} test(s), listed above.")
-    return 1 if failed else 0
+        rc, text = selftest.captured(run, *tree)
+        print(text, end="")
+        tally.verdict("docs/architecture.md's tables match the tree", rc == 0)
+    return tally.done()
 
 
 def main():

@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+import selftest
+
 
 def read_objects(mod_obj):
     """Returns {file: (defined set, undefined set)} for every .o under one module's object dir;
@@ -208,31 +210,17 @@ def self_test(extra_obj=None, extra_src=None):
         ("module without a table is not checked", {"a.c": peer_a, "b.c": peer_b}, None, 0,
          "m: not checked"),
     ]
-    passed = failed = 0
+    tally = selftest.Tally()
     for name, sources, table, want_rc, want_text in cases:
         with tempfile.TemporaryDirectory() as root:
             plant(root, sources, table)
-            with open(os.path.join(root, "out"), "w+") as out:
-                rc = run(os.path.join(root, "obj"), os.path.join(root, "src"), out=out)
-                out.seek(0)
-                text = out.read()
-        ok = rc == want_rc and (want_text is None or want_text in text)
-        print(f"[ {'     OK' if ok else ' FAILED'} ] {name}")
-        if not ok:
-            print(f"exit {rc}, wanted {want_rc}; output:\n{text}")
-        passed, failed = passed + ok, failed + (not ok)
+            rc, text = selftest.captured(run, os.path.join(root, "obj"), os.path.join(root, "src"))
+        tally.case(name, rc, text, want_rc, want_text)
     if extra_obj:
-        with tempfile.TemporaryFile("w+") as out:
-            rc = run(extra_obj, extra_src, out=out)
-            out.seek(0)
-            text = out.read()
+        rc, text = selftest.captured(run, extra_obj, extra_src)
         print(text, end="")
-        print(f"[ {'     OK' if rc == 0 else ' FAILED'} ] the shim obeys its layer tables")
-        passed, failed = passed + (rc == 0), failed + (rc != 0)
-    print(f"[  PASSED  ] {passed} test(s).")
-    if failed:
-        print(f"[  FAILED  ] {failed} test(s), listed above.")
-    return 1 if failed else 0
+        tally.verdict("the shim obeys its layer tables", rc == 0)
+    return tally.done()
 
 
 def main():

@@ -5,7 +5,7 @@
 #   test_architecture   a wrapper that runs it on this build's objects (cmocka-style counts)
 ARCH_TEST := $(B)/tests/test_architecture
 
-$(ARCH_TEST): scripts/check-architecture.py scripts/check-layers.py $(SHIM_OBJS) tests/architecture/module.mk
+$(ARCH_TEST): scripts/check-architecture.py scripts/check-layers.py scripts/selftest.py $(SHIM_OBJS) tests/architecture/module.mk
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  GEN     $@")
 	$(Q)printf '#!/bin/sh\nexec %s --self-test --self-test-tree --doc %s --src %s --obj %s\n' \

@@ -4,7 +4,7 @@
 #   test_layers   a wrapper that runs it on this build's objects (cmocka-style counts)
 LAYERS_TEST := $(B)/tests/test_layers
 
-$(LAYERS_TEST): scripts/check-layers.py $(SHIM_OBJS) tests/layers/module.mk
+$(LAYERS_TEST): scripts/check-layers.py scripts/selftest.py $(SHIM_OBJS) tests/layers/module.mk
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  GEN     $@")
 	$(Q)printf '#!/bin/sh\nexec %s --self-test --self-test-tree --obj %s --src %s\n' \
