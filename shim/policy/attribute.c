@@ -24,7 +24,8 @@ static void note_producer(dls_pol_x *x, const dls_pol_stream *s)
         }
 }
 
-/* 1 when history entry a may write x: anything but a copy or set that only reads it. */
+/* 1 when history entry a may write x: anything but a copy or set that only reads it (not
+ * dls_pol_direction, whose read-only rule is about x's consumers, not the work before its export). */
 static int may_write(const dls_pol_access *a, const dls_pol_x *x)
 {
     if ((a->kind == DLS_OP_MEMCPY || a->kind == DLS_OP_MEMSET) && !a->conservative)
