@@ -138,6 +138,7 @@ typedef struct {
     uint32_t ctx_of_call;
     struct {
         uint64_t call;
+        uint64_t begin; /* its C stamp (body order: its B stamp; 0 until its body began) */
         char name[40];
     } open[16]; /* the innermost open calls (deeper ones are not named) */
 } o_thread;

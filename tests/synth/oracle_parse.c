@@ -344,6 +344,7 @@ static int parse_line(reader *r, const char *p)
         }
         if (th->depth < 16) {
             th->open[th->depth].call = call;
+            th->open[th->depth].begin = m->body_order ? 0 : st;
             snprintf(th->open[th->depth].name, sizeof th->open[0].name, "%.39s", name);
         }
         th->depth++;
@@ -361,10 +362,14 @@ static int parse_line(reader *r, const char *p)
         o_thread *th = &m->threads[t];
         if (tag[0] == 'B') {
             th->lastc = st;
+            if (th->depth > 0 && th->depth <= 16 && th->open[th->depth - 1].call == call)
+                th->open[th->depth - 1].begin = st;
             add_ev(m, EV_CALL, t);
         } else {
             publish(m, th, st, 0);
             add_ev(m, EV_RETURN, t);
+            if (th->depth > 1 && th->depth <= 16 && th->open[th->depth - 2].begin)
+                th->lastc = th->open[th->depth - 2].begin; /* the enclosing call's body goes on */
         }
         return 0;
     }
@@ -379,6 +384,8 @@ static int parse_line(reader *r, const char *p)
         if (!m->body_order) {
             publish(m, th, st, 0);
             add_ev(m, EV_RETURN, t);
+            if (th->depth > 0 && th->depth <= 16)
+                th->lastc = th->open[th->depth - 1].begin; /* the enclosing call goes on */
         }
         return 0;
     }

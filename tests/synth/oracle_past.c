@@ -83,11 +83,13 @@ typedef struct {
     uint64_t **prev; /* pasts of late candidate records, from the previous sweep (NULL: none yet) */
     uint32_t *late;  /* records used before their past was computed */
     size_t nlate, caplate;
-    vbits *g;          /* published host knowledge */
-    vbits **snap_g;    /* per thread */
-    uint64_t **t;      /* per thread: its own host knowledge */
-    uint64_t **pend_g; /* per thread: to publish into g */
-    int *pend_g_dirty; /* per thread */
+    vbits *g;              /* published host knowledge */
+    vbits **snap_g;        /* per thread: g when its innermost open call began */
+    vbits *(*outer_g)[16]; /* per thread: snap_g of the calls enclosing it, innermost last */
+    int *depth;            /* per thread: its open calls */
+    uint64_t **t;          /* per thread: its own host knowledge */
+    uint64_t **pend_g;     /* per thread: to publish into g */
+    int *pend_g_dirty;     /* per thread */
 } sweep;
 
 /* The per-thread or per-context set *s, made on first use. */
@@ -222,14 +224,25 @@ static void event_past(sweep *w, uint64_t *dst, size_t dwords, uint32_t e, const
     free(over.v);
 }
 
+/* A call of thread t begins: its points see what was published then; what the call encloses
+ * (a hook's own calls) leaves the enclosing call's view unchanged when it returns. */
 static void on_call(sweep *w, uint32_t t)
 {
-    vb_unref(w->snap_g[t]);
+    if (w->depth[t] < 16)
+        w->outer_g[t][w->depth[t]] = w->snap_g[t];
+    else
+        vb_unref(w->snap_g[t]);
+    w->depth[t]++;
     w->snap_g[t] = vb_ref(w->g);
 }
 
 static void on_return(sweep *w, uint32_t t)
 {
+    if (w->depth[t] > 0 && --w->depth[t] < 16) {
+        vb_unref(w->snap_g[t]);
+        w->snap_g[t] = w->outer_g[t][w->depth[t]];
+        w->outer_g[t][w->depth[t]] = NULL;
+    }
     if (w->pend_g_dirty[t]) {
         w->g = vb_own(w->g, w->words);
         bits_or(w->g->w, w->pend_g[t], w->words);
@@ -320,11 +333,15 @@ static void sweep_free(sweep *w)
 {
     for (size_t t = 0; t < w->m->nthreads; t++) {
         vb_unref(w->snap_g[t]);
+        for (int k = 0; k < 16; k++)
+            vb_unref(w->outer_g[t][k]);
         free(w->t[t]);
         free(w->pend_g[t]);
     }
     vb_unref(w->g);
     free(w->snap_g);
+    free(w->outer_g);
+    free(w->depth);
     free(w->t);
     free(w->pend_g);
     free(w->pend_g_dirty);
@@ -339,6 +356,8 @@ static void run_sweep(sweep *w)
     w->nlate = 0;
     w->g = vb_new(w->words);
     w->snap_g = zalloc(nt, sizeof *w->snap_g);
+    w->outer_g = zalloc(nt, sizeof *w->outer_g);
+    w->depth = zalloc(nt, sizeof *w->depth);
     w->t = zalloc(nt, sizeof *w->t);
     w->pend_g = zalloc(nt, sizeof *w->pend_g);
     w->pend_g_dirty = zalloc(nt, sizeof *w->pend_g_dirty);

@@ -103,6 +103,41 @@ static void stream_order_needs_host_order(void **state)
     oracle_free(o);
 }
 
+/* A call a hook makes and that returns before the outer call's operation (dlsync asking a
+ * stream's id in an ENTER callback) does not move the operation's begin: what returned after the
+ * program's call began, a legacy operation or another thread's host wait, still overlaps it. */
+static void a_hooks_own_call_does_not_move_the_begin(void **state)
+{
+    (void)state;
+    oracle *o = judge(STREAMS "C 10 200 cuLaunchKernel\n"
+                              "O 1 10 1 1 kernel\n"       /* legacy, thread 200 */
+                              "C 11 100 cuLaunchKernel\n" /* thread 100 begins while 10 is open */
+                              "R 10\n"
+                              "C 12 100 cuStreamGetId\n" /* its hook's own call, after 10 returned */
+                              "R 12\n"
+                              "O 2 11 2 1 kernel\n" /* blocking stream 2 */
+                              "R 11\n");
+    assert_int_equal(oracle_guaranteed(o, 1, 2), 0);
+    oracle_free(o);
+    o = judge(STREAMS "C 20 300 cuLaunchKernel\n"
+                      "O 1 20 3 1 kernel\n" /* non-blocking stream 3 */
+                      "R 20\n"
+                      "C 21 200 cuStreamSynchronize\n"
+                      "H 21 3 1\n"
+                      "C 22 100 cuLaunchKernel\n" /* begins while the synchronize is open */
+                      "R 21\n"
+                      "C 23 100 cuStreamGetId\n"
+                      "R 23\n"
+                      "O 2 22 2 1 kernel\n"
+                      "R 22\n"
+                      "C 24 100 cuLaunchKernel\n" /* its next call began after it returned */
+                      "O 3 24 2 2 kernel\n"
+                      "R 24\n");
+    assert_int_equal(oracle_guaranteed(o, 1, 2), 0);
+    assert_int_equal(oracle_guaranteed(o, 1, 3), 1);
+    oracle_free(o);
+}
+
 /* A call nested in the ENTER hook of a user's call (dlsync's injected wait) is before the outer
  * call's own operation when it returned first; one in the EXIT hook, after it, is not. */
 static void nested_calls_order_by_their_returns(void **state)
@@ -691,6 +726,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(stream_order_needs_host_order),
         cmocka_unit_test(nested_calls_order_by_their_returns),
+        cmocka_unit_test(a_hooks_own_call_does_not_move_the_begin),
         cmocka_unit_test(body_order_counts_what_a_callback_saw),
         cmocka_unit_test(legacy_stream_orders_blocking_streams),
         cmocka_unit_test(a_destroyed_stream_leaves_the_legacy_rule),
