@@ -54,7 +54,9 @@
  * of a position is of a prefix of the stream whose calls all returned before the user began.
  * Queries (dls_hb_ordered, dls_hb_frontier_waits) concern the next operation, which begins after
  * every call told so far, so they use the latest positions. The cost of this rule: waits that
- * the caller injects where the order may or may not hold.
+ * the caller injects where the order may or may not hold. dls_hb_ordered_as_of asks about an
+ * operation whose call began at a given stamp, while calls told since may have overlapped it:
+ * every stream it is joined to (its own, the legacy rules') counts as of that begin.
  *
  * Waits for a captured frontier (dls_hb_frontier_waits): for each stream X with an entry the
  * prospective operation is not ordered after, one wait (X, current position of X), which is what
@@ -100,6 +102,9 @@ typedef enum {
 typedef struct {
     uint64_t begin, end;
 } dls_hb_when;
+
+/* A begin stamp after every call told so far: the next operation's (see "Queries"). */
+#define DLS_HB_NOW UINT64_MAX
 
 /* How many recent operations of a stream as-of questions look back over. */
 #define DLS_HB_POINTS 16
@@ -217,5 +222,13 @@ int dls_hb_frontier_waits(dls_hb *e, uint64_t thread, uint64_t stream, const dls
  * `pos` of stream `x` (always for pos 0), else 0. ENOENT for unknown streams (`stream` also
  * when removed). */
 int dls_hb_ordered(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t x, uint64_t pos, int *ordered);
+
+/* As dls_hb_ordered, for the operation of a call of `thread` on `stream` that began at `begin`
+ * (see "Host order"): the operations other threads told since may have overlapped the call, so
+ * its stream, the legacy stream that joins it and the blocking streams the legacy stream joins
+ * count as of `begin` (their last operations whose calls ended before it). With DLS_HB_NOW it is
+ * dls_hb_ordered. */
+int dls_hb_ordered_as_of(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t begin, uint64_t x, uint64_t pos,
+                         int *ordered);
 
 #endif

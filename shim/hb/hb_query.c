@@ -4,34 +4,69 @@
 
 #include <errno.h>
 
-/* Who is about to act: the next operation of thread t on stream s. It is ordered after what t
- * observed, what s's last operation is ordered after, and what the legacy rules add: the live
- * legacy stream's last operation for a blocking s, the changed blocking streams (the rest are already in its clock) for a legacy s. */
+/* Who is about to act: the next operation of thread t on stream s, of a call that began at
+ * `begin` (DLS_HB_NOW: after every call told so far). It is ordered after what t observed, what
+ * s's last operation is ordered after, and what the legacy rules add: the live legacy stream's
+ * last operation for a blocking s, the blocking streams for a legacy s (the changed ones when
+ * asked now, the rest being in s's clock already) -- each stream as of `begin` (its last
+ * operation whose call ended before it, dls_hb_asof). */
 typedef struct {
     const dls_hb *e;
-    uint64_t thread;
+    uint64_t thread, begin;
     const dls_hb_thread *t;
-    const dls_hb_stream *s;
     uint32_t slot;
-    const dls_hb_stream *leg;
-    uint32_t leg_slot;
-    const dls_hb_ctx *dirty_ctx;
+    uint64_t pos; /* s as of begin: its position and clock */
+    const dls_hb_clk *clk;
+    uint32_t leg_slot; /* DLS_HB_NONE: no legacy stream joins s */
+    uint64_t leg_pos;  /* the legacy stream as of begin */
+    const dls_hb_clk *leg_clk;
+    const dls_hb_ctx *legacy_ctx; /* s is the legacy stream of this context */
 } observer;
 
-static int observer_init(const dls_hb *e, uint64_t thread, uint64_t stream, observer *o)
+static int observer_init(const dls_hb *e, uint64_t thread, uint64_t stream, uint64_t begin, observer *o)
 {
-    *o = (observer){.e = e, .thread = thread, .t = dls_hb_find_thread(e, thread)};
+    *o = (observer){.e = e, .thread = thread, .begin = begin, .t = dls_hb_find_thread(e, thread)};
     o->slot = dls_hb_find_stream(e, stream);
     if (o->slot == DLS_HB_NONE || e->streams[o->slot].removed)
         return ENOENT;
-    o->s = &e->streams[o->slot];
-    const dls_hb_ctx *c = &e->ctxs[o->s->ctx];
-    if (dls_hb_is_blocking(o->s) && c->legacy != DLS_HB_NONE) {
-        o->leg = &e->streams[c->legacy];
+    const dls_hb_stream *s = &e->streams[o->slot];
+    o->pos = dls_hb_asof(s, begin, &o->clk);
+    const dls_hb_ctx *c = &e->ctxs[s->ctx];
+    o->leg_slot = DLS_HB_NONE;
+    if (dls_hb_is_blocking(s) && c->legacy != DLS_HB_NONE) {
         o->leg_slot = c->legacy;
+        o->leg_pos = dls_hb_asof(&e->streams[c->legacy], begin, &o->leg_clk);
     }
-    if (o->s->kind == DLS_HB_LEGACY)
-        o->dirty_ctx = c;
+    if (s->kind == DLS_HB_LEGACY)
+        o->legacy_ctx = c;
+    return 0;
+}
+
+/* Whether (slot, pos) is in what a stream's operation at position `at` of slot `self` with
+ * clock clk is ordered after (itself included). */
+static int point_knows(uint32_t self, uint64_t at, const dls_hb_clk *clk, uint32_t slot, uint64_t pos)
+{
+    return slot == self ? pos <= at : dls_hb_clk_get(clk, slot) >= pos;
+}
+
+/* Whether a legacy stream's next operation is ordered after (slot, pos) through the blocking
+ * streams of its context, o->legacy_ctx: asked now, the changed ones (wary: see dls_hb_set_wary);
+ * asked as of a begin, every live one as of it (the legacy stream's own clock as of then misses
+ * what a later legacy operation joined). */
+static int blocking_knows(const observer *o, uint32_t slot, uint64_t pos)
+{
+    const dls_hb_ctx *c = o->legacy_ctx;
+    int now = o->begin == DLS_HB_NOW;
+    const uint32_t *list = now ? c->dirty : c->blk;
+    for (uint32_t i = 0, n = now ? c->ndirty : c->nblk; i < n; i++) {
+        const dls_hb_stream *bs = &o->e->streams[list[i]];
+        if (now && o->e->wary && bs->kind == DLS_HB_BLOCKING && bs->last_thread != o->thread)
+            continue; /* another thread's: it may be destroyed before the asking operation is enqueued */
+        const dls_hb_clk *bclk;
+        uint64_t bpos = dls_hb_asof(bs, o->begin, &bclk);
+        if (bpos && point_knows(list[i], bpos, bclk, slot, pos))
+            return 1;
+    }
     return 0;
 }
 
@@ -40,20 +75,11 @@ static int knows(const observer *o, uint32_t slot, uint64_t pos)
 {
     if (pos == 0 || (o->t && dls_hb_clk_get(o->t->clk, slot) >= pos))
         return 1;
-    if (dls_hb_stream_knows(o->s, o->slot, slot, pos))
+    if (point_knows(o->slot, o->pos, o->clk, slot, pos))
         return 1;
-    if (o->leg && dls_hb_stream_knows(o->leg, o->leg_slot, slot, pos))
+    if (o->leg_slot != DLS_HB_NONE && o->leg_pos && point_knows(o->leg_slot, o->leg_pos, o->leg_clk, slot, pos))
         return 1;
-    if (o->dirty_ctx)
-        for (uint32_t i = 0; i < o->dirty_ctx->ndirty; i++) {
-            uint32_t b = o->dirty_ctx->dirty[i];
-            const dls_hb_stream *bs = &o->e->streams[b];
-            if (o->e->wary && bs->kind == DLS_HB_BLOCKING && bs->last_thread != o->thread)
-                continue; /* another thread's: it may be destroyed before the asking operation is enqueued */
-            if (dls_hb_stream_knows(bs, b, slot, pos))
-                return 1;
-        }
-    return 0;
+    return o->legacy_ctx && blocking_knows(o, slot, pos);
 }
 
 void dls_hb_set_wary(dls_hb *e, int wary)
@@ -109,7 +135,7 @@ int dls_hb_frontier_waits(dls_hb *e, uint64_t thread, uint64_t stream, const dls
                           dls_hb_epoch *out, size_t cap, size_t *n)
 {
     observer o;
-    if (observer_init(e, thread, stream, &o) != 0)
+    if (observer_init(e, thread, stream, DLS_HB_NOW, &o) != 0)
         return ENOENT;
     for (size_t i = 0; i < nf; i++)
         if (dls_hb_find_stream(e, f[i].stream) == DLS_HB_NONE)
@@ -125,12 +151,18 @@ int dls_hb_frontier_waits(dls_hb *e, uint64_t thread, uint64_t stream, const dls
     return 0;
 }
 
-int dls_hb_ordered(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t x, uint64_t pos, int *ordered)
+int dls_hb_ordered_as_of(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t begin, uint64_t x, uint64_t pos,
+                         int *ordered)
 {
     observer o;
     uint32_t slot = dls_hb_find_stream(e, x);
-    if (slot == DLS_HB_NONE || observer_init(e, thread, stream, &o) != 0)
+    if (slot == DLS_HB_NONE || observer_init(e, thread, stream, begin, &o) != 0)
         return ENOENT;
     *ordered = knows(&o, slot, pos);
     return 0;
+}
+
+int dls_hb_ordered(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t x, uint64_t pos, int *ordered)
+{
+    return dls_hb_ordered_as_of(e, thread, stream, DLS_HB_NOW, x, pos, ordered);
 }

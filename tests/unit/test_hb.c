@@ -410,6 +410,36 @@ static void legacy_rules_need_host_order(void **state)
     assert_int_equal(n, 0);
 }
 
+/* Asked as of a call's begin, the streams joined to the asking one count only as far as the
+ * calls that returned before it began: a legacy operation, a blocking stream's work for a legacy
+ * asker, another thread's operation on the asker's own stream. */
+static void queries_as_of_a_begin_leave_out_overlapping_calls(void **state)
+{
+    dls_hb *e = *state;
+    uint64_t w = op(e, T1, BLK);
+    dls_hb_when asked = serial();                               /* T2's call begins */
+    assert_int_equal(dls_hb_op(e, T1, LEG, serial(), NULL), 0); /* joins w, returns while T2's call runs */
+    int o = -1;
+    assert_int_equal(dls_hb_ordered_as_of(e, T2, PTD, asked.begin, BLK, w, &o), 0);
+    assert_false(o);
+    assert_true(after_by(e, T2, PTD, BLK, w)); /* the next call begins after the legacy one returned */
+    assert_int_equal(dls_hb_ordered_as_of(e, T2, PTD, serial().begin, BLK, w, &o), 0);
+    assert_true(o);
+    /* a legacy asker: a blocking stream's operation that overlapped the call */
+    asked = serial();
+    uint64_t p = op(e, T1, PTD);
+    assert_int_equal(dls_hb_ordered_as_of(e, T2, LEG, asked.begin, PTD, p, &o), 0);
+    assert_false(o);
+    assert_true(after_by(e, T2, LEG, PTD, p));
+    /* the asker's own stream: another thread's operation on it that overlapped the call */
+    asked = serial();
+    uint64_t n = op(e, T1, NB);
+    assert_int_equal(dls_hb_ordered_as_of(e, T2, NB, asked.begin, NB, n, &o), 0);
+    assert_false(o);
+    assert_int_equal(dls_hb_ordered_as_of(e, T2, NB, DLS_HB_NOW, NB, n, &o), 0);
+    assert_true(o);
+}
+
 /* An event record covers the operations of its stream whose calls returned before it began, not
  * one that overlapped it. */
 static void an_event_record_covers_what_returned_before_it(void **state)
@@ -481,6 +511,7 @@ int main(void)
         T(frontier_waits_follow_syncs_and_legacy_rules),
         T(errors_and_truncation),
         T(legacy_rules_need_host_order),
+        T(queries_as_of_a_begin_leave_out_overlapping_calls),
         T(an_event_record_covers_what_returned_before_it),
         T(a_wait_that_may_precede_the_latest_record_takes_what_both_cover),
     };
