@@ -214,6 +214,9 @@ static void on_driver(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_Cal
         return;
     int enter = cb->callbackSite == CUPTI_API_ENTER;
     track_call(t, cb->correlationId, enter);
+    const dls_cuda_receivers *r = atomic_load_explicit(&g_receivers, memory_order_acquire);
+    if (enter && r && r->begins)
+        r->begins(cb->correlationId, t->nested);
     if (cls == DLS_CBID_INVALIDATION) {
         if (!enter) {
             dls_cuda_contexts_invalidate();

@@ -143,7 +143,8 @@ typedef struct {
 } dls_cuda_work;
 
 /* What the policy registers with the observer: a receiver per lane, and the ENTER gate. The
- * receivers run on the CUDA-calling thread (see the file comment); every one must be set. */
+ * receivers run on the CUDA-calling thread (see the file comment); every one must be set but
+ * `begins`. */
 typedef struct {
     /* The op lane: every call that is neither of the work lane nor of the lifetime lane. */
     void (*op)(const dls_cuda_op *op);
@@ -158,6 +159,10 @@ typedef struct {
      * DLSYNC_DEBUG_OPS on they are operations, so that they are printed; the destruction of a
      * resolved stream always is. */
     void (*lifetime)(int nested);
+    /* Optional (NULL: none): the ENTER of every call the observer handles (cbids.h), gated or
+     * not, told before it decodes anything or makes a call of its own (identity.h) -- as near to
+     * the call's begin as the observer sees -- with its correlation id and whether it is nested. */
+    void (*begins)(uint32_t correlation_id, int nested);
     /* The ENTER gate: the ENTER of work that only enqueues on a stream (launches, async copies,
      * sets, graph launches: cbids.h, STREAM_WORK) is delivered only while *watching is nonzero
      * (or DLSYNC_DEBUG_OPS is on); its EXIT always is. The policy's flag says whether any memory

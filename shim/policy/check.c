@@ -131,16 +131,16 @@ static void fill_tensor(dls_race *r, const dls_pol_x *x, char *dtype, size_t n)
 
 /* Checks access a on st against live x's frontier: an access that only reads must follow each
  * producer stream's pending writes, any other its every pending access. */
-static void check_live(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, dls_pol_x *x)
+static void check_live(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, uint64_t begin, dls_pol_x *x)
 {
     int all = 1, reads = dls_pol_direction(a, x, st->id) == DLS_POL_READS;
     for (unsigned i = 0; i < x->nfront; i++) {
         const dls_pol_touch *f = &x->front[i];
-        if (dls_pol_ordered(tid, st->id, &f->at))
+        if (dls_pol_ordered(tid, st->id, begin, &f->at))
             continue;
         all = 0;
         dls_hb_epoch w = {.stream = f->at.stream, .pos = f->write};
-        if (reads && (!f->write || dls_pol_ordered(tid, st->id, &w)))
+        if (reads && (!f->write || dls_pol_ordered(tid, st->id, begin, &w)))
             continue; /* only reads of the producer's are pending */
         char dtype[48], why[320];
         dls_race r = {.kind = dls_pol_writes(a, x->lo, x->hi) ? DLS_RACE_WRITE_WRITE : DLS_RACE_WRITE_READ};
@@ -186,16 +186,16 @@ static void report_use(dls_race_kind kind, const dls_pol_access *a, dls_pol_stre
 }
 
 /* 1 when the next operation of tid on st is not ordered after position pos (nonzero) of u. */
-static int pending_for(uint64_t tid, const dls_pol_stream *st, const dls_pol_use *u, uint64_t pos)
+static int pending_for(uint64_t tid, uint64_t begin, const dls_pol_stream *st, const dls_pol_use *u, uint64_t pos)
 {
     dls_hb_epoch at = {.stream = u->stream, .pos = pos};
-    return pos && !dls_pol_ordered(tid, st->id, &at);
+    return pos && !dls_pol_ordered(tid, st->id, begin, &at);
 }
 
 /* Checks access a on st against the uses of live x on other streams (the two-way rule, fix.c's
  * wait_target): a known write on either side is a race of its own kind; pairs where only
  * kernels may write, across the producer's and the consumer's sides, are kernel-pair races. */
-static void check_uses(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, dls_pol_x *x)
+static void check_uses(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, uint64_t begin, dls_pol_x *x)
 {
     dls_pol_dir dir = dls_pol_direction(a, x, st->id);
     for (unsigned i = 0; i < x->nuse; i++) {
@@ -203,16 +203,16 @@ static void check_uses(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid
         if (u->stream == st->id)
             continue;
         int consumer_side = !dls_pol_x_produced_on(x, st->id) && !dls_pol_x_produced_on(x, u->stream);
-        if (dir == DLS_POL_WRITES && pending_for(tid, st, u, u->pos))
+        if (dir == DLS_POL_WRITES && pending_for(tid, begin, st, u, u->pos))
             report_use(DLS_RACE_WRITE_AFTER_USE, a, st, x, u, u->name, u->pos,
                        "writes the tensor that operation still uses (it may see the new data)");
-        else if (pending_for(tid, st, u, u->known))
+        else if (pending_for(tid, begin, st, u, u->known))
             report_use(DLS_RACE_USE_AFTER_WRITE, a, st, x, u, u->kname, u->known,
                        "touches the tensor that operation writes in place");
-        else if (!consumer_side && dir == DLS_POL_MAY_WRITE && pending_for(tid, st, u, u->pos))
+        else if (!consumer_side && dir == DLS_POL_MAY_WRITE && pending_for(tid, begin, st, u, u->pos))
             report_use(DLS_RACE_KERNEL_PAIR, a, st, x, u, u->name, u->pos,
                        "runs a kernel on the tensor (neither kernel is known to write it)");
-        else if (!consumer_side && pending_for(tid, st, u, u->write))
+        else if (!consumer_side && pending_for(tid, begin, st, u, u->write))
             report_use(DLS_RACE_KERNEL_PAIR, a, st, x, u, u->wname, u->write,
                        "touches the tensor that kernel may write (neither side is known to write it)");
     }
@@ -220,13 +220,13 @@ static void check_uses(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid
 
 /* Checks access a on st against released x: a touch of memory the consumer's work may still use
  * (its accesses before the release: release-reuse; after it: use-after-release). */
-static void check_released(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, dls_pol_x *x)
+static void check_released(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, uint64_t begin, dls_pol_x *x)
 {
     if (!dls_pol_x_is_ordered(x, st->id)) /* a first use after the release, after the producer's writes */
-        check_live(a, st, tid, x);
+        check_live(a, st, tid, begin, x);
     for (unsigned i = 0; i < x->nuse; i++) {
         const dls_pol_use *u = &x->use[i];
-        if (u->stream == st->id || !pending_for(tid, st, u, u->pos))
+        if (u->stream == st->id || !pending_for(tid, begin, st, u, u->pos))
             continue;
         if (u->pos > u->rel) {
             report_use(DLS_RACE_USE_AFTER_RELEASE, a, st, x, u, u->name, u->pos,
@@ -252,37 +252,37 @@ static void check_released(const dls_pol_access *a, dls_pol_stream *st, uint64_t
     }
 }
 
-void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid)
+void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, uint64_t begin)
 {
     for (dls_pol_x *x = dls_pol_g.live; x; x = x->next) {
         if (!dls_pol_touches(a, x->lo, x->lo, x->hi))
             continue;
         if (!dls_pol_x_is_ordered(x, st->id))
-            check_live(a, st, tid, x);
+            check_live(a, st, tid, begin, x);
         if (x->nuse)
-            check_uses(a, st, tid, x);
+            check_uses(a, st, tid, begin, x);
     }
     for (dls_pol_x *x = dls_pol_g.released, *next; x; x = next) {
         next = x->next;
         if (!dls_pol_touches(a, x->lo, x->lo, x->hi))
             continue;
-        if (dls_pol_x_released_done(x, tid) && dls_pol_x_front_complete(x, tid))
+        if (dls_pol_x_released_done(x, tid, begin) && dls_pol_x_front_complete(x, tid, begin))
             dls_pol_x_drop(x);
         else
-            check_released(a, st, tid, x);
+            check_released(a, st, tid, begin, x);
     }
 }
 
 /* Checks synchronous free a (of context ctx) against x's uses: each use on a stream of another
  * context the host has not waited for is a free-during-use race (the free waits only for its own
  * context's work). */
-static void check_freed(const dls_pol_access *a, uintptr_t ctx, uint64_t tid, const dls_pol_x *x)
+static void check_freed(const dls_pol_access *a, uintptr_t ctx, uint64_t tid, uint64_t begin, const dls_pol_x *x)
 {
     for (unsigned i = 0; i < x->nuse; i++) {
         const dls_pol_use *u = &x->use[i];
         dls_hb_epoch at = {.stream = u->stream, .pos = u->pos};
         const dls_pol_stream *us = dls_pol_stream_find(u->stream);
-        if (!us || us->ctx == ctx || dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &at))
+        if (!us || us->ctx == ctx || dls_pol_ordered(tid, DLS_POL_HOST_STREAM, begin, &at))
             continue; /* forgotten (its work is complete), waited for by the free, or already done */
         char dtype[48], why[320];
         dls_race r = {.kind = DLS_RACE_FREE_DURING_USE};
@@ -304,7 +304,7 @@ static void check_freed(const dls_pol_access *a, uintptr_t ctx, uint64_t tid, co
     }
 }
 
-void dls_pol_check_free(const dls_pol_access *a, uintptr_t ctx, uint64_t tid)
+void dls_pol_check_free(const dls_pol_access *a, uintptr_t ctx, uint64_t tid, uint64_t begin)
 {
     if (!ctx) /* which context's work the free waits for is not known: nothing can be said */
         return;
@@ -312,32 +312,32 @@ void dls_pol_check_free(const dls_pol_access *a, uintptr_t ctx, uint64_t tid)
     for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
         for (dls_pol_x *x = lists[i]; x; x = x->next)
             if (x->nuse && dls_pol_reuses(a, x))
-                check_freed(a, ctx, tid, x);
+                check_freed(a, ctx, tid, begin, x);
 }
 
 /* 1 when frontier entry f's pending writes are ordered before thread tid's host. */
-static int host_after_writes(const dls_pol_touch *f, uint64_t tid)
+static int host_after_writes(const dls_pol_touch *f, uint64_t tid, uint64_t begin)
 {
     dls_hb_epoch w = {.stream = f->at.stream, .pos = f->write};
-    return !f->write || dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &w);
+    return !f->write || dls_pol_ordered(tid, DLS_POL_HOST_STREAM, begin, &w);
 }
 
 /* 1 when every producer write in x's frontier is ordered before thread tid's host. */
-static int host_ordered(const dls_pol_x *x, uint64_t tid)
+static int host_ordered(const dls_pol_x *x, uint64_t tid, uint64_t begin)
 {
     for (unsigned i = 0; i < x->nfront; i++)
-        if (!host_after_writes(&x->front[i], tid))
+        if (!host_after_writes(&x->front[i], tid, begin))
             return 0;
     return 1;
 }
 
 /* Reports host-read for each producer write in x's frontier the host of thread tid has not
  * waited for. */
-static void report_host_reads(dls_pol_x *x, uint64_t tid, const char *importer)
+static void report_host_reads(dls_pol_x *x, uint64_t tid, uint64_t begin, const char *importer)
 {
     for (unsigned i = 0; i < x->nfront; i++) {
         const dls_pol_touch *f = &x->front[i];
-        if (host_after_writes(f, tid))
+        if (host_after_writes(f, tid, begin))
             continue;
         char dtype[48], why[320], op[160];
         dls_race r = {.kind = DLS_RACE_HOST_READ};
@@ -361,28 +361,28 @@ static void report_host_reads(dls_pol_x *x, uint64_t tid, const char *importer)
 void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer)
 {
     if (x->host_tid) /* imported again before the last import's verdict: that one is due now */
-        dls_pol_check_host_of(x);
-    if (host_ordered(x, tid))
+        dls_pol_check_host_of(x, DLS_HB_NOW);
+    if (host_ordered(x, tid, DLS_HB_NOW))
         return;
     x->host_tid = tid;
     x->host_importer = importer;
     atomic_fetch_add_explicit(&dls_pol_g.nhost, 1, memory_order_relaxed);
 }
 
-void dls_pol_check_host_of(dls_pol_x *x)
+void dls_pol_check_host_of(dls_pol_x *x, uint64_t begin)
 {
     if (!x->host_tid)
         return;
-    report_host_reads(x, x->host_tid, x->host_importer);
+    report_host_reads(x, x->host_tid, begin, x->host_importer);
     x->host_tid = 0;
     atomic_fetch_sub_explicit(&dls_pol_g.nhost, 1, memory_order_relaxed);
 }
 
-void dls_pol_check_host(uint64_t tid)
+void dls_pol_check_host(uint64_t tid, uint64_t begin)
 {
     dls_pol_x *lists[] = {dls_pol_g.live, dls_pol_g.released};
     for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
         for (dls_pol_x *x = lists[i]; x && atomic_load_explicit(&dls_pol_g.nhost, memory_order_relaxed); x = x->next)
             if (x->host_tid == tid)
-                dls_pol_check_host_of(x);
+                dls_pol_check_host_of(x, begin);
 }

@@ -7,15 +7,18 @@
 
 #include "types.h"
 
-/* Checks access a (ENTER, on st by thread tid) against every exchange it touches (its frontier,
- * the other streams' uses: the two-way rule; released ones: their fence); reports races and counts
- * kernel pairs (race.h). Drops released exchanges no longer watched. */
-void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid);
+/* Checks access a (ENTER, on st by thread tid, of a call that began at stamp `begin`: queue.h)
+ * against every exchange it touches (its frontier, the other streams' uses: the two-way rule;
+ * released ones: their fence); reports races and counts kernel pairs (race.h). Drops released
+ * exchanges no longer watched. Only what is ordered before the call began counts: calls of other
+ * threads that overlapped it may have been enqueued after it (dls_pol_ordered). */
+void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, uint64_t begin);
 
-/* Checks synchronous free a (ENTER, by thread tid) of memory in context ctx (0: not known, then
- * nothing is reported) against the pending uses of every live or released exchange it hands back
- * that lie on streams of other contexts (reports free-during-use). */
-void dls_pol_check_free(const dls_pol_access *a, uintptr_t ctx, uint64_t tid);
+/* Checks synchronous free a (ENTER, by thread tid, of a call that began at `begin`) of memory in
+ * context ctx (0: not known, then nothing is reported) against the pending uses of every live or
+ * released exchange it hands back that lie on streams of other contexts (reports
+ * free-during-use). */
+void dls_pol_check_free(const dls_pol_access *a, uintptr_t ctx, uint64_t tid, uint64_t begin);
 
 /* A host-visible import of x by thread tid through `importer`: from now on the host may read it,
  * but dlsync cannot see host loads. When the host has not waited for the producer's writes yet,
@@ -27,11 +30,13 @@ void dls_pol_check_free(const dls_pol_access *a, uintptr_t ctx, uint64_t tid);
 void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer);
 
 /* Judges the host accesses thread tid's imports left pending (reports host-read for each producer
- * write the host has still not waited for). Nothing to do when dls_pol_g.nhost is 0. */
-void dls_pol_check_host(uint64_t tid);
+ * write the host has still not waited for before stamp `begin`: the begin of the call that
+ * enqueues, DLS_HB_NOW after a host wait). Nothing to do when dls_pol_g.nhost is 0. */
+void dls_pol_check_host(uint64_t tid, uint64_t begin);
 
-/* The same for x's pending host access alone, whichever thread it belongs to (its release). */
-void dls_pol_check_host_of(dls_pol_x *x);
+/* The same for x's pending host access alone, whichever thread it belongs to (its release, or an
+ * import again: DLS_HB_NOW). */
+void dls_pol_check_host_of(dls_pol_x *x, uint64_t begin);
 
 /* Writes the reports the calling thread queued under the lock (no lock held). */
 void dls_pol_check_flush(void);

@@ -54,7 +54,7 @@ uint64_t dls_pol_snap_ctx(uintptr_t ctx)
                  ctx ? dls_hb_capture_context(dls_pol_g.hb, id, (uint64_t)ctx) : dls_hb_capture_all(dls_pol_g.hb, id));
 }
 
-void dls_pol_snap_complete(uint64_t snap, uint64_t tid)
+void dls_pol_snap_complete(uint64_t snap, uint64_t tid, uint64_t end)
 {
     if (!snap)
         return;
@@ -65,7 +65,7 @@ void dls_pol_snap_complete(uint64_t snap, uint64_t tid)
     for (size_t i = 0; i < dls_pol_g.streams.cap; i++) {
         dls_pol_stream *s = dls_pol_stream_at(i);
         if (s && s->last > s->done) {
-            dls_pol_stream_done(s, dls_hb_event_covers(dls_pol_g.hb, snap, s->id));
+            dls_pol_stream_done(s, dls_hb_event_covers(dls_pol_g.hb, snap, s->id), end);
             forgettable |= s->removed && s->last <= s->done;
         }
     }
@@ -74,18 +74,28 @@ void dls_pol_snap_complete(uint64_t snap, uint64_t tid)
         dls_pol_stream_forget_done();
 }
 
-int dls_pol_ordered(uint64_t tid, uint64_t stream, const dls_hb_epoch *at)
+/* The highest position of s that a host synchronize which returned before stamp `begin` saw
+ * complete: `done`, or the value before the latest synchronize when that one may have returned
+ * later (0 when the one before may have too: less is known, never more). */
+static uint64_t done_as_of(const dls_pol_stream *s, uint64_t begin)
+{
+    if (s->done_end < begin)
+        return s->done;
+    return s->done_before_end < begin ? s->done_before : 0;
+}
+
+int dls_pol_ordered(uint64_t tid, uint64_t stream, uint64_t begin, const dls_hb_epoch *at)
 {
     int o = 0;
-    if (at->stream == stream)
+    if (at->stream == stream && begin == DLS_HB_NOW)
         return 1;
-    int rc = dls_hb_ordered(dls_pol_g.hb, tid, stream, at->stream, at->pos, &o);
+    int rc = dls_hb_ordered_as_of(dls_pol_g.hb, tid, stream, begin, at->stream, at->pos, &o);
     if (!rc && o)
         return 1;
     const dls_pol_stream *s = dls_pol_stream_find(at->stream);
     if (!s)
         return rc != 0; /* forgotten: its work is complete */
-    return at->pos <= s->done;
+    return at->pos <= done_as_of(s, begin);
 }
 
 void dls_pol_snap_drop(uint64_t snap)

@@ -18,17 +18,18 @@ uint64_t dls_pol_snap_stream(const dls_pol_stream *st);
 uint64_t dls_pol_snap_event(uint64_t ev);
 uint64_t dls_pol_snap_ctx(uintptr_t ctx);
 
-/* Thread tid's host synchronize of capture snap returned: tid and every stream's `done` learn
- * what it completed; destroyed streams now known complete are forgotten (stream_table.h). The
- * capture is forgotten (0 is ignored). */
-void dls_pol_snap_complete(uint64_t snap, uint64_t tid);
+/* Thread tid's host synchronize of capture snap returned, its call ending at stamp `end`: tid and
+ * every stream's `done` learn what it completed; destroyed streams now known complete are
+ * forgotten (stream_table.h). The capture is forgotten (0 is ignored). */
+void dls_pol_snap_complete(uint64_t snap, uint64_t tid, uint64_t end);
 
-/* 1 when the next operation of thread tid on `stream` (DLS_POL_HOST_STREAM: the host) is ordered
- * after `at`: the same stream, hb says so, at is complete (a host synchronize of any thread that
- * returned saw it complete: whatever is enqueued from now on runs after it), or at's stream was
- * forgotten (destroyed, with all its work seen complete). The one ordering question of check and
- * fix. */
-int dls_pol_ordered(uint64_t tid, uint64_t stream, const dls_hb_epoch *at);
+/* 1 when the operation of thread tid on `stream` (DLS_POL_HOST_STREAM: the host) of a call that
+ * began at stamp `begin` (DLS_HB_NOW: the next one) is ordered after `at`: hb says so as of the
+ * begin (dls_hb_ordered_as_of), at is complete (a host synchronize of any thread that returned
+ * before the call began saw it complete), or at's stream was forgotten (destroyed, with all its
+ * work seen complete). The one ordering question of check and fix: fix asks about the next
+ * operation, check about the call it judges, which other threads' calls may have overlapped. */
+int dls_pol_ordered(uint64_t tid, uint64_t stream, uint64_t begin, const dls_hb_epoch *at);
 
 /* Forgets capture snap without learning from it (0 is ignored). */
 void dls_pol_snap_drop(uint64_t snap);

@@ -119,38 +119,39 @@ void dls_pol_x_release(dls_pol_x *x)
     }
 }
 
-int dls_pol_x_uses_complete(const dls_pol_x *x, uint64_t tid)
+int dls_pol_x_uses_complete(const dls_pol_x *x, uint64_t tid, uint64_t begin)
 {
     if (x->overflow & DLS_POL_OVER_USES)
         return 0;
     for (unsigned i = 0; i < x->nuse; i++) {
         dls_hb_epoch at = {.stream = x->use[i].stream, .pos = x->use[i].pos};
-        if (!dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &at))
+        if (!dls_pol_ordered(tid, DLS_POL_HOST_STREAM, begin, &at))
             return 0;
     }
     return 1;
 }
 
-int dls_pol_x_front_complete(const dls_pol_x *x, uint64_t tid)
+int dls_pol_x_front_complete(const dls_pol_x *x, uint64_t tid, uint64_t begin)
 {
     if (x->overflow & DLS_POL_OVER_PRODUCERS)
         return 0;
     for (unsigned i = 0; i < x->nfront; i++)
-        if (!dls_pol_ordered(tid, DLS_POL_HOST_STREAM, &x->front[i].at))
+        if (!dls_pol_ordered(tid, DLS_POL_HOST_STREAM, begin, &x->front[i].at))
             return 0;
     return 1;
 }
 
-int dls_pol_x_released_done(const dls_pol_x *x, uint64_t tid)
+int dls_pol_x_released_done(const dls_pol_x *x, uint64_t tid, uint64_t begin)
 {
-    return dls_pol_g.syncs > x->released_syncs && dls_pol_x_uses_complete(x, tid);
+    return dls_pol_g.syncs > x->released_syncs && dls_pol_x_uses_complete(x, tid, begin);
 }
 
 void dls_pol_x_forget_released(const dls_pol_x *x, uint64_t tid)
 {
     for (dls_pol_x *r = dls_pol_g.released, *next; r; r = next) {
         next = r->next;
-        if (r->lo < x->hi && x->lo < r->hi && (dls_pol_g.mode != DLS_MODE_FIX || dls_pol_x_uses_complete(r, tid)))
+        if (r->lo < x->hi && x->lo < r->hi &&
+            (dls_pol_g.mode != DLS_MODE_FIX || dls_pol_x_uses_complete(r, tid, DLS_HB_NOW)))
             dls_pol_x_drop(r);
     }
 }

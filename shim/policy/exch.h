@@ -22,17 +22,20 @@ void dls_pol_x_drop(dls_pol_x *x);
  * x->released_syncs the host synchronizes learned so far. */
 void dls_pol_x_release(dls_pol_x *x);
 
-/* 1 when thread tid knows every use of x complete. */
-int dls_pol_x_uses_complete(const dls_pol_x *x, uint64_t tid);
+/* 1 when thread tid knows every use of x complete, as of stamp `begin` (dls_pol_ordered; the
+ * begin of the call asking, DLS_HB_NOW: from now on). */
+int dls_pol_x_uses_complete(const dls_pol_x *x, uint64_t tid, uint64_t begin);
 
-/* 1 when every producer access pending at x's export is ordered before thread tid's host (check
- * keeps a released exchange while one is not: its memory's reuse must follow them too). */
-int dls_pol_x_front_complete(const dls_pol_x *x, uint64_t tid);
+/* 1 when every producer access pending at x's export is ordered before thread tid's host, as of
+ * `begin` (check keeps a released exchange while one is not: its memory's reuse must follow
+ * them too). */
+int dls_pol_x_front_complete(const dls_pol_x *x, uint64_t tid, uint64_t begin);
 
-/* 1 when released x need no longer be watched: thread tid knows its uses complete and the host
- * synchronized since the release (an access the consumer makes after releasing the tensor
- * comes before its next synchronize, in the common case of a deleter called early). */
-int dls_pol_x_released_done(const dls_pol_x *x, uint64_t tid);
+/* 1 when released x need no longer be watched by thread tid's call that began at `begin`
+ * (DLS_HB_NOW: its next one): tid knows its uses complete as of then and the host synchronized
+ * since the release (an access the consumer makes after releasing the tensor comes before its
+ * next synchronize, in the common case of a deleter called early). */
+int dls_pol_x_released_done(const dls_pol_x *x, uint64_t tid, uint64_t begin);
 
 /* The memory of x comes round again in a new export: drops the released states overlapping it,
  * under check all of them (their watch ends here: what touches the memory from now on is the new

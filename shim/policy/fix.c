@@ -118,7 +118,7 @@ static void after_uses(dls_pol_plan *p, dls_pol_x *x, dls_pol_stream *to, dls_po
     for (unsigned i = 0; i < x->nuse && n < EPOCHS; i++) {
         const dls_pol_use *u = &x->use[i];
         dls_hb_epoch at = {.stream = u->stream, .pos = wait_target(x, u, probe, to ? dir : DLS_POL_WRITES)};
-        if (!at.pos || dls_pol_ordered(p->tid, probe, &at))
+        if (!at.pos || dls_pol_ordered(p->tid, probe, DLS_HB_NOW, &at))
             continue;
         if (u->after && at.pos == u->pos)
             dls_pol_plan_after(p, u->after, to, x->xid, "event-wait", why);
@@ -180,16 +180,16 @@ static void fence_now(dls_pol_plan *p, dls_pol_x *x)
 
 int dls_pol_fix_release(dls_pol_plan *p, dls_pol_x *x)
 {
-    if (x->nuse && dls_pol_x_uses_complete(x, p->tid))
+    if (x->nuse && dls_pol_x_uses_complete(x, p->tid, DLS_HB_NOW))
         return 0;          /* used, and the host saw the uses complete: done with it */
     if (x->host_visible) { /* the host may reuse the memory without any CUDA operation */
-        if (!dls_pol_x_uses_complete(x, p->tid))
+        if (!dls_pol_x_uses_complete(x, p->tid, DLS_HB_NOW))
             after_uses(p, x, NULL, DLS_POL_WRITES, "release: host-visible memory");
         return 0;
     }
     for (dls_pol_x *r = dls_pol_g.released, *next; r; r = next) { /* forget fences no longer needed */
         next = r->next;
-        if (dls_pol_x_released_done(r, p->tid))
+        if (dls_pol_x_released_done(r, p->tid, DLS_HB_NOW))
             dls_pol_x_drop(r);
     }
     if (dls_pol_g.nreleased == DLS_POL_RELEASED) { /* full: the oldest fence is made now */
@@ -209,7 +209,7 @@ void dls_pol_fix_reuse(dls_pol_plan *p, const dls_pol_access *a, dls_pol_stream 
         next = x->next;
         if (!dls_pol_reuses(a, x))
             continue;
-        if (dls_pol_x_released_done(x, p->tid)) {
+        if (dls_pol_x_released_done(x, p->tid, DLS_HB_NOW)) {
             dls_pol_x_drop(x);
             continue;
         }
@@ -232,7 +232,7 @@ void dls_pol_fix_free(dls_pol_plan *p, const dls_pol_access *a)
     dls_pol_x *lists[] = {dls_pol_g.live, dls_pol_g.released};
     for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
         for (dls_pol_x *x = lists[i]; x; x = x->next)
-            if (x->nuse && dls_pol_reuses(a, x) && !dls_pol_x_uses_complete(x, p->tid))
+            if (x->nuse && dls_pol_reuses(a, x) && !dls_pol_x_uses_complete(x, p->tid, DLS_HB_NOW))
                 after_uses(p, x, NULL, DLS_POL_WRITES, "free: the memory after the consumer's work");
 }
 

@@ -151,7 +151,7 @@ static void learn(mark *m, uint64_t tid)
     dls_hb_sync_event(dls_pol_g.hb, tid, m->evid);
     dls_pol_stream *s = dls_pol_stream_find(m->stream);
     if (s)
-        dls_pol_stream_done(s, dls_hb_event_covers(dls_pol_g.hb, m->evid, m->stream));
+        dls_pol_stream_done(s, dls_hb_event_covers(dls_pol_g.hb, m->evid, m->stream), dls_pol_end_now());
 }
 
 /* Adds mark i to ask (pinned) unless it is there already. */
@@ -193,7 +193,7 @@ int dls_pol_hostfn_wanted(const dls_pol_access *a, const dls_pol_stream *st, uin
         if (dls_pol_x_is_ordered(x, st->id) || !dls_pol_touches(a, x->lo, x->lo, x->hi))
             continue;
         for (unsigned i = 0; i < x->nfront; i++)
-            if (!dls_pol_ordered(tid, st->id, &x->front[i].at))
+            if (!dls_pol_ordered(tid, st->id, DLS_HB_NOW, &x->front[i].at))
                 marks_after(&x->front[i].at, ask, tid);
     }
     return ask->n > 0;

@@ -254,12 +254,12 @@ static void commit(dls_pol_order *o, uint64_t tid, uint64_t planned)
         break;
     case DLS_POL_HOW_HOST_EVENT:
     case DLS_POL_HOW_HOST_STREAM:
-        dls_pol_snap_complete(o->snap, tid);
+        dls_pol_snap_complete(o->snap, tid, when.end);
         o->snap = 0;
         break;
     case DLS_POL_HOW_HOST_CTX:
-        dls_pol_snap_complete(o->ctx_snap, tid);
-        dls_pol_snap_complete(o->snap, tid);
+        dls_pol_snap_complete(o->ctx_snap, tid, when.end);
+        dls_pol_snap_complete(o->snap, tid, when.end);
         o->ctx_snap = o->snap = 0;
         break;
     default:

@@ -236,12 +236,12 @@ static void on_release(void *ctx, const dls_exchange *x)
     dls_pol_plan plan;
     dls_pol_plan_init(&plan, tid);
     dls_pol_lock();
-    dls_pol_check_host_of(p); /* the host access its import left pending, if any */
+    dls_pol_check_host_of(p, DLS_HB_NOW); /* the host access its import left pending, if any */
     if (dls_pol_g.mode == DLS_MODE_FIX) {
         if (!dls_cuda_observer_active() || !dls_pol_fix_release(&plan, p))
             dls_pol_x_drop(p);
         dls_pol_plan_carry_out(&plan);
-    } else if (p->nuse && dls_pol_x_uses_complete(p, tid) && dls_pol_x_front_complete(p, tid)) {
+    } else if (p->nuse && dls_pol_x_uses_complete(p, tid, DLS_HB_NOW) && dls_pol_x_front_complete(p, tid, DLS_HB_NOW)) {
         dls_pol_x_drop(p);
     } else { /* watched on: the consumer's accesses after the release count too */
         p->stack = stack;
@@ -250,10 +250,18 @@ static void on_release(void *ctx, const dls_exchange *x)
     dls_pol_unlock();
 }
 
-static const dls_cuda_receivers g_receivers = {
+static const dls_cuda_receivers g_fix_receivers = {
     .op = dls_pol_sink,
     .work = dls_pol_work,
     .lifetime = dls_pol_call,
+    .watching = &dls_pol_index_watching_flag,
+};
+
+static const dls_cuda_receivers g_check_receivers = {
+    .op = dls_pol_check_sink,
+    .work = dls_pol_check_work,
+    .lifetime = dls_pol_call,
+    .begins = dls_pol_begins,
     .watching = &dls_pol_index_watching_flag,
 };
 
@@ -284,7 +292,7 @@ void dls_policy_start(void)
     if (!dls_pol_g.hb)
         dls_pol_degrade("policy-start", "out of memory at start-up");
     else
-        dls_cuda_set_receivers(&g_receivers);
+        dls_cuda_set_receivers(m == DLS_MODE_FIX ? &g_fix_receivers : &g_check_receivers);
     dls_exchange_set_observer(&g_observer);
 }
 

@@ -24,6 +24,7 @@
 #ifndef DLS_POL_QUEUE_H
 #define DLS_POL_QUEUE_H
 
+#include "inflight.h"
 #include "types.h"
 
 /* The queue: slot i holds the record of claim i (mod its size). */
@@ -96,10 +97,11 @@ static inline void dls_pol_horizon_raise(dls_pol_horizon_state *t, uint64_t to, 
         t->h = to;
 }
 
-/* At a delivered ENTER of a call of thread t: its horizon catches up with the counter. */
+/* At a delivered ENTER of a call of thread t: its horizon catches up with the counter, as far as
+ * no call is in flight (inflight.h). */
 static inline void dls_pol_horizon_enter(dls_pol_horizon_state *t, int nested)
 {
-    dls_pol_horizon_raise(t, 2 * atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire), nested);
+    dls_pol_horizon_raise(t, dls_pol_clock_at(atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire)), nested);
 }
 
 /* The end stamp of the call that holds `ticket`. */

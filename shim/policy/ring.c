@@ -37,8 +37,14 @@ int dls_pol_ring_alloc(dls_pol_stream *st)
     return -1;
 }
 
-void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos)
+void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos, uint64_t end)
 {
-    if (pos > st->done)
-        st->done = pos;
+    if (pos <= st->done)
+        return;
+    if (end != st->done_end) {
+        st->done_before = st->done;
+        st->done_before_end = st->done_end;
+    }
+    st->done = pos;
+    st->done_end = end;
 }

@@ -37,7 +37,7 @@ static inline void dls_pol_ring_put(dls_pol_stream *st, const dls_pol_entry *src
     st->head = (st->head + 1) % DLS_POL_RING;
 }
 
-/* The host observed completion of st up to position pos. */
-void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos);
+/* The host observed completion of st up to position pos, in a call that ended at stamp `end`. */
+void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos, uint64_t end);
 
 #endif

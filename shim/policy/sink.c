@@ -81,15 +81,32 @@ static int host_sync(const dls_cuda_op *op)
     }
 }
 
-/* check: thread tid is about to enqueue work or has waited on the host: the host accesses its
- * imports left pending are judged now (check.h). One relaxed load when none is pending. */
-static void host_verdicts(uint64_t tid, int locked)
+/* At the delivered ENTER of call corr (nested: ops.h): the thread's horizon catches up with the
+ * host clock, unless its begin was stamped already (dls_pol_begins). */
+static void enter_horizon(dls_pol_thread *pt, uint32_t corr, int nested)
+{
+    if (corr == 0 || pt->begun_corr != corr)
+        dls_pol_horizon_enter(&pt->horizon, nested);
+}
+
+/* At the drain of the lock that the ENTER of a call took: fix learns that the call's body begins
+ * after what is applied (it orders at bodies); check judges the call as of its begin. */
+static void drained_horizon(dls_pol_thread *pt, int nested)
+{
+    if (dls_pol_g.mode == DLS_MODE_FIX)
+        dls_pol_horizon_raise(&pt->horizon, dls_pol_applied() + 1, nested);
+}
+
+/* check: thread tid is about to enqueue work (a call that began at `begin`) or has waited on the
+ * host (DLS_HB_NOW): the host accesses its imports left pending are judged as of then (check.h).
+ * One relaxed load when none is pending. */
+static void host_verdicts(uint64_t tid, uint64_t begin, int locked)
 {
     if (!atomic_load_explicit(&dls_pol_g.nhost, memory_order_relaxed))
         return;
     if (!locked)
         dls_pol_lock();
-    dls_pol_check_host(tid);
+    dls_pol_check_host(tid, begin);
     if (!locked)
         dls_pol_unlock();
 }
@@ -156,7 +173,7 @@ static uint64_t snap_of(const dls_cuda_op *op)
 static void sync_enter(dls_pol_thread *pt, const dls_cuda_op *op)
 {
     dls_pol_lock();
-    dls_pol_horizon_raise(&pt->horizon, dls_pol_applied() + 1, op->nested); /* the call begins after what is applied */
+    drained_horizon(pt, op->nested);
     register_thread(pt, op->tid);
     dls_pol_snap_drop(pt->snap); /* an earlier ENTER whose EXIT never came */
     pt->snap = snap_of(op);
@@ -179,7 +196,7 @@ static void sync_copy(const dls_cuda_op *op, dls_hb_when when)
         return;                    /* not an operation of the stream (captured into a graph, say) */
     uint64_t done = dls_pol_snap_id();
     if (dls_hb_capture_op(dls_pol_g.hb, done, op->tid, st->id, r.begin) == 0)
-        dls_pol_snap_complete(done, op->tid);
+        dls_pol_snap_complete(done, op->tid, when.end);
     else
         dls_pol_snap_drop(done);
 }
@@ -197,7 +214,7 @@ static void sync_exit(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_when whe
     }
     if (op->kind == DLS_OP_MEMCPY)
         sync_copy(op, when);
-    dls_pol_snap_complete(snap, op->tid);
+    dls_pol_snap_complete(snap, op->tid, when.end);
 }
 
 /* 1 when the EXIT of op has nothing for the model: a creation (a stream is modelled from its
@@ -323,7 +340,7 @@ static int use_round(dls_pol_plan *plan, void *arg)
         }
         dls_pol_fix_reuse(plan, u->a, st);
     } else if (st) {
-        dls_pol_check_use(u->a, st, u->tid);
+        dls_pol_check_use(u->a, st, u->tid, u->pt->horizon.h);
     }
     return 0;
 }
@@ -337,7 +354,7 @@ static void memory_enter(dls_pol_thread *pt, const dls_pol_access *a, const dls_
     dls_pol_plan_init(&plan, tid);
     plan.to_capturing = dls_pol_g.mode == DLS_MODE_FIX && joined_capture(s);
     dls_pol_lock();
-    dls_pol_horizon_raise(&pt->horizon, dls_pol_applied() + 1, nested); /* the call begins after what is applied */
+    drained_horizon(pt, nested);
     register_thread(pt, tid);
     dls_pol_stream *st = dls_pol_stream_get(s, tid);
     dls_pol_hostfn_ask ask;
@@ -374,7 +391,7 @@ static void free_enter(dls_pol_thread *pt, const dls_cuda_op *op)
     dls_pol_lock();
     register_thread(pt, op->tid);
     if (dls_pol_g.mode == DLS_MODE_CHECK)
-        dls_pol_check_free(&a, op->ctx, op->tid);
+        dls_pol_check_free(&a, op->ctx, op->tid, pt->horizon.h);
     if (dls_pol_g.mode == DLS_MODE_FIX)
         dls_pol_plan_rounds(&plan, free_round, &a);
     dls_pol_unlock();
@@ -443,8 +460,8 @@ void dls_pol_work(const dls_cuda_work *w)
     dls_pol_thread *pt = dls_pol_thread_self();
     if (w->phase == DLS_PHASE_ENTER) {
         if (!w->nested)
-            host_verdicts(w->tid, 0);
-        dls_pol_horizon_enter(&pt->horizon, w->nested);
+            host_verdicts(w->tid, pt->horizon.h, 0);
+        enter_horizon(pt, w->correlation_id, w->nested);
         dls_pol_access_of_work(&pt->entered, w);
         pt->entered_corr = w->correlation_id;
         stream_enter(pt, &pt->entered, w->stream, w->tid, w->nested, 1);
@@ -468,6 +485,38 @@ void dls_pol_work(const dls_cuda_work *w)
     defer_publish(pt, q, ticket, r, w->nested);
 }
 
+void dls_pol_check_sink(const dls_cuda_op *op)
+{
+    if (op->phase == DLS_PHASE_ENTER) {
+        dls_pol_sink(op);
+        return;
+    }
+    dls_pol_thread *pt = dls_pol_thread_self();
+    int slot = dls_pol_inflight_enter();
+    pt->inflight = slot + 1;
+    dls_pol_sink(op);
+    pt->inflight = 0;
+    dls_pol_inflight_leave(slot);
+}
+
+void dls_pol_check_work(const dls_cuda_work *w)
+{
+    if (w->phase == DLS_PHASE_ENTER) {
+        dls_pol_work(w);
+        return;
+    }
+    int slot = dls_pol_inflight_enter();
+    dls_pol_work(w);
+    dls_pol_inflight_leave(slot);
+}
+
+void dls_pol_begins(uint32_t corr, int nested)
+{
+    dls_pol_thread *pt = dls_pol_thread_self();
+    dls_pol_horizon_enter(&pt->horizon, nested);
+    pt->begun_corr = corr;
+}
+
 void dls_pol_call(int nested)
 {
     dls_summary_add(DLS_COUNT_OPS, 1);
@@ -479,8 +528,8 @@ void dls_pol_sink(const dls_cuda_op *op)
     dls_pol_thread *pt = dls_pol_thread_self();
     if (op->phase == DLS_PHASE_ENTER) {
         if (!op->nested && (op->flags & DLS_OPF_HAS_STREAM) && !host_sync(op))
-            host_verdicts(op->tid, 0);
-        dls_pol_horizon_enter(&pt->horizon, op->nested);
+            host_verdicts(op->tid, pt->horizon.h, 0);
+        enter_horizon(pt, op->correlation_id, op->nested);
         if (op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT))
             dls_pol_recording_begin(op->event_id); /* until its EXIT is applied */
         if (op->kind == DLS_OP_HOST_FUNC && (op->flags & DLS_OPF_HAS_STREAM)) {
@@ -521,9 +570,11 @@ void dls_pol_sink(const dls_cuda_op *op)
     dls_pol_lock();
     register_thread(pt, op->tid);
     uint64_t end = dls_pol_end_now();
+    if (pt->inflight)
+        dls_pol_inflight_end(pt->inflight - 1, end);
     on_exit_locked(pt, op, (dls_hb_when){.begin = begin, .end = end});
     if (host_sync(op) && !op->nested)
-        host_verdicts(op->tid, 1);
+        host_verdicts(op->tid, DLS_HB_NOW, 1);
     if (recording)
         dls_pol_recording_end(); /* after the record is in the model */
     dls_pol_horizon_raise(&pt->horizon, end + 1, op->nested);

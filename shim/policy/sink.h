@@ -22,4 +22,16 @@ void dls_pol_work(const dls_cuda_work *w);
  * operations. */
 void dls_pol_call(int nested);
 
+/* check's receivers of the op and work lanes: the sink and the work sink, with each EXIT in
+ * flight (inflight.h) until it returns. */
+void dls_pol_check_sink(const dls_cuda_op *op);
+void dls_pol_check_work(const dls_cuda_work *w);
+
+/* check's begin receiver: at the very start of the ENTER of call corr, the thread's horizon
+ * catches up with the host clock, and its delivered ENTER raises it no further: the call is judged
+ * as of that begin (check.h), not as of the point where its ENTER took the lock, by which time
+ * other threads' overlapping calls may have returned. fix orders at its calls' bodies and does not
+ * register it. */
+void dls_pol_begins(uint32_t corr, int nested);
+
 #endif

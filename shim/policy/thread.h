@@ -10,8 +10,10 @@
 
 typedef struct {
     dls_pol_horizon_state horizon;
-    int registered;     /* registered for the thread-exit hook */
-    uint32_t sync_corr; /* the host synchronize in progress, and the capture of what it completes */
+    uint32_t begun_corr; /* check: the call whose begin dls_pol_begins stamped */
+    int inflight;        /* check: 1 + the slot of its EXIT in flight (inflight.h); 0: none */
+    int registered;      /* registered for the thread-exit hook */
+    uint32_t sync_corr;  /* the host synchronize in progress, and the capture of what it completes */
     uint64_t snap;
     uint32_t after_corr;      /* fix: the consumer access whose EXIT records the after event, */
     dls_pol_stream *after_st; /* on this stream */

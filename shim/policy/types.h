@@ -98,8 +98,10 @@ typedef struct dls_pol_stream_s {
     int removed;   /* destroyed: it takes no more operations */
     int capturing; /* between its capture begin and end */
     uint64_t last, done;
-    uint64_t lost;              /* position of the latest pending entry the history overwrote */
-    uintptr_t lost_lo, lost_hi; /* what the overwritten pending entries touched */
+    uint64_t done_end;                     /* the end stamp of the call that learned `done` */
+    uint64_t done_before, done_before_end; /* `done` before that call, and its own end stamp */
+    uint64_t lost;                         /* position of the latest pending entry the history overwrote */
+    uintptr_t lost_lo, lost_hi;            /* what the overwritten pending entries touched */
     int lost_cons;
     unsigned head, count;
     dls_pol_entry *ring;                /* the history (ring.h): DLS_POL_RING entries, allocated (not

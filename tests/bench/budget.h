@@ -20,13 +20,13 @@
     X(FIX_OP, "fix-op", "bench_cost", "fix, per cudaMemsetAsync, calling thread", 600)                                \
     X(FIX_PENDING_OP, "fix-pending-op", "bench_cost",                                                                 \
       "fix with one exchanged tensor pending, per cudaMemsetAsync, calling thread", 850)                              \
-    X(CHECK_OP, "check-op", "bench_cost", "check, per cudaMemsetAsync, calling thread", 720)                          \
+    X(CHECK_OP, "check-op", "bench_cost", "check, per cudaMemsetAsync, calling thread", 760)                          \
     X(FIX_EXCHANGE, "fix-exchange", "bench_cost", "fix, per legacy exchange of a device tensor, whole process", 4000) \
     X(LOG_RECORD, "log-record", "bench_cost", "per log record, whole process", 1000)                                  \
     X(STREAM_CREATE_DESTROY, "stream-create-destroy", "bench_cost",                                                   \
       "fix, per cudaStreamCreateWithFlags + cudaStreamDestroy, calling thread", 1500)                                 \
     X(FIX_STREAM_EXCHANGE, "fix-stream-exchange", "bench_cost",                                                       \
-      "fix, per legacy exchange with a stream the consumer creates and destroys for it, calling thread", 4000)        \
+      "fix, per legacy exchange with a stream the consumer creates and destroys for it, calling thread", 4100)        \
     X(HOOKS_EXPORT_RELEASE, "hooks-export-release", "bench_hooks",                                                    \
       "a wrapped export+release with the log off, over a direct one, whole process", 500)                             \
     X(GIL_HOOKS, "gil-hooks", "bench_pyframes",                                                                       \

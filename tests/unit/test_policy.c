@@ -265,8 +265,8 @@ static void a_stream_leaves_the_legacy_rules_when_its_destruction_begins(void **
         TID);
     assert_non_null(legacy);
     dls_hb_epoch at13 = {.stream = 13, .pos = 1}, at14 = {.stream = 14, .pos = 1};
-    ordered13 = dls_pol_ordered(TID + 1, legacy->id, &at13);
-    ordered14 = dls_pol_ordered(TID + 1, legacy->id, &at14);
+    ordered13 = dls_pol_ordered(TID + 1, legacy->id, DLS_HB_NOW, &at13);
+    ordered14 = dls_pol_ordered(TID + 1, legacy->id, DLS_HB_NOW, &at14);
     dls_pol_unlock();
     assert_int_equal(ordered14, 1); /* the legacy rule */
     assert_int_equal(ordered13, 0);

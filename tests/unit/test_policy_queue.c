@@ -162,7 +162,7 @@ static void sync_after(const item *it)
         return;
     assert_int_equal(dls_hb_sync_stream(dls_pol_g.hb, it->r.tid, it->sync), 0);
     if (it->done)
-        dls_pol_stream_done(st, st->last > it->back ? st->last - it->back : 0);
+        dls_pol_stream_done(st, st->last > it->back ? st->last - it->back : 0, 1); /* the same end in both models */
 }
 
 /* Applies the items through the queue, taking the lock (which applies it) where they say. */

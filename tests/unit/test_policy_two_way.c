@@ -10,12 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 
 #include "common/config.h"
 #include "test_policy_all.h"
 #include "report/race.h"
 #include "report/summary.h"
+#include "policy/inflight.h"
+#include "policy/sink.h"
 #include "test_policy_export.h"
 #include "test_policy_fake_drv.h"
 #include "test_policy_forget.h"
@@ -557,6 +561,70 @@ static void check_counts_another_threads_host_synchronize(void **state)
     assert_int_equal(dls_race_entries(), g_entries0);
 }
 
+/* The consumer's copy as a thread of its own makes it: its call begins (the observer's begin
+ * receiver), then, once `go` is posted, its ENTER and EXIT are delivered. */
+static sem_t g_began, g_go;
+static void *consumer_call(void *arg)
+{
+    dls_cuda_op *op = arg;
+    dls_pol_begins(op->correlation_id, 0);
+    sem_post(&g_began);
+    sem_wait(&g_go);
+    deliver(op);
+    return NULL;
+}
+
+/* check judges a call as of its begin: another thread's host synchronize of the producer's stream
+ * that returns while the consumer's copy is under way (its ENTER not yet delivered) orders
+ * nothing for it, whatever the copy's ENTER finds by then. */
+static void check_judges_a_call_as_of_its_begin(void **state)
+{
+    (void)state;
+    launch(PRODUCER, X);
+    export_range(X, X + 0x100);
+    dls_cuda_range r[2] = {{.addr = X, .len = 64, .access = DLS_ACCESS_READ},
+                           {.addr = OUT, .len = 64, .access = DLS_ACCESS_WRITE}};
+    dls_cuda_op op = op_on(DLS_OP_MEMCPY, CONSUMER);
+    op.ranges = r;
+    op.nranges = 2;
+    op.tid = 300;
+    sem_init(&g_began, 0, 0);
+    sem_init(&g_go, 0, 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, consumer_call, &op), 0);
+    sem_wait(&g_began);
+    stream_sync_by(PRODUCER, 200); /* returns after the copy began */
+    sem_post(&g_go);
+    pthread_join(t, NULL);
+    dls_pol_lock();
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0 + 1);
+    static dls_race_entry e;
+    unsigned count;
+    assert_int_equal(dls_race_entry_get(g_entries0, &e, &count), 0);
+    assert_string_equal(e.kind, "write-read");
+    sem_destroy(&g_began);
+    sem_destroy(&g_go);
+}
+
+/* A call in flight (between its end stamp and its return) keeps the begins handed out meanwhile at
+ * or below its end; once it returns, the clock is the counter's again. */
+static void check_keeps_begins_below_a_call_in_flight(void **state)
+{
+    (void)state;
+    int slot = dls_pol_inflight_enter();
+    assert_true(slot >= 0);
+    uint64_t end = dls_pol_end_now();
+    dls_pol_inflight_end(slot, end);
+    uint64_t tail = atomic_load(&dls_pol_queue_tail);
+    assert_true(dls_pol_clock_at(tail) <= end);
+    dls_pol_inflight_leave(slot);
+    assert_int_equal(dls_pol_clock_at(tail), 2 * tail);
+    dls_pol_g.mode = DLS_MODE_FIX; /* fix registers nothing */
+    assert_int_equal(dls_pol_inflight_enter(), -1);
+    dls_pol_g.mode = DLS_MODE_CHECK;
+}
+
 /* The consumer's use is complete when it releases the tensor, but a producer-side write on
  * another stream is still pending: the memory's reuse must follow it too (write-write). */
 static void check_keeps_a_released_tensor_while_a_producer_write_is_pending(void **state)
@@ -616,7 +684,7 @@ static void check_forgets_a_released_tensor_exported_again(void **state)
     deliver(&read);
     stream_sync_by(OTHER, 200);
     dls_pol_lock();
-    assert_true(dls_pol_x_uses_complete(again, 200)); /* so its release drops it */
+    assert_true(dls_pol_x_uses_complete(again, 200, DLS_HB_NOW)); /* so its release drops it */
     dls_pol_x_drop(again);
     dls_pol_unlock();
     dls_cuda_op fill = op_on(DLS_OP_MEMSET, 5);
@@ -671,7 +739,7 @@ static void check_judges_a_host_import_at_its_release(void **state)
     (void)state;
     dls_pol_x *x = imported_on_the_host();
     dls_pol_lock();
-    dls_pol_check_host_of(x);
+    dls_pol_check_host_of(x, DLS_HB_NOW);
     dls_pol_unlock();
     assert_string_equal(only_race(), "host-read");
 }
@@ -853,6 +921,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_reports_no_read_read_pair, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_an_access_after_the_release, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_counts_another_threads_host_synchronize, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_judges_a_call_as_of_its_begin, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_keeps_begins_below_a_call_in_flight, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_keeps_a_released_tensor_while_a_producer_write_is_pending, setup_check,
                                         teardown_check),
         cmocka_unit_test_setup_teardown(check_forgets_a_released_tensor_exported_again, setup_check, teardown_check),

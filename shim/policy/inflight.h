@@ -1,0 +1,40 @@
+/* check: the calls in flight on the host clock (queue.h): those between their end stamp, taken in
+ * their EXIT callback, and the end of that callback, after which they return to the program.
+ * Until then another thread's call that begins cannot be after them in the program's own order,
+ * so the begin stamps handed out (dls_pol_clock_now) stay at or below their ends. The
+ * registry is a mask of DLS_POL_INFLIGHT slots; with more EXITs in flight at once the rest go
+ * unregistered (their calls count as returned at their end stamps, as they do under fix). */
+#ifndef DLS_POL_INFLIGHT_H
+#define DLS_POL_INFLIGHT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define DLS_POL_INFLIGHT 64
+
+/* The slots taken (bit i: slot i). */
+extern _Atomic uint64_t dls_pol_inflight_mask;
+
+/* check, at the start of an EXIT that will take an end stamp: registers the call as in flight
+ * from the next ticket on; returns its slot, or -1 (another mode, or no slot free). */
+int dls_pol_inflight_enter(void);
+
+/* The call of `slot` (-1 is ignored) took end stamp `end`. */
+void dls_pol_inflight_end(int slot, uint64_t end);
+
+/* The call of `slot` (-1 is ignored) returns: its EXIT callback is over. */
+void dls_pol_inflight_leave(int slot);
+
+/* `now` lowered to the end of every call in flight (the mask is not empty). */
+uint64_t dls_pol_inflight_lower(uint64_t now);
+
+/* The host clock now as a begin stamp: twice the claim counter (`tail`, read with an acquire),
+ * lowered to the end of any call still in flight: every end below it belongs to a call that
+ * returned, or to one that went unregistered. Inline: every delivered ENTER reads it. */
+static inline uint64_t dls_pol_clock_at(uint64_t tail)
+{
+    uint64_t now = 2 * tail;
+    return atomic_load_explicit(&dls_pol_inflight_mask, memory_order_acquire) ? dls_pol_inflight_lower(now) : now;
+}
+
+#endif
