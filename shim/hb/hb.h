@@ -162,8 +162,9 @@ int dls_hb_op(dls_hb *e, uint64_t thread, uint64_t stream, dls_hb_when when, uin
 
 /* Enqueues n more operations by the thread of the previous call, which must be a successful
  * dls_hb_op or dls_hb_op_again on the same `stream`, with no other call on the engine between
- * them: such operations learn nothing their predecessor did not (later begins could only teach
- * more), so this is n calls of dls_hb_op in O(1) with no look-ups, all taken to end at `end`;
+ * them: such operations learn nothing their predecessor did not, but what a later begin would
+ * teach through the legacy rules (the caller gives them the predecessor's begin, or accepts to
+ * learn less), so this is n calls of dls_hb_op in O(1) with no look-ups, all taken to end at `end`;
  * *pos (may be NULL) gets the position of the last one. ENOENT when the stream is unknown or
  * removed. */
 int dls_hb_op_again(dls_hb *e, uint64_t stream, uint64_t n, uint64_t end, uint64_t *pos);
@@ -183,7 +184,8 @@ int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t even
 int dls_hb_sync_stream(dls_hb *e, uint64_t thread, uint64_t stream);
 int dls_hb_sync_event(dls_hb *e, uint64_t thread, uint64_t event);
 
-/* Captures: what a host synchronize that begins now will have completed when it returns, kept
+/* Captures: what a host synchronize that begins now (or, `begin` not DLS_HB_NOW, whose call began
+ * at `begin`: each stream as of then, see "Host order") will have completed when it returns, kept
  * as event `event` (an id the caller uses for nothing else) until dls_hb_event_remove. Apply one
  * with dls_hb_sync_event (the host synchronize returned) or dls_hb_event_wait (a stream was made
  * to wait for an event recorded after the capture). Work enqueued after the capture, by any
@@ -194,10 +196,10 @@ int dls_hb_sync_event(dls_hb *e, uint64_t thread, uint64_t event);
  * - dls_hb_capture_stream: `stream`'s current position and all it is ordered after (ENOENT when
  *   unknown); dls_hb_capture_event: `from`'s most recent record (nothing when never recorded);
  * - dls_hb_capture_context: every stream of `ctx`; dls_hb_capture_all: every stream. */
-int dls_hb_capture_stream(dls_hb *e, uint64_t event, uint64_t stream);
+int dls_hb_capture_stream(dls_hb *e, uint64_t event, uint64_t stream, uint64_t begin);
 int dls_hb_capture_event(dls_hb *e, uint64_t event, uint64_t from);
-int dls_hb_capture_context(dls_hb *e, uint64_t event, uint64_t ctx);
-int dls_hb_capture_all(dls_hb *e, uint64_t event);
+int dls_hb_capture_context(dls_hb *e, uint64_t event, uint64_t ctx, uint64_t begin);
+int dls_hb_capture_all(dls_hb *e, uint64_t event, uint64_t begin);
 
 /* Captures in event `event` (as dls_hb_capture_stream does) what completing the operation last
  * told on `stream`, one of thread `thread` whose call began at `begin`, completes: the operation

@@ -193,7 +193,17 @@ int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t even
     return rc;
 }
 
-int dls_hb_capture_stream(dls_hb *e, uint64_t event, uint64_t stream)
+/* Stream s as of `begin` (DLS_HB_NOW: its latest operation): its position, and in *clk its clock,
+ * which a point of s or s itself holds (the caller shares it to keep it). */
+static uint64_t as_of(const dls_hb_stream *s, uint64_t begin, dls_hb_clk **clk)
+{
+    const dls_hb_clk *c = s->clk;
+    uint64_t pos = begin == DLS_HB_NOW ? s->pos : dls_hb_asof(s, begin, &c);
+    *clk = (dls_hb_clk *)c; /* held by s or by one of its points */
+    return pos;
+}
+
+int dls_hb_capture_stream(dls_hb *e, uint64_t event, uint64_t stream, uint64_t begin)
 {
     uint32_t slot = dls_hb_find_stream(e, stream);
     if (slot == DLS_HB_NONE)
@@ -201,9 +211,10 @@ int dls_hb_capture_stream(dls_hb *e, uint64_t event, uint64_t stream)
     dls_hb_event *ev;
     if (event_get(e, event, &ev) != 0)
         return ENOMEM;
-    const dls_hb_stream *s = &e->streams[slot];
+    dls_hb_clk *clk;
+    uint64_t pos = as_of(&e->streams[slot], begin, &clk);
     dls_hb_event_forget(ev);
-    ev->cur = (dls_hb_cap){.clk = dls_hb_clk_share(s->clk), .slot = slot, .pos = s->pos};
+    ev->cur = (dls_hb_cap){.clk = dls_hb_clk_share(clk), .slot = slot, .pos = pos};
     return 0;
 }
 
@@ -224,7 +235,7 @@ int dls_hb_capture_event(dls_hb *e, uint64_t event, uint64_t from)
 }
 
 /* Captures the streams in slots[0..n) (every stream when slots is NULL) into event `event`. */
-static int capture_streams(dls_hb *e, uint64_t event, const uint32_t *slots, uint32_t n)
+static int capture_streams(dls_hb *e, uint64_t event, const uint32_t *slots, uint32_t n, uint64_t begin)
 {
     dls_hb_clk *c = NULL;
     dls_hb_event *ev;
@@ -236,26 +247,27 @@ static int capture_streams(dls_hb *e, uint64_t event, const uint32_t *slots, uin
     }
     for (uint32_t i = 0; i < n; i++) {
         uint32_t slot = slots ? slots[i] : i;
-        const dls_hb_stream *s = &e->streams[slot];
-        if (s->pos)
-            dls_hb_join_op(c, slot, s->pos, s->clk);
+        dls_hb_clk *clk;
+        uint64_t pos = as_of(&e->streams[slot], begin, &clk);
+        if (pos)
+            dls_hb_join_op(c, slot, pos, clk);
     }
     dls_hb_event_forget(ev);
     ev->cur = cap_of_clock(c, 0);
     return 0;
 }
 
-int dls_hb_capture_context(dls_hb *e, uint64_t event, uint64_t ctx)
+int dls_hb_capture_context(dls_hb *e, uint64_t event, uint64_t ctx, uint64_t begin)
 {
     uint32_t ci = dls_hb_map_get(&e->ctx_map, ctx);
     if (ci == DLS_HB_NONE)
-        return capture_streams(e, event, NULL, 0);
-    return capture_streams(e, event, e->ctxs[ci].all, e->ctxs[ci].nall);
+        return capture_streams(e, event, NULL, 0, begin);
+    return capture_streams(e, event, e->ctxs[ci].all, e->ctxs[ci].nall, begin);
 }
 
-int dls_hb_capture_all(dls_hb *e, uint64_t event)
+int dls_hb_capture_all(dls_hb *e, uint64_t event, uint64_t begin)
 {
-    return capture_streams(e, event, NULL, e->stream_slots.n);
+    return capture_streams(e, event, NULL, e->stream_slots.n, begin);
 }
 
 uint64_t dls_hb_event_covers(const dls_hb *e, uint64_t event, uint64_t stream)

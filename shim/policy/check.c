@@ -361,28 +361,29 @@ static void report_host_reads(dls_pol_x *x, uint64_t tid, uint64_t begin, const 
 void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer)
 {
     if (x->host_tid) /* imported again before the last import's verdict: that one is due now */
-        dls_pol_check_host_of(x, DLS_HB_NOW);
+        dls_pol_check_host_of(x);
     if (host_ordered(x, tid, DLS_HB_NOW))
         return;
+    x->host_begin = dls_pol_clock_at(atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire));
     x->host_tid = tid;
     x->host_importer = importer;
     atomic_fetch_add_explicit(&dls_pol_g.nhost, 1, memory_order_relaxed);
 }
 
-void dls_pol_check_host_of(dls_pol_x *x, uint64_t begin)
+void dls_pol_check_host_of(dls_pol_x *x)
 {
     if (!x->host_tid)
         return;
-    report_host_reads(x, x->host_tid, begin, x->host_importer);
+    report_host_reads(x, x->host_tid, x->host_begin, x->host_importer);
     x->host_tid = 0;
     atomic_fetch_sub_explicit(&dls_pol_g.nhost, 1, memory_order_relaxed);
 }
 
-void dls_pol_check_host(uint64_t tid, uint64_t begin)
+void dls_pol_check_host(uint64_t tid)
 {
     dls_pol_x *lists[] = {dls_pol_g.live, dls_pol_g.released};
     for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
         for (dls_pol_x *x = lists[i]; x && atomic_load_explicit(&dls_pol_g.nhost, memory_order_relaxed); x = x->next)
             if (x->host_tid == tid)
-                dls_pol_check_host_of(x, begin);
+                dls_pol_check_host_of(x);
 }

@@ -29,14 +29,14 @@ void dls_pol_check_free(const dls_pol_access *a, uintptr_t ctx, uint64_t tid, ui
  * either (README, Limitations). */
 void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer);
 
-/* Judges the host accesses thread tid's imports left pending (reports host-read for each producer
- * write the host has still not waited for before stamp `begin`: the begin of the call that
- * enqueues, DLS_HB_NOW after a host wait). Nothing to do when dls_pol_g.nhost is 0. */
-void dls_pol_check_host(uint64_t tid, uint64_t begin);
+/* Judges the host accesses thread tid's imports left pending: reports host-read for each producer
+ * write that neither the thread has waited for by now nor a host synchronize of another thread
+ * had seen complete before the import (one that returned later may have returned after the
+ * read). Nothing to do when dls_pol_g.nhost is 0. */
+void dls_pol_check_host(uint64_t tid);
 
-/* The same for x's pending host access alone, whichever thread it belongs to (its release, or an
- * import again: DLS_HB_NOW). */
-void dls_pol_check_host_of(dls_pol_x *x, uint64_t begin);
+/* The same for x's pending host access alone, whichever thread it belongs to (its release). */
+void dls_pol_check_host_of(dls_pol_x *x);
 
 /* Writes the reports the calling thread queued under the lock (no lock held). */
 void dls_pol_check_flush(void);

@@ -35,10 +35,10 @@ static uint64_t taken(uint64_t id, int rc)
     return 0;
 }
 
-uint64_t dls_pol_snap_stream(const dls_pol_stream *st)
+uint64_t dls_pol_snap_stream(const dls_pol_stream *st, uint64_t begin)
 {
     uint64_t id = dls_pol_snap_id();
-    return taken(id, dls_hb_capture_stream(dls_pol_g.hb, id, st->id));
+    return taken(id, dls_hb_capture_stream(dls_pol_g.hb, id, st->id, begin));
 }
 
 uint64_t dls_pol_snap_event(uint64_t ev)
@@ -47,11 +47,11 @@ uint64_t dls_pol_snap_event(uint64_t ev)
     return taken(id, dls_hb_capture_event(dls_pol_g.hb, id, ev));
 }
 
-uint64_t dls_pol_snap_ctx(uintptr_t ctx)
+uint64_t dls_pol_snap_ctx(uintptr_t ctx, uint64_t begin)
 {
     uint64_t id = dls_pol_snap_id();
-    return taken(id,
-                 ctx ? dls_hb_capture_context(dls_pol_g.hb, id, (uint64_t)ctx) : dls_hb_capture_all(dls_pol_g.hb, id));
+    return taken(id, ctx ? dls_hb_capture_context(dls_pol_g.hb, id, (uint64_t)ctx, begin)
+                         : dls_hb_capture_all(dls_pol_g.hb, id, begin));
 }
 
 void dls_pol_snap_complete(uint64_t snap, uint64_t tid, uint64_t end)

@@ -11,12 +11,14 @@
 /* A fresh private hb event id (a capture, or an injected record). */
 uint64_t dls_pol_snap_id(void);
 
-/* Captures what a host synchronize beginning now completes, as a private hb event: of stream st,
- * of user event ev, of context ctx (every context when ctx is 0). Returns its id, or 0 when memory
- * is short (then nothing will be learned from the synchronize: warned once). */
-uint64_t dls_pol_snap_stream(const dls_pol_stream *st);
+/* Captures what a host synchronize completes, as a private hb event: of stream st, of user event
+ * ev, of context ctx (every context when ctx is 0); the stream and context captures as of the
+ * synchronize's begin (check: the work told since may have been enqueued after it began; fix and
+ * the shim's own waits: DLS_HB_NOW). Returns its id, or 0 when memory is short (then nothing will
+ * be learned from the synchronize: warned once). */
+uint64_t dls_pol_snap_stream(const dls_pol_stream *st, uint64_t begin);
 uint64_t dls_pol_snap_event(uint64_t ev);
-uint64_t dls_pol_snap_ctx(uintptr_t ctx);
+uint64_t dls_pol_snap_ctx(uintptr_t ctx, uint64_t begin);
 
 /* Thread tid's host synchronize of capture snap returned, its call ending at stamp `end`: tid and
  * every stream's `done` learn what it completed; destroyed streams now known complete are

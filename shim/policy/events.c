@@ -137,7 +137,7 @@ dls_pol_after *dls_pol_after_record(dls_pol_stream *st, uint64_t tid)
 
 void dls_pol_after_placed(dls_pol_after *a)
 {
-    a->snap = dls_pol_snap_stream(a->st);
+    a->snap = dls_pol_snap_stream(a->st, DLS_HB_NOW);
 }
 
 dls_pol_after *dls_pol_after_get(dls_pol_after *a)

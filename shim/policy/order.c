@@ -102,7 +102,7 @@ int dls_pol_plan_frontier(dls_pol_plan *p, const dls_hb_epoch *f, size_t n, dls_
             rc = -1;
             break;
         }
-        o->snap = dls_pol_snap_stream(w);
+        o->snap = dls_pol_snap_stream(w, DLS_HB_NOW);
     }
     if (rc)
         p->more = 1;
@@ -148,7 +148,7 @@ static void host_sync(dls_pol_order *o, uint64_t tid)
             rs = dls_drv_stream_synchronize((CUstream)o->from->handle);
         if (rs != CUDA_SUCCESS) {
             dls_pol_lock();
-            o->ctx_snap = dls_pol_snap_ctx(o->from->ctx);
+            o->ctx_snap = dls_pol_snap_ctx(o->from->ctx, DLS_HB_NOW);
             dls_pol_unlock();
             r = dls_drv_ctx_synchronize();
         }

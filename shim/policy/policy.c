@@ -236,7 +236,7 @@ static void on_release(void *ctx, const dls_exchange *x)
     dls_pol_plan plan;
     dls_pol_plan_init(&plan, tid);
     dls_pol_lock();
-    dls_pol_check_host_of(p, DLS_HB_NOW); /* the host access its import left pending, if any */
+    dls_pol_check_host_of(p); /* the host access its import left pending, if any */
     if (dls_pol_g.mode == DLS_MODE_FIX) {
         if (!dls_cuda_observer_active() || !dls_pol_fix_release(&plan, p))
             dls_pol_x_drop(p);

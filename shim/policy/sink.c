@@ -97,16 +97,15 @@ static void drained_horizon(dls_pol_thread *pt, int nested)
         dls_pol_horizon_raise(&pt->horizon, dls_pol_applied() + 1, nested);
 }
 
-/* check: thread tid is about to enqueue work (a call that began at `begin`) or has waited on the
- * host (DLS_HB_NOW): the host accesses its imports left pending are judged as of then (check.h).
- * One relaxed load when none is pending. */
-static void host_verdicts(uint64_t tid, uint64_t begin, int locked)
+/* check: thread tid is about to enqueue work or has waited on the host: the host accesses its
+ * imports left pending are judged now (check.h). One relaxed load when none is pending. */
+static void host_verdicts(uint64_t tid, int locked)
 {
     if (!atomic_load_explicit(&dls_pol_g.nhost, memory_order_relaxed))
         return;
     if (!locked)
         dls_pol_lock();
-    dls_pol_check_host(tid, begin);
+    dls_pol_check_host(tid);
     if (!locked)
         dls_pol_unlock();
 }
@@ -147,9 +146,12 @@ static void make_rec(const dls_cuda_op *op, dls_pol_rec *r, uint64_t begin)
     }
 }
 
-/* The capture of what host synchronize op will complete (ENTER). */
-static uint64_t snap_of(const dls_cuda_op *op)
+/* The capture of what host synchronize op, of a call that began at `begin`, will complete (ENTER;
+ * check captures as of the begin, fix what is told by now: see complete.h). */
+static uint64_t snap_of(const dls_cuda_op *op, uint64_t begin)
 {
+    if (dls_pol_g.mode != DLS_MODE_CHECK)
+        begin = DLS_HB_NOW;
     dls_pol_stream *st;
     switch (op->kind) {
     case DLS_OP_EVENT_SYNC:
@@ -159,13 +161,13 @@ static uint64_t snap_of(const dls_cuda_op *op)
     case DLS_OP_STREAM_QUERY:
     case DLS_OP_MEMCPY:
         st = (op->flags & DLS_OPF_HAS_STREAM) ? dls_pol_stream_get(&op->stream, op->tid) : NULL;
-        return st ? dls_pol_snap_stream(st) : 0;
+        return st ? dls_pol_snap_stream(st, begin) : 0;
     case DLS_OP_CTX_SYNC:
-        return dls_pol_snap_ctx(op->ctx);
+        return dls_pol_snap_ctx(op->ctx, begin);
     default: /* a synchronous free waits for its allocation's context only (nothing when that is not
               * known); fix's free_enter first waits for the consumers' pending uses of watched memory
               * on other contexts */
-        return op->ctx ? dls_pol_snap_ctx(op->ctx) : 0;
+        return op->ctx ? dls_pol_snap_ctx(op->ctx, begin) : 0;
     }
 }
 
@@ -176,7 +178,7 @@ static void sync_enter(dls_pol_thread *pt, const dls_cuda_op *op)
     drained_horizon(pt, op->nested);
     register_thread(pt, op->tid);
     dls_pol_snap_drop(pt->snap); /* an earlier ENTER whose EXIT never came */
-    pt->snap = snap_of(op);
+    pt->snap = snap_of(op, pt->horizon.h);
     pt->sync_corr = op->correlation_id;
     dls_pol_unlock();
 }
@@ -460,7 +462,7 @@ void dls_pol_work(const dls_cuda_work *w)
     dls_pol_thread *pt = dls_pol_thread_self();
     if (w->phase == DLS_PHASE_ENTER) {
         if (!w->nested)
-            host_verdicts(w->tid, pt->horizon.h, 0);
+            host_verdicts(w->tid, 0);
         enter_horizon(pt, w->correlation_id, w->nested);
         dls_pol_access_of_work(&pt->entered, w);
         pt->entered_corr = w->correlation_id;
@@ -528,7 +530,7 @@ void dls_pol_sink(const dls_cuda_op *op)
     dls_pol_thread *pt = dls_pol_thread_self();
     if (op->phase == DLS_PHASE_ENTER) {
         if (!op->nested && (op->flags & DLS_OPF_HAS_STREAM) && !host_sync(op))
-            host_verdicts(op->tid, pt->horizon.h, 0);
+            host_verdicts(op->tid, 0);
         enter_horizon(pt, op->correlation_id, op->nested);
         if (op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT))
             dls_pol_recording_begin(op->event_id); /* until its EXIT is applied */
@@ -574,7 +576,7 @@ void dls_pol_sink(const dls_cuda_op *op)
         dls_pol_inflight_end(pt->inflight - 1, end);
     on_exit_locked(pt, op, (dls_hb_when){.begin = begin, .end = end});
     if (host_sync(op) && !op->nested)
-        host_verdicts(op->tid, DLS_HB_NOW, 1);
+        host_verdicts(op->tid, 1);
     if (recording)
         dls_pol_recording_end(); /* after the record is in the model */
     dls_pol_horizon_raise(&pt->horizon, end + 1, op->nested);

@@ -193,7 +193,7 @@ static void a_forgotten_streams_slot_is_reused_without_its_knowledge(void **stat
     assert_false(after(e, BLK, 300, q)); /* nor did T1 synchronize with it */
     assert_int_equal(dls_hb_sync_stream(e, T1, 300), 0);
     assert_true(after(e, BLK, 300, q));
-    assert_int_equal(dls_hb_capture_context(e, 8, CTX), 0);
+    assert_int_equal(dls_hb_capture_context(e, 8, CTX, DLS_HB_NOW), 0);
     assert_int_equal(dls_hb_event_covers(e, 8, 300), q);
     assert_int_equal(dls_hb_stream_add(e, NB, CTX, DLS_HB_NON_BLOCKING), 0); /* a forgotten id is unknown */
 }
@@ -247,7 +247,7 @@ static void host_syncs(void **state)
     uint64_t a = op(e, T1, NB), b = op(e, T1, BLK2);
     int o;
     enum { SNAP_C = 900, SNAP_A = 901 };
-    assert_int_equal(dls_hb_capture_context(e, SNAP_C, CTX), 0); /* a context synchronize */
+    assert_int_equal(dls_hb_capture_context(e, SNAP_C, CTX, DLS_HB_NOW), 0); /* a context synchronize */
     assert_int_equal(dls_hb_sync_event(e, T2, SNAP_C), 0);
     assert_int_equal(dls_hb_ordered(e, T2, NB2, NB, a, &o), 0);
     assert_true(o);
@@ -261,7 +261,7 @@ static void host_syncs(void **state)
     assert_int_equal(dls_hb_sync_event(e, T2, 77), 0); /* never recorded: nothing */
     assert_int_equal(dls_hb_ordered(e, T2, NB2, LEG2, c, &o), 0);
     assert_false(o);
-    assert_int_equal(dls_hb_capture_all(e, SNAP_A), 0); /* a device synchronize */
+    assert_int_equal(dls_hb_capture_all(e, SNAP_A, DLS_HB_NOW), 0); /* a device synchronize */
     assert_int_equal(dls_hb_sync_event(e, T2, SNAP_A), 0);
     assert_int_equal(dls_hb_ordered(e, T2, NB2, LEG2, c, &o), 0);
     assert_true(o);
@@ -271,15 +271,37 @@ static void host_syncs(void **state)
     assert_int_equal(dls_hb_sync_stream(e, T2, 424242), ENOENT);
 }
 
+/* A capture as of a synchronize's begin leaves out what calls that overlapped it told: they may
+ * have been enqueued after the synchronize began. */
+static void captures_as_of_a_begin_leave_out_overlapping_calls(void **state)
+{
+    dls_hb *e = *state;
+    enum { SNAP_S = 910, SNAP_C = 911, SNAP_A = 912 };
+    uint64_t a = op(e, T1, NB);
+    dls_hb_when began = serial(); /* T2's synchronize begins */
+    uint64_t b = op(e, T1, NB);   /* T1's call returns while it is under way */
+    uint64_t l = op(e, T1, LEG2);
+    assert_int_equal(dls_hb_capture_stream(e, SNAP_S, NB, began.begin), 0);
+    assert_int_equal(dls_hb_capture_context(e, SNAP_C, CTX, began.begin), 0);
+    assert_int_equal(dls_hb_capture_all(e, SNAP_A, began.begin), 0);
+    assert_int_equal(dls_hb_event_covers(e, SNAP_S, NB), a);
+    assert_int_equal(dls_hb_event_covers(e, SNAP_C, NB), a);
+    assert_int_equal(dls_hb_event_covers(e, SNAP_A, NB), a);
+    assert_int_equal(dls_hb_event_covers(e, SNAP_A, LEG2), 0);
+    assert_true(b > a && l > 0);
+    assert_int_equal(dls_hb_capture_stream(e, SNAP_S, NB, DLS_HB_NOW), 0); /* now: all of it */
+    assert_int_equal(dls_hb_event_covers(e, SNAP_S, NB), b);
+}
+
 /* A host synchronize completes what its capture at its start held, never work enqueued after. */
 static void captures_complete_only_work_enqueued_before_them(void **state)
 {
     dls_hb *e = *state;
     enum { SNAP_S = 900, SNAP_C = 901, SNAP_A = 902, SNAP_E = 903, EV = 5 };
     uint64_t a = op(e, T1, NB);
-    assert_int_equal(dls_hb_capture_stream(e, SNAP_S, NB), 0);
-    assert_int_equal(dls_hb_capture_context(e, SNAP_C, CTX), 0);
-    assert_int_equal(dls_hb_capture_all(e, SNAP_A), 0);
+    assert_int_equal(dls_hb_capture_stream(e, SNAP_S, NB, DLS_HB_NOW), 0);
+    assert_int_equal(dls_hb_capture_context(e, SNAP_C, CTX, DLS_HB_NOW), 0);
+    assert_int_equal(dls_hb_capture_all(e, SNAP_A, DLS_HB_NOW), 0);
     assert_int_equal(dls_hb_event_record(e, T1, NB2, EV, serial(), NULL), 0);
     uint64_t n2 = op(e, T1, NB2);
     assert_int_equal(dls_hb_capture_event(e, SNAP_E, EV), 0);
@@ -305,9 +327,9 @@ static void captures_complete_only_work_enqueued_before_them(void **state)
     /* Capture of a never-recorded event, of an unknown context: nothing; of an unknown stream. */
     assert_int_equal(dls_hb_capture_event(e, SNAP_E, 4242), 0);
     assert_int_equal(dls_hb_event_covers(e, SNAP_E, NB2), 0);
-    assert_int_equal(dls_hb_capture_context(e, SNAP_C, 4242), 0);
+    assert_int_equal(dls_hb_capture_context(e, SNAP_C, 4242, DLS_HB_NOW), 0);
     assert_int_equal(dls_hb_event_covers(e, SNAP_C, NB), 0);
-    assert_int_equal(dls_hb_capture_stream(e, SNAP_S, 424242), ENOENT);
+    assert_int_equal(dls_hb_capture_stream(e, SNAP_S, 424242, DLS_HB_NOW), ENOENT);
     dls_hb_event_remove(e, SNAP_A);
     assert_int_equal(dls_hb_event_covers(e, SNAP_A, NB), 0);
 }
@@ -507,6 +529,7 @@ int main(void)
         T(event_knowledge_is_transitive),
         T(host_syncs),
         T(captures_complete_only_work_enqueued_before_them),
+        T(captures_as_of_a_begin_leave_out_overlapping_calls),
         T(waits_name_current_positions_and_drop_implied_ones),
         T(frontier_waits_follow_syncs_and_legacy_rules),
         T(errors_and_truncation),

@@ -232,7 +232,7 @@ static void random_update(run *u)
         uint32_t how = below(&u->g, 8);
         if (how < 3) {
             what = "capture stream";
-            ra = dls_hb_capture_stream(u->e, ev, s);
+            ra = dls_hb_capture_stream(u->e, ev, s, DLS_HB_NOW);
             rb = hbref_capture_stream(u->r, ev, s);
         } else if (how < 5) {
             uint64_t from = event_id(u);
@@ -242,11 +242,11 @@ static void random_update(run *u)
         } else if (how < 7) {
             uint64_t ctx = 100 + below(&u->g, u->f->nctx + 1);
             what = "capture context";
-            ra = dls_hb_capture_context(u->e, ev, ctx);
+            ra = dls_hb_capture_context(u->e, ev, ctx, DLS_HB_NOW);
             rb = hbref_capture_context(u->r, ev, ctx);
         } else if (below(&u->g, 2)) {
             what = "capture all";
-            ra = dls_hb_capture_all(u->e, ev);
+            ra = dls_hb_capture_all(u->e, ev, DLS_HB_NOW);
             rb = hbref_capture_all(u->r, ev);
         } else { /* what a synchronous copy told just now completes */
             dls_hb_when w = when(u);

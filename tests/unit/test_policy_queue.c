@@ -55,6 +55,7 @@ typedef struct {
     int drain;     /* the queue is applied after this record */
     uint64_t sync; /* then, when nonzero, the record's thread synchronizes with this stream */
     int done;      /* and the host learns that stream complete up to `back` positions before its latest */
+    uint32_t lag;  /* its call began while the `lag` records before it were in flight */
     uint64_t back;
 } item;
 
@@ -112,6 +113,7 @@ static void make_item(rng *g, item *it, uint64_t sid, uint64_t tid, uint32_t cor
         dls_pol_entry_store(&it->r.e, &a);
     }
     it->clear = below(g, 3);
+    it->lag = below(g, 4);
 }
 
 /* Runs of one thread on one stream: each record keeps the previous stream and thread mostly. */
@@ -146,10 +148,14 @@ static dls_pol_x *fresh_model(void)
     return p;
 }
 
-/* The record of it as its EXIT makes it now: the index's clearance. */
-static dls_pol_rec replayed(const item *it)
+/* The record of item i as its EXIT makes it now, its tickets counted from t0: the index's
+ * clearance, and the begin of its call (lag records before its own ticket: a later record of a
+ * run may begin after more of the other streams' calls returned, and so learn more). */
+static dls_pol_rec replayed(const item *items, uint32_t i, uint64_t t0)
 {
+    const item *it = &items[i];
     dls_pol_rec r = it->r;
+    r.begin = 2 * (t0 + i - (it->lag < i ? it->lag : i));
     r.cleared = it->clear ? dls_pol_cleared(dls_pol_index_version() + (it->clear == 2 ? 2 : 0)) : 0;
     return r;
 }
@@ -168,11 +174,12 @@ static void sync_after(const item *it)
 /* Applies the items through the queue, taking the lock (which applies it) where they say. */
 static void apply_queued(const item *items)
 {
+    uint64_t t0 = atomic_load(&dls_pol_queue_tail);
     for (uint32_t i = 0; i < NREC; i++) {
         uint64_t ticket;
         dls_pol_rec *q = dls_pol_defer_claim(&ticket);
         assert_non_null(q);
-        *q = replayed(&items[i]);
+        *q = replayed(items, i, t0);
         dls_pol_defer_publish(q, ticket);
         if (items[i].drain) {
             dls_pol_lock();
@@ -188,8 +195,9 @@ static void apply_queued(const item *items)
 static void apply_alone(const item *items)
 {
     dls_pol_lock();
+    uint64_t t0 = atomic_load(&dls_pol_queue_tail);
     for (uint32_t i = 0; i < NREC; i++) {
-        dls_pol_rec r = replayed(&items[i]);
+        dls_pol_rec r = replayed(items, i, t0);
         dls_pol_apply(&r, dls_pol_end_now());
         sync_after(&items[i]);
     }
@@ -227,7 +235,7 @@ static void take_view(view *v, const dls_pol_x *x)
             e->a.words = NULL; /* its pointers are into itself */
             e->a.name = e->a.name ? "" : NULL;
         }
-        assert_int_equal(dls_hb_capture_stream(hb, 1000 + id, id), 0);
+        assert_int_equal(dls_hb_capture_stream(hb, 1000 + id, id, DLS_HB_NOW), 0);
         for (uint64_t o = 1; o <= NSTREAMS; o++)
             v->covers[id][o] = dls_hb_event_covers(hb, 1000 + id, o);
     }

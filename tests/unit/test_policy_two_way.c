@@ -733,13 +733,25 @@ static void check_reports_a_host_import_not_synchronized_by_the_next_operation(v
     assert_string_equal(only_race(), "host-read");
 }
 
+/* Another thread's host synchronize of the producer's stream that returns after the import may
+ * have returned after the host read too: it orders nothing for it (the importing thread's own
+ * wait would). */
+static void check_counts_only_synchronizes_before_a_host_import(void **state)
+{
+    (void)state;
+    imported_on_the_host();
+    stream_sync_by(PRODUCER, 200);
+    launch(CONSUMER, X + 0x200);
+    assert_string_equal(only_race(), "host-read");
+}
+
 /* Released before any other operation: the verdict is due at the release. */
 static void check_judges_a_host_import_at_its_release(void **state)
 {
     (void)state;
     dls_pol_x *x = imported_on_the_host();
     dls_pol_lock();
-    dls_pol_check_host_of(x, DLS_HB_NOW);
+    dls_pol_check_host_of(x);
     dls_pol_unlock();
     assert_string_equal(only_race(), "host-read");
 }
@@ -930,6 +942,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_lets_a_host_import_synchronize_before_it_reads, setup_check,
                                         teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_a_host_import_not_synchronized_by_the_next_operation, setup_check,
+                                        teardown_check),
+        cmocka_unit_test_setup_teardown(check_counts_only_synchronizes_before_a_host_import, setup_check,
                                         teardown_check),
         cmocka_unit_test_setup_teardown(check_judges_a_host_import_at_its_release, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_a_free_during_another_devices_use, setup_check, teardown_check),
