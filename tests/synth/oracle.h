@@ -8,14 +8,14 @@
  *
  * Host order. A point is an operation's enqueue (its O line), a host wait (H, HE), a note, or a
  * call's begin; each belongs to one thread. Point a is host-before point b when they are on the
- * same thread and a's stamp is smaller, or when a's thread returned from a call after a and before
- * b's thread began the innermost call open at b (R stamp < C stamp; for b a note, before the note;
+ * same thread and a's stamp is smaller, or when the innermost call open at a returned before b's
+ * thread began the innermost call open at b (R stamp < C stamp; for b a note, before the note;
  * a note's host access is over at its thread's next line):
  * the trace's R(d) < C(c), applied to the innermost calls, so a call made inside a hook of the same
  * thread (dlsync's injected record or wait in an ENTER callback) is before the outer call's own
  * operation when it returned first, and calls overlapping in time order nothing. A call a hook
- * made and that returned before b does not move b's begin: the program's call began earlier
- * (test_oracle: a_hooks_own_call_does_not_move_the_begin).
+ * made inside a program's call neither moves the begin of that call's points nor returns them
+ * (test_oracle: a_hooks_own_call_does_not_move_the_begin, ..._does_not_return_the_programs_call).
  *
  * Two granularities (oracle_order). Call order (the above) is what the program itself ordered:
  * it judges the program, and check's reports. Body order reads "began" and "returned" as the

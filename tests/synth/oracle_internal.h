@@ -55,11 +55,12 @@ typedef struct {
     unsigned mode; /* access_mode */
 } o_access;
 
-/* Where something happened: its thread, stamp, the thread's latest call begin before it (its own
- * stamp for a note) and the thread's first return after it (ORACLE_NEVER: none). */
+/* Where something happened: its thread, stamp, the begin of the innermost call open at it (its
+ * own stamp for a note), that call's return (ORACLE_NEVER: none) and the thread's open calls. */
 typedef struct {
     uint32_t thread;
     uint64_t stamp, lastc, nextr;
+    int depth;
 } o_point;
 
 /* A thread's ops on one stream, in enqueue order (stamp, seq and return stamps all increase). */
@@ -148,6 +149,7 @@ typedef enum { EV_CALL, EV_RETURN, EV_OP, EV_HOSTWAIT, EV_NOTE } ev_type;
 typedef struct {
     ev_type type;
     uint32_t index; /* thread (call, return), op, host wait or note */
+    int depth;      /* a return: the depth of the call that returns (1: outermost) */
 } o_ev;
 
 /* A map from 64-bit ids to 32-bit indices (open addressing). */

@@ -170,28 +170,36 @@ static uint32_t event_of(o_model *m, uint64_t id)
 
 enum { PEND_OP, PEND_WAIT, PEND_NOTE, PEND_DESTROY };
 
-/* A point of thread t at stamp st; its nextr comes at the thread's next return. */
+/* A pending point: its kind (2 bits), the thread's open calls at it (6 bits) and its index. */
+#define PEND_DEPTH_SHIFT 56
+#define PEND_INDEX_MASK ((UINT64_C(1) << PEND_DEPTH_SHIFT) - 1)
+
+/* A point of thread t at stamp st; its nextr comes when the innermost call open at it returns
+ * (a call a hook made and that returns meanwhile does not return the program's call). */
 static o_point point(o_model *m, uint32_t t, uint64_t st, int pend_kind, size_t index)
 {
     o_thread *th = &m->threads[t];
+    uint64_t depth = th->depth < 63 ? (uint64_t)th->depth : 63;
     GROW(th->pending, th->npending, th->cappending);
-    th->pending[th->npending++] = (uint64_t)pend_kind << 62 | index;
-    return (o_point){.thread = t, .stamp = st, .lastc = th->lastc, .nextr = ORACLE_NEVER};
+    th->pending[th->npending++] = (uint64_t)pend_kind << 62 | depth << PEND_DEPTH_SHIFT | index;
+    return (o_point){.thread = t, .stamp = st, .lastc = th->lastc, .nextr = ORACLE_NEVER, .depth = (int)depth};
 }
 
-/* The thread's next line at stamp st: a return publishes everything before it, a call begin or
- * a note only the thread's notes (a host access is over when the thread goes on). */
-static void publish(o_model *m, o_thread *th, uint64_t st, int notes_only)
+/* The thread's next line at stamp st: the return of its call at depth `depth` (1: outermost)
+ * publishes the points made inside that call, and the notes; a call begin or a note (depth 0)
+ * only the thread's notes (a host access is over when the thread goes on). */
+static void publish(o_model *m, o_thread *th, uint64_t st, int depth)
 {
     size_t kept = 0;
     for (size_t k = 0; k < th->npending; k++) {
         uint64_t v = th->pending[k];
-        size_t i = (size_t)(v & ((UINT64_C(1) << 62) - 1));
-        if (notes_only && v >> 62 != PEND_NOTE) {
+        size_t i = (size_t)(v & PEND_INDEX_MASK);
+        unsigned kind = (unsigned)(v >> 62);
+        int at = (int)((v >> PEND_DEPTH_SHIFT) & 63);
+        if (kind != PEND_NOTE && (depth == 0 || at < depth)) {
             th->pending[kept++] = v;
             continue;
         }
-        unsigned kind = (unsigned)(v >> 62);
         o_point *pt = kind == PEND_OP     ? &m->ops[i].at
                       : kind == PEND_WAIT ? &m->waits[i].at
                       : kind == PEND_NOTE ? &m->notes[i].at
@@ -205,6 +213,13 @@ static void add_ev(o_model *m, ev_type type, size_t index)
 {
     GROW(m->evs, m->nevs, m->capevs);
     m->evs[m->nevs++] = (o_ev){.type = type, .index = (uint32_t)index};
+}
+
+/* The return of thread t's call at depth `depth`. */
+static void add_return(o_model *m, uint32_t t, int depth)
+{
+    add_ev(m, EV_RETURN, t);
+    m->evs[m->nevs - 1].depth = depth;
 }
 
 /* 1 when call `call`, thread th's innermost open one, waits for its whole context: the
@@ -337,7 +352,7 @@ static int parse_line(reader *r, const char *p)
         uint32_t t = thread_of_tid(m, tid);
         oracle_map_put(&m->call_threads, call, t);
         o_thread *th = &m->threads[t];
-        publish(m, th, st, 1);
+        publish(m, th, st, 0);
         if (!m->body_order) {
             th->lastc = st;
             add_ev(m, EV_CALL, t);
@@ -366,8 +381,8 @@ static int parse_line(reader *r, const char *p)
                 th->open[th->depth - 1].begin = st;
             add_ev(m, EV_CALL, t);
         } else {
-            publish(m, th, st, 0);
-            add_ev(m, EV_RETURN, t);
+            publish(m, th, st, th->depth);
+            add_return(m, t, th->depth);
             if (th->depth > 1 && th->depth <= 16 && th->open[th->depth - 2].begin)
                 th->lastc = th->open[th->depth - 2].begin; /* the enclosing call's body goes on */
         }
@@ -382,8 +397,8 @@ static int parse_line(reader *r, const char *p)
         if (th->depth > 0)
             th->depth--;
         if (!m->body_order) {
-            publish(m, th, st, 0);
-            add_ev(m, EV_RETURN, t);
+            publish(m, th, st, th->depth + 1);
+            add_return(m, t, th->depth + 1);
             if (th->depth > 0 && th->depth <= 16)
                 th->lastc = th->open[th->depth - 1].begin; /* the enclosing call goes on */
         }
@@ -477,7 +492,7 @@ static int parse_line(reader *r, const char *p)
         o_note *n = &m->notes[i];
         n->text = strndup(p, strcspn(p, "\n"));
         uint32_t t = thread_of_tid(m, tid);
-        publish(m, &m->threads[t], st, 1);
+        publish(m, &m->threads[t], st, 0);
         n->at = point(m, t, st, PEND_NOTE, i);
         n->at.lastc = st; /* the note is the program's own point: anything returned before it */
         add_ev(m, EV_NOTE, i);

@@ -89,7 +89,7 @@ typedef struct {
     int *depth;            /* per thread: its open calls */
     uint64_t **t;          /* per thread: its own host knowledge */
     uint64_t **pend_g;     /* per thread: to publish into g */
-    int *pend_g_dirty;     /* per thread */
+    int *pend_g_dirty;     /* per thread: the least depth of the host waits in pend_g (0: none) */
 } sweep;
 
 /* The per-thread or per-context set *s, made on first use. */
@@ -236,14 +236,16 @@ static void on_call(sweep *w, uint32_t t)
     w->snap_g[t] = vb_ref(w->g);
 }
 
-static void on_return(sweep *w, uint32_t t)
+/* Thread t's call at depth `depth` returns: the host waits made in it (or deeper) are published,
+ * not at the return of a call a hook made inside it. */
+static void on_return(sweep *w, uint32_t t, int depth)
 {
     if (w->depth[t] > 0 && --w->depth[t] < 16) {
         vb_unref(w->snap_g[t]);
         w->snap_g[t] = w->outer_g[t][w->depth[t]];
         w->outer_g[t][w->depth[t]] = NULL;
     }
-    if (w->pend_g_dirty[t]) {
+    if (w->pend_g_dirty[t] && w->pend_g_dirty[t] >= depth) {
         w->g = vb_own(w->g, w->words);
         bits_or(w->g->w, w->pend_g[t], w->words);
         memset(w->pend_g[t], 0, w->words * sizeof(uint64_t));
@@ -314,7 +316,9 @@ static void on_hostwait(sweep *w, uint32_t k)
         bits_or(w->g->w, comp, w->words);
     } else {
         bits_or(lazy(&w->pend_g[t], w->words), comp, w->words);
-        w->pend_g_dirty[t] = 1;
+        int at = h->at.depth > 0 ? h->at.depth : 1;
+        if (!w->pend_g_dirty[t] || at < w->pend_g_dirty[t])
+            w->pend_g_dirty[t] = at;
     }
     free(comp);
 }
@@ -368,7 +372,7 @@ static void run_sweep(sweep *w)
             on_call(w, e->index);
             break;
         case EV_RETURN:
-            on_return(w, e->index);
+            on_return(w, e->index, e->depth);
             break;
         case EV_OP:
             on_op(w, e->index);

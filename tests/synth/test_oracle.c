@@ -138,6 +138,41 @@ static void a_hooks_own_call_does_not_move_the_begin(void **state)
     oracle_free(o);
 }
 
+/* Nor does a call a hook makes after the operation (dlsync resolving a stream in an EXIT callback)
+ * return the program's call: what begins after the hook's call returned but before the program's
+ * call did still overlaps it, for its operation and for its host wait. */
+static void a_hooks_own_call_does_not_return_the_programs_call(void **state)
+{
+    (void)state;
+    oracle *o = judge(STREAMS "C 10 200 cuLaunchKernel\n"
+                              "O 1 10 2 1 kernel\n"      /* blocking stream 2, thread 200 */
+                              "C 11 200 cuStreamGetId\n" /* in its EXIT hook */
+                              "R 11\n"
+                              "C 12 100 cuLaunchKernel\n" /* thread 100 begins while 10 is open */
+                              "O 2 12 1 1 kernel\n"       /* legacy */
+                              "R 12\n"
+                              "R 10\n");
+    assert_int_equal(oracle_guaranteed(o, 1, 2), 0);
+    oracle_free(o);
+    o = judge(STREAMS "C 20 300 cuLaunchKernel\n"
+                      "O 1 20 3 1 kernel\n" /* non-blocking stream 3 */
+                      "R 20\n"
+                      "C 21 200 cuStreamSynchronize\n"
+                      "H 21 3 1\n"
+                      "C 22 200 cuStreamGetId\n" /* in its EXIT hook */
+                      "R 22\n"
+                      "C 23 100 cuLaunchKernel\n" /* begins while the synchronize is open */
+                      "O 2 23 2 1 kernel\n"
+                      "R 23\n"
+                      "R 21\n"
+                      "C 24 100 cuLaunchKernel\n"
+                      "O 3 24 2 2 kernel\n"
+                      "R 24\n");
+    assert_int_equal(oracle_guaranteed(o, 1, 2), 0);
+    assert_int_equal(oracle_guaranteed(o, 1, 3), 1);
+    oracle_free(o);
+}
+
 /* A call nested in the ENTER hook of a user's call (dlsync's injected wait) is before the outer
  * call's own operation when it returned first; one in the EXIT hook, after it, is not. */
 static void nested_calls_order_by_their_returns(void **state)
@@ -727,6 +762,7 @@ int main(void)
         cmocka_unit_test(stream_order_needs_host_order),
         cmocka_unit_test(nested_calls_order_by_their_returns),
         cmocka_unit_test(a_hooks_own_call_does_not_move_the_begin),
+        cmocka_unit_test(a_hooks_own_call_does_not_return_the_programs_call),
         cmocka_unit_test(body_order_counts_what_a_callback_saw),
         cmocka_unit_test(legacy_stream_orders_blocking_streams),
         cmocka_unit_test(a_destroyed_stream_leaves_the_legacy_rule),
