@@ -45,6 +45,11 @@ void dls_pol_inflight_leave(int slot)
         atomic_fetch_and_explicit(&dls_pol_inflight_mask, ~(UINT64_C(1) << slot), memory_order_release);
 }
 
+void dls_pol_inflight_forget_all(void)
+{
+    atomic_store_explicit(&dls_pol_inflight_mask, 0, memory_order_release);
+}
+
 uint64_t dls_pol_inflight_lower(uint64_t now)
 {
     for (uint64_t m = atomic_load_explicit(&dls_pol_inflight_mask, memory_order_acquire); m; m &= m - 1) {

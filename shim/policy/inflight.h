@@ -25,6 +25,9 @@ void dls_pol_inflight_end(int slot, uint64_t end);
 /* The call of `slot` (-1 is ignored) returns: its EXIT callback is over. */
 void dls_pol_inflight_leave(int slot);
 
+/* Forgets every call in flight (a forked child: their threads are not in it). */
+void dls_pol_inflight_forget_all(void);
+
 /* `now` lowered to the end of every call in flight (the mask is not empty). */
 uint64_t dls_pol_inflight_lower(uint64_t now);
 

@@ -13,6 +13,7 @@
 #include "exch.h"
 #include "fix.h"
 #include "index.h"
+#include "inflight.h"
 #include "lock.h"
 #include "queue.h"
 #include "sink.h"
@@ -294,6 +295,11 @@ void dls_policy_start(void)
     else
         dls_cuda_set_receivers(m == DLS_MODE_FIX ? &g_fix_receivers : &g_check_receivers);
     dls_exchange_set_observer(&g_observer);
+}
+
+void dls_policy_fork_child(void)
+{
+    dls_pol_inflight_forget_all();
 }
 
 void dls_policy_stop(void)

@@ -19,6 +19,7 @@
 #include "report/race.h"
 #include "report/summary.h"
 #include "policy/inflight.h"
+#include "policy/policy.h"
 #include "policy/sink.h"
 #include "test_policy_export.h"
 #include "test_policy_fake_drv.h"
@@ -619,6 +620,12 @@ static void check_keeps_begins_below_a_call_in_flight(void **state)
     uint64_t tail = atomic_load(&dls_pol_queue_tail);
     assert_true(dls_pol_clock_at(tail) <= end);
     dls_pol_inflight_leave(slot);
+    assert_int_equal(dls_pol_clock_at(tail), 2 * tail);
+    slot = dls_pol_inflight_enter(); /* a forked child forgets its parent's calls in flight */
+    assert_true(dls_pol_clock_at(tail) <= 2 * tail + 1);
+    dls_pol_inflight_end(slot, 1);
+    assert_int_equal(dls_pol_clock_at(tail), 1);
+    dls_policy_fork_child();
     assert_int_equal(dls_pol_clock_at(tail), 2 * tail);
     dls_pol_g.mode = DLS_MODE_FIX; /* fix registers nothing */
     assert_int_equal(dls_pol_inflight_enter(), -1);
