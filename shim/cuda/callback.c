@@ -18,6 +18,8 @@
 /* The receivers (see ops.h): a table that lives as long as the process, so that replacing it
  * needs no lock and keeps nothing. */
 static _Atomic(const dls_cuda_receivers *) g_receivers;
+/* Its `begins` receiver, on its own: every handled ENTER reads it, the early-returning ones too. */
+static _Atomic(void (*)(uint32_t, int)) g_begins;
 
 /* The ENTER gate (see ops.h) as registered, and as the callback reads it: with DLSYNC_DEBUG_OPS
  * on, no gate (every ENTER is delivered), so the callback reads one pointer. The setters are
@@ -39,6 +41,7 @@ void dls_cuda_set_receivers(const dls_cuda_receivers *r)
     pthread_mutex_lock(&g_setting);
     g_gate_set = r ? r->watching : NULL;
     publish_gate();
+    atomic_store_explicit(&g_begins, r ? r->begins : NULL, memory_order_release);
     atomic_store_explicit(&g_receivers, r, memory_order_release);
     pthread_mutex_unlock(&g_setting);
 }
@@ -130,7 +133,8 @@ static int result_of(const CUpti_CallbackData *cb, int enter)
 /* The work lane: a launch, copy or set decoded from its parameters (or the decode its delivered
  * ENTER kept), with its stream resolved, for its receiver. Returns 0 when the call is not one
  * the work decoder reads. */
-static int deliver_work(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
+static int deliver_work(dls_cuda_thread *t, const dls_cuda_receivers *r, CUpti_CallbackId cbid,
+                        const CUpti_CallbackData *cb, int enter)
 {
     dls_cuda_work *w = &t->work;
     int kept = !enter && t->work_kept && t->work_cbid == cbid && w->correlation_id == cb->correlationId &&
@@ -156,7 +160,6 @@ static int deliver_work(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_C
     }
     if (atomic_load_explicit(&g_debug, memory_order_relaxed))
         debug_print_work(w);
-    const dls_cuda_receivers *r = atomic_load_explicit(&g_receivers, memory_order_acquire);
     if (r)
         r->work(w); /* its CUDA calls are the shim's (drv.h) */
     return 1;
@@ -165,14 +168,14 @@ static int deliver_work(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_C
 /* The lifetime lane (ops.h): a stream's creation, or the destruction of a stream no model holds,
  * told to its receiver at its EXIT as a call with nothing to model. Returns 0 when the call is
  * not one of these (or DLSYNC_DEBUG_OPS is on): deliver_ops then reads it. */
-static int deliver_lifetime(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
+static int deliver_lifetime(dls_cuda_thread *t, const dls_cuda_receivers *r, CUpti_CallbackId cbid,
+                            const CUpti_CallbackData *cb, int enter)
 {
     dls_op_kind kind;
     if (atomic_load_explicit(&g_debug, memory_order_relaxed) || !dls_cuda_decode_lifetime(cbid, cb, &kind))
         return 0;
     if (enter)
         return 1;
-    const dls_cuda_receivers *r = atomic_load_explicit(&g_receivers, memory_order_acquire);
     if (r)
         r->lifetime(t->nested);
     if (kind == DLS_OP_STREAM_DESTROY)
@@ -182,7 +185,8 @@ static int deliver_lifetime(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUp
 
 /* The op lane, every other call: its operations (one, but for a multi-device launch) for its
  * receiver. */
-static void deliver_ops(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, int enter)
+static void deliver_ops(dls_cuda_thread *t, const dls_cuda_receivers *r, CUpti_CallbackId cbid,
+                        const CUpti_CallbackData *cb, int enter)
 {
     const char *api = annotate(t, cb);
     dls_cuda_op op;
@@ -197,7 +201,6 @@ static void deliver_ops(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_C
         op.nested = t->nested;
         if (atomic_load_explicit(&g_debug, memory_order_relaxed))
             debug_print_op(&op);
-        const dls_cuda_receivers *r = atomic_load_explicit(&g_receivers, memory_order_acquire);
         if (r)
             r->op(&op);
         if (!enter && op.kind == DLS_OP_STREAM_DESTROY)
@@ -214,9 +217,11 @@ static void on_driver(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_Cal
         return;
     int enter = cb->callbackSite == CUPTI_API_ENTER;
     track_call(t, cb->correlationId, enter);
-    const dls_cuda_receivers *r = atomic_load_explicit(&g_receivers, memory_order_acquire);
-    if (enter && r && r->begins)
-        r->begins(cb->correlationId, t->nested);
+    if (enter) {
+        void (*begins)(uint32_t, int) = atomic_load_explicit(&g_begins, memory_order_acquire);
+        if (begins)
+            begins(cb->correlationId, t->nested);
+    }
     if (cls == DLS_CBID_INVALIDATION) {
         if (!enter) {
             dls_cuda_contexts_invalidate();
@@ -231,9 +236,10 @@ static void on_driver(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_Cal
         return; /* what the call makes is known at its EXIT */
     if (!t->tid)
         t->tid = (uint64_t)syscall(SYS_gettid);
+    const dls_cuda_receivers *r = atomic_load_explicit(&g_receivers, memory_order_acquire);
     t->delivering = 1;
-    if (!(work ? deliver_work(t, cbid, cb, enter) : deliver_lifetime(t, cbid, cb, enter)))
-        deliver_ops(t, cbid, cb, enter);
+    if (!(work ? deliver_work(t, r, cbid, cb, enter) : deliver_lifetime(t, r, cbid, cb, enter)))
+        deliver_ops(t, r, cbid, cb, enter);
     t->delivering = 0;
 }
 

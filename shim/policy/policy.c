@@ -261,7 +261,7 @@ static const dls_cuda_receivers g_fix_receivers = {
 static const dls_cuda_receivers g_check_receivers = {
     .op = dls_pol_check_sink,
     .work = dls_pol_check_work,
-    .lifetime = dls_pol_call,
+    .lifetime = dls_pol_check_call,
     .begins = dls_pol_begins,
     .watching = &dls_pol_index_watching_flag,
 };

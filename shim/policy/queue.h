@@ -97,9 +97,16 @@ static inline void dls_pol_horizon_raise(dls_pol_horizon_state *t, uint64_t to, 
         t->h = to;
 }
 
-/* At a delivered ENTER of a call of thread t: its horizon catches up with the counter, as far as
- * no call is in flight (inflight.h). */
+/* At a delivered ENTER of a call of thread t: its horizon catches up with the counter (check:
+ * dls_pol_horizon_begin instead). */
 static inline void dls_pol_horizon_enter(dls_pol_horizon_state *t, int nested)
+{
+    dls_pol_horizon_raise(t, 2 * atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire), nested);
+}
+
+/* check, at the begin of a call of thread t, or where the thread is between calls: its horizon
+ * catches up with the counter, as far as no call is in flight (inflight.h). */
+static inline void dls_pol_horizon_begin(dls_pol_horizon_state *t, int nested)
 {
     dls_pol_horizon_raise(t, dls_pol_clock_at(atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire)), nested);
 }

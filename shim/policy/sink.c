@@ -515,7 +515,7 @@ void dls_pol_check_work(const dls_cuda_work *w)
 void dls_pol_begins(uint32_t corr, int nested)
 {
     dls_pol_thread *pt = dls_pol_thread_self();
-    dls_pol_horizon_enter(&pt->horizon, nested);
+    dls_pol_horizon_begin(&pt->horizon, nested);
     pt->begun_corr = corr;
 }
 
@@ -523,6 +523,12 @@ void dls_pol_call(int nested)
 {
     dls_summary_add(DLS_COUNT_OPS, 1);
     dls_pol_horizon_enter(&dls_pol_thread_self()->horizon, nested);
+}
+
+void dls_pol_check_call(int nested)
+{
+    (void)nested; /* the thread's next call stamps its begin (dls_pol_begins) */
+    dls_summary_add(DLS_COUNT_OPS, 1);
 }
 
 void dls_pol_sink(const dls_cuda_op *op)
@@ -559,7 +565,8 @@ void dls_pol_sink(const dls_cuda_op *op)
     }
     dls_summary_add(DLS_COUNT_OPS, 1);
     if (exit_models_nothing(op)) {
-        dls_pol_horizon_enter(&pt->horizon, op->nested);
+        if (dls_pol_g.mode == DLS_MODE_FIX) /* check stamps the thread's next call at its begin */
+            dls_pol_horizon_enter(&pt->horizon, op->nested);
         return;
     }
     int recording = op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT);

@@ -26,7 +26,7 @@
     X(STREAM_CREATE_DESTROY, "stream-create-destroy", "bench_cost",                                                   \
       "fix, per cudaStreamCreateWithFlags + cudaStreamDestroy, calling thread", 1500)                                 \
     X(FIX_STREAM_EXCHANGE, "fix-stream-exchange", "bench_cost",                                                       \
-      "fix, per legacy exchange with a stream the consumer creates and destroys for it, calling thread", 4100)        \
+      "fix, per legacy exchange with a stream the consumer creates and destroys for it, calling thread", 4050)        \
     X(HOOKS_EXPORT_RELEASE, "hooks-export-release", "bench_hooks",                                                    \
       "a wrapped export+release with the log off, over a direct one, whole process", 500)                             \
     X(GIL_HOOKS, "gil-hooks", "bench_pyframes",                                                                       \
