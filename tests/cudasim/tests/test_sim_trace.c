@@ -274,11 +274,11 @@ static void legacy_stream_work_gets_implicit_dependencies(void **state)
     (void)state;
     CUstream blocking;
     assert_int_equal(cuStreamCreate(&blocking, CU_STREAM_DEFAULT), CUDA_SUCCESS);
-    int *x = simtest_dev_int(0);
+    int *x = simtest_dev_int(0), *y = simtest_dev_int(0); /* y: g_a's store runs beside the others */
     size_t m = mark("legacy");
     cudasim_stream_hold(blocking);
     assert_int_equal(simtest_store(blocking, x, 1), CUDA_SUCCESS);
-    assert_int_equal(simtest_store(g_a, x, 2), CUDA_SUCCESS); /* non-blocking: no dependency */
+    assert_int_equal(simtest_store(g_a, y, 2), CUDA_SUCCESS); /* non-blocking: no dependency */
     assert_int_equal(simtest_store(NULL, x, 3), CUDA_SUCCESS);
     assert_int_equal(simtest_store(blocking, x, 4), CUDA_SUCCESS);
     cudasim_stream_release(blocking);
