@@ -1,7 +1,7 @@
 /* check: the calls in flight on the host clock (queue.h): those between their end stamp, taken in
  * their EXIT callback, and the end of that callback, after which they return to the program.
  * Until then another thread's call that begins cannot be after them in the program's own order,
- * so the begin stamps handed out (dls_pol_clock_now) stay at or below their ends. The
+ * so the begin stamps handed out (dls_pol_clock_at) stay at or below their ends. The
  * registry is a mask of DLS_POL_INFLIGHT slots; with more EXITs in flight at once the rest go
  * unregistered (their calls count as returned at their end stamps, as they do under fix). */
 #ifndef DLS_POL_INFLIGHT_H
@@ -33,7 +33,7 @@ uint64_t dls_pol_inflight_lower(uint64_t now);
 
 /* The host clock now as a begin stamp: twice the claim counter (`tail`, read with an acquire),
  * lowered to the end of any call still in flight: every end below it belongs to a call that
- * returned, or to one that went unregistered. Inline: every delivered ENTER reads it. */
+ * returned, or to one that went unregistered. Inline: check's begin of every call reads it. */
 static inline uint64_t dls_pol_clock_at(uint64_t tail)
 {
     uint64_t now = 2 * tail;
