@@ -239,12 +239,8 @@ void dls_hb_join_op(dls_hb_clk *dst, uint32_t slot, uint64_t pos, const dls_hb_c
     dls_hb_clk_raise(dst, slot, pos);
 }
 
-uint64_t dls_hb_asof(const dls_hb_stream *s, uint64_t begin, const dls_hb_clk **clk)
+uint64_t dls_hb_asof_points(const dls_hb_stream *s, uint64_t begin, dls_hb_clk **clk)
 {
-    if (s->end < begin) {
-        *clk = s->clk;
-        return s->pos;
-    }
     for (uint32_t k = 1; k <= s->npts; k++) { /* the newest point is the last operation itself */
         const dls_hb_point *p = &s->pts[(s->next_pt + DLS_HB_POINTS - k) % DLS_HB_POINTS];
         if (p->end < begin) {
@@ -286,7 +282,7 @@ void dls_hb_join_blocking(dls_hb *e, dls_hb_ctx *c, dls_hb_clk *dst, uint64_t be
     uint32_t *list = commit ? c->dirty : c->blk, n = commit ? c->ndirty : c->nblk, keep = 0;
     for (uint32_t i = 0; i < n; i++) {
         dls_hb_stream *b = &e->streams[list[i]];
-        const dls_hb_clk *bclk;
+        dls_hb_clk *bclk;
         uint64_t bpos = dls_hb_asof(b, begin, &bclk);
         if (bpos && dls_hb_clk_get(dst, list[i]) < bpos)
             dls_hb_join_op(dst, list[i], bpos, bclk);
@@ -308,7 +304,7 @@ int dls_hb_stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot
     e->tid_cached = 1;
     const dls_hb_thread *t = ti == DLS_HB_NONE ? NULL : &e->threads[ti];
     int need_t = t && t->ver && (ti >= s->ntseen || s->tseen[ti] != t->ver);
-    const dls_hb_clk *leg_clk = NULL;
+    dls_hb_clk *leg_clk = NULL;
     uint64_t leg_pos = 0;
     if (dls_hb_is_blocking(s) && c->legacy != DLS_HB_NONE) {
         leg_pos = dls_hb_asof(&e->streams[c->legacy], w.begin, &leg_clk);

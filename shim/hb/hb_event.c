@@ -73,7 +73,7 @@ static void learn_fresh(dls_hb *e, dls_hb_clk *dst, uint64_t thread, const dls_h
         dls_hb_clk_join(dst, t->clk);
     dls_hb_ctx *c = &e->ctxs[s->ctx];
     if (dls_hb_is_blocking(s) && c->legacy != DLS_HB_NONE) {
-        const dls_hb_clk *lclk;
+        dls_hb_clk *lclk;
         uint64_t lpos = dls_hb_asof(&e->streams[c->legacy], begin, &lclk);
         if (lpos)
             dls_hb_join_op(dst, c->legacy, lpos, lclk);
@@ -88,7 +88,7 @@ static void learn_fresh(dls_hb *e, dls_hb_clk *dst, uint64_t thread, const dls_h
 static int capture_asof(dls_hb *e, uint64_t thread, const dls_hb_stream *s, uint32_t slot, uint64_t begin,
                         dls_hb_clk **out)
 {
-    const dls_hb_clk *before;
+    dls_hb_clk *before;
     uint64_t p = dls_hb_asof(s, begin, &before);
     *out = NULL;
     if (dls_hb_clk_own(out, e->stream_slots.n) != 0)
@@ -193,16 +193,6 @@ int dls_hb_event_wait(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t even
     return rc;
 }
 
-/* Stream s as of `begin` (DLS_HB_NOW: its latest operation): its position, and in *clk its clock,
- * which a point of s or s itself holds (the caller shares it to keep it). */
-static uint64_t as_of(const dls_hb_stream *s, uint64_t begin, dls_hb_clk **clk)
-{
-    const dls_hb_clk *c = s->clk;
-    uint64_t pos = begin == DLS_HB_NOW ? s->pos : dls_hb_asof(s, begin, &c);
-    *clk = (dls_hb_clk *)c; /* held by s or by one of its points */
-    return pos;
-}
-
 int dls_hb_capture_stream(dls_hb *e, uint64_t event, uint64_t stream, uint64_t begin)
 {
     uint32_t slot = dls_hb_find_stream(e, stream);
@@ -212,7 +202,7 @@ int dls_hb_capture_stream(dls_hb *e, uint64_t event, uint64_t stream, uint64_t b
     if (event_get(e, event, &ev) != 0)
         return ENOMEM;
     dls_hb_clk *clk;
-    uint64_t pos = as_of(&e->streams[slot], begin, &clk);
+    uint64_t pos = dls_hb_asof(&e->streams[slot], begin, &clk);
     dls_hb_event_forget(ev);
     ev->cur = (dls_hb_cap){.clk = dls_hb_clk_share(clk), .slot = slot, .pos = pos};
     return 0;
@@ -248,7 +238,7 @@ static int capture_streams(dls_hb *e, uint64_t event, const uint32_t *slots, uin
     for (uint32_t i = 0; i < n; i++) {
         uint32_t slot = slots ? slots[i] : i;
         dls_hb_clk *clk;
-        uint64_t pos = as_of(&e->streams[slot], begin, &clk);
+        uint64_t pos = dls_hb_asof(&e->streams[slot], begin, &clk);
         if (pos)
             dls_hb_join_op(c, slot, pos, clk);
     }

@@ -118,9 +118,21 @@ int dls_hb_thread_prepare(dls_hb *e, uint64_t id, dls_hb_thread **out);
  * into dst (owned, with room for every slot). */
 void dls_hb_join_op(dls_hb_clk *dst, uint32_t slot, uint64_t pos, const dls_hb_clk *clk);
 
+/* dls_hb_asof when s's last operation ended at or after `begin`: its points, newest first. */
+uint64_t dls_hb_asof_points(const dls_hb_stream *s, uint64_t begin, dls_hb_clk **clk);
+
 /* The last position of s whose operation ended before `begin` (0: none among its points), and in
- * *clk what s's operations up to it are ordered after. */
-uint64_t dls_hb_asof(const dls_hb_stream *s, uint64_t begin, const dls_hb_clk **clk);
+ * *clk what s's operations up to it are ordered after (held by s or one of its points: share it
+ * to keep it). Inline: asked now (DLS_HB_NOW), or of a stream idle since the begin, it is s's
+ * latest operation. */
+static inline uint64_t dls_hb_asof(const dls_hb_stream *s, uint64_t begin, dls_hb_clk **clk)
+{
+    if (s->end < begin) {
+        *clk = s->clk;
+        return s->pos;
+    }
+    return dls_hb_asof_points(s, begin, clk);
+}
 
 /* Joins into dst (owned, room for every slot) the live blocking streams of context c as of
  * `begin`: with `commit` (dst is the legacy stream's own clock) only those changed since it

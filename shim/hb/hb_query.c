@@ -16,22 +16,12 @@ typedef struct {
     const dls_hb_thread *t;
     uint32_t slot;
     uint64_t pos; /* s as of begin: its position and clock */
-    const dls_hb_clk *clk;
+    dls_hb_clk *clk;
     uint32_t leg_slot; /* DLS_HB_NONE: no legacy stream joins s */
     uint64_t leg_pos;  /* the legacy stream as of begin */
-    const dls_hb_clk *leg_clk;
+    dls_hb_clk *leg_clk;
     const dls_hb_ctx *legacy_ctx; /* s is the legacy stream of this context */
 } observer;
-
-/* Stream s as of `begin`: its position, and in *clk its clock (the latest ones when asked now). */
-static inline uint64_t as_of(const dls_hb_stream *s, uint64_t begin, const dls_hb_clk **clk)
-{
-    if (begin == DLS_HB_NOW) {
-        *clk = s->clk;
-        return s->pos;
-    }
-    return dls_hb_asof(s, begin, clk);
-}
 
 static int observer_init(const dls_hb *e, uint64_t thread, uint64_t stream, uint64_t begin, observer *o)
 {
@@ -40,12 +30,12 @@ static int observer_init(const dls_hb *e, uint64_t thread, uint64_t stream, uint
     if (o->slot == DLS_HB_NONE || e->streams[o->slot].removed)
         return ENOENT;
     const dls_hb_stream *s = &e->streams[o->slot];
-    o->pos = as_of(s, begin, &o->clk);
+    o->pos = dls_hb_asof(s, begin, &o->clk);
     const dls_hb_ctx *c = &e->ctxs[s->ctx];
     o->leg_slot = DLS_HB_NONE;
     if (dls_hb_is_blocking(s) && c->legacy != DLS_HB_NONE) {
         o->leg_slot = c->legacy;
-        o->leg_pos = as_of(&e->streams[c->legacy], begin, &o->leg_clk);
+        o->leg_pos = dls_hb_asof(&e->streams[c->legacy], begin, &o->leg_clk);
     }
     if (s->kind == DLS_HB_LEGACY)
         o->legacy_ctx = c;
@@ -72,8 +62,8 @@ static int blocking_knows(const observer *o, uint32_t slot, uint64_t pos)
         const dls_hb_stream *bs = &o->e->streams[list[i]];
         if (now && o->e->wary && bs->kind == DLS_HB_BLOCKING && bs->last_thread != o->thread)
             continue; /* another thread's: it may be destroyed before the asking operation is enqueued */
-        const dls_hb_clk *bclk;
-        uint64_t bpos = as_of(bs, o->begin, &bclk);
+        dls_hb_clk *bclk;
+        uint64_t bpos = dls_hb_asof(bs, o->begin, &bclk);
         if (bpos && point_knows(list[i], bpos, bclk, slot, pos))
             return 1;
     }
