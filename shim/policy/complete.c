@@ -75,13 +75,14 @@ void dls_pol_snap_complete(uint64_t snap, uint64_t tid, uint64_t end)
 }
 
 /* The highest position of s that a host synchronize which returned before stamp `begin` saw
- * complete: `done`, or the value before the latest synchronize when that one may have returned
- * later (0 when the one before may have too: less is known, never more). */
+ * complete: the newest value kept whose call ended before `begin` (values only grow), or 0 when
+ * every value kept may have come later (less is known, never more). */
 static uint64_t done_as_of(const dls_pol_stream *s, uint64_t begin)
 {
-    if (s->done_end < begin)
-        return s->done;
-    return s->done_before_end < begin ? s->done_before : 0;
+    for (unsigned i = 0; i < DLS_POL_DONE_SEEN; i++)
+        if (s->seen[i].end < begin)
+            return s->seen[i].pos;
+    return 0;
 }
 
 int dls_pol_ordered(uint64_t tid, uint64_t stream, uint64_t begin, const dls_hb_epoch *at)

@@ -2,6 +2,7 @@
 #include "ring.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Widens st's box of what its lost entries touched to [lo, hi). */
 static void widen(dls_pol_stream *st, uintptr_t lo, uintptr_t hi)
@@ -41,10 +42,8 @@ void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos, uint64_t end)
 {
     if (pos <= st->done)
         return;
-    if (end != st->done_end) {
-        st->done_before = st->done;
-        st->done_before_end = st->done_end;
-    }
+    if (end != st->seen[0].end) /* a new call: the oldest value kept goes */
+        memmove(&st->seen[1], &st->seen[0], (DLS_POL_DONE_SEEN - 1) * sizeof st->seen[0]);
+    st->seen[0] = (dls_pol_done_seen){pos, end};
     st->done = pos;
-    st->done_end = end;
 }

@@ -83,6 +83,16 @@ static inline int dls_pol_is_memory_op(dls_op_kind k)
     return k == DLS_OP_LAUNCH || k == DLS_OP_MEMCPY || k == DLS_OP_MEMSET || k == DLS_OP_GRAPH_LAUNCH;
 }
 
+/* How many of a stream's latest `done` values it keeps, for questions as of an earlier begin
+ * (complete.c): a call whose ENTER callback ran long can ask after several host synchronizes
+ * ended. */
+#define DLS_POL_DONE_SEEN 4
+
+/* One value of a stream's `done`, and the end stamp of the call that learned it. */
+typedef struct {
+    uint64_t pos, end;
+} dls_pol_done_seen;
+
 /* A stream as the policy knows it. Once added a stream is never freed while the process runs
  * (pointers to it stay valid without the lock); id, handle, ctx, ctx_id, device, owner and kind
  * never change. A destroyed stream whose work the host saw complete is forgotten: taken out of
@@ -98,10 +108,9 @@ typedef struct dls_pol_stream_s {
     int removed;   /* destroyed: it takes no more operations */
     int capturing; /* between its capture begin and end */
     uint64_t last, done;
-    uint64_t done_end;                     /* the end stamp of the call that learned `done` */
-    uint64_t done_before, done_before_end; /* `done` before that call, and its own end stamp */
-    uint64_t lost;                         /* position of the latest pending entry the history overwrote */
-    uintptr_t lost_lo, lost_hi;            /* what the overwritten pending entries touched */
+    dls_pol_done_seen seen[DLS_POL_DONE_SEEN]; /* done's latest values, newest first ({0, 0}: none) */
+    uint64_t lost;                             /* position of the latest pending entry the history overwrote */
+    uintptr_t lost_lo, lost_hi;                /* what the overwritten pending entries touched */
     int lost_cons;
     unsigned head, count;
     dls_pol_entry *ring;                /* the history (ring.h): DLS_POL_RING entries, allocated (not

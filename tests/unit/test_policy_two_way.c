@@ -608,6 +608,40 @@ static void check_judges_a_call_as_of_its_begin(void **state)
     sem_destroy(&g_go);
 }
 
+/* Another thread's host synchronize saw the producer's write complete before the consumer's copy
+ * began; while the copy's ENTER is under way, three more synchronizes of the producer's stream
+ * return, each seeing more of it. The copy is still judged as of its begin: the first
+ * synchronize orders it. */
+static void check_counts_a_synchronize_before_the_begin_after_several_since(void **state)
+{
+    (void)state;
+    launch(PRODUCER, X);
+    export_range(X, X + 0x100);
+    stream_sync_by(PRODUCER, 200);
+    dls_cuda_range r[2] = {{.addr = X, .len = 64, .access = DLS_ACCESS_READ},
+                           {.addr = OUT, .len = 64, .access = DLS_ACCESS_WRITE}};
+    dls_cuda_op op = op_on(DLS_OP_MEMCPY, CONSUMER);
+    op.ranges = r;
+    op.nranges = 2;
+    op.tid = 300;
+    sem_init(&g_began, 0, 0);
+    sem_init(&g_go, 0, 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, consumer_call, &op), 0);
+    sem_wait(&g_began);
+    for (int i = 0; i < 3; i++) { /* they return after the copy began */
+        launch(PRODUCER, OUT + 0x1000);
+        stream_sync_by(PRODUCER, 200);
+    }
+    sem_post(&g_go);
+    pthread_join(t, NULL);
+    dls_pol_lock();
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0);
+    sem_destroy(&g_began);
+    sem_destroy(&g_go);
+}
+
 /* A call in flight (between its end stamp and its return) keeps the begins handed out meanwhile at
  * or below its end; once it returns, the clock is the counter's again. */
 static void check_keeps_begins_below_a_call_in_flight(void **state)
@@ -941,6 +975,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_reports_an_access_after_the_release, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_counts_another_threads_host_synchronize, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_judges_a_call_as_of_its_begin, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_counts_a_synchronize_before_the_begin_after_several_since, setup_check,
+                                        teardown_check),
         cmocka_unit_test_setup_teardown(check_keeps_begins_below_a_call_in_flight, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_keeps_a_released_tensor_while_a_producer_write_is_pending, setup_check,
                                         teardown_check),
