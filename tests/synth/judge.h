@@ -7,7 +7,10 @@
  *   check  dlsync reports exactly the exchanges the reference finds unguaranteed: for each such
  *          exchange and kind, at least one race (or race_again) record of that kind; no race for
  *          an exchange whose pairs are all guaranteed (so none in a synced program). A log xid is
- *          the trace's exchange with the same data address, counted in export order;
+ *          the trace's exchange with the same data address, counted in export order. Its callbacks
+ *          see host order between call bodies only: a miss that the reference in body order does
+ *          not find (a call that began after another's EXIT callback, before that call returned)
+ *          is told apart;
  *   fix    every pair is guaranteed, dlsync's injected records and waits counted;
  *   every mode: no read saw a wrong value when the program is synced, under fix, or when the
  *          reference guarantees every pair of the run; every deleter call reached the producer
@@ -34,6 +37,7 @@ typedef struct {
     long check_fn;          /* (exchange, kind) unguaranteed without a race record of it */
     long check_fn_exchange; /* of those, in exchanges with no race record at all */
     long check_fn_window;   /* of those, whose unguaranteed pairs are all windows (oracle_pair_window) */
+    long check_fn_seen;     /* of those, a kind body order finds unguaranteed too (judge_program.bodies) */
     long check_other_kind;  /* race records of a kind the reference does not find in that racy exchange */
     long check_fp_kind[JUDGE_DLSYNC_KINDS]; /* false positives by the kind of their first race record */
     long fix_pairs, fix_unguaranteed, fix_exchanges, fix_injected;
@@ -59,7 +63,11 @@ typedef struct {
     int synced;
     int wrong_reads;   /* reads that saw a value other than their exchange's */
     int lost_deleters; /* deleter calls that did not reach the producer */
-    int strict_check;  /* the reference's verdicts on check fail the run (else: counted only); fix's always do */
+    /* Which of the reference's verdicts on check fail the run (fix's always do): 0 none (counted
+     * only), 1 false positives and the misses body order finds too (bodies below: what check's
+     * callbacks could see), 2 every one. */
+    int strict_check;
+    const oracle *bodies; /* check: the same trace judged with body order, or NULL (every miss is seen) */
 } judge_program;
 
 /* Judges one run: the reference o of its trace, its log's text (NULL for a plain run), its

@@ -83,6 +83,47 @@ static void check_must_name_exactly_the_unguaranteed_exchanges(void **state)
     oracle_free(o);
 }
 
+/* The consumer's call begins before the producer's returns, but its body begins after the
+ * producer's body is done: unguaranteed in call order, guaranteed in body order (what callbacks
+ * can see). */
+static const char g_edge_trace[] = "1 S 2 1 0 legacy 1\n"
+                                   "2 C 10 100 cuLaunchKernel\n"
+                                   "3 B 10\n"
+                                   "4 O 1 10 2 1 kernel m:0x1000:256\n"
+                                   "5 D 10\n"
+                                   "6 C 11 200 cuLaunchKernel\n"
+                                   "7 R 10\n"
+                                   "8 N 0 100 export x1 0x1000 256\n"
+                                   "9 B 11\n"
+                                   "10 O 2 11 2 2 kernel m:0x1000:256\n"
+                                   "11 D 11\n"
+                                   "12 R 11\n"
+                                   "13 N 0 200 release x1\n";
+
+/* A miss in such a window fails the run at strictness 2 only; without a body-order view, at 1. */
+static void check_misses_at_the_callbacks_edges_fail_only_the_strictest(void **state)
+{
+    (void)state;
+    char err[256];
+    oracle *calls = oracle_parse(g_edge_trace, ORACLE_CALL_ORDER, err, sizeof err);
+    oracle *bodies = oracle_parse(g_edge_trace, ORACLE_BODY_ORDER, err, sizeof err);
+    assert_non_null(calls);
+    assert_non_null(bodies);
+    judge_program seen = {.strict_check = 1, .bodies = bodies}, all = {.strict_check = 2, .bodies = bodies},
+                  blind = {.strict_check = 1};
+    judge_totals t = {0};
+    judge_text out = {0};
+    assert_int_equal(judge_run(calls, EXPORT(5), JUDGE_CHECK, &seen, &t, &out, 9), 0);
+    assert_int_equal(t.check_fn, 1);
+    assert_int_equal(t.check_fn_seen, 0);
+    assert_int_equal(judge_run(calls, EXPORT(5), JUDGE_CHECK, &all, &t, &out, 9), 1);
+    assert_int_equal(judge_run(calls, EXPORT(5), JUDGE_CHECK, &blind, &t, &out, 9), 1);
+    assert_int_equal(t.check_fn_seen, 1);
+    free(out.text);
+    oracle_free(calls);
+    oracle_free(bodies);
+}
+
 static void fix_plain_and_the_program_claims(void **state)
 {
     (void)state;
@@ -108,6 +149,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(check_must_name_exactly_the_unguaranteed_exchanges),
+        cmocka_unit_test(check_misses_at_the_callbacks_edges_fail_only_the_strictest),
         cmocka_unit_test(fix_plain_and_the_program_claims),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
