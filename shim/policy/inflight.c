@@ -2,8 +2,9 @@
  * given the end of the counter's next ticket before the call claims its own: a thread whose begin
  * reads the counter after that claim (an acquire of the claim's release) also reads the bit and
  * the slot. One that reads a slot's stale value from its previous call reads a lower end: an
- * earlier begin, which orders less, never wrongly. A call applied under the lock tells its own
- * end once it has it; until then a begin counts it at the lower end. */
+ * earlier begin, which orders less, never wrongly. A call applied under the lock has no end while
+ * it waits for the lock (dls_pol_inflight_unstamped): the end it takes there follows every begin
+ * handed out meanwhile, and it tells that end before it claims it (dls_pol_end_now_telling). */
 #include "inflight.h"
 
 #include "../common/config.h"
@@ -33,10 +34,15 @@ int dls_pol_inflight_enter(void)
     }
 }
 
-void dls_pol_inflight_end(int slot, uint64_t end)
+void dls_pol_inflight_unstamped(int slot)
 {
     if (slot >= 0)
-        atomic_store_explicit(&g_end[slot], end, memory_order_release);
+        atomic_store_explicit(&g_end[slot], UINT64_MAX, memory_order_release);
+}
+
+_Atomic uint64_t *dls_pol_inflight_end_of(int slot)
+{
+    return &g_end[slot];
 }
 
 void dls_pol_inflight_leave(int slot)

@@ -19,8 +19,15 @@ extern _Atomic uint64_t dls_pol_inflight_mask;
  * from the next ticket on; returns its slot, or -1 (another mode, or no slot free). */
 int dls_pol_inflight_enter(void);
 
-/* The call of `slot` (-1 is ignored) took end stamp `end`. */
-void dls_pol_inflight_end(int slot, uint64_t end);
+/* check, before an EXIT waits for the policy lock to take its end stamp there: the call of
+ * `slot` (-1 is ignored) has no end yet, and the end it will take follows every begin handed out
+ * until it tells it (dls_pol_inflight_end_of): meanwhile it lowers no begin. Without this, every
+ * begin would stay below the end registered at the EXIT's start while the EXIT waits, and the
+ * calls that return meanwhile would count as returned after them. */
+void dls_pol_inflight_unstamped(int slot);
+
+/* Where the call of `slot` (not -1) tells its end (dls_pol_end_now_telling). */
+_Atomic uint64_t *dls_pol_inflight_end_of(int slot);
 
 /* The call of `slot` (-1 is ignored) returns: its EXIT callback is over. */
 void dls_pol_inflight_leave(int slot);

@@ -125,6 +125,10 @@ uint64_t dls_pol_applied(void);
  * ticket below it is applied (see the file comment). */
 uint64_t dls_pol_end_now(void);
 
+/* The same, storing the end in *tell (release) before the ticket is claimed: a thread that reads
+ * the counter after the claim (acquire) reads the end there too (inflight.h). */
+uint64_t dls_pol_end_now_telling(_Atomic uint64_t *tell);
+
 /* Lock held: the host stamps of an operation of the calling thread, outside any call, applied now. */
 dls_hb_when dls_pol_when_now(void);
 

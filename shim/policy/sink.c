@@ -576,11 +576,14 @@ void dls_pol_sink(const dls_cuda_op *op)
         return;
     }
     uint64_t begin = pt->horizon.h; /* nothing raised it since the call began */
+    _Atomic uint64_t *tell = NULL;
+    if (pt->inflight) { /* check: no end while it waits for the lock, then told before it is claimed */
+        dls_pol_inflight_unstamped(pt->inflight - 1);
+        tell = dls_pol_inflight_end_of(pt->inflight - 1);
+    }
     dls_pol_lock();
     register_thread(pt, op->tid);
-    uint64_t end = dls_pol_end_now();
-    if (pt->inflight)
-        dls_pol_inflight_end(pt->inflight - 1, end);
+    uint64_t end = dls_pol_end_now_telling(tell);
     on_exit_locked(pt, op, (dls_hb_when){.begin = begin, .end = end});
     if (host_sync(op) && !op->nested)
         host_verdicts(op->tid, 1);

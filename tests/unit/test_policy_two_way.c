@@ -642,6 +642,43 @@ static void check_counts_a_synchronize_before_the_begin_after_several_since(void
     sem_destroy(&g_go);
 }
 
+/* A call that a thread of its own makes: its begin, then its ENTER and EXIT. */
+static void *call_now(void *arg)
+{
+    dls_cuda_op *op = arg;
+    dls_pol_begins(op->correlation_id, 0);
+    deliver(op);
+    return NULL;
+}
+
+/* Another thread's EXIT waits for the policy lock: it has taken no end stamp yet, and the one it
+ * takes will follow every begin handed out meanwhile, so it lowers none of them. A host
+ * synchronize of the producer's stream that returns meanwhile orders the consumer's copy that
+ * begins after it. */
+static void check_counts_calls_returned_while_another_waits_for_the_lock(void **state)
+{
+    (void)state;
+    launch(PRODUCER, X);
+    export_range(X, X + 0x100);
+    int slot = dls_pol_inflight_enter(); /* its EXIT begins */
+    assert_true(slot >= 0);
+    dls_pol_inflight_unstamped(slot); /* and waits for the lock */
+    stream_sync_by(PRODUCER, 200);
+    dls_cuda_range r[2] = {{.addr = X, .len = 64, .access = DLS_ACCESS_READ},
+                           {.addr = OUT, .len = 64, .access = DLS_ACCESS_WRITE}};
+    dls_cuda_op op = op_on(DLS_OP_MEMCPY, CONSUMER);
+    op.ranges = r;
+    op.nranges = 2;
+    op.tid = 300;
+    pthread_t t; /* a thread of its own: this one's horizon is past the synchronize already */
+    assert_int_equal(pthread_create(&t, NULL, call_now, &op), 0);
+    pthread_join(t, NULL);
+    dls_pol_inflight_leave(slot);
+    dls_pol_lock();
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0);
+}
+
 /* A call in flight (between its end stamp and its return) keeps the begins handed out meanwhile at
  * or below its end; once it returns, the clock is the counter's again. */
 static void check_keeps_begins_below_a_call_in_flight(void **state)
@@ -649,15 +686,17 @@ static void check_keeps_begins_below_a_call_in_flight(void **state)
     (void)state;
     int slot = dls_pol_inflight_enter();
     assert_true(slot >= 0);
-    uint64_t end = dls_pol_end_now();
-    dls_pol_inflight_end(slot, end);
+    dls_pol_inflight_unstamped(slot); /* waiting for the lock: no end yet, no begin lowered */
     uint64_t tail = atomic_load(&dls_pol_queue_tail);
+    assert_int_equal(dls_pol_clock_at(tail), 2 * tail);
+    uint64_t end = dls_pol_end_now_telling(dls_pol_inflight_end_of(slot));
+    tail = atomic_load(&dls_pol_queue_tail);
     assert_true(dls_pol_clock_at(tail) <= end);
     dls_pol_inflight_leave(slot);
     assert_int_equal(dls_pol_clock_at(tail), 2 * tail);
     slot = dls_pol_inflight_enter(); /* a forked child forgets its parent's calls in flight */
     assert_true(dls_pol_clock_at(tail) <= 2 * tail + 1);
-    dls_pol_inflight_end(slot, 1);
+    atomic_store(dls_pol_inflight_end_of(slot), 1);
     assert_int_equal(dls_pol_clock_at(tail), 1);
     dls_policy_fork_child();
     assert_int_equal(dls_pol_clock_at(tail), 2 * tail);
@@ -975,6 +1014,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_reports_an_access_after_the_release, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_counts_another_threads_host_synchronize, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_judges_a_call_as_of_its_begin, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_counts_calls_returned_while_another_waits_for_the_lock, setup_check,
+                                        teardown_check),
         cmocka_unit_test_setup_teardown(check_counts_a_synchronize_before_the_begin_after_several_since, setup_check,
                                         teardown_check),
         cmocka_unit_test_setup_teardown(check_keeps_begins_below_a_call_in_flight, setup_check, teardown_check),
