@@ -45,15 +45,6 @@ static void forget(dls_pol_stream *st)
     st->count = 0;
     st->forgotten = dls_pol_g.forgotten;
     dls_pol_g.forgotten = st;
-    dls_pol_g.recent[dls_pol_g.nrecent++ % DLS_POL_RECENT] = st;
-}
-
-dls_pol_stream *dls_pol_stream_find_forgotten(uint64_t id)
-{
-    for (unsigned i = 0; i < DLS_POL_RECENT; i++)
-        if (dls_pol_g.recent[i] && dls_pol_g.recent[i]->id == id)
-            return dls_pol_g.recent[i];
-    return NULL;
 }
 
 void dls_pol_stream_remove(dls_pol_stream *st)

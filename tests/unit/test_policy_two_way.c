@@ -651,39 +651,6 @@ static void *call_now(void *arg)
     return NULL;
 }
 
-/* While the consumer's copy is under way (begun, its ENTER not delivered yet), another thread
- * synchronizes the producer's stream and destroys it: the stream's work is known complete, and it
- * is forgotten. The copy is still judged as of its begin, when that write was pending. */
-static void check_judges_a_stream_forgotten_since_the_begin_as_of_it(void **state)
-{
-    (void)state;
-    launch(PRODUCER, X);
-    export_range(X, X + 0x100);
-    dls_cuda_range r[2] = {{.addr = X, .len = 64, .access = DLS_ACCESS_READ},
-                           {.addr = OUT, .len = 64, .access = DLS_ACCESS_WRITE}};
-    dls_cuda_op op = op_on(DLS_OP_MEMCPY, CONSUMER);
-    op.ranges = r;
-    op.nranges = 2;
-    op.tid = 300;
-    sem_init(&g_began, 0, 0);
-    sem_init(&g_go, 0, 0);
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, consumer_call, &op), 0);
-    sem_wait(&g_began);
-    stream_sync_by(PRODUCER, 200);
-    dls_cuda_op destroy = op_on(DLS_OP_STREAM_DESTROY, PRODUCER);
-    destroy.tid = 200;
-    deliver(&destroy);
-    dls_pol_lock();
-    assert_null(dls_pol_stream_find(PRODUCER)); /* forgotten */
-    dls_pol_unlock();
-    sem_post(&g_go);
-    pthread_join(t, NULL);
-    assert_string_equal(only_race(), "write-read");
-    sem_destroy(&g_began);
-    sem_destroy(&g_go);
-}
-
 /* Another thread's EXIT waits for the policy lock: it has taken no end stamp yet, and the one it
  * takes will follow every begin handed out meanwhile, so it lowers none of them. A host
  * synchronize of the producer's stream that returns meanwhile orders the consumer's copy that
@@ -1048,8 +1015,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_counts_another_threads_host_synchronize, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_judges_a_call_as_of_its_begin, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_counts_calls_returned_while_another_waits_for_the_lock, setup_check,
-                                        teardown_check),
-        cmocka_unit_test_setup_teardown(check_judges_a_stream_forgotten_since_the_begin_as_of_it, setup_check,
                                         teardown_check),
         cmocka_unit_test_setup_teardown(check_counts_a_synchronize_before_the_begin_after_several_since, setup_check,
                                         teardown_check),
