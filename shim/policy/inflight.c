@@ -1,10 +1,12 @@
-/* The calls in flight (see inflight.h). A slot is taken by setting its bit in the mask, then
- * given the end of the counter's next ticket before the call claims its own: a thread whose begin
- * reads the counter after that claim (an acquire of the claim's release) also reads the bit and
- * the slot. One that reads a slot's stale value from its previous call reads a lower end: an
- * earlier begin, which orders less, never wrongly. A call applied under the lock has no end while
- * it waits for the lock (dls_pol_inflight_unstamped): the end it takes there follows every begin
- * handed out meanwhile, and it tells that end before it claims it (dls_pol_end_now_telling). */
+/* The calls in flight (see inflight.h). A slot is taken by setting its bit in the mask, with no
+ * end (UINT64_MAX) while the EXIT decodes, resolves and waits for the lock: the end it takes later
+ * follows every begin handed out meanwhile. Before it claims its end ticket it stores that ticket's
+ * end, or one below it, in the slot: a thread whose begin reads the counter after that claim (an
+ * acquire of the claim's release) also reads the bit and the slot. One that reads a slot's stale
+ * value from its previous call reads a lower end: an earlier begin, which orders less, never
+ * wrongly. Setting the end at the EXIT's start instead lowered every begin for as long as an EXIT
+ * made identity calls or waited for the lock, and the calls that returned meanwhile, the asking
+ * thread's own included, counted as overlapping it. */
 #include "inflight.h"
 
 #include "../common/config.h"
@@ -27,17 +29,16 @@ int dls_pol_inflight_enter(void)
         int slot = __builtin_ctzll(~m);
         if (atomic_compare_exchange_weak_explicit(&dls_pol_inflight_mask, &m, m | UINT64_C(1) << slot,
                                                   memory_order_acq_rel, memory_order_relaxed)) {
-            uint64_t next = atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire);
-            atomic_store_explicit(&g_end[slot], dls_pol_ticket_end(next), memory_order_release);
+            atomic_store_explicit(&g_end[slot], UINT64_MAX, memory_order_release);
             return slot;
         }
     }
 }
 
-void dls_pol_inflight_unstamped(int slot)
+void dls_pol_inflight_claiming(int slot)
 {
-    if (slot >= 0)
-        atomic_store_explicit(&g_end[slot], UINT64_MAX, memory_order_release);
+    uint64_t next = atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire);
+    atomic_store_explicit(&g_end[slot], dls_pol_ticket_end(next), memory_order_release);
 }
 
 _Atomic uint64_t *dls_pol_inflight_end_of(int slot)

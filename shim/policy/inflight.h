@@ -1,7 +1,7 @@
-/* check: the calls in flight on the host clock (queue.h): those between their end stamp, taken in
- * their EXIT callback, and the end of that callback, after which they return to the program.
- * Until then another thread's call that begins cannot be after them in the program's own order,
- * so the begin stamps handed out (dls_pol_clock_at) stay at or below their ends. The
+/* check: the calls in flight on the host clock (queue.h): those in their EXIT callback, after
+ * which they return to the program. Until then another thread's call that begins cannot be after
+ * them in the program's own order, so once such a call has told the end stamp it takes, the begin
+ * stamps handed out (dls_pol_clock_at) stay at or below that end. The
  * registry is a mask of DLS_POL_INFLIGHT slots; with more EXITs in flight at once the rest go
  * unregistered (their calls count as returned at their end stamps, as they do under fix). */
 #ifndef DLS_POL_INFLIGHT_H
@@ -15,18 +15,16 @@
 /* The slots taken (bit i: slot i). */
 extern _Atomic uint64_t dls_pol_inflight_mask;
 
-/* check, at the start of an EXIT that will take an end stamp: registers the call as in flight
- * from the next ticket on; returns its slot, or -1 (another mode, or no slot free). */
+/* check, at the start of an EXIT that may take an end stamp: registers the call as in flight,
+ * with no end yet (it lowers no begin until it tells one: the end it will take follows every
+ * begin handed out before); returns its slot, or -1 (another mode, or no slot free). */
 int dls_pol_inflight_enter(void);
 
-/* check, before an EXIT waits for the policy lock to take its end stamp there: the call of
- * `slot` (-1 is ignored) has no end yet, and the end it will take follows every begin handed out
- * until it tells it (dls_pol_inflight_end_of): meanwhile it lowers no begin. Without this, every
- * begin would stay below the end registered at the EXIT's start while the EXIT waits, and the
- * calls that return meanwhile would count as returned after them. */
-void dls_pol_inflight_unstamped(int slot);
+/* The call of `slot` (not -1) is about to claim its end ticket without the lock (a deferred
+ * record): from now on it counts at the counter's next ticket, at or below the one it claims. */
+void dls_pol_inflight_claiming(int slot);
 
-/* Where the call of `slot` (not -1) tells its end (dls_pol_end_now_telling). */
+/* Where the call of `slot` (not -1) tells the end it takes under the lock (dls_pol_end_now_telling). */
 _Atomic uint64_t *dls_pol_inflight_end_of(int slot);
 
 /* The call of `slot` (-1 is ignored) returns: its EXIT callback is over. */

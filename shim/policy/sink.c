@@ -443,11 +443,20 @@ static inline void defer_publish(dls_pol_thread *pt, dls_pol_rec *q, uint64_t ti
     dls_pol_horizon_raise(&pt->horizon, end + 1, nested);
 }
 
+/* Claims a queue slot for the record of an EXIT of the calling thread (NULL: the queue is full);
+ * check first tells the call's slot in flight the end it is about to claim (inflight.h). */
+static inline dls_pol_rec *claim(dls_pol_thread *pt, uint64_t *ticket)
+{
+    if (pt->inflight)
+        dls_pol_inflight_claiming(pt->inflight - 1);
+    return dls_pol_defer_claim(ticket);
+}
+
 /* The EXIT of op, an operation that only enqueues work: deferred, with no lock. */
 static void defer(dls_pol_thread *pt, const dls_cuda_op *op)
 {
     uint64_t ticket = 0; /* set by a claim that finds room */
-    dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
+    dls_pol_rec local, *q = claim(pt, &ticket), *r = q ? q : &local;
     make_rec(op, r, pt->horizon.h);
     exit_marks(pt, r, op->correlation_id, op->tid);
     defer_publish(pt, q, ticket, r, op->nested);
@@ -474,7 +483,7 @@ void dls_pol_work(const dls_cuda_work *w)
         return;
     }
     uint64_t ticket = 0; /* set by a claim that finds room */
-    dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
+    dls_pol_rec local, *q = claim(pt, &ticket), *r = q ? q : &local;
     r->tid = w->tid;
     r->begin = pt->horizon.h;
     r->stream = *w->stream;
@@ -507,8 +516,11 @@ void dls_pol_check_work(const dls_cuda_work *w)
         dls_pol_work(w);
         return;
     }
+    dls_pol_thread *pt = dls_pol_thread_self();
     int slot = dls_pol_inflight_enter();
+    pt->inflight = slot + 1;
     dls_pol_work(w);
+    pt->inflight = 0;
     dls_pol_inflight_leave(slot);
 }
 
@@ -576,11 +588,7 @@ void dls_pol_sink(const dls_cuda_op *op)
         return;
     }
     uint64_t begin = pt->horizon.h; /* nothing raised it since the call began */
-    _Atomic uint64_t *tell = NULL;
-    if (pt->inflight) { /* check: no end while it waits for the lock, then told before it is claimed */
-        dls_pol_inflight_unstamped(pt->inflight - 1);
-        tell = dls_pol_inflight_end_of(pt->inflight - 1);
-    }
+    _Atomic uint64_t *tell = pt->inflight ? dls_pol_inflight_end_of(pt->inflight - 1) : NULL; /* check */
     dls_pol_lock();
     register_thread(pt, op->tid);
     uint64_t end = dls_pol_end_now_telling(tell);

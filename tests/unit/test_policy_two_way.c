@@ -651,8 +651,9 @@ static void *call_now(void *arg)
     return NULL;
 }
 
-/* Another thread's EXIT waits for the policy lock: it has taken no end stamp yet, and the one it
- * takes will follow every begin handed out meanwhile, so it lowers none of them. A host
+/* Another thread's EXIT resolves its stream or waits for the policy lock: it has taken no end
+ * stamp yet, and the one it takes will follow every begin handed out meanwhile, so it lowers none
+ * of them. A host
  * synchronize of the producer's stream that returns meanwhile orders the consumer's copy that
  * begins after it. */
 static void check_counts_calls_returned_while_another_waits_for_the_lock(void **state)
@@ -660,9 +661,8 @@ static void check_counts_calls_returned_while_another_waits_for_the_lock(void **
     (void)state;
     launch(PRODUCER, X);
     export_range(X, X + 0x100);
-    int slot = dls_pol_inflight_enter(); /* its EXIT begins */
+    int slot = dls_pol_inflight_enter(); /* its EXIT begins, and waits for the lock */
     assert_true(slot >= 0);
-    dls_pol_inflight_unstamped(slot); /* and waits for the lock */
     stream_sync_by(PRODUCER, 200);
     dls_cuda_range r[2] = {{.addr = X, .len = 64, .access = DLS_ACCESS_READ},
                            {.addr = OUT, .len = 64, .access = DLS_ACCESS_WRITE}};
@@ -686,8 +686,7 @@ static void check_keeps_begins_below_a_call_in_flight(void **state)
     (void)state;
     int slot = dls_pol_inflight_enter();
     assert_true(slot >= 0);
-    dls_pol_inflight_unstamped(slot); /* waiting for the lock: no end yet, no begin lowered */
-    uint64_t tail = atomic_load(&dls_pol_queue_tail);
+    uint64_t tail = atomic_load(&dls_pol_queue_tail); /* no end yet: no begin lowered */
     assert_int_equal(dls_pol_clock_at(tail), 2 * tail);
     uint64_t end = dls_pol_end_now_telling(dls_pol_inflight_end_of(slot));
     tail = atomic_load(&dls_pol_queue_tail);
@@ -695,6 +694,7 @@ static void check_keeps_begins_below_a_call_in_flight(void **state)
     dls_pol_inflight_leave(slot);
     assert_int_equal(dls_pol_clock_at(tail), 2 * tail);
     slot = dls_pol_inflight_enter(); /* a forked child forgets its parent's calls in flight */
+    dls_pol_inflight_claiming(slot);
     assert_true(dls_pol_clock_at(tail) <= 2 * tail + 1);
     atomic_store(dls_pol_inflight_end_of(slot), 1);
     assert_int_equal(dls_pol_clock_at(tail), 1);
