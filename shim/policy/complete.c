@@ -94,8 +94,10 @@ int dls_pol_ordered(uint64_t tid, uint64_t stream, uint64_t begin, const dls_hb_
     if (!rc && o)
         return 1;
     const dls_pol_stream *s = dls_pol_stream_find(at->stream);
+    if (!s && begin != DLS_HB_NOW) /* forgotten since the begin, perhaps */
+        s = dls_pol_stream_find_forgotten(at->stream);
     if (!s)
-        return rc != 0; /* forgotten: its work is complete */
+        return rc != 0; /* forgotten long ago: its work is complete */
     return at->pos <= done_as_of(s, begin);
 }
 

@@ -38,6 +38,7 @@ void dls_pol_reset_for_tests(void)
         dls_pol_g.forgotten = next;
     }
     dls_pol_g.last = NULL;
+    memset(dls_pol_g.recent, 0, sizeof dls_pol_g.recent);
     memset(dls_pol_g.captures, 0, sizeof dls_pol_g.captures);
     free(dls_map_take(&dls_pol_g.graphs));
     free(dls_map_take(&dls_pol_g.execs));

@@ -3,6 +3,8 @@
  * record may still point to it), its history freed. */
 #include "stream_table.h"
 
+#include "../common/config.h"
+
 #include <errno.h>
 #include <stdlib.h>
 
@@ -33,10 +35,18 @@ static int insert(dls_pol_stream *s)
 }
 
 /* Forgets removed stream st (its work is complete): out of the table and of hb, history freed.
- * hb cannot refuse: it knows st removed (dls_pol_stream_remove). */
+ * Under check, hb keeps it while it is among the latest DLS_POL_RECENT forgotten: a call that
+ * began before its work was known complete may still ask what other streams' clocks know of it
+ * (dls_pol_stream_find_forgotten). hb cannot refuse: it knows st removed (dls_pol_stream_remove). */
 static void forget(dls_pol_stream *st)
 {
-    (void)dls_hb_stream_forget(dls_pol_g.hb, st->id);
+    dls_pol_stream *out = st;
+    if (dls_pol_g.mode == DLS_MODE_CHECK) {
+        out = dls_pol_g.recent[dls_pol_g.nrecent % DLS_POL_RECENT];
+        dls_pol_g.recent[dls_pol_g.nrecent++ % DLS_POL_RECENT] = st;
+    }
+    if (out)
+        (void)dls_hb_stream_forget(dls_pol_g.hb, out->id);
     dls_map_remove_at(&dls_pol_g.streams, dls_map_index(&dls_pol_g.streams, st->id));
     if (dls_pol_g.last == st)
         dls_pol_g.last = NULL;
@@ -45,6 +55,14 @@ static void forget(dls_pol_stream *st)
     st->count = 0;
     st->forgotten = dls_pol_g.forgotten;
     dls_pol_g.forgotten = st;
+}
+
+dls_pol_stream *dls_pol_stream_find_forgotten(uint64_t id)
+{
+    for (unsigned i = 0; i < DLS_POL_RECENT; i++)
+        if (dls_pol_g.recent[i] && dls_pol_g.recent[i]->id == id)
+            return dls_pol_g.recent[i];
+    return NULL;
 }
 
 void dls_pol_stream_remove(dls_pol_stream *st)

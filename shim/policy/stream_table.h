@@ -16,6 +16,10 @@ dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid);
 /* Lock held: the known stream with hb id `id`, or NULL. */
 dls_pol_stream *dls_pol_stream_find(uint64_t id);
 
+/* Lock held: the stream with hb id `id` among the latest DLS_POL_RECENT forgotten ones, or NULL.
+ * Its `done` values stay: check asks as of a begin that may precede them (complete.c). */
+dls_pol_stream *dls_pol_stream_find_forgotten(uint64_t id);
+
 /* Lock held: stream st is being destroyed (cuStreamDestroy began): it takes no more operations, and
  * it is forgotten now when the host knows its work complete, else once it does
  * (dls_pol_stream_forget_done). */

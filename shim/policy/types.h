@@ -223,6 +223,10 @@ typedef struct {
     CUcontext ctx;
 } dls_pol_hostfn_mark;
 
+/* How many of the latest forgotten streams check can still find for a question as of a begin
+ * that came before the host knew their work complete (stream_table.h). */
+#define DLS_POL_RECENT 64
+
 /* The policy's process state. */
 typedef struct {
     pthread_mutex_t lock;
@@ -241,6 +245,8 @@ typedef struct {
 
     /* What the files below keep, here so that one reset clears it (dls_pol_reset_for_tests). */
     dls_pol_stream *forgotten;                       /* stream_table.c: forgotten streams, newest first, never freed */
+    dls_pol_stream *recent[DLS_POL_RECENT];          /* stream_table.c: the latest forgotten ones (NULL: none) */
+    unsigned nrecent;                                /* streams forgotten so far */
     dls_pol_known_writes captures[DLS_POL_CAPTURES]; /* graphs.c: the captures collected (key 0: free) */
     dls_map graphs, execs;                           /* graphs.c: dls_pol_known_writes by CUgraph, by CUgraphExec */
     dls_pol_hostfn_mark marks[DLS_POL_HOSTFN];       /* hostfn.c */

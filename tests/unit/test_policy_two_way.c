@@ -649,6 +649,69 @@ static void check_counts_a_synchronize_before_the_begin_after_several_since(void
     assert_int_equal(dls_race_entries(), g_entries0);
 }
 
+/* Thread 200 destroys stream sid, whose work is known complete: it is forgotten. */
+static void destroy_complete(uint64_t sid)
+{
+    dls_cuda_op destroy = op_on(DLS_OP_STREAM_DESTROY, sid);
+    destroy.tid = 200;
+    deliver(&destroy);
+    dls_pol_lock();
+    assert_null(dls_pol_stream_find(sid));
+    dls_pol_unlock();
+}
+
+/* While the consumer's copy is under way (begun, its ENTER not delivered yet), another thread
+ * synchronizes the producer's stream and destroys it. The copy is still judged as of its begin,
+ * when the producer's write was pending. */
+static void check_judges_a_stream_forgotten_since_the_begin_as_of_it(void **state)
+{
+    (void)state;
+    launch(PRODUCER, X);
+    export_range(X, X + 0x100);
+    call_on_a_thread c = {.op = consumer_copy(), .wait = 1};
+    begin_call(&c);
+    stream_sync_by(PRODUCER, 200);
+    destroy_complete(PRODUCER);
+    end_call(&c);
+    assert_string_equal(only_race(), "write-read");
+}
+
+/* The same with the synchronize made before the copy began: it orders the copy, forgotten or not. */
+static void check_counts_a_synchronize_before_the_begin_of_a_stream_forgotten_since(void **state)
+{
+    (void)state;
+    launch(PRODUCER, X);
+    export_range(X, X + 0x100);
+    stream_sync_by(PRODUCER, 200);
+    call_on_a_thread c = {.op = consumer_copy(), .wait = 1};
+    begin_call(&c);
+    destroy_complete(PRODUCER);
+    end_call(&c);
+    assert_int_equal(dls_race_entries(), g_entries0);
+}
+
+/* The previous consumer's kernel on stream OTHER, then the producer's fill after an event wait for
+ * it, and the consumer's stream after an event wait for the fill: the consumer's copy follows both,
+ * and still does when stream OTHER is forgotten while the copy is under way (what the streams'
+ * clocks know of it stays askable). */
+static void check_knows_what_follows_a_stream_forgotten_since_the_begin(void **state)
+{
+    (void)state;
+    launch(OTHER, X);
+    event_op(DLS_OP_EVENT_RECORD, OTHER, 7);
+    event_op(DLS_OP_STREAM_WAIT_EVENT, PRODUCER, 7);
+    set(PRODUCER, X);
+    export_range(X, X + 0x100);
+    event_op(DLS_OP_EVENT_RECORD, PRODUCER, 8);
+    event_op(DLS_OP_STREAM_WAIT_EVENT, CONSUMER, 8);
+    call_on_a_thread c = {.op = consumer_copy(), .wait = 1};
+    begin_call(&c);
+    stream_sync_by(OTHER, 200);
+    destroy_complete(OTHER);
+    end_call(&c);
+    assert_int_equal(dls_race_entries(), g_entries0);
+}
+
 /* Another thread's EXIT resolves its stream or waits for the policy lock: it has taken no end
  * stamp yet, and the one it takes will follow every begin handed out meanwhile, so it lowers none
  * of them. A host synchronize of the producer's stream that returns meanwhile orders the
@@ -1006,6 +1069,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_judges_a_call_as_of_its_begin, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_counts_calls_returned_while_another_waits_for_the_lock, setup_check,
                                         teardown_check),
+        cmocka_unit_test_setup_teardown(check_judges_a_stream_forgotten_since_the_begin_as_of_it, setup_check,
+                                        teardown_check),
+        cmocka_unit_test_setup_teardown(check_knows_what_follows_a_stream_forgotten_since_the_begin, setup_check,
+                                        teardown_check),
+        cmocka_unit_test_setup_teardown(check_counts_a_synchronize_before_the_begin_of_a_stream_forgotten_since,
+                                        setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_counts_a_synchronize_before_the_begin_after_several_since, setup_check,
                                         teardown_check),
         cmocka_unit_test_setup_teardown(check_keeps_begins_below_a_call_in_flight, setup_check, teardown_check),
