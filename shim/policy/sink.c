@@ -341,10 +341,28 @@ static int use_round(dls_pol_plan *plan, void *arg)
             u->pt->after_st = st;
         }
         dls_pol_fix_reuse(plan, u->a, st);
+    } else if (st && st->kind == DLS_STREAM_LEGACY && u->a->op) {
+        u->pt->legacy_corr = u->a->op; /* judged at its EXIT (legacy_verdict) */
+        u->pt->legacy_st = st;
     } else if (st) {
         dls_pol_check_use(u->a, st, u->tid, u->pt->horizon.h);
     }
     return 0;
+}
+
+/* check, at the EXIT of a call of thread tid that returns `result`: the verdict on its
+ * legacy-stream access a, which its ENTER left for now (use_round). The legacy rule joins a
+ * blocking stream as of the call's begin only if the stream's destruction did not begin before
+ * the call ended: CUDA does not say that the legacy stream waits for a destroyed stream's work,
+ * and a destruction that another thread begins while the call is under way is seen only now. */
+static void legacy_verdict(dls_pol_thread *pt, const dls_pol_access *a, uint64_t tid, int result)
+{
+    pt->legacy_corr = 0;
+    if (result != 0) /* nothing was enqueued */
+        return;
+    dls_pol_lock();
+    dls_pol_check_use(a, pt->legacy_st, tid, pt->horizon.h);
+    dls_pol_unlock();
 }
 
 /* ENTER of access a (a call of thread tid on stream s; `nested`: ops.h) that may touch a watched
@@ -478,6 +496,12 @@ void dls_pol_work(const dls_cuda_work *w)
         stream_enter(pt, &pt->entered, w->stream, w->tid, w->nested, 1);
         return;
     }
+    if (pt->legacy_corr == w->correlation_id) {
+        dls_pol_access a;
+        if (pt->entered_corr != w->correlation_id)
+            dls_pol_access_of_work(&a, w);
+        legacy_verdict(pt, pt->entered_corr == w->correlation_id ? &pt->entered : &a, w->tid, w->result);
+    }
     if (w->result) {
         dls_summary_add(DLS_COUNT_OPS, 1);
         return;
@@ -570,6 +594,11 @@ void dls_pol_sink(const dls_cuda_op *op)
         if (host_sync(op))
             sync_enter(pt, op);
         return;
+    }
+    if (pt->legacy_corr == op->correlation_id) {
+        dls_pol_access a;
+        dls_pol_access_of_op(&a, op);
+        legacy_verdict(pt, &a, op->tid, op->result);
     }
     if (deferrable(op) && op->result == 0) { /* counted in the summary when applied */
         defer(pt, op);

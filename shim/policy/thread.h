@@ -21,6 +21,8 @@ typedef struct {
     uint64_t cleared;
     uint32_t entered_corr; /* the work whose delivered ENTER built `entered`, which its EXIT reuses */
     dls_pol_access entered;
+    uint32_t legacy_corr;      /* check: the legacy-stream access whose verdict waits for its EXIT, */
+    dls_pol_stream *legacy_st; /* on this stream */
 } dls_pol_thread;
 
 /* The calling thread's block (zeroed when the thread starts). */

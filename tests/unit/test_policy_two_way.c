@@ -732,6 +732,54 @@ static void check_counts_calls_returned_while_another_waits_for_the_lock(void **
     assert_int_equal(dls_race_entries(), g_entries0);
 }
 
+/* Thread 200's write of the tensor on blocking stream 21 returned before thread 300's launch on
+ * the legacy stream (20) began, so the legacy rule orders the launch after it; with `destroyed`,
+ * thread 200 begins to destroy stream 21 while the launch is under way (after its ENTER, before
+ * its EXIT). CUDA does not say that the legacy stream waits for a destroyed stream's work. */
+static void legacy_launch_after_a_blocking_write(int destroyed)
+{
+    static uint64_t word = X;
+    dls_cuda_op w = op_on(DLS_OP_LAUNCH, 21);
+    w.stream.kind = DLS_STREAM_BLOCKING;
+    w.words = &word;
+    w.nwords = 1;
+    w.tid = 200;
+    deliver(&w);
+    export_range(X, X + 0x100);
+    dls_cuda_op r = op_on(DLS_OP_LAUNCH, 20);
+    r.stream.kind = DLS_STREAM_LEGACY;
+    r.words = &word;
+    r.nwords = 1;
+    r.tid = 300;
+    r.phase = DLS_PHASE_ENTER;
+    dls_pol_sink(&r);
+    if (destroyed) {
+        dls_cuda_op d = op_on(DLS_OP_STREAM_DESTROY, 21);
+        d.stream.kind = DLS_STREAM_BLOCKING;
+        d.tid = 200;
+        d.phase = DLS_PHASE_ENTER;
+        dls_pol_sink(&d);
+    }
+    r.phase = DLS_PHASE_EXIT;
+    dls_pol_sink(&r);
+    dls_pol_lock();
+    dls_pol_unlock();
+}
+
+static void check_counts_the_legacy_rule_for_a_blocking_stream_left_alive(void **state)
+{
+    (void)state;
+    legacy_launch_after_a_blocking_write(0);
+    assert_int_equal(dls_race_entries(), g_entries0);
+}
+
+static void check_drops_the_legacy_rule_for_a_stream_destroyed_during_the_call(void **state)
+{
+    (void)state;
+    legacy_launch_after_a_blocking_write(1);
+    assert_string_equal(only_race(), "write-read");
+}
+
 /* A call in flight (between its end stamp and its return) keeps the begins handed out meanwhile at
  * or below its end; once it returns, the clock is the counter's again. */
 static void check_keeps_begins_below_a_call_in_flight(void **state)
@@ -1067,6 +1115,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_reports_an_access_after_the_release, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_counts_another_threads_host_synchronize, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_judges_a_call_as_of_its_begin, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_counts_the_legacy_rule_for_a_blocking_stream_left_alive, setup_check,
+                                        teardown_check),
+        cmocka_unit_test_setup_teardown(check_drops_the_legacy_rule_for_a_stream_destroyed_during_the_call, setup_check,
+                                        teardown_check),
         cmocka_unit_test_setup_teardown(check_counts_calls_returned_while_another_waits_for_the_lock, setup_check,
                                         teardown_check),
         cmocka_unit_test_setup_teardown(check_judges_a_stream_forgotten_since_the_begin_as_of_it, setup_check,
