@@ -497,10 +497,12 @@ void dls_pol_work(const dls_cuda_work *w)
         return;
     }
     if (pt->legacy_corr == w->correlation_id) {
-        dls_pol_access a;
-        if (pt->entered_corr != w->correlation_id)
-            dls_pol_access_of_work(&a, w);
-        legacy_verdict(pt, pt->entered_corr == w->correlation_id ? &pt->entered : &a, w->tid, w->result);
+        dls_pol_access built, *a = &pt->entered; /* its ENTER built it, unless another call came between */
+        if (pt->entered_corr != w->correlation_id) {
+            dls_pol_access_of_work(&built, w);
+            a = &built;
+        }
+        legacy_verdict(pt, a, w->tid, w->result);
     }
     if (w->result) {
         dls_summary_add(DLS_COUNT_OPS, 1);

@@ -118,8 +118,13 @@ static void run_one(unsigned long seed, judge_mode m, totals *tot, judge_text *o
         failures = 1;
     } else {
         char err[512];
-        oracle *o = oracle_read(trace, m == JUDGE_FIX ? ORACLE_BODY_ORDER : ORACLE_CALL_ORDER, err, sizeof err);
-        oracle *bodies = m == JUDGE_CHECK && o ? oracle_read(trace, ORACLE_BODY_ORDER, err, sizeof err) : NULL;
+        char *text = dls_read_file(trace); /* read once: check judges it in both orders */
+        if (!text)
+            snprintf(err, sizeof err, "cannot open %s", trace);
+        oracle *o =
+            text ? oracle_parse(text, m == JUDGE_FIX ? ORACLE_BODY_ORDER : ORACLE_CALL_ORDER, err, sizeof err) : NULL;
+        oracle *bodies = m == JUDGE_CHECK && o ? oracle_parse(text, ORACLE_BODY_ORDER, err, sizeof err) : NULL;
+        free(text);
         char *log = m == JUDGE_PLAIN ? NULL : dls_read_file(logp);
         if (!o) {
             judge_printf(&why, "  the reference cannot judge the trace: %s\n", err);

@@ -614,41 +614,6 @@ static void end_call(call_on_a_thread *c)
     dls_pol_unlock();
 }
 
-/* check judges a call as of its begin: another thread's host synchronize of the producer's stream
- * that returns while the consumer's copy is under way (its ENTER not yet delivered) orders
- * nothing for it, whatever the copy's ENTER finds by then. */
-static void check_judges_a_call_as_of_its_begin(void **state)
-{
-    (void)state;
-    launch(PRODUCER, X);
-    export_range(X, X + 0x100);
-    call_on_a_thread c = {.op = consumer_copy(), .wait = 1};
-    begin_call(&c);
-    stream_sync_by(PRODUCER, 200); /* returns after the copy began */
-    end_call(&c);
-    assert_string_equal(only_race(), "write-read");
-}
-
-/* Another thread's host synchronize saw the producer's write complete before the consumer's copy
- * began; while the copy's ENTER is under way, three more synchronizes of the producer's stream
- * return, each seeing more of it. The copy is still judged as of its begin: the first
- * synchronize orders it. */
-static void check_counts_a_synchronize_before_the_begin_after_several_since(void **state)
-{
-    (void)state;
-    launch(PRODUCER, X);
-    export_range(X, X + 0x100);
-    stream_sync_by(PRODUCER, 200);
-    call_on_a_thread c = {.op = consumer_copy(), .wait = 1};
-    begin_call(&c);
-    for (int i = 0; i < 3; i++) { /* they return after the copy began */
-        launch(PRODUCER, OUT + 0x1000);
-        stream_sync_by(PRODUCER, 200);
-    }
-    end_call(&c);
-    assert_int_equal(dls_race_entries(), g_entries0);
-}
-
 /* Thread 200 destroys stream sid, whose work is known complete: it is forgotten. */
 static void destroy_complete(uint64_t sid)
 {
@@ -660,19 +625,72 @@ static void destroy_complete(uint64_t sid)
     dls_pol_unlock();
 }
 
-/* While the consumer's copy is under way (begun, its ENTER not delivered yet), another thread
- * synchronizes the producer's stream and destroys it. The copy is still judged as of its begin,
- * when the producer's write was pending. */
+/* The producer writes the tensor on its stream and exports it; with `synced_before`, thread 200
+ * synchronizes the producer's stream; then the consumer's copy begins, `meanwhile` runs while it
+ * is under way (its ENTER not delivered yet), and the copy's ENTER and EXIT come. */
+static void copy_under_way(int synced_before, void (*meanwhile)(void))
+{
+    launch(PRODUCER, X);
+    export_range(X, X + 0x100);
+    if (synced_before)
+        stream_sync_by(PRODUCER, 200);
+    call_on_a_thread c = {.op = consumer_copy(), .wait = 1};
+    begin_call(&c);
+    meanwhile();
+    end_call(&c);
+}
+
+static void synchronize_the_producer(void)
+{
+    stream_sync_by(PRODUCER, 200);
+}
+
+static void write_and_synchronize_the_producer_thrice(void)
+{
+    for (int i = 0; i < 3; i++) {
+        launch(PRODUCER, OUT + 0x1000);
+        stream_sync_by(PRODUCER, 200);
+    }
+}
+
+static void synchronize_and_destroy_the_producer(void)
+{
+    stream_sync_by(PRODUCER, 200);
+    destroy_complete(PRODUCER);
+}
+
+static void destroy_the_producer(void)
+{
+    destroy_complete(PRODUCER);
+}
+
+/* check judges a call as of its begin: another thread's host synchronize of the producer's stream
+ * that returns while the consumer's copy is under way orders nothing for it, whatever the copy's
+ * ENTER finds by then. */
+static void check_judges_a_call_as_of_its_begin(void **state)
+{
+    (void)state;
+    copy_under_way(0, synchronize_the_producer);
+    assert_string_equal(only_race(), "write-read");
+}
+
+/* Another thread's host synchronize saw the producer's write complete before the consumer's copy
+ * began; while the copy is under way, three more synchronizes of the producer's stream return,
+ * each seeing more of it. The copy is still judged as of its begin: the first synchronize orders
+ * it. */
+static void check_counts_a_synchronize_before_the_begin_after_several_since(void **state)
+{
+    (void)state;
+    copy_under_way(1, write_and_synchronize_the_producer_thrice);
+    assert_int_equal(dls_race_entries(), g_entries0);
+}
+
+/* While the consumer's copy is under way, another thread synchronizes the producer's stream and
+ * destroys it. The copy is still judged as of its begin, when the producer's write was pending. */
 static void check_judges_a_stream_forgotten_since_the_begin_as_of_it(void **state)
 {
     (void)state;
-    launch(PRODUCER, X);
-    export_range(X, X + 0x100);
-    call_on_a_thread c = {.op = consumer_copy(), .wait = 1};
-    begin_call(&c);
-    stream_sync_by(PRODUCER, 200);
-    destroy_complete(PRODUCER);
-    end_call(&c);
+    copy_under_way(0, synchronize_and_destroy_the_producer);
     assert_string_equal(only_race(), "write-read");
 }
 
@@ -680,13 +698,7 @@ static void check_judges_a_stream_forgotten_since_the_begin_as_of_it(void **stat
 static void check_counts_a_synchronize_before_the_begin_of_a_stream_forgotten_since(void **state)
 {
     (void)state;
-    launch(PRODUCER, X);
-    export_range(X, X + 0x100);
-    stream_sync_by(PRODUCER, 200);
-    call_on_a_thread c = {.op = consumer_copy(), .wait = 1};
-    begin_call(&c);
-    destroy_complete(PRODUCER);
-    end_call(&c);
+    copy_under_way(1, destroy_the_producer);
     assert_int_equal(dls_race_entries(), g_entries0);
 }
 
