@@ -4,8 +4,11 @@ CuPy hand-off (dlsync's report must fail it) and its synced twin (it must pass).
 The producer (torch) fills a tensor after a slow kernel on its own stream and hands it over at
 once through a legacy capsule (torch.utils.dlpack.to_dlpack); the consumer (CuPy) imports the
 capsule and reads it on its own non-blocking stream. test_racy does just that and checks no
-value: under check it fails by dlsync's race report alone. test_synced waits for the producer's
-stream before the hand-off and checks every value.
+value: under check it fails by dlsync's race report alone. It then waits for the producer's
+stream, so that its race ends with it: left pending, the producer's write would race with the
+next test's first write of the freed memory (torch's caching allocator hands the block out again
+on the legacy stream), a true race that check reports in that test. test_synced waits for the
+producer's stream before the hand-off and checks every value.
 
 HANDOFF_FAKE=BUILD runs the two on the simulator build in BUILD, the fake MXNet producing and the
 fake TVM consuming (the dry run, tests/gpu/test_frameworks_dryrun.c). Without torch and CuPy with
@@ -44,7 +47,9 @@ def hand_over(prod, cons, x):
 
 def test_racy(pair):
     prod, cons = pair
-    hand_over(prod, cons, prod.produce())
+    x = prod.produce()
+    hand_over(prod, cons, x)
+    prod.sync(x)
 
 
 def test_synced(pair):
