@@ -342,6 +342,7 @@ static void run_round(thread_plan *p, int k)
     else
         cs = stream_of(p, CONSUMER, r->ck, r->cdev);
     void *h;
+    cudasim_trace_note("import %s", x);
     if (TVMArrayFromDLPack(t, &h))
         exit(2);
     p->h[k] = h;

@@ -25,7 +25,7 @@
  * stream and has an item that leaves out both.
  *
  * The trace's notes (tests/synth/oracle.h) name each item's exchange L<loader>i<item>: export,
- * fill, use, hostread, release. Prints "exports N released M" (M deleters reached the producer:
+ * fill, import, hostread, use, release. Prints "exports N released M" (M deleters reached the producer:
  * all N must) and "reads N wrong W" (W reads that did not see their item's
  * value; every read of a synced program must), one "wrong: ..." line per wrong read before it;
  * --print first prints the program. Exits 0, or 2 on a CUDA error. */
@@ -296,6 +296,7 @@ static void consume(item *it, DLManagedTensor *t)
     void *h;
     if (f->host_visible && (it->sync & SYNC_FILL) && it->host_sync_first)
         ck(cudaEventSynchronize(f->filled), "cudaEventSynchronize");
+    cudasim_trace_note("import %s", x);
     if (TVMArrayFromDLPack(t, &h))
         exit(2);
     it->h = h;

@@ -10,7 +10,8 @@
  *          the trace's exchange with the same data address, counted in export order. Its callbacks
  *          see host order between call bodies only: a miss that the reference in body order does
  *          not find (a call that began after another's EXIT callback, before that call returned)
- *          is told apart;
+ *          is told apart, and so is a host-read report of a host read that only another thread's
+ *          host wait after the import orders;
  *   fix    every pair is guaranteed, dlsync's injected records and waits counted;
  *   every mode: no read saw a wrong value when the program is synced, under fix, or when the
  *          reference guarantees every pair of the run; every deleter call reached the producer
@@ -34,6 +35,8 @@ typedef struct {
     long runs, pairs, unguaranteed; /* pairs judged in every run; plain runs' unguaranteed */
     long check_exchanges, check_racy_exchanges;
     long check_fp;          /* exchanges all guaranteed with a race record */
+    long check_fp_import;   /* of those, host-read records only, of a host read that only other threads'
+                               waits after the import order (oracle_pair_after_import) */
     long check_fn;          /* (exchange, kind) unguaranteed without a race record of it */
     long check_fn_exchange; /* of those, in exchanges with no race record at all */
     long check_fn_window;   /* of those, whose unguaranteed pairs are all windows (oracle_pair_window) */
@@ -65,7 +68,8 @@ typedef struct {
     int lost_deleters; /* deleter calls that did not reach the producer */
     /* Which of the reference's verdicts on check fail the run (fix's always do): 0 none (counted
      * only), 1 false positives and the misses body order finds too (bodies below: what check's
-     * callbacks could see), 2 every one. */
+     * callbacks could see), but not host-read reports of a host read that only other threads'
+     * waits after the import order (what a tool blind to host loads cannot know), 2 every one. */
     int strict_check;
     const oracle *bodies; /* check: the same trace judged with body order, or NULL (every miss is seen) */
 } judge_program;

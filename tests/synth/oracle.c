@@ -106,6 +106,12 @@ int oracle_host_knows(const oracle *o, uint64_t op, uint64_t note_stamp)
     return -1;
 }
 
+int oracle_pair_after_import(const oracle *o, const oracle_pair *p)
+{
+    const uint64_t *as_of_import = p->b.host ? o->past.hk_import[p->b.index] : NULL;
+    return p->kind == ORACLE_HOST_READ && p->guaranteed && as_of_import && !bits_has(as_of_import, p->a.index);
+}
+
 const oracle_exchange *oracle_exchanges(const oracle *o, size_t *n)
 {
     *n = o->nx;

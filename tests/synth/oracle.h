@@ -57,6 +57,7 @@
  *   export <x> <addr> <len>   right after an export returned: exchange <x> (a label of the
  *                             program's, unique in the run) is the tensor over [addr, addr+len)
  *   release <x>               right after the consumer released <x> (called its deleter)
+ *   import <x>                right before the thread imports <x> (oracle_pair_after_import)
  *   hostread <x>              the thread reads <x>'s memory on the host right after the note
  *                             (before its next call)
  *   fill <x> | use <x>        the thread's latest operation that touches memory is <x>'s
@@ -172,6 +173,14 @@ void oracle_describe_actual(const oracle *o, const oracle_pair *p, char *buf, si
  * later call's ENTER; the rules above, at call granularity, do not count it. For the tester's
  * breakdown: such a pair is still not guaranteed. */
 int oracle_pair_window(const oracle *o, const oracle_pair *p);
+
+/* 1 when pair p is a host read guaranteed, but not as of its thread's latest `import` note before
+ * it: only host waits of other threads that returned after the import order it (its thread's own
+ * waits up to the read still count). A tool that cannot see host loads (dlsync) can judge a host
+ * read no later than the import: another thread's wait that returns afterwards may have returned
+ * after the read, and only the program's timing says it did not. For the tester's breakdown:
+ * such a pair is still guaranteed. */
+int oracle_pair_after_import(const oracle *o, const oracle_pair *p);
 
 /* Counts in the trace: operations, calls, passes the computation needed. */
 typedef struct {

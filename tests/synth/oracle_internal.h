@@ -127,6 +127,7 @@ typedef struct {
 typedef struct {
     o_point at;
     char *text;
+    int import; /* an `import <x>` note: the thread's later host reads are also judged as of it */
 } o_note;
 
 typedef struct {
@@ -206,12 +207,14 @@ static inline int oracle_before(const o_point *a, const o_point *b)
 /* ---- guaranteed pasts ---- */
 
 typedef struct {
-    uint64_t **gp;      /* gp[i]: GP(op i), ORACLE_WORDS(i) words */
-    uint64_t **hk_note; /* hk_note[k]: host knowledge at note k (hostread notes only, else NULL) */
+    uint64_t **gp;        /* gp[i]: GP(op i), ORACLE_WORDS(i) words */
+    uint64_t **hk_note;   /* hk_note[k]: host knowledge at note k */
+    uint64_t **hk_import; /* hk_import[k]: at note k, what its thread had published to it as of its
+                             latest import note, with its own waits up to k (NULL: no import note) */
     size_t passes;
 } o_past;
 
-/* Computes every operation's guaranteed past (and the host knowledge at hostread notes). Returns
+/* Computes every operation's guaranteed past (and the host knowledge at each note). Returns
  * 0, or -1 with a reason in err (no convergence). `lenient`: a host wait's completion is known to
  * every thread from the wait's H line on, not from its call's return (oracle_pair_window). */
 int oracle_past_compute(const o_model *m, o_past *p, int lenient, char *err, size_t n);

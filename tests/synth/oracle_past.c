@@ -88,6 +88,7 @@ typedef struct {
     vbits *(*outer_g)[16]; /* per thread: snap_g of the calls enclosing it, innermost last */
     int *depth;            /* per thread: its open calls */
     uint64_t **t;          /* per thread: its own host knowledge */
+    vbits **import_g;      /* per thread: g at its latest import note (NULL: none yet) */
     uint64_t **pend_g;     /* per thread: to publish into g */
     int *pend_g_dirty;     /* per thread: the least depth of the host waits in pend_g (0: none) */
 } sweep;
@@ -323,20 +324,36 @@ static void on_hostwait(sweep *w, uint32_t k)
     free(comp);
 }
 
+/* The host knowledge at note k: g and t's own (hk, NULL when g is NULL) into a new set. */
+static uint64_t *knowledge(const sweep *w, const vbits *g, uint32_t t)
+{
+    if (!g)
+        return NULL;
+    uint64_t *hk = alloc0(w->words);
+    bits_or(hk, g->w, w->words);
+    if (w->t[t])
+        bits_or(hk, w->t[t], w->words);
+    return hk;
+}
+
 static void on_note(sweep *w, uint32_t k)
 {
     const o_note *n = &w->m->notes[k];
-    uint64_t *hk = alloc0(w->words);
-    bits_or(hk, w->g->w, w->words); /* the note's point is its own stamp: all that was published */
-    if (w->t[n->at.thread])
-        bits_or(hk, w->t[n->at.thread], w->words);
-    w->p->hk_note[k] = hk;
+    uint32_t t = n->at.thread;
+    /* the note's point is its own stamp: all that was published */
+    w->p->hk_note[k] = knowledge(w, w->g, t);
+    w->p->hk_import[k] = knowledge(w, w->import_g[t], t);
+    if (n->import) {
+        vb_unref(w->import_g[t]);
+        w->import_g[t] = vb_ref(w->g);
+    }
 }
 
 static void sweep_free(sweep *w)
 {
     for (size_t t = 0; t < w->m->nthreads; t++) {
         vb_unref(w->snap_g[t]);
+        vb_unref(w->import_g[t]);
         for (int k = 0; k < 16; k++)
             vb_unref(w->outer_g[t][k]);
         free(w->t[t]);
@@ -344,6 +361,7 @@ static void sweep_free(sweep *w)
     }
     vb_unref(w->g);
     free(w->snap_g);
+    free(w->import_g);
     free(w->outer_g);
     free(w->depth);
     free(w->t);
@@ -360,6 +378,7 @@ static void run_sweep(sweep *w)
     w->nlate = 0;
     w->g = vb_new(w->words);
     w->snap_g = zalloc(nt, sizeof *w->snap_g);
+    w->import_g = zalloc(nt, sizeof *w->import_g);
     w->outer_g = zalloc(nt, sizeof *w->outer_g);
     w->depth = zalloc(nt, sizeof *w->depth);
     w->t = zalloc(nt, sizeof *w->t);
@@ -396,7 +415,8 @@ static void free_pasts(const o_model *m, o_past *p)
     }
     for (size_t k = 0; k < m->nnotes; k++) {
         free(p->hk_note[k]);
-        p->hk_note[k] = NULL;
+        free(p->hk_import[k]);
+        p->hk_note[k] = p->hk_import[k] = NULL;
     }
 }
 
@@ -405,6 +425,7 @@ int oracle_past_compute(const o_model *m, o_past *p, int lenient, char *err, siz
     sweep w = {.m = m, .p = p, .words = ORACLE_WORDS(m->nops), .lenient = lenient};
     p->gp = zalloc(m->nops, sizeof *p->gp);
     p->hk_note = zalloc(m->nnotes, sizeof *p->hk_note);
+    p->hk_import = zalloc(m->nnotes, sizeof *p->hk_import);
     w.prev = zalloc(m->nops, sizeof *w.prev);
     int rc = -1;
     for (p->passes = 1; p->passes <= 32; p->passes++) {
@@ -441,5 +462,6 @@ void oracle_past_free(const o_model *m, o_past *p)
         free_pasts(m, p);
     free(p->gp);
     free(p->hk_note);
+    free(p->hk_import);
     memset(p, 0, sizeof *p);
 }

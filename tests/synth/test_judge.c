@@ -124,6 +124,43 @@ static void check_misses_at_the_callbacks_edges_fail_only_the_strictest(void **s
     oracle_free(bodies);
 }
 
+/* Thread 200 imports x1 and reads it on the host; thread 100's synchronize of the fill returns
+ * between the two: guaranteed, but not as of the import. */
+static const char g_import_trace[] = "1 S 2 1 0 user 1\n"
+                                     "2 C 10 100 cuLaunchKernel\n"
+                                     "3 O 1 10 2 1 kernel m:0x1000:256\n"
+                                     "4 R 10\n"
+                                     "5 N 0 100 export x1 0x1000 256\n"
+                                     "6 N 0 200 import x1\n"
+                                     "7 C 11 100 cuStreamSynchronize\n"
+                                     "8 H 11 2 1\n"
+                                     "9 R 11\n"
+                                     "10 N 0 200 hostread x1\n"
+                                     "11 N 0 200 release x1\n";
+
+/* A host-read report of such a read fails the run at strictness 2 only; a report of another
+ * kind at 1. */
+static void check_host_reads_ordered_after_the_import_fail_only_the_strictest(void **state)
+{
+    (void)state;
+    char err[256];
+    oracle *o = oracle_parse(g_import_trace, ORACLE_CALL_ORDER, err, sizeof err);
+    assert_non_null(o);
+    judge_program blind = {.strict_check = 1}, all = {.strict_check = 2};
+    judge_totals t = {0};
+    judge_text out = {0};
+    assert_int_equal(judge_run(o, EXPORT(5) RACE("race", 5, "host-read"), JUDGE_CHECK, &blind, &t, &out, 9), 0);
+    assert_int_equal(t.check_fp, 1);
+    assert_int_equal(t.check_fp_import, 1);
+    assert_int_equal(judge_run(o, EXPORT(5) RACE("race", 5, "host-read"), JUDGE_CHECK, &all, &t, &out, 9), 1);
+    assert_non_null(strstr(out.text, "only another thread's host wait after the import orders"));
+    assert_int_equal(judge_run(o, EXPORT(5) RACE("race", 5, "write-read"), JUDGE_CHECK, &blind, &t, &out, 9), 1);
+    assert_int_equal(t.check_fp, 3);
+    assert_int_equal(t.check_fp_import, 2);
+    free(out.text);
+    oracle_free(o);
+}
+
 static void fix_plain_and_the_program_claims(void **state)
 {
     (void)state;
@@ -150,6 +187,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(check_must_name_exactly_the_unguaranteed_exchanges),
         cmocka_unit_test(check_misses_at_the_callbacks_edges_fail_only_the_strictest),
+        cmocka_unit_test(check_host_reads_ordered_after_the_import_fail_only_the_strictest),
         cmocka_unit_test(fix_plain_and_the_program_claims),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -625,6 +625,43 @@ static void host_reads_need_host_knowledge(void **state)
     oracle_free(o);
 }
 
+/* A host read that another thread's synchronize orders is guaranteed either way; as of the import
+ * only when that synchronize returned before the import (or the reader waited itself). */
+static void host_reads_as_of_the_import(void **state)
+{
+    (void)state;
+    static const char fill[] = STREAMS "C 10 100 a\n"
+                                       "O 1 10 2 1 set w:0x1000:64\n"
+                                       "R 10\n"
+                                       "N 0 100 export x1 0x1000 64\n";
+    static const char other_sync[] = "C 11 100 cuStreamSynchronize\n"
+                                     "H 11 2 1\n"
+                                     "R 11\n";
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%sN 0 200 import x1\n%sN 0 200 hostread x1\n" /* the other thread's wait returns after the import */
+             "C 12 200 cuStreamSynchronize\nH 12 2 1\nR 12\nN 0 200 hostread x1\n" /* then the reader waits */
+             "N 0 200 release x1\n",
+             fill, other_sync);
+    oracle *o = judge(text);
+    const oracle_pair *p0 = pair_of(o, "x1", 0), *p1 = pair_of(o, "x1", 1);
+    assert_int_equal(p0->kind, ORACLE_HOST_READ);
+    assert_true(p0->guaranteed);
+    assert_int_equal(oracle_pair_after_import(o, p0), 1);
+    assert_true(p1->guaranteed);
+    assert_int_equal(oracle_pair_after_import(o, p1), 0);
+    oracle_free(o);
+    snprintf(text, sizeof text, "%s%sN 0 200 import x1\nN 0 200 hostread x1\nN 0 200 release x1\n", fill, other_sync);
+    o = judge(text);
+    assert_true(pair_of(o, "x1", 0)->guaranteed);
+    assert_int_equal(oracle_pair_after_import(o, pair_of(o, "x1", 0)), 0);
+    oracle_free(o);
+    snprintf(text, sizeof text, "%s%sN 0 200 hostread x1\nN 0 200 release x1\n", fill, other_sync); /* no import note */
+    o = judge(text);
+    assert_int_equal(oracle_pair_after_import(o, pair_of(o, "x1", 0)), 0);
+    oracle_free(o);
+}
+
 /* Rule 5 and a trace's P lines: a chain of waits through three streams is guaranteed; the legacy
  * stream's actual dependency on an open call's work is not. */
 static void transitivity_and_actual_order(void **state)
@@ -774,6 +811,7 @@ int main(void)
         cmocka_unit_test(context_waits_cover_destroyed_streams),
         cmocka_unit_test(a_wait_ending_during_a_call_is_a_window),
         cmocka_unit_test(host_reads_need_host_knowledge),
+        cmocka_unit_test(host_reads_as_of_the_import),
         cmocka_unit_test(transitivity_and_actual_order),
         cmocka_unit_test(exchange_pairs_and_kinds),
         cmocka_unit_test(release_reuse_without_order),
