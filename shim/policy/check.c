@@ -16,10 +16,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Reports found under the lock, written by dls_pol_check_flush; a report beyond PENDING is
- * dropped (the same use is checked, and reported, again at its next operation), as is one the
- * thread has no queue for (out of memory). A thread's queue is a block (thread_block.h)
- * allocated at its first report: most threads make none. */
+/* Reports found under the lock, written by dls_pol_check_flush. Beyond PENDING, a report takes
+ * the place of one whose exchange and kind another queued report has too, so that each exchange
+ * and kind found keeps a report (a release-reuse is not lost behind one operation's write-reads
+ * of many producer streams); else it is dropped (the same use is checked, and reported, again at
+ * its next operation), as is one the thread has no queue for (out of memory). A thread's queue is
+ * a block (thread_block.h) allocated at its first report: most threads make none. */
 #define PENDING 8
 typedef struct {
     dls_race r;
@@ -43,13 +45,36 @@ static const char *keep(char *out, size_t n, const char *s)
     return out;
 }
 
+/* The number of reports in pq of exchange xid and kind k. */
+static unsigned queued(const pending_queue *pq, uint64_t xid, dls_race_kind k)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < pq->n; i++)
+        n += pq->q[i].r.xid == xid && pq->q[i].r.kind == k;
+    return n;
+}
+
+/* Where in pq report r goes: the next free place; in a full queue, the latest report whose
+ * exchange and kind another one has too, unless r's own are queued already (NULL: dropped). */
+static pending *place_for(pending_queue *pq, const dls_race *r)
+{
+    if (pq->n < PENDING)
+        return &pq->q[pq->n++];
+    if (queued(pq, r->xid, r->kind))
+        return NULL;
+    for (unsigned i = PENDING; i-- > 0;)
+        if (queued(pq, pq->q[i].r.xid, pq->q[i].r.kind) > 1)
+            return &pq->q[i];
+    return NULL;
+}
+
 /* Queues report r (everything it points to is copied). */
 static void report(const dls_race *r)
 {
     pending_queue *pq = t_pending ? t_pending : dls_thread_block_new(&g_pending_block, (void **)&t_pending);
-    if (!pq || pq->n == PENDING)
+    pending *q = pq ? place_for(pq, r) : NULL;
+    if (!q)
         return;
-    pending *q = &pq->q[pq->n++];
     q->r = *r;
     q->r.dtype = keep(q->dtype, sizeof q->dtype, r->dtype);
     q->r.why = keep(q->why, sizeof q->why, r->why);

@@ -517,6 +517,38 @@ static void check_reports_an_access_after_the_release(void **state)
     assert_string_equal(only_race(), "use-after-release");
 }
 
+/* 1 when a race of `kind` was written since the test began. */
+static int race_written(const char *kind)
+{
+    dls_pol_lock(); /* applies the queue */
+    dls_pol_unlock();
+    for (size_t i = g_entries0; i < dls_race_entries(); i++) {
+        static dls_race_entry e;
+        unsigned count;
+        if (dls_race_entry_get(i, &e, &count) == 0 && strcmp(e.kind, kind) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Ten producer streams write the tensor and the consumer reads it unordered, then releases it;
+ * the reuse races with every write and with the read: more reports than one operation's queue
+ * holds, and the release-reuse among them is still written. */
+static void check_keeps_each_kind_when_one_access_finds_many_races(void **state)
+{
+    (void)state;
+    for (uint64_t sid = 20; sid < 30; sid++)
+        set(sid, X);
+    dls_pol_x *x = export_range(X, X + 0x100);
+    copy(CONSUMER, X, OUT);
+    dls_pol_lock();
+    dls_pol_x_release(x);
+    dls_pol_unlock();
+    set(OTHER, X);
+    assert_true(race_written("write-write"));
+    assert_true(race_written("release-reuse"));
+}
+
 /* Pending at the export: the producer's write and, on another stream after it, a copy out of the
  * tensor. A consumer copy that only reads the tensor, ordered after the write, races with
  * nothing; a consumer kernel, which may write, races with the pending copy's read. */
@@ -1125,6 +1157,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_lists_a_kernel_pair_when_asked, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_no_read_read_pair, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_an_access_after_the_release, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_keeps_each_kind_when_one_access_finds_many_races, setup_check,
+                                        teardown_check),
         cmocka_unit_test_setup_teardown(check_counts_another_threads_host_synchronize, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_judges_a_call_as_of_its_begin, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_counts_the_legacy_rule_for_a_blocking_stream_left_alive, setup_check,
