@@ -362,8 +362,8 @@ static void run_round(thread_plan *p, int k)
         pthread_rwlock_unlock(&g_window);
     if (r->wait_release)
         ck(cudaStreamSynchronize(cs), "cudaStreamSynchronize");
+    cudasim_trace_note("release %s", x); /* before: the deleter gives the block back to the cache */
     tvm_release(h);
-    cudasim_trace_note("release %s", x);
     if (r->fresh)
         ck(cudaStreamDestroy(cs), "cudaStreamDestroy");
     ck(cudaSetDevice(r->pdev), "cudaSetDevice");

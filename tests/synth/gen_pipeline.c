@@ -322,8 +322,8 @@ static void consume(item *it, DLManagedTensor *t)
         ck(cudaEventRecord(f->read[it->cdev], cs), "cudaEventRecord");
         f->read_dev = it->cdev; /* the buffer is this thread's until it is put back */
     }
-    tvm_release(h);
     cudasim_trace_note("release %s", x);
+    tvm_release(h);
     if (it->ck == K_BLOCKING || it->ck == K_NON_BLOCKING)
         ck(cudaStreamDestroy(cs), "cudaStreamDestroy"); /* its work may still be pending */
     put_buffer(it->buf);

@@ -56,7 +56,9 @@
  *
  *   export <x> <addr> <len>   right after an export returned: exchange <x> (a label of the
  *                             program's, unique in the run) is the tensor over [addr, addr+len)
- *   release <x>               right after the consumer released <x> (called its deleter)
+ *   release <x>               right before the consumer releases <x> (calls its deleter): the
+ *                             deleter may give the memory back to a cache, from which another
+ *                             thread may take it before the release call returns
  *   import <x>                right before the thread imports <x> (oracle_pair_after_import)
  *   hostread <x>              the thread reads <x>'s memory on the host right after the note
  *                             (before its next call)
