@@ -14,11 +14,12 @@
  * ThreadSanitizer, where a racy run races for real), GEN_SHAPES (exchange, pipeline; default
  * both), GEN_JOBS (programs run at once, default 2), GEN_SHOW (failing runs described per job,
  * default 10), GEN_KEEP=1 (a failing run's trace and log are kept, and named), GEN_STRICT (which of
- * the reference's verdicts on check fail their runs, judge.h: 0, the default, none: they are
- * counted in the totals only, see the README's limitations; 1 its false positives and the misses
- * that the reference in body order finds too, which check's callbacks could have seen, `make
- * test-oracle`, but not a host-read report of a host read that only another thread's host wait
- * after the import orders, which no tool blind to host loads can know; 2 every one). The reference's verdicts on fix (host
+ * the reference's verdicts on check fail their runs, judge.h: 0 none: they are counted in the
+ * totals only; 1, the default, its false positives and the misses that the reference in body
+ * order finds too, which check's callbacks could have seen, but not a host-read report of a host
+ * read that only another thread's host wait after the import orders, which no tool blind to host
+ * loads can know; 2 every one, the misses at a callback's edge too, see the README's
+ * limitations). The reference's verdicts on fix (host
  * order between call bodies: what fix's callbacks saw), values read, the generator's own
  * verdicts (plain runs), lost deleters and double releases always fail.
  * A failure names the seed, the mode, what was wrong (the pair: its operations, streams,
@@ -132,7 +133,7 @@ static void run_one(unsigned long seed, judge_mode m, totals *tot, judge_text *o
             judge_printf(&why, "  the reference cannot judge the trace: %s\n", err);
             failures = 1;
         } else {
-            judge_program jp = {.strict_check = (int)env_ul("GEN_STRICT", 0),
+            judge_program jp = {.strict_check = (int)env_ul("GEN_STRICT", 1),
                                 .synced = seed % 2 == 0,
                                 .wrong_reads = wrong,
                                 .lost_deleters = exports - (int)released,
