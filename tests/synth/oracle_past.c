@@ -324,7 +324,7 @@ static void on_hostwait(sweep *w, uint32_t k)
     free(comp);
 }
 
-/* The host knowledge at note k: g and t's own (hk, NULL when g is NULL) into a new set. */
+/* A new set: what g holds and thread t's own host knowledge (NULL when g is NULL). */
 static uint64_t *knowledge(const sweep *w, const vbits *g, uint32_t t)
 {
     if (!g)
