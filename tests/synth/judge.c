@@ -212,13 +212,10 @@ static int all_windows(const oracle *o, const oracle_exchange *x, int k)
     return 1;
 }
 
-/* 1 when the log's races of xid are all host-read records, and a host read of exchange x is
- * guaranteed only by other threads' host waits after the import (oracle_pair_after_import). */
-static int host_reads_after_import(const oracle *o, const oracle_exchange *x, const log_view *lv, uint64_t xid)
+/* 1 when a host read of exchange x is guaranteed only by other threads' host waits after the
+ * import (oracle_pair_after_import). */
+static int host_read_after_import(const oracle *o, const oracle_exchange *x)
 {
-    for (size_t r = 0; r < lv->nraces; r++)
-        if (lv->races[r].xid == xid && strcmp(lv->races[r].kind, "host-read") != 0)
-            return 0;
     size_t np;
     const oracle_pair *p = oracle_pairs(o, &np);
     for (size_t j = x->first_pair; j < x->first_pair + x->npairs; j++)
@@ -274,6 +271,7 @@ static void judge_check(verdict *v, const oracle_exchange *x, size_t nx, const c
             continue;
         const oracle_exchange *e = &x[of[i]];
         unsigned reported = 0; /* kinds dlsync reported for it (bit k: the reference's kind k) */
+        unsigned recorded = 0; /* kinds of its race records (bit ORACLE_KINDS: one the reference lacks) */
         int other = 0, any = 0;
         for (size_t r = 0; r < lv.nraces; r++) {
             if (lv.races[r].xid != lv.exports[i].xid)
@@ -282,6 +280,7 @@ static void judge_check(verdict *v, const oracle_exchange *x, size_t nx, const c
             int k = 0;
             while (k < ORACLE_KINDS && strcmp(oracle_kind_name((oracle_kind)k), lv.races[r].kind) != 0)
                 k++;
+            recorded |= 1u << k;
             if (k < ORACLE_KINDS && (e->kinds & (1u << k)))
                 reported |= 1u << k;
             else if (e->unguaranteed && !other) {
@@ -300,7 +299,7 @@ static void judge_check(verdict *v, const oracle_exchange *x, size_t nx, const c
                     break;
                 }
             v->tot->check_fp_kind[dlsync_kind(kind)]++;
-            int blind = host_reads_after_import(v->o, e, &lv, lv.exports[i].xid);
+            int blind = recorded == 1u << ORACLE_HOST_READ && host_read_after_import(v->o, e);
             v->tot->check_fp_import += blind;
             if (check_fails(v, !blind))
                 fail(v,

@@ -127,7 +127,8 @@ typedef struct {
 typedef struct {
     o_point at;
     char *text;
-    int import; /* an `import <x>` note: the thread's later host reads are also judged as of it */
+    int import;   /* an `import <x>` note: the thread's later host reads are also judged as of it */
+    int hostread; /* a `hostread <x>` note */
 } o_note;
 
 typedef struct {
@@ -209,8 +210,8 @@ static inline int oracle_before(const o_point *a, const o_point *b)
 typedef struct {
     uint64_t **gp;        /* gp[i]: GP(op i), ORACLE_WORDS(i) words */
     uint64_t **hk_note;   /* hk_note[k]: host knowledge at note k */
-    uint64_t **hk_import; /* hk_import[k]: at note k, what its thread had published to it as of its
-                             latest import note, with its own waits up to k (NULL: no import note) */
+    uint64_t **hk_import; /* hk_import[k]: at hostread note k, what its thread had published to it as
+                             of its latest import note, with its own waits up to k (else NULL) */
     size_t passes;
 } o_past;
 

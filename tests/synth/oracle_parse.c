@@ -492,6 +492,7 @@ static int parse_line(reader *r, const char *p)
         o_note *n = &m->notes[i];
         n->text = strndup(p, strcspn(p, "\n"));
         n->import = strncmp(n->text, "import ", 7) == 0;
+        n->hostread = strncmp(n->text, "hostread ", 9) == 0;
         uint32_t t = thread_of_tid(m, tid);
         publish(m, &m->threads[t], st, 0);
         n->at = point(m, t, st, PEND_NOTE, i);

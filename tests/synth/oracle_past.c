@@ -342,7 +342,8 @@ static void on_note(sweep *w, uint32_t k)
     uint32_t t = n->at.thread;
     /* the note's point is its own stamp: all that was published */
     w->p->hk_note[k] = knowledge(w, w->g, t);
-    w->p->hk_import[k] = knowledge(w, w->import_g[t], t);
+    if (n->hostread)
+        w->p->hk_import[k] = knowledge(w, w->import_g[t], t);
     if (n->import) {
         vb_unref(w->import_g[t]);
         w->import_g[t] = vb_ref(w->g);
