@@ -389,7 +389,7 @@ void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer)
         dls_pol_check_host_of(x);
     if (host_ordered(x, tid, DLS_HB_NOW))
         return;
-    x->host_begin = dls_pol_clock_at(atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire));
+    x->host_begin = 2 * atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire);
     x->host_tid = tid;
     x->host_importer = importer;
     atomic_fetch_add_explicit(&dls_pol_g.nhost, 1, memory_order_relaxed);

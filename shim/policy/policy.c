@@ -13,7 +13,6 @@
 #include "exch.h"
 #include "fix.h"
 #include "index.h"
-#include "inflight.h"
 #include "lock.h"
 #include "queue.h"
 #include "sink.h"
@@ -259,8 +258,8 @@ static const dls_cuda_receivers g_fix_receivers = {
 };
 
 static const dls_cuda_receivers g_check_receivers = {
-    .op = dls_pol_check_sink,
-    .work = dls_pol_check_work,
+    .op = dls_pol_sink,
+    .work = dls_pol_work,
     .lifetime = dls_pol_check_call,
     .begins = dls_pol_begins,
     .watching = &dls_pol_index_watching_flag,
@@ -295,11 +294,6 @@ void dls_policy_start(void)
     else
         dls_cuda_set_receivers(m == DLS_MODE_FIX ? &g_fix_receivers : &g_check_receivers);
     dls_exchange_set_observer(&g_observer);
-}
-
-void dls_policy_fork_child(void)
-{
-    dls_pol_inflight_forget_all();
 }
 
 void dls_policy_stop(void)

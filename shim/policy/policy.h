@@ -20,10 +20,6 @@ void dls_policy_start(void);
 /* At exit, before the summary: applies the operations still queued, so the summary counts them. */
 void dls_policy_stop(void);
 
-/* In a forked child (atfork): the calls the parent's other threads had in flight never return
- * here, so the host clock forgets them (inflight.h). */
-void dls_policy_fork_child(void);
-
 /* Sets the calling thread's consumer stream: every later export made by this thread (through a
  * wrapped legacy to_dlpack) is made safe on `stream` at once, in fix mode. */
 void dls_policy_set_consumer_stream(uintptr_t stream);

@@ -199,15 +199,8 @@ void dls_pol_drain(void)
 
 uint64_t dls_pol_end_now(void)
 {
-    return dls_pol_end_now_telling(NULL);
-}
-
-uint64_t dls_pol_end_now_telling(_Atomic uint64_t *tell)
-{
     for (;;) {
         uint64_t t = g_head; /* the queue is applied up to t: slot t is free for t's lap */
-        if (tell)
-            atomic_store_explicit(tell, dls_pol_ticket_end(t), memory_order_release);
         if (atomic_compare_exchange_strong_explicit(&dls_pol_queue_tail, &t, t + 1, memory_order_acq_rel,
                                                     memory_order_relaxed)) {
             atomic_store_explicit(&dls_pol_queue[t % QUEUE].seq, t - t % QUEUE + QUEUE, memory_order_release);

@@ -24,7 +24,6 @@
 #ifndef DLS_POL_QUEUE_H
 #define DLS_POL_QUEUE_H
 
-#include "inflight.h"
 #include "types.h"
 
 /* The queue: slot i holds the record of claim i (mod its size). */
@@ -97,18 +96,11 @@ static inline void dls_pol_horizon_raise(dls_pol_horizon_state *t, uint64_t to, 
         t->h = to;
 }
 
-/* At a delivered ENTER of a call of thread t: its horizon catches up with the counter (check:
- * dls_pol_horizon_begin instead). */
+/* At a delivered ENTER of a call of thread t, and (check) at the very start of each call: its
+ * horizon catches up with the counter. */
 static inline void dls_pol_horizon_enter(dls_pol_horizon_state *t, int nested)
 {
     dls_pol_horizon_raise(t, 2 * atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire), nested);
-}
-
-/* check, at the begin of a call of thread t, or where the thread is between calls: its horizon
- * catches up with the counter, as far as no call is in flight (inflight.h). */
-static inline void dls_pol_horizon_begin(dls_pol_horizon_state *t, int nested)
-{
-    dls_pol_horizon_raise(t, dls_pol_clock_at(atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire)), nested);
 }
 
 /* The end stamp of the call that holds `ticket`. */
@@ -124,10 +116,6 @@ uint64_t dls_pol_applied(void);
 /* Lock held: the end stamp of an operation applied now, 2T + 1, T a ticket it takes once every
  * ticket below it is applied (see the file comment). */
 uint64_t dls_pol_end_now(void);
-
-/* The same, storing the end in *tell (release) before the ticket is claimed: a thread that reads
- * the counter after the claim (acquire) reads the end there too (inflight.h). */
-uint64_t dls_pol_end_now_telling(_Atomic uint64_t *tell);
 
 /* Lock held: the host stamps of an operation of the calling thread, outside any call, applied now. */
 dls_hb_when dls_pol_when_now(void);

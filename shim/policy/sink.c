@@ -461,20 +461,11 @@ static inline void defer_publish(dls_pol_thread *pt, dls_pol_rec *q, uint64_t ti
     dls_pol_horizon_raise(&pt->horizon, end + 1, nested);
 }
 
-/* Claims a queue slot for the record of an EXIT of the calling thread (NULL: the queue is full);
- * check first tells the call's slot in flight the end it is about to claim (inflight.h). */
-static inline dls_pol_rec *claim(dls_pol_thread *pt, uint64_t *ticket)
-{
-    if (pt->inflight)
-        dls_pol_inflight_claiming(pt->inflight - 1);
-    return dls_pol_defer_claim(ticket);
-}
-
 /* The EXIT of op, an operation that only enqueues work: deferred, with no lock. */
 static void defer(dls_pol_thread *pt, const dls_cuda_op *op)
 {
     uint64_t ticket = 0; /* set by a claim that finds room */
-    dls_pol_rec local, *q = claim(pt, &ticket), *r = q ? q : &local;
+    dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
     make_rec(op, r, pt->horizon.h);
     exit_marks(pt, r, op->correlation_id, op->tid);
     defer_publish(pt, q, ticket, r, op->nested);
@@ -509,7 +500,7 @@ void dls_pol_work(const dls_cuda_work *w)
         return;
     }
     uint64_t ticket = 0; /* set by a claim that finds room */
-    dls_pol_rec local, *q = claim(pt, &ticket), *r = q ? q : &local;
+    dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
     r->tid = w->tid;
     r->begin = pt->horizon.h;
     r->stream = *w->stream;
@@ -522,38 +513,10 @@ void dls_pol_work(const dls_cuda_work *w)
     defer_publish(pt, q, ticket, r, w->nested);
 }
 
-void dls_pol_check_sink(const dls_cuda_op *op)
-{
-    if (op->phase == DLS_PHASE_ENTER) {
-        dls_pol_sink(op);
-        return;
-    }
-    dls_pol_thread *pt = dls_pol_thread_self();
-    int slot = dls_pol_inflight_enter();
-    pt->inflight = slot + 1;
-    dls_pol_sink(op);
-    pt->inflight = 0;
-    dls_pol_inflight_leave(slot);
-}
-
-void dls_pol_check_work(const dls_cuda_work *w)
-{
-    if (w->phase == DLS_PHASE_ENTER) {
-        dls_pol_work(w);
-        return;
-    }
-    dls_pol_thread *pt = dls_pol_thread_self();
-    int slot = dls_pol_inflight_enter();
-    pt->inflight = slot + 1;
-    dls_pol_work(w);
-    pt->inflight = 0;
-    dls_pol_inflight_leave(slot);
-}
-
 void dls_pol_begins(uint32_t corr, int nested)
 {
     dls_pol_thread *pt = dls_pol_thread_self();
-    dls_pol_horizon_begin(&pt->horizon, nested);
+    dls_pol_horizon_enter(&pt->horizon, nested);
     pt->begun_corr = corr;
 }
 
@@ -619,10 +582,9 @@ void dls_pol_sink(const dls_cuda_op *op)
         return;
     }
     uint64_t begin = pt->horizon.h; /* nothing raised it since the call began */
-    _Atomic uint64_t *tell = pt->inflight ? dls_pol_inflight_end_of(pt->inflight - 1) : NULL; /* check */
     dls_pol_lock();
     register_thread(pt, op->tid);
-    uint64_t end = dls_pol_end_now_telling(tell);
+    uint64_t end = dls_pol_end_now();
     on_exit_locked(pt, op, (dls_hb_when){.begin = begin, .end = end});
     if (host_sync(op) && !op->nested)
         host_verdicts(op->tid, 1);

@@ -22,11 +22,8 @@ void dls_pol_work(const dls_cuda_work *w);
  * operations. */
 void dls_pol_call(int nested);
 
-/* check's receivers of the op and work lanes: the sink and the work sink, with each EXIT in
- * flight (inflight.h) until it returns; and of the lifetime lane: the call is counted, and the
- * horizon waits for the thread's next begin (a catch-up now would pass calls in flight). */
-void dls_pol_check_sink(const dls_cuda_op *op);
-void dls_pol_check_work(const dls_cuda_work *w);
+/* check's receiver of the lifetime lane: the call is counted; the thread's next call stamps its
+ * begin (dls_pol_begins). */
 void dls_pol_check_call(int nested);
 
 /* check's begin receiver: at the very start of the ENTER of call corr, the thread's horizon

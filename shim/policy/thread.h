@@ -11,7 +11,6 @@
 typedef struct {
     dls_pol_horizon_state horizon;
     uint32_t begun_corr; /* check: the call whose begin dls_pol_begins stamped */
-    int inflight;        /* check: 1 + the slot of its EXIT in flight (inflight.h); 0: none */
     int registered;      /* registered for the thread-exit hook */
     uint32_t sync_corr;  /* the host synchronize in progress, and the capture of what it completes */
     uint64_t snap;

@@ -188,7 +188,7 @@ typedef struct dls_pol_x {
     int captured;              /* a use was captured into a graph before it was ordered */
     uint64_t host_tid;         /* check: the thread whose host access awaits its verdict (check.h), or 0 */
     const char *host_importer; /* and the consumer it imported through (NULL: not known) */
-    uint64_t host_begin;       /* and the host clock at the import (inflight.h) */
+    uint64_t host_begin;       /* and the host clock at the import (queue.h) */
     unsigned overflow;         /* DLS_POL_OVER_*: more streams than front[] / use[] hold */
     unsigned nfront, nuse, nordered, nprod;
     dls_pol_touch front[DLS_POL_MAXF];

@@ -84,7 +84,6 @@ static void after_fork_child(void)
 {
     atomic_store(&g_own_pid, (int)getpid());
     dls_summary_fork_child();
-    dls_policy_fork_child();
 }
 
 /* Hands the binding engine its hook providers (the engine calls none of them by name): the

@@ -18,7 +18,6 @@
 #include "test_policy_all.h"
 #include "report/race.h"
 #include "report/summary.h"
-#include "policy/inflight.h"
 #include "policy/policy.h"
 #include "policy/sink.h"
 #include "test_policy_export.h"
@@ -756,26 +755,6 @@ static void check_knows_what_follows_a_stream_forgotten_since_the_begin(void **s
     assert_int_equal(dls_race_entries(), g_entries0);
 }
 
-/* Another thread's EXIT resolves its stream or waits for the policy lock: it has taken no end
- * stamp yet, and the one it takes will follow every begin handed out meanwhile, so it lowers none
- * of them. A host synchronize of the producer's stream that returns meanwhile orders the
- * consumer's copy that begins after it (on a thread of its own: this one's horizon is past the
- * synchronize already). */
-static void check_counts_calls_returned_while_another_waits_for_the_lock(void **state)
-{
-    (void)state;
-    launch(PRODUCER, X);
-    export_range(X, X + 0x100);
-    int slot = dls_pol_inflight_enter(); /* its EXIT begins, and waits for the lock */
-    assert_true(slot >= 0);
-    stream_sync_by(PRODUCER, 200);
-    call_on_a_thread c = {.op = consumer_copy()};
-    begin_call(&c);
-    end_call(&c);
-    dls_pol_inflight_leave(slot);
-    assert_int_equal(dls_race_entries(), g_entries0);
-}
-
 /* Thread 200's write of the tensor on blocking stream 21 returned before thread 300's launch on
  * the legacy stream (20) began, so the legacy rule orders the launch after it; with `destroyed`,
  * thread 200 begins to destroy stream 21 while the launch is under way (after its ENTER, before
@@ -822,32 +801,6 @@ static void check_drops_the_legacy_rule_for_a_stream_destroyed_during_the_call(v
     (void)state;
     legacy_launch_after_a_blocking_write(1);
     assert_string_equal(only_race(), "write-read");
-}
-
-/* A call in flight (between its end stamp and its return) keeps the begins handed out meanwhile at
- * or below its end; once it returns, the clock is the counter's again. */
-static void check_keeps_begins_below_a_call_in_flight(void **state)
-{
-    (void)state;
-    int slot = dls_pol_inflight_enter();
-    assert_true(slot >= 0);
-    uint64_t tail = atomic_load(&dls_pol_queue_tail); /* no end yet: no begin lowered */
-    assert_int_equal(dls_pol_clock_at(tail), 2 * tail);
-    uint64_t end = dls_pol_end_now_telling(dls_pol_inflight_end_of(slot));
-    tail = atomic_load(&dls_pol_queue_tail);
-    assert_true(dls_pol_clock_at(tail) <= end);
-    dls_pol_inflight_leave(slot);
-    assert_int_equal(dls_pol_clock_at(tail), 2 * tail);
-    slot = dls_pol_inflight_enter(); /* a forked child forgets its parent's calls in flight */
-    dls_pol_inflight_claiming(slot);
-    assert_true(dls_pol_clock_at(tail) <= 2 * tail + 1);
-    atomic_store(dls_pol_inflight_end_of(slot), 1);
-    assert_int_equal(dls_pol_clock_at(tail), 1);
-    dls_policy_fork_child();
-    assert_int_equal(dls_pol_clock_at(tail), 2 * tail);
-    dls_pol_g.mode = DLS_MODE_FIX; /* fix registers nothing */
-    assert_int_equal(dls_pol_inflight_enter(), -1);
-    dls_pol_g.mode = DLS_MODE_CHECK;
 }
 
 /* The consumer's use is complete when it releases the tensor, but a producer-side write on
@@ -1165,8 +1118,6 @@ int main(void)
                                         teardown_check),
         cmocka_unit_test_setup_teardown(check_drops_the_legacy_rule_for_a_stream_destroyed_during_the_call, setup_check,
                                         teardown_check),
-        cmocka_unit_test_setup_teardown(check_counts_calls_returned_while_another_waits_for_the_lock, setup_check,
-                                        teardown_check),
         cmocka_unit_test_setup_teardown(check_judges_a_stream_forgotten_since_the_begin_as_of_it, setup_check,
                                         teardown_check),
         cmocka_unit_test_setup_teardown(check_knows_what_follows_a_stream_forgotten_since_the_begin, setup_check,
@@ -1175,7 +1126,6 @@ int main(void)
                                         setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_counts_a_synchronize_before_the_begin_after_several_since, setup_check,
                                         teardown_check),
-        cmocka_unit_test_setup_teardown(check_keeps_begins_below_a_call_in_flight, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_keeps_a_released_tensor_while_a_producer_write_is_pending, setup_check,
                                         teardown_check),
         cmocka_unit_test_setup_teardown(check_forgets_a_released_tensor_exported_again, setup_check, teardown_check),
