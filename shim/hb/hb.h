@@ -220,6 +220,13 @@ uint64_t dls_hb_event_covers(const dls_hb *e, uint64_t event, uint64_t stream);
 int dls_hb_frontier_waits(dls_hb *e, uint64_t thread, uint64_t stream, const dls_hb_epoch *f, size_t nf,
                           dls_hb_epoch *out, size_t cap, size_t *n);
 
+/* Sets *before to 1 when operation `xpos` of stream `x` is ordered before operation `ypos` of
+ * stream `y` (removed streams included): the same stream up to ypos, or what y's latest kept
+ * operation at or below ypos is ordered after (y's last DLS_HB_POINTS operations; further back
+ * it finds nothing, 0: fewer orderings, never a wrong one). ENOENT when either stream is
+ * unknown. A frontier keeps only its entries no other entry is ordered after. */
+int dls_hb_op_before(const dls_hb *e, uint64_t x, uint64_t xpos, uint64_t y, uint64_t ypos, int *before);
+
 /* Sets *ordered to 1 when the next operation of `thread` on `stream` is ordered after position
  * `pos` of stream `x` (always for pos 0), else 0. ENOENT for unknown streams (`stream` also
  * when removed). */

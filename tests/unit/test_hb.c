@@ -241,6 +241,31 @@ static void event_knowledge_is_transitive(void **state)
     assert_true(after(e, BLK2, NB, a));
 }
 
+/* One operation ordered before another, at the other's own position: a fill made after a wait
+ * for a read is ordered after the read; the fill's stream's later wait teaches the fill nothing;
+ * a removed stream's last operation is still asked about. */
+static void an_operation_is_ordered_before_another_at_its_position(void **state)
+{
+    dls_hb *e = *state;
+    int before = -1;
+    uint64_t read = op(e, T1, NB);
+    assert_int_equal(dls_hb_event_record(e, T1, NB, 1, serial(), NULL), 0);
+    assert_int_equal(dls_hb_stream_remove(e, NB), 0);
+    uint64_t early = op(e, T1, NB2);
+    assert_int_equal(dls_hb_event_wait(e, T1, NB2, 1, serial(), NULL), 0);
+    uint64_t fill = op(e, T1, NB2);
+    op(e, T1, NB2);
+    assert_int_equal(dls_hb_op_before(e, NB, read, NB2, fill, &before), 0);
+    assert_true(before);
+    assert_int_equal(dls_hb_op_before(e, NB, read, NB2, early, &before), 0);
+    assert_false(before); /* NB2's clock now knows the read, its earlier operation did not */
+    assert_int_equal(dls_hb_op_before(e, NB2, fill, NB, read, &before), 0);
+    assert_false(before);
+    assert_int_equal(dls_hb_op_before(e, NB2, early, NB2, fill, &before), 0);
+    assert_true(before);
+    assert_int_equal(dls_hb_op_before(e, NB, read, 999, 1, &before), ENOENT);
+}
+
 static void host_syncs(void **state)
 {
     dls_hb *e = *state;
@@ -527,6 +552,7 @@ int main(void)
         T(event_wait_orders_after_the_record),
         T(rerecording_replaces_the_capture),
         T(event_knowledge_is_transitive),
+        T(an_operation_is_ordered_before_another_at_its_position),
         T(host_syncs),
         T(captures_complete_only_work_enqueued_before_them),
         T(captures_as_of_a_begin_leave_out_overlapping_calls),
