@@ -65,6 +65,7 @@ static dls_pol_order *plan_order(dls_pol_plan *p, dls_pol_stream *from, dls_pol_
     o->what = what;
     o->why = why;
     o->from_capturing = from->capturing;
+    o->from_destroyed = from->removed;
     o->after = NULL;
     o->how = DLS_POL_HOW_PENDING;
     return o;
@@ -138,13 +139,14 @@ void dls_pol_plan_mark(dls_pol_plan *p, uint64_t xid, uint64_t stream, unsigned 
 }
 
 /* The host waits for all of from's work, with from's context current: a stream synchronize, else
- * a context synchronize (whose capture is taken just before it, under the lock). */
+ * (from destroyed, or another thread's per-thread stream) a context synchronize, whose capture
+ * is taken just before it, under the lock. */
 static void host_sync(dls_pol_order *o, uint64_t tid)
 {
     int pushed = 0;
     CUresult r = dls_drv_ctx_enter((CUcontext)o->from->ctx, &pushed), rs = CUDA_ERROR_INVALID_HANDLE;
     if (r == CUDA_SUCCESS) {
-        if (dls_pol_nameable(o->from, tid))
+        if (dls_pol_nameable(o->from, tid) && !o->from_destroyed)
             rs = dls_drv_stream_synchronize((CUstream)o->from->handle);
         if (rs != CUDA_SUCCESS) {
             dls_pol_lock();
@@ -209,6 +211,13 @@ static void act(dls_pol_order *o, uint64_t tid)
     }
     if (o->to && capturing_now(o->to)) {
         o->how = DLS_POL_HOW_CAPTURING;
+        return;
+    }
+    if (!o->after && o->from_destroyed) { /* its handle may name another stream by now */
+        dls_warn_once("fix-destroyed-source",
+                      "work the shim must wait for is pending on a stream the program destroyed; it waits for "
+                      "that stream's context on the host instead");
+        host_sync(o, tid);
         return;
     }
     if (!o->after && !dls_pol_nameable(o->from, tid)) {

@@ -28,6 +28,7 @@ typedef struct {
     uint64_t xid;
     const char *what, *why;
     int from_capturing;   /* `from` was capturing when planned: the ordering cannot be made */
+    int from_destroyed;   /* `from` was destroyed when planned: no event can be recorded there */
     dls_pol_after *after; /* wait on this event (a reference is held) instead of recording one */
     dls_pol_how how;
 } dls_pol_order;
