@@ -2,7 +2,8 @@
 # the simulator backend of scen_backend.h (libscenbackend.so), one program per scenario
 # ($(SCEN_DIR)/scen_<name>, argument racy|correct), and the test binaries that run them with and
 # without the shim: test_scenarios (every mode, assertions on the log), test_scenarios_fix
-# (fix mode, 100 runs of every racy scenario) and test_profilers (dlsync beside a CUPTI profiler).
+# (fix mode, 100 runs of every racy scenario), test_profilers (dlsync beside a CUPTI profiler) and
+# test_pipelines (a hand-synchronized loader pipeline: no report, no wait).
 #
 # A GPU build compiles the same scenario and framework sources with a CUDA backend instead of
 # scen_backend_sim.c; nothing else here includes cudasim.h.
@@ -79,10 +80,25 @@ $(SCEN_DIR)/scen_profiled: $(SCEN_OBJ)/profiled.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS
 	$(Q)$(CC) -rdynamic $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
 	    -lfakemx -lfaketvm -lscenbackend -lfakeprof -lcudart $(LDLIBS)
 
-SCEN_TESTS := $(B)/tests/test_scenarios $(B)/tests/test_scenarios_fix $(B)/tests/test_profilers
+# loader_pipeline: a hand-synchronized loader/consumer pipeline over libfakepool.so (arrays on
+# streams of their own, a stream made per import); run by test_pipelines.
+LOADER_PIPELINE := $(SCEN_DIR)/loader_pipeline
+$(SCEN_DIR)/libfakepool.so: $(SCEN_OBJ)/fakepool.o $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libfakepool.so $(LDFLAGS) $(CUDASIM_LDFLAGS) -o $@ $< -lcudart $(LDLIBS)
+$(LOADER_PIPELINE): $(SCEN_OBJ)/loader_pipeline.o $(SCEN_DIR)/libfakepool.so $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) -lfakepool -lcudart -lpthread \
+	    $(LDLIBS)
+ALL += $(SCEN_DIR)/libfakepool.so $(LOADER_PIPELINE)
+
+SCEN_TESTS := $(B)/tests/test_scenarios $(B)/tests/test_scenarios_fix $(B)/tests/test_profilers \
+              $(B)/tests/test_pipelines
 $(B)/obj/tests/scenarios/test_%.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
 $(SCEN_TESTS): $(B)/tests/%: $(SCEN_OBJ)/%.o $(SCEN_OBJ)/scen_run.o $(TEST_COMMON_OBJ) $(SCEN_PROGS) \
-               $(SCEN_PROFILED) $(SHIM_LIB) $(STRESS_SYNC) $(STALL) $(FENCE_EXACT)
+               $(SCEN_PROFILED) $(SHIM_LIB) $(STRESS_SYNC) $(STALL) $(FENCE_EXACT) $(LOADER_PIPELINE)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka $(LDLIBS)
