@@ -20,7 +20,7 @@ static const struct {
     {"side_stream", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"legacy_stream", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"per_thread", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
-    {"host_copy", "host-read", "mxnet", "cudaMemcpyAsync", "host access after TVMArrayFromDLPack", "host-sync", NULL},
+    {"host_copy", "host-read", "mxnet", "cudaMemcpyAsync", "host read after TVMArrayFromDLPack", "host-sync", NULL},
     {"release_reuse", "release-reuse", "mxnet", "scen_write", "scen_read", "keep-alive", NULL},
     {"release_later", "release-reuse", "mxnet", "scen_write", "scen_read", "keep-alive", NULL},
     {"round_trip", "write-read", "tvm", "scen_write", "scen_read", "consumer-stream", NULL},
