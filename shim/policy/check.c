@@ -10,6 +10,7 @@
 #include "access.h"
 #include "complete.h"
 #include "exch.h"
+#include "pages.h"
 #include "queue.h"
 #include "stream_table.h"
 
@@ -347,68 +348,126 @@ static int host_after_writes(const dls_pol_touch *f, uint64_t tid, uint64_t begi
     return !f->write || dls_pol_ordered(tid, DLS_POL_HOST_STREAM, begin, &w);
 }
 
-/* 1 when every producer write in x's frontier is ordered before thread tid's host. */
-static int host_ordered(const dls_pol_x *x, uint64_t tid, uint64_t begin)
-{
-    for (unsigned i = 0; i < x->nfront; i++)
-        if (!host_after_writes(&x->front[i], tid, begin))
-            return 0;
-    return 1;
-}
-
-/* Reports host-read for each producer write in x's frontier the host of thread tid has not
- * waited for. */
-static void report_host_reads(dls_pol_x *x, uint64_t tid, uint64_t begin, const char *importer)
+/* Reports host-read of x for each producer write pending at its import (x->host_pending): the
+ * host access `op` (with its stack: NULL for the caller's) made while they were pending, `how`
+ * saying what happened and what dlsync could see. */
+static void report_host(const dls_pol_x *x, const char *op, const dls_stack *stack, const char *how)
 {
     for (unsigned i = 0; i < x->nfront; i++) {
         const dls_pol_touch *f = &x->front[i];
-        if (host_after_writes(f, tid, begin))
+        if (!(x->host_pending & (1u << i)))
             continue;
-        char dtype[48], why[320], op[160];
+        char dtype[48], why[320];
         dls_race r = {.kind = DLS_RACE_HOST_READ};
         fill_tensor(&r, x, dtype, sizeof dtype);
         r.producer.op = write_name(f);
         r.producer.stream = race_stream(f->at.stream, x->device.device_id);
         r.producer.stack = &x->stack;
-        snprintf(op, sizeof op, "host access after %s", importer ? importer : "import");
         r.consumer.op = op;
         r.consumer.stream = host_side(x->device.device_id);
+        r.consumer.stack = stack;
         snprintf(why, sizeof why,
-                 "the tensor is host-visible and the host has not synchronized with stream %llu (%s) since "
-                 "position %llu (%s), neither before the import nor before the thread's next operation",
+                 "the tensor is host-visible and the host had not synchronized with stream %llu (%s) since position "
+                 "%llu (%s): %s",
                  (unsigned long long)f->at.stream, r.producer.stream.kind, (unsigned long long)f->write,
-                 r.producer.op ? r.producer.op : "?");
+                 r.producer.op ? r.producer.op : "?", how);
         r.why = why;
         report(&r);
     }
 }
 
-void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer)
+/* Reports the host access caught on x's pages, fault. */
+static void report_fault(const dls_pol_x *x, const dls_pol_fault *fault)
 {
-    if (x->host_tid) /* imported again before the last import's verdict: that one is due now */
-        dls_pol_check_host_of(x);
-    if (host_ordered(x, tid, DLS_HB_NOW))
+    char op[160], how[160];
+    snprintf(op, sizeof op, "host %s after %s", fault->store ? "write" : "read",
+             x->host_importer ? x->host_importer : "import");
+    snprintf(how, sizeof how, "thread %d %s byte 0x%jx of it, caught on its protected pages", (int)fault->tid,
+             fault->store ? "wrote" : "read", (uintmax_t)fault->addr);
+    report_host(x, op, &fault->stack, how);
+}
+
+/* Ends x's watch, reporting an access caught and not reported yet. */
+static void unwatch(dls_pol_x *x)
+{
+    dls_pol_fault fault;
+    if (dls_pol_pages_unwatch(x->watch, &fault))
+        report_fault(x, &fault);
+    x->watch = 0;
+    atomic_fetch_sub_explicit(&dls_pol_g.nhost, 1, memory_order_relaxed);
+}
+
+/* Why the pages of host-visible x, imported from page-locked memory ending at pinned_end (0: not
+ * page-locked memory CUDA knows), cannot be protected without protecting other data, or NULL. */
+static const char *unwatchable(const dls_pol_x *x, uintptr_t pinned_end)
+{
+    uintptr_t page = dls_pol_pages_size();
+    if (x->device.device_type == kDLCUDAManaged)
+        return "managed memory migrates between host and device, so its pages are not protected";
+    if (!pinned_end)
+        return "the memory is not page-locked memory of CUDA's, which the driver may write through the CPU's page "
+               "tables, so its pages are not protected";
+    if (x->lo % page)
+        return "the tensor does not start on a page boundary and its pages are not protected (they hold other data)";
+    if (x->hi % page && x->hi != pinned_end)
+        return "the tensor ends inside a page that holds other data, so its pages are not protected";
+    return NULL;
+}
+
+void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer, uintptr_t pinned_end)
+{
+    if (x->watch) /* imported again while its pages are watched: they stay watched */
         return;
-    x->host_begin = 2 * atomic_load_explicit(&dls_pol_queue_tail, memory_order_acquire);
+    x->host_pending = 0;
+    for (unsigned i = 0; i < x->nfront; i++)
+        if (!host_after_writes(&x->front[i], tid, DLS_HB_NOW))
+            x->host_pending |= 1u << i;
+    if (!x->host_pending)
+        return;
     x->host_tid = tid;
     x->host_importer = importer;
-    atomic_fetch_add_explicit(&dls_pol_g.nhost, 1, memory_order_relaxed);
+    const char *why = unwatchable(x, pinned_end);
+    uintptr_t page = dls_pol_pages_size();
+    if (!why)
+        x->watch = dls_pol_pages_watch(x->lo, (x->hi + page - 1) / page * page, &why);
+    if (x->watch) {
+        atomic_fetch_add_explicit(&dls_pol_g.nhost, 1, memory_order_relaxed);
+        return;
+    }
+    char op[160], how[320];
+    snprintf(op, sizeof op, "host access after %s", importer ? importer : "import");
+    snprintf(how, sizeof how,
+             "it was imported then, and dlsync reports the handover itself, as it cannot see the host's access: %s",
+             why);
+    report_host(x, op, NULL, how);
+}
+
+/* 1 when the writes pending at x's import are complete as far as dlsync knows. */
+static int host_done(const dls_pol_x *x)
+{
+    for (unsigned i = 0; i < x->nfront; i++)
+        if ((x->host_pending & (1u << i)) && !host_after_writes(&x->front[i], x->host_tid, DLS_HB_NOW))
+            return 0;
+    return 1;
+}
+
+void dls_pol_check_host(void)
+{
+    dls_pol_x *lists[] = {dls_pol_g.live, dls_pol_g.released};
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+        for (dls_pol_x *x = lists[i]; x && atomic_load_explicit(&dls_pol_g.nhost, memory_order_relaxed); x = x->next) {
+            if (!x->watch)
+                continue;
+            dls_pol_fault fault;
+            if (dls_pol_pages_fault_of(x->watch, &fault))
+                report_fault(x, &fault);
+            if (host_done(x))
+                unwatch(x);
+        }
 }
 
 void dls_pol_check_host_of(dls_pol_x *x)
 {
-    if (!x->host_tid)
-        return;
-    report_host_reads(x, x->host_tid, x->host_begin, x->host_importer);
-    x->host_tid = 0;
-    atomic_fetch_sub_explicit(&dls_pol_g.nhost, 1, memory_order_relaxed);
-}
-
-void dls_pol_check_host(uint64_t tid)
-{
-    dls_pol_x *lists[] = {dls_pol_g.live, dls_pol_g.released};
-    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
-        for (dls_pol_x *x = lists[i]; x && atomic_load_explicit(&dls_pol_g.nhost, memory_order_relaxed); x = x->next)
-            if (x->host_tid == tid)
-                dls_pol_check_host_of(x);
+    if (x->watch)
+        unwatch(x);
 }

@@ -20,22 +20,21 @@ void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid
  * free-during-use). */
 void dls_pol_check_free(const dls_pol_access *a, uintptr_t ctx, uint64_t tid, uint64_t begin);
 
-/* A host-visible import of x by thread tid through `importer`: from now on the host may read it,
- * but dlsync cannot see host loads. When the host has not waited for the producer's writes yet,
- * the verdict waits for the thread's next operation that enqueues work or waits on the host:
- * dls_pol_check_host (at that enqueue's ENTER or that wait's EXIT), or the tensor's release
- * (dls_pol_check_host_of), whichever comes first. A consumer that synchronizes right after the
- * import, before it reads, is not reported; one that reads and only then synchronizes is not
- * either (README, Limitations). */
-void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer);
+/* A host-visible import of x by thread tid through `importer`, of memory whose page-locked
+ * allocation ends at pinned_end (0: not page-locked memory CUDA knows, or not known): when the
+ * producer's writes are pending as far as dlsync knows, the tensor's pages are protected from the
+ * CPU (pages.h) until they complete, so that the host's access itself is seen. Where that is not
+ * possible (managed or pageable memory, a page the tensor shares with other data, a refused
+ * mprotect), the handover itself is reported as host-read, saying why. */
+void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer, uintptr_t pinned_end);
 
-/* Judges the host accesses thread tid's imports left pending: reports host-read for each producer
- * write that neither the thread has waited for by now nor a host synchronize of another thread
- * had seen complete before the import (one that returned later may have returned after the
- * read). Nothing to do when dls_pol_g.nhost is 0. */
-void dls_pol_check_host(uint64_t tid);
+/* Reports host-read for each host access caught on watched pages since the last call, and ends
+ * the watches whose producer's writes are now complete (a host synchronize, event synchronize or
+ * successful query of any thread). Nothing to do when dls_pol_g.nhost is 0. */
+void dls_pol_check_host(void);
 
-/* The same for x's pending host access alone, whichever thread it belongs to (its release). */
+/* The same for x alone, ending its watch whether or not its producer's writes are complete (its
+ * release). */
 void dls_pol_check_host_of(dls_pol_x *x);
 
 /* Writes the reports the calling thread queued under the lock (no lock held). */

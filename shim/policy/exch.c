@@ -6,6 +6,7 @@
 #include "events.h"
 #include "graphs.h"
 #include "index.h"
+#include "pages.h"
 
 #include "../common/config.h"
 #include "../hooks/extent.h"
@@ -23,8 +24,11 @@ static unsigned g_nspare;
 
 static void recycle(dls_pol_x *p)
 {
-    if (p->host_tid) /* its host access is not judged any more */
+    if (p->watch) { /* no page stays protected for a state that goes */
+        dls_pol_fault lost;
+        dls_pol_pages_unwatch(p->watch, &lost);
         atomic_fetch_sub_explicit(&dls_pol_g.nhost, 1, memory_order_relaxed);
+    }
     for (unsigned i = 0; i < p->nuse; i++)
         dls_pol_after_put(p->use[i].after);
     if (g_nspare < SPARE)

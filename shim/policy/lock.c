@@ -12,6 +12,8 @@ void dls_pol_drain_at_exit(void)
     if (pthread_mutex_trylock(&dls_pol_g.lock) != 0)
         return; /* a holder drains itself; exit never waits for it */
     dls_pol_drain();
+    if (atomic_load_explicit(&dls_pol_g.nhost, memory_order_relaxed))
+        dls_pol_check_host(); /* host accesses caught and not reported yet */
     dls_pol_unlock();
 }
 

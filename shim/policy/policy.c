@@ -95,6 +95,25 @@ static uintptr_t alloc_start(const dls_exchange *x)
     return (uintptr_t)base;
 }
 
+/* check: the end of the page-locked host allocation holding host-visible x's range, or 0 when
+ * CUDA does not know the memory as page-locked host memory (no lock: it calls the driver). */
+static uintptr_t pinned_end(const dls_exchange *x)
+{
+    unsigned type = 0;
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    int host_visible = x->device.device_type == kDLCPU || x->device.device_type == kDLCUDAHost;
+    if (dls_pol_g.mode != DLS_MODE_CHECK || !host_visible ||
+        dls_drv_pointer_get_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)x->lo) != CUDA_SUCCESS ||
+        type != CU_MEMORYTYPE_HOST ||
+        dls_drv_pointer_get_attribute(&base, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (CUdeviceptr)x->lo) !=
+            CUDA_SUCCESS ||
+        dls_drv_pointer_get_attribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, (CUdeviceptr)x->lo) != CUDA_SUCCESS ||
+        base + size < x->hi)
+        return 0;
+    return (uintptr_t)(base + size);
+}
+
 /* The live state of exchange xid, or NULL (it may go while the lock was released). Lock held. */
 static dls_pol_x *find_state(uint64_t xid)
 {
@@ -209,6 +228,7 @@ static void on_import(void *ctx, const dls_exchange *x)
     dls_stack stack;
     capture_stack(&stack);
     uintptr_t alo = x->policy ? 0 : alloc_start(x);
+    uintptr_t pinned = pinned_end(x);
     dls_pol_plan plan;
     dls_pol_plan_init(&plan, tid);
     dls_pol_lock();
@@ -217,7 +237,7 @@ static void on_import(void *ctx, const dls_exchange *x)
         if (dls_pol_g.mode == DLS_MODE_FIX)
             order_rounds(&plan, p, NULL, NULL);
         else
-            dls_pol_check_import(p, tid, x->consumer ? dls_profile_name(x->consumer) : NULL);
+            dls_pol_check_import(p, tid, x->consumer ? dls_profile_name(x->consumer) : NULL, pinned);
     }
     dls_pol_unlock();
     if (!p && dls_pol_g.mode == DLS_MODE_FIX) /* not modelled: ordered by synchronizing */
@@ -236,7 +256,7 @@ static void on_release(void *ctx, const dls_exchange *x)
     dls_pol_plan plan;
     dls_pol_plan_init(&plan, tid);
     dls_pol_lock();
-    dls_pol_check_host_of(p); /* the host access its import left pending, if any */
+    dls_pol_check_host_of(p); /* its pages are watched no more */
     if (dls_pol_g.mode == DLS_MODE_FIX) {
         if (!dls_cuda_observer_active() || !dls_pol_fix_release(&plan, p))
             dls_pol_x_drop(p);

@@ -97,19 +97,6 @@ static void drained_horizon(dls_pol_thread *pt, int nested)
         dls_pol_horizon_raise(&pt->horizon, dls_pol_applied() + 1, nested);
 }
 
-/* check: thread tid is about to enqueue work or has waited on the host: the host accesses its
- * imports left pending are judged now (check.h). One relaxed load when none is pending. */
-static void host_verdicts(uint64_t tid, int locked)
-{
-    if (!atomic_load_explicit(&dls_pol_g.nhost, memory_order_relaxed))
-        return;
-    if (!locked)
-        dls_pol_lock();
-    dls_pol_check_host(tid);
-    if (!locked)
-        dls_pol_unlock();
-}
-
 /* 1 when op's EXIT only enqueues work on its stream (then it may be deferred). */
 static int deferrable(const dls_cuda_op *op)
 {
@@ -479,8 +466,6 @@ void dls_pol_work(const dls_cuda_work *w)
 {
     dls_pol_thread *pt = dls_pol_thread_self();
     if (w->phase == DLS_PHASE_ENTER) {
-        if (!w->nested)
-            host_verdicts(w->tid, 0);
         enter_horizon(pt, w->correlation_id, w->nested);
         dls_pol_access_of_work(&pt->entered, w);
         pt->entered_corr = w->correlation_id;
@@ -536,8 +521,6 @@ void dls_pol_sink(const dls_cuda_op *op)
 {
     dls_pol_thread *pt = dls_pol_thread_self();
     if (op->phase == DLS_PHASE_ENTER) {
-        if (!op->nested && (op->flags & DLS_OPF_HAS_STREAM) && !host_sync(op))
-            host_verdicts(op->tid, 0);
         enter_horizon(pt, op->correlation_id, op->nested);
         if (op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT))
             dls_pol_recording_begin(op->event_id); /* until its EXIT is applied */
@@ -586,8 +569,8 @@ void dls_pol_sink(const dls_cuda_op *op)
     register_thread(pt, op->tid);
     uint64_t end = dls_pol_end_now();
     on_exit_locked(pt, op, (dls_hb_when){.begin = begin, .end = end});
-    if (host_sync(op) && !op->nested)
-        host_verdicts(op->tid, 1);
+    if (host_sync(op) && atomic_load_explicit(&dls_pol_g.nhost, memory_order_relaxed))
+        dls_pol_check_host(); /* watched pages whose producer's writes it completed */
     if (recording)
         dls_pol_recording_end(); /* after the record is in the model */
     dls_pol_horizon_raise(&pt->horizon, end + 1, op->nested);

@@ -186,9 +186,10 @@ typedef struct dls_pol_x {
     int released;
     uint64_t released_syncs;   /* dls_pol_g.syncs at the release */
     int captured;              /* a use was captured into a graph before it was ordered */
-    uint64_t host_tid;         /* check: the thread whose host access awaits its verdict (check.h), or 0 */
+    int watch;                 /* check: its pages' watch while its producer's writes are pending (pages.h), or 0 */
+    uint64_t host_tid;         /* and the thread that imported it */
     const char *host_importer; /* and the consumer it imported through (NULL: not known) */
-    uint64_t host_begin;       /* and the host clock at the import (queue.h) */
+    uint32_t host_pending;     /* and its frontier entries whose writes were pending then (bit i: front[i]) */
     unsigned overflow;         /* DLS_POL_OVER_*: more streams than front[] / use[] hold */
     unsigned nfront, nuse, nordered, nprod;
     dls_pol_touch front[DLS_POL_MAXF];
@@ -239,7 +240,7 @@ typedef struct {
     uint64_t own_event;     /* private hb event ids used so far */
     uint64_t syncs;         /* host synchronizes learned so far (complete.h) */
     atomic_uint ncapturing; /* streams with `capturing` set (read without the lock) */
-    atomic_uint nhost;      /* exchanges with `host_tid` set (read without the lock) */
+    atomic_uint nhost;      /* exchanges with `watch` set (read without the lock) */
     atomic_int degraded;    /* an allocation of the model failed (see dls_pol_degrade) */
     dls_pol_stream *last;   /* the stream dls_pol_stream_get found last */
 

@@ -12,11 +12,17 @@
 #include <stdio.h>
 #include <string.h>
 
-void dls_stack_capture(dls_stack *s)
+void dls_stack_capture_native(dls_stack *s)
 {
     s->n = backtrace(s->pc, DLS_STACK_MAX);
     if (s->n < 0)
         s->n = 0;
+    s->py = 0;
+}
+
+void dls_stack_capture(dls_stack *s)
+{
+    dls_stack_capture_native(s);
     s->py = dls_config_get()->stack == DLS_STACK_NATIVE ? 0 : dls_pyframes_capture();
 }
 

@@ -32,6 +32,12 @@ typedef struct {
  * frames unless DLSYNC_STACK=native. */
 void dls_stack_capture(dls_stack *s);
 
+/* Captures the calling thread's return addresses alone into *s (no Python frames). Safe in a
+ * signal handler once any capture has run in the process: it then allocates nothing and takes no
+ * lock but the unwinder's, which the interrupted code cannot hold while it touches a program's
+ * data. */
+void dls_stack_capture_native(dls_stack *s);
+
 /* Where a native frame lies, for symbolizing it offline (`dlsync report` finds file:line with
  * it, objinfo.h): the object's path (NULL when no loaded object holds the address), the frame's
  * address in the object's own addresses (the pc, minus one for a return address, less the

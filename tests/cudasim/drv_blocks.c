@@ -8,10 +8,17 @@
  * given back to the heap until every operation up to that place has completed. Once clean, it is
  * handed out again to the next allocation of its size (the most recently freed first), as real
  * allocators reuse addresses; clean blocks beyond QUARANTINE_BLOCKS or QUARANTINE_BYTES go back
- * to the heap, the oldest first. */
+ * to the heap, the oldest first.
+ *
+ * Page-locked host blocks are whole pages of a memory file mapped twice: the program's view,
+ * which it reads and writes and dlsync may protect from the CPU, and the device's view, through
+ * which stream work writes them, as a GPU writes pinned memory by DMA without the CPU's page
+ * tables (dls_sim_mem_device_view). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "cudasim.h"
 #include "sim.h"
@@ -21,7 +28,7 @@
 
 typedef struct block {
     struct block *next;
-    void *p;
+    void *p, *view;
     size_t cap;
     int is_host;
     uint64_t mark; /* dls_sim_work_mark_locked() at the free */
@@ -29,15 +36,52 @@ typedef struct block {
 
 static block *g_freed; /* newest first (scheduler lock) */
 
-static size_t capacity(size_t size)
+static size_t capacity(size_t size, int is_host)
 {
-    return (size + 255) / 256 * 256;
+    size_t unit = is_host ? (size_t)sysconf(_SC_PAGESIZE) : 256;
+    return (size + unit - 1) / unit * unit;
 }
 
-void *dls_sim_block_take(size_t size, int is_host)
+/* Maps a fresh memory file of cap bytes twice: the program's view (returned) and the device's
+ * (*view); NULL when the system refuses. */
+static void *map_host(size_t cap, void **view)
 {
-    size_t cap = capacity(size);
+    int fd = memfd_create("cudasim-host", MFD_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    void *p = MAP_FAILED, *v = MAP_FAILED;
+    if (ftruncate(fd, (off_t)cap) == 0) {
+        p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        v = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    }
+    close(fd);
+    if (p == MAP_FAILED || v == MAP_FAILED) {
+        if (p != MAP_FAILED)
+            munmap(p, cap);
+        if (v != MAP_FAILED)
+            munmap(v, cap);
+        return NULL;
+    }
+    *view = v;
+    return p;
+}
+
+/* Gives block b's memory back to the system. */
+static void unmap(const block *b)
+{
+    if (!b->is_host) {
+        free(b->p);
+        return;
+    }
+    munmap(b->p, b->cap);
+    munmap(b->view, b->cap);
+}
+
+void *dls_sim_block_take(size_t size, int is_host, void **view)
+{
+    size_t cap = capacity(size, is_host);
     void *p = NULL;
+    *view = NULL;
     dls_sim_lock();
     uint64_t oldest = dls_sim_oldest_pending_locked();
     for (block **pp = &g_freed; *pp; pp = &(*pp)->next) {
@@ -45,23 +89,24 @@ void *dls_sim_block_take(size_t size, int is_host)
         if (b->cap == cap && b->is_host == is_host && b->mark < oldest) {
             *pp = b->next;
             p = b->p;
+            *view = b->view;
             free(b);
             break;
         }
     }
     dls_sim_unlock();
-    if (!p && !(p = aligned_alloc(256, cap)))
+    if (!p && !(p = is_host ? map_host(cap, view) : aligned_alloc(256, cap)))
         return NULL;
-    memset(p, 0xA5, size); /* like a GPU, fresh memory is not zero */
+    memset(*view ? *view : p, 0xA5, size); /* like a GPU, fresh memory is not zero */
     return p;
 }
 
-void dls_sim_block_give_locked(void *p, size_t size, int is_host)
+void dls_sim_block_give_locked(void *p, void *view, size_t size, int is_host)
 {
     block *b = malloc(sizeof *b);
     if (!b)
         abort(); /* test infrastructure */
-    *b = (block){g_freed, p, capacity(size), is_host, dls_sim_work_mark_locked()};
+    *b = (block){g_freed, p, view, capacity(size, is_host), is_host, dls_sim_work_mark_locked()};
     g_freed = b;
     /* keep the newest blocks within the bounds; beyond them, give back the clean ones */
     uint64_t oldest = dls_sim_oldest_pending_locked();
@@ -75,7 +120,7 @@ void dls_sim_block_give_locked(void *p, size_t size, int is_host)
             pp = &b->next;
         } else if (b->mark < oldest) {
             *pp = b->next;
-            free(b->p);
+            unmap(b);
             free(b);
         } else {
             pp = &b->next; /* still touched by queued work: kept whatever the bounds */

@@ -1,7 +1,7 @@
 /* drv_mem.c: the simulated allocator and pointer queries.
  *
- * Models: device and page-locked host allocations (both plain host memory, 256-byte aligned) in
- * a table of ranges, so pointer attributes (context, memory type, device/host pointer, range
+ * Models: device allocations (C heap, 256-byte aligned) and page-locked host allocations (whole
+ * pages mapped twice, drv_blocks.c) in a table of ranges, so pointer attributes (context, memory type, device/host pointer, range
  * start and size, device ordinal) and cuMemGetAddressRange answer for any address inside an
  * allocation; freeing waits for the context's submitted work; a freed allocation's address is
  * handed out again (drv_blocks.c). Does not model: memory pools, managed memory, host
@@ -18,6 +18,7 @@ typedef struct alloc {
     uintptr_t base;
     size_t size;
     int is_host;
+    void *view; /* page-locked: the device's view of it (drv_blocks.c) */
     struct CUctx_st *ctx;
 } alloc;
 
@@ -42,6 +43,20 @@ int dls_sim_mem_find(const void *p, uintptr_t *base, size_t *size, int *is_host,
     return r;
 }
 
+void *dls_sim_mem_device_view(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    void *r = (void *)p;
+    dls_sim_lock();
+    for (alloc *m = g_allocs; m; m = m->next)
+        if (m->view && a >= m->base && a < m->base + m->size) {
+            r = (unsigned char *)m->view + (a - m->base);
+            break;
+        }
+    dls_sim_unlock();
+    return r;
+}
+
 static CUresult mem_alloc(void **out, size_t size, int is_host)
 {
     if (!out || !size)
@@ -50,7 +65,7 @@ static CUresult mem_alloc(void **out, size_t size, int is_host)
     if (!ctx)
         return CUDA_ERROR_INVALID_CONTEXT;
     alloc *m = calloc(1, sizeof *m);
-    void *p = m ? dls_sim_block_take(size, is_host) : NULL;
+    void *p = m ? dls_sim_block_take(size, is_host, &m->view) : NULL;
     if (!p) {
         free(m);
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -89,7 +104,7 @@ static CUresult mem_free(const void *p, int is_host)
             if (SIM_TRACING())
                 dls_sim_trace_line("F 0x%llx %zu %u", (unsigned long long)found->base, found->size,
                                    dls_sim_trace_call());
-            dls_sim_block_give_locked((void *)found->base, found->size, found->is_host);
+            dls_sim_block_give_locked((void *)found->base, found->view, found->size, found->is_host);
             break;
         }
     }

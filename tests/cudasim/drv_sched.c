@@ -115,25 +115,45 @@ static void sleep_us(unsigned us)
         ;
 }
 
+/* A kernel's pointer-sized arguments that point into page-locked memory point into the device's
+ * view of it (dls_sim_mem_device_view), as the GPU reaches pinned memory by DMA. */
+static void device_args(dls_sim_op *op)
+{
+    const struct CUfunc_st *k = op->u.k.f;
+    for (unsigned i = 0; i < k->nparams; i++)
+        if (k->sizes[i] == sizeof(void *)) {
+            void *v;
+            memcpy(&v, op->u.k.args[i], sizeof v);
+            if (v) {
+                v = dls_sim_mem_device_view(v);
+                memcpy(op->u.k.args[i], &v, sizeof v);
+            }
+        }
+}
+
+/* Runs op on its stream's worker; memory is touched through the device's view. */
 static void run_op(dls_sim_op *op, unsigned duration_us)
 {
     switch (op->kind) {
     case SIM_OP_KERNEL:
+        device_args(op);
         op->u.k.f->fn(op->u.k.args);
         if (duration_us)
             sleep_us(duration_us);
         break;
     case SIM_OP_COPY:
         if (op->u.copy.n)
-            memmove(op->u.copy.dst, op->u.copy.src, op->u.copy.n);
+            memmove(dls_sim_mem_device_view(op->u.copy.dst), dls_sim_mem_device_view(op->u.copy.src), op->u.copy.n);
         break;
     case SIM_OP_SET8:
-        memset(op->u.set.dst, (int)(op->u.set.value & 0xff), op->u.set.n);
+        memset(dls_sim_mem_device_view(op->u.set.dst), (int)(op->u.set.value & 0xff), op->u.set.n);
         break;
-    case SIM_OP_SET32:
+    case SIM_OP_SET32: {
+        unsigned char *dst = dls_sim_mem_device_view(op->u.set.dst);
         for (size_t i = 0; i < op->u.set.n; i++)
-            memcpy((unsigned char *)op->u.set.dst + 4 * i, &op->u.set.value, 4);
+            memcpy(dst + 4 * i, &op->u.set.value, 4);
         break;
+    }
     case SIM_OP_HOSTFN:
         op->u.host.fn(op->u.host.user);
         break;

@@ -282,16 +282,21 @@ void dls_sim_capture_status(struct CUstream_st *s, CUstreamCaptureStatus *st, cu
 CUresult dls_sim_graph_launch(CUgraphExec exec, struct CUstream_st *s);
 
 /* --- memory blocks (drv_blocks.c) --- */
-/* A 256-byte aligned block of at least `size` bytes of device (is_host 0) or page-locked host
- * memory, its first `size` bytes 0xA5; NULL when out of memory. Takes the lock. */
-void *dls_sim_block_take(size_t size, int is_host);
-/* Takes back the block p of an allocation of `size` bytes being freed (lock held): it is not
- * handed out again, nor freed, until the operations enqueued so far have completed. */
-void dls_sim_block_give_locked(void *p, size_t size, int is_host);
+/* A 256-byte aligned block of at least `size` bytes of device (is_host 0) memory, or whole pages
+ * of page-locked host memory with the device's view of them in *view (NULL for device memory),
+ * its first `size` bytes 0xA5; NULL when out of memory. Takes the lock. */
+void *dls_sim_block_take(size_t size, int is_host, void **view);
+/* Takes back the block p (device view `view`) of an allocation of `size` bytes being freed (lock
+ * held): it is not handed out again, nor freed, until the operations enqueued so far have
+ * completed. */
+void dls_sim_block_give_locked(void *p, void *view, size_t size, int is_host);
 
 /* --- memory (drv_mem.c) --- */
 /* Finds the allocation containing p: sets base, size, is_host, ctx; returns 0 or -1. */
 int dls_sim_mem_find(const void *p, uintptr_t *base, size_t *size, int *is_host, struct CUctx_st **ctx);
+/* The address through which stream work touches p: its place in the device's view of the
+ * page-locked allocation holding it (drv_blocks.c), else p itself. Takes the lock. */
+void *dls_sim_mem_device_view(const void *p);
 
 /* --- kernels (drv_kernel.c) --- */
 /* The registered kernel behind f, or NULL when f is not one. */

@@ -11,6 +11,7 @@ const char *const scen_names[] = {
     "legacy_stream",
     "per_thread",
     "host_copy",
+    "host_read_sync",
     "release_reuse",
     "round_trip",
     "two_streams",

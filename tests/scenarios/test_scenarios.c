@@ -20,7 +20,9 @@ static const struct {
     {"side_stream", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"legacy_stream", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
     {"per_thread", "write-read", "mxnet", "scen_write", "scen_read", "consumer-stream", NULL},
-    {"host_copy", "host-read", "mxnet", "cudaMemcpyAsync", "host access after TVMArrayFromDLPack", "host-sync", NULL},
+    {"host_copy", "host-read", "mxnet", "cudaMemcpyAsync", "host read after TVMArrayFromDLPack", "host-sync", NULL},
+    {"host_read_sync", "host-read", "mxnet", "cudaMemcpyAsync", "host read after TVMArrayFromDLPack", "host-sync",
+     NULL},
     {"release_reuse", "release-reuse", "mxnet", "scen_write", "scen_read", "keep-alive", NULL},
     {"release_later", "release-reuse", "mxnet", "scen_write", "scen_read", "keep-alive", NULL},
     {"round_trip", "write-read", "tvm", "scen_write", "scen_read", "consumer-stream", NULL},
@@ -306,6 +308,14 @@ static void a_read_only_tensor_orders_nothing_for_consumer_reads(void **state)
     scen_run_free(&o);
 }
 
+/* 1 when fix must order the correct twin of scenario `name` too: fix cannot see host loads, so a
+ * host-visible import with the producer's write pending waits on the host even where the
+ * consumer synchronizes before it reads (check watches the pages instead). */
+static int fix_waits_for_the_twin(const char *name)
+{
+    return strcmp(name, "host_read_sync") == 0;
+}
+
 static void fix_corrects_the_racy_version_and_leaves_the_twin_alone(void **state)
 {
     (void)state;
@@ -321,9 +331,14 @@ static void fix_corrects_the_racy_version_and_leaves_the_twin_alone(void **state
         scen_run_free(&o);
         run(g_expect[i].name, "correct", "fix", NULL, &o);
         verdict(&o, g_expect[i].name, "correct under fix", "correct");
-        if (scen_records(&o, "inject") != 0)
+        if (fix_waits_for_the_twin(g_expect[i].name)) {
+            if (scen_records(&o, "inject") != hazards(g_expect[i].name))
+                fail_msg("%s correct: not waited for at the import\n%s", g_expect[i].name, o.log);
+        } else if (scen_records(&o, "inject") != 0) {
             fail_msg("%s correct: injected\n%s", g_expect[i].name, o.log);
-        assert_non_null(strstr(o.log, "\"injected\":0"));
+        } else {
+            assert_non_null(strstr(o.log, "\"injected\":0"));
+        }
         scen_run_free(&o);
     }
 }

@@ -35,8 +35,9 @@ typedef struct {
     long runs, pairs, unguaranteed; /* pairs judged in every run; plain runs' unguaranteed */
     long check_exchanges, check_racy_exchanges;
     long check_fp;          /* exchanges all guaranteed with a race record */
-    long check_fp_import;   /* of those, host-read records only, of a host read that only other threads'
-                               waits after the import order (oracle_pair_after_import) */
+    long check_fp_import;   /* of those, host-read records only, of the handover of a host read whose
+                               pages dlsync could not watch and that only other threads' waits after the
+                               import order (oracle_pair_after_import) */
     long check_fn;          /* (exchange, kind) unguaranteed without a race record of it */
     long check_fn_exchange; /* of those, in exchanges with no race record at all */
     long check_fn_window;   /* of those, whose unguaranteed pairs are all windows (oracle_pair_window) */
@@ -68,8 +69,10 @@ typedef struct {
     int lost_deleters; /* deleter calls that did not reach the producer */
     /* Which of the reference's verdicts on check fail the run (fix's always do): 0 none (counted
      * only), 1 false positives and the misses body order finds too (bodies below: what check's
-     * callbacks could see), but not host-read reports of a host read that only other threads'
-     * waits after the import order (what a tool blind to host loads cannot know), 2 every one. */
+     * callbacks could see), but not host-read reports of the handover of a host read whose pages
+     * dlsync could not watch and that only other threads' waits after the import order (what a
+     * tool blind to that host load cannot know), 2 every one. A host read caught on watched pages
+     * is judged like any other access. */
     int strict_check;
     const oracle *bodies; /* check: the same trace judged with body order, or NULL (every miss is seen) */
 } judge_program;

@@ -16,9 +16,9 @@
  * default 10), GEN_KEEP=1 (a failing run's trace and log are kept, and named), GEN_STRICT (which of
  * the reference's verdicts on check fail their runs, judge.h: 0 none: they are counted in the
  * totals only; 1, the default, its false positives and the misses that the reference in body
- * order finds too, which check's callbacks could have seen, but not a host-read report of a host
- * read that only another thread's host wait after the import orders, which no tool blind to host
- * loads can know; 2 every one, the misses at a callback's edge too, see the README's
+ * order finds too, which check's callbacks could have seen, but not a host-read report of the
+ * handover of a host read whose pages dlsync could not watch and that only another thread's host
+ * wait after the import orders, which no tool blind to that load can know; 2 every one, the misses at a callback's edge too, see the README's
  * limitations). The reference's verdicts on fix (host
  * order between call bodies: what fix's callbacks saw), values read, the generator's own
  * verdicts (plain runs), lost deleters and double releases always fail.

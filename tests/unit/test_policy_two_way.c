@@ -13,6 +13,10 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdatomic.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/config.h"
 #include "test_policy_all.h"
@@ -876,62 +880,217 @@ static void check_forgets_a_released_tensor_exported_again(void **state)
     assert_int_equal(dls_race_entries(), g_entries0);
 }
 
-/* A host-visible tensor (pinned memory) imported while the producer's write is pending: the
- * consumer may synchronize after the import, before it reads on the host. */
-static dls_pol_x *imported_on_the_host(void)
+/* Two pages of host memory, the second one mapped too (a host-visible tensor lies in them). */
+static unsigned char *g_pages;
+static uintptr_t g_page;
+
+static unsigned char *host_pages(void)
 {
-    launch(PRODUCER, X);
-    dls_pol_x *x = export_range(X, X + 0x100);
+    g_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    if (!g_pages) {
+        g_pages = mmap(NULL, 2 * g_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        assert_true(g_pages != MAP_FAILED);
+    }
+    return g_pages;
+}
+
+/* 1 when the host may read the byte at p without a fault (its page is not protected). */
+static int readable(const void *p)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    int ok = write(fds[1], p, 1) == 1; /* the kernel's access fails, with EFAULT, where the CPU's would fault */
+    close(fds[0]);
+    close(fds[1]);
+    return ok;
+}
+
+/* A host-visible tensor of `bytes` at `at` in page-locked memory ending at pinned_end (0: not
+ * page-locked), imported while the producer's write is pending. */
+static dls_pol_x *imported_on_the_host_at(uintptr_t at, size_t bytes, uintptr_t pinned_end)
+{
+    set(PRODUCER, at);
+    dls_pol_x *x = export_range(at, at + bytes);
     x->host_visible = 1;
     dls_pol_lock();
-    dls_pol_check_import(x, TID, "TVMArrayFromDLPack");
+    dls_pol_check_import(x, TID, "TVMArrayFromDLPack", pinned_end);
     dls_pol_unlock();
-    assert_int_equal(dls_race_entries(), g_entries0); /* not yet: dlsync cannot see host loads */
     return x;
 }
 
-/* The thread's next operation is a host wait for the producer's stream: no race. */
+/* The same, the tensor the first 0x100 bytes of a page-locked allocation of its own. */
+static dls_pol_x *imported_on_the_host(void)
+{
+    uintptr_t at = (uintptr_t)host_pages();
+    dls_pol_x *x = imported_on_the_host_at(at, 0x100, at + 0x100);
+    assert_int_equal(dls_race_entries(), g_entries0); /* the host has not touched it yet */
+    assert_false(readable((void *)at));               /* its page is watched */
+    return x;
+}
+
+/* The host reads the first byte of the tensor. */
+static unsigned char host_read(void)
+{
+    return *(volatile unsigned char *)g_pages;
+}
+
+/* The importing thread synchronizes with the producer before it reads: no race, and the page is
+ * the CPU's again from the synchronize on. */
 static void check_lets_a_host_import_synchronize_before_it_reads(void **state)
 {
     (void)state;
     imported_on_the_host();
     stream_sync_by(PRODUCER, TID);
-    launch(CONSUMER, X + 0x200);
+    assert_true(readable(g_pages));
+    host_read();
+    launch(CONSUMER, (uintptr_t)g_pages);
     dls_pol_lock();
     dls_pol_unlock();
     assert_int_equal(dls_race_entries(), g_entries0);
 }
 
-/* The thread's next operation enqueues work, with no host wait before it: host-read. */
-static void check_reports_a_host_import_not_synchronized_by_the_next_operation(void **state)
+/* The host reads before any synchronize: the read itself is caught, and reported (once) when the
+ * next synchronize comes, with the producer's write and the read's own stack. */
+static void check_reports_a_host_read_before_the_synchronize(void **state)
 {
     (void)state;
     imported_on_the_host();
-    launch(CONSUMER, X + 0x200);
+    host_read();
+    host_read();
+    stream_sync_by(PRODUCER, TID);
     assert_string_equal(only_race(), "host-read");
+    dls_race_entry e;
+    unsigned count;
+    dls_race_entry_get(g_entries0, &e, &count);
+    assert_string_equal(e.consumer_op, "host read after TVMArrayFromDLPack");
+    assert_non_null(strstr(e.text, "caught on its protected pages"));
+    assert_true(readable(g_pages));
 }
 
-/* Another thread's host synchronize of the producer's stream that returns after the import may
- * have returned after the host read too: it orders nothing for it (the importing thread's own
- * wait would). */
-static void check_counts_only_synchronizes_before_a_host_import(void **state)
+/* Another thread's host synchronize completes the producer's write: the page is the CPU's again,
+ * and a host read after it is no race. */
+static void check_ends_a_watch_at_another_threads_synchronize(void **state)
 {
     (void)state;
     imported_on_the_host();
     stream_sync_by(PRODUCER, 200);
-    launch(CONSUMER, X + 0x200);
-    assert_string_equal(only_race(), "host-read");
+    assert_true(readable(g_pages));
+    host_read();
+    dls_pol_lock();
+    dls_pol_unlock();
+    assert_int_equal(dls_race_entries(), g_entries0);
 }
 
-/* Released before any other operation: the verdict is due at the release. */
-static void check_judges_a_host_import_at_its_release(void **state)
+/* A release ends the watch whatever the producer's state: nothing read, nothing reported; a read
+ * before it is reported at the release. */
+static void check_ends_a_watch_at_the_release(void **state)
 {
     (void)state;
     dls_pol_x *x = imported_on_the_host();
     dls_pol_lock();
     dls_pol_check_host_of(x);
     dls_pol_unlock();
+    assert_true(readable(g_pages));
+    assert_int_equal(dls_race_entries(), g_entries0);
+    x = imported_on_the_host();
+    host_read();
+    dls_pol_lock();
+    dls_pol_check_host_of(x);
+    dls_pol_unlock();
     assert_string_equal(only_race(), "host-read");
+}
+
+/* Pages that hold other data, or memory that is not page-locked, are not protected: the handover
+ * itself is reported, with the reason. */
+static void check_reports_the_handover_of_pages_it_cannot_watch(void **state)
+{
+    (void)state;
+    uintptr_t at = (uintptr_t)host_pages() + 0x100;
+    imported_on_the_host_at(at, 0x100, at + 0x200); /* a page shared with other data */
+    assert_string_equal(only_race(), "host-read");
+    dls_race_entry e;
+    unsigned count;
+    dls_race_entry_get(g_entries0, &e, &count);
+    assert_string_equal(e.consumer_op, "host access after TVMArrayFromDLPack");
+    assert_non_null(strstr(e.text, "does not start on a page boundary"));
+    assert_true(readable((void *)at));
+    dls_race_reset_for_tests(); /* the same hazard at the same site: else one report */
+    g_entries0 = dls_race_entries();
+    at = (uintptr_t)host_pages();
+    imported_on_the_host_at(at + g_page, 0x100, 0); /* pageable memory */
+    assert_string_equal(only_race(), "host-read");
+    dls_race_entry_get(g_entries0, &e, &count);
+    assert_non_null(strstr(e.text, "not page-locked memory"));
+}
+
+static volatile sig_atomic_t g_own_faults;
+
+/* The program's own handler: it makes its page readable again. */
+static void own_handler(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    (void)uc;
+    g_own_faults++;
+    uintptr_t page = (uintptr_t)si->si_addr & ~(g_page - 1);
+    mprotect((void *)page, g_page, PROT_READ | PROT_WRITE);
+}
+
+/* Faults the program makes on its own protected page. */
+static void own_fault(void)
+{
+    unsigned char *mine = host_pages() + g_page;
+    mprotect(mine, g_page, PROT_NONE);
+    (void)*(volatile unsigned char *)mine;
+}
+
+/* A program's SIGSEGV handler, installed before the first watch or after one, keeps getting its
+ * own faults; the watch still catches the host's read. */
+static void check_passes_on_the_programs_own_faults(void **state)
+{
+    (void)state;
+    struct sigaction sa = {.sa_sigaction = own_handler, .sa_flags = SA_SIGINFO}, old;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &old);
+    dls_pol_x *x = imported_on_the_host();
+    own_fault();
+    assert_int_equal(g_own_faults, 1);
+    host_read();
+    dls_pol_lock();
+    dls_pol_check_host_of(x);
+    dls_pol_unlock();
+    assert_string_equal(only_race(), "host-read");
+    g_entries0 = dls_race_entries();
+    sigaction(SIGSEGV, &sa, NULL); /* installed again, after dlsync's */
+    own_fault();
+    assert_int_equal(g_own_faults, 2);
+    x = imported_on_the_host(); /* puts dlsync's in front again */
+    own_fault();
+    assert_int_equal(g_own_faults, 3);
+    dls_pol_lock();
+    dls_pol_check_host_of(x);
+    dls_pol_unlock();
+    sigaction(SIGSEGV, &old, NULL);
+}
+
+/* With no handler of the program's, a fault on no watched page ends the process by SIGSEGV, as it
+ * would without dlsync. */
+static void check_keeps_the_default_action_of_other_faults(void **state)
+{
+    (void)state;
+    dls_pol_x *x = imported_on_the_host();
+    pid_t child = fork();
+    if (child == 0) {
+        signal(SIGSEGV, SIG_DFL); /* then the watch puts dlsync's in front of the default */
+        imported_on_the_host_at((uintptr_t)g_pages, 0x100, (uintptr_t)g_pages + 0x100);
+        own_fault();
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    dls_pol_lock();
+    dls_pol_check_host_of(x);
+    dls_pol_unlock();
 }
 
 /* Delivers phase `phase` of an operation of `kind` with graph `graph` and executable graph
@@ -1132,11 +1291,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_lets_a_read_follow_a_pending_read, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_lets_a_host_import_synchronize_before_it_reads, setup_check,
                                         teardown_check),
-        cmocka_unit_test_setup_teardown(check_reports_a_host_import_not_synchronized_by_the_next_operation, setup_check,
+        cmocka_unit_test_setup_teardown(check_reports_a_host_read_before_the_synchronize, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_ends_a_watch_at_another_threads_synchronize, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_ends_a_watch_at_the_release, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_reports_the_handover_of_pages_it_cannot_watch, setup_check,
                                         teardown_check),
-        cmocka_unit_test_setup_teardown(check_counts_only_synchronizes_before_a_host_import, setup_check,
-                                        teardown_check),
-        cmocka_unit_test_setup_teardown(check_judges_a_host_import_at_its_release, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_passes_on_the_programs_own_faults, setup_check, teardown_check),
+        cmocka_unit_test_setup_teardown(check_keeps_the_default_action_of_other_faults, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(check_reports_a_free_during_another_devices_use, setup_check, teardown_check),
         cmocka_unit_test_setup_teardown(a_graph_handle_reused_before_the_destroys_exit_keeps_its_writes, setup_check,
                                         teardown_check),
