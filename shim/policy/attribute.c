@@ -4,6 +4,7 @@
  * keeps only the pending work that no other pending work of it is ordered after. Lock held. */
 #include "access.h"
 #include "exch.h"
+#include "ring.h"
 #include "stream_table.h"
 
 #include "../common/config.h"
@@ -102,8 +103,8 @@ void dls_pol_attribute(dls_pol_x *x)
             continue;
         }
         const dls_pol_entry *best = NULL, *wbest = NULL;
-        uint64_t pos = s->lost > s->done && (s->lost_cons || (s->lost_lo < x->hi && x->alo < s->lost_hi)) ? s->lost : 0;
-        uint64_t wpos = pos; /* what the lost box held may write */
+        uint64_t pos = dls_pol_ring_lost(s, x->alo, x->hi);
+        uint64_t wpos = pos; /* what the lost entries held may write */
         for (unsigned k = 0; k < s->count; k++) {
             const dls_pol_entry *e = &s->ring[k];
             if (e->pos <= s->done || !dls_pol_touches(&e->a, x->alo, x->lo, x->hi))

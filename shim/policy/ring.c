@@ -4,29 +4,69 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Widens st's box of what its lost entries touched to [lo, hi). */
-static void widen(dls_pol_stream *st, uintptr_t lo, uintptr_t hi)
+/* The bytes between [lo, hi) and lost range r (0 when they overlap or touch). */
+static uintptr_t gap(const dls_pol_lost *r, uintptr_t lo, uintptr_t hi)
 {
-    if (lo < st->lost_lo)
-        st->lost_lo = lo;
-    if (hi > st->lost_hi)
-        st->lost_hi = hi;
+    return hi < r->lo ? r->lo - hi : lo > r->hi ? lo - r->hi : 0;
+}
+
+/* Widens lost range r to [lo, hi) at position pos. */
+static void widen(dls_pol_lost *r, uintptr_t lo, uintptr_t hi, uint64_t pos)
+{
+    r->lo = lo < r->lo ? lo : r->lo;
+    r->hi = hi > r->hi ? hi : r->hi;
+    r->pos = pos > r->pos ? pos : r->pos;
+}
+
+/* Adds [lo, hi), touched by the pending entry at pos, to st's lost ranges: into the range it
+ * overlaps or touches, else a range of its own (one the host saw complete is free again), else
+ * (all taken) the nearest range, which only widens what the ranges cover. */
+static void add_lost(dls_pol_stream *st, uintptr_t lo, uintptr_t hi, uint64_t pos)
+{
+    unsigned near = 0, free = st->nlost;
+    for (unsigned i = 0; i < st->nlost; i++) {
+        if (st->lost_at[i].pos <= st->done) {
+            free = i;
+            continue;
+        }
+        if (!gap(&st->lost_at[i], lo, hi)) {
+            widen(&st->lost_at[i], lo, hi, pos);
+            return;
+        }
+        if (gap(&st->lost_at[i], lo, hi) < gap(&st->lost_at[near], lo, hi) || st->lost_at[near].pos <= st->done)
+            near = i;
+    }
+    if (free < st->nlost || st->nlost < DLS_POL_LOST)
+        st->lost_at[free < st->nlost ? free : st->nlost++] = (dls_pol_lost){pos, lo, hi};
+    else
+        widen(&st->lost_at[near], lo, hi, pos);
 }
 
 void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *e)
 {
-    if (st->lost <= st->done) { /* the previous box is complete: start afresh */
-        st->lost_lo = UINTPTR_MAX;
-        st->lost_hi = 0;
+    if (st->lost <= st->done) { /* the previous ranges are complete: start afresh */
+        st->nlost = 0;
         st->lost_cons = 0;
     }
     st->lost = e->pos;
-    st->lost_cons |= e->a.conservative;
+    if (e->a.conservative)
+        st->lost_cons = e->pos;
     for (unsigned i = 0; i < e->a.nwords; i++)
         if (e->words[i] >= 4096)
-            widen(st, (uintptr_t)e->words[i], (uintptr_t)e->words[i] + 1);
+            add_lost(st, (uintptr_t)e->words[i], (uintptr_t)e->words[i] + 1, e->pos);
     for (unsigned i = 0; i < e->a.nranges; i++)
-        widen(st, e->a.lo[i], e->a.hi[i]);
+        add_lost(st, e->a.lo[i], e->a.hi[i], e->pos);
+}
+
+uint64_t dls_pol_ring_lost(const dls_pol_stream *st, uintptr_t lo, uintptr_t hi)
+{
+    if (st->lost <= st->done)
+        return 0;
+    uint64_t pos = st->lost_cons;
+    for (unsigned i = 0; i < st->nlost; i++)
+        if (st->lost_at[i].lo < hi && lo < st->lost_at[i].hi && st->lost_at[i].pos > pos)
+            pos = st->lost_at[i].pos;
+    return pos > st->done ? pos : 0;
 }
 
 int dls_pol_ring_alloc(dls_pol_stream *st)

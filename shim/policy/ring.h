@@ -1,25 +1,29 @@
 /* A stream's history (types.h, dls_pol_stream: ring, head, count, lost*): its last DLS_POL_RING
  * operations that touch memory, each with its position, and, for the pending ones the history
- * had to overwrite, one bounding box (and a conservative flag) at the position of the newest of
- * them, so an entry lost to the history can only widen a frontier, never drop a writer. Entries at
- * or below the stream's `done` position are complete to the host and count for nothing. Lock
- * held. */
+ * had to overwrite, up to DLS_POL_LOST byte ranges, each at the position of the newest of them
+ * that touched it (beyond that, the nearest two ranges merge), and the position of the newest
+ * that may touch anything: an entry lost to the history can only widen a frontier, never drop a
+ * writer, and a stream shared by several buffers keeps them apart. Entries at or below the
+ * stream's `done` position are complete to the host and count for nothing. Lock held. */
 #ifndef DLS_POL_RING_H
 #define DLS_POL_RING_H
 
 #include "access.h"
 #include "types.h"
 
-/* Folds pending entry e, about to be overwritten, into st's box of lost entries (words below
- * 4096 are taken for sizes, not pointers). */
+/* Folds pending entry e, about to be overwritten, into st's lost ranges (words below 4096 are
+ * taken for sizes, not pointers). */
 void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *e);
+
+/* The position of the newest pending entry st's history overwrote that may touch [lo, hi), or 0. */
+uint64_t dls_pol_ring_lost(const dls_pol_stream *st, uintptr_t lo, uintptr_t hi);
 
 /* Allocates st's history at its first memory operation. Returns 0, or -1 when memory is short
  * (the model is then degraded: an operation missing from a history could be a tensor's writer). */
 int dls_pol_ring_alloc(dls_pol_stream *st);
 
-/* Appends src at position pos to st's history (overwriting the oldest entry, folded into the box
- * of lost entries when it is pending). The entry overwritten is pending when the box is open
+/* Appends src at position pos to st's history (overwriting the oldest entry, folded into the
+ * lost ranges when it is pending). The entry overwritten is pending when the lost ranges are open
  * (lost > done: the history overwrites in position order, so it is newer than every lost entry)
  * or when its own position says so; slots beyond `count` were never written (the history is not
  * cleared when allocated). Inline: every operation applied is put. */

@@ -88,6 +88,14 @@ static inline int dls_pol_is_memory_op(dls_op_kind k)
  * ended. */
 #define DLS_POL_DONE_SEEN 4
 
+/* What pending entries a stream's history overwrote touched: a byte range, at the position of
+ * the newest of them that touched it (ring.h). */
+#define DLS_POL_LOST 8 /* ranges kept per stream; more are merged with their nearest */
+typedef struct {
+    uint64_t pos;
+    uintptr_t lo, hi;
+} dls_pol_lost;
+
 /* One value of a stream's `done`, and the end stamp of the call that learned it. */
 typedef struct {
     uint64_t pos, end;
@@ -110,8 +118,9 @@ typedef struct dls_pol_stream_s {
     uint64_t last, done;
     dls_pol_done_seen seen[DLS_POL_DONE_SEEN]; /* done's latest values, newest first ({0, 0}: none) */
     uint64_t lost;                             /* position of the latest pending entry the history overwrote */
-    uintptr_t lost_lo, lost_hi;                /* what the overwritten pending entries touched */
-    int lost_cons;
+    uint64_t lost_cons;                        /* and of the latest one that may touch anything (0: none) */
+    unsigned nlost;
+    dls_pol_lost lost_at[DLS_POL_LOST]; /* what they touched (valid while lost > done) */
     unsigned head, count;
     dls_pol_entry *ring;                /* the history (ring.h): DLS_POL_RING entries, allocated (not
                                            cleared) at the first memory operation; NULL before */

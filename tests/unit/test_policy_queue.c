@@ -247,10 +247,11 @@ static void take_view(view *v, const dls_pol_x *x)
     dls_pol_unlock();
 }
 
-/* The ring and lost box of stream sid by brute force: the ring as a list of the last
- * DLS_POL_RING memory entries applied on it, each overwritten one folded while it is pending
- * (above `done`), into a box started afresh when the previous one was complete (its position at
- * or below `done`). */
+/* The ring and lost ranges of stream sid by brute force: the ring as a list of the last
+ * DLS_POL_RING memory entries applied on it, each overwritten one kept while it is pending (above
+ * `done`), in a list started afresh when the previous one was complete (its newest position at or
+ * below `done`). The stream's lost ranges lie in the list's bounding box, and each range of a
+ * pending entry of the list is in one of them at its position or later. */
 static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s, const dls_pol_entry *history,
                         uint64_t seed)
 {
@@ -259,7 +260,8 @@ static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s
     uint64_t pos = 0, done = 0, lost = 0;
     uintptr_t lo = UINTPTR_MAX, hi = 0;
     int cons = 0;
-    unsigned n = 0;
+    unsigned n = 0, nl = 0;
+    static dls_pol_lost list[NREC * (DLS_POL_WORDS + 2)];
     for (uint32_t i = 0; i < NREC; i++) {
         const dls_pol_rec *r = &items[i].r;
         int on_sid = r->stream.id == sid && r->stream.resolved;
@@ -270,6 +272,7 @@ static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s
                     lo = UINTPTR_MAX;
                     hi = 0;
                     cons = 0;
+                    nl = 0;
                 }
                 lost = at[0];
                 cons |= ring[0]->a.conservative;
@@ -277,10 +280,12 @@ static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s
                     if (ring[0]->words[k] >= 4096) {
                         lo = ring[0]->words[k] < lo ? ring[0]->words[k] : lo;
                         hi = ring[0]->words[k] + 1 > hi ? ring[0]->words[k] + 1 : hi;
+                        list[nl++] = (dls_pol_lost){at[0], ring[0]->words[k], ring[0]->words[k] + 1};
                     }
                 for (unsigned k = 0; k < ring[0]->a.nranges; k++) {
                     lo = ring[0]->a.lo[k] < lo ? ring[0]->a.lo[k] : lo;
                     hi = ring[0]->a.hi[k] > hi ? ring[0]->a.hi[k] : hi;
+                    list[nl++] = (dls_pol_lost){at[0], ring[0]->a.lo[k], ring[0]->a.hi[k]};
                 }
             }
             if (n == DLS_POL_RING) {
@@ -306,13 +311,29 @@ static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s
                      (unsigned long long)seed, (unsigned long long)sid, k, (unsigned long long)e->pos,
                      (unsigned long long)e->a.op, (unsigned long long)at[k], (unsigned long long)ring[k]->a.op);
     }
-    if (s->done != done || s->lost != lost ||
-        (lost > done && (s->lost_lo != lo || s->lost_hi != hi || s->lost_cons != cons)))
-        fail_msg("seed %llu, stream %llu: done %llu, lost %llu [%#lx, %#lx) cons %d, expected %llu, %llu [%#lx, %#lx) "
-                 "cons %d",
+    if (s->done != done || s->lost != lost || (lost > done && (s->lost_cons != 0) != cons))
+        fail_msg("seed %llu, stream %llu: done %llu, lost %llu cons %llu, expected %llu, %llu cons %d",
                  (unsigned long long)seed, (unsigned long long)sid, (unsigned long long)s->done,
-                 (unsigned long long)s->lost, (unsigned long)s->lost_lo, (unsigned long)s->lost_hi, s->lost_cons,
-                 (unsigned long long)done, (unsigned long long)lost, (unsigned long)lo, (unsigned long)hi, cons);
+                 (unsigned long long)s->lost, (unsigned long long)s->lost_cons, (unsigned long long)done,
+                 (unsigned long long)lost, cons);
+    if (lost <= done)
+        return;
+    for (unsigned k = 0; k < s->nlost; k++)
+        if (s->lost_at[k].pos > done && (s->lost_at[k].lo < lo || s->lost_at[k].hi > hi || s->lost_at[k].pos > lost))
+            fail_msg("seed %llu, stream %llu: lost range [%#lx, %#lx) at %llu outside [%#lx, %#lx) up to %llu",
+                     (unsigned long long)seed, (unsigned long long)sid, (unsigned long)s->lost_at[k].lo,
+                     (unsigned long)s->lost_at[k].hi, (unsigned long long)s->lost_at[k].pos, (unsigned long)lo,
+                     (unsigned long)hi, (unsigned long long)lost);
+    for (unsigned j = 0; j < nl; j++) {
+        unsigned k = 0;
+        while (k < s->nlost &&
+               !(s->lost_at[k].lo <= list[j].lo && list[j].hi <= s->lost_at[k].hi && s->lost_at[k].pos >= list[j].pos))
+            k++;
+        if (list[j].pos > done && k == s->nlost)
+            fail_msg("seed %llu, stream %llu: lost [%#lx, %#lx) at %llu is in no lost range", (unsigned long long)seed,
+                     (unsigned long long)sid, (unsigned long)list[j].lo, (unsigned long)list[j].hi,
+                     (unsigned long long)list[j].pos);
+    }
 }
 
 static void queued_runs_build_the_model_one_by_one_application_builds(void **state)
