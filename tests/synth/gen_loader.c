@@ -93,7 +93,7 @@ typedef struct {
 static buffer g_pool[MAX_POOL];
 static int g_npool;
 static int g_free[MAX_POOL], g_nfree; /* the pool: buffers not in use, in the order put back */
-static int g_lifo; /* the pool hands out the buffer put back last (else the one put back first) */
+static int g_lifo;                    /* the pool hands out the buffer put back last (else the one put back first) */
 static loader g_loaders[MAX_SIDE];
 static int g_nloaders, g_nconsumers, g_queue_cap, g_loaders_left;
 static unsigned g_buffer_kinds, g_consumer_kinds; /* bit k: kind k is in the program's set */
@@ -156,10 +156,10 @@ static void plan(uint64_t seed, int racy, long items)
     g_buffer_kinds = pick_kinds(&x);
     g_consumer_kinds = pick_kinds(&x);
     static const long lengths[] = {100, 300, 1000, 3000};
-    if (items <= 0) /* a length class, then a length within it */
-        items = lengths[below(&x, 4)] + (long)below(&x, 1000);
-    unsigned sync_share = below(&x, 6);      /* the consumer synchronizes 0, 1 in 5, ... 5 in 5 */
-    unsigned drop_every = 8u << below(&x, 4); /* racy: 1 item in 8 .. 64 drops an ordering */
+    long length = lengths[below(&x, 4)] + (long)below(&x, 1000); /* a length class, a length within it */
+    items = items > 0 ? items : length;                          /* the rest of the plan is the seed's either way */
+    unsigned sync_share = below(&x, 6);                          /* the consumer synchronizes 0, 1 in 5, ... 5 in 5 */
+    unsigned drop_every = 8u << below(&x, 4);                    /* racy: 1 item in 8 .. 64 drops an ordering */
     for (int b = 0; b < g_npool; b++) {
         g_pool[b].k = pick_kind(&x, g_buffer_kinds);
         g_pool[b].value = (unsigned char)(b * 20 + 1);
@@ -215,8 +215,8 @@ static void print_plan(void)
         }
     printf("%d loaders, %d consumers, queue of %d, pool of %d (%s), %ld items (%ld handed back by event, %ld "
            "with an ordering dropped)\n",
-           g_nloaders, g_nconsumers, g_queue_cap, g_npool, g_lifo ? "last put back first out" : "first put back first out",
-           items, handbacks, drops);
+           g_nloaders, g_nconsumers, g_queue_cap, g_npool,
+           g_lifo ? "last put back first out" : "first put back first out", items, handbacks, drops);
     print_kinds("buffer streams", g_buffer_kinds);
     print_kinds("consumer streams", g_consumer_kinds);
     for (int b = 0; b < g_npool; b++)
@@ -227,7 +227,7 @@ static void print_plan(void)
             if ((it->sync & (SYNC_FILL | SYNC_READ)) == (SYNC_FILL | SYNC_READ))
                 continue;
             printf("L%di%d: %s%s\n", l, k,
-                   it->sync & SYNC_FILL ? ""
+                   it->sync & SYNC_FILL    ? ""
                    : it->sync & DROP_EVENT ? "no fill event; "
                                            : "fill event not waited for; ",
                    it->sync & SYNC_READ ? "" : "no handback");
