@@ -76,8 +76,8 @@ export GEN_SYNCED_GATE
 # make test-generated: CI's longer run of the tester: 2,000 programs of both shapes, each plainly
 # and under check and fix, two at a time, judged as make test judges its 120 (GEN_STRICT=1: check's
 # false positives and the misses its callbacks could have seen fail their runs; the misses at a
-# callback's edge are counted and printed), and 40 gen_loader programs of each seed's length (100
+# callback's edge are counted and printed), and 30 gen_loader programs of each seed's length (100
 # to 4,000 items).
 .PHONY: test-generated
 test-generated: $(B)/tests/test_generated
-	GEN_SEED=1000 GEN_PROGRAMS=2000 GEN_LOADERS=40 GEN_LOADER_ITEMS=0 GEN_JOBS=2 $(B)/tests/test_generated
+	GEN_SEED=1000 GEN_PROGRAMS=2000 GEN_LOADERS=30 GEN_LOADER_ITEMS=0 GEN_JOBS=2 $(B)/tests/test_generated
