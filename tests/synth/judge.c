@@ -65,6 +65,7 @@ typedef struct {
     size_t nraces, capraces;
     uint64_t *injects; /* xid of each inject record */
     size_t ninjects, capinjects;
+    size_t host_injects; /* inject records whose reason is host-visible memory */
 } log_view;
 
 static void *grow(void *p, size_t *cap, size_t n, size_t size)
@@ -129,6 +130,9 @@ static void read_log(const char *text, log_view *v)
         } else if (strcmp(ev, "inject") == 0) {
             v->injects = grow(v->injects, &v->capinjects, v->ninjects, sizeof *v->injects);
             v->injects[v->ninjects++] = field_u64(p, end, "\"xid\":");
+            char reason[96];
+            field_str(p, end, "\"reason\":\"", reason, sizeof reason);
+            v->host_injects += strstr(reason, "host-visible") != NULL;
         }
         p = *end ? end + 1 : NULL;
     }
@@ -345,12 +349,29 @@ static void judge_check(verdict *v, const oracle_exchange *x, size_t nx, const c
     free_log(&lv);
 }
 
-static void judge_fix(verdict *v, const oracle_exchange *x, size_t nx, const char *log)
+/* A synced program's fix run: every wait injected is needless; those not for host-visible memory
+ * fail the run (judge_program.strict_waits). */
+static void judge_synced_waits(verdict *v, const log_view *lv, size_t nx, int strict)
+{
+    v->tot->fix_synced_exchanges += (long)nx;
+    v->tot->fix_synced_injected += (long)lv->ninjects;
+    v->tot->fix_synced_host += (long)lv->host_injects;
+    size_t needless = lv->ninjects - lv->host_injects;
+    if (strict && needless)
+        fail(v,
+             "fix: %zu waits injected in the synced program's %zu exchanges (and %zu for host-visible memory), "
+             "though the program orders every hazard itself",
+             needless, nx, lv->host_injects);
+}
+
+static void judge_fix(verdict *v, const oracle_exchange *x, size_t nx, const char *log, int synced, int strict_waits)
 {
     log_view lv = {0};
     read_log(log, &lv);
     v->tot->fix_injected += (long)lv.ninjects;
     v->tot->fix_exchanges += (long)nx;
+    if (synced)
+        judge_synced_waits(v, &lv, nx, strict_waits);
     free_log(&lv);
     char text[1024];
     for (size_t i = 0; i < nx; i++) {
@@ -403,7 +424,7 @@ int judge_run(const oracle *o, const char *log, judge_mode mode, const judge_pro
         if (mode == JUDGE_CHECK)
             judge_check(&v, x, nx, log ? log : "");
         else
-            judge_fix(&v, x, nx, log ? log : "");
+            judge_fix(&v, x, nx, log ? log : "", synced, prog->strict_waits);
     }
     if (wrong_reads && (synced || mode == JUDGE_FIX || !bad)) {
         tot->wrong_reads += wrong_reads;

@@ -12,7 +12,9 @@
  *          not find (a call that began after another's EXIT callback, before that call returned)
  *          is told apart, and so is a host-read report of a host read that only another thread's
  *          host wait after the import orders;
- *   fix    every pair is guaranteed, dlsync's injected records and waits counted;
+ *   fix    every pair is guaranteed, dlsync's injected records and waits counted; a synced
+ *          program needs none: each wait there is needless (told apart: one for host-visible
+ *          memory, which dlsync cannot know the program orders);
  *   every mode: no read saw a wrong value when the program is synced, under fix, or when the
  *          reference guarantees every pair of the run; every deleter call reached the producer
  *          and no double release was reported. */
@@ -45,11 +47,14 @@ typedef struct {
     long check_other_kind;  /* race records of a kind the reference does not find in that racy exchange */
     long check_fp_kind[JUDGE_DLSYNC_KINDS]; /* false positives by the kind of their first race record */
     long fix_pairs, fix_unguaranteed, fix_exchanges, fix_injected;
-    long fix_window;      /* unguaranteed pairs that are windows (oracle_pair_window) */
-    long fix_legacy;      /* others ordered in the run only through a legacy-stream op (oracle_pair_actual) */
-    long wrong_reads;     /* reads that saw a wrong value where they must not */
-    long lost_deleters;   /* deleter calls that did not reach the producer */
-    long double_releases; /* double_release records (each a false report) */
+    long fix_synced_exchanges; /* fix runs of synced programs: their exchanges */
+    long fix_synced_injected;  /* and the waits injected there, which the program did not need */
+    long fix_synced_host;      /* of those, for host-visible memory, whose host accesses dlsync cannot see */
+    long fix_window;           /* unguaranteed pairs that are windows (oracle_pair_window) */
+    long fix_legacy;           /* others ordered in the run only through a legacy-stream op (oracle_pair_actual) */
+    long wrong_reads;          /* reads that saw a wrong value where they must not */
+    long lost_deleters;        /* deleter calls that did not reach the producer */
+    long double_releases;      /* double_release records (each a false report) */
     long failures;
 } judge_totals;
 
@@ -74,6 +79,10 @@ typedef struct {
      * tool blind to that host load cannot know), 2 every one. A host read caught on watched pages
      * is judged like any other access. */
     int strict_check;
+    /* 1: a synced program's fix run fails on each wait dlsync injected, but one for host-visible
+     * memory (its inject reason names it: dlsync cannot see the host's loads and stores, nor so
+     * the host wait a program makes after an import); 0: they are counted only. */
+    int strict_waits;
     const oracle *bodies; /* check: the same trace judged with body order, or NULL (every miss is seen) */
 } judge_program;
 

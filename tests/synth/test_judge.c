@@ -191,6 +191,38 @@ static void fix_plain_and_the_program_claims(void **state)
     oracle_free(o);
 }
 
+#define INJECT(xid, reason)                                                                                        \
+    "{\"ev\":\"inject\",\"t\":1,\"pid\":1,\"tid\":1,\"xid\":" #xid ",\"what\":\"event-wait\",\"reason\":\"" reason \
+    "\"}\n"
+
+/* A synced program's fix run: each wait is needless and fails the run when strict_waits is set,
+ * but one for host-visible memory; every one is counted. */
+static void fix_waits_in_a_synced_program_fail_when_strict(void **state)
+{
+    (void)state;
+    char err[256];
+    oracle *bodies = oracle_parse(g_edge_trace, ORACLE_BODY_ORDER, err, sizeof err); /* every pair guaranteed */
+    assert_non_null(bodies);
+    judge_program strict = {.synced = 1, .strict_waits = 1}, counted = {.synced = 1}, racy = {.strict_waits = 1};
+    judge_totals t = {0};
+    judge_text out = {0};
+    const char *log = EXPORT(5) INJECT(5, "first use on this stream") INJECT(5, "release: host-visible memory");
+    assert_int_equal(judge_run(bodies, log, JUDGE_FIX, &counted, &t, &out, 9), 0);
+    assert_int_equal(t.fix_synced_injected, 2);
+    assert_int_equal(t.fix_synced_host, 1);
+    assert_int_equal(judge_run(bodies, log, JUDGE_FIX, &racy, &t, &out, 9), 0); /* a racy program's: counted */
+    assert_int_equal(t.fix_injected, 4);
+    assert_int_equal(t.fix_synced_injected, 2);
+    assert_int_equal(judge_run(bodies, log, JUDGE_FIX, &strict, &t, &out, 9), 1);
+    assert_non_null(strstr(out.text, "fix: 1 waits injected in the synced program's 1 exchanges (and 1 for "
+                                     "host-visible memory)"));
+    assert_int_equal(
+        judge_run(bodies, EXPORT(5) INJECT(5, "host-visible tensor imported"), JUDGE_FIX, &strict, &t, &out, 9), 0);
+    assert_int_equal(t.fix_synced_exchanges, 3);
+    free(out.text);
+    oracle_free(bodies);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -198,6 +230,7 @@ int main(void)
         cmocka_unit_test(check_misses_at_the_callbacks_edges_fail_only_the_strictest),
         cmocka_unit_test(check_host_reads_ordered_after_the_import_fail_only_the_strictest),
         cmocka_unit_test(fix_plain_and_the_program_claims),
+        cmocka_unit_test(fix_waits_in_a_synced_program_fail_when_strict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
