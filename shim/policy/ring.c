@@ -23,23 +23,24 @@ static void widen(dls_pol_lost *r, uintptr_t lo, uintptr_t hi, uint64_t pos)
  * (all taken) the nearest range, which only widens what the ranges cover. */
 static void add_lost(dls_pol_stream *st, uintptr_t lo, uintptr_t hi, uint64_t pos)
 {
+    dls_pol_lost *lost = dls_pol_ring_lost_ranges(st);
     unsigned near = 0, free = st->nlost;
     for (unsigned i = 0; i < st->nlost; i++) {
-        if (st->lost_at[i].pos <= st->done) {
+        if (lost[i].pos <= st->done) {
             free = i;
             continue;
         }
-        if (!gap(&st->lost_at[i], lo, hi)) {
-            widen(&st->lost_at[i], lo, hi, pos);
+        if (!gap(&lost[i], lo, hi)) {
+            widen(&lost[i], lo, hi, pos);
             return;
         }
-        if (gap(&st->lost_at[i], lo, hi) < gap(&st->lost_at[near], lo, hi) || st->lost_at[near].pos <= st->done)
+        if (gap(&lost[i], lo, hi) < gap(&lost[near], lo, hi) || lost[near].pos <= st->done)
             near = i;
     }
     if (free < st->nlost || st->nlost < DLS_POL_LOST)
-        st->lost_at[free < st->nlost ? free : st->nlost++] = (dls_pol_lost){pos, lo, hi};
+        lost[free < st->nlost ? free : st->nlost++] = (dls_pol_lost){pos, lo, hi};
     else
-        widen(&st->lost_at[near], lo, hi, pos);
+        widen(&lost[near], lo, hi, pos);
 }
 
 void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *e)
@@ -62,16 +63,17 @@ uint64_t dls_pol_ring_lost(const dls_pol_stream *st, uintptr_t lo, uintptr_t hi)
 {
     if (st->lost <= st->done)
         return 0;
+    const dls_pol_lost *lost = dls_pol_ring_lost_ranges(st);
     uint64_t pos = st->lost_cons;
     for (unsigned i = 0; i < st->nlost; i++)
-        if (st->lost_at[i].lo < hi && lo < st->lost_at[i].hi && st->lost_at[i].pos > pos)
-            pos = st->lost_at[i].pos;
+        if (lost[i].lo < hi && lo < lost[i].hi && lost[i].pos > pos)
+            pos = lost[i].pos;
     return pos > st->done ? pos : 0;
 }
 
 int dls_pol_ring_alloc(dls_pol_stream *st)
 {
-    st->ring = malloc(DLS_POL_RING * sizeof *st->ring);
+    st->ring = malloc(DLS_POL_RING * sizeof *st->ring + DLS_POL_LOST * sizeof(dls_pol_lost));
     if (st->ring)
         return 0;
     dls_pol_degrade("policy-ring-memory", "out of memory recording a stream's recent operations");

@@ -15,6 +15,12 @@
  * taken for sizes, not pointers). */
 void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *e);
 
+/* st's lost ranges (nlost of them), kept after its history's entries. */
+static inline dls_pol_lost *dls_pol_ring_lost_ranges(const dls_pol_stream *st)
+{
+    return (dls_pol_lost *)(st->ring + DLS_POL_RING);
+}
+
 /* The position of the newest pending entry st's history overwrote that may touch [lo, hi), or 0. */
 uint64_t dls_pol_ring_lost(const dls_pol_stream *st, uintptr_t lo, uintptr_t hi);
 

@@ -119,11 +119,11 @@ typedef struct dls_pol_stream_s {
     dls_pol_done_seen seen[DLS_POL_DONE_SEEN]; /* done's latest values, newest first ({0, 0}: none) */
     uint64_t lost;                             /* position of the latest pending entry the history overwrote */
     uint64_t lost_cons;                        /* and of the latest one that may touch anything (0: none) */
-    unsigned nlost;
-    dls_pol_lost lost_at[DLS_POL_LOST]; /* what they touched (valid while lost > done) */
+    unsigned nlost;                            /* ranges of what they touched, kept after the history (ring.h) */
     unsigned head, count;
-    dls_pol_entry *ring;                /* the history (ring.h): DLS_POL_RING entries, allocated (not
-                                           cleared) at the first memory operation; NULL before */
+    dls_pol_entry *ring;                /* the history (ring.h): DLS_POL_RING entries and DLS_POL_LOST lost
+                                           ranges, allocated (not cleared) at the first memory operation;
+                                           NULL before */
     struct dls_pol_stream_s *forgotten; /* the next forgotten stream (stream_table.c keeps them) */
 } dls_pol_stream;
 

@@ -209,6 +209,7 @@ static void apply_alone(const item *items)
 typedef struct {
     dls_pol_stream s[NSTREAMS + 1];                 /* their rings (s[id].ring NULL) in ring[id] */
     dls_pol_entry ring[NSTREAMS + 1][DLS_POL_RING]; /* the entries written; zero beyond count */
+    dls_pol_lost lost[NSTREAMS + 1][DLS_POL_LOST];  /* the lost ranges; zero beyond nlost */
     uint64_t covers[NSTREAMS + 1][NSTREAMS + 1];
     unsigned nuse;
     dls_pol_use use[DLS_POL_MAXC]; /* after events left out (their pointers differ) */
@@ -227,6 +228,8 @@ static void take_view(view *v, const dls_pol_x *x)
         assert_non_null(st);
         v->s[id] = *st;
         v->s[id].ring = NULL;
+        if (st->ring)
+            memcpy(v->lost[id], dls_pol_ring_lost_ranges(st), st->nlost * sizeof v->lost[id][0]);
         for (unsigned k = 0; k < st->count; k++) { /* what each entry holds (the rest of a history is not cleared) */
             dls_pol_entry *e = &v->ring[id][k];
             dls_pol_entry_copy(e, &st->ring[k]);
@@ -253,7 +256,7 @@ static void take_view(view *v, const dls_pol_x *x)
  * below `done`). The stream's lost ranges lie in the list's bounding box, and each range of a
  * pending entry of the list is in one of them at its position or later. */
 static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s, const dls_pol_entry *history,
-                        uint64_t seed)
+                        const dls_pol_lost *lost_r, uint64_t seed)
 {
     const dls_pol_entry *ring[DLS_POL_RING];
     uint64_t at[DLS_POL_RING];
@@ -319,15 +322,15 @@ static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s
     if (lost <= done)
         return;
     for (unsigned k = 0; k < s->nlost; k++)
-        if (s->lost_at[k].pos > done && (s->lost_at[k].lo < lo || s->lost_at[k].hi > hi || s->lost_at[k].pos > lost))
+        if (lost_r[k].pos > done && (lost_r[k].lo < lo || lost_r[k].hi > hi || lost_r[k].pos > lost))
             fail_msg("seed %llu, stream %llu: lost range [%#lx, %#lx) at %llu outside [%#lx, %#lx) up to %llu",
-                     (unsigned long long)seed, (unsigned long long)sid, (unsigned long)s->lost_at[k].lo,
-                     (unsigned long)s->lost_at[k].hi, (unsigned long long)s->lost_at[k].pos, (unsigned long)lo,
+                     (unsigned long long)seed, (unsigned long long)sid, (unsigned long)lost_r[k].lo,
+                     (unsigned long)lost_r[k].hi, (unsigned long long)lost_r[k].pos, (unsigned long)lo,
                      (unsigned long)hi, (unsigned long long)lost);
     for (unsigned j = 0; j < nl; j++) {
         unsigned k = 0;
         while (k < s->nlost &&
-               !(s->lost_at[k].lo <= list[j].lo && list[j].hi <= s->lost_at[k].hi && s->lost_at[k].pos >= list[j].pos))
+               !(lost_r[k].lo <= list[j].lo && list[j].hi <= lost_r[k].hi && lost_r[k].pos >= list[j].pos))
             k++;
         if (list[j].pos > done && k == s->nlost)
             fail_msg("seed %llu, stream %llu: lost [%#lx, %#lx) at %llu is in no lost range", (unsigned long long)seed,
@@ -354,6 +357,7 @@ static void queued_runs_build_the_model_one_by_one_application_builds(void **sta
         for (uint64_t id = 1; id <= NSTREAMS; id++)
             if (memcmp(&queued.s[id], &alone.s[id], sizeof queued.s[id]) != 0 ||
                 memcmp(queued.ring[id], alone.ring[id], sizeof queued.ring[id]) != 0 ||
+                memcmp(queued.lost[id], alone.lost[id], sizeof queued.lost[id]) != 0 ||
                 memcmp(queued.covers[id], alone.covers[id], sizeof queued.covers[id]) != 0)
                 fail_msg("seed %llu, stream %llu: the queue's model differs from the one-by-one one (last %llu "
                          "vs %llu, lost %llu vs %llu)",
@@ -365,7 +369,7 @@ static void queued_runs_build_the_model_one_by_one_application_builds(void **sta
         assert_int_equal(queued.s[NSTREAMS].last, 0); /* the capturing stream took nothing */
         assert_true(queued.nuse > 0);                 /* the exchange was touched: accesses were compared */
         for (uint64_t id = 1; id < NSTREAMS; id++)
-            expect_ring(items, id, &queued.s[id], queued.ring[id], seed);
+            expect_ring(items, id, &queued.s[id], queued.ring[id], queued.lost[id], seed);
     }
 }
 
