@@ -34,8 +34,10 @@ void dls_hb_destroy(dls_hb *e)
         free(e->streams[i].tseen);
     }
     for (uint32_t i = 0; i < e->thread_slots.n; i++)
-        if (e->threads[i].used)
+        if (e->threads[i].used) {
             dls_hb_clk_release(e->threads[i].clk);
+            dls_hb_clk_release(e->threads[i].own_clk);
+        }
     for (uint32_t i = 0; i < e->event_slots.n; i++)
         if (e->events[i].used)
             dls_hb_event_forget(&e->events[i]);
@@ -136,7 +138,7 @@ int dls_hb_stream_add(dls_hb *e, uint64_t id, uint64_t ctx, dls_hb_stream_kind k
     dls_hb_stream *s = &e->streams[slot];
     uint64_t base = s->pos; /* a forgotten stream's slot: positions continue after its (a new slot: 0) */
     memset(s, 0, sizeof *s);
-    s->pos = base;
+    s->pos = s->base = base;
     s->id = id;
     s->ctx = ci;
     s->kind = (uint8_t)kind;
@@ -211,6 +213,7 @@ void dls_hb_thread_remove(dls_hb *e, uint64_t id)
     if (e->last_tid == id)
         e->tid_cached = 0;
     dls_hb_clk_release(e->threads[i].clk);
+    dls_hb_clk_release(e->threads[i].own_clk);
     memset(&e->threads[i], 0, sizeof e->threads[i]);
     dls_hb_slab_put(&e->thread_slots, i);
 }
@@ -269,9 +272,11 @@ static void push_point(dls_hb_stream *s)
 /* Takes the next position of s for an operation whose call ended at `end`. */
 static void advance(dls_hb *e, dls_hb_stream *s, uint32_t slot, uint64_t n, uint64_t end)
 {
-    s->pos += n;
     if (end > e->now)
         e->now = end;
+    for (uint64_t k = n > DLS_HB_ENDS ? n - DLS_HB_ENDS + 1 : 1; k <= n; k++)
+        s->ends[(s->pos + k) % DLS_HB_ENDS] = e->now;
+    s->pos += n;
     s->end = e->now;
     mark_dirty(e, s, slot); /* set by a run's predecessor already, unless the stream is not blocking */
     push_point(s);
@@ -293,6 +298,26 @@ void dls_hb_join_blocking(dls_hb *e, dls_hb_ctx *c, dls_hb_clk *dst, uint64_t be
     }
     if (commit)
         c->ndirty = keep;
+}
+
+/* Keeps s's last operation, just told by `thread`, as the thread's own last one (its record is
+ * made when missing; out of memory it is not kept, which only orders less). */
+static void remember_own(dls_hb *e, uint64_t thread, const dls_hb_stream *s, uint32_t slot)
+{
+    uint32_t ti = e->tid_cached && e->last_tid == thread ? e->last_ti : dls_hb_map_get(&e->thread_map, thread);
+    if (ti == DLS_HB_NONE && thread_get(e, thread, &ti) != 0)
+        return;
+    e->last_tid = thread;
+    e->last_ti = ti;
+    e->tid_cached = 1;
+    dls_hb_thread *t = &e->threads[ti];
+    if (t->own_clk != s->clk) {
+        dls_hb_clk_release(t->own_clk);
+        t->own_clk = dls_hb_clk_share(s->clk);
+    }
+    t->own_stream = s->id;
+    t->own_slot = slot;
+    t->own_pos = s->pos;
 }
 
 int dls_hb_stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot, const dls_hb_cap *cap, dls_hb_when w)
@@ -335,6 +360,7 @@ int dls_hb_stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot
     }
     s->last_thread = thread;
     advance(e, s, slot, 1, w.end);
+    remember_own(e, thread, s, slot);
     return 0;
 }
 
@@ -356,8 +382,11 @@ int dls_hb_op_again(dls_hb *e, uint64_t stream, uint64_t n, uint64_t end, uint64
     dls_hb_stream *s = dls_hb_live_stream(e, stream, &slot);
     if (!s)
         return ENOENT;
-    if (n)
+    if (n) {
         advance(e, s, slot, n, end);
+        if (e->tid_cached && e->last_ti != DLS_HB_NONE && e->threads[e->last_ti].own_stream == stream)
+            e->threads[e->last_ti].own_pos = s->pos; /* the run's thread: the previous call's */
+    }
     if (pos)
         *pos = s->pos;
     return 0;

@@ -47,8 +47,10 @@
  *   driver used); otherwise after nothing of the event. A record of the event that is still in
  *   flight when the wait is told is the caller's to know (then it enqueues a plain dls_hb_op).
  * - As-of questions look back over a stream's last DLS_HB_POINTS operations (a dls_hb_op_again
- *   of n is one, its operations all ending at its end); further back they find nothing: fewer
- *   orderings, never a wrong one.
+ *   of n is one, its operations all ending at its end), over the end stamps of its last
+ *   DLS_HB_ENDS operations for its own position, and find the asking thread's own last
+ *   operation whatever came since (every later call of the thread follows it); further back they
+ *   find nothing: fewer orderings, never a wrong one.
  * Operations of one stream keep the order in which they are told (positions), whoever enqueued
  * them: a stream's position covers all its earlier positions, which is sound because every use
  * of a position is of a prefix of the stream whose calls all returned before the user began.
@@ -107,7 +109,7 @@ typedef struct {
 #define DLS_HB_NOW UINT64_MAX
 
 /* How many recent operations of a stream as-of questions look back over. */
-#define DLS_HB_POINTS 16
+#define DLS_HB_POINTS 64
 
 /* A (stream, position) pair: a wait target, or one entry of a captured frontier. */
 typedef struct {

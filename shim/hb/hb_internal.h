@@ -29,9 +29,15 @@ typedef struct {
     dls_hb_clk *clk;
 } dls_hb_cap;
 
+/* How many of a stream's latest operations keep their end stamps alone (no clock): enough for a
+ * question as of a begin about the stream itself while many threads' calls on it ended since. */
+#define DLS_HB_ENDS 128
+
 typedef struct {
     uint64_t id;
     uint64_t pos;                    /* position of the last operation, 0 before the first */
+    uint64_t base;                   /* the position before its first operation */
+    uint64_t ends[DLS_HB_ENDS];      /* ends[p % DLS_HB_ENDS]: the end stamp of its operation p */
     uint64_t end;                    /* end stamp of the last operation */
     uint64_t last_thread;            /* the thread that told the last operation (0: none yet) */
     dls_hb_clk *clk;                 /* what the last operation is ordered after (own slot implied by pos) */
@@ -49,6 +55,11 @@ typedef struct {
     uint64_t id;
     uint64_t ver; /* changes whenever clk grows; 0 while clk is empty */
     dls_hb_clk *clk;
+    /* the last operation the thread told, which every later call of the thread follows: its
+     * stream (id and slot), position and what it is ordered after (shared; NULL: none) */
+    uint64_t own_stream, own_pos;
+    uint32_t own_slot;
+    dls_hb_clk *own_clk;
     uint8_t used;
 } dls_hb_thread;
 

@@ -17,11 +17,31 @@ typedef struct {
     uint32_t slot;
     uint64_t pos; /* s as of begin: its position and clock */
     dls_hb_clk *clk;
+    uint64_t self_pos; /* s's last position whose call ended before begin, as far as its ends go */
     uint32_t leg_slot; /* DLS_HB_NONE: no legacy stream joins s */
     uint64_t leg_pos;  /* the legacy stream as of begin */
     dls_hb_clk *leg_clk;
     const dls_hb_ctx *legacy_ctx; /* s is the legacy stream of this context */
 } observer;
+
+/* The last position of s whose operation ended before `begin`, from its ends (0: none kept). Ends
+ * grow with positions, so the positions that qualify are a prefix of the window kept. */
+static uint64_t asof_self(const dls_hb_stream *s, uint64_t begin)
+{
+    if (s->end < begin)
+        return s->pos;
+    uint64_t lo = s->pos - s->base > DLS_HB_ENDS ? s->pos - DLS_HB_ENDS + 1 : s->base + 1, hi = s->pos, found = 0;
+    while (lo <= hi && lo > s->base) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (s->ends[mid % DLS_HB_ENDS] < begin) {
+            found = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return found;
+}
 
 static int observer_init(const dls_hb *e, uint64_t thread, uint64_t stream, uint64_t begin, observer *o)
 {
@@ -31,6 +51,11 @@ static int observer_init(const dls_hb *e, uint64_t thread, uint64_t stream, uint
         return ENOENT;
     const dls_hb_stream *s = &e->streams[o->slot];
     o->pos = dls_hb_asof(s, begin, &o->clk);
+    if (o->t && o->t->own_stream == stream && o->t->own_slot == o->slot && o->t->own_pos > o->pos) {
+        o->pos = o->t->own_pos; /* the thread's own last operation: every later call of it follows */
+        o->clk = o->t->own_clk;
+    }
+    o->self_pos = o->pos > 0 || begin == DLS_HB_NOW ? o->pos : asof_self(s, begin);
     const dls_hb_ctx *c = &e->ctxs[s->ctx];
     o->leg_slot = DLS_HB_NONE;
     if (dls_hb_is_blocking(s) && c->legacy != DLS_HB_NONE) {
@@ -73,7 +98,7 @@ static int blocking_knows(const observer *o, uint32_t slot, uint64_t pos)
 /* Whether the observer's prospective action is ordered after position pos of slot. */
 static int knows(const observer *o, uint32_t slot, uint64_t pos)
 {
-    if (pos == 0 || (o->t && dls_hb_clk_get(o->t->clk, slot) >= pos))
+    if (pos == 0 || (o->t && dls_hb_clk_get(o->t->clk, slot) >= pos) || (slot == o->slot && pos <= o->self_pos))
         return 1;
     if (point_knows(o->slot, o->pos, o->clk, slot, pos))
         return 1;

@@ -9,7 +9,7 @@
 
 #include "hb/hb.h"
 
-enum { CTX = 1, CTX2 = 2, T1 = 11, T2 = 12 };
+enum { CTX = 1, CTX2 = 2, T1 = 11, T2 = 12, T3 = 13 };
 enum { LEG = 100, BLK = 101, PTD = 102, NB = 103, NB2 = 104, LEG2 = 200, BLK2 = 201 };
 
 static int setup(void **state)
@@ -487,6 +487,31 @@ static void queries_as_of_a_begin_leave_out_overlapping_calls(void **state)
     assert_true(o);
 }
 
+/* A question as of a begin still finds, after more operations of other threads than a stream
+ * keeps clocks for: the asking thread's own last operation on the stream, with what it is ordered
+ * after (a wait), and another thread's operation on the asker's stream that returned before the
+ * begin (from the stream's end stamps). */
+static void queries_as_of_a_begin_reach_past_a_busy_stream(void **state)
+{
+    dls_hb *e = *state;
+    int o = -1;
+    uint64_t w = op(e, T1, BLK);
+    assert_int_equal(dls_hb_event_record(e, T1, BLK, 9, serial(), NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T2, NB, 9, serial(), NULL), 0); /* T2's own last operation */
+    uint64_t n = op(e, T1, NB);                                           /* returns before T3 begins */
+    dls_hb_when asked = serial();                                         /* T2's and T3's next calls begin */
+    for (int i = 0; i < DLS_HB_POINTS + 8; i++)                           /* others' calls, returning meanwhile */
+        assert_int_equal(dls_hb_op(e, T1, NB, overlapping(asked), NULL), 0);
+    assert_int_equal(dls_hb_ordered_as_of(e, T2, NB, asked.begin, BLK, w, &o), 0);
+    assert_true(o);
+    assert_int_equal(dls_hb_ordered_as_of(e, T3, NB, asked.begin, BLK, w, &o), 0);
+    assert_false(o); /* T3 made no wait: the wait is T2's, and no clock that old is kept */
+    assert_int_equal(dls_hb_ordered_as_of(e, T3, NB, asked.begin, NB, n, &o), 0);
+    assert_true(o);
+    assert_int_equal(dls_hb_ordered_as_of(e, T3, NB, asked.begin, NB, n + 1, &o), 0);
+    assert_false(o); /* that one overlapped the call */
+}
+
 /* An event record covers the operations of its stream whose calls returned before it began, not
  * one that overlapped it. */
 static void an_event_record_covers_what_returned_before_it(void **state)
@@ -561,6 +586,7 @@ int main(void)
         T(errors_and_truncation),
         T(legacy_rules_need_host_order),
         T(queries_as_of_a_begin_leave_out_overlapping_calls),
+        T(queries_as_of_a_begin_reach_past_a_busy_stream),
         T(an_event_record_covers_what_returned_before_it),
         T(a_wait_that_may_precede_the_latest_record_takes_what_both_cover),
     };
