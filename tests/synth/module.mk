@@ -65,14 +65,6 @@ $(B)/tests/test_generated: $(GEN_OBJ)/test_generated.o $(GEN_OBJ)/judge.o $(ORAC
 ALL   += $(GEN_PROG) $(GEN_PIPE) $(GEN_LOAD) $(B)/tests/test_generated
 TESTS += $(B)/tests/test_generated
 
-# The synced gate (GEN_SYNCED_GATE, test_generated.c): 1 fails a hand-synchronized program's
-# fix run on each wait dlsync injects (but one for host-visible memory) and judges gen_loader's
-# check runs as the others' (GEN_STRICT); 0 counts and prints both. 0 until dlsync holds
-# gen_loader's programs (issue 43): then 1, or this line goes and test_generated's default (1)
-# holds.
-GEN_SYNCED_GATE ?= 0
-export GEN_SYNCED_GATE
-
 # make test-generated: CI's longer run of the tester: 2,000 programs of both shapes, each plainly
 # and under check and fix, two at a time, judged as make test judges its 120 (GEN_STRICT=1: check's
 # false positives and the misses its callbacks could have seen fail their runs; the misses at a

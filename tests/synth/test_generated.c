@@ -20,7 +20,7 @@
  * default 10), GEN_KEEP=1 (a failing run's trace and log are kept, and named), GEN_SYNCED_GATE
  * (1, the default: a synced program's fix run fails on each wait injected but one for host-visible
  * memory, judge.h, and gen_loader's check runs are judged at GEN_STRICT; 0: both counted and
- * printed only; the Makefile sets 0 until dlsync holds gen_loader's programs), GEN_STRICT (which of
+ * printed only), GEN_STRICT (which of
  * the reference's verdicts on check fail their runs, judge.h: 0 none: they are counted in the
  * totals only; 1, the default, its false positives and the misses that the reference in body
  * order finds too, which check's callbacks could have seen, but not a host-read report of the
