@@ -7,6 +7,7 @@
 #include "callback.h"
 #include "cbids.h"
 #include "cupti.h"
+#include "cupti_host.h"
 #include "cupti_search.h"
 #include "cupti_subscriber.h"
 #include "drv.h"
@@ -99,8 +100,10 @@ static void *load_cupti(void)
 /* Enables the ids of one table. No lock held. */
 static void enable_table(CUpti_CallbackDomain dom, const CUpti_CallbackId *t, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        dls_cupti_host_own(dom, t[i]);
         g_cupti.enable_callback(1, g_sub, dom, t[i]);
+    }
 }
 
 /* 1 when operations should carry the runtime function that made them (`api`): the runtime
@@ -112,13 +115,13 @@ static int runtime_names_wanted(void)
     return c->mode != DLS_MODE_FIX || c->debug_ops;
 }
 
-/* Subscribes dls_cuda_callback as "dlsync" (cuptiSubscribe_v2 when there is one, its structSize
+/* Subscribes dls_cupti_host_dispatch (which runs dls_cuda_callback) as "dlsync" (cuptiSubscribe_v2 when there is one, its structSize
  * as CUPTI `version` knows it), asking for multi-subscriber mode when `multi`. On refusal the
  * holder's name is in holder (CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN bytes). */
 static CUptiResult subscribe(uint32_t version, int multi, char *holder)
 {
     if (!g_cupti.subscribe_v2)
-        return g_cupti.subscribe(&g_sub, dls_cuda_callback, NULL);
+        return g_cupti.subscribe(&g_sub, dls_cupti_host_dispatch, NULL);
     dls_cupti_subscriber_params p = {
         .structSize = dls_cupti_subscriber_params_size(version),
         .subscriberName = "dlsync",
@@ -127,7 +130,7 @@ static CUptiResult subscribe(uint32_t version, int multi, char *holder)
         .allowMultipleSubscribers = (uint8_t)multi,
     };
     /* The 13.2 layout, of which CUPTI reads the structSize bytes it knows (cupti_subscriber.h). */
-    return g_cupti.subscribe_v2(&g_sub, dls_cuda_callback, NULL, (CUpti_SubscriberParams *)&p);
+    return g_cupti.subscribe_v2(&g_sub, dls_cupti_host_dispatch, NULL, (CUpti_SubscriberParams *)&p);
 }
 
 /* Why a subscription is alone (no sharing to ask for), into why: the CUPTI's version (0: unknown)
@@ -224,6 +227,7 @@ static int start_unlocked(void)
                  version / 10000, version / 100 % 100, driver / 1000, driver % 1000 / 10);
     dls_summary_set_cupti(multi ? "shared" : "exclusive", mode_why);
     enable_ids();
+    dls_cupti_host_start(&g_cupti, g_sub);
     atomic_store_explicit(&g_active, 1, memory_order_release);
     return 1;
 }

@@ -150,19 +150,23 @@ static void with_one_subscriber_a_profiler_first_means_one_warning_and_the_fallb
     scen_run_free(&o);
 }
 
-static void with_one_subscriber_dlsync_first_keeps_observing(void **state)
+static void with_one_subscriber_dlsync_first_observes_and_hosts_the_profiler(void **state)
 {
     (void)state;
-    scen_outcome o;
-    char got[256];
+    scen_outcome o, plain;
+    char got[256], want[256];
+    run("racy", NULL, OLD_CUPTI, "FAKEPROF=after", &plain);
+    profiler_line(&plain, want, sizeof want);
+    assert_non_null(strstr(want, "profiler: subscribed launches="));
     const char *extra[] = {OLD_CUPTI, "FAKEPROF=after", NULL};
     fixed(extra, 0, "exclusive", &o);
     assert_non_null(strstr(o.r.err, "cupti=exclusive (CUPTI 13.0 shares no subscription; sharing needs CUPTI 13.3 "
                                     "and an r610 driver) "));
     assert_non_null(strstr(o.log, "\"cupti_why\":\"CUPTI 13.0 shares no subscription"));
-    assert_string_equal(profiler_line(&o, got, sizeof got), "profiler: refused by CUPTI for dlsync");
+    assert_string_equal(profiler_line(&o, got, sizeof got), want);
     assert_int_equal(scen_records(&o, "inject"), 1);
     scen_run_free(&o);
+    scen_run_free(&plain);
 }
 
 static void a_cupti_that_cannot_share_still_observes_alone(void **state)
@@ -226,12 +230,114 @@ static void an_inert_child_still_initializes_the_chained_tool(void **state)
     scen_run_free(&o);
 }
 
+/* Runs scen_kineto (`variant`, under `mode` or without dlsync when NULL) with the settings in
+ * extra (NULL-terminated, at most six). */
+static void kineto(const char *variant, const char *mode, const char *const *extra, scen_outcome *o)
+{
+    const char *env[10] = {"DLSYNC_VERBOSE=1", "CUDASIM_CUPTI_BUSY="};
+    int n = 2;
+    for (; extra && *extra && n < 9; extra++)
+        env[n++] = *extra;
+    env[n] = NULL;
+    if (scen_run("kineto", variant, mode, env, o) != 0 || o->r.status != 0)
+        fail_msg("scen_kineto %s under %s: exit %d\n%s", variant, mode ? mode : "nothing", o->r.status, o->r.err);
+}
+
+/* The "kineto: ..." lines of o's output in buf. */
+static const char *kineto_lines(const scen_outcome *o, char *buf, size_t n)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (const char *p = strstr(o->r.out, "kineto: "); p && k < n; p = strstr(p + 1, "kineto: "))
+        k += (size_t)snprintf(buf + k, n - k, "%.*s\n", (int)strcspn(p, "\n"), p);
+    return buf;
+}
+
+/* The Kineto-shaped client subscribed after dlsync (KINETO_WHEN=after) on `cupti`: it sees what it
+ * sees without dlsync, through both of its sessions (TEARDOWN_CUPTI=1's cuptiFinalize between
+ * them), and dlsync keeps observing: fix corrects both racy exchanges, check reports the race. */
+static void kineto_after(const char *cupti, const char *sharing)
+{
+    const char *extra[] = {cupti, NEW_DRIVER, "KINETO_WHEN=after", "KINETO_TEARDOWN=1", NULL};
+    scen_outcome plain, o;
+    char want[512], got[512], line[160];
+    kineto("racy", NULL, extra, &plain);
+    kineto_lines(&plain, want, sizeof want);
+    assert_string_equal(want, "kineto: session 1: callbacks=60 wrong=0 kernels=3 copies=40\n"
+                              "kineto: session 2: callbacks=60 wrong=0 kernels=3 copies=40\n");
+    kineto("racy", "fix", extra, &o);
+    assert_string_equal(kineto_lines(&o, got, sizeof got), want);
+    assert_int_equal(dls_count(o.r.out, "verdict: correct\n"), 2);
+    assert_int_equal(scen_records(&o, "inject"), 2);
+    assert_int_equal(dls_count(o.r.err, "dlsync: warning"), 0);
+    snprintf(line, sizeof line, "dlsync: mode=fix cupti=%s (", sharing);
+    assert_non_null(strstr(o.r.err, line));
+    scen_run_free(&o);
+    kineto("racy", "check", extra, &o);
+    assert_string_equal(kineto_lines(&o, got, sizeof got), want);
+    assert_int_equal(scen_records(&o, "race"), 1); /* the same race, deduplicated */
+    scen_run_free(&o);
+    scen_run_free(&plain);
+}
+
+static void a_kineto_client_after_dlsync_is_hosted(void **state)
+{
+    (void)state;
+    kineto_after(OLD_CUPTI, "exclusive"); /* one subscriber: CUPTI refuses the client */
+    kineto_after(NEW_CUPTI, "shared");    /* sharing: CUPTI refuses cuptiSubscribe after _v2 */
+}
+
+/* Kineto subscribed first keeps CUPTI, on either generation: dlsync warns once and falls back. */
+static void a_kineto_client_before_dlsync_keeps_cupti(void **state)
+{
+    (void)state;
+    const char *cuptis[] = {OLD_CUPTI, NEW_CUPTI};
+    for (int i = 0; i < 2; i++) {
+        const char *extra[] = {cuptis[i], NEW_DRIVER, "KINETO_WHEN=before", "KINETO_TEARDOWN=1", NULL};
+        scen_outcome plain, o;
+        char want[512], got[512];
+        kineto("racy", NULL, extra, &plain);
+        kineto_lines(&plain, want, sizeof want);
+        assert_non_null(strstr(want, "kineto: session 2: callbacks=60 wrong=0 "));
+        kineto("racy", "fix", extra, &o);
+        assert_string_equal(kineto_lines(&o, got, sizeof got), want);
+        assert_int_equal(dls_count(o.r.out, "verdict: correct\n"), 2);
+        assert_int_equal(dls_count(o.r.err, "dlsync: warning: CUPTI subscription held by CUPTI ("), 1);
+        assert_int_equal(scen_records(&o, "fallback"), 2); /* one per exchange */
+        assert_non_null(strstr(o.r.err, "dlsync: mode=fix cupti=none "));
+        scen_run_free(&o);
+        kineto("racy", "check", extra, &o);
+        assert_non_null(strstr(o.r.err, "dlsync: check summary: NOT CHECKED: "));
+        scen_run_free(&o);
+        scen_run_free(&plain);
+    }
+}
+
+static void a_kineto_client_that_dlopens_cupti_is_hosted(void **state)
+{
+    (void)state;
+    const char *extra[] = {OLD_CUPTI, "KINETO_DLOPEN=1", NULL};
+    scen_outcome plain, o;
+    char want[512], got[512];
+    kineto("racy", NULL, extra, &plain);
+    kineto_lines(&plain, want, sizeof want);
+    assert_string_equal(want, "kineto: session 1: callbacks=60 wrong=0 kernels=3 copies=40\n");
+    kineto("racy", "fix", extra, &o);
+    assert_string_equal(kineto_lines(&o, got, sizeof got), want);
+    assert_int_equal(scen_records(&o, "inject"), 1);
+    scen_run_free(&o);
+    scen_run_free(&plain);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(in_multi_subscriber_mode_both_get_their_callbacks),
         cmocka_unit_test(with_one_subscriber_a_profiler_first_means_one_warning_and_the_fallback),
-        cmocka_unit_test(with_one_subscriber_dlsync_first_keeps_observing),
+        cmocka_unit_test(with_one_subscriber_dlsync_first_observes_and_hosts_the_profiler),
+        cmocka_unit_test(a_kineto_client_after_dlsync_is_hosted),
+        cmocka_unit_test(a_kineto_client_before_dlsync_keeps_cupti),
+        cmocka_unit_test(a_kineto_client_that_dlopens_cupti_is_hosted),
         cmocka_unit_test(a_cupti_that_cannot_share_still_observes_alone),
         cmocka_unit_test(a_profiler_that_does_not_share_keeps_cupti),
         cmocka_unit_test(an_injection_library_that_cannot_be_loaded_is_named_once),
