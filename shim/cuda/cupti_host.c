@@ -1,6 +1,7 @@
 /* Hosting the program's CUPTI clients on dlsync's subscription (see cupti_host.h). */
 #include "cupti_host.h"
 
+#include "../common/compiler.h"
 #include "../common/config.h"
 #include "../common/thread_block.h"
 #include "callback.h"
@@ -12,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define MAX_IDS 1024 /* above every domain's size (domain_size) */
+#define MAX_IDS 1024        /* above every domain's size (domain_size) */
 #define CORRELATION_DEPTH 8 /* nested API calls a thread keeps the clients' correlation data for */
 
 /* One hosted client. A slot is free (0), being set up or torn down (1), or active (2); its
@@ -25,11 +26,11 @@ typedef struct {
 } client;
 
 static client g_clients[DLS_CUPTI_HOST_CLIENTS];
-static atomic_uchar g_own[CUPTI_CB_DOMAIN_SIZE][MAX_IDS];    /* the ids dlsync enabled */
-static atomic_uint g_wanted[CUPTI_CB_DOMAIN_SIZE][MAX_IDS];  /* active clients that enabled each id */
-static atomic_int g_hosting;                                 /* a client was ever hosted */
-static _Atomic(const dls_cupti_table *) g_table;             /* set once dlsync's subscription is live */
-static CUpti_SubscriberHandle g_sub;                          /* written before g_table */
+static atomic_uchar g_own[CUPTI_CB_DOMAIN_SIZE][MAX_IDS];   /* the ids dlsync enabled */
+static atomic_uint g_wanted[CUPTI_CB_DOMAIN_SIZE][MAX_IDS]; /* active clients that enabled each id */
+static atomic_int g_hosting;                                /* a client was ever hosted */
+static _Atomic(const dls_cupti_table *) g_table;            /* set once dlsync's subscription is live */
+static CUpti_SubscriberHandle g_sub;                        /* written before g_table */
 
 enum { SUBSCRIBE, SUBSCRIBE_V2, UNSUBSCRIBE, ENABLE_CALLBACK, ENABLE_DOMAIN, ENABLE_ALL, GET_STATE, FINALIZE, N_HOOKS };
 static void *_Atomic g_real[N_HOOKS]; /* the CUPTI functions the program's slots stood for */
@@ -175,19 +176,26 @@ static void deliver(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const vo
     }
 }
 
-void CUPTIAPI dls_cupti_host_dispatch(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                      const void *cbdata)
+/* The dispatch once a client was hosted: kept out of line, so that until then a callback costs
+ * one load and a tail call. */
+static DLS_NOINLINE void dispatch_hosting(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                          const void *cbdata)
 {
-    if (!atomic_load_explicit(&g_hosting, memory_order_relaxed)) {
-        dls_cuda_callback(userdata, domain, cbid, cbdata);
-        return;
-    }
     if ((unsigned)domain >= CUPTI_CB_DOMAIN_SIZE || cbid >= MAX_IDS)
         return;
     if (atomic_load_explicit(&g_own[domain][cbid], memory_order_relaxed))
         dls_cuda_callback(userdata, domain, cbid, cbdata);
     if (atomic_load_explicit(&g_wanted[domain][cbid], memory_order_relaxed))
         deliver(domain, cbid, cbdata);
+}
+
+void CUPTIAPI dls_cupti_host_dispatch(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                      const void *cbdata)
+{
+    if (DLS_UNLIKELY(atomic_load_explicit(&g_hosting, memory_order_relaxed)))
+        dispatch_hosting(userdata, domain, cbid, cbdata);
+    else
+        dls_cuda_callback(userdata, domain, cbid, cbdata);
 }
 
 void dls_cupti_host_own(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
@@ -270,7 +278,7 @@ static CUptiResult CUPTIAPI host_enable_callback(uint32_t enable, CUpti_Subscrib
         return CUPTI_ERROR_INVALID_PARAMETER;
     return ((CUptiResult(CUPTIAPI *)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
                                      CUpti_CallbackId))atomic_load(&g_real[ENABLE_CALLBACK]))(enable, subscriber,
-                                                                                           domain, cbid);
+                                                                                              domain, cbid);
 }
 
 static CUptiResult CUPTIAPI host_enable_domain(uint32_t enable, CUpti_SubscriberHandle subscriber,
@@ -300,7 +308,7 @@ static CUptiResult CUPTIAPI host_enable_all(uint32_t enable, CUpti_SubscriberHan
     if (is_host_handle(subscriber))
         return CUPTI_ERROR_INVALID_PARAMETER;
     return ((CUptiResult(CUPTIAPI *)(uint32_t, CUpti_SubscriberHandle))atomic_load(&g_real[ENABLE_ALL]))(enable,
-                                                                                                     subscriber);
+                                                                                                         subscriber);
 }
 
 static CUptiResult CUPTIAPI host_get_state(uint32_t *enable, CUpti_SubscriberHandle subscriber,
@@ -317,7 +325,7 @@ static CUptiResult CUPTIAPI host_get_state(uint32_t *enable, CUpti_SubscriberHan
         return CUPTI_ERROR_INVALID_PARAMETER;
     return ((CUptiResult(CUPTIAPI *)(uint32_t *, CUpti_SubscriberHandle, CUpti_CallbackDomain,
                                      CUpti_CallbackId))atomic_load(&g_real[GET_STATE]))(enable, subscriber, domain,
-                                                                                      cbid);
+                                                                                        cbid);
 }
 
 static CUptiResult CUPTIAPI host_finalize(void)
@@ -342,9 +350,9 @@ static void *entry_for(int i, void *real, void *entry)
     return NULL;
 }
 
-#define HOOK_ENTRY(index, fn)                   \
-    static void *entry_##index(void *real)      \
-    {                                           \
+#define HOOK_ENTRY(index, fn)                      \
+    static void *entry_##index(void *real)         \
+    {                                              \
         return entry_for(index, real, (void *)fn); \
     }
 HOOK_ENTRY(SUBSCRIBE, host_subscribe)
@@ -357,24 +365,23 @@ HOOK_ENTRY(GET_STATE, host_get_state)
 HOOK_ENTRY(FINALIZE, host_finalize)
 #undef HOOK_ENTRY
 
-#define HOOK(index, symbol) \
-    {.name = symbol, .entry_for = entry_##index, .by_dlsym = 1, .base_namespace_only = 1, .skip_definer = 1}
+#define HOOK(index, symbol)                                                                                    \
+    {                                                                                                          \
+        .name = symbol, .entry_for = entry_##index, .by_dlsym = 1, .base_namespace_only = 1, .skip_definer = 1 \
+    }
 static const dls_engine_hook g_hooks[] = {
-    HOOK(SUBSCRIBE, "cuptiSubscribe"),
-    HOOK(SUBSCRIBE_V2, "cuptiSubscribe_v2"),
-    HOOK(UNSUBSCRIBE, "cuptiUnsubscribe"),
-    HOOK(ENABLE_CALLBACK, "cuptiEnableCallback"),
-    HOOK(ENABLE_DOMAIN, "cuptiEnableDomain"),
-    HOOK(ENABLE_ALL, "cuptiEnableAllDomains"),
-    HOOK(GET_STATE, "cuptiGetCallbackState"),
-    HOOK(FINALIZE, "cuptiFinalize"),
+    HOOK(SUBSCRIBE, "cuptiSubscribe"),        HOOK(SUBSCRIBE_V2, "cuptiSubscribe_v2"),
+    HOOK(UNSUBSCRIBE, "cuptiUnsubscribe"),    HOOK(ENABLE_CALLBACK, "cuptiEnableCallback"),
+    HOOK(ENABLE_DOMAIN, "cuptiEnableDomain"), HOOK(ENABLE_ALL, "cuptiEnableAllDomains"),
+    HOOK(GET_STATE, "cuptiGetCallbackState"), HOOK(FINALIZE, "cuptiFinalize"),
 };
 #undef HOOK
 
 const dls_engine_hook *dls_cupti_host_hooks(size_t *n)
 {
     const dls_config *c = dls_config_get();
-    int subscribes = c->mode == DLS_MODE_FIX || c->mode == DLS_MODE_CHECK || (c->mode == DLS_MODE_TRACE && c->debug_ops);
+    int subscribes =
+        c->mode == DLS_MODE_FIX || c->mode == DLS_MODE_CHECK || (c->mode == DLS_MODE_TRACE && c->debug_ops);
     *n = subscribes ? sizeof g_hooks / sizeof *g_hooks : 0;
     return g_hooks;
 }

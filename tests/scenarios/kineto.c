@@ -58,9 +58,16 @@ static void load(void)
 {
     const char *d = getenv("KINETO_DLOPEN");
     if (!d || strcmp(d, "1") != 0) {
-        g_cupti = (cupti_fns){cuptiSubscribe,     cuptiUnsubscribe,      cuptiEnableCallback,  cuptiEnableDomain,
-                              cuptiGetCallbackState, cuptiFinalize,     cuptiActivityRegisterCallbacks,
-                              cuptiActivityEnable, cuptiActivityDisable, cuptiActivityFlushAll,
+        g_cupti = (cupti_fns){cuptiSubscribe,
+                              cuptiUnsubscribe,
+                              cuptiEnableCallback,
+                              cuptiEnableDomain,
+                              cuptiGetCallbackState,
+                              cuptiFinalize,
+                              cuptiActivityRegisterCallbacks,
+                              cuptiActivityEnable,
+                              cuptiActivityDisable,
+                              cuptiActivityFlushAll,
                               cuptiActivityGetNextRecord};
         return;
     }
