@@ -312,14 +312,16 @@ s_wheel() {
 
 # CUPTI sharing (README "Run under a profiler"): two clients subscribing as dlsync and a profiler
 # do, against the simulator's model of this CUPTI's generation, then with the shim as a third;
-# torch.profiler's CUDA events without and with dlsync. Then the same with the carried CUPTI
-# >= 13.2, preloaded so that torch's profiler and dlsync both use it.
+# torch.profiler's CUDA events (kernels and copies) without dlsync and under fix and check, which
+# must count the same: dlsync hosts the profiler's subscription where CUPTI would refuse it
+# (shim/cuda/cupti_host.h). Then the same with the carried CUPTI >= 13.2, preloaded so that
+# torch's profiler and dlsync both use it.
 prof_events() { # prof_events ENV...: torch.profiler's CUDA event count, and dlsync's summary
   local prog='import torch
 from torch.profiler import profile, ProfilerActivity
 x = torch.ones(4, device="cuda")
 with profile(activities=[ProfilerActivity.CUDA]) as p:
-    (x * 2).sum(); torch.cuda.synchronize()
+    (x * 2).sum().cpu(); torch.cuda.synchronize()
 print(len([e for e in p.events() if e.device_type.name == "CUDA"]))'
   env "$@" timeout -k 5 60 python3 -c "$prog" >"$W/prof.out" 2>"$W/prof.err"
   local rc=$?
@@ -333,6 +335,7 @@ s_cupti_share() {
   env LD_PRELOAD="$SHIM" DLSYNC_VERBOSE=1 "$GPU/gpu_cupti_share" 2>&1
   if python3 -c 'import torch' 2>/dev/null; then
     echo "torch.profiler CUDA events: $(prof_events -u LD_PRELOAD)"
+    echo "torch.profiler CUDA events under dlsync fix: $(prof_events LD_PRELOAD="$SHIM" DLSYNC_MODE=fix DLSYNC_VERBOSE=1)"
     echo "torch.profiler CUDA events under dlsync check: $(prof_events LD_PRELOAD="$SHIM" DLSYNC_MODE=check DLSYNC_VERBOSE=1)"
   fi
   echo "--- carried CUPTI: $(cat "$CARRY/cupti/VERSION" 2>/dev/null || echo "none (scripts/gpu-check.sh --prepare fetches one)")"
@@ -346,7 +349,7 @@ s_cupti_share() {
     echo "torch.profiler CUDA events on it: $(prof_events LD_PRELOAD="$NEW_CUPTI")"
     echo "torch.profiler CUDA events on it under dlsync check: $(prof_events LD_PRELOAD="$NEW_CUPTI:$SHIM" \
       DLSYNC_CUPTI="$NEW_CUPTI" DLSYNC_MODE=check DLSYNC_VERBOSE=1)"
-    echo "(both see callbacks when the profiler counts CUDA events and dlsync says cupti=shared with ops > 0)"
+    echo "(both see callbacks when the profiler counts as many CUDA events as without dlsync and dlsync's ops > 0)"
   fi
   return "$rc"
 }

@@ -1,7 +1,9 @@
 /* CUPTI's entry points (see cupti.h). */
 #include "cupti.h"
 
-#include <dlfcn.h>
+#include "../hooks/libdl.h"
+
+#include <string.h>
 
 /* Each row's type is the CUPTI headers' own declaration of its function. */
 #define CUPTI(field, function, params)                                                                  \
@@ -12,7 +14,11 @@
 
 void dls_cupti_resolve(void *lib, dls_cupti_table *t)
 {
-#define CUPTI(field, function, params) *(void **)&t->field = dlsym(lib, #function);
+    dls_dlsym_fn lookup = dls_real_dlsym_fn();
+    memset(t, 0, sizeof *t);
+    if (!lookup)
+        return;
+#define CUPTI(field, function, params) *(void **)&t->field = lookup(lib, #function);
 #include "cupti.def"
 #undef CUPTI
 }

@@ -14,7 +14,8 @@ typedef struct {
 #undef CUPTI
 } dls_cupti_table;
 
-/* Fills *t from `lib`, a handle dlopen returned for a CUPTI library (one dlsym per row). */
+/* Fills *t from `lib`, a handle dlopen returned for a CUPTI library (one lookup per row, with the
+ * C library's dlsym: the shim's own dlsym hands out the CUPTI host's entries, cupti_host.h). */
 void dls_cupti_resolve(void *lib, dls_cupti_table *t);
 
 #endif

@@ -7,8 +7,10 @@
 #include "callback.h"
 #include "cbids.h"
 #include "cupti.h"
+#include "cupti_host.h"
 #include "cupti_search.h"
 #include "cupti_subscriber.h"
+#include "drv.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -98,8 +100,10 @@ static void *load_cupti(void)
 /* Enables the ids of one table. No lock held. */
 static void enable_table(CUpti_CallbackDomain dom, const CUpti_CallbackId *t, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        dls_cupti_host_own(dom, t[i]);
         g_cupti.enable_callback(1, g_sub, dom, t[i]);
+    }
 }
 
 /* 1 when operations should carry the runtime function that made them (`api`): the runtime
@@ -111,13 +115,13 @@ static int runtime_names_wanted(void)
     return c->mode != DLS_MODE_FIX || c->debug_ops;
 }
 
-/* Subscribes dls_cuda_callback as "dlsync" (cuptiSubscribe_v2 when there is one, its structSize
+/* Subscribes dls_cupti_host_dispatch (which runs dls_cuda_callback) as "dlsync" (cuptiSubscribe_v2 when there is one, its structSize
  * as CUPTI `version` knows it), asking for multi-subscriber mode when `multi`. On refusal the
  * holder's name is in holder (CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN bytes). */
 static CUptiResult subscribe(uint32_t version, int multi, char *holder)
 {
     if (!g_cupti.subscribe_v2)
-        return g_cupti.subscribe(&g_sub, dls_cuda_callback, NULL);
+        return g_cupti.subscribe(&g_sub, dls_cupti_host_dispatch, NULL);
     dls_cupti_subscriber_params p = {
         .structSize = dls_cupti_subscriber_params_size(version),
         .subscriberName = "dlsync",
@@ -126,7 +130,21 @@ static CUptiResult subscribe(uint32_t version, int multi, char *holder)
         .allowMultipleSubscribers = (uint8_t)multi,
     };
     /* The 13.2 layout, of which CUPTI reads the structSize bytes it knows (cupti_subscriber.h). */
-    return g_cupti.subscribe_v2(&g_sub, dls_cuda_callback, NULL, (CUpti_SubscriberParams *)&p);
+    return g_cupti.subscribe_v2(&g_sub, dls_cupti_host_dispatch, NULL, (CUpti_SubscriberParams *)&p);
+}
+
+/* Why a subscription is alone (no sharing to ask for), into why: the CUPTI's version (0: unknown)
+ * and the driver's (cuDriverGetVersion; 0: unknown). */
+static void why_alone(char *why, size_t n, uint32_t version, int driver)
+{
+    if (!g_cupti.subscribe_v2)
+        snprintf(why, n, "this CUPTI has no cuptiSubscribe_v2; sharing needs CUPTI 13.3 and an r610 driver");
+    else if (!dls_cupti_can_share(version))
+        snprintf(why, n, "CUPTI %u.%u shares no subscription; sharing needs CUPTI 13.3 and an r610 driver",
+                 version / 10000, version / 100 % 100);
+    else
+        snprintf(why, n, "the driver (CUDA %d.%d) shares no subscription; sharing needs an r610 driver (CUDA 13.3)",
+                 driver / 1000, driver % 1000 / 10);
 }
 
 /* Enables the ids of every domain observed. No lock held. */
@@ -173,31 +191,43 @@ static int start_unlocked(void)
     uint32_t version = 0;
     if (!g_cupti.get_version || g_cupti.get_version(&version) != CUPTI_SUCCESS)
         version = 0;
-    int sharable = g_cupti.subscribe_v2 && dls_cupti_has_multi_subscriber(version);
+    int driver = 0;
+    if (dls_drv_driver_get_version(&driver) != CUDA_SUCCESS)
+        driver = 0;
+    /* Shared mode is asked for only where CUPTI has it: elsewhere a request is granted as a single
+     * subscription, so asking would only make dlsync say "shared" where it is alone. */
+    int multi = g_cupti.subscribe_v2 && dls_cupti_can_share(version) && dls_cupti_driver_can_share(driver);
+    static char mode_why[200]; /* the summary keeps it */
     char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = "";
-    int multi = sharable;
+    int asked = multi;
     CUptiResult r = subscribe(version, multi, holder);
-    if (r != CUPTI_SUCCESS && multi) {
-        /* The request for multi-subscriber mode (a beta feature) may be what failed: alone, as
-         * before 13.2, is still better than no observer. */
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && multi) {
+        /* The process's mode was fixed by an earlier subscriber that did not ask to share: alone,
+         * in the same family, is still better than no observer (granted once it left). */
+        snprintf(mode_why, sizeof mode_why, "the process's CUPTI mode was fixed alone by %.*s, which subscribed first",
+                 CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN, holder[0] ? holder : "another tool");
         multi = 0;
         holder[0] = '\0';
         r = subscribe(version, multi, holder);
-    }
+    } else if (!multi)
+        why_alone(mode_why, sizeof mode_why, version, driver);
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-        char why[256];
-        snprintf(why, sizeof why, "CUPTI subscription held by %s (%s)", holder[0] ? holder : "another tool",
-                 sharable ? "a tool that does not share CUPTI"
-                          : "this CUPTI allows one subscriber; 13.2 and later can share");
-        return fail("cuda-subscriber", why);
+        char reason[400];
+        snprintf(reason, sizeof reason, "CUPTI subscription held by %s (%s)", holder[0] ? holder : "another tool",
+                 asked ? "a tool that does not share CUPTI" : mode_why);
+        return fail("cuda-subscriber", reason);
     }
     if (r != CUPTI_SUCCESS) {
-        char why[64];
-        snprintf(why, sizeof why, "cuptiSubscribe failed (CUPTI error %d)", (int)r);
-        return fail("cuda-subscribe", why);
+        char reason[64];
+        snprintf(reason, sizeof reason, "cuptiSubscribe failed (CUPTI error %d)", (int)r);
+        return fail("cuda-subscribe", reason);
     }
-    dls_summary_set_cupti(multi ? "shared" : "exclusive");
+    if (multi)
+        snprintf(mode_why, sizeof mode_why, "CUPTI %u.%u with a CUDA %d.%d driver: multi-subscriber mode",
+                 version / 10000, version / 100 % 100, driver / 1000, driver % 1000 / 10);
+    dls_summary_set_cupti(multi ? "shared" : "exclusive", mode_why);
     enable_ids();
+    dls_cupti_host_start(&g_cupti, g_sub);
     atomic_store_explicit(&g_active, 1, memory_order_release);
     return 1;
 }

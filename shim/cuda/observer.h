@@ -3,10 +3,12 @@
  * The observer starts from InitializeInjection (inject.c), which the driver calls during cuInit
  * when CUDA_INJECTION64_PATH names libdlsync.so. It loads CUPTI with dlopen (DLSYNC_CUPTI, else
  * beside the loaded CUDA libraries, else by soname), subscribes as "dlsync" with
- * cuptiSubscribe_v2, and enables exactly the callback ids in cbids.h. A CUPTI of API version
- * 130200 or later (cuptiGetVersion) is asked for multi-subscriber mode, so dlsync and a profiler
- * (Nsight Systems, the PyTorch profiler) each get their callbacks; an older one, or one that
- * refuses the request, is subscribed alone (cupti_subscriber.h); the summary says which
+ * cuptiSubscribe_v2 (the function family a sharing profiler uses too; cuptiSubscribe where CUPTI
+ * lacks it), and enables exactly the callback ids in cbids.h. It asks for multi-subscriber mode
+ * only where CUPTI has it: CUPTI 13.3 or later (cuptiGetVersion) with a driver for CUDA 13.3 or
+ * later (cuDriverGetVersion; the r610 branch), where dlsync and a profiler that shares (Nsight
+ * Systems, XLA's) each get their callbacks (cupti_subscriber.h). Elsewhere, or where an earlier
+ * subscriber fixed the process's mode alone, it subscribes alone; the summary says which and why
  * (dls_summary_set_cupti). When CUPTI cannot be loaded or another tool holds the subscription,
  * it warns once, naming what the configured mode does instead, and stays inactive: the policy
  * then falls back (dls_cuda_observer_active / _reason). Thread-safe; no lock of the observer is

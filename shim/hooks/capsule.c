@@ -221,9 +221,9 @@ static void *set_name_entry(void *real)
 }
 
 static const dls_engine_hook g_hooks[] = {
-    {"PyCapsule_New", NULL, new_entry, 1, 0},
-    {"PyCapsule_SetName", NULL, set_name_entry, 1, 0},
-    {"PyCapsule_GetPointer", NULL, get_pointer_entry, 1, 0},
+    {"PyCapsule_New", NULL, new_entry, 1, 0, 0},
+    {"PyCapsule_SetName", NULL, set_name_entry, 1, 0, 0},
+    {"PyCapsule_GetPointer", NULL, get_pointer_entry, 1, 0, 0},
 };
 
 const dls_engine_hook *dls_capsule_hooks(size_t *n)

@@ -28,7 +28,7 @@ typedef struct {
     const dls_engine_hook *hook; /* a hook */
 } wanted;
 
-static wanted g_name_slots[512]; /* the built-in rows, 64 DLSYNC_PROFILES rows and 4 hooks at most */
+static wanted g_name_slots[512]; /* the built-in rows, 64 DLSYNC_PROFILES rows and the providers' hooks */
 static dls_map g_names = DLS_MAP_OVER(DLS_MAP_STRINGS, g_name_slots);
 static atomic_int g_names_ready;
 static pthread_once_t g_names_once = PTHREAD_ONCE_INIT;
@@ -93,7 +93,7 @@ static void *target_of(const wanted *w, void *real)
     if (!t)
         dls_warn_once("hook-declined",
                       "%s of %s: more objects define it than dlsync has hooks for (a libpython per dlmopen "
-                      "namespace?); calls to it there are not traced",
+                      "namespace, a second CUPTI library?); calls to it there pass dlsync by",
                       w->name, dls_object_path(real));
     return t;
 }
@@ -207,6 +207,17 @@ static void note_slot(void **slot, const char *name, void *arg)
     c->v[c->n++] = (candidate){slot, w, NULL};
 }
 
+/* 1 when `addr` lies in one of o's loaded segments. */
+static int defines(const dls_object *o, const void *addr)
+{
+    for (ElfW(Half) i = 0; i < o->phnum; i++) {
+        uintptr_t lo = o->base + o->phdr[i].p_vaddr;
+        if (o->phdr[i].p_type == PT_LOAD && (uintptr_t)addr >= lo && (uintptr_t)addr < lo + o->phdr[i].p_memsz)
+            return 1;
+    }
+    return 0;
+}
+
 /* Patches the candidates of one held object; returns 1 when every one was resolved. */
 static int patch(const dls_object *o, const ElfW(Dyn) * dyn, candidate_list *c, uintptr_t relro_lo, uintptr_t relro_hi)
 {
@@ -219,6 +230,8 @@ static int patch(const dls_object *o, const ElfW(Dyn) * dyn, candidate_list *c, 
             complete &= real != NULL;
             continue;
         }
+        if (c->v[i].w->hook && c->v[i].w->hook->skip_definer && defines(o, real))
+            continue;
         void *t = target_of(c->v[i].w, real);
         c->v[i].target = t;
         if (!t || __atomic_load_n(c->v[i].slot, __ATOMIC_ACQUIRE) == t)

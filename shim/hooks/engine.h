@@ -48,11 +48,13 @@ typedef struct {
     void *(*entry_for)(void *real);
     int by_dlsym;            /* 1: dlsym of `name` returns the entry too */
     int base_namespace_only; /* 1: not bound in a dlmopen namespace (the dlvsym hook) */
+    int skip_definer;        /* 1: the slots of the object defining the function are left (its own calls) */
 } dls_engine_hook;
 
 /* Adds a provider's hooks (n of them, in static storage) to the names the engine binds. Called
- * by start-up, before the first scan (dls_engine_scan), for the capsule layer, the GIL hooks
- * and the loader's dlvsym, in that order; at most 4 providers. The engine calls no provider. */
+ * by start-up, before the first scan (dls_engine_scan), for the capsule layer, the GIL hooks,
+ * the loader's dlvsym and the CUPTI host (cuda/cupti_host.h), in that order; at most 4
+ * providers. The engine calls no provider. */
 void dls_engine_add_hooks(const dls_engine_hook *hooks, size_t n);
 
 /* Patches the loaded objects not finished yet (see above), holding each while it is read when

@@ -3,7 +3,7 @@
 #include "loader.h"
 
 static const dls_engine_hook g_hooks[] = {
-    {"dlvsym", (void *)dls_dlvsym_entry, NULL, 0, 1},
+    {"dlvsym", (void *)dls_dlvsym_entry, NULL, 0, 1, 0},
 };
 
 const dls_engine_hook *dls_loader_hooks(size_t *n)

@@ -111,8 +111,8 @@ static void *restore_entry(void *real)
 }
 
 static const dls_engine_hook g_hooks[] = {
-    {"PyEval_SaveThread", NULL, save_entry, 0, 0},
-    {"PyEval_RestoreThread", NULL, restore_entry, 0, 0},
+    {"PyEval_SaveThread", NULL, save_entry, 0, 0, 0},
+    {"PyEval_RestoreThread", NULL, restore_entry, 0, 0, 0},
 };
 
 const dls_engine_hook *dls_pythread_hooks(size_t *n)

@@ -15,6 +15,7 @@ _Atomic uint64_t dls_summary_counts[DLS_COUNT_N_];
 static uint64_t g_base[DLS_COUNT_N_]; /* the counts at fork, in a forked child */
 static atomic_int g_emitted;
 static const char *_Atomic g_cupti = "none";
+static const char *_Atomic g_cupti_why = "";
 
 static const char *const g_names[DLS_COUNT_N_] = {
     "exchanges", "exports", "imports",    "releases", "double_releases", "malformed",
@@ -38,8 +39,9 @@ void dls_summary_fork_child(void)
         g_base[i] = dls_summary_get((dls_counter)i);
 }
 
-void dls_summary_set_cupti(const char *sharing)
+void dls_summary_set_cupti(const char *sharing, const char *why)
 {
+    atomic_store_explicit(&g_cupti_why, why, memory_order_release);
     atomic_store_explicit(&g_cupti, sharing, memory_order_release);
 }
 
@@ -52,8 +54,9 @@ const char *dls_summary_cupti(void)
  * no newline) into buf. */
 static void summary_line(char *buf, unsigned n)
 {
-    int k = snprintf(buf, n, "dlsync: mode=%s cupti=%s", dls_mode_name(dls_config_get()->mode),
-                     atomic_load_explicit(&g_cupti, memory_order_acquire));
+    const char *why = atomic_load_explicit(&g_cupti_why, memory_order_acquire);
+    int k = snprintf(buf, n, "dlsync: mode=%s cupti=%s%s%s%s", dls_mode_name(dls_config_get()->mode),
+                     atomic_load_explicit(&g_cupti, memory_order_acquire), why[0] ? " (" : "", why, why[0] ? ")" : "");
     for (int i = 0; i < DLS_COUNT_N_ && k >= 0 && (unsigned)k < n; i++)
         k += snprintf(buf + k, n - (unsigned)k, " %s=%llu", g_names[i], (unsigned long long)own((dls_counter)i));
 }
@@ -64,6 +67,9 @@ static void fields(dls_rec *j, const dls_summary_coverage *cov)
     const dls_config *c = dls_config_get();
     dls_rec_str(j, "mode", dls_mode_name(c->mode));
     dls_rec_str(j, "cupti", atomic_load_explicit(&g_cupti, memory_order_acquire));
+    const char *why = atomic_load_explicit(&g_cupti_why, memory_order_acquire);
+    if (why[0])
+        dls_rec_str(j, "cupti_why", why);
     for (int i = 0; i < DLS_COUNT_N_; i++)
         dls_rec_u64(j, g_names[i], own((dls_counter)i));
     dls_rec_str(j, "observer", cov->observer);

@@ -59,9 +59,10 @@ static inline uint64_t dls_summary_new_exchange(void)
 uint64_t dls_summary_get(dls_counter c);
 
 /* Records how CUDA is observed, for the summary's `cupti` field: "shared" (CUPTI's
- * multi-subscriber mode), "exclusive" (the only subscriber an older CUPTI allows); "none" (not
- * observing) until set. `sharing` must stay valid for the life of the process. */
-void dls_summary_set_cupti(const char *sharing);
+ * multi-subscriber mode), "exclusive" (CUPTI's only subscriber); "none" (not observing) until set;
+ * and why (`cupti_why`, and in parentheses after it on the verbose line). Both strings must stay
+ * valid for the life of the process. */
+void dls_summary_set_cupti(const char *sharing, const char *why);
 
 /* The sharing recorded by dls_summary_set_cupti ("none" until set). */
 const char *dls_summary_cupti(void);

@@ -28,6 +28,7 @@
 #include "../common/config.h"
 #include "../common/export.h"
 #include "../common/ownfd.h"
+#include "../cuda/cupti_host.h"
 #include "../cuda/inject.h"
 #include "../cuda/observer.h"
 #include "../hooks/capsule.h"
@@ -87,7 +88,7 @@ static void after_fork_child(void)
 }
 
 /* Hands the binding engine its hook providers (the engine calls none of them by name): the
- * Python capsule layer, the GIL hooks and the loader's dlvsym, in that order. */
+ * Python capsule layer, the GIL hooks, the loader's dlvsym and the CUPTI host, in that order. */
 static void register_hooks(void)
 {
     size_t n;
@@ -96,6 +97,8 @@ static void register_hooks(void)
     h = dls_pythread_hooks(&n);
     dls_engine_add_hooks(h, n);
     h = dls_loader_hooks(&n);
+    dls_engine_add_hooks(h, n);
+    h = dls_cupti_host_hooks(&n);
     dls_engine_add_hooks(h, n);
 }
 

@@ -41,6 +41,10 @@ void cudasim_call_exit(cudasim_call *c, void *retval);
 /* Reports a resource-domain event (stream created / destroy starting, context created). */
 void cudasim_report_resource(CUpti_CallbackId cbid, CUcontext ctx, CUstream stream);
 
+/* The CUDA version the simulated driver reports (cuDriverGetVersion): CUDASIM_DRIVER_VERSION, by
+ * default CUDA_VERSION of the headers. Reported to no one. */
+int cudasim_driver_version(void);
+
 /* The registered name of a simulated kernel (the runtime reports it as symbolName), or NULL. */
 const char *cudasim_kernel_name(CUfunction f);
 

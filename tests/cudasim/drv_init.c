@@ -85,10 +85,16 @@ static CUresult int_out(int *out, int value)
     return CUDA_SUCCESS;
 }
 
+int cudasim_driver_version(void)
+{
+    const char *v = getenv("CUDASIM_DRIVER_VERSION");
+    return v && *v ? atoi(v) : CUDA_VERSION;
+}
+
 CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
 {
     cuDriverGetVersion_params p = {driverVersion};
-    DRV_CALL_ANYTIME(cuDriverGetVersion, &p, int_out(driverVersion, CUDA_VERSION));
+    DRV_CALL_ANYTIME(cuDriverGetVersion, &p, int_out(driverVersion, cudasim_driver_version()));
 }
 
 static CUresult device_get(CUdevice *d, int ordinal)

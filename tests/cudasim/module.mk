@@ -80,7 +80,7 @@ $(CUDASIM_TEST_BINS): $(B)/tests/%: $(CUDASIM_OBJDIR)/tests/%.o $(CUDASIM_TEST_H
                       $(TEST_COMMON_OBJ) $(CUDASIM_LIBS)
 	$(CUDASIM_LINK) $(CUDASIM_EXTRA) -lcmocka
 
-$(B)/tests/test_sim_cupti $(B)/tests/test_sim_injection $(B)/tests/test_sim_capture: CUDASIM_EXTRA := -lcupti
+$(B)/tests/test_sim_cupti $(B)/tests/test_sim_cupti_modes $(B)/tests/test_sim_injection $(B)/tests/test_sim_capture: CUDASIM_EXTRA := -lcupti
 $(B)/tests/test_sim_injection: $(CUDASIM_INJECTION)
 $(CUDASIM_OBJDIR)/tests/test_sim_loading.o: EXTRA_CFLAGS += -DDLS_TEST_CUDA_HOME='"$(CUDA_HOME)"'
 

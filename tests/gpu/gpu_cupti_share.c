@@ -3,14 +3,16 @@
  * (cuptiSubscribe_v2 with the layout of shim/cuda/cupti_subscriber.h).
  *
  * Usage: gpu_cupti_share [LIBCUPTI]   (default libcupti.so.13; libcuda.so.1 from the system)
- * First a subscription with the 13.2 struct size, then two subscribers, A (cuMemAlloc_v2) and B
- * (cuMemFree_v2), before cuInit, asking for multi-subscriber mode when cuptiGetVersion says the
- * CUPTI has it; then one allocation and one free on device 0. Prints "cupti: version N", the
+ * Before CUPTI 13.2 first a subscription with the 13.2 struct size (refused, so it fixes
+ * nothing; from 13.2 on it is not made, as a first subscription would fix the process's mode),
+ * then two subscribers, A (cuMemAlloc_v2) and B (cuMemFree_v2), before cuInit, both asking for
+ * multi-subscriber mode when the CUPTI (cuptiGetVersion 130300 or later) and the driver
+ * (cuDriverGetVersion 13030 or later) can share; then one allocation and one free on device 0. Prints "cupti: version N", the
  * result of each subscription and "<A|B>: calls=N foreign=N" (calls: ENTER and EXIT of its own
  * id; foreign: anything else); each CUPTI result with its name (cuptiGetResultString), and a
- * driver call's error by name, so a CUPTI the driver refuses says how. Exits 0 when the CUPTI matched the model: from 130200 both get
- * exactly their calls; before it the 13.2 struct size is refused (CUPTI_ERROR_INVALID_PARAMETER),
- * B is refused with A's name and A gets exactly its calls. With libdlsync.so preloaded
+ * driver call's error by name, so a CUPTI the driver refuses says how. Exits 0 when the CUPTI matched the model: both get exactly
+ * their calls where both can share; otherwise B is refused with A's name and A gets exactly
+ * its calls, and before 13.2 the 13.2 struct size is refused (CUPTI_ERROR_INVALID_PARAMETER). With libdlsync.so preloaded
  * (DLSYNC_VERBOSE=1) dlsync subscribes as a third client at cuInit. */
 #include <cuda.h>
 #include <cupti.h>
@@ -80,18 +82,26 @@ int main(int argc, char **argv)
         printf("cupti: a CUPTI or driver function is missing\n");
         return 1;
     }
+    CUresult (*driver_version)(int *) = (CUresult(*)(int *))dlsym(cuda, "cuDriverGetVersion");
     uint32_t version = 0;
+    int driver = 0;
     get_version(&version);
-    printf("cupti: version %u (multi-subscriber mode %s)\n", version,
-           dls_cupti_has_multi_subscriber(version) ? "offered" : "not offered");
-    int multi = dls_cupti_has_multi_subscriber(version);
-    dls_cupti_subscriber_params big = {.structSize = DLS_CUPTI_SUBSCRIBER_PARAMS_SIZE_MULTI, .subscriberName = "big"};
+    if (!driver_version || driver_version(&driver) != CUDA_SUCCESS)
+        driver = 0;
+    int multi = dls_cupti_can_share(version) && dls_cupti_driver_can_share(driver);
+    printf("cupti: version %u, driver %d (multi-subscriber mode %s)\n", version, driver,
+           multi ? "offered" : "not offered");
     CUpti_SubscriberHandle h;
-    CUptiResult big_r = subscribe(&h, on_callback, NULL, &big);
-    printf("subscribe with the 13.2 struct size: %s\n", result_name(big_r, rbuf, sizeof rbuf));
-    if (big_r == CUPTI_SUCCESS)
-        unsubscribe(h);
-    int ok = multi || big_r == CUPTI_ERROR_INVALID_PARAMETER;
+    int ok = 1;
+    if (!dls_cupti_has_allow_multiple(version)) {
+        dls_cupti_subscriber_params big = {.structSize = DLS_CUPTI_SUBSCRIBER_PARAMS_SIZE_MULTI,
+                                           .subscriberName = "big"};
+        CUptiResult big_r = subscribe(&h, on_callback, NULL, &big);
+        printf("subscribe with the 13.2 struct size: %s\n", result_name(big_r, rbuf, sizeof rbuf));
+        if (big_r == CUPTI_SUCCESS)
+            unsubscribe(h);
+        ok = big_r == CUPTI_ERROR_INVALID_PARAMETER;
+    }
     client clients[2] = {{"A", CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, 0, 0},
                          {"B", CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, 0, 0}};
     CUptiResult result[2];
@@ -102,7 +112,7 @@ int main(int argc, char **argv)
             .subscriberName = clients[i].name,
             .oldSubscriberName = holder,
             .oldSubscriberSize = sizeof holder,
-            .allowMultipleSubscribers = (uint8_t)dls_cupti_has_multi_subscriber(version),
+            .allowMultipleSubscribers = (uint8_t)multi,
         };
         result[i] = subscribe(&h, on_callback, &clients[i], &p);
         printf("subscribe %s: %s%s%s\n", clients[i].name, result_name(result[i], rbuf, sizeof rbuf),

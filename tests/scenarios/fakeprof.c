@@ -1,9 +1,9 @@
 /* libfakeprof.so: a fake CUPTI profiler, as Nsight Systems or the PyTorch profiler (Kineto) would
  * be, for test_profilers. It subscribes when the program calls fakeprof_subscribe (before or
  * after CUDA starts), or when the CUDA driver calls its InitializeInjection (named in
- * CUDA_INJECTION64_PATH, as Nsight Systems loads itself). Like a real profiler it asks for
- * CUPTI's multi-subscriber mode when the loaded CUPTI offers it, unless FAKEPROF_ALONE=1 (a
- * profiler that does not share).
+ * CUDA_INJECTION64_PATH, as Nsight Systems loads itself). Like a real profiler that shares, it
+ * subscribes with cuptiSubscribe_v2 and asks for CUPTI's multi-subscriber mode when the loaded
+ * CUPTI can share (13.3 and later), unless FAKEPROF_ALONE=1 (a profiler that does not share).
  *
  * It enables only the runtime's cudaLaunchKernel and counts the launches it is told about; a
  * callback for anything else, or with other userdata, is counted as wrong. At exit it prints
@@ -49,7 +49,7 @@ void fakeprof_subscribe(void)
         .subscriberName = "fakeprof",
         .oldSubscriberName = g_prof.holder,
         .oldSubscriberSize = sizeof g_prof.holder,
-        .allowMultipleSubscribers = (uint8_t)(dls_cupti_has_multi_subscriber(version) && !alone),
+        .allowMultipleSubscribers = (uint8_t)(dls_cupti_can_share(version) && !alone),
     };
     CUpti_SubscriberHandle sub;
     g_prof.tried = 1;

@@ -80,6 +80,15 @@ $(SCEN_DIR)/scen_profiled: $(SCEN_OBJ)/profiled.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS
 	$(Q)$(CC) -rdynamic $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
 	    -lfakemx -lfaketvm -lscenbackend -lfakeprof -lcudart $(LDLIBS)
 
+# scen_kineto: the side_stream exchange inside a program with a Kineto-shaped CUPTI client, linked
+# to libcupti as libtorch_cuda is (test_profilers).
+SCEN_KINETO := $(SCEN_DIR)/scen_kineto
+$(SCEN_KINETO): $(SCEN_OBJ)/kineto.o $(SCEN_OBJ)/scen.o $(SCEN_LIBS) $(CUDASIM_LIBS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CUDASIM_LDFLAGS) $(SCEN_RPATH) -o $@ $(filter %.o,$^) \
+	    -lfakemx -lfaketvm -lscenbackend -lcupti -lcudart -ldl $(LDLIBS)
+
 # loader_pipeline: a hand-synchronized loader/consumer pipeline over libfakepool.so (arrays on
 # streams of their own, a stream made per import); run by test_pipelines.
 LOADER_PIPELINE := $(SCEN_DIR)/loader_pipeline
@@ -98,13 +107,13 @@ SCEN_TESTS := $(B)/tests/test_scenarios $(B)/tests/test_scenarios_fix $(B)/tests
               $(B)/tests/test_pipelines
 $(B)/obj/tests/scenarios/test_%.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
 $(SCEN_TESTS): $(B)/tests/%: $(SCEN_OBJ)/%.o $(SCEN_OBJ)/scen_run.o $(TEST_COMMON_OBJ) $(SCEN_PROGS) \
-               $(SCEN_PROFILED) $(SHIM_LIB) $(STRESS_SYNC) $(STALL) $(FENCE_EXACT) $(LOADER_PIPELINE)
+               $(SCEN_PROFILED) $(SCEN_KINETO) $(SHIM_LIB) $(STRESS_SYNC) $(STALL) $(FENCE_EXACT) $(LOADER_PIPELINE)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka $(LDLIBS)
 $(SCEN_OBJ)/scen_run.o: EXTRA_CFLAGS += $(TEST_CFLAGS)
 
-ALL   += $(SCEN_LIBS) $(SCEN_PROGS) $(SCEN_PROFILED) $(SCEN_TESTS)
+ALL   += $(SCEN_LIBS) $(SCEN_PROGS) $(SCEN_PROFILED) $(SCEN_KINETO) $(SCEN_TESTS)
 TESTS += $(SCEN_TESTS)
 
 # bench_observer: per-launch cost of the observer in each mode (make bench).

@@ -1,7 +1,7 @@
 /* test_sim_cupti.c: the simulated CUPTI callback API: one subscriber, enable state, ENTER/EXIT
  * pairs with the real params structs, return values, symbol names, correlation, runtime calls
  * reporting the driver calls beneath them, calls made inside callbacks, resource callbacks; the
- * 13.2 generation's multi-subscriber mode (CUDASIM_CUPTI_VERSION). */
+ * struct size of the generation before 13.2. The rules of sharing are test_sim_cupti_modes'. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -333,45 +333,6 @@ static void the_old_generation_refuses_the_13_2_struct(void **state)
     assert_int_equal(cuptiSubscribe(&g_sub, on_callback, NULL), CUPTI_SUCCESS);
 }
 
-static void the_new_generation_delivers_each_subscriber_what_it_enabled(void **state)
-{
-    (void)state;
-    setenv("CUDASIM_CUPTI_VERSION", "130202", 1);
-    uint32_t v = 0;
-    assert_int_equal(cuptiGetVersion(&v), CUPTI_SUCCESS);
-    assert_int_equal(v, 130202);
-    assert_int_equal(cuptiUnsubscribe(g_sub), CUPTI_SUCCESS);
-    char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN] = "";
-    listener a = {.domain = CUPTI_CB_DOMAIN_DRIVER_API, .cbid = CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2};
-    listener b = {.domain = CUPTI_CB_DOMAIN_RUNTIME_API, .cbid = CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020};
-    listener c = {.domain = CUPTI_CB_DOMAIN_DRIVER_API, .cbid = CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2};
-    assert_int_equal(subscribe_listener(&a, 1, NULL, 0), CUPTI_SUCCESS);
-    assert_int_equal(subscribe_listener(&b, 1, NULL, 0), CUPTI_SUCCESS);
-    /* One that does not ask to share is refused while others hold CUPTI. */
-    assert_int_equal(subscribe_listener(&c, 0, old, sizeof old), CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
-    assert_string_equal(old, "CUPTI for sharing");
-    void *p = NULL;
-    assert_int_equal(cudaMalloc(&p, 32), cudaSuccess);
-    assert_int_equal(a.calls, 2); /* ENTER and EXIT */
-    assert_int_equal(b.calls, 2);
-    assert_int_equal(a.foreign + b.foreign, 0);
-    assert_int_equal(cuptiUnsubscribe(a.h), CUPTI_SUCCESS);
-    void *q = NULL;
-    assert_int_equal(cudaMalloc(&q, 32), cudaSuccess);
-    assert_int_equal(a.calls, 2);
-    assert_int_equal(b.calls, 4);
-    assert_int_equal(cudaFree(p), cudaSuccess);
-    assert_int_equal(cudaFree(q), cudaSuccess);
-    assert_int_equal(cuptiUnsubscribe(b.h), CUPTI_SUCCESS);
-    /* A holder that did not ask to share refuses one that does. */
-    assert_int_equal(subscribe_listener(&c, 0, NULL, 0), CUPTI_SUCCESS);
-    assert_int_equal(subscribe_listener(&a, 1, old, sizeof old), CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
-    assert_string_equal(old, "CUPTI for alone");
-    assert_int_equal(cuptiUnsubscribe(c.h), CUPTI_SUCCESS);
-    unsetenv("CUDASIM_CUPTI_VERSION");
-    assert_int_equal(cuptiSubscribe(&g_sub, on_callback, NULL), CUPTI_SUCCESS);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,7 +346,6 @@ int main(void)
         cmocka_unit_test(unsubscribe_stops_callbacks_and_frees_the_slot),
         cmocka_unit_test(result_strings_and_version),
         cmocka_unit_test(the_old_generation_refuses_the_13_2_struct),
-        cmocka_unit_test(the_new_generation_delivers_each_subscriber_what_it_enabled),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
