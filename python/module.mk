@@ -3,7 +3,10 @@
 #                        wheel (`python -m build`, as a release is made) in build/dist/, then checks
 #                        them: `twine check --strict` on both, scripts/check-glibc.sh on the wheel's
 #                        libdlsync.so and dlsync (nothing newer than GLIBC_2.28, nothing but the C
-#                        library), `auditwheel show`'s tag manylinux_2_28_x86_64 or older
+#                        library), `auditwheel show`'s tag manylinux_2_28_x86_64 or older, and
+#                        installs the wheel into a fresh virtual environment, where `dlsync run`
+#                        preloads the installed shim into Python (scripts/test-wheel.sh, in make
+#                        test-frameworks, runs the Python tests against the pip-built wheel)
 #   make test-manylinux  the whole test suite with libdlsync.so and the dlsync command built as the
 #                        wheel builds them (SHIP_CC=scripts/zig-cc; the tests' own programs with
 #                        CC), in build/manylinux/, then scripts/check-glibc.sh on the two
@@ -34,6 +37,12 @@ wheel: $(RELEASE_ENV)/.made
 	        echo "wheel: auditwheel show: $$tag" ;; \
 	    *) echo "wheel: auditwheel show: '$$tag', not manylinux_2_28_x86_64 or older"; exit 1 ;; \
 	    esac
+	$(Q)rm -rf $(RELEASE_ENV)/try && /usr/bin/python3 -m venv $(RELEASE_ENV)/try && \
+	    $(RELEASE_ENV)/try/bin/pip install -q --no-deps --disable-pip-version-check $(DIST)/*.whl
+	$(Q)out=$$($(RELEASE_ENV)/try/bin/dlsync run -- $(RELEASE_ENV)/try/bin/python -c \
+	    'import dlsync; print(dlsync.active(), dlsync.__file__)' 2>&1); \
+	    case "$$out" in "True $(abspath $(RELEASE_ENV))/try/"*) echo "wheel: installed, dlsync run preloads its shim" ;; \
+	    *) echo "wheel: the installed wheel did not work: $$out"; exit 1 ;; esac
 	$(Q)ls -l $(DIST)
 
 test-manylinux: $(RELEASE_ENV)/.made
