@@ -45,6 +45,7 @@ done
 # the C++ library's (its headers; libstdc++.so and .a, which -lstdc++ needs; the run-time
 # libstdc++.so.6 stays).
 cc=${CC:-cc}
+unset CC # the wheel under test is the manylinux one, which a CC of one's own would replace
 dev=(/usr/include/libelf.h /usr/include/gelf.h /usr/include/nlist.h /usr/include/dwarf.h /usr/include/elfutils
      /usr/include/c++)
 for l in libelf.so libelf.a libdw.so libdw.a libstdc++.so libstdc++.a; do
@@ -71,7 +72,7 @@ hiding() {
         mknod "${layer[$dir]}/$(basename "$1")" c 0 0 || return 97
         shift
     done
-    CC=$cc unshare -m bash -c '
+    HOST_CC=$cc unshare -m bash -c '
         gone=()
         while [ "$1" != -- ]; do
             mount -t overlay overlay -o "ro,lowerdir=$2:$1" "$1" || exit 97
@@ -80,8 +81,8 @@ hiding() {
         done
         shift
         for f in "${gone[@]}"; do [ -e "$f" ] || [ -L "$f" ] && exit 98; done
-        echo "#include <gelf.h>" | "$CC" -E -x c - -o /dev/null 2>/dev/null && exit 98
-        echo "int main(void) { return 0; }" | "$CC" -x c - -o /dev/null -lstdc++ 2>/dev/null && exit 98
+        echo "#include <gelf.h>" | "$HOST_CC" -E -x c - -o /dev/null 2>/dev/null && exit 98
+        echo "int main(void) { return 0; }" | "$HOST_CC" -x c - -o /dev/null -lstdc++ 2>/dev/null && exit 98
         exec "$@"' hiding "${mounts[@]}" -- "$@"
 }
 
@@ -135,8 +136,8 @@ case "$wheel" in *-manylinux_2_28_x86_64.whl) ok "the wheel is tagged manylinux_
 *) bad "the wheel's tag is not manylinux_2_28_x86_64: $(basename "$wheel")" ;; esac
 if command -v readelf > /dev/null && command -v objdump > /dev/null; then
     "$here/scripts/check-glibc.sh" "$site/bin/dlsync" "$site/lib/libdlsync.so" > "$tmp/out" 2>&1 &&
-        ok "dlsync and libdlsync.so need the C library alone, GLIBC_2.28 or older: $(grep -o 'GLIBC_[0-9.]*' "$tmp/out" |
-        sort -uV | tail -1)" || bad "dlsync and libdlsync.so need more than glibc 2.28"
+        ok "dlsync and libdlsync.so need the C library alone, GLIBC_2.28 or older: GLIBC_$(sed -n \
+        's/.*: GLIBC_\([0-9.]*\),.*/\1/p' "$tmp/out" | sort -uV | tail -1)" || bad "dlsync and libdlsync.so need more than glibc 2.28"
 else
     echo "skip  wheel: the libraries dlsync and libdlsync.so need (no readelf, objdump)"
 fi
