@@ -40,6 +40,11 @@ ABSB := $(abspath $(B))
 Q    := $(if $(filter 1,$(V)),,@)
 CC   ?= cc
 
+# The compiler of what is shipped: libdlsync.so, the dlsync command and their objects (so also
+# the internal archives the tests link). The test programs and libraries are built with CC.
+# `make wheel` sets it to scripts/zig-cc, which links against glibc 2.28.
+SHIP_CC  ?= $(CC)
+
 CUDA_INC := $(CUDA_HOME)/include
 WARN     := -Wall -Wextra -Werror
 CFLAGS   := -std=gnu11 $(WARN) -g -O2 -fPIC -fvisibility=hidden -MMD -MP -D_GNU_SOURCE
@@ -80,6 +85,8 @@ all:
 include $(sort $(wildcard */module.mk */*/module.mk))
 
 all: $(ALL)
+
+$(B)/obj/shim/%.o $(B)/obj/tools/%.o $(SHIM_LIB) $(TOOL_BIN): CC := $(SHIP_CC)
 
 # Generic compile rules: $(B)/obj/<source path>.o from <source path>.c, or from an assembly
 # file <source path>.S (run through the C preprocessor, so it may include a header's constants).

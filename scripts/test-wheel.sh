@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The Python way (make test-frameworks runs it first): builds the wheel with `pip wheel .`,
+# The Python way (make test-frameworks runs it first): builds the wheel with `pip wheel .`
+# (the manylinux_2_28 one: zig cc from PyPI's ziglang),
 # from a fresh build/wheel with libelf's, libdw's and the C++ library's development files hidden
 # (as root: a mount namespace of its own with overlays; built with them in view otherwise),
 # installs the built file into a fresh virtual environment (build/python/venv, made anew each run
 # with Debian's python3 and its site packages: numpy, torch, pytest, pytest-xdist) and checks:
-#   - the installed command and shim need the C library alone;
+#   - the wheel is manylinux_2_28_x86_64, and its command and shim need the C library alone, of
+#     glibc 2.28 or older (scripts/check-glibc.sh);
 #   - `dlsync` on the venv's PATH and `python -m dlsync` are build/bin/dlsync (version, exit
 #     statuses) and preload the venv's own libdlsync.so;
 #   - `import dlsync` loads no CUDA and sees no shim without one;
@@ -43,6 +45,7 @@ done
 # the C++ library's (its headers; libstdc++.so and .a, which -lstdc++ needs; the run-time
 # libstdc++.so.6 stays).
 cc=${CC:-cc}
+unset CC # the wheel under test is the manylinux one, which a CC of one's own would replace
 dev=(/usr/include/libelf.h /usr/include/gelf.h /usr/include/nlist.h /usr/include/dwarf.h /usr/include/elfutils
      /usr/include/c++)
 for l in libelf.so libelf.a libdw.so libdw.a libstdc++.so libstdc++.a; do
@@ -69,7 +72,7 @@ hiding() {
         mknod "${layer[$dir]}/$(basename "$1")" c 0 0 || return 97
         shift
     done
-    CC=$cc unshare -m bash -c '
+    HOST_CC=$cc unshare -m bash -c '
         gone=()
         while [ "$1" != -- ]; do
             mount -t overlay overlay -o "ro,lowerdir=$2:$1" "$1" || exit 97
@@ -78,14 +81,14 @@ hiding() {
         done
         shift
         for f in "${gone[@]}"; do [ -e "$f" ] || [ -L "$f" ] && exit 98; done
-        echo "#include <gelf.h>" | "$CC" -E -x c - -o /dev/null 2>/dev/null && exit 98
-        echo "int main(void) { return 0; }" | "$CC" -x c - -o /dev/null -lstdc++ 2>/dev/null && exit 98
+        echo "#include <gelf.h>" | "$HOST_CC" -E -x c - -o /dev/null 2>/dev/null && exit 98
+        echo "int main(void) { return 0; }" | "$HOST_CC" -x c - -o /dev/null -lstdc++ 2>/dev/null && exit 98
         exec "$@"' hiding "${mounts[@]}" -- "$@"
 }
 
 # The wheel, built as a user would (pip's isolated build; the backend needs nothing from PyPI
-# when the CUDA toolkit and the DLPack headers are there), from a fresh build/wheel, with the
-# paths above hidden where that can be done.
+# but ziglang, the compiler, when the CUDA toolkit and the DLPack headers are there), from a
+# fresh build/wheel, with the paths above hidden where that can be done.
 mkdir -p "$top"
 if [ ! -x "$top/builder/bin/pip" ]; then "$py" -m venv "$top/builder" || { echo "FAIL  wheel: venv"; exit 1; }; fi
 rm -rf "$top/dist" "$here/build/wheel"
@@ -127,14 +130,16 @@ done
 [ $same = 1 ] && ok "dlsync and python -m dlsync: the same output and exit status as build/bin/dlsync" ||
     bad "dlsync from the venv differs from build/bin/dlsync"
 site=$("$venv/bin/python" -c 'import dlsync, os; print(os.path.dirname(dlsync.__file__))')
-# What the installed command and shim link: the C library alone (no libelf, no libstdc++).
-if command -v readelf > /dev/null; then
-    needed=$(readelf -d "$site/bin/dlsync" "$site/lib/libdlsync.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u |
-             tr '\n' ' ')
-    [ "$needed" = "libc.so.6 " ] && ok "dlsync and libdlsync.so need libc.so.6 alone" ||
-        bad "dlsync and libdlsync.so need: $needed"
+# What the installed command and shim link: the C library alone (no libelf, no libstdc++), of
+# glibc 2.28 or older.
+case "$wheel" in *-manylinux_2_28_x86_64.whl) ok "the wheel is tagged manylinux_2_28_x86_64" ;;
+*) bad "the wheel's tag is not manylinux_2_28_x86_64: $(basename "$wheel")" ;; esac
+if command -v readelf > /dev/null && command -v objdump > /dev/null; then
+    "$here/scripts/check-glibc.sh" "$site/bin/dlsync" "$site/lib/libdlsync.so" > "$tmp/out" 2>&1 &&
+        ok "dlsync and libdlsync.so need the C library alone, GLIBC_2.28 or older: GLIBC_$(sed -n \
+        's/.*: GLIBC_\([0-9.]*\),.*/\1/p' "$tmp/out" | sort -uV | tail -1)" || bad "dlsync and libdlsync.so need more than glibc 2.28"
 else
-    echo "skip  wheel: the libraries dlsync and libdlsync.so need (no readelf)"
+    echo "skip  wheel: the libraries dlsync and libdlsync.so need (no readelf, objdump)"
 fi
 dlsync run -- "$venv/bin/python" -c \
     'import dlsync; print(dlsync.active(), dlsync.mode()); print(open("/proc/self/maps").read())' > "$tmp/out" 2>&1

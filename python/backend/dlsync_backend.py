@@ -1,6 +1,6 @@
 """The PEP 517 build backend of the dlsync wheel: it runs the Makefile (one build system) for
-libdlsync.so and the dlsync command in build/wheel/, and packs them with the `dlsync` Python
-package (python/dlsync) into a platform wheel:
+libdlsync.so and the dlsync command, and packs them with the `dlsync` Python package
+(python/dlsync) into a platform wheel:
 
     dlsync/__init__.py ...       the module, `python -m dlsync`, the pytest plugin
     dlsync/bin/dlsync            the command (it finds ../lib/libdlsync.so, as in a build tree)
@@ -12,13 +12,21 @@ Headers the build needs, and where they come from:
         nvidia-nvtx, with nvidia-cuda-crt for crt/ (13.x; pip installs them into the build environment: their headers share
         nvidia/cu13/include)
     dlpack/dlpack.h   the system's (libdlpack-dev); else apache-tvm-ffi's copy (DLPack 1.x)
-Beyond these, make, a C compiler and the C library's headers: no other library is linked (the
-command reads ELF itself and finds the C++ demangler at run time). A build that cannot find one
-says so in one line. No CUDA library goes into the wheel.
+The compiler, and so the wheel's tag:
+    on x86_64 Linux, `zig cc` from PyPI's ziglang package (pip installs it into the build
+        environment), through scripts/zig-cc: it links against glibc 2.28 whatever this machine's
+        C library is, so the wheel is manylinux_2_28_x86_64 (RHEL 8, Ubuntu 20.04, Debian 10 and
+        newer); built in build/wheel/
+    with CC set, that compiler and this machine's C library headers: the wheel is tagged for this
+        platform alone (linux_x86_64), for a build of one's own; built in build/wheel-cc/
+Beyond these, make: no other library is linked (the command reads ELF itself and finds the C++
+demangler at run time). A build that cannot find one says so in one line. No CUDA library goes
+into the wheel.
 """
 import base64
 import hashlib
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -29,7 +37,8 @@ import tempfile
 import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = "build/wheel"
+ZIG_PACKAGE = "ziglang>=0.17,<0.18"
+MANYLINUX_TAG = "manylinux_2_28_x86_64"  # the glibc scripts/zig-cc targets
 CUDA_PACKAGES = ["nvidia-cuda-runtime>=13,<14", "nvidia-cuda-crt>=13,<14", "nvidia-cuda-cupti>=13,<14",
                  "nvidia-nvtx>=13,<14"]
 DLPACK_PACKAGE = "apache-tvm-ffi>=0.1"
@@ -85,14 +94,31 @@ def _pip_cuda():
     return None
 
 
-def _cc():
-    return os.environ.get("CC", "cc")
+def _with_zig():
+    """True when the shipped files are built with zig for glibc 2.28 (the manylinux wheel): on
+    x86_64 Linux, unless CC names a compiler of one's own."""
+    return "CC" not in os.environ and sys.platform.startswith("linux") and platform.machine() == "x86_64"
 
 
-def _compiles(include, extra=()):
-    """1 when the C compiler finds `include`."""
+def _zig():
+    """The zig executable of the ziglang package on sys.path, or None."""
     try:
-        r = subprocess.run([_cc(), "-E", "-x", "c", "-", "-o", os.devnull] + list(extra),
+        import ziglang
+    except ImportError:
+        return None
+    path = os.path.join(os.path.dirname(ziglang.__file__), "zig")
+    return path if os.access(path, os.X_OK) else None
+
+
+def _cc():
+    return os.path.join(ROOT, "scripts", "zig-cc") if _with_zig() else os.environ.get("CC", "cc")
+
+
+def _compiles(include, cc=None, env=None):
+    """1 when the C compiler `cc` (default: $CC, else cc) finds `include`."""
+    cc = cc or os.environ.get("CC", "cc")
+    try:
+        r = subprocess.run([cc, "-E", "-x", "c", "-", "-o", os.devnull], env=env,
                            input="#include <%s>\n" % include, text=True, capture_output=True)
     except OSError:
         return False
@@ -108,7 +134,7 @@ def _pip_dlpack():
 
 
 def get_requires_for_build_wheel(config_settings=None):
-    needs = []
+    needs = [ZIG_PACKAGE] if _with_zig() and not _zig() else []
     if not _toolkit() and not _pip_cuda():
         needs += CUDA_PACKAGES
     if not _compiles("dlpack/dlpack.h") and not _pip_dlpack():
@@ -121,25 +147,31 @@ def get_requires_for_build_sdist(config_settings=None):
 
 
 def _make():
-    """Builds the shim and the command into BUILD; returns their paths."""
+    """Builds the shim and the command; returns their paths."""
     if not shutil.which("make"):
         _fail("`make` not found: install make (Debian/Ubuntu: apt-get install build-essential)")
-    if not shutil.which(_cc()):
-        _fail("no C compiler (%s) found: install gcc or clang, or set CC" % _cc())
-    if not _compiles("elf.h"):
-        _fail("the C library's headers (elf.h) not found: install libc6-dev (Fedora: glibc-devel)")
+    env = dict(os.environ)
+    if _with_zig():
+        env["ZIG"] = _zig() or _fail("zig not found: let pip install %s, or set CC to build with a compiler "
+                                     "of your own (the wheel is then for this platform alone)" % ZIG_PACKAGE)
+        build = "build/wheel"
+    else:
+        if not shutil.which(_cc()):
+            _fail("no C compiler (%s) found: install gcc or clang, or set CC" % _cc())
+        if not _compiles("elf.h", _cc()):
+            _fail("the C library's headers (elf.h) not found: install libc6-dev (Fedora: glibc-devel)")
+        build = "build/wheel-cc"
     cuda = _toolkit() or _pip_cuda()
     if not cuda:
         _fail("CUDA 13 headers not found: set CUDA_HOME to a CUDA 13 toolkit, or let pip install %s"
               % ", ".join(p.split(">")[0] for p in CUDA_PACKAGES))
-    env = dict(os.environ)
-    if not _compiles("dlpack/dlpack.h"):
+    if not _compiles("dlpack/dlpack.h", _cc(), env):
         inc = _pip_dlpack()
         if not inc:
             _fail("dlpack/dlpack.h not found: install libdlpack-dev, or let pip install apache-tvm-ffi")
         env["C_INCLUDE_PATH"] = inc + (os.pathsep + env["C_INCLUDE_PATH"] if env.get("C_INCLUDE_PATH") else "")
-    lib, exe = BUILD + "/lib/libdlsync.so", BUILD + "/bin/dlsync"
-    cmd = ["make", "-j%d" % (os.cpu_count() or 1), "BUILD=" + BUILD, "CUDA_HOME=" + cuda, lib, exe]
+    lib, exe = build + "/lib/libdlsync.so", build + "/bin/dlsync"
+    cmd = ["make", "-j%d" % (os.cpu_count() or 1), "BUILD=" + build, "CUDA_HOME=" + cuda, "CC=" + _cc(), lib, exe]
     sys.stderr.write("dlsync build: %s\n" % " ".join(cmd))
     if subprocess.run(cmd, cwd=ROOT, env=env).returncode != 0:
         _fail("make failed (its output is above)")
@@ -147,7 +179,7 @@ def _make():
 
 
 def _tag():
-    return "py3-none-" + re.sub(r"[-.]", "_", sysconfig.get_platform())
+    return "py3-none-" + (MANYLINUX_TAG if _with_zig() else re.sub(r"[-.]", "_", sysconfig.get_platform()))
 
 
 def _record_line(name, data):

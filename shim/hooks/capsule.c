@@ -187,7 +187,8 @@ static int claim(void *real, size_t member)
     if (k < 0)
         return -1;
     dls_wrap_set_before_release(before_release_bound);
-    atomic_store_explicit((_Atomic(void *) *)((char *)&g_py[k] + member), real, memory_order_release);
+    _Atomic(void *) *slot = (_Atomic(void *) *)(void *)((char *)&g_py[k] + member);
+    atomic_store_explicit(slot, real, memory_order_release);
     return k;
 }
 

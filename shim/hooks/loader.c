@@ -61,12 +61,14 @@ DLS_EXPORT DLS_NO_SANITIZE int dlclose(void *handle)
     return rc;
 }
 
-/* The gadget standing for `caller`, warning once when there is none (the call is then made
- * from the shim, which changes RTLD_DEFAULT, RUNPATH and namespace for that caller). */
+/* The gadget standing for `caller`, warning once when another object than the shim has none (the
+ * call is then made from the shim, which changes RTLD_DEFAULT, RUNPATH and namespace for that
+ * caller). The shim's own calls need none: made from the shim, they are the caller's already (a
+ * shim linked by lld against zig's C library has no DT_FINI or DT_INIT to take one from). */
 static const void *gadget_for(const void *caller)
 {
     const void *g = dls_caller_gadget(caller);
-    if (!g)
+    if (!g && !dls_addr_in_shim(caller))
         dls_warn_once("no-gadget",
                       "cannot call the loader on behalf of %s (no _fini epilogue found); "
                       "its dlopen/dlsym of wrapped names run as if called from dlsync",

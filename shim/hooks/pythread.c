@@ -94,7 +94,8 @@ static int claim(void *real, size_t member)
         return -1;
     if (!atomic_exchange(&g_py[k].registered, 1))
         register_api(real, base);
-    atomic_store_explicit((_Atomic(void *) *)((char *)&g_py[k] + member), real, memory_order_release);
+    _Atomic(void *) *slot = (_Atomic(void *) *)(void *)((char *)&g_py[k] + member);
+    atomic_store_explicit(slot, real, memory_order_release);
     return k;
 }
 

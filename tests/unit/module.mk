@@ -3,7 +3,7 @@
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 
-$(B)/obj/tests/unit/%.o: EXTRA_CFLAGS += -I shim/include -I shim
+$(B)/obj/tests/unit/%.o: EXTRA_CFLAGS += -I shim/include -I shim -I $(CUDA_INC)
 
 $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(SHIM_AR) $(TEST_COMMON_OBJ)
 	@mkdir -p $(@D)

@@ -52,7 +52,8 @@ static unsigned long long member(const char *line, const char *key)
 static void assert_time_between(const char *line, uint64_t lo, uint64_t hi)
 {
     unsigned long long t = member(line, "t");
-    char want[32], *at = strstr(line, "\"t\":");
+    char want[32];
+    const char *at = strstr(line, "\"t\":");
     snprintf(want, sizeof want, "\"t\":%llu,", t);
     assert_memory_equal(at, want, strlen(want)); /* no leading zeros, nothing dropped */
     assert_true(t >= lo && t <= hi);

@@ -80,7 +80,7 @@ static void runtime_pointer_attributes(void **state)
 {
     (void)state;
     void *d, *h;
-    int local;
+    int local = 0;
     struct cudaPointerAttributes a;
     assert_int_equal(cudaMalloc(&d, 16), cudaSuccess);
     assert_int_equal(cudaMallocHost(&h, 16), cudaSuccess);
