@@ -31,6 +31,7 @@ The lock table (header `| # | lock | file | guards | taken while holding |`):
 Exit status: 0 when the tables match the tree, 1 otherwise, 2 on bad usage.
 """
 import argparse
+import functools
 import importlib.util
 import os
 import re
@@ -73,16 +74,12 @@ def codes(text):
 
 
 def read_layers(path):
-    """[set of files] per layer of a layers.txt, lowest first."""
-    layers = {}
-    with open(path) as f:
-        for num, line in enumerate(f, 1):
-            line = line.split("#", 1)[0].split()
-            if not line:
-                continue
-            if len(line) != 2 or not line[0].isdigit():
-                raise ValueError(f"{path}:{num}: expected '<layer> <file>'")
-            layers.setdefault(int(line[0]), set()).add(line[1])
+    """[set of files] per layer of a layers.txt, lowest first: its .c and .S files (headers with a
+    row of their own and the layers' names and face are check-layers.py's)."""
+    layers, check_layers = {}, load_check_layers()
+    for f, n in check_layers.read_table(path).layer.items():
+        if not f.endswith(check_layers.HEADERS):
+            layers.setdefault(n, set()).add(f)
     return [layers[k] for k in sorted(layers)]
 
 
@@ -130,8 +127,9 @@ def cycle_of(graph):
     return None
 
 
+@functools.lru_cache(maxsize=None)
 def load_check_layers():
-    """scripts/check-layers.py as a module (its object reader), leaving no bytecode beside it."""
+    """scripts/check-layers.py as a module (its object and table readers), read once, leaving no bytecode beside it."""
     sys.dont_write_bytecode = True
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "check-layers.py")
     spec = importlib.util.spec_from_file_location("check_layers", path)

@@ -4,6 +4,8 @@
 #include "../common/ownfd.h"
 #include "cbids.h"
 #include "decode.h"
+#include "decode_life.h"
+#include "decode_work.h"
 #include "drv.h"
 #include "kparams.h"
 #include "identity.h"

@@ -7,7 +7,7 @@
 #include "../report/nvtx.h"
 #include "../report/summary.h"
 #include "../report/warn.h"
-#include "bindings.h"
+#include "bindings_table.h"
 #include "exchange.h"
 #include "policy_hooks.h"
 #include "record.h"

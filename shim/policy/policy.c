@@ -9,6 +9,7 @@
 #include "../hooks/policy_hooks.h"
 #include "../report/log.h"
 #include "../report/warn.h"
+#include "attribute.h"
 #include "check.h"
 #include "exch.h"
 #include "fix.h"
