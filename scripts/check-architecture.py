@@ -21,7 +21,8 @@ The lock table (header `| # | lock | file | guards | taken while holding |`):
     `code` names its type when that is not pthread_mutex_t. The file column's `code` is its file
     under shim/;
   - every lock declared in shim/ (a variable or struct member of type pthread_mutex_t,
-    pthread_rwlock_t, pthread_spinlock_t or dls_spin, one per declaration; extern declarations
+    dls_mutex (common/mutex.h: a pthread_mutex_t, and written so in the table), pthread_rwlock_t,
+    pthread_spinlock_t or dls_spin, one per declaration; extern declarations
     do not count) has exactly one row, and every row names a lock declared in its file with that type (for
     `variable.member`, the member).
 
@@ -43,7 +44,7 @@ import selftest
 
 MODULE_HEADER = ["module", "layers, bottom to top", "role", "calls"]
 LOCK_HEADER = ["#", "lock", "file", "guards", "taken while holding"]
-LOCK_TYPES = ("pthread_mutex_t", "pthread_rwlock_t", "pthread_spinlock_t", "dls_spin")
+LOCK_TYPES = ("pthread_mutex_t", "dls_mutex", "pthread_rwlock_t", "pthread_spinlock_t", "dls_spin")
 LOADER = {"dlopen", "dlsym", "dlclose", "dlmopen", "dlvsym"}
 NONE = ("—", "-", "nothing", "")
 
@@ -251,7 +252,8 @@ def declared_locks(src):
             for m in DECL.finditer(text):
                 if m.group(3) == ",":
                     raise ValueError(f"{path}: {m.group(2)}: declare one lock per declaration")
-                locks[(os.path.relpath(path, src), m.group(2))] = m.group(1)
+                kind = "pthread_mutex_t" if m.group(1) == "dls_mutex" else m.group(1)
+                locks[(os.path.relpath(path, src), m.group(2))] = kind
     return locks
 
 
