@@ -21,7 +21,8 @@ The lock table (header `| # | lock | file | guards | taken while holding |`):
     `code` names its type when that is not pthread_mutex_t. The file column's `code` is its file
     under shim/;
   - every lock declared in shim/ (a variable or struct member of type pthread_mutex_t,
-    pthread_rwlock_t, pthread_spinlock_t or dls_spin, one per declaration; extern declarations
+    dls_mutex (common/mutex.h: a pthread_mutex_t, and written so in the table), pthread_rwlock_t,
+    pthread_spinlock_t or dls_spin, one per declaration; extern declarations
     do not count) has exactly one row, and every row names a lock declared in its file with that type (for
     `variable.member`, the member).
 
@@ -31,6 +32,7 @@ The lock table (header `| # | lock | file | guards | taken while holding |`):
 Exit status: 0 when the tables match the tree, 1 otherwise, 2 on bad usage.
 """
 import argparse
+import functools
 import importlib.util
 import os
 import re
@@ -42,7 +44,7 @@ import selftest
 
 MODULE_HEADER = ["module", "layers, bottom to top", "role", "calls"]
 LOCK_HEADER = ["#", "lock", "file", "guards", "taken while holding"]
-LOCK_TYPES = ("pthread_mutex_t", "pthread_rwlock_t", "pthread_spinlock_t", "dls_spin")
+LOCK_TYPES = ("pthread_mutex_t", "dls_mutex", "pthread_rwlock_t", "pthread_spinlock_t", "dls_spin")
 LOADER = {"dlopen", "dlsym", "dlclose", "dlmopen", "dlvsym"}
 NONE = ("—", "-", "nothing", "")
 
@@ -73,16 +75,12 @@ def codes(text):
 
 
 def read_layers(path):
-    """[set of files] per layer of a layers.txt, lowest first."""
-    layers = {}
-    with open(path) as f:
-        for num, line in enumerate(f, 1):
-            line = line.split("#", 1)[0].split()
-            if not line:
-                continue
-            if len(line) != 2 or not line[0].isdigit():
-                raise ValueError(f"{path}:{num}: expected '<layer> <file>'")
-            layers.setdefault(int(line[0]), set()).add(line[1])
+    """[set of files] per layer of a layers.txt, lowest first: its .c and .S files (headers with a
+    row of their own and the layers' names and face are check-layers.py's)."""
+    layers, check_layers = {}, load_check_layers()
+    for f, n in check_layers.read_table(path).layer.items():
+        if not f.endswith(check_layers.HEADERS):
+            layers.setdefault(n, set()).add(f)
     return [layers[k] for k in sorted(layers)]
 
 
@@ -130,8 +128,9 @@ def cycle_of(graph):
     return None
 
 
+@functools.lru_cache(maxsize=None)
 def load_check_layers():
-    """scripts/check-layers.py as a module (its object reader), leaving no bytecode beside it."""
+    """scripts/check-layers.py as a module (its object and table readers), read once, leaving no bytecode beside it."""
     sys.dont_write_bytecode = True
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "check-layers.py")
     spec = importlib.util.spec_from_file_location("check_layers", path)
@@ -253,7 +252,8 @@ def declared_locks(src):
             for m in DECL.finditer(text):
                 if m.group(3) == ",":
                     raise ValueError(f"{path}: {m.group(2)}: declare one lock per declaration")
-                locks[(os.path.relpath(path, src), m.group(2))] = m.group(1)
+                kind = "pthread_mutex_t" if m.group(1) == "dls_mutex" else m.group(1)
+                locks[(os.path.relpath(path, src), m.group(2))] = kind
     return locks
 
 

@@ -1,14 +1,24 @@
 #!/usr/bin/env python3
 """Checks the one-way order among the files of each shim module (`make check-layers`).
 
-The graph comes from the built objects: within one module directory, file A calls file B when
-A.o has an undefined symbol that B.o defines (`nm`). A module that has a layer table,
-shim/<module>/layers.txt, must obey it:
-  - a file may call files of a lower layer;
-  - a file may call files of its own layer, as long as no cycle forms among them;
-  - a call from a lower layer to a higher one fails, naming the edge and its symbols;
-  - every object of the module must be in the table, and every file in the table must exist.
+Two graphs are read. Calls come from the built objects: within one module directory, file A
+calls file B when A.o has an undefined symbol that B.o defines (`nm`). Includes come from the
+sources: every `#include "..."` line of a module's .c, .h, .def and .S files. A module that has a
+layer table, shim/<module>/layers.txt, must obey it:
+  - a file may call files of a lower layer, and files of its own layer as long as no cycle forms;
+    a call from a lower layer to a higher one fails, naming the edge and its symbols;
+  - a file may include headers of its own layer or below; a header takes the layer of its .c (or
+    .S) file, or has a row of its own (a header shared by several files, a table of `.def` rows);
+    an include of a higher layer's header fails, naming the line; includes form no cycle;
+  - across modules a file may include only the headers the other module names as its face;
+  - every object and header of the module must be in the table (a header through its .c), every
+    file in the table must exist, and every layer has a name.
 A module without a layers.txt is not checked yet; the output says so.
+
+layers.txt, one entry a line, '#' starts a comment:
+  <layer> <file>          the file's layer, 0 the lowest
+  layer <layer> <name>    the layer's name: a few words saying what its files are
+  face <header>...        headers other modules may include (none when no line says so)
 
   scripts/check-layers.py [--obj build/obj/shim] [--src shim]   check every module with a table
   scripts/check-layers.py --cycles [...]                         list each module's cycles
@@ -19,6 +29,7 @@ Exit status: 0 when every checked module obeys its table, 1 otherwise, 2 on bad 
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -99,43 +110,134 @@ def cycles_of(nodes, edges):
     return sorted(out)
 
 
+HEADERS = (".h", ".def")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+class Table:
+    """One module's layers.txt: layer of each listed file, names of the layers, its face."""
+
+    def __init__(self):
+        self.layer, self.names, self.face = {}, {}, set()
+
+    def of(self, f):
+        """The layer of file f: its row, else (for a header) its .c or .S file's row; or None."""
+        if f in self.layer:
+            return self.layer[f]
+        stem, ext = os.path.splitext(f)
+        if ext in HEADERS:
+            for own in (stem + ".c", stem + ".S"):
+                if own in self.layer:
+                    return self.layer[own]
+        return None
+
+
 def read_table(path):
-    """Returns {file: layer} from a layers.txt: `<layer> <file>` per line, '#' starts a comment."""
-    table = {}
+    """Returns the Table of a layers.txt (see the module comment for its lines)."""
+    table = Table()
     with open(path) as f:
         for num, line in enumerate(f, 1):
-            line = line.split("#", 1)[0].split()
-            if not line:
+            words = line.split("#", 1)[0].split()
+            if not words:
                 continue
-            if len(line) != 2 or not line[0].isdigit():
-                raise ValueError(f"{path}:{num}: expected '<layer> <file>'")
-            if line[1] in table:
-                raise ValueError(f"{path}:{num}: {line[1]} listed twice")
-            table[line[1]] = int(line[0])
+            if words[0] == "layer" and len(words) >= 3 and words[1].isdigit():
+                table.names[int(words[1])] = " ".join(words[2:])
+            elif words[0] == "face" and len(words) >= 2:
+                table.face.update(words[1:])
+            elif len(words) == 2 and words[0].isdigit():
+                if words[1] in table.layer:
+                    raise ValueError(f"{path}:{num}: {words[1]} listed twice")
+                table.layer[words[1]] = int(words[0])
+            else:
+                raise ValueError(f"{path}:{num}: expected '<layer> <file>', "
+                                 f"'layer <layer> <name>' or 'face <header>...'")
     return table
 
 
-def check_module(name, files, table):
-    """Returns the list of violations of one module against its table."""
+def read_includes(src, mod):
+    """Returns [(file, line number, included module, included file)] for every `#include "..."`
+    of module mod's sources that names a file under src (files are named inside their module)."""
+    out = []
+    base = os.path.join(src, mod)
+    top = os.path.realpath(src)
+    for root, _dirs, names in os.walk(base):
+        for name in sorted(names):
+            if not name.endswith((".c", ".S") + HEADERS):
+                continue
+            path = os.path.join(root, name)
+            with open(path, errors="replace") as f:
+                for num, line in enumerate(f, 1):
+                    m = INCLUDE.match(line)
+                    if not m:
+                        continue
+                    target = os.path.realpath(os.path.join(root, m.group(1)))
+                    if not os.path.isfile(target) or not target.startswith(top + os.sep):
+                        continue
+                    rel = os.path.relpath(target, top).split(os.sep)
+                    out.append((os.path.relpath(path, base), num, rel[0], "/".join(rel[1:])))
+    return out
+
+
+def headers_of(src, mod):
+    """The headers and .def tables of module mod, named inside it."""
+    base = os.path.join(src, mod)
+    return {os.path.relpath(os.path.join(r, n), base) for r, _d, names in os.walk(base)
+            for n in names if n.endswith(HEADERS)}
+
+
+def check_includes(name, includes, table, faces):
+    """Returns the violations of one module's include lines: upward, cycles, other modules' private
+    headers. faces is {module: set of face headers} for the modules that have a table."""
+    errors, edges = [], set()
+    for f, num, mod, target in includes:
+        if mod != name:
+            if mod in faces and target not in faces[mod]:
+                errors.append(f"private header: {name}/{f}:{num} includes {mod}/{target}, "
+                              f"which is not in {mod}'s face")
+            continue
+        edges.add((f, target))
+        lf, lt = table.of(f), table.of(target)
+        if lf is not None and lt is not None and lt > lf:
+            errors.append(f"upward include: {name}/{f}:{num} (layer {lf}) -> {name}/{target} "
+                          f"(layer {lt})")
+    for comp in cycles_of({f for e in edges for f in e}, edges):
+        errors.append(f"include cycle in {name}: {' '.join(comp)}")
+    return errors
+
+
+def check_module(name, files, table, headers=(), includes=(), faces=None):
+    """Returns the list of violations of one module against its table: its objects (files), its
+    headers and its include lines (read_includes); faces as check_includes takes them."""
     errors = []
+    layer = table.layer
     for f in sorted(files):
-        if f not in table:
+        if f not in layer:
             errors.append(f"{name}/{f}: not in {name}/layers.txt")
-    for f in sorted(table):
-        if f not in files:
-            errors.append(f"{name}/layers.txt: {f} has no object")
+    for f in sorted(headers):
+        if table.of(f) is None:
+            errors.append(f"{name}/{f}: not in {name}/layers.txt (a header without a .c needs a row)")
+    for f in sorted(layer):
+        if f not in files and f not in headers:
+            errors.append(f"{name}/layers.txt: {f} has no " +
+                          ("header" if f.endswith(HEADERS) else "object"))
+    for f in sorted(table.face):
+        if f not in headers:
+            errors.append(f"{name}/layers.txt: face {f} is no header of {name}")
+    for n in sorted(set(layer.values()) - set(table.names)):
+        errors.append(f"{name}/layers.txt: layer {n} has no name (a 'layer {n} <name>' line)")
     edges = edges_of(files)
     for (a, b), syms in sorted(edges.items()):
-        if a in table and b in table and table[a] < table[b]:
-            errors.append(f"upward call: {name}/{a} (layer {table[a]}) -> {name}/{b} "
-                          f"(layer {table[b]}): {', '.join(syms)}")
-    for layer in sorted(set(table.values())):
-        same = {f for f in files if table.get(f) == layer}
+        if a in layer and b in layer and layer[a] < layer[b]:
+            errors.append(f"upward call: {name}/{a} (layer {layer[a]}) -> {name}/{b} "
+                          f"(layer {layer[b]}): {', '.join(syms)}")
+    for n in sorted(set(layer.values())):
+        same = {f for f in files if layer.get(f) == n}
         flat = {e for e in edges if e[0] in same and e[1] in same}
         for comp in cycles_of(same, flat):
             inner = [f"{a} -> {b} ({', '.join(edges[(a, b)])})" for a, b in sorted(flat)
                      if a in comp and b in comp]
-            errors.append(f"cycle in {name} layer {layer}: {' '.join(comp)}: " + "; ".join(inner))
+            errors.append(f"cycle in {name} layer {n}: {' '.join(comp)}: " + "; ".join(inner))
+    errors += check_includes(name, includes, table, faces or {})
     return errors
 
 
@@ -146,46 +248,67 @@ def run(obj, src, cycles_only=False, out=sys.stdout):
     if not mods:
         print(f"check-layers: no module objects under {obj} (build the shim first)", file=out)
         return 1
+    tables, faces = {}, {}
+    for mod in mods:
+        path = os.path.join(src, mod, "layers.txt")
+        if os.path.exists(path):
+            try:
+                tables[mod] = read_table(path)
+                faces[mod] = tables[mod].face
+            except ValueError as e:
+                tables[mod] = e
     for mod in mods:
         files = read_objects(os.path.join(obj, mod))
-        table_path = os.path.join(src, mod, "layers.txt")
         if cycles_only:
             edges = edges_of(files)
             comps = cycles_of(set(files), set(edges))
+            incl = {(f, t) for f, _n, m, t in read_includes(src, mod) if m == mod}
+            comps += [c + ["(includes)"] for c in cycles_of({f for e in incl for f in e}, incl)]
             print(f"{mod}: {len(comps)} cycle(s)" + "".join(
                 f"\n  {' '.join(c)}" for c in comps), file=out)
             continue
-        if not os.path.exists(table_path):
+        table = tables.get(mod)
+        if table is None:
             print(f"{mod}: not checked (no {mod}/layers.txt yet)", file=out)
             continue
-        try:
-            errors = check_module(mod, files, read_table(table_path))
-        except ValueError as e:
-            errors = [str(e)]
+        if isinstance(table, ValueError):
+            errors = [str(table)]
+        else:
+            errors = check_module(mod, files, table, headers_of(src, mod),
+                                  read_includes(src, mod), faces)
         if errors:
             bad = 1
             for e in errors:
                 print(f"check-layers: {e}", file=out)
             print(f"{mod}: FAILED ({len(errors)} violation(s))", file=out)
         else:
-            print(f"{mod}: ok ({len(files)} files, {len(set(read_table(table_path).values()))} "
-                  f"layers)", file=out)
+            print(f"{mod}: ok ({len(files)} files, {len(headers_of(src, mod))} headers, "
+                  f"{len(set(table.layer.values()))} layers)", file=out)
     return bad
 
 
 TABLE_HEAD = "# layer file: a file may call lower layers, and its own layer without a cycle\n"
 
 
-def plant(root, sources, table):
-    """Builds a one-module tree under root: sources {file: C text}, table text or None."""
+def plant(root, sources, table, others=None):
+    """Builds a one-module tree under root: module m's sources {file: text} (.c files are
+    compiled), its table text or None, and others {module/file: text} (a 'layers.txt' among them
+    gives that module a table)."""
     os.makedirs(os.path.join(root, "obj", "m"))
     os.makedirs(os.path.join(root, "src", "m"))
-    for name, text in sources.items():
-        c = os.path.join(root, "src", "m", name)
-        with open(c, "w") as f:
+    for path, text in (others or {}).items():
+        os.makedirs(os.path.join(root, "src", os.path.dirname(path)), exist_ok=True)
+        os.makedirs(os.path.join(root, "obj", os.path.dirname(path)), exist_ok=True)
+        with open(os.path.join(root, "src", path), "w") as f:
             f.write(text)
-        subprocess.run([os.environ.get("CC", "cc"), "-c", c, "-o",
-                        os.path.join(root, "obj", "m", name[:-2] + ".o")], check=True)
+    for name, text in sources.items():
+        with open(os.path.join(root, "src", "m", name), "w") as f:
+            f.write(text)
+    for name in sources:
+        c = os.path.join(root, "src", "m", name)
+        if name.endswith(".c"):
+            subprocess.run([os.environ.get("CC", "cc"), "-c", c, "-o",
+                            os.path.join(root, "obj", "m", name[:-2] + ".o")], check=True)
     if table is not None:
         with open(os.path.join(root, "src", "m", "layers.txt"), "w") as f:
             f.write(TABLE_HEAD + table)
@@ -199,21 +322,44 @@ def self_test(extra_obj=None, extra_src=None):
     up = "int high(void);\nint low(void) { return high(); }\n"
     peer_a = "int b(void);\nint a(int n) { return n ? b() : 0; }\n"
     peer_b = "int a(int);\nint b(void) { return a(0); }\n"
+    names = "layer 0 bottom\nlayer 1 top\n"
+    two = names + "0 low.c\n1 high.c\n"
+    high_h = "int high(void);\n"
+    low_up = '#include "high.h"\n' + low
+    other = {"n/layers.txt": "layer 0 all\n0 pub.h\n0 priv.h\nface pub.h\n", "n/pub.h": "",
+             "n/priv.h": ""}
     cases = [
-        ("downward call passes", {"low.c": low, "high.c": high}, "0 low.c\n1 high.c\n", 0, None),
-        ("upward call fails, naming the edge", {"low.c": up, "high.c": high}, "0 low.c\n1 high.c\n",
-         1, "upward call: m/low.c (layer 0) -> m/high.c (layer 1): high"),
-        ("cycle within a layer fails", {"a.c": peer_a, "b.c": peer_b}, "0 a.c\n0 b.c\n", 1,
-         "cycle in m layer 0: a.c b.c"),
-        ("unlisted file fails", {"low.c": low, "high.c": high}, "0 low.c\n", 1,
-         "m/high.c: not in m/layers.txt"),
+        ("downward call passes", {"low.c": low, "high.c": high}, two, 0, None, None),
+        ("upward call fails, naming the edge", {"low.c": up, "high.c": high}, two,
+         1, "upward call: m/low.c (layer 0) -> m/high.c (layer 1): high", None),
+        ("cycle within a layer fails", {"a.c": peer_a, "b.c": peer_b}, "layer 0 x\n0 a.c\n0 b.c\n",
+         1, "cycle in m layer 0: a.c b.c", None),
+        ("unlisted file fails", {"low.c": low, "high.c": high}, names + "0 low.c\n", 1,
+         "m/high.c: not in m/layers.txt", None),
         ("module without a table is not checked", {"a.c": peer_a, "b.c": peer_b}, None, 0,
-         "m: not checked"),
+         "m: not checked", None),
+        ("downward include passes", {"low.c": low, "high.c": '#include "low.h"\n' + high,
+                                     "low.h": "int low(void);\n"}, two, 0, None, None),
+        ("upward include fails, naming the line",
+         {"low.c": low_up, "high.c": high, "high.h": high_h}, two, 1,
+         "upward include: m/low.c:1 (layer 0) -> m/high.h (layer 1)", None),
+        ("include cycle fails", {"low.c": low, "high.c": high, "x.h": '#include "y.h"\n',
+                                 "y.h": '#include "x.h"\n'}, two + "0 x.h\n0 y.h\n", 1,
+         "include cycle in m: x.h y.h", None),
+        ("header without a row fails", {"low.c": low, "high.c": high, "t.h": ""}, two, 1,
+         "m/t.h: not in m/layers.txt", None),
+        ("layer without a name fails", {"low.c": low, "high.c": high}, "layer 0 bottom\n0 low.c\n"
+         "1 high.c\n", 1, "layer 1 has no name", None),
+        ("another module's face passes", {"low.c": '#include "../n/pub.h"\n' + low,
+                                          "high.c": high}, two, 0, None, other),
+        ("another module's private header fails",
+         {"low.c": '#include "../n/priv.h"\n' + low, "high.c": high}, two, 1,
+         "private header: m/low.c:1 includes n/priv.h, which is not in n's face", other),
     ]
     tally = selftest.Tally()
-    for name, sources, table, want_rc, want_text in cases:
+    for name, sources, table, want_rc, want_text, others in cases:
         with tempfile.TemporaryDirectory() as root:
-            plant(root, sources, table)
+            plant(root, sources, table, others)
             rc, text = selftest.captured(run, os.path.join(root, "obj"), os.path.join(root, "src"))
         tally.case(name, rc, text, want_rc, want_text)
     if extra_obj:

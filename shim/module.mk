@@ -20,7 +20,10 @@ SHIM_LIBS := -lpthread -ldl
 SHIM_TLS := $(if $(SAN),,$(shell $(CC) -mtls-dialect=gnu2 -x c -c /dev/null -o /dev/null 2>/dev/null && \
                                   echo -mtls-dialect=gnu2))
 
-$(B)/obj/shim/%.o: EXTRA_CFLAGS += -I shim/include -I shim -I $(CUDA_INC) $(SHIM_TLS)
+# clang checks the lock contracts (common/compiler.h: DLS_REQUIRES, DLS_UNLOCKED, ...) as errors.
+SHIM_LOCKS := $(if $(shell $(CC) --version 2>/dev/null | grep -q clang && echo y),-Wthread-safety)
+
+$(B)/obj/shim/%.o: EXTRA_CFLAGS += -I shim/include -I shim -I $(CUDA_INC) $(SHIM_TLS) $(SHIM_LOCKS)
 
 $(SHIM_LIB): $(SHIM_OBJS) shim/dlsync.map
 	@mkdir -p $(@D)

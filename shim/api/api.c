@@ -1,5 +1,7 @@
 /* The public functions of dlsync.h. */
-#include "api.h"
+#include "producer.h"
+#include "stream.h"
+#include "tensor.h"
 
 #include "../common/export.h"
 #include "../policy/policy.h"

@@ -1,5 +1,5 @@
 /* Finding a producer's export among the profiles and calling it. */
-#include "api.h"
+#include "producer.h"
 
 #include "../hooks/bindings.h"
 #include "../hooks/profile_file.h"

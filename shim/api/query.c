@@ -3,6 +3,7 @@
  * one (the policy's) once recording starts; it forwards every call unchanged. */
 #include "dlsync.h"
 
+#include "../common/mutex.h"
 #include "../common/config.h"
 #include "../common/export.h"
 #include "../hooks/extent.h"
@@ -27,7 +28,7 @@ DLS_EXPORT int dlsync_query_version(void)
 static const char *const g_stacks[] = {"both", "native", "python"};
 
 /* The exchange recorder: set while recording, in front of `g_next`. */
-static pthread_mutex_t g_tap_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_tap_lock = PTHREAD_MUTEX_INITIALIZER;
 static const dls_exchange_observer *g_next;
 static int g_recording;
 
@@ -177,7 +178,7 @@ DLS_EXPORT int dlsync_record_exchanges(int on)
 {
     if (dls_config_get()->mode == DLS_MODE_OFF)
         return DLSYNC_ERR_UNSUPPORTED;
-    pthread_mutex_lock(&g_tap_lock);
+    dls_mutex_lock(&g_tap_lock);
     const dls_exchange_observer *now = dls_exchange_get_observer();
     if (on && now != &g_tap) {
         __atomic_store_n(&g_next, now, __ATOMIC_RELEASE);
@@ -186,7 +187,7 @@ DLS_EXPORT int dlsync_record_exchanges(int on)
         dls_exchange_set_observer(next());
     }
     __atomic_store_n(&g_recording, on ? 1 : 0, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&g_tap_lock);
+    dls_mutex_unlock(&g_tap_lock);
     return DLSYNC_OK;
 }
 

@@ -1,5 +1,5 @@
 /* Stream values of the public API and the ordering that makes a tensor safe on a stream. */
-#include "api.h"
+#include "stream.h"
 
 #include "../common/config.h"
 #include "../cuda/drv.h"

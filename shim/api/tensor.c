@@ -1,6 +1,6 @@
 /* Versioned views of exported tensors: seberg's consumer-owned struct and leofang's wrapper of
  * an unversioned tensor. Both keep the producer's tensor in manager_ctx and release it once. */
-#include "api.h"
+#include "tensor.h"
 
 #include <stdlib.h>
 

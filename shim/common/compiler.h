@@ -25,4 +25,33 @@
  * (the loader hooks, which the runtime's own dlsym calls reach). */
 #define DLS_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
 
+/* Lock contracts, checked by clang's thread-safety analysis (-Wthread-safety, the clang build)
+ * and empty under other compilers. A lock's type is a capability (DLS_CAPABILITY, mutex.h,
+ * spin.h); a function that takes or releases one says so (DLS_ACQUIRE, DLS_RELEASE,
+ * DLS_TRY_ACQUIRE: the value returned on success, then the locks), one that needs it held says
+ * DLS_REQUIRES, and one that must not run while it is held DLS_EXCLUDES. DLS_UNLOCKED marks the
+ * calls dlsync never makes under one of its own locks: CUDA, CUPTI and the dynamic loader (the
+ * rule of docs/architecture.md's "Locks"); every lock of the shim also holds dls_any_lock
+ * (mutex.h) while it is held. DLS_GUARDED_BY marks a variable only read and written under lock l.
+ * DLS_NO_LOCK_ANALYSIS exempts the body of a function (a lock wrapper) from the analysis. */
+#if defined(__clang__)
+#define DLS_LOCK_ATTR_(...) __attribute__((__VA_ARGS__))
+#else
+#define DLS_LOCK_ATTR_(...)
+#endif
+#define DLS_CAPABILITY(kind) DLS_LOCK_ATTR_(capability(kind))
+#define DLS_ACQUIRE(...) DLS_LOCK_ATTR_(acquire_capability(__VA_ARGS__))
+#define DLS_RELEASE(...) DLS_LOCK_ATTR_(release_capability(__VA_ARGS__))
+#define DLS_TRY_ACQUIRE(...) DLS_LOCK_ATTR_(try_acquire_capability(__VA_ARGS__))
+#define DLS_REQUIRES(...) DLS_LOCK_ATTR_(requires_capability(__VA_ARGS__, dls_any_lock))
+#define DLS_EXCLUDES(...) DLS_LOCK_ATTR_(locks_excluded(__VA_ARGS__))
+#define DLS_GUARDED_BY(l) DLS_LOCK_ATTR_(guarded_by(l))
+#define DLS_NO_LOCK_ANALYSIS DLS_LOCK_ATTR_(no_thread_safety_analysis)
+#define DLS_UNLOCKED DLS_EXCLUDES(dls_any_lock)
+
+/* "Some dlsync lock is held": a capability every lock of the shim takes with its own and that no
+ * object stands behind (it is named in attributes only, so nothing defines it). */
+typedef struct DLS_CAPABILITY("lock") dls_lock_role dls_lock_role;
+extern dls_lock_role dls_any_lock;
+
 #endif

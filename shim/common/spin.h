@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-typedef struct {
+typedef struct DLS_CAPABILITY("spin lock") {
     atomic_int held;
 } dls_spin;
 
@@ -28,20 +28,20 @@ void dls_spin_wait(dls_spin *s);
 /* Waits for s and takes it: one atomic exchange inline when s is free. (Without the hint the
  * wrapped export+release of make bench's hooks-export-release figure costs 2 instructions more,
  * which takes it over its budget.) */
-static inline void dls_spin_lock(dls_spin *s)
+static inline void dls_spin_lock(dls_spin *s) DLS_ACQUIRE(*s, dls_any_lock) DLS_NO_LOCK_ANALYSIS
 {
     if (DLS_UNLIKELY(atomic_exchange_explicit(&s->held, 1, memory_order_acquire)))
         dls_spin_wait(s);
 }
 
 /* Takes s when it is free and returns 1; returns 0, taking nothing, when it is held. */
-static inline int dls_spin_trylock(dls_spin *s)
+static inline int dls_spin_trylock(dls_spin *s) DLS_TRY_ACQUIRE(1, *s, dls_any_lock) DLS_NO_LOCK_ANALYSIS
 {
     return !atomic_exchange_explicit(&s->held, 1, memory_order_acquire);
 }
 
 /* Releases s, which the caller holds. */
-static inline void dls_spin_unlock(dls_spin *s)
+static inline void dls_spin_unlock(dls_spin *s) DLS_RELEASE(*s, dls_any_lock) DLS_NO_LOCK_ANALYSIS
 {
     atomic_store_explicit(&s->held, 0, memory_order_release);
 }

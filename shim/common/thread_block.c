@@ -1,5 +1,6 @@
 /* Per-thread blocks (see thread_block.h). */
 #include "thread_block.h"
+#include "mutex.h"
 
 #include <stdalign.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@ typedef struct {
     alignas(max_align_t) void **mine;
 } header;
 
-static pthread_mutex_t g_key_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_key_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Thread exit: the block is freed and its thread's pointer forgets it. */
 static void thread_exit(void *arg)
@@ -25,13 +26,13 @@ static int has_key(dls_thread_block *b)
     int state = atomic_load_explicit(&b->state, memory_order_acquire);
     if (state)
         return state > 0;
-    pthread_mutex_lock(&g_key_lock);
+    dls_mutex_lock(&g_key_lock);
     state = atomic_load_explicit(&b->state, memory_order_relaxed);
     if (!state) {
         state = pthread_key_create(&b->key, thread_exit) == 0 ? 1 : -1;
         atomic_store_explicit(&b->state, state, memory_order_release);
     }
-    pthread_mutex_unlock(&g_key_lock);
+    dls_mutex_unlock(&g_key_lock);
     return state > 0;
 }
 

@@ -1,9 +1,12 @@
 /* The CUPTI callback (see callback.h). */
 #include "callback.h"
 
+#include "../common/mutex.h"
 #include "../common/ownfd.h"
 #include "cbids.h"
 #include "decode.h"
+#include "decode_life.h"
+#include "decode_work.h"
 #include "drv.h"
 #include "kparams.h"
 #include "identity.h"
@@ -24,7 +27,7 @@ static _Atomic(void (*)(uint32_t, int)) g_begins;
 /* The ENTER gate (see ops.h) as registered, and as the callback reads it: with DLSYNC_DEBUG_OPS
  * on, no gate (every ENTER is delivered), so the callback reads one pointer. The setters are
  * serialized; a NULL gate is open. */
-static pthread_mutex_t g_setting = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_setting = PTHREAD_MUTEX_INITIALIZER;
 static const atomic_int *g_gate_set;
 static atomic_int g_debug;
 static _Atomic(const atomic_int *) g_gate;
@@ -38,20 +41,20 @@ static void publish_gate(void)
 
 void dls_cuda_set_receivers(const dls_cuda_receivers *r)
 {
-    pthread_mutex_lock(&g_setting);
+    dls_mutex_lock(&g_setting);
     g_gate_set = r ? r->watching : NULL;
     publish_gate();
     atomic_store_explicit(&g_begins, r ? r->begins : NULL, memory_order_release);
     atomic_store_explicit(&g_receivers, r, memory_order_release);
-    pthread_mutex_unlock(&g_setting);
+    dls_mutex_unlock(&g_setting);
 }
 
 void dls_cuda_callback_set_debug(int on)
 {
-    pthread_mutex_lock(&g_setting);
+    dls_mutex_lock(&g_setting);
     atomic_store_explicit(&g_debug, on != 0, memory_order_relaxed);
     publish_gate();
-    pthread_mutex_unlock(&g_setting);
+    dls_mutex_unlock(&g_setting);
 }
 
 /* 1 when the ENTER of stream work is to be delivered. */

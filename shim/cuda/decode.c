@@ -2,6 +2,11 @@
  * share are in decode_common.c. */
 #include "decode.h"
 
+#include "decode_common.h"
+#include "decode_launch.h"
+#include "decode_mem.h"
+#include "decode_sync.h"
+
 #include "cbids.h"
 
 /* 1 when call cbid may have operations beyond the first (its row is LAUNCH_DEVICES). */

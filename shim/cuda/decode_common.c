@@ -1,6 +1,6 @@
 /* The helpers every decoder shares (see decode.h): the operation's stream, kind and ranges.
  * The bottom of the decoders: decode.c and the shape readers call it, it calls none of them. */
-#include "decode.h"
+#include "decode_common.h"
 
 #include "identity.h"
 

@@ -1,6 +1,6 @@
 /* The reader of the one launch shape the work decoder does not read (decode.h): the multi-device
  * cooperative launch, one operation per device. */
-#include "decode.h"
+#include "decode_launch.h"
 
 #include "kparams.h"
 

@@ -1,6 +1,8 @@
 /* The lifetime decoder (see decode.h, dls_cuda_decode_lifetime): calls.def's STREAM_CREATE and
  * STREAM_DESTROY rows. Each case reads its call's parameters as `p` (calls.def's F). */
-#include "decode.h"
+#include "decode_life.h"
+
+#include "decode_sync.h"
 
 #define CALL(name, class)
 #define STREAM_CREATE(name, class, flags, current)                          \

@@ -5,7 +5,7 @@
  * 2D and 3D copies give their bounding range; a CUarray side is not linear memory and gives no
  * range. Synchronous forms run on the default stream of the call (legacy, or per-thread for _ptds
  * forms) and are not DLS_OPF_ASYNC. */
-#include "decode.h"
+#include "decode_mem.h"
 
 #include "drv.h"
 

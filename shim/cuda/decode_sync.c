@@ -3,7 +3,7 @@
  * makes it, a stream resolved before its destruction. The calls that order work (records, waits,
  * synchronizes, queries, host functions, capture begins, graph launches) are read by their cases
  * in decode.c. */
-#include "decode.h"
+#include "decode_sync.h"
 
 #include "identity.h"
 

@@ -1,7 +1,9 @@
 /* The work decoder (see decode.h, dls_cuda_decode_work): calls.def's LAUNCH, LAUNCH_EX,
  * LAUNCH_LEGACY, SET and SET_2D rows and its asynchronous COPY rows, the calls the work lane
  * delivers. Each case reads its call's parameters as `p` (calls.def's F). */
-#include "decode.h"
+#include "decode_work.h"
+
+#include "decode_common.h"
 
 #include "cbids.h"
 #include "kparams.h"

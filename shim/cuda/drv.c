@@ -1,5 +1,7 @@
 /* The shim's guarded driver calls (see drv.h). */
 #include "drv.h"
+#include "../common/mutex.h"
+
 #include "thread.h"
 
 #include <dlfcn.h>
@@ -10,7 +12,7 @@
 static dls_drv_table g_resolved;
 static _Atomic(const dls_drv_table *) g_table;
 static _Atomic(const dls_drv_table *) g_test_table;
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic unsigned long long g_failed_at_adds; /* loader's load count when libcuda was last not found */
 
 /* dl_iterate_phdr callback: the loader's count of objects ever loaded (same for every object). */
@@ -56,14 +58,14 @@ const dls_drv_table *dls_drv(void)
     }
     /* The loader was asked without the lock; the first thread to publish its answer wins (every
      * answer names the same functions of the one loaded libcuda). */
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     t = atomic_load_explicit(&g_table, memory_order_relaxed);
     if (!t) {
         g_resolved = found;
         t = &g_resolved;
         atomic_store_explicit(&g_table, t, memory_order_release);
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     return t;
 }
 

@@ -1,6 +1,7 @@
 /* Stream resolution caches and event ids (see identity.h). */
 #include "identity.h"
 
+#include "../common/mutex.h"
 #include "../common/map.h"
 #include "../common/thread_block.h"
 #include "drv.h"
@@ -253,7 +254,7 @@ typedef struct {
     uint64_t id;
 } ev_slot;
 
-static pthread_mutex_t g_ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static dls_map g_ev = DLS_MAP_INIT(DLS_MAP_WORDS, ev_slot);
 static uint64_t g_next_event_id = 1;
 

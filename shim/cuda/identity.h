@@ -20,6 +20,7 @@
 
 #include "cuda_api.h"
 #include "ops.h"
+#include "thread.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -44,16 +45,6 @@ void dls_cuda_stream_resolve_destroyed(CUstream h, int per_thread_call, CUcontex
 
 /* The generation of resolutions: a resolution made in an earlier one is stale. */
 extern atomic_uint_fast64_t dls_cuda_stream_gen;
-
-/* A thread's latest resolution, keyed by the arguments as passed and the generation: a thread
- * enqueues mostly on the stream it used last, and this is asked before the per-thread cache of
- * dls_cuda_stream_resolve. The caller keeps it per thread (zeroed: none). */
-typedef struct {
-    uintptr_t handle, ctx;
-    int per_thread;
-    uint64_t gen; /* 0: none */
-    dls_cuda_stream s;
-} dls_cuda_stream_latest;
 
 /* h resolved as dls_cuda_stream_resolve resolves it, through the calling thread's latest
  * resolution, which it replaces on a miss (an unresolved stream is not kept). The result points

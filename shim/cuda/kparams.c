@@ -1,5 +1,6 @@
 /* Kernel parameter layouts and argument-word extraction (see kparams.h). */
 #include "kparams.h"
+#include "../common/mutex.h"
 
 #include "drv.h"
 
@@ -29,7 +30,7 @@ typedef struct {
 /* Not a dls_map: launches probe it without a lock (atomic keys, filled in place, never moved). */
 static slot g_table[TABLE_SLOTS];
 static atomic_uint_fast64_t g_gen = 1;
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_lock = PTHREAD_MUTEX_INITIALIZER;
 static layout *g_retired; /* replaced layouts: kept, a reader may still use one */
 
 void dls_cuda_kparams_invalidate(void)
@@ -122,7 +123,7 @@ static const layout *layout_of(CUfunction f)
     layout *fresh = query(f, gen);
     if (!fresh)
         return NULL;
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     i = hash(key);
     for (size_t probe = 0; probe < TABLE_SLOTS; probe++, i = (i + 1) % TABLE_SLOTS) {
         uintptr_t k = atomic_load_explicit(&g_table[i].key, memory_order_relaxed);
@@ -134,11 +135,11 @@ static const layout *layout_of(CUfunction f)
             }
             if (k == 0)
                 atomic_store_explicit(&g_table[i].key, key, memory_order_release);
-            pthread_mutex_unlock(&g_lock);
+            dls_mutex_unlock(&g_lock);
             return fresh;
         }
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     /* Table full: use the layout for this launch only. */
     static __thread layout *t_last;
     free(t_last);

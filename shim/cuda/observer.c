@@ -1,6 +1,7 @@
 /* CUPTI loading and subscription (see observer.h). */
 #include "observer.h"
 
+#include "../common/mutex.h"
 #include "../common/config.h"
 #include "../report/summary.h"
 #include "../report/warn.h"
@@ -21,7 +22,7 @@
 /* g_lock guards the start's state; it is never held across a loader or CUPTI call (dlopen,
  * dlsym, cuptiSubscribe, cuptiEnableCallback): what to do is decided under it, and done after it
  * is released. */
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_started; /* a thread claimed the start */
 static atomic_int g_active;
 static dls_cupti_table g_cupti; /* filled once, by the starting thread */

@@ -5,11 +5,28 @@
 #define DLS_CUDA_THREAD_H
 
 #include "cuda_api.h"
-#include "decode.h"
-#include "identity.h"
 #include "ops.h"
 
 #include <stdint.h>
+
+/* The decoders' room for an operation's ranges and words (decode.h). */
+#define DLS_SCRATCH_RANGES 256
+#define DLS_SCRATCH_WORDS 1024
+
+typedef struct {
+    dls_cuda_range ranges[DLS_SCRATCH_RANGES];
+    uint64_t words[DLS_SCRATCH_WORDS];
+} dls_cuda_scratch;
+
+/* A thread's latest resolution, keyed by the arguments as passed and the generation: a thread
+ * enqueues mostly on the stream it used last, and this is asked before the per-thread cache of
+ * dls_cuda_stream_resolve. The caller keeps it per thread (zeroed: none). */
+typedef struct {
+    uintptr_t handle, ctx;
+    int per_thread;
+    uint64_t gen; /* 0: none */
+    dls_cuda_stream s;
+} dls_cuda_stream_latest;
 
 #define DLS_CUDA_OPEN_CALLS 4 /* driver calls a thread is inside that nesting keeps apart */
 

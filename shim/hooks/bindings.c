@@ -1,6 +1,7 @@
 /* Stub bindings (see bindings.h). */
 #include "bindings.h"
 
+#include "../common/mutex.h"
 #include "../report/warn.h"
 #include "resolve.h"
 #include "trampoline.h"
@@ -9,7 +10,7 @@
 #include <stdatomic.h>
 
 static size_t g_used;
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Address of stub i in the block of the trampoline form that row's function needs (the scalar
  * form when row->scalar, trampoline.h). */
@@ -22,7 +23,7 @@ void *dls_binding_stub(const dls_profile *row, void *real)
 {
     const char *lib = dls_object_path(real);
     void *stub = NULL;
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     for (size_t i = 0; i < g_used && !stub; i++)
         if (atomic_load_explicit(&dls_binding_table[i].profile, memory_order_relaxed) == row &&
             dls_binding_table[i].real == real)
@@ -34,7 +35,7 @@ void *dls_binding_stub(const dls_profile *row, void *real)
         atomic_store_explicit(&b->profile, row, memory_order_release);
         stub = stub_address(g_used++, row);
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     if (!stub)
         dls_warn_once("stubs-full", "more than %d wrapped functions; %s in %s is not traced", DLS_STUB_COUNT,
                       dls_profile_name(row), lib);

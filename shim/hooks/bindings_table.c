@@ -1,5 +1,4 @@
-/* The bindings' storage (see bindings.h): a leaf that the wrapper logic (wrap.c, reached from the
- * stubs) reads and bindings.c fills, so that the stubs, the wrapper and the binder form no cycle. */
-#include "bindings.h"
+/* The bindings' storage (see bindings_table.h). */
+#include "bindings_table.h"
 
 dls_binding dls_binding_table[DLS_STUB_COUNT];

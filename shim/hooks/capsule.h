@@ -34,7 +34,7 @@
 
 #include "../common/export.h"
 
-#include "engine.h"
+#include "engine_hook.h"
 #include "profiles.h"
 
 #include <stdatomic.h>

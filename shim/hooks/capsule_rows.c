@@ -1,6 +1,7 @@
 /* Profile rows of capsule and exchange-table exchanges (see capsule_rows.h). */
 #include "capsule_rows.h"
 
+#include "../common/mutex.h"
 #include "../report/warn.h"
 #include "resolve.h"
 
@@ -43,7 +44,7 @@ typedef struct {
 static dls_profile g_rows[MAX_ROWS];
 static const char *g_row_lib[MAX_ROWS];
 static size_t g_rows_n;
-static pthread_mutex_t g_rows_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_rows_lock = PTHREAD_MUTEX_INITIALIZER;
 static caller_info g_info[CACHE_SLOTS * 2];
 static atomic_size_t g_info_n;
 /* Not a dls_map: read without a lock (each slot one atomic pointer), and a cache that may drop. */
@@ -55,7 +56,7 @@ const dls_profile *dls_capsule_row(const char *lib, const char *display, dls_rol
     char fw[DLS_PROFILE_FRAMEWORK_MAX];
     dls_capsule_framework(lib, fw, sizeof fw);
     const dls_profile *r = NULL;
-    pthread_mutex_lock(&g_rows_lock);
+    dls_mutex_lock(&g_rows_lock);
     for (size_t i = 0; i < g_rows_n && !r; i++)
         if (g_rows[i].role == role && g_rows[i].versioned == versioned && strcmp(g_rows[i].display, display) == 0 &&
             strcmp(g_row_lib[i], lib) == 0)
@@ -72,7 +73,7 @@ const dls_profile *dls_capsule_row(const char *lib, const char *display, dls_rol
         p->path = path;
         r = p;
     }
-    pthread_mutex_unlock(&g_rows_lock);
+    dls_mutex_unlock(&g_rows_lock);
     if (!r)
         dls_warn_once("capsule-rows", "more than %d kinds of capsule exchange; %s in %s is not traced", MAX_ROWS,
                       display, lib);
@@ -113,7 +114,7 @@ const dls_profile *dls_capsule_row_of_caller(const void *caller, dls_role role, 
         *lib = path;
         if (!r)
             return NULL;
-        pthread_mutex_lock(&g_rows_lock);
+        dls_mutex_lock(&g_rows_lock);
         c = known_caller(caller, role, versioned);
         size_t n = atomic_load_explicit(&g_info_n, memory_order_relaxed);
         if (!c && n < sizeof g_info / sizeof *g_info) {
@@ -121,7 +122,7 @@ const dls_profile *dls_capsule_row_of_caller(const void *caller, dls_role role, 
             atomic_store_explicit(&g_info_n, n + 1, memory_order_release);
             c = &g_info[n];
         }
-        pthread_mutex_unlock(&g_rows_lock);
+        dls_mutex_unlock(&g_rows_lock);
         if (!c)
             return r; /* every call site remembered is another one: this one is looked up each time */
     }

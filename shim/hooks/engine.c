@@ -1,6 +1,7 @@
 /* The binding engine (see engine.h). */
 #include "engine.h"
 
+#include "../common/mutex.h"
 #include "../common/config.h"
 #include "../common/map.h"
 #include "../report/warn.h"
@@ -117,7 +118,7 @@ typedef struct {
 
 static finished g_done_slots[8192];
 static dls_map g_done = DLS_MAP_OVER(DLS_MAP_WORDS, g_done_slots);
-static pthread_mutex_t g_done_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_done_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* When the set is valid: dlpi_subs, and the unloads counted below, as the scans that filled it
  * saw them. dlpi_subs alone does not do: while an object sits in another dlmopen namespace,
@@ -148,7 +149,7 @@ void dls_engine_unload_end(int unloaded)
  * unless an unload began or ended since that scan listed the objects. */
 static int done(uintptr_t base, uintptr_t phdr, const scan_epoch *mark)
 {
-    pthread_mutex_lock(&g_done_lock);
+    dls_mutex_lock(&g_done_lock);
     if (mark && (atomic_load(&g_unloading) || atomic_load(&g_unloads) != mark->unloads ||
                  g_seen_unloads != mark->unloads || g_subs != mark->subs))
         mark = NULL;
@@ -156,7 +157,7 @@ static int done(uintptr_t base, uintptr_t phdr, const scan_epoch *mark)
     int found = f && f->base == base;
     if (!found && mark && phdr && (f = dls_map_put(&g_done, phdr)) != NULL)
         f->base = base;
-    pthread_mutex_unlock(&g_done_lock);
+    dls_mutex_unlock(&g_done_lock);
     return found;
 }
 
@@ -164,13 +165,13 @@ static int done(uintptr_t base, uintptr_t phdr, const scan_epoch *mark)
  * filled (another may now sit at the same address), or while an unload is in progress. */
 static void note_unloads(const scan_epoch *e)
 {
-    pthread_mutex_lock(&g_done_lock);
+    dls_mutex_lock(&g_done_lock);
     if (e->subs != g_subs || e->unloads != g_seen_unloads || atomic_load(&g_unloading)) {
         dls_map_clear(&g_done);
         g_subs = e->subs;
         g_seen_unloads = e->unloads;
     }
-    pthread_mutex_unlock(&g_done_lock);
+    dls_mutex_unlock(&g_done_lock);
 }
 
 /* ---- one scan ---- */

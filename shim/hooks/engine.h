@@ -35,21 +35,9 @@
 #ifndef DLS_ENGINE_H
 #define DLS_ENGINE_H
 
-#include <stddef.h>
+#include "engine_hook.h"
 
-/* A function dlsync hooks through the engine without the trampoline (its own C or assembly
- * entry). */
-typedef struct {
-    const char *name; /* the symbol callers refer to */
-    void *entry;      /* what their GOT slots get, unless entry_for is set */
-    /* The entry standing for the real function `real` (a hook with one entry per defining object,
-     * such as one libpython per dlmopen namespace), or NULL to decline it (the slot is left as it
-     * is). Called outside locks. */
-    void *(*entry_for)(void *real);
-    int by_dlsym;            /* 1: dlsym of `name` returns the entry too */
-    int base_namespace_only; /* 1: not bound in a dlmopen namespace (the dlvsym hook) */
-    int skip_definer;        /* 1: the slots of the object defining the function are left (its own calls) */
-} dls_engine_hook;
+#include <stddef.h>
 
 /* Adds a provider's hooks (n of them, in static storage) to the names the engine binds. Called
  * by start-up, before the first scan (dls_engine_scan), for the capsule layer, the GIL hooks,

@@ -33,7 +33,7 @@ uint64_t dls_exchange_next_id(void)
  * allocate and to free the replaced table. Returns 0, or -1 when no memory could be found. Runs
  * once per doubling: cold, as inlined it costs each wrapped export+release 4 instructions more
  * (make bench's hooks-export-release figure, over its budget then). */
-static DLS_COLD int make_room(void)
+static DLS_COLD int make_room(void) DLS_REQUIRES(g_lock)
 {
     while (dls_map_full(&g_table)) {
         /* Allocated without the lock; another thread may have grown the table meanwhile. */

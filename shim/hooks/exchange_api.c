@@ -1,6 +1,7 @@
 /* The wrapped DLPack C exchange API (see exchange_api.h). */
 #include "exchange_api.h"
 
+#include "../common/mutex.h"
 #include "../report/warn.h"
 #include "capsule_rows.h"
 #include "profiles.h"
@@ -21,7 +22,7 @@ typedef struct {
 
 static wrapped_api g_api[DLS_EXCHANGE_APIS];
 static atomic_int g_n;
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The wrappers of slot K (each table needs its own functions: they carry no context). Each
  * passes straight through when called inside another wrapped call (dls_wrap_enter). */
@@ -133,7 +134,7 @@ const dls_dlpack_exchange_api *dls_exchange_api_wrap(const dls_dlpack_exchange_a
         .lib = lib,
     };
     const dls_dlpack_exchange_api *out = api;
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     n = atomic_load_explicit(&g_n, memory_order_relaxed);
     for (int i = 0; i < n && out == api; i++)
         if (g_api[i].orig == api)
@@ -144,7 +145,7 @@ const dls_dlpack_exchange_api *dls_exchange_api_wrap(const dls_dlpack_exchange_a
         atomic_store_explicit(&g_n, n + 1, memory_order_release);
         out = &g_api[n].table;
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     if (out == api)
         dls_warn_once("exchange-apis", "more than %d DLPack exchange API tables; the one of %s is not traced",
                       DLS_EXCHANGE_APIS, lib);

@@ -1,5 +1,6 @@
 /* GOT slots of loaded objects (see got.h). */
 #include "got.h"
+#include "../common/mutex.h"
 
 #include <elf.h>
 #include <link.h>
@@ -8,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static pthread_mutex_t g_write_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_write_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* d_ptr values are absolute once glibc relocated the dynamic section (x86-64); a value below the
  * load bias is still relative. */
@@ -86,7 +87,7 @@ int dls_got_write(void **slot, void *value, uintptr_t relro_lo, uintptr_t relro_
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     void *start = (void *)(a & ~(page - 1));
     int rc = 0;
-    pthread_mutex_lock(&g_write_lock);
+    dls_mutex_lock(&g_write_lock);
     if (relro && mprotect(start, page, PROT_READ | PROT_WRITE) != 0) {
         rc = -1;
     } else {
@@ -94,6 +95,6 @@ int dls_got_write(void **slot, void *value, uintptr_t relro_lo, uintptr_t relro_
         if (relro)
             mprotect(start, page, PROT_READ);
     }
-    pthread_mutex_unlock(&g_write_lock);
+    dls_mutex_unlock(&g_write_lock);
     return rc;
 }

@@ -17,8 +17,8 @@ typedef void *(*dls_dlsym_fn)(void *handle, const char *name);
 dls_dlsym_fn dls_real_dlsym_fn(void);
 
 /* The C library's functions, for the shim's own use (never the hooks). NULL when missing. */
-void *dls_real_dlopen(const char *file, int mode);
-void *dls_real_dlmopen(long lmid, const char *file, int mode);
+void *dls_real_dlopen(const char *file, int mode) DLS_UNLOCKED;
+void *dls_real_dlmopen(long lmid, const char *file, int mode) DLS_UNLOCKED;
 
 /* The C library's dlopen, dlmopen and dlvsym as addresses, for the assembly entries
  * (x86_64/loader.S) and the loader hooks. */

@@ -16,7 +16,7 @@
 #ifndef DLS_PYTHREAD_H
 #define DLS_PYTHREAD_H
 
-#include "engine.h"
+#include "engine_hook.h"
 
 #include <stddef.h>
 

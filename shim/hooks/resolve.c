@@ -1,6 +1,7 @@
 /* The shim's own object and the paths of loaded objects (see resolve.h). */
 #include "resolve.h"
 
+#include "../common/mutex.h"
 #include "../common/map.h"
 
 #include <dlfcn.h>
@@ -41,21 +42,21 @@ int dls_addr_in_shim(const void *addr)
  * when it unloads it, and callers keep the path (profile rows, bindings, exchanges). */
 static const char *g_path_slots[4096];
 static dls_map g_paths = DLS_MAP_OVER(DLS_MAP_STRINGS, g_path_slots);
-static pthread_mutex_t g_paths_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_paths_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The kept copy of name ("" when the table is full or memory is short). Leaf lock; no loader
  * call. */
 static const char *kept(const char *name)
 {
     const char *out = "";
-    pthread_mutex_lock(&g_paths_lock);
+    dls_mutex_lock(&g_paths_lock);
     size_t i = dls_map_index(&g_paths, (uintptr_t)name);
     char *copy;
     if (dls_map_key_at(&g_paths, i))
         out = (const char *)dls_map_key_at(&g_paths, i);
     else if (!dls_map_full(&g_paths) && (copy = strdup(name)) != NULL)
         out = *(const char **)dls_map_claim(&g_paths, i, (uintptr_t)copy);
-    pthread_mutex_unlock(&g_paths_lock);
+    dls_mutex_unlock(&g_paths_lock);
     return out;
 }
 

@@ -1,13 +1,14 @@
 /* Export, import and release handling, and the trampoline hooks (see wrap.h). */
 #include "wrap.h"
 
+#include "../common/mutex.h"
 #include "../common/config.h"
 #include "../common/export.h"
 #include "../report/log.h"
 #include "../report/nvtx.h"
 #include "../report/summary.h"
 #include "../report/warn.h"
-#include "bindings.h"
+#include "bindings_table.h"
 #include "exchange.h"
 #include "policy_hooks.h"
 #include "record.h"
@@ -137,7 +138,7 @@ static struct {
     uint64_t xid;
 } g_views[DLS_LIVE_VIEWS];
 static size_t g_views_next;
-static pthread_mutex_t g_views_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_views_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Retires the live non-owning export `xid` registered under key (nothing when it is gone): only
  * the observer hears of it, since no deleter call happened. */
@@ -159,13 +160,13 @@ static void track_view(const dls_exchange_origin *o, dls_exchange *x)
     retire_view(o->tensor, 0);
     if (dls_exchange_add(o, x) == 0)
         return;
-    pthread_mutex_lock(&g_views_lock);
+    dls_mutex_lock(&g_views_lock);
     size_t i = g_views_next++ % DLS_LIVE_VIEWS;
     const void *old_key = g_views[i].key;
     uint64_t old_xid = g_views[i].xid;
     g_views[i].key = x->tensor;
     g_views[i].xid = x->xid;
-    pthread_mutex_unlock(&g_views_lock);
+    dls_mutex_unlock(&g_views_lock);
     retire_view(old_key, old_xid);
 }
 

@@ -1,9 +1,10 @@
 /* Producer attribution: which pending work of which streams may write an exchanged tensor (see
- * exch.h, dls_pol_attribute). Reads the streams' histories, not the index: the question is about
+ * attribute.h). Reads the streams' histories, not the index: the question is about
  * operations enqueued before the tensor was exported, when no range described it. The frontier
  * keeps only the pending work that no other pending work of it is ordered after. Lock held. */
+#include "attribute.h"
+
 #include "access.h"
-#include "exch.h"
 #include "ring.h"
 #include "stream_table.h"
 

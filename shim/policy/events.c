@@ -2,6 +2,7 @@
  * stream's context current, and the events fix records right after consumer accesses. */
 #include "events.h"
 
+#include "../common/mutex.h"
 #include "../cuda/drv.h"
 #include "../report/warn.h"
 #include "complete.h"
@@ -15,7 +16,7 @@
  * events with it, and a new one may get the same handle. The pool's lock is a leaf below the
  * policy lock: after events return here under it, so pool_put never calls the driver; the array
  * grows instead, and pool_get (never under the policy lock) destroys what exceeds POOL. */
-static pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
 typedef struct {
     CUevent ev;
     uintptr_t ctx;
@@ -32,7 +33,7 @@ static CUevent event_get(const dls_pol_stream *w)
 {
     CUevent e = NULL, extra[8];
     unsigned nextra = 0;
-    pthread_mutex_lock(&g_pool_lock);
+    dls_mutex_lock(&g_pool_lock);
     for (unsigned i = g_npool; i-- > 0 && (!e || (g_npool > POOL && nextra < sizeof extra / sizeof *extra));) {
         if (g_pool[i].ctx != w->ctx)
             continue;
@@ -44,7 +45,7 @@ static CUevent event_get(const dls_pol_stream *w)
         }
         g_pool[i] = g_pool[--g_npool];
     }
-    pthread_mutex_unlock(&g_pool_lock);
+    dls_mutex_unlock(&g_pool_lock);
     for (unsigned i = 0; i < nextra; i++)
         dls_drv_event_destroy(extra[i]);
     if (e)
@@ -64,7 +65,7 @@ static CUevent event_get(const dls_pol_stream *w)
  * No driver call: when the array cannot grow, e is left to its context (never reused). */
 void dls_pol_event_put(CUevent e, const dls_pol_stream *w)
 {
-    pthread_mutex_lock(&g_pool_lock);
+    dls_mutex_lock(&g_pool_lock);
     if (g_npool == g_cap) {
         unsigned cap = g_cap ? 2 * g_cap : POOL;
         pooled *p = realloc(g_pool, cap * sizeof *p);
@@ -75,7 +76,7 @@ void dls_pol_event_put(CUevent e, const dls_pol_stream *w)
     }
     if (g_npool < g_cap)
         g_pool[g_npool++] = (pooled){e, w->ctx, w->ctx_id};
-    pthread_mutex_unlock(&g_pool_lock);
+    dls_mutex_unlock(&g_pool_lock);
 }
 
 /* 1 when thread tid can name stream s (another thread's per-thread stream it cannot). */

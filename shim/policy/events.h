@@ -15,7 +15,7 @@ void dls_pol_event_put(CUevent e, const dls_pol_stream *w);
 /* No lock held: records a pooled event of w's context at the current end of w, with that context
  * current (an event records only on a stream of its own context). NULL when the event could not be
  * made or recorded (warned once). */
-CUevent dls_pol_event_record_on(const dls_pol_stream *w);
+CUevent dls_pol_event_record_on(const dls_pol_stream *w) DLS_UNLOCKED;
 
 /* 1 when thread tid can name stream s (another thread's per-thread stream it cannot). */
 int dls_pol_nameable(const dls_pol_stream *s, uint64_t tid);
@@ -28,7 +28,7 @@ void dls_pol_warn_ctx(const dls_pol_stream *w, CUresult r);
  * until dls_pol_after_placed). NULL when it cannot (st is another thread's per-thread stream,
  * some stream is capturing, memory is short, or the record failed: warned once); the release fence
  * then records at reuse time instead. */
-dls_pol_after *dls_pol_after_record(dls_pol_stream *st, uint64_t tid);
+dls_pol_after *dls_pol_after_record(dls_pol_stream *st, uint64_t tid) DLS_UNLOCKED;
 
 /* Lock held: the access a follows was just applied (it is a->st's latest position): a captures it
  * in hb. */

@@ -58,13 +58,6 @@ void dls_pol_x_note_use(dls_pol_x *x, uint64_t stream, uint64_t pos, const char 
  * DLS_POL_MAXF of them. */
 int dls_pol_x_produced_on(const dls_pol_x *x, uint64_t stream);
 
-/* Fills x's frontier (x->front): for every stream whose pending history entries may touch
- * [alo, hi) (launch words from the start of the allocation holding x, copies and sets by their
- * exact ranges), the position of its latest touching entry, not the stream's latest position,
- * so an unrelated later operation or a busy unrelated stream never makes a correct program look
- * racy (attribute.c); and x's producer streams (x->prod, dls_pol_x_produced_on). */
-void dls_pol_attribute(dls_pol_x *x);
-
 /* Notes that access a, enqueued on capturing stream st, is recorded into a graph: every live
  * exchange it touches that st is not ordered for is marked captured. */
 void dls_pol_capture_use(const dls_pol_access *a, const dls_pol_stream *st);

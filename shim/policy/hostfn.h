@@ -21,7 +21,7 @@ typedef struct {
 
 /* ENTER of a host-function launch (op), no lock held: records a mark on op's stream (takes the
  * lock to plan and commit; records outside it). Does nothing on a capturing stream. */
-void dls_pol_hostfn_launch(const dls_cuda_op *op);
+void dls_pol_hostfn_launch(const dls_cuda_op *op) DLS_UNLOCKED;
 
 /* Lock held: for every live exchange access a touches that st is not ordered for, and every frontier
  * entry thread tid's next operation on st is not ordered after, learns a mark after it already
@@ -29,7 +29,7 @@ void dls_pol_hostfn_launch(const dls_cuda_op *op);
 int dls_pol_hostfn_wanted(const dls_pol_access *a, const dls_pol_stream *st, uint64_t tid, dls_pol_hostfn_ask *ask);
 
 /* No lock held: asks the driver whether each mark of ask is complete. */
-void dls_pol_hostfn_query(dls_pol_hostfn_ask *ask);
+void dls_pol_hostfn_query(dls_pol_hostfn_ask *ask) DLS_UNLOCKED;
 
 /* Lock held: unpins ask's marks; thread tid learns those found complete. */
 void dls_pol_hostfn_learn(const dls_pol_hostfn_ask *ask, uint64_t tid);

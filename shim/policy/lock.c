@@ -9,7 +9,7 @@
 
 void dls_pol_drain_at_exit(void)
 {
-    if (pthread_mutex_trylock(&dls_pol_g.lock) != 0)
+    if (!dls_mutex_trylock(&dls_pol_g.lock))
         return; /* a holder drains itself; exit never waits for it */
     dls_pol_drain();
     if (atomic_load_explicit(&dls_pol_g.nhost, memory_order_relaxed))
@@ -19,7 +19,7 @@ void dls_pol_drain_at_exit(void)
 
 void dls_pol_unlock(void)
 {
-    pthread_mutex_unlock(&dls_pol_g.lock);
+    dls_mutex_unlock(&dls_pol_g.lock);
     dls_pol_check_flush();
 }
 

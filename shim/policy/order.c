@@ -198,7 +198,7 @@ static int capturing_now(const dls_pol_stream *to)
 }
 
 /* Makes one ordering (no lock held). */
-static void act(dls_pol_order *o, uint64_t tid)
+static void act(dls_pol_order *o, uint64_t tid) DLS_UNLOCKED
 {
     if (o->from_capturing) { /* a record there would be captured, a host sync would break the capture */
         dls_warn_once("fix-capture-source",

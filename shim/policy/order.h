@@ -71,7 +71,7 @@ void dls_pol_plan_mark(dls_pol_plan *p, uint64_t xid, uint64_t stream, unsigned 
 
 /* With the lock held: releases it, makes the orderings, takes it again and commits them (hb,
  * done positions, marks). Nothing to do for an empty plan. The plan is empty again after. */
-void dls_pol_plan_carry_out(dls_pol_plan *p);
+void dls_pol_plan_carry_out(dls_pol_plan *p) DLS_REQUIRES(dls_pol_g.lock);
 
 /* What one round plans into p (lock held): 0, or non-zero when nothing is left to plan (what the
  * rounds order for is gone). */
@@ -80,6 +80,6 @@ typedef int (*dls_pol_round)(dls_pol_plan *p, void *arg);
 /* With the lock held: plans with `round` and carries the plan out, again while a round's plan was
  * full (p->more), up to DLS_POL_ROUNDS rounds (the model may change while the lock is released
  * between them: each round plans from the model as it is). Returns p->rc. */
-int dls_pol_plan_rounds(dls_pol_plan *p, dls_pol_round round, void *arg);
+int dls_pol_plan_rounds(dls_pol_plan *p, dls_pol_round round, void *arg) DLS_REQUIRES(dls_pol_g.lock);
 
 #endif

@@ -9,6 +9,7 @@
 #include "../hooks/policy_hooks.h"
 #include "../report/log.h"
 #include "../report/warn.h"
+#include "attribute.h"
 #include "check.h"
 #include "exch.h"
 #include "fix.h"
@@ -152,6 +153,7 @@ static int frontier_round(dls_pol_plan *plan, void *arg)
  * carried out without the lock (p may be released meanwhile: it is looked up again by id).
  * Returns 0, or EIO when some ordering could not be made. Lock held. */
 static int order_rounds(dls_pol_plan *plan, dls_pol_x *p, dls_pol_stream *st, const char *reason)
+    DLS_REQUIRES(dls_pol_g.lock)
 {
     frontier_order f = {.first = p, .xid = p->xid, .st = st, .reason = reason};
     return dls_pol_plan_rounds(plan, frontier_round, &f);
@@ -293,10 +295,10 @@ static const dls_exchange_observer g_observer = {
 
 void dls_policy_start(void)
 {
-    pthread_mutex_lock(&dls_pol_g.lock);
+    dls_mutex_lock(&dls_pol_g.lock);
     dls_mode m = dls_config_get()->mode;
     if (dls_pol_g.hb || (m != DLS_MODE_CHECK && m != DLS_MODE_FIX)) {
-        pthread_mutex_unlock(&dls_pol_g.lock);
+        dls_mutex_unlock(&dls_pol_g.lock);
         return;
     }
     dls_pol_g.mode = m;
@@ -308,7 +310,7 @@ void dls_policy_start(void)
     }
     if (dls_pol_g.hb) /* fix leaves out a wait only where the order is sure */
         dls_hb_set_wary(dls_pol_g.hb, m == DLS_MODE_FIX);
-    pthread_mutex_unlock(&dls_pol_g.lock);
+    dls_mutex_unlock(&dls_pol_g.lock);
     if (!dls_pol_g.hb)
         dls_pol_degrade("policy-start", "out of memory at start-up");
     else

@@ -24,6 +24,7 @@
 #ifndef DLS_POL_QUEUE_H
 #define DLS_POL_QUEUE_H
 
+#include "thread.h"
 #include "types.h"
 
 /* The queue: slot i holds the record of claim i (mod its size). */
@@ -74,11 +75,6 @@ void dls_pol_drain(void);
 /* Applies r, whose call ended at stamp `end`, to the model (lock held): hb operation, history
  * entry, consumer accesses; drops r's reference of its after event. */
 void dls_pol_apply(const dls_pol_rec *r, uint64_t end);
-
-/* A thread's horizon (see the file comment), kept in its block (thread.h). */
-typedef struct {
-    uint64_t h, later;
-} dls_pol_horizon_state;
 
 /* Thread t learned that every stamp below `to` belongs to a call that returned: at once, or
  * (`nested`, inside a call nested in another) when the outermost call returns. */

@@ -5,8 +5,13 @@
 #ifndef DLS_POL_THREAD_H
 #define DLS_POL_THREAD_H
 
-#include "queue.h"
 #include "types.h"
+
+/* A thread's horizon on the host clock (queue.h says what it means): every end stamp below `h`
+ * belongs to a call known to have returned; `later` waits for the outermost call to return. */
+typedef struct {
+    uint64_t h, later;
+} dls_pol_horizon_state;
 
 typedef struct {
     dls_pol_horizon_state horizon;

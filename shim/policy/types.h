@@ -6,6 +6,7 @@
 #ifndef DLS_POL_TYPES_H
 #define DLS_POL_TYPES_H
 
+#include "../common/mutex.h"
 #include "../common/map.h"
 #include "../cuda/cuda_api.h"
 #include "../cuda/ops.h"
@@ -239,7 +240,7 @@ typedef struct {
 
 /* The policy's process state. */
 typedef struct {
-    pthread_mutex_t lock;
+    dls_mutex lock;
     int mode; /* dls_mode; set once at start */
     dls_hb *hb;
     dls_map streams;     /* dls_pol_stream_slot by id (stream_table.h) */

@@ -1,7 +1,7 @@
 /* Fix lines of race reports (see advice.h). */
 #include "advice.h"
 
-#include "race.h"
+#include "race_types.h"
 
 #include <stdint.h>
 #include <stdio.h>

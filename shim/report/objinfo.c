@@ -1,5 +1,6 @@
 /* Paths and build ids of loaded objects for offline symbolization (see objinfo.h). */
 #include "objinfo.h"
+#include "../common/mutex.h"
 
 #include <elf.h>
 #include <link.h>
@@ -17,7 +18,7 @@ typedef struct {
     dls_objinfo info;
 } slot;
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_lock = PTHREAD_MUTEX_INITIALIZER;
 static slot g_slots[SLOTS];
 static unsigned g_next; /* the slot replaced next */
 
@@ -63,11 +64,11 @@ void dls_objinfo_get(uintptr_t pc, uintptr_t bias, const char *name, dls_objinfo
 {
     if (!name)
         name = "";
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     slot *s = find(bias, name);
     if (s)
         *out = s->info;
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     if (s)
         return;
     memset(out, 0, sizeof *out);
@@ -79,7 +80,7 @@ void dls_objinfo_get(uintptr_t pc, uintptr_t bias, const char *name, dls_objinfo
     }
     search q = {.pc = pc, .bias = bias, .hex = out->build_id};
     dl_iterate_phdr(visit, &q);
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     if (!find(bias, name)) {
         slot *fresh = &g_slots[g_next++ % SLOTS];
         fresh->used = 1;
@@ -87,5 +88,5 @@ void dls_objinfo_get(uintptr_t pc, uintptr_t bias, const char *name, dls_objinfo
         snprintf(fresh->name, sizeof fresh->name, "%s", name);
         fresh->info = *out;
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
 }

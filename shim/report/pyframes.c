@@ -1,5 +1,6 @@
 /* Python frames for reports (see pyframes.h). */
 #include "pyframes.h"
+#include "../common/mutex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,7 +20,7 @@ static _Atomic(dls_pyframes_arrived_fn) g_arrived;
 
 static dls_py_api g_api[PYTHONS];
 static atomic_int g_napi;
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int dls_pyframes_add(const dls_py_api *api)
 {
@@ -27,7 +28,7 @@ int dls_pyframes_add(const dls_py_api *api)
         !api->frame_code || !api->frame_line || !api->getattr || !api->utf8 || !api->decref || !api->err_fetch ||
         !api->err_restore || !api->err_clear || !api->gc_disable || !api->gc_enable)
         return -1;
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     int n = atomic_load_explicit(&g_napi, memory_order_relaxed), rc = -1;
     for (int i = 0; i < n; i++)
         if (g_api[i].base == api->base)
@@ -37,7 +38,7 @@ int dls_pyframes_add(const dls_py_api *api)
         atomic_store_explicit(&g_napi, n + 1, memory_order_release);
         rc = 0;
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     return rc;
 }
 
@@ -171,7 +172,7 @@ static slot *slot_of(uint32_t h)
 static uint32_t take(dls_pyframes_state st, const walk *w, unsigned depth)
 {
     uint32_t h = 0;
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     if (!g_slots)
         g_slots = calloc(SLOTS, sizeof *g_slots);
     if (g_slots) {
@@ -185,7 +186,7 @@ static uint32_t take(dls_pyframes_state st, const walk *w, unsigned depth)
             s->w = *w;
         h = handle_of(i, s->gen);
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     return h;
 }
 
@@ -218,7 +219,7 @@ void dls_pyframes_restored(void)
     if (py)
         read_frames(py, &w);
     unsigned keep = 0;
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     for (unsigned i = 0; i < t->npending; i++) {
         slot *s = slot_of(t_pending[i]);
         if (s && s->state == DLS_PYFRAMES_PENDING && s->depth < t->depth) {
@@ -231,7 +232,7 @@ void dls_pyframes_restored(void)
         }
     }
     t->npending = keep;
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     dls_pyframes_arrived_fn arrived = atomic_load_explicit(&g_arrived, memory_order_acquire);
     if (arrived)
         arrived();
@@ -245,7 +246,7 @@ void dls_pyframes_on_arrival(dls_pyframes_arrived_fn fn)
 dls_pyframes_state dls_pyframes_get(uint32_t h, dls_pyframe *out, int max, int *n)
 {
     *n = 0;
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     const slot *s = slot_of(h);
     dls_pyframes_state st = s ? s->state : DLS_PYFRAMES_NONE;
     if (st == DLS_PYFRAMES_READY)
@@ -254,16 +255,16 @@ dls_pyframes_state dls_pyframes_get(uint32_t h, dls_pyframe *out, int max, int *
             snprintf(out[i].file, sizeof out[i].file, "%s", s->w.text + s->w.f[i].file);
             out[i].line = s->w.f[i].line;
         }
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     return st;
 }
 
 int dls_pyframes_pending_here(uint32_t h)
 {
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     const slot *s = slot_of(h);
     int here = s && s->state == DLS_PYFRAMES_PENDING && s->owner == &dls_pythread_now;
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     return here;
 }
 

@@ -1,6 +1,7 @@
 /* Race report formatting and deduplication (see race.h). */
 #include "race.h"
 
+#include "../common/mutex.h"
 #include "../common/compiler.h"
 #include "../common/config.h"
 #include "../common/ownfd.h"
@@ -21,7 +22,7 @@
 #define PYFRAMES 12
 #define WAITING 16
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     uint64_t key;
     unsigned count;
@@ -249,11 +250,11 @@ static const dls_suppress_rule *suppression(const dls_race *r, const frames *pf,
 /* Marks the hazard `key` suppressed: its repeats are not printed at exit. */
 static void mark_suppressed(uint64_t key)
 {
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     for (size_t i = 0; i < g_n; i++)
         if (g_seen[i].key == key)
             g_seen[i].suppressed = 1;
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
 }
 
 static void format_text(text *t, const dls_race *r, const frames *pf, const frames *cf, const char *fix_text)
@@ -343,28 +344,28 @@ static void keep_entry(const dls_race *r, uint64_t key, const frames *pf, const 
     at[t->len] = '\0';
     e->text = at;
     int kept = 0;
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     if (g_nentries < TABLE) {
         g_entries[g_nentries++] = e;
         kept = 1;
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     if (!kept)
         free(e);
 }
 
 size_t dls_race_entries(void)
 {
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     size_t n = g_nentries;
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     return n;
 }
 
 int dls_race_entry_get(size_t i, dls_race_entry *out, unsigned *count)
 {
     int rc = -1;
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     if (i < g_nentries) {
         *out = *g_entries[i];
         *count = 1;
@@ -373,7 +374,7 @@ int dls_race_entry_get(size_t i, dls_race_entry *out, unsigned *count)
                 *count = g_seen[k].count;
         rc = 0;
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     return rc;
 }
 
@@ -425,7 +426,7 @@ typedef struct {
 } waiting;
 
 static waiting g_waiting[WAITING];
-static pthread_mutex_t g_waiting_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_waiting_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *keep(char *out, size_t n, const char *s)
 {
@@ -447,7 +448,7 @@ static void frames_arrived(void)
 static int wait_for_python(const dls_race *r, uint64_t key, const dls_stack *ps, const dls_stack *cs)
 {
     dls_pyframes_on_arrival(frames_arrived);
-    pthread_mutex_lock(&g_waiting_lock);
+    dls_mutex_lock(&g_waiting_lock);
     waiting *w = NULL;
     for (int i = 0; i < WAITING && !w; i++)
         if (!g_waiting[i].used)
@@ -468,7 +469,7 @@ static int wait_for_python(const dls_race *r, uint64_t key, const dls_stack *ps,
         w->pstack = *ps;
         w->cstack = *cs;
     }
-    pthread_mutex_unlock(&g_waiting_lock);
+    dls_mutex_unlock(&g_waiting_lock);
     return w != NULL;
 }
 
@@ -480,7 +481,7 @@ static void write_waiting(int all)
     for (;;) {
         waiting w;
         int found = 0;
-        pthread_mutex_lock(&g_waiting_lock);
+        dls_mutex_lock(&g_waiting_lock);
         for (int i = 0; i < WAITING && !found; i++) {
             waiting *q = &g_waiting[i];
             if (q->used && (all || (q->owner == &dls_pythread_now && !dls_pyframes_pending_here(q->cstack.py)))) {
@@ -489,7 +490,7 @@ static void write_waiting(int all)
                 found = 1;
             }
         }
-        pthread_mutex_unlock(&g_waiting_lock);
+        dls_mutex_unlock(&g_waiting_lock);
         if (!found)
             return;
         w.r.dtype = w.r.dtype ? w.dtype : NULL;
@@ -506,7 +507,7 @@ unsigned dls_race_report(const dls_race *r)
     uint64_t key = dls_race_key(r);
     unsigned count = 0;
     int again = 0; /* a repeat in an exchange the hazard was not last seen in */
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     for (size_t i = 0; i < g_n; i++)
         if (g_seen[i].key == key) {
             count = ++g_seen[i].count;
@@ -522,7 +523,7 @@ unsigned dls_race_report(const dls_race *r)
         g_seen[g_n].xid = g_seen[g_n].last_xid = r->xid;
         g_n++;
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     if (again)
         write_again(r, key);
     if (count > 1)
@@ -550,23 +551,23 @@ unsigned dls_race_report(const dls_race *r)
 
 size_t dls_race_distinct(void)
 {
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     size_t n = g_n;
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     return n;
 }
 
 void dls_race_reset_for_tests(void)
 {
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     g_n = 0;
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
 }
 
 void dls_race_emit_repeats(void)
 {
     write_waiting(1);
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     for (size_t i = 0; i < g_n; i++) {
         if (g_seen[i].count < 2 || g_seen[i].suppressed)
             continue;
@@ -576,5 +577,5 @@ void dls_race_emit_repeats(void)
                          (unsigned long long)g_seen[i].xid, g_seen[i].count);
         dls_ownfd_stderr(line, (size_t)k);
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
 }

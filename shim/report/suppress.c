@@ -1,7 +1,7 @@
 /* Suppression rules: parsing and matching (see suppress.h). */
 #include "suppress.h"
 
-#include "race.h"
+#include "race_types.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* Warn-once registry (see warn.h). */
 #include "warn.h"
 
+#include "../common/mutex.h"
 #include "../common/map.h"
 #include "../common/ownfd.h"
 
@@ -12,7 +13,7 @@
 #include <string.h>
 
 /* The keys already warned about: owned copies, in a map grown by doubling. */
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static dls_mutex g_lock = PTHREAD_MUTEX_INITIALIZER;
 static dls_map g_keys = DLS_MAP_INIT(DLS_MAP_STRINGS, char *);
 
 /* Doubles the set (64 slots at first); 0, or -1 when memory is short. Lock held. */
@@ -31,7 +32,7 @@ static int grow(void)
 static int first_time(const char *key)
 {
     int fresh = 1;
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     if (!dls_map_full(&g_keys) || grow() == 0) {
         size_t i = dls_map_index(&g_keys, (uintptr_t)key);
         char *copy;
@@ -40,7 +41,7 @@ static int first_time(const char *key)
         else if ((copy = strdup(key)) != NULL)
             dls_map_claim(&g_keys, i, (uintptr_t)copy);
     }
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     return fresh;
 }
 
@@ -64,9 +65,9 @@ int dls_warn_once(const char *key, const char *fmt, ...)
 
 void dls_warn_reset_for_tests(void)
 {
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     for (size_t i = 0; i < g_keys.cap; i++)
         free((char *)dls_map_key_at(&g_keys, i));
     free(dls_map_take(&g_keys));
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
 }

@@ -1,6 +1,8 @@
 # The layer check (tests/layers): scripts/check-layers.py's self-test plants a downward call, an
-# upward call, a cycle within a layer and an unlisted file, and expects each verdict; then it
-# checks the built shim against its layer tables.
+# upward call, a cycle within a layer, an unlisted file, a downward and an upward include, an
+# include cycle, an unlisted header, an unnamed layer, and includes of another module's face and
+# of its private header, and expects each verdict; then it checks the built shim against its
+# layer tables.
 #   test_layers   a wrapper that runs it on this build's objects (cmocka-style counts)
 LAYERS_TEST := $(B)/tests/test_layers
 

@@ -11,6 +11,12 @@
 
 #include "cuda/cbids.h"
 #include "cuda/decode.h"
+#include "cuda/decode_common.h"
+#include "cuda/decode_launch.h"
+#include "cuda/decode_life.h"
+#include "cuda/decode_mem.h"
+#include "cuda/decode_sync.h"
+#include "cuda/decode_work.h"
 #include "cuda/kparams.h"
 #include "cuda/identity.h"
 

@@ -4,6 +4,7 @@
 #define DLS_TEST_POLICY_ALL_H
 
 #include "policy/access.h"
+#include "policy/attribute.h"
 #include "policy/check.h"
 #include "policy/complete.h"
 #include "policy/events.h"
