@@ -6,7 +6,10 @@
  * read it), write it, export it (MXNDArrayToDLPack) and record its `written` event; CONSUMERS
  * threads take a written buffer, create a stream for the import, make it wait for `written`,
  * read the tensor there, record `read`, release the tensor and destroy the stream. Events are
- * made once per buffer and handed across threads. The probe prints the heap it still holds once
+ * made once per buffer and handed across threads. As a driver's queue does, the pipeline keeps at
+ * most INFLIGHT exchanges enqueued and not done: a host function the consumer enqueues after its
+ * read counts each one done, and a loader waits (on a condition variable, which dlsync does not
+ * see) while INFLIGHT are not. The probe prints the heap it still holds once
  * every exchange is over, every stream destroyed and the device synchronized (mallinfo2's bytes
  * in use), and its peak RSS (VmHWM), in bytes.
  *
@@ -35,6 +38,7 @@
 #define POOL 16
 #define N 64
 #define SOAK1 2000
+#define INFLIGHT 64
 
 /* A buffer of the pool, with its events and the tensor exported from it while it is in flight. */
 typedef struct {
@@ -55,6 +59,9 @@ static buffer g_pool[POOL];
 static queue g_free = {.lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 static queue g_ready = {.lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 static int g_per_loader, g_per_consumer;
+static pthread_mutex_t g_flight_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_flight_cv = PTHREAD_COND_INITIALIZER;
+static long g_started, g_done; /* exchanges, under g_flight_lock */
 static float *g_dst[CONSUMERS];
 
 static void put(queue *q, int item)
@@ -77,10 +84,25 @@ static int take(queue *q)
     return item;
 }
 
+/* Host function: one exchange's read is done. */
+static void CUDART_CB exchange_done(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&g_flight_lock);
+    g_done++;
+    pthread_cond_broadcast(&g_flight_cv);
+    pthread_mutex_unlock(&g_flight_lock);
+}
+
 static void *loader(void *arg)
 {
     (void)arg;
     for (int i = 0; i < g_per_loader; i++) {
+        pthread_mutex_lock(&g_flight_lock);
+        while (g_started - g_done >= INFLIGHT)
+            pthread_cond_wait(&g_flight_cv, &g_flight_lock);
+        g_started++;
+        pthread_mutex_unlock(&g_flight_lock);
         buffer *b = &g_pool[take(&g_free)];
         if (cudaStreamWaitEvent(fp_side_stream(), b->read, 0) != cudaSuccess || fp_write(b->a, (float)i) ||
             MXNDArrayToDLPack(b->a, &b->t) || cudaEventRecord(b->written, fp_side_stream()) != cudaSuccess)
@@ -98,7 +120,7 @@ static void *consumer(void *arg)
         cudaStream_t s;
         if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
             cudaStreamWaitEvent(s, b->written, 0) != cudaSuccess || fp_read(s, b->t->dl_tensor.data, dst, N) ||
-            cudaEventRecord(b->read, s) != cudaSuccess)
+            cudaEventRecord(b->read, s) != cudaSuccess || cudaLaunchHostFunc(s, exchange_done, NULL) != cudaSuccess)
             return b;
         DLManagedTensor *t = b->t;
         b->t = NULL;
