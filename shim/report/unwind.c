@@ -112,47 +112,34 @@ static const uint8_t *encoded(const uint8_t *p, const uint8_t *end, uint8_t enc,
     default:
         return NULL;
     }
+    static const uint8_t size[16] = {
+        [0x00] = 8, [0x02] = 2, [0x03] = 4, [0x04] = 8, [0x0a] = 2, [0x0b] = 4, [0x0c] = 8};
+    size_t k = size[enc & 0x0f];
     uint64_t u = 0;
     int64_t s = 0;
-    uint16_t u16;
-    uint32_t u32;
-    int16_t s16;
-    int32_t s32;
-    size_t k = (enc & 0x0f) == 0x02 || (enc & 0x0f) == 0x0a   ? 2
-               : (enc & 0x0f) == 0x03 || (enc & 0x0f) == 0x0b ? 4
-               : (enc & 0x0f) == 0x00 || (enc & 0x0f) == 0x04 || (enc & 0x0f) == 0x0c
-                   ? 8
-                   : 0;
-    if (k && (size_t)(end - p) < k)
+    if (k > (size_t)(end - p))
         return NULL;
+    if (k)
+        memcpy(&u, p, k); /* little-endian */
     switch (enc & 0x0f) {
     case 0x00:
+    case 0x02:
+    case 0x03:
     case 0x04:
     case 0x0c:
-        memcpy(&u, p, 8);
         break;
     case 0x01:
         p = uleb(p, end, &u);
-        break;
-    case 0x02:
-        memcpy(&u16, p, 2);
-        u = u16;
-        break;
-    case 0x03:
-        memcpy(&u32, p, 4);
-        u = u32;
         break;
     case 0x09:
         p = sleb(p, end, &s);
         u = (uint64_t)s;
         break;
     case 0x0a:
-        memcpy(&s16, p, 2);
-        u = (uint64_t)(int64_t)s16;
+        u = (uint64_t)(int64_t)(int16_t)u;
         break;
     case 0x0b:
-        memcpy(&s32, p, 4);
-        u = (uint64_t)(int64_t)s32;
+        u = (uint64_t)(int64_t)(int32_t)u;
         break;
     default:
         return NULL;
@@ -455,7 +442,11 @@ static rule rule_for(uintptr_t pc)
         return out;
     }
     int bp = r.bp == R_SAME ? BP_SAME : r.bp == R_AT_CFA ? BP_AT_CFA : r.bp == R_AT_BP ? BP_AT_BP : -1;
-    int cfa = r.cfa_other ? -1 : r.cfa_at ? CFA_AT_BP : r.cfa_reg == REG_SP ? CFA_SP : r.cfa_reg == REG_BP ? CFA_BP : -1;
+    int cfa = r.cfa_other           ? -1
+              : r.cfa_at            ? CFA_AT_BP
+              : r.cfa_reg == REG_SP ? CFA_SP
+              : r.cfa_reg == REG_BP ? CFA_BP
+                                    : -1;
     if (r.ra != R_AT_CFA || bp < 0 || cfa < 0 || r.cfa_off != (int32_t)r.cfa_off || r.ra_off != (int32_t)r.ra_off ||
         r.bp_off != (int32_t)r.bp_off)
         return out;
@@ -531,7 +522,7 @@ __attribute__((noinline, no_sanitize_address)) int dls_unwind(void **pc, int max
     uintptr_t ip, sp, bp;
     __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" : "=r"(ip), "=r"(sp), "=r"(bp));
     if (sp < w->lo || sp >= w->hi)
-        return -1; /* a stack of its own (sigaltstack, a coroutine's) */
+        return -1;        /* a stack of its own (sigaltstack, a coroutine's) */
     uintptr_t floor = sp; /* every read lies in [floor, hi): the part of the stack in use */
     int n = 0;
     for (int first = 1; n < max; first = 0) {
