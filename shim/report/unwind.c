@@ -5,6 +5,7 @@
 
 #include "../common/thread_block.h"
 
+#include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -12,13 +13,23 @@
 #include <string.h>
 
 /* The unwinder's lookup of the frame description entry covering pc, with the bases its pointer
- * encodings are relative to (libgcc_s, exported since GCC 3.0, as backtrace(3) uses it). */
+ * encodings are relative to: libgcc_s's _Unwind_Find_FDE (exported since GCC 3.0), looked up
+ * once, from the libgcc_s that backtrace(3) would load (the shim does not link it). */
 struct dwarf_eh_bases {
     void *tbase;
     void *dbase;
     void *func;
 };
-extern const void *_Unwind_Find_FDE(void *pc, struct dwarf_eh_bases *bases);
+typedef const void *(*find_fde_fn)(void *pc, struct dwarf_eh_bases *bases);
+static find_fde_fn g_find_fde;
+static pthread_once_t g_find_once = PTHREAD_ONCE_INIT;
+
+static void find_unwinder(void)
+{
+    void *h = dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (h)
+        *(void **)&g_find_fde = dlsym(h, "_Unwind_Find_FDE");
+}
 
 /* DWARF register numbers of x86-64. */
 enum { REG_BP = 6, REG_SP = 7 };
@@ -410,7 +421,7 @@ static rule rule_for(uintptr_t pc)
 {
     rule out = {.kind = RULE_UNKNOWN};
     struct dwarf_eh_bases b;
-    const uint8_t *fde = _Unwind_Find_FDE((void *)pc, &b), *p;
+    const uint8_t *fde = g_find_fde((void *)pc, &b), *p;
     cie c;
     if (!fde)
         return out;
@@ -465,6 +476,9 @@ static int read_subs(struct dl_phdr_info *info, size_t size, void *out)
 /* The calling thread's walker with its stack bounds and rules current; NULL when it has none. */
 static walker *walker_self(void)
 {
+    pthread_once(&g_find_once, find_unwinder); /* a loader call: the callers hold no lock */
+    if (!g_find_fde)
+        return NULL;
     walker *w = t_walker ? t_walker : dls_thread_block_new(&g_block, (void **)&t_walker);
     if (!w || w->no_bounds)
         return NULL;

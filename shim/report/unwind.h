@@ -2,7 +2,8 @@
  * addresses only, each frame stepped with its unwind rule (where the frame's caller's stack
  * pointer, return address and frame pointer are) from the object's .eh_frame, kept per thread by
  * return address, so a stack seen before is walked without parsing anything; the first sight of
- * an address finds its frame description through the unwinder's _Unwind_Find_FDE.
+ * an address finds its frame description through libgcc_s's _Unwind_Find_FDE (the library that
+ * backtrace(3) loads, opened at the first walk; without it the walk declines).
  *
  * Safe by construction: a frame is stepped only when its rule is one this walk knows (the
  * canonical frame address is the stack or frame pointer plus an offset, or the value saved at
