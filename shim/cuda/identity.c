@@ -47,6 +47,7 @@ typedef struct {
 typedef struct {
     slot streams[SETS][WAYS];
     uint64_t uses; /* lookups so far, the clock of the slots' `used` */
+    uint64_t gen;  /* the generation of the last lookup: in a later one every slot is stale */
     ctx_slot ctxs[CTX_SLOTS];
     unsigned ctx_next;
 } cache;
@@ -96,6 +97,11 @@ static slot *slot_of(cache *c, CUstream canonical, dls_stream_kind kind, CUconte
         return NULL;
     slot *set = c->streams[set_of(*key, *key_ctx)], *victim = &set[0];
     uint64_t now = ++c->uses;
+    if (c->gen != gen) { /* a stream was destroyed since: no slot holds a valid resolution */
+        c->gen = gen;
+        victim->used = now;
+        return victim;
+    }
     for (int i = 0; i < WAYS; i++) {
         slot *sl = &set[i];
         if (sl->gen == gen && sl->key == *key && sl->key_ctx == *key_ctx) {
