@@ -13,15 +13,20 @@
 
 atomic_uint_fast64_t dls_cuda_stream_gen = 1;
 
-/* The per-thread cache of resolutions: direct-mapped by canonical handle and, for default
- * streams, the context; a slot is valid while its generation is the current one. Not a dls_map:
- * a cache may lose an entry (a miss asks the driver again), so a colliding slot is overwritten. */
-#define SLOTS 64
+/* The per-thread cache of resolutions: SETS sets of WAYS slots, a key's set chosen by a
+ * multiplicative hash of its canonical handle and, for default streams, the context (handles
+ * come from a heap: their low bits repeat, so they are mixed, not masked); a slot is valid while
+ * its generation is the current one. A key misses only when WAYS other keys of its set were
+ * used since; a miss replaces the set's least recently used slot. Not a dls_map: a cache may
+ * lose an entry (a miss asks the driver again). */
+#define SETS 16
+#define WAYS 4
 typedef struct {
     uint64_t gen; /* 0 = empty */
     uintptr_t key;
     uintptr_t key_ctx;
     uint64_t made; /* a stream this thread made whose id is not asked yet: g_asked then; else 0 */
+    uint64_t used; /* the thread's use count when the slot was last found or filled */
     dls_cuda_stream s;
 } slot;
 
@@ -41,7 +46,9 @@ typedef struct {
 /* A thread's caches of streams and contexts, in a block (thread_block.h) allocated at its first
  * resolution: the simulator's and the program's threads that never resolve a stream carry none. */
 typedef struct {
-    slot streams[SLOTS];
+    slot streams[SETS][WAYS];
+    uint64_t uses; /* lookups so far, the clock of the slots' `used` */
+    uint64_t gen;  /* the generation of the last lookup: in a later one every slot is stale */
     ctx_slot ctxs[CTX_SLOTS];
     unsigned ctx_next;
 } cache;
@@ -69,14 +76,45 @@ static CUstream canonical_of(CUstream h, int per_thread_call, dls_stream_kind *k
     return canonical;
 }
 
+/* The set of a key: the top bits of the key's product with a 64-bit odd constant (Fibonacci
+ * hashing), which every bit of the key moves. */
+static unsigned set_of(uintptr_t key, uintptr_t key_ctx)
+{
+    uint64_t h = ((uint64_t)key ^ ((uint64_t)key_ctx * 0x9e3779b97f4a7c15ull)) * 0x9e3779b97f4a7c15ull;
+    return (unsigned)(h >> 60) % SETS;
+}
+
 /* The slot of cache c (NULL: none) for canonical handle `canonical` of kind `kind` (default
- * streams belong to the current context; real handles are global), with its key. */
-static slot *slot_of(cache *c, CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, uintptr_t *key,
-                     uintptr_t *key_ctx)
+ * streams belong to the current context; real handles are global), with its key: the slot that
+ * holds the key in generation gen when one does (*hit 1), else the slot a resolution of the key
+ * should replace (*hit 0): an empty or stale one, else the least recently used of its set. */
+static slot *slot_of(cache *c, CUstream canonical, dls_stream_kind kind, CUcontext cur_ctx, uint64_t gen,
+                     uintptr_t *key, uintptr_t *key_ctx, int *hit)
 {
     *key = (uintptr_t)canonical;
     *key_ctx = kind == DLS_STREAM_UNKNOWN ? 0 : (uintptr_t)cur_ctx;
-    return c ? &c->streams[((*key >> 4) ^ (*key_ctx >> 4) ^ *key) % SLOTS] : NULL;
+    *hit = 0;
+    if (!c)
+        return NULL;
+    slot *set = c->streams[set_of(*key, *key_ctx)], *victim = &set[0];
+    uint64_t now = ++c->uses;
+    if (c->gen != gen) { /* a stream was destroyed since: no slot holds a valid resolution */
+        c->gen = gen;
+        victim->used = now;
+        return victim;
+    }
+    for (int i = 0; i < WAYS; i++) {
+        slot *sl = &set[i];
+        if (sl->gen == gen && sl->key == *key && sl->key_ctx == *key_ctx) {
+            sl->used = now;
+            *hit = 1;
+            return sl;
+        }
+        if (victim->gen == gen && (sl->gen != gen || sl->used < victim->used))
+            victim = sl;
+    }
+    victim->used = now;
+    return victim;
 }
 
 void dls_cuda_streams_invalidate(void)
@@ -177,15 +215,16 @@ typedef struct {
     slot *sl;
 } place;
 
-/* Fills *p for h; returns its slot when that holds a valid resolution of h, else NULL. */
+/* Fills *p for h; returns its slot when that holds a valid resolution of h, else NULL (p->sl is
+ * then the slot a resolution of h replaces). */
 static slot *lookup(CUstream h, int per_thread_call, CUcontext cur_ctx, place *p)
 {
     p->canonical = canonical_of(h, per_thread_call, &p->kind);
     p->gen = atomic_load_explicit(&dls_cuda_stream_gen, memory_order_acquire);
     p->c = cache_self();
-    p->sl = slot_of(p->c, p->canonical, p->kind, cur_ctx, &p->key, &p->key_ctx);
-    slot *sl = p->sl;
-    return sl && sl->gen == p->gen && sl->key == p->key && sl->key_ctx == p->key_ctx ? sl : NULL;
+    int hit;
+    p->sl = slot_of(p->c, p->canonical, p->kind, cur_ctx, p->gen, &p->key, &p->key_ctx, &hit);
+    return hit ? p->sl : NULL;
 }
 
 /* Resolves h (see dls_cuda_stream_resolve); a stream this thread made and nobody asked about
@@ -239,6 +278,7 @@ void dls_cuda_stream_resolve_created(CUstream h, CUcontext ctx, unsigned flags, 
                        .key = p.key,
                        .key_ctx = p.key_ctx,
                        .made = atomic_load_explicit(&g_asked, memory_order_acquire),
+                       .used = p.sl->used,
                        .s = s};
 }
 

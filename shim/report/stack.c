@@ -1,8 +1,10 @@
-/* Stack capture with backtrace(3) and symbolization with dladdr(3) (see stack.h). */
+/* Stack capture with the cached-rule walk (unwind.h; backtrace(3) where it cannot walk) and
+ * symbolization with dladdr(3) (see stack.h). */
 #include "stack.h"
 
 #include "../common/config.h"
 #include "objinfo.h"
+#include "unwind.h"
 
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -14,7 +16,9 @@
 
 void dls_stack_capture_native(dls_stack *s)
 {
-    s->n = backtrace(s->pc, DLS_STACK_MAX);
+    s->n = dls_unwind(s->pc, DLS_STACK_MAX);
+    if (s->n < 0)
+        s->n = backtrace(s->pc, DLS_STACK_MAX);
     if (s->n < 0)
         s->n = 0;
     s->py = 0;

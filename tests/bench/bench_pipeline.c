@@ -29,7 +29,19 @@
  *      the consumer's and back: a kernel may write), unsynchronized without the shim and in fix;
  *   5. with valgrind: instructions per kernel launch in fix (callgrind, the difference between
  *      runs of 2*LAUNCHES and LAUNCHES launches on memory no exchange touches) while no
- *      exchanged tensor waits for its first use, and while one does. */
+ *      exchanged tensor waits for its first use, and while one does;
+ *   6. what a user pays per exchange, whole path (exchange_path: the producer's next write
+ *      after its wait on the last read, the write, the export, the program's own event record
+ *      and wait when it orders the exchange itself, the consumer's launch and release), in fix
+ *      and in check against DLSYNC_MODE=off, for an already-ordered exchange (the program's
+ *      own events) and a legacy one that needs dlsync's wait: the instructions added on the
+ *      calling thread (callgrind collecting exchange_path and its callees, where dlsync's
+ *      callbacks run), and dlsync's own driver calls (the simulator's trace, CUDASIM_TRACE:
+ *      every call's C line, named; the program's calls are the same in every mode, so the
+ *      difference to the run with DLSYNC_MODE=off is the calls dlsync made), each the
+ *      difference of runs of PATH2 and PATH1 exchanges; with the budgets and goals that hold
+ *      them (tests/bench/budget.h). */
+#include "../bench/budget.h"
 #include "dls_test.h"
 #include "cudasim.h"
 #include "fakeprod.h"
@@ -49,6 +61,8 @@
 #define LAUNCHES 2000
 #define N 256
 #define WINDOW 4
+#define PATH1 200
+#define PATH2 600
 
 static double now_ns(void)
 {
@@ -79,7 +93,8 @@ static cudaEvent_t g_written, g_read[WINDOW];
 /* One exchange of buffer `slot`: write on the producer's stream, export, read on `consumer`,
  * ordered as `order` says. The tensor is released at once (*held NULL) or kept in *held until the
  * slot comes round again. */
-static void exchange(fp_array *a, int slot, cudaStream_t consumer, float *dst, int order, DLManagedTensor **held)
+__attribute__((noinline)) static void exchange_path(fp_array *a, int slot, cudaStream_t consumer, float *dst, int order,
+                                                    DLManagedTensor **held)
 {
     DLManagedTensor *t;
     if (held && *held)
@@ -186,21 +201,24 @@ static int child(const char *what, int order, int window)
         printf("%.0f\n", per[RUNS / 2]);
         return 0;
     }
-    int pipeline = strcmp(what, "pipeline") == 0, n = pipeline ? ITERS : EXCHANGES;
+    /* BENCH_EXCHANGES=<n>: one run of n exchanges, for callgrind and the simulator's trace. */
+    const char *counted = getenv("BENCH_EXCHANGES");
+    int pipeline = strcmp(what, "pipeline") == 0, n = pipeline ? ITERS : counted ? atoi(counted) : EXCHANGES;
+    int runs = counted ? 1 : RUNS;
     if (pipeline) {
         cudasim_set_kernel_duration("fp_write", KERNEL_US);
         cudasim_set_kernel_duration("fp_read", KERNEL_US);
     }
     double per[RUNS];
-    for (int r = 0; r < RUNS; r++) {
+    for (int r = 0; r < runs; r++) {
         double t0 = now_ns();
         DLManagedTensor *held[WINDOW] = {NULL};
         for (int i = 0; i < n; i++)
             if (pipeline) {
                 sleep_us(HOST_US); /* the host prepares the next input */
-                exchange(ring[i % WINDOW], i % WINDOW, consumer, dst, order, window ? &held[i % WINDOW] : NULL);
+                exchange_path(ring[i % WINDOW], i % WINDOW, consumer, dst, order, window ? &held[i % WINDOW] : NULL);
             } else {
-                exchange(a, 0, consumer, dst, order, NULL);
+                exchange_path(a, 0, consumer, dst, order, NULL);
             }
         for (int i = 0; i < WINDOW; i++)
             if (held[i])
@@ -208,8 +226,8 @@ static int child(const char *what, int order, int window)
         cudaDeviceSynchronize();
         per[r] = (now_ns() - t0) / n;
     }
-    qsort(per, RUNS, sizeof *per, cmp);
-    printf("%.0f\n", per[RUNS / 2]);
+    qsort(per, (size_t)runs, sizeof *per, cmp);
+    printf("%.0f\n", per[runs / 2]);
     return 0;
 }
 
@@ -264,6 +282,155 @@ static double per_launch(int pending)
     double a = run("launches", "fix", ORDER_NONE, vg, one), b = run("launches", "fix", ORDER_NONE, vg, two);
     unsetenv("BENCH_PENDING");
     return a < 0 || b < 0 ? -1 : (b - a) / LAUNCHES;
+}
+
+/* The environment of a whole-path child: the shim in `mode`, n exchanges ordered as `order`,
+ * and `extra` (NULL: none). env must hold 9 entries; the strings live in buf (size 4096). */
+static void path_env(const char **env, char *buf, const char *mode, int order, int n, const char *extra)
+{
+    char shim[1024], cupti[1024], preload[2048];
+    dls_build_path(shim, sizeof shim, "lib/libdlsync.so");
+    dls_build_path(cupti, sizeof cupti, "cudasim/libcupti.so.13");
+    int k = 0, len = 0;
+    const char *fmt[] = {"LD_PRELOAD=%s", "DLSYNC_MODE=%s", "BENCH_CHILD=exchange%s", "DLSYNC_CUPTI=%s",
+                         "BENCH_EXCHANGES=%d"};
+    for (int i = 0; i < 5; i++) {
+        env[k++] = buf + len;
+        len += 1 + (i == 0   ? snprintf(buf + len, 4096 - len, fmt[i], dls_preload_value(preload, sizeof preload, shim))
+                    : i == 1 ? snprintf(buf + len, 4096 - len, fmt[i], mode)
+                    : i == 2 ? snprintf(buf + len, 4096 - len, fmt[i], order == ORDER_EVENTS ? ":events" : "")
+                    : i == 3 ? snprintf(buf + len, 4096 - len, fmt[i], cupti)
+                             : snprintf(buf + len, 4096 - len, fmt[i], n));
+    }
+    env[k++] = "CUDA_INJECTION64_PATH=";
+    env[k++] = "DLSYNC_LOG=";
+    env[k++] = extra ? extra : "CUDASIM_TRACE=";
+    env[k] = NULL;
+}
+
+/* Instructions of the calling thread inside exchange_path over n exchanges (callgrind); -1 when
+ * the run failed. */
+static double path_instructions(const char *mode, int order, int n)
+{
+    char self[1024], envbuf[4096], out[128], out1[160], e_out[160];
+    const char *env[9];
+    dls_build_path(self, sizeof self, "tests/bench_pipeline");
+    snprintf(out, sizeof out, "/tmp/dls_bench_path.%d.cg", (int)getpid());
+    snprintf(out1, sizeof out1, "%s-01", out);
+    snprintf(e_out, sizeof e_out, "--callgrind-out-file=%s", out);
+    path_env(env, envbuf, mode, order, n, NULL);
+    const char *argv[] = {
+        "valgrind", "--tool=callgrind", "--separate-threads=yes", "--toggle-collect=exchange_path", e_out, self, NULL};
+    dls_run_result r;
+    double v = -1;
+    if (dls_run(argv, env, &r) == 0) {
+        char *text = r.status == 0 ? dls_read_file(out1) : NULL;
+        const char *t = text ? strstr(text, "\ntotals: ") : NULL;
+        v = t ? atof(t + 9) : -1;
+        free(text);
+        dls_run_free(&r);
+    }
+    for (int i = 1; i < 100; i++) { /* the per-thread files */
+        snprintf(out1, sizeof out1, "%s-%02d", out, i);
+        unlink(out1);
+    }
+    return v;
+}
+
+/* Driver and runtime calls by name, from a simulator trace. */
+#define NAMES 96
+typedef struct {
+    char name[64];
+    double count[4]; /* fix or check at PATH1 and PATH2, off at PATH1 and PATH2 */
+} call_count;
+
+/* Adds the calls of the trace of a run of n exchanges in `mode` to counts (column col); -1 when
+ * the run failed. */
+static int path_calls(const char *mode, int order, int n, call_count *counts, int *ncounts, int col)
+{
+    char self[1024], envbuf[4096], trace[128], e_trace[160], line[256];
+    const char *env[9];
+    dls_build_path(self, sizeof self, "tests/bench_pipeline");
+    snprintf(trace, sizeof trace, "/tmp/dls_bench_path.%d.trace", (int)getpid());
+    snprintf(e_trace, sizeof e_trace, "CUDASIM_TRACE=%s", trace);
+    path_env(env, envbuf, mode, order, n, e_trace);
+    const char *argv[] = {self, NULL};
+    dls_run_result r;
+    if (dls_run(argv, env, &r) != 0)
+        return -1;
+    int ok = r.status == 0;
+    dls_run_free(&r);
+    FILE *f = ok ? fopen(trace, "r") : NULL;
+    while (f && fgets(line, sizeof line, f)) {
+        char tag[4], name[64];
+        unsigned long st, call, tid;
+        if (sscanf(line, "%lu %3s %lu %lu %63s", &st, tag, &call, &tid, name) != 5 || strcmp(tag, "C") != 0)
+            continue;
+        int i = 0;
+        while (i < *ncounts && strcmp(counts[i].name, name) != 0)
+            i++;
+        if (i == *ncounts) {
+            if (*ncounts == NAMES)
+                continue;
+            memset(&counts[i], 0, sizeof counts[i]);
+            snprintf(counts[i].name, sizeof counts[i].name, "%s", name);
+            (*ncounts)++;
+        }
+        counts[i].count[col]++;
+    }
+    if (f)
+        fclose(f);
+    unlink(trace);
+    return f ? 0 : -1;
+}
+
+/* Prints what `mode` adds to the whole path of an exchange ordered as `order` (its title
+ * `what`) against DLSYNC_MODE=off, instructions and driver calls, each with the verdict line of
+ * the figure that holds it (instr_budget, calls_budget; -1: none). */
+static void print_path(const char *what, const char *mode, int order, int instr_budget, int calls_budget)
+{
+    double fix1 = path_instructions(mode, order, PATH1), fix2 = path_instructions(mode, order, PATH2);
+    double off1 = path_instructions("off", order, PATH1), off2 = path_instructions("off", order, PATH2);
+    double added =
+        fix1 < 0 || fix2 < 0 || off1 < 0 || off2 < 0 ? -1 : ((fix2 - fix1) - (off2 - off1)) / (PATH2 - PATH1);
+    printf("%s, %s: %.0f instructions per exchange on the calling thread with DLSYNC_MODE=off, %s adds %.0f\n", what,
+           mode, (off2 - off1) / (PATH2 - PATH1), mode, added);
+    printf("  measured with: BENCH_CHILD=exchange%s BENCH_EXCHANGES={%d,%d} DLSYNC_MODE=off|%s "
+           "LD_PRELOAD=build/lib/libdlsync.so DLSYNC_CUPTI=build/cudasim/libcupti.so.13 valgrind --tool=callgrind "
+           "--separate-threads=yes --toggle-collect=exchange_path build/tests/bench_pipeline (thread 1's totals)\n",
+           order == ORDER_EVENTS ? ":events" : "", PATH1, PATH2, mode);
+    if (instr_budget >= 0)
+        dls_budget_print((dls_budget_id)instr_budget, added);
+    static call_count counts[NAMES];
+    int n = 0, failed = path_calls(mode, order, PATH1, counts, &n, 0) | path_calls(mode, order, PATH2, counts, &n, 1) |
+                        path_calls("off", order, PATH1, counts, &n, 2) | path_calls("off", order, PATH2, counts, &n, 3);
+    double calls = 0;
+    printf("  %s's own driver calls per exchange (fix minus off, by name):", mode);
+    for (int i = 0; i < n; i++) {
+        double d =
+            ((counts[i].count[1] - counts[i].count[0]) - (counts[i].count[3] - counts[i].count[2])) / (PATH2 - PATH1);
+        calls += d;
+        if (d != 0)
+            printf(" %s %+.2f", counts[i].name, d);
+    }
+    printf("\n  measured with: BENCH_CHILD=exchange%s BENCH_EXCHANGES={%d,%d} DLSYNC_MODE=off|%s "
+           "LD_PRELOAD=build/lib/libdlsync.so DLSYNC_CUPTI=build/cudasim/libcupti.so.13 CUDASIM_TRACE=/tmp/trace "
+           "build/tests/bench_pipeline (the C lines, by name)\n",
+           order == ORDER_EVENTS ? ":events" : "", PATH1, PATH2, mode);
+    if (calls_budget >= 0)
+        dls_budget_print((dls_budget_id)calls_budget, failed ? -1 : calls);
+}
+
+/* The whole-path figures (6. above). */
+static void print_paths(void)
+{
+    print_path("already-ordered exchange (the program's own events), whole path", "fix", ORDER_EVENTS,
+               DLS_BUDGET_FIX_ORDERED_PATH, DLS_BUDGET_FIX_ORDERED_CALLS);
+    print_path("legacy exchange that needs its wait, whole path", "fix", ORDER_NONE, DLS_BUDGET_FIX_LEGACY_PATH,
+               DLS_BUDGET_FIX_LEGACY_CALLS);
+    print_path("already-ordered exchange (the program's own events), whole path", "check", ORDER_EVENTS,
+               DLS_BUDGET_CHECK_ORDERED_PATH, -1);
+    print_path("legacy exchange that needs its wait, whole path", "check", ORDER_NONE, -1, -1);
 }
 
 int main(void)
@@ -333,7 +500,12 @@ int main(void)
                kernels ? ":sync" : "");
     }
     if (system("valgrind --version >/dev/null 2>&1") != 0) {
-        printf("per-launch instructions: valgrind not installed, skipped\n");
+        printf("per-launch and whole-path instructions: valgrind not installed, skipped\n");
+        static const dls_budget_id held[] = {DLS_BUDGET_FIX_ORDERED_PATH, DLS_BUDGET_FIX_ORDERED_CALLS,
+                                             DLS_BUDGET_FIX_LEGACY_PATH, DLS_BUDGET_FIX_LEGACY_CALLS,
+                                             DLS_BUDGET_CHECK_ORDERED_PATH};
+        for (size_t i = 0; i < sizeof held / sizeof *held; i++)
+            dls_budget_print(held[i], -1);
         return 0;
     }
     double idle = per_launch(0), pending = per_launch(1);
@@ -343,5 +515,6 @@ int main(void)
     printf("  measured with: BENCH_CHILD=launches BENCH_LAUNCHES=<n> [BENCH_PENDING=1] DLSYNC_MODE=fix "
            "LD_PRELOAD=lib/libdlsync.so valgrind --tool=callgrind tests/bench_pipeline, n=%d and %d\n",
            LAUNCHES, 2 * LAUNCHES);
+    print_paths();
     return 0;
 }

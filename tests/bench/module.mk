@@ -3,15 +3,25 @@
 # tests/cudasim and tests/common, so prerequisites name their files directly.
 # The budgets of the held figures (budget.h), which bench_cost (tests/scenarios) and bench_hooks
 # (tests/fixtures) link, modules read after this one; bench_verdict, the one-line verdict that
-# ends make bench; and test_budget, the tests of both.
+# ends make bench; and test_budget, the tests of both. bench_soak: memory over a long
+# hand-synchronized pipeline (make bench), whose short run test_soak makes in make test.
 BENCH_PIPELINE := $(B)/tests/bench_pipeline
 BENCH_BUDGET_OBJ := $(B)/obj/tests/bench/budget.o
 BENCH_VERDICT := $(B)/tests/bench_verdict
 
 $(B)/obj/tests/bench/%.o: EXTRA_CFLAGS += -I shim/include -I tests/api -I tests/cudasim -I $(CUDA_INC)
 
-$(BENCH_PIPELINE): $(B)/obj/tests/bench/bench_pipeline.o $(B)/obj/tests/common/dls_test.o \
+$(BENCH_PIPELINE): $(B)/obj/tests/bench/bench_pipeline.o $(B)/obj/tests/common/dls_test.o $(BENCH_BUDGET_OBJ) \
                    $(B)/tests/api/libapi_fakeprod.so $(B)/lib/libdlsync.so
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -L$(B)/cudasim -Wl,-rpath,$(ABSB)/cudasim -L$(B)/tests/api -Wl,-rpath,$(ABSB)/tests/api \
+	    -o $@ $(filter %.o,$^) -lapi_fakeprod -lcudart -lcuda $(LDLIBS)
+
+# bench_soak: dlsync's extra peak RSS over a long hand-synchronized pipeline (make bench).
+BENCH_SOAK := $(B)/tests/bench_soak
+$(BENCH_SOAK): $(B)/obj/tests/bench/bench_soak.o $(B)/obj/tests/common/dls_test.o $(BENCH_BUDGET_OBJ) \
+               $(B)/tests/api/libapi_fakeprod.so $(B)/lib/libdlsync.so
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -L$(B)/cudasim -Wl,-rpath,$(ABSB)/cudasim -L$(B)/tests/api -Wl,-rpath,$(ABSB)/tests/api \
@@ -29,6 +39,12 @@ $(B)/tests/test_budget: $(B)/obj/tests/bench/test_budget.o $(BENCH_BUDGET_OBJ) $
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka $(LDLIBS)
 
-ALL     += $(BENCH_PIPELINE) $(BENCH_VERDICT) $(B)/tests/test_budget
-BENCHES += $(BENCH_PIPELINE)
-TESTS   += $(B)/tests/test_budget
+# test_soak runs bench_soak's short run (CI).
+$(B)/tests/test_soak: $(B)/obj/tests/bench/test_soak.o $(B)/obj/tests/common/dls_test.o | $(BENCH_SOAK)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka $(LDLIBS)
+
+ALL     += $(BENCH_PIPELINE) $(BENCH_SOAK) $(BENCH_VERDICT) $(B)/tests/test_budget $(B)/tests/test_soak
+BENCHES += $(BENCH_PIPELINE) $(BENCH_SOAK)
+TESTS   += $(B)/tests/test_budget $(B)/tests/test_soak

@@ -557,6 +557,37 @@ static void stream_resolution_is_cached_until_invalidated(void **state)
     assert_false(b.resolved);
 }
 
+/* Stream handles come from a heap: handles a multiple of 1 KiB apart, used in turn, are each
+ * asked about once, and the driver is not asked again until a stream is destroyed. */
+static void handles_from_a_heap_stay_cached_side_by_side(void **state)
+{
+    (void)state;
+    enum { N = 6 };
+    CUstream h[N];
+    for (int i = 0; i < N; i++) {
+        h[i] = (CUstream)(uintptr_t)(0x10000 + 0x400 * i);
+        fake_streams[i] = (fake_stream){.h = h[i], .id = 200 + (unsigned long long)i};
+    }
+    dls_cuda_stream r;
+    int calls = fake_get_id_calls;
+    for (int round = 0; round < 8; round++)
+        for (int i = 0; i < N; i++) {
+            dls_cuda_stream_resolve(h[i], 0, FAKE_CTX, &r);
+            assert_int_equal(r.id, 200 + i);
+        }
+    assert_int_equal(fake_get_id_calls, calls + N);
+    /* A destroyed stream's handle reused is a new stream: asked again, with its new id. */
+    fake_streams[1].id = 300;
+    dls_cuda_streams_invalidate();
+    dls_cuda_stream_resolve(h[1], 0, FAKE_CTX, &r);
+    assert_int_equal(r.id, 300);
+    dls_cuda_stream_resolve(h[0], 0, FAKE_CTX, &r);
+    assert_int_equal(r.id, 200);
+    dls_cuda_stream_resolve(h[1], 0, FAKE_CTX, &r);
+    assert_int_equal(r.id, 300);
+    assert_int_equal(fake_get_id_calls, calls + N + 2);
+}
+
 /* A thread's latest resolution answers its handle again without the driver until a stream or
  * context is destroyed (a handle reused after destroy resolves afresh); an unresolved handle is
  * not kept; default-stream handles are per context and per form of the call. */
@@ -737,6 +768,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(launch_words_follow_the_parameter_layout, setup),
         cmocka_unit_test_setup(the_latest_resolution_goes_stale_with_the_cache, setup),
+        cmocka_unit_test_setup(handles_from_a_heap_stay_cached_side_by_side, setup),
         cmocka_unit_test_setup(layout_is_asked_once_per_function, setup),
         cmocka_unit_test_setup(a_cukernel_handle_uses_kernel_param_info, setup),
         cmocka_unit_test_setup(extra_buffer_is_scanned_whole, setup),
