@@ -309,13 +309,17 @@ static void judge_check(verdict *v, const oracle_exchange *x, size_t nx, const c
                 }
             v->tot->check_fp_kind[dlsync_kind(kind)]++;
             int blind = recorded == 1u << ORACLE_HOST_READ && handover && host_read_after_import(v->o, e);
+            int pages = recorded == 1u << ORACLE_HOST_READ && !handover;
             v->tot->check_fp_import += blind;
-            if (check_fails(v, !blind))
+            v->tot->check_fp_pages += pages;
+            if (check_fails(v, !blind && !pages))
                 fail(v,
                      "check: false positive: exchange %s (xid %" PRIu64 ", data 0x%" PRIx64 ", exported by thread %d) "
                      "has a %s race record, but the reference guarantees all its %zu pairs%s",
                      e->label, lv.exports[i].xid, e->addr, e->tid, kind, e->npairs,
-                     blind ? " (a host read that only another thread's host wait after the import orders)" : "");
+                     blind   ? " (a host read that only another thread's host wait after the import orders)"
+                     : pages ? " (a host access caught on its protected pages)"
+                             : "");
         }
         for (int k = 0; k < ORACLE_KINDS; k++)
             if ((e->kinds & (1u << k)) && !(reported & (1u << k))) {

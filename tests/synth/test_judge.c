@@ -144,9 +144,9 @@ static const char g_import_trace[] = "1 S 2 1 0 user 1\n"
                                      "10 N 0 200 hostread x1\n"
                                      "11 N 0 200 release x1\n";
 
-/* A host-read report of the handover of such a read (its pages could not be watched) fails the
- * run at strictness 2 only; a host read caught on watched pages, or a report of another kind, at
- * 1. */
+/* A host-read report of the handover of such a read (its pages could not be watched), or of a
+ * host read caught on watched pages that the reference orders, fails the run at strictness 2
+ * only (each counted apart); a report of another kind at 1. */
 static void check_host_reads_ordered_after_the_import_fail_only_the_strictest(void **state)
 {
     (void)state;
@@ -161,11 +161,15 @@ static void check_host_reads_ordered_after_the_import_fail_only_the_strictest(vo
     assert_int_equal(t.check_fp_import, 1);
     assert_int_equal(judge_run(o, EXPORT(5) HOST_RACE(5, "host access"), JUDGE_CHECK, &all, &t, &out, 9), 1);
     assert_non_null(strstr(out.text, "only another thread's host wait after the import orders"));
-    assert_int_equal(judge_run(o, EXPORT(5) HOST_RACE(5, "host read"), JUDGE_CHECK, &blind, &t, &out, 9), 1);
+    assert_int_equal(judge_run(o, EXPORT(5) HOST_RACE(5, "host read"), JUDGE_CHECK, &blind, &t, &out, 9), 0);
     assert_int_equal(t.check_fp_import, 2);
+    assert_int_equal(t.check_fp_pages, 1);
+    assert_int_equal(judge_run(o, EXPORT(5) HOST_RACE(5, "host read"), JUDGE_CHECK, &all, &t, &out, 9), 1);
+    assert_non_null(strstr(out.text, "caught on its protected pages"));
     assert_int_equal(judge_run(o, EXPORT(5) RACE("race", 5, "write-read"), JUDGE_CHECK, &blind, &t, &out, 9), 1);
-    assert_int_equal(t.check_fp, 4);
+    assert_int_equal(t.check_fp, 5);
     assert_int_equal(t.check_fp_import, 2);
+    assert_int_equal(t.check_fp_pages, 2);
     free(out.text);
     oracle_free(o);
 }
