@@ -47,6 +47,8 @@ typedef struct {
     long check_fn_exchange; /* of those, in exchanges with no race record at all */
     long check_fn_window;   /* of those, whose unguaranteed pairs are all windows (oracle_pair_window) */
     long check_fn_seen;     /* of those, a kind body order finds unguaranteed too (judge_program.bodies) */
+    long check_fn_host;     /* of those, host reads (counted, failed at strict 2 only: a host access is
+                               caught a page at a time, and a rare one is missed, cause not known yet) */
     long check_other_kind;  /* race records of a kind the reference does not find in that racy exchange */
     long check_fp_kind[JUDGE_DLSYNC_KINDS]; /* false positives by the kind of their first race record */
     long fix_pairs, fix_unguaranteed, fix_exchanges, fix_injected;
@@ -80,7 +82,8 @@ typedef struct {
      * callbacks could see), but not host-read reports of the handover of a host read whose pages
      * dlsync could not watch and that only other threads' waits after the import order (what a
      * tool blind to that host load cannot know), nor a report of only a host access caught on
-     * watched pages that the reference orders (judge_totals.check_fp_pages), 2 every one. */
+     * watched pages that the reference orders (judge_totals.check_fp_pages), nor a host read
+     * missed (check_fn_host), 2 every one. */
     int strict_check;
     /* 1: a synced program's fix run fails on each wait dlsync injected, but one for host-visible
      * memory (its inject reason names it: dlsync cannot see the host's loads and stores, nor so

@@ -306,14 +306,16 @@ static void judge_set(const program_set *set)
                   "%.1f s)\n",
                   all.programs, t->runs, secs, jobs, all.seconds[0], all.seconds[1], all.seconds[2]);
     print_message("pairs judged %ld; plain runs: %ld unguaranteed\n", t->pairs, t->unguaranteed);
-    print_message("check: %ld exchanges (%ld with unguaranteed pairs): %ld false positives (exchanges; %ld host reads "
-                  "that only another thread's host wait after the import orders, %ld host accesses caught on "
-                  "protected pages), %ld false negatives (exchange and "
-                  "kind; %ld in exchanges with no race record at all, %ld ordered by a host wait that ended during the "
-                  "later call, %ld unguaranteed in body order too), %ld racy exchanges also reported with another "
-                  "kind\n",
-                  t->check_exchanges, t->check_racy_exchanges, t->check_fp, t->check_fp_import, t->check_fp_pages,
-                  t->check_fn, t->check_fn_exchange, t->check_fn_window, t->check_fn_seen, t->check_other_kind);
+    print_message(
+        "check: %ld exchanges (%ld with unguaranteed pairs): %ld false positives (exchanges; %ld host reads "
+        "that only another thread's host wait after the import orders, %ld host accesses caught on "
+        "protected pages), %ld false negatives (exchange and "
+        "kind; %ld in exchanges with no race record at all, %ld ordered by a host wait that ended during the "
+        "later call, %ld unguaranteed in body order too, %ld host reads), %ld racy exchanges also reported with "
+        "another "
+        "kind\n",
+        t->check_exchanges, t->check_racy_exchanges, t->check_fp, t->check_fp_import, t->check_fp_pages, t->check_fn,
+        t->check_fn_exchange, t->check_fn_window, t->check_fn_seen, t->check_fn_host, t->check_other_kind);
     if (t->check_fp) {
         print_message("check: false positives by the kind of their first race record:");
         for (int k = 0; k < JUDGE_DLSYNC_KINDS; k++)

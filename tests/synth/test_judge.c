@@ -174,6 +174,36 @@ static void check_host_reads_ordered_after_the_import_fail_only_the_strictest(vo
     oracle_free(o);
 }
 
+/* A host read nothing orders: a miss of it (no record) fails the run at strictness 2 only,
+ * counted apart; the read reported passes. */
+static const char g_host_read_trace[] = "1 S 2 1 0 user 1\n"
+                                        "2 C 10 100 cuLaunchKernel\n"
+                                        "3 O 1 10 2 1 kernel m:0x1000:256\n"
+                                        "4 R 10\n"
+                                        "5 N 0 100 export x1 0x1000 256\n"
+                                        "6 N 0 200 import x1\n"
+                                        "7 N 0 200 hostread x1\n"
+                                        "8 N 0 200 release x1\n";
+
+static void check_host_read_misses_fail_only_the_strictest(void **state)
+{
+    (void)state;
+    char err[256];
+    oracle *o = oracle_parse(g_host_read_trace, ORACLE_CALL_ORDER, err, sizeof err);
+    assert_non_null(o);
+    judge_program seen = {.strict_check = 1}, all = {.strict_check = 2}; /* no bodies: every miss is seen */
+    judge_totals t = {0};
+    judge_text out = {0};
+    assert_int_equal(judge_run(o, EXPORT(5), JUDGE_CHECK, &seen, &t, &out, 9), 0);
+    assert_int_equal(t.check_fn, 1);
+    assert_int_equal(t.check_fn_host, 1);
+    assert_int_equal(judge_run(o, EXPORT(5), JUDGE_CHECK, &all, &t, &out, 9), 1);
+    assert_int_equal(judge_run(o, EXPORT(5) HOST_RACE(5, "host read"), JUDGE_CHECK, &seen, &t, &out, 9), 0);
+    assert_int_equal(t.check_fn_host, 2);
+    free(out.text);
+    oracle_free(o);
+}
+
 static void fix_plain_and_the_program_claims(void **state)
 {
     (void)state;
@@ -233,6 +263,7 @@ int main(void)
         cmocka_unit_test(check_must_name_exactly_the_unguaranteed_exchanges),
         cmocka_unit_test(check_misses_at_the_callbacks_edges_fail_only_the_strictest),
         cmocka_unit_test(check_host_reads_ordered_after_the_import_fail_only_the_strictest),
+        cmocka_unit_test(check_host_read_misses_fail_only_the_strictest),
         cmocka_unit_test(fix_plain_and_the_program_claims),
         cmocka_unit_test(fix_waits_in_a_synced_program_fail_when_strict),
     };
