@@ -133,7 +133,8 @@ void dls_pol_attribute(dls_pol_x *x)
             full = 1;
     }
     x->nfront = g_nkept < DLS_POL_MAXF ? g_nkept : DLS_POL_MAXF;
-    memcpy(x->front, g_kept, x->nfront * sizeof *x->front);
+    if (x->nfront) /* g_kept is NULL until the first candidate */
+        memcpy(x->front, g_kept, x->nfront * sizeof *x->front);
     if (full || g_nkept > DLS_POL_MAXF) {
         x->overflow |= DLS_POL_OVER_PRODUCERS;
         dls_warn_once("policy-frontier",
