@@ -1,7 +1,9 @@
 /* The soak benchmark's short run, for CI (make test): bench_soak with BENCH_SOAK=300 (300 and
  * 3,000 exchanges of its hand-synchronized pipeline, without the shim, in fix and in check)
  * runs to its end, every probe completing its exchanges, and prints both memory figures
- * measured. */
+ * measured. Skipped under ThreadSanitizer, whose allocator is not the one measured and whose
+ * runtime does not carry the 3,000 simulator stream threads the probe makes, with or without
+ * dlsync. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,8 @@
 static void the_short_soak_completes_and_measures_both_modes(void **state)
 {
     (void)state;
+    if (strstr(DLS_SAN, "thread"))
+        skip();
     char soak[1024];
     dls_build_path(soak, sizeof soak, "tests/bench_soak");
     const char *argv[] = {soak, NULL};
