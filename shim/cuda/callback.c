@@ -9,6 +9,7 @@
 #include "decode_work.h"
 #include "drv.h"
 #include "kparams.h"
+#include "ranges.h"
 #include "identity.h"
 #include "thread.h"
 
@@ -225,8 +226,10 @@ static void on_driver(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_Cal
         if (begins)
             begins(cb->correlationId, t->nested);
     }
-    if (cls == DLS_CBID_INVALIDATION) {
-        if (!enter) {
+    if (cls == DLS_CBID_RANGES || cls == DLS_CBID_INVALIDATION) {
+        if (enter) /* a context destroyed or reset frees its memory too */
+            dls_cuda_ranges_age();
+        if (!enter && cls == DLS_CBID_INVALIDATION) {
             dls_cuda_contexts_invalidate();
             dls_cuda_kparams_invalidate();
         }

@@ -18,7 +18,8 @@ const CUpti_CallbackId *dls_cuda_runtime_cbids(size_t *n);
 /* What the observer does with a driver id (its row's class in calls.def): the ENTER of
  * STREAM_WORK ids (work that only enqueues on a stream and waits for nothing) is
  * delivered only while the policy watches some memory (dls_cuda_receivers.watching); INVALIDATION
- * ids make cached handles stale (module or library unload, context destroy or reset); MADE ids
+ * ids make cached handles stale (module or library unload, context destroy or reset); RANGES ids
+ * may free or unmap memory, which ages the allocation ranges kept (ranges.h); MADE ids
  * (calls that make a stream, an event or an executable graph, known only at EXIT) are delivered
  * at EXIT only: their ENTER has nothing to tell; ALWAYS ids are delivered at ENTER and EXIT;
  * UNHANDLED (0) ids are not enabled. */
@@ -27,6 +28,7 @@ typedef enum {
     DLS_CBID_ALWAYS,
     DLS_CBID_STREAM_WORK,
     DLS_CBID_INVALIDATION,
+    DLS_CBID_RANGES,
     DLS_CBID_MADE,
 } dls_cuda_cbid_class;
 

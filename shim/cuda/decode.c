@@ -162,8 +162,9 @@ static int several_ops(CUpti_CallbackId cbid)
 #define SET_2D(name, class, ptsz, async, stream, elsize)
 
 /* A row no case reads must be a call with nothing to decode. */
-#define CALL(name, class) \
-    _Static_assert(DLS_CBID_##class == DLS_CBID_INVALIDATION, #name ": every call but an invalidation is decoded");
+#define CALL(name, class)                                                                            \
+    _Static_assert(DLS_CBID_##class == DLS_CBID_INVALIDATION || DLS_CBID_##class == DLS_CBID_RANGES, \
+                   #name ": every call but an invalidation or a range change is decoded");
 
 int dls_cuda_decode(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, unsigned index, dls_cuda_op *op,
                     dls_cuda_scratch *scratch)

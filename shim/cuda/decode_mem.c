@@ -7,6 +7,8 @@
  * forms) and are not DLS_OPF_ASYNC. */
 #include "decode_mem.h"
 
+#include "ranges.h"
+
 #include "drv.h"
 
 /* Base address of one side of a 2D/3D copy, or 0 for an array. */
@@ -101,6 +103,7 @@ void dls_cuda_decode_free(dls_cuda_op *op, dls_cuda_scratch *sc, const CUpti_Cal
         CUcontext ctx = NULL;
         t_free.ptr = ptr;
         t_free.base = t_free.size = t_free.ctx = 0;
+        dls_cuda_ranges_age();
         if (dls_drv_pointer_get_attribute(&base, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (CUdeviceptr)ptr) ==
                 CUDA_SUCCESS &&
             dls_drv_pointer_get_attribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, (CUdeviceptr)ptr) == CUDA_SUCCESS) {

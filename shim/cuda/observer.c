@@ -10,6 +10,7 @@
 #include "cupti.h"
 #include "cupti_host.h"
 #include "cupti_search.h"
+#include "ranges.h"
 #include "cupti_subscriber.h"
 #include "drv.h"
 
@@ -228,6 +229,7 @@ static int start_unlocked(void)
                  version / 10000, version / 100 % 100, driver / 1000, driver % 1000 / 10);
     dls_summary_set_cupti(multi ? "shared" : "exclusive", mode_why);
     enable_ids();
+    dls_cuda_ranges_watch(1); /* every call that frees or unmaps memory is seen from now on */
     dls_cupti_host_start(&g_cupti, g_sub);
     atomic_store_explicit(&g_active, 1, memory_order_release);
     return 1;

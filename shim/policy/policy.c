@@ -6,6 +6,7 @@
 #include "../cuda/drv.h"
 #include "../cuda/observer.h"
 #include "../cuda/identity.h"
+#include "../cuda/ranges.h"
 #include "../hooks/policy_hooks.h"
 #include "../report/log.h"
 #include "../report/warn.h"
@@ -85,15 +86,11 @@ static void note_work_stream(const dls_pol_x *x)
 }
 
 /* Start of the allocation holding x's range, or x->lo when the driver cannot tell (no lock:
- * it calls the driver). */
+ * it may call the driver). */
 static uintptr_t alloc_start(const dls_exchange *x)
 {
-    CUdeviceptr base = 0;
-    if (dls_drv_pointer_get_attribute(&base, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (CUdeviceptr)x->lo) !=
-            CUDA_SUCCESS ||
-        !base || base > x->lo)
-        return x->lo;
-    return (uintptr_t)base;
+    uintptr_t start = dls_cuda_range_start(x->lo);
+    return start ? start : x->lo;
 }
 
 /* check: the end of the page-locked host allocation holding host-visible x's range, or 0 when

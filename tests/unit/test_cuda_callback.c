@@ -15,6 +15,7 @@
 
 #include "cuda/callback.h"
 #include "cuda/identity.h"
+#include "cuda/ranges.h"
 #include "cuda/thread.h"
 
 #define DCB(name) CUPTI_DRIVER_TRACE_CBID_##name
@@ -630,6 +631,28 @@ static void launch_exit_carries_the_enter_decode(void **state)
     assert_int_equal(seen[7].words[1], 0x6000);
 }
 
+/* A free the observer decodes and an unmap no decoder reads both make the allocation ranges kept
+ * stale at their ENTER: the next question about the memory they gave back goes to the driver,
+ * which may have handed it out again with another start. */
+static void calls_that_free_or_unmap_age_the_ranges(void **state)
+{
+    (void)state;
+    fake_allocs[0] = (fake_alloc){.base = 0x200000, .size = 0x1000};
+    dls_cuda_ranges_watch(1);
+    assert_int_equal(dls_cuda_range_start(0x200800), 0x200000);
+    fake_allocs[0] = (fake_alloc){.base = 0x200800, .size = 0x800}; /* behind a call not yet seen */
+    assert_int_equal(dls_cuda_range_start(0x200800), 0x200000);     /* kept */
+    cuMemFree_v2_params f = {.dptr = 0x200000};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemFree_v2), CUPTI_API_ENTER, "cuMemFree_v2", &f);
+    assert_int_equal(dls_cuda_range_start(0x200800), 0x200800);
+    fake_allocs[0] = (fake_alloc){.base = 0x200400, .size = 0xc00};
+    cuMemUnmap_params u = {.ptr = 0x200000, .size = 0x1000};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemUnmap), CUPTI_API_ENTER, "cuMemUnmap", &u);
+    assert_int_equal(dls_cuda_range_start(0x200800), 0x200400);
+    dls_cuda_ranges_watch(0);
+    memset(&fake_allocs[0], 0, sizeof fake_allocs[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -646,6 +669,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(unhandled_calls_and_other_domains_deliver_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(formatting_names_every_part, setup, teardown),
         cmocka_unit_test_setup_teardown(threads_observe_concurrently, setup, teardown),
+        cmocka_unit_test_setup_teardown(calls_that_free_or_unmap_age_the_ranges, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
