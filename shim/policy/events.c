@@ -7,6 +7,7 @@
 #include "../report/warn.h"
 #include "complete.h"
 
+#include <sched.h>
 #include <stdlib.h>
 
 #define POOL 64 /* free events kept; more are destroyed by the next pool_get */
@@ -118,21 +119,91 @@ CUevent dls_pol_event_record_on(const dls_pol_stream *w)
     return ev;
 }
 
-dls_pol_after *dls_pol_after_record(dls_pol_stream *st, uint64_t tid)
+/* What is known of an after point's event (dls_pol_after.state). */
+enum after_state {
+    AFTER_DUE,       /* not recorded: st has had nothing since the access but event records */
+    AFTER_RECORDING, /* a thread is recording it */
+    AFTER_RECORDED,  /* ev marks the point */
+    AFTER_NONE,      /* it could not be recorded */
+};
+
+/* Due points, one slot per stream hash (a stream whose slot another stream holds records at once):
+ * key is the stream's id (0: free), after the point (NULL while the slot is being filled or
+ * emptied). g_ndue counts the slots held, so that an operation's ENTER finds none in one load. */
+#define DUE_SLOTS 256
+static struct {
+    _Atomic uint64_t key;
+    _Atomic(dls_pol_after *) after;
+} g_due[DUE_SLOTS];
+static atomic_uint g_ndue;
+
+static unsigned due_slot(uint64_t stream)
+{
+    return (unsigned)((stream * 0x9e3779b97f4a7c15ull) >> 56) % DUE_SLOTS;
+}
+
+CUevent dls_pol_after_event(dls_pol_after *a, int record)
+{
+    int s = AFTER_DUE;
+    if (record && atomic_compare_exchange_strong_explicit(&a->state, &s, AFTER_RECORDING, memory_order_acq_rel,
+                                                          memory_order_acquire)) {
+        a->ev =
+            atomic_load_explicit(&dls_pol_g.ncapturing, memory_order_relaxed) ? NULL : dls_pol_event_record_on(a->st);
+        atomic_store_explicit(&a->state, a->ev ? AFTER_RECORDED : AFTER_NONE, memory_order_release);
+        return a->ev;
+    }
+    while ((s = atomic_load_explicit(&a->state, memory_order_acquire)) == AFTER_RECORDING)
+        sched_yield(); /* one driver call away */
+    return s == AFTER_RECORDED ? a->ev : NULL;
+}
+
+/* Makes a due in st's slot (a reference for the slot): 0, or -1 when the slot is another's. */
+static int make_due(dls_pol_after *a)
+{
+    unsigned i = due_slot(a->st->id);
+    uint64_t free_key = 0;
+    if (!atomic_compare_exchange_strong_explicit(&g_due[i].key, &free_key, a->st->id, memory_order_acq_rel,
+                                                 memory_order_relaxed))
+        return -1;
+    a->refs++;
+    atomic_fetch_add_explicit(&g_ndue, 1, memory_order_relaxed);
+    atomic_store_explicit(&g_due[i].after, a, memory_order_release);
+    return 0;
+}
+
+dls_pol_after *dls_pol_after_take_due(uint64_t stream)
+{
+    if (!atomic_load_explicit(&g_ndue, memory_order_acquire))
+        return NULL;
+    unsigned i = due_slot(stream);
+    if (atomic_load_explicit(&g_due[i].key, memory_order_acquire) != stream)
+        return NULL;
+    dls_pol_after *a = atomic_exchange_explicit(&g_due[i].after, NULL, memory_order_acq_rel);
+    if (!a)
+        return NULL; /* being filled, or taken by another thread */
+    atomic_store_explicit(&g_due[i].key, 0, memory_order_release);
+    atomic_fetch_sub_explicit(&g_ndue, 1, memory_order_relaxed);
+    return a;
+}
+
+dls_pol_after *dls_pol_after_make(dls_pol_stream *st, uint64_t tid)
 {
     if (!dls_pol_nameable(st, tid) || atomic_load_explicit(&dls_pol_g.ncapturing, memory_order_relaxed))
         return NULL; /* an event recorded into a capture would be a node of the graph */
     dls_pol_after *a = malloc(sizeof *a);
     if (!a)
         return NULL;
-    a->ev = dls_pol_event_record_on(st);
-    if (!a->ev) {
-        free(a);
-        return NULL;
-    }
+    a->ev = NULL;
     a->st = st;
     a->snap = 0;
     a->refs = 1;
+    atomic_init(&a->state, AFTER_DUE);
+    if (st->kind != DLS_STREAM_PER_THREAD && make_due(a) == 0)
+        return a;
+    if (!dls_pol_after_event(a, 1)) {
+        free(a);
+        return NULL;
+    }
     return a;
 }
 
@@ -152,7 +223,8 @@ void dls_pol_after_put(dls_pol_after *a)
 {
     if (!a || --a->refs)
         return;
-    dls_pol_event_put(a->ev, a->st);
+    if (a->ev)
+        dls_pol_event_put(a->ev, a->st);
     dls_pol_snap_drop(a->snap);
     free(a);
 }

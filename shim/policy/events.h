@@ -23,12 +23,26 @@ int dls_pol_nameable(const dls_pol_stream *s, uint64_t tid);
 /* Warns once that the shim could not make the context of stream w current. */
 void dls_pol_warn_ctx(const dls_pol_stream *w, CUresult r);
 
-/* No lock held: records a pooled event of st's context on st right after the consumer access the
- * calling thread (tid) just enqueued there, and returns it with one reference (position unknown
- * until dls_pol_after_placed). NULL when it cannot (st is another thread's per-thread stream,
- * some stream is capturing, memory is short, or the record failed: warned once); the release fence
- * then records at reuse time instead. */
-dls_pol_after *dls_pol_after_record(dls_pol_stream *st, uint64_t tid) DLS_UNLOCKED;
+/* No lock held: the point of st right after the consumer access the calling thread (tid) just
+ * enqueued there, returned with one reference (position unknown until dls_pol_after_placed). Its
+ * event is due: recorded only when a wait needs it (dls_pol_after_event) or when an operation that
+ * would change what st's end means is about to be enqueued there (dls_pol_after_take_due), so
+ * that it marks exactly the access. Where that cannot be kept (a per-thread stream, whose owner
+ * alone may name it, or a stream whose due slot is taken) it is recorded now. NULL when it cannot
+ * be made (st is another thread's per-thread stream, some stream is capturing, memory is short,
+ * or the record failed: warned once); the release fence then records at reuse time instead. */
+dls_pol_after *dls_pol_after_make(dls_pol_stream *st, uint64_t tid) DLS_UNLOCKED;
+
+/* No lock held: takes the due point of stream `stream` (an operation that is not an event record
+ * or a host synchronize is about to be enqueued there), with the reference the due slot held, or
+ * NULL when none is due. The caller records it (dls_pol_after_event) when a use or an ordering
+ * still holds it, then drops the reference. */
+dls_pol_after *dls_pol_after_take_due(uint64_t stream) DLS_UNLOCKED;
+
+/* No lock held, a reference of a held: a's event, recorded now on a->st when it was due and `record`
+ * is 1 (another thread recording it is waited for); NULL when it is not recorded (it could not be:
+ * warned once; or it was due and `record` is 0). */
+CUevent dls_pol_after_event(dls_pol_after *a, int record) DLS_UNLOCKED;
 
 /* Lock held: the access a follows was just applied (it is a->st's latest position): a captures it
  * in hb. */

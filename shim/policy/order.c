@@ -213,18 +213,23 @@ static void act(dls_pol_order *o, uint64_t tid) DLS_UNLOCKED
         o->how = DLS_POL_HOW_CAPTURING;
         return;
     }
-    if (!o->after && o->from_destroyed) { /* its handle may name another stream by now */
+    /* an after point still due on a stream destroyed since is not recorded: its handle may name
+     * another stream by now (the destroy's ENTER records what is due; this is a race with it) */
+    CUevent ev = !o->after ? NULL : dls_pol_after_event(o->after, !o->from_destroyed);
+    int own = !ev; /* recorded here, on the stream as it is now */
+    if (own && o->from_destroyed) {
         dls_warn_once("fix-destroyed-source",
                       "work the shim must wait for is pending on a stream the program destroyed; it waits for "
                       "that stream's context on the host instead");
         host_sync(o, tid);
         return;
     }
-    if (!o->after && !dls_pol_nameable(o->from, tid)) {
+    if (own && !dls_pol_nameable(o->from, tid)) {
         host_sync(o, tid);
         return;
     }
-    CUevent ev = o->after ? o->after->ev : dls_pol_event_record_on(o->from);
+    if (own)
+        ev = dls_pol_event_record_on(o->from);
     if (!ev) {
         host_sync(o, tid);
         return;
@@ -233,7 +238,7 @@ static void act(dls_pol_order *o, uint64_t tid) DLS_UNLOCKED
     if (o->to && (r = wait_on(o->to, ev)) == CUDA_SUCCESS) {
         o->how = DLS_POL_HOW_WAIT;
         log_inject(o, o->what, 0);
-        if (!o->after)
+        if (own)
             dls_pol_event_put(ev, o->from);
         return;
     }
@@ -241,7 +246,7 @@ static void act(dls_pol_order *o, uint64_t tid) DLS_UNLOCKED
         dls_warn_once("fix-stream-wait", "cuStreamWaitEvent failed (CUDA error %d); waiting on the host instead",
                       (int)r);
     r = dls_drv_event_synchronize(ev);
-    if (!o->after)
+    if (own)
         dls_pol_event_put(ev, o->from);
     if (r == CUDA_SUCCESS) {
         o->how = DLS_POL_HOW_HOST_EVENT;

@@ -404,6 +404,27 @@ static void free_enter(dls_pol_thread *pt, const dls_cuda_op *op)
     dls_pol_unlock();
 }
 
+/* ENTER of an operation about to be enqueued on stream s that changes what the end of s means
+ * (not an event record or a host synchronize): the after point due there is recorded now, while
+ * it still marks exactly its access, when a use or an ordering still holds it; else dropped. */
+static void after_due_enter(const dls_cuda_stream *s)
+{
+    dls_pol_after *a = s->resolved ? dls_pol_after_take_due(s->id) : NULL;
+    if (!a)
+        return;
+    dls_pol_lock();
+    int held = a->refs > 1; /* by more than the due slot's reference */
+    if (!held)
+        dls_pol_after_put(a);
+    dls_pol_unlock();
+    if (!held)
+        return;
+    (void)dls_pol_after_event(a, 1);
+    dls_pol_lock();
+    dls_pol_after_put(a);
+    dls_pol_unlock();
+}
+
 /* ENTER of access a on stream s (see memory_enter): one the index clears goes no further, and
  * when `deferrable` its EXIT is told so (exit_marks); one that may touch is checked or ordered. */
 static void stream_enter(dls_pol_thread *pt, const dls_pol_access *a, const dls_cuda_stream *s, uint64_t tid,
@@ -428,7 +449,7 @@ static void exit_marks(dls_pol_thread *pt, dls_pol_rec *r, uint32_t corr, uint64
     if (!atomic_load_explicit(dls_pol_index_watching(), memory_order_relaxed))
         return;
     if (pt->after_st && pt->after_corr == corr) /* a consumer access (fix) */
-        r->after = dls_pol_after_record(pt->after_st, tid);
+        r->after = dls_pol_after_make(pt->after_st, tid);
     pt->after_st = NULL;
     r->cleared = pt->cleared_corr == corr ? pt->cleared : 0;
 }
@@ -467,6 +488,7 @@ void dls_pol_work(const dls_cuda_work *w)
     dls_pol_thread *pt = dls_pol_thread_self();
     if (w->phase == DLS_PHASE_ENTER) {
         enter_horizon(pt, w->correlation_id, w->nested);
+        after_due_enter(w->stream);
         dls_pol_access_of_work(&pt->entered, w);
         pt->entered_corr = w->correlation_id;
         stream_enter(pt, &pt->entered, w->stream, w->tid, w->nested, 1);
@@ -524,6 +546,8 @@ void dls_pol_sink(const dls_cuda_op *op)
         enter_horizon(pt, op->correlation_id, op->nested);
         if (op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT))
             dls_pol_recording_begin(op->event_id); /* until its EXIT is applied */
+        if ((op->flags & DLS_OPF_HAS_STREAM) && op->kind != DLS_OP_EVENT_RECORD && !host_sync(op))
+            after_due_enter(&op->stream);
         if (op->kind == DLS_OP_HOST_FUNC && (op->flags & DLS_OPF_HAS_STREAM)) {
             dls_pol_hostfn_launch(op);
             return;

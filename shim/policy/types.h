@@ -134,15 +134,18 @@ typedef struct {
     dls_pol_stream *st;
 } dls_pol_stream_slot;
 
-/* fix: a pooled event the shim recorded on stream `st` right after a consumer access, shared by
- * the exchanges that access touched and by the orderings planned on it (events.h). */
+/* fix: the point of stream `st` right after a consumer access, shared by the exchanges that
+ * access touched and by the orderings planned on it, and the pooled event that marks it, recorded
+ * only when a wait needs it (events.h): `state` says whether it is due, being recorded, recorded
+ * (ev set) or could not be. */
 typedef struct dls_pol_after_s {
     CUevent ev;
     dls_pol_stream *st;
-    uint64_t snap; /* hb capture of st at the access (0: not placed yet, or memory was short) */
-    unsigned refs; /* one per use that keeps it, one per planned ordering on it (held across the act
+    uint64_t snap;    /* hb capture of st at the access (0: not placed yet, or memory was short) */
+    unsigned refs;    /* one per use that keeps it, one per planned ordering on it (held across the act
                       step, so the event is never pooled and recorded again while a wait on it is
-                      being made), one while its deferred record is applied */
+                      being made), one while its deferred record is applied, one while it is due */
+    atomic_int state; /* events.c's after_state */
 } dls_pol_after;
 
 /* A frontier entry of an exchange: a producer stream's latest operation touching it that was
