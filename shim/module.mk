@@ -44,7 +44,8 @@ check-layers: $(SHIM_OBJS)
 	@scripts/check-layers.py --obj $(B)/obj/shim --src shim
 
 # make check-architecture: docs/architecture.md's module table (every shim/<module>, its layers,
-# what it calls) and lock table (every lock in shim/, in acquisition order) match the tree
+# what it calls) and lock table (every lock in shim/, in acquisition order) match the tree, the
+# document keeps to 400 lines of 100 characters, and every extern dls_ declaration is DLS_HIDDEN
 # (scripts/check-architecture.py says how).
 .PHONY: check-architecture
 check-architecture: $(SHIM_OBJS)
