@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks docs/architecture.md's module and lock tables against the tree (make check-architecture).
+"""Checks docs/architecture.md's tables and size, and the shim's externs (make check-architecture).
 
 The module table (header `| module | layers, bottom to top | role | calls |`):
   - has one row per directory shim/<module>/ (written `shim/<module>`), and no other row;
@@ -25,6 +25,13 @@ The lock table (header `| # | lock | file | guards | taken while holding |`):
     pthread_spinlock_t or dls_spin, one per declaration; extern declarations
     do not count) has exactly one row, and every row names a lock declared in its file with that type (for
     `variable.member`, the member).
+One rule of the tree beside the lock declarations: every `extern` declaration of a shim
+variable or function (a `dls_` name) in shim/ carries DLS_HIDDEN (common/export.h says why).
+The document's length and width, so that it stays a short read:
+  - at most 400 lines;
+  - every line at most 100 characters, but a table row (a line starting with '|'), which cannot
+    wrap: each of its cells is at most 100 characters instead, except the module table's layers
+    column, which the layers.txt files dictate.
 
   scripts/check-architecture.py [--doc docs/architecture.md] [--src shim] [--obj build/obj/shim]
   scripts/check-architecture.py --self-test [--self-test-tree ...]   plant wrong rows, expect
@@ -47,6 +54,7 @@ LOCK_HEADER = ["#", "lock", "file", "guards", "taken while holding"]
 LOCK_TYPES = ("pthread_mutex_t", "dls_mutex", "pthread_rwlock_t", "pthread_spinlock_t", "dls_spin")
 LOADER = {"dlopen", "dlsym", "dlclose", "dlmopen", "dlvsym"}
 NONE = ("—", "-", "nothing", "")
+MAX_LINES, MAX_WIDTH = 400, 100
 
 
 def cells(line):
@@ -257,6 +265,29 @@ def declared_locks(src):
     return locks
 
 
+EXTERN = re.compile(r"^[ \t]*extern[ \t]+([^;{]*);", re.M)
+
+
+def unhidden_externs(src):
+    """Errors for the `extern` declarations of `dls_` names in src's .c and .h files that lack
+    DLS_HIDDEN (the declared name is the last identifier, past any array bounds)."""
+    errors = []
+    for root, _dirs, names in os.walk(src):
+        for name in sorted(names):
+            if not name.endswith((".c", ".h")):
+                continue
+            path = os.path.join(root, name)
+            with open(path, errors="replace") as f:
+                text = strip_comments(f.read())
+            for m in EXTERN.finditer(text):
+                decl = re.sub(r"\[[^\]]*\]", "", m.group(1))
+                words = re.findall(r"\w+", decl.replace("DLS_HIDDEN", ""))
+                if words and words[-1].startswith("dls_") and "DLS_HIDDEN" not in decl:
+                    line = text.count("\n", 0, m.start()) + 1
+                    errors.append(f"{path}:{line}: extern {words[-1]} without DLS_HIDDEN")
+    return errors
+
+
 def check_locks(doc_lines, src):
     """Returns the errors of the lock table."""
     errors = []
@@ -296,13 +327,38 @@ def check_locks(doc_lines, src):
     return errors
 
 
+def check_shape(doc_lines):
+    """Returns the errors of the document's length and width (characters, not bytes)."""
+    errors = []
+    if len(doc_lines) > MAX_LINES:
+        errors.append(f"{len(doc_lines)} lines, more than {MAX_LINES}: shorten it")
+    header = None
+    for num, line in enumerate(doc_lines, 1):
+        if not line.startswith("|"):
+            header = None
+            if len(line) > MAX_WIDTH:
+                errors.append(f"line {num}: {len(line)} characters, more than {MAX_WIDTH}")
+            continue
+        row = cells(line)
+        if header is None:
+            header = row
+        free = {MODULE_HEADER.index("layers, bottom to top")} if header == MODULE_HEADER else set()
+        for i, cell in enumerate(row):
+            if i not in free and len(cell) > MAX_WIDTH:
+                errors.append(f"line {num}: cell {i + 1} has {len(cell)} characters, more than "
+                              f"{MAX_WIDTH}")
+    return errors
+
+
 def run(doc, src, obj=None, out=sys.stdout):
     """Checks both tables; returns the exit status."""
     with open(doc) as f:
         lines = f.read().splitlines()
     bad = 0
     for what, check in (("module table", lambda: check_modules(lines, src, obj)),
-                        ("lock table", lambda: check_locks(lines, src))):
+                        ("lock table", lambda: check_locks(lines, src)),
+                        ("length and width", lambda: check_shape(lines)),
+                        ("hidden externs", lambda: unhidden_externs(src))):
         try:
             errors = check()
         except ValueError as e:
@@ -321,7 +377,8 @@ PLANT_SOURCES = {
     "a/high.c": "int low(void);\nint high(void) { return low(); }\n",
     "a/types.h": "#include <pthread.h>\ntypedef struct {\n    pthread_mutex_t lock;\n    int n;\n"
                  "} state;\n/*\npthread_mutex_t not_a_lock; a comment */\n"
-                 "extern pthread_mutex_t g_extern;\n",
+                 "extern pthread_mutex_t g_extern;\nextern int dls_count DLS_HIDDEN;\n"
+                 "extern char **environ;\n",
     "b/b.c": "typedef struct { int held; } dls_spin;\nstatic dls_spin g_spin = {0};\n"
              "int b_fn(void) { return g_spin.held; }\n",
 }
@@ -340,10 +397,11 @@ PLANT_DOC = """# planted
 """
 
 
-def plant(root, doc, compile_objects=False):
-    """Builds the planted tree under root with the document text doc; returns (doc, src, obj)."""
+def plant(root, doc, compile_objects=False, extra=None):
+    """Builds the planted tree under root with the document text doc, and the sources extra
+    {file under shim/: text} besides the usual ones; returns (doc, src, obj)."""
     src, obj = os.path.join(root, "shim"), os.path.join(root, "obj")
-    for rel, text in PLANT_SOURCES.items():
+    for rel, text in {**PLANT_SOURCES, **(extra or {})}.items():
         path = os.path.join(src, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
@@ -399,6 +457,17 @@ def self_test(tree=None):
          "'taken while holding' names '3', not a row above"),
         ("rows out of order fail", edit("| 3 | `g_spin`", "| 4 | `g_spin`"), False, 1,
          "lock row numbered '4', wanted 3"),
+        ("a document of 400 lines passes", PLANT_DOC + "\n" * (400 - PLANT_DOC.count("\n")),
+         False, 0, None),
+        ("a document over 400 lines fails", PLANT_DOC + "\n" * (401 - PLANT_DOC.count("\n")),
+         False, 1, "401 lines, more than 400"),
+        ("a line of 100 characters passes", PLANT_DOC + "x" * 100 + "\n", False, 0, None),
+        ("a line over 100 characters fails", PLANT_DOC + "x" * 101 + "\n", False, 1,
+         "line 13: 101 characters, more than 100"),
+        ("a table cell over 100 characters fails", edit("| b's things |", f"| {'x' * 101} |"),
+         False, 1, "line 12: cell 4 has 101 characters, more than 100"),
+        ("a long layers cell passes",
+         edit("| low < high |", "| low" + " " * 120 + "< high |"), False, 0, None),
     ]
     tally = selftest.Tally()
     for name, doc, objects, want_rc, want_text in cases:
@@ -406,6 +475,12 @@ def self_test(tree=None):
             path, src, obj = plant(root, doc, compile_objects=objects)
             rc, text = selftest.captured(run, path, src, obj if objects else None)
         tally.case(name, rc, text, want_rc, want_text)
+    with tempfile.TemporaryDirectory() as root:
+        path, src, obj = plant(root, PLANT_DOC, extra={"a/index.h": "int n;\n"
+                                                       "extern int dls_table[4];\n"})
+        rc, text = selftest.captured(run, path, src, None)
+    tally.case("an extern dls_ name without DLS_HIDDEN fails", rc, text, 1,
+               "index.h:2: extern dls_table without DLS_HIDDEN")
     if tree:
         rc, text = selftest.captured(run, *tree)
         print(text, end="")

@@ -15,12 +15,21 @@ layer table, shim/<module>/layers.txt, must obey it:
     file in the table must exist, and every layer has a name.
 A module without a layers.txt is not checked yet; the output says so.
 
+With --tool-obj and --tool-src the dlsync command (tools/) is checked too, as one more module named
+`tools` under the same rules, with its own tools/layers.txt. Its objects skip the shim files it
+compiles in (the `shim` folder of its object directory); its include lines also resolve through
+the shim folder (the command is built with -I shim), and may name a shim module's header outside
+that module's face only when a `shared` line lists it: the headers of the shim files the command
+compiles in (tools/module.mk, TOOL_SHARED).
+
 layers.txt, one entry a line, '#' starts a comment:
   <layer> <file>          the file's layer, 0 the lowest
   layer <layer> <name>    the layer's name: a few words saying what its files are
   face <header>...        headers other modules may include (none when no line says so)
+  shared <module/header>... (tools only) other modules' headers it may include beside their face
 
   scripts/check-layers.py [--obj build/obj/shim] [--src shim]   check every module with a table
+      [--tool-obj build/obj/tools --tool-src tools]             and the command
   scripts/check-layers.py --cycles [...]                         list each module's cycles
                                                                  (checked or not); never fails
   scripts/check-layers.py --self-test                            plant violations, expect failures
@@ -37,11 +46,14 @@ import tempfile
 import selftest
 
 
-def read_objects(mod_obj):
-    """Returns {file: (defined set, undefined set)} for every .o under one module's object dir;
-    a file is named by its source path inside the module (hb.c, x86_64/trampoline.S)."""
+def read_objects(mod_obj, skip=()):
+    """Returns {file: (defined set, undefined set)} for every .o under one module's object dir
+    but its top-level folders named in skip; a file is named by its source path inside the module
+    (hb.c, x86_64/trampoline.S)."""
     files = {}
-    for root, _dirs, names in os.walk(mod_obj):
+    for root, dirs, names in os.walk(mod_obj):
+        if root == mod_obj:
+            dirs[:] = [d for d in dirs if d not in skip]
         for name in sorted(names):
             if not name.endswith(".o"):
                 continue
@@ -118,7 +130,7 @@ class Table:
     """One module's layers.txt: layer of each listed file, names of the layers, its face."""
 
     def __init__(self):
-        self.layer, self.names, self.face = {}, {}, set()
+        self.layer, self.names, self.face, self.shared = {}, {}, set(), set()
 
     def of(self, f):
         """The layer of file f: its row, else (for a header) its .c or .S file's row; or None."""
@@ -144,6 +156,8 @@ def read_table(path):
                 table.names[int(words[1])] = " ".join(words[2:])
             elif words[0] == "face" and len(words) >= 2:
                 table.face.update(words[1:])
+            elif words[0] == "shared" and len(words) >= 2:
+                table.shared.update(words[1:])
             elif len(words) == 2 and words[0].isdigit():
                 if words[1] in table.layer:
                     raise ValueError(f"{path}:{num}: {words[1]} listed twice")
@@ -154,12 +168,20 @@ def read_table(path):
     return table
 
 
-def read_includes(src, mod):
+def module_dirs(src):
+    """{module: its real directory} for every directory under src."""
+    return {d: os.path.realpath(os.path.join(src, d)) for d in sorted(os.listdir(src))
+            if os.path.isdir(os.path.join(src, d))}
+
+
+def read_includes(src, mod, places=None, roots=(), base=None):
     """Returns [(file, line number, included module, included file)] for every `#include "..."`
-    of module mod's sources that names a file under src (files are named inside their module)."""
+    of module mod's sources (under base, by default src/mod) that names a file of a module of
+    places ({module: directory}, by default every directory under src); an include resolves beside
+    its file first, then under each of roots (files are named inside their module)."""
     out = []
-    base = os.path.join(src, mod)
-    top = os.path.realpath(src)
+    base = base or os.path.join(src, mod)
+    places = places or module_dirs(src)
     for root, _dirs, names in os.walk(base):
         for name in sorted(names):
             if not name.endswith((".c", ".S") + HEADERS):
@@ -170,17 +192,23 @@ def read_includes(src, mod):
                     m = INCLUDE.match(line)
                     if not m:
                         continue
-                    target = os.path.realpath(os.path.join(root, m.group(1)))
-                    if not os.path.isfile(target) or not target.startswith(top + os.sep):
+                    found = [os.path.realpath(os.path.join(d, m.group(1)))
+                             for d in (root,) + tuple(roots)]
+                    found = [t for t in found if os.path.isfile(t)]
+                    owner = [(m_, d) for t in found[:1] for m_, d in places.items()
+                             if t.startswith(d + os.sep)]
+                    if not owner:
                         continue
-                    rel = os.path.relpath(target, top).split(os.sep)
-                    out.append((os.path.relpath(path, base), num, rel[0], "/".join(rel[1:])))
+                    target, (tmod, tdir) = found[0], owner[0]
+                    out.append((os.path.relpath(path, base), num, tmod,
+                                os.path.relpath(target, tdir).replace(os.sep, "/")))
     return out
 
 
-def headers_of(src, mod):
-    """The headers and .def tables of module mod, named inside it."""
-    base = os.path.join(src, mod)
+def headers_of(src, mod=None):
+    """The headers and .def tables of module mod (of the directory src when mod is None), named
+    inside it."""
+    base = os.path.join(src, mod) if mod else src
     return {os.path.relpath(os.path.join(r, n), base) for r, _d, names in os.walk(base)
             for n in names if n.endswith(HEADERS)}
 
@@ -191,7 +219,7 @@ def check_includes(name, includes, table, faces):
     errors, edges = [], set()
     for f, num, mod, target in includes:
         if mod != name:
-            if mod in faces and target not in faces[mod]:
+            if mod in faces and target not in faces[mod] and f"{mod}/{target}" not in table.shared:
                 errors.append(f"private header: {name}/{f}:{num} includes {mod}/{target}, "
                               f"which is not in {mod}'s face")
             continue
@@ -241,48 +269,59 @@ def check_module(name, files, table, headers=(), includes=(), faces=None):
     return errors
 
 
-def run(obj, src, cycles_only=False, out=sys.stdout):
-    """Checks (or, with cycles_only, lists the cycles of) every module; returns the exit status."""
+def run(obj, src, cycles_only=False, out=sys.stdout, tool=None):
+    """Checks (or, with cycles_only, lists the cycles of) every module, and the command when tool
+    is (its object directory, its source directory); returns the exit status."""
     bad = 0
     mods = sorted(d for d in os.listdir(obj) if os.path.isdir(os.path.join(obj, d)))
     if not mods:
         print(f"check-layers: no module objects under {obj} (build the shim first)", file=out)
         return 1
+    places = module_dirs(src)
+    # (name, object dir, source dir, object folders to skip, include roots)
+    specs = [(mod, os.path.join(obj, mod), os.path.join(src, mod), (), ()) for mod in mods]
+    if tool:
+        places["tools"] = os.path.realpath(tool[1])
+        specs.append(("tools", tool[0], tool[1], ("shim",), (src,)))
     tables, faces = {}, {}
-    for mod in mods:
-        path = os.path.join(src, mod, "layers.txt")
+    for name, _o, sdir, _s, _r in specs:
+        path = os.path.join(sdir, "layers.txt")
         if os.path.exists(path):
             try:
-                tables[mod] = read_table(path)
-                faces[mod] = tables[mod].face
+                tables[name] = read_table(path)
+                faces[name] = tables[name].face
             except ValueError as e:
-                tables[mod] = e
-    for mod in mods:
-        files = read_objects(os.path.join(obj, mod))
+                tables[name] = e
+    for name, odir, sdir, skip, roots in specs:
+        files = read_objects(odir, skip)
+        includes = read_includes(None, name, places, roots, base=sdir)
         if cycles_only:
             edges = edges_of(files)
             comps = cycles_of(set(files), set(edges))
-            incl = {(f, t) for f, _n, m, t in read_includes(src, mod) if m == mod}
+            incl = {(f, t) for f, _n, m, t in includes if m == name}
             comps += [c + ["(includes)"] for c in cycles_of({f for e in incl for f in e}, incl)]
-            print(f"{mod}: {len(comps)} cycle(s)" + "".join(
+            print(f"{name}: {len(comps)} cycle(s)" + "".join(
                 f"\n  {' '.join(c)}" for c in comps), file=out)
             continue
-        table = tables.get(mod)
+        table = tables.get(name)
         if table is None:
-            print(f"{mod}: not checked (no {mod}/layers.txt yet)", file=out)
+            print(f"{name}: not checked (no {name}/layers.txt yet)", file=out)
             continue
         if isinstance(table, ValueError):
             errors = [str(table)]
         else:
-            errors = check_module(mod, files, table, headers_of(src, mod),
-                                  read_includes(src, mod), faces)
+            errors = check_module(name, files, table, headers_of(sdir), includes, faces)
+            for entry in sorted(table.shared):
+                mod, _, rel = entry.partition("/")
+                if mod not in places or not os.path.isfile(os.path.join(places[mod], rel)):
+                    errors.append(f"{name}/layers.txt: shared {entry} is no header of a module")
         if errors:
             bad = 1
             for e in errors:
                 print(f"check-layers: {e}", file=out)
-            print(f"{mod}: FAILED ({len(errors)} violation(s))", file=out)
+            print(f"{name}: FAILED ({len(errors)} violation(s))", file=out)
         else:
-            print(f"{mod}: ok ({len(files)} files, {len(headers_of(src, mod))} headers, "
+            print(f"{name}: ok ({len(files)} files, {len(headers_of(sdir))} headers, "
                   f"{len(set(table.layer.values()))} layers)", file=out)
     return bad
 
@@ -314,9 +353,10 @@ def plant(root, sources, table, others=None):
             f.write(TABLE_HEAD + table)
 
 
-def self_test(extra_obj=None, extra_src=None):
-    """Plants clean and violating modules and expects the verdicts; prints cmocka-style counts
-    (run-tests.sh counts them). With extra_obj/extra_src it also checks that real tree."""
+def self_test(extra_obj=None, extra_src=None, tool=None):
+    """Plants clean and violating modules and commands and expects the verdicts; prints
+    cmocka-style counts (run-tests.sh counts them). With extra_obj/extra_src it also checks that
+    real tree, and the command when tool is (its objects, its sources)."""
     low = "int low(void) { return 1; }\n"
     high = "int low(void);\nint high(void) { return low(); }\n"
     up = "int high(void);\nint low(void) { return high(); }\n"
@@ -362,10 +402,51 @@ def self_test(extra_obj=None, extra_src=None):
             plant(root, sources, table, others)
             rc, text = selftest.captured(run, os.path.join(root, "obj"), os.path.join(root, "src"))
         tally.case(name, rc, text, want_rc, want_text)
+    # The command: module m is planted clean beside it; the command's sources include module n's
+    # headers through the shim folder, as `-I shim` lets them.
+    ok_m = {"low.c": low, "high.c": high}
+    tool_cases = [
+        ("the command's downward call and include pass",
+         {"low.c": low, "high.c": '#include "low.h"\n' + high, "low.h": ""}, two, 0, None),
+        ("the command's upward include fails", {"low.c": low_up, "high.c": high, "high.h": high_h},
+         two, 1, "upward include: tools/low.c:1 (layer 0) -> tools/high.h (layer 1)"),
+        ("the command's upward call fails", {"low.c": up, "high.c": high}, two, 1,
+         "upward call: tools/low.c (layer 0) -> tools/high.c (layer 1): high"),
+        ("the command including a private header fails",
+         {"low.c": '#include "n/priv.h"\n' + low, "high.c": high}, two, 1,
+         "private header: tools/low.c:1 includes n/priv.h, which is not in n's face"),
+        ("the command including a shared header passes",
+         {"low.c": '#include "n/priv.h"\n' + low, "high.c": high}, two + "shared n/priv.h\n", 0,
+         None),
+        ("a shared line naming no header fails", ok_m, two + "shared n/gone.h\n", 1,
+         "shared n/gone.h is no header of a module"),
+    ]
+    for name, sources, table, want_rc, want_text in tool_cases:
+        with tempfile.TemporaryDirectory() as root:
+            plant(root, ok_m, two, other)
+            tsrc, tobj = os.path.join(root, "tools"), os.path.join(root, "tool-obj")
+            os.makedirs(os.path.join(tobj, "shim"))
+            os.makedirs(tsrc)
+            for f, text in sources.items():
+                with open(os.path.join(tsrc, f), "w") as out:
+                    out.write(text)
+            for f in sources:
+                if f.endswith(".c"):
+                    subprocess.run([os.environ.get("CC", "cc"), "-c", os.path.join(tsrc, f),
+                                    "-I", os.path.join(root, "src"), "-o",
+                                    os.path.join(tobj, f[:-2] + ".o")], check=True)
+            with open(os.path.join(tobj, "shim", "copy.o"), "w"):
+                pass  # a shim file compiled in: skipped, so no row is needed for it
+            with open(os.path.join(tsrc, "layers.txt"), "w") as out:
+                out.write(TABLE_HEAD + table)
+            rc, text = selftest.captured(run, os.path.join(root, "obj"), os.path.join(root, "src"),
+                                         tool=(tobj, tsrc))
+        tally.case(name, rc, text, want_rc, want_text)
     if extra_obj:
-        rc, text = selftest.captured(run, extra_obj, extra_src)
+        rc, text = selftest.captured(run, extra_obj, extra_src, tool=tool)
         print(text, end="")
-        tally.verdict("the shim obeys its layer tables", rc == 0)
+        tally.verdict("the shim" + (" and the command obey their" if tool else " obeys its") +
+                      " layer tables", rc == 0)
     return tally.done()
 
 
@@ -373,14 +454,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--obj", default="build/obj/shim", help="the modules' object directories")
     ap.add_argument("--src", default="shim", help="the modules' source directories")
+    ap.add_argument("--tool-obj", help="the command's object directory: check tools/ too")
+    ap.add_argument("--tool-src", default="tools", help="the command's source directory")
     ap.add_argument("--cycles", action="store_true", help="list every module's cycles")
     ap.add_argument("--self-test", action="store_true", help="plant violations, expect failures")
     ap.add_argument("--self-test-tree", action="store_true",
                     help="with --self-test, also check the tree at --obj/--src")
     a = ap.parse_args()
+    tool = (a.tool_obj, a.tool_src) if a.tool_obj else None
     if a.self_test:
-        return self_test(a.obj if a.self_test_tree else None, a.src)
-    return run(a.obj, a.src, cycles_only=a.cycles)
+        return self_test(a.obj if a.self_test_tree else None, a.src, tool)
+    return run(a.obj, a.src, cycles_only=a.cycles, tool=tool)
 
 
 if __name__ == "__main__":

@@ -37,14 +37,16 @@ $(SHIM_AR): $(filter-out $(B)/obj/shim/startup/%,$(SHIM_OBJS))
 
 ALL += $(SHIM_LIB) $(SHIM_AR)
 
-# make check-layers: the files of each module call one way only, per its shim/<module>/layers.txt
-# (scripts/check-layers.py says the rule; modules without a table are listed as not checked).
+# make check-layers: the files of each module call one way only, per its shim/<module>/layers.txt,
+# and so do the command's, per tools/layers.txt (scripts/check-layers.py says the rule; modules
+# without a table are listed as not checked). tools/module.mk adds the command's objects.
 .PHONY: check-layers
 check-layers: $(SHIM_OBJS)
-	@scripts/check-layers.py --obj $(B)/obj/shim --src shim
+	@scripts/check-layers.py --obj $(B)/obj/shim --src shim --tool-obj $(B)/obj/tools --tool-src tools
 
 # make check-architecture: docs/architecture.md's module table (every shim/<module>, its layers,
-# what it calls) and lock table (every lock in shim/, in acquisition order) match the tree
+# what it calls) and lock table (every lock in shim/, in acquisition order) match the tree, the
+# document keeps to 400 lines of 100 characters, and every extern dls_ declaration is DLS_HIDDEN
 # (scripts/check-architecture.py says how).
 .PHONY: check-architecture
 check-architecture: $(SHIM_OBJS)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gate.h"
+#include "grow.h"
 #include "common/preloadable.h"
 #include "report/suppress.h"
 #include "shimpath.h"
@@ -77,12 +78,10 @@ static int check_suppressions(const char *path)
     char *text = NULL;
     size_t len = 0, cap = 0;
     for (int c; (c = getc(f)) != EOF && len < (4u << 20);) {
-        if (len + 1 >= cap) {
-            char *nt = realloc(text, cap = cap ? cap * 2 : 4096);
-            if (!nt)
-                break;
-            text = nt;
-        }
+        char *nt = dlt_grow(text, &cap, len + 2, 1, 4096);
+        if (!nt)
+            break;
+        text = nt;
         text[len++] = (char)c;
     }
     fclose(f);

@@ -5,6 +5,7 @@
 #include "elfsyms.h"
 
 #include "filekind.h"
+#include "grow.h"
 #include "tally.h"
 
 #include <ar.h>
@@ -125,14 +126,10 @@ static dlt_elf_sym *find_or_add(dlt_elf_info *info, size_t *cap, dlt_tally *inde
         return NULL;
     if (!fresh)
         return &info->syms[e->first];
-    if (info->n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        dlt_elf_sym *ns = realloc(info->syms, nc * sizeof *ns);
-        if (!ns)
-            return NULL;
-        info->syms = ns;
-        *cap = nc;
-    }
+    dlt_elf_sym *ns = dlt_grow(info->syms, cap, info->n + 1, sizeof *ns, 16);
+    if (!ns)
+        return NULL;
+    info->syms = ns;
     dlt_elf_sym *s = &info->syms[info->n];
     memset(s, 0, sizeof *s);
     s->name = strdup(name);

@@ -1,5 +1,6 @@
 /* What a run checked (see gate.h). */
 #include "gate.h"
+#include "grow.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -65,14 +66,10 @@ static proc *proc_of(state *s, const dlt_json_value *o)
         return NULL;
     if (!fresh)
         return &s->v[e->aux - 1];
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        proc *nv = realloc(s->v, cap * sizeof *nv);
-        if (!nv)
-            return NULL;
-        s->v = nv;
-        s->cap = cap;
-    }
+    proc *nv = dlt_grow(s->v, &s->cap, s->n + 1, sizeof *nv, 16);
+    if (!nv)
+        return NULL;
+    s->v = nv;
     proc *p = &s->v[s->n++];
     memset(p, 0, sizeof *p);
     p->pid = pid;

@@ -17,9 +17,6 @@
 #include "logread.h"
 #include "symbolize.h"
 
-#define DLT_HTML_MAX_RACES 50   /* distinct races drawn; the others are listed */
-#define DLT_HTML_MAX_INJECTS 20 /* distinct ways of injecting drawn */
-
 /* Writes the page of set to out, native frames with the source lines sym found (NULL: as
  * logged). Returns 0, or -1 when memory runs out or writing fails. */
 int dlt_html_write(const dlt_log_set *set, const dlt_symbolizer *sym, FILE *out);

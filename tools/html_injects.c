@@ -2,7 +2,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "html.h"
 #include "html_parts.h"
 #include "htmlesc.h"
 #include "records.h"

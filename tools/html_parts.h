@@ -10,6 +10,9 @@
 #include "logread.h"
 #include "symbolize.h"
 
+#define DLT_HTML_MAX_RACES 50   /* distinct races drawn; the others are listed */
+#define DLT_HTML_MAX_INJECTS 20 /* distinct ways of injecting drawn */
+
 /* The page's style sheet (one <style> element's text). */
 extern const char dlt_html_style[];
 

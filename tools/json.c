@@ -1,5 +1,6 @@
 /* Recursive-descent JSON parser and string writer (see json.h). */
 #include "json.h"
+#include "grow.h"
 
 #include "common/utf8.h"
 
@@ -55,16 +56,10 @@ typedef struct {
 
 static int sbuf_put(sbuf *b, const char *data, size_t n)
 {
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 32;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *nb = realloc(b->b, cap);
-        if (!nb)
-            return -1;
-        b->b = nb;
-        b->cap = cap;
-    }
+    char *nb = dlt_grow(b->b, &b->cap, b->len + n + 1, 1, 32);
+    if (!nb)
+        return -1;
+    b->b = nb;
     memcpy(b->b + b->len, data, n);
     b->len += n;
     b->b[b->len] = '\0';

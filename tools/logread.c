@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "filekind.h"
+#include "grow.h"
 #include "textesc.h"
 
 /* Opens path as the options allow; NULL with a reason in why. */
@@ -48,14 +49,10 @@ static long read_line(FILE *f, char **buf, size_t *cap, size_t max, int *nl)
     *nl = 0;
     int c = 0;
     for (;;) {
-        if (len + 1 >= *cap) { /* room for this byte and the terminating NUL */
-            size_t nc = *cap ? *cap * 2 : 4096;
-            char *nb = realloc(*buf, nc);
-            if (!nb)
-                return -3;
-            *buf = nb;
-            *cap = nc;
-        }
+        char *nb = dlt_grow(*buf, cap, len + 2, 1, 4096); /* this byte and the terminating NUL */
+        if (!nb)
+            return -3;
+        *buf = nb;
         if ((c = getc_unlocked(f)) == EOF || c == '\n')
             break;
         if (len >= max)
@@ -178,14 +175,10 @@ int dlt_log_scan(const char *path, const dlt_log_scan_opts *o, dlt_log_visit vis
 static int append(dlt_log_record *r, void *ctx)
 {
     dlt_log_set *set = ctx;
-    if (set->n == set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 256;
-        dlt_log_record *nr = realloc(set->recs, cap * sizeof *nr);
-        if (!nr)
-            return -1;
-        set->recs = nr;
-        set->cap = cap;
-    }
+    dlt_log_record *nr = dlt_grow(set->recs, &set->cap, set->n + 1, sizeof *nr, 256);
+    if (!nr)
+        return -1;
+    set->recs = nr;
     set->recs[set->n++] = *r;
     r->obj = NULL; /* the set owns it now */
     return 0;

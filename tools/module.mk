@@ -67,6 +67,9 @@ $(TOOL_BIN): $(TOOL_MAIN_OBJ) $(TOOL_AR)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TOOL_AR) $(LDLIBS)
 
+# The layer check reads the command's objects too (tools/layers.txt).
+check-layers $(LAYERS_TEST): $(TOOL_OBJS)
+
 .PHONY: tool check-tools-standalone
 tool: $(TOOL_BIN)
 

@@ -1,36 +1,30 @@
-/* Open-addressing string hash table with counters (see tally.h). */
+/* String-keyed counters (see tally.h), on the shim's hash map (common/map.h). */
 #include "tally.h"
+#include "grow.h"
+
+#include "common/map.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash(const char *s)
+/* The map over t's slots: a view that lives for one call, whose count is copied back. */
+static dls_map map_of(const dlt_tally *t)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return (dls_map){t->slots, t->cap, sizeof *t->slots, DLS_MAP_STRINGS, t->n};
 }
 
-static dlt_tally_entry *probe(dlt_tally_entry *slots, size_t cap, const char *key)
+/* Room for one more key, doubling the slots from 64 and moving every entry. */
+static int make_room(dlt_tally *t)
 {
-    size_t i = (size_t)hash(key) & (cap - 1);
-    while (slots[i].key && strcmp(slots[i].key, key) != 0)
-        i = (i + 1) & (cap - 1);
-    return &slots[i];
-}
-
-static int grow(dlt_tally *t)
-{
-    size_t cap = t->cap ? t->cap * 2 : 64;
-    dlt_tally_entry *slots = calloc(cap, sizeof *slots);
+    dls_map m = map_of(t);
+    if (!dls_map_full(&m))
+        return 0;
+    size_t cap = dlt_doubled(t->cap, (t->n + 1) * 2, 64);
+    dlt_tally_entry *slots = cap ? calloc(cap, sizeof *slots) : NULL;
     if (!slots)
         return -1;
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].key)
-            *probe(slots, cap, t->slots[i].key) = t->slots[i];
-    free(t->slots);
+    free(dls_map_rehash(&m, slots, cap));
     t->slots = slots;
     t->cap = cap;
     return 0;
@@ -40,26 +34,27 @@ dlt_tally_entry *dlt_tally_add(dlt_tally *t, const char *key, int *is_new)
 {
     if (is_new)
         *is_new = 0;
-    if ((t->n + 1) * 2 > t->cap && grow(t) != 0)
+    if (make_room(t) != 0)
         return NULL;
-    dlt_tally_entry *e = probe(t->slots, t->cap, key);
-    if (!e->key) {
-        e->key = strdup(key);
-        if (!e->key)
-            return NULL;
-        t->n++;
-        if (is_new)
-            *is_new = 1;
-    }
+    dls_map m = map_of(t);
+    size_t i = dls_map_index(&m, (uintptr_t)key);
+    if (dls_map_key_at(&m, i))
+        return &t->slots[i];
+    char *copy = strdup(key);
+    if (!copy)
+        return NULL;
+    dlt_tally_entry *e = dls_map_claim(&m, i, (uintptr_t)copy);
+    *e = (dlt_tally_entry){.key = copy};
+    t->n = dls_map_count(&m);
+    if (is_new)
+        *is_new = 1;
     return e;
 }
 
 dlt_tally_entry *dlt_tally_find(const dlt_tally *t, const char *key)
 {
-    if (!t->cap)
-        return NULL;
-    dlt_tally_entry *e = probe(t->slots, t->cap, key);
-    return e->key ? e : NULL;
+    dls_map m = map_of(t);
+    return dls_map_get(&m, (uintptr_t)key);
 }
 
 static int by_count(const void *a, const void *b)

@@ -1,12 +1,14 @@
-/* String-keyed counters for `dlsync report`: an open-addressing hash table whose entries carry
- * a count, an auxiliary number and the index of the first record that created them. */
+/* String-keyed counters for `dlsync report`: a hash table on the shim's map (common/map.h, a
+ * string-keyed map of these entries, kept at most half full) whose entries carry a count, an
+ * auxiliary number and the index of the first record that created them. The slots may be walked
+ * directly: an entry with a NULL key is empty. */
 #ifndef DLT_TALLY_H
 #define DLT_TALLY_H
 
 #include <stddef.h>
 
 typedef struct {
-    char *key;       /* owned copy */
+    char *key;       /* owned copy; the map's key word, so first */
     long long count; /* starts at 0; the caller increments */
     long long aux;   /* free for the caller; starts at 0 */
     size_t first;    /* free for the caller (typically the first record's index); starts at 0 */

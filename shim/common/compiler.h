@@ -6,6 +6,8 @@
 #ifndef DLS_COMPILER_H
 #define DLS_COMPILER_H
 
+#include "export.h"
+
 /* Branch hint: the condition is almost always false. */
 #define DLS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -52,6 +54,6 @@
 /* "Some dlsync lock is held": a capability every lock of the shim takes with its own and that no
  * object stands behind (it is named in attributes only, so nothing defines it). */
 typedef struct DLS_CAPABILITY("lock") dls_lock_role dls_lock_role;
-extern dls_lock_role dls_any_lock;
+extern dls_lock_role dls_any_lock DLS_HIDDEN;
 
 #endif

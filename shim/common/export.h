@@ -3,8 +3,9 @@
 #ifndef DLS_EXPORT_H
 #define DLS_EXPORT_H
 #define DLS_EXPORT __attribute__((visibility("default")))
-/* DLS_HIDDEN marks a declaration of a shim variable that other files read inline: hidden, it is
- * addressed directly (one load) instead of through the GOT, which -fvisibility=hidden alone
- * does not do for declarations. */
+/* DLS_HIDDEN ends every extern declaration of a shim (dls_) name, one rule with no judgment call:
+ * -fvisibility=hidden hides definitions, not declarations, so a file that reads another file's
+ * variable would go through the GOT unless the linker relaxes the load. `make
+ * check-architecture` fails on an extern dls_ declaration without it. */
 #define DLS_HIDDEN __attribute__((visibility("hidden")))
 #endif

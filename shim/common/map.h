@@ -1,4 +1,4 @@
-/* One open-addressing hash map for the shim's tables.
+/* One open-addressing hash map for the shim's tables, and the command's counters (tools/tally.c).
  *
  * A table of `cap` slots (a power of two) of `size` bytes each. A slot's first member is its key,
  * a non-zero word; 0 marks an empty slot. A key is either a word compared as it is (DLS_MAP_WORDS:

@@ -3,6 +3,7 @@
 #ifndef DLS_CUDA_CBIDS_H
 #define DLS_CUDA_CBIDS_H
 
+#include "../common/export.h"
 #include "cuda_api.h"
 
 #include <stddef.h>
@@ -33,7 +34,7 @@ typedef enum {
 } dls_cuda_cbid_class;
 
 /* The class of every driver id below CUPTI_DRIVER_TRACE_CBID_SIZE. */
-extern const unsigned char dls_cuda_cbid_classes[CUPTI_DRIVER_TRACE_CBID_SIZE];
+extern const unsigned char dls_cuda_cbid_classes[CUPTI_DRIVER_TRACE_CBID_SIZE] DLS_HIDDEN;
 
 /* The class of driver id cbid. */
 static inline dls_cuda_cbid_class dls_cuda_cbid_class_of(CUpti_CallbackId cbid)

@@ -18,6 +18,7 @@
 #ifndef DLS_CUDA_IDENTITY_H
 #define DLS_CUDA_IDENTITY_H
 
+#include "../common/export.h"
 #include "cuda_api.h"
 #include "ops.h"
 #include "thread.h"
@@ -44,7 +45,7 @@ void dls_cuda_stream_resolve_created(CUstream h, CUcontext ctx, unsigned flags, 
 void dls_cuda_stream_resolve_destroyed(CUstream h, int per_thread_call, CUcontext cur_ctx, dls_cuda_stream *out);
 
 /* The generation of resolutions: a resolution made in an earlier one is stale. */
-extern atomic_uint_fast64_t dls_cuda_stream_gen;
+extern atomic_uint_fast64_t dls_cuda_stream_gen DLS_HIDDEN;
 
 /* h resolved as dls_cuda_stream_resolve resolves it, through the calling thread's latest
  * resolution, which it replaces on a miss (an unresolved stream is not kept). The result points

@@ -17,7 +17,7 @@ void dls_pol_index_remove(dls_pol_x *x);
 
 /* The flag that is nonzero while some range is indexed (or the index clears nothing): the
  * observer's ENTER gate. */
-extern atomic_int dls_pol_index_watching_flag;
+extern atomic_int dls_pol_index_watching_flag DLS_HIDDEN;
 static inline const atomic_int *dls_pol_index_watching(void)
 {
     return &dls_pol_index_watching_flag;

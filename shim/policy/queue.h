@@ -33,8 +33,8 @@ typedef struct {
     _Atomic uint64_t seq; /* k * DLS_POL_QUEUE: free for lap k; + 1: published in lap k */
     dls_pol_rec rec;
 } dls_pol_slot;
-extern dls_pol_slot dls_pol_queue[DLS_POL_QUEUE];
-extern _Atomic uint64_t dls_pol_queue_tail;
+extern dls_pol_slot dls_pol_queue[DLS_POL_QUEUE] DLS_HIDDEN;
+extern _Atomic uint64_t dls_pol_queue_tail DLS_HIDDEN;
 
 /* Defers an operation, lock-free: claims the next slot, whose record the caller fills in place
  * and then publishes with the ticket. The claim holds up whoever drains the queue until it is

@@ -6,6 +6,7 @@
 #ifndef DLS_POL_TYPES_H
 #define DLS_POL_TYPES_H
 
+#include "../common/export.h"
 #include "../common/mutex.h"
 #include "../common/map.h"
 #include "../cuda/cuda_api.h"
@@ -268,7 +269,7 @@ typedef struct {
     uint64_t mark_age;                               /* hostfn.c: marks recorded so far */
 } dls_pol_state;
 
-extern dls_pol_state dls_pol_g;
+extern dls_pol_state dls_pol_g DLS_HIDDEN;
 
 /* The model lost something it needs (an allocation failed, `reason`): warns once per `key` and
  * marks the policy degraded: fix then synchronizes the producer's context at every export, check

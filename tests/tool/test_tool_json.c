@@ -1,15 +1,18 @@
-/* Unit tests of the dlsync command's JSON reader (tools/json.c), counters (tools/tally.c) and
- * log reader (tools/logread.c): values, exact integers, escapes, errors with offsets, hostile
- * nesting, round trips, damaged log lines. */
+/* Unit tests of the dlsync command's JSON reader (tools/json.c), counters (tools/tally.c),
+ * growing arrays (tools/grow.c) and log reader (tools/logread.c): values, exact integers, escapes,
+ * errors with offsets, hostile nesting, round trips, doubling and its overflow, damaged log
+ * lines. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "grow.h"
 #include "json.h"
 #include "logread.h"
 #include "tally.h"
@@ -170,6 +173,34 @@ static void tally_counts_grows_and_sorts(void **state)
     dlt_tally_free(&t);
 }
 
+/* An array grows to the first capacity, then doubles until it holds what is asked, keeping its
+ * elements; an array with room is left as it is; a size that overflows fails and keeps both. */
+static void an_array_grows_by_doubling(void **state)
+{
+    (void)state;
+    size_t cap = 0;
+    int *v = dlt_grow(NULL, &cap, 1, sizeof *v, 4);
+    assert_non_null(v);
+    assert_int_equal(cap, 4);
+    for (int i = 0; i < 4; i++)
+        v[i] = i;
+    v = dlt_grow(v, &cap, 5, sizeof *v, 4);
+    assert_int_equal(cap, 8);
+    int *same = dlt_grow(v, &cap, 8, sizeof *v, 4);
+    assert_ptr_equal(same, v);
+    assert_int_equal(cap, 8);
+    v = dlt_grow(v, &cap, 33, sizeof *v, 4);
+    assert_int_equal(cap, 64);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(v[i], i);
+    assert_null(dlt_grow(v, &cap, SIZE_MAX / sizeof *v + 1, sizeof *v, 4));
+    assert_int_equal(cap, 64);
+    assert_int_equal(v[3], 3);
+    assert_int_equal(dlt_doubled(0, 100, 64), 128);
+    assert_int_equal(dlt_doubled(SIZE_MAX / 2 + 1, SIZE_MAX, 1), 0);
+    free(v);
+}
+
 static void log_reader_skips_damage_and_goes_on(void **state)
 {
     (void)state;
@@ -222,6 +253,7 @@ int main(void)
         cmocka_unit_test(writer_round_trips),
         cmocka_unit_test(writer_keeps_output_valid_utf8),
         cmocka_unit_test(tally_counts_grows_and_sorts),
+        cmocka_unit_test(an_array_grows_by_doubling),
         cmocka_unit_test(log_reader_skips_damage_and_goes_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

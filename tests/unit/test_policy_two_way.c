@@ -381,7 +381,19 @@ static void a_free_waits_for_the_consumers_pending_use(void **state)
     assert_int_equal(g_host_waits, 1); /* the host saw the read complete */
 }
 
-/* The consumer's accesses after the release do not end the watch, even when they cover the tensor. */
+static _Atomic int g_other_on_consumer; /* waits of OTHER for the last record on CONSUMER */
+
+/* Run inside every cuStreamWaitEvent (it arms itself again): counts the waits of OTHER on an event
+ * whose latest record, the one a wait waits for, was on CONSUMER. */
+static void count_other_on_consumer(void)
+{
+    if (g_waiting == handle_of(OTHER) && g_waited == g_recorded && g_recorded_on == handle_of(CONSUMER))
+        g_other_on_consumer++;
+    g_during_wait = count_other_on_consumer;
+}
+
+/* The consumer's accesses after the release do not end the watch, even when they cover the
+ * tensor: a third stream's kernel on that memory still waits for the consumer's stream, once. */
 static void a_consumer_kernel_after_the_release_does_not_end_the_fence(void **state)
 {
     (void)state;
@@ -389,9 +401,19 @@ static void a_consumer_kernel_after_the_release_does_not_end_the_fence(void **st
     dls_pol_x *x = export_range(X, X + 0x100);
     copy(CONSUMER, X, OUT);
     release_fix(x);
+    int waits = g_waits;
     launch(CONSUMER, X);
-    launch(OTHER, X);
+    assert_int_equal(g_waits, waits); /* the consumer's own kernel stays as it ordered it */
     assert_non_null(dls_pol_g.released);
+    g_other_on_consumer = 0;
+    g_during_wait = count_other_on_consumer;
+    launch(OTHER, X);
+    assert_int_equal(g_other_on_consumer, 1);
+    assert_non_null(dls_pol_g.released);
+    waits = g_waits;
+    launch(OTHER, X);
+    assert_int_equal(g_waits, waits); /* ordered already */
+    g_during_wait = NULL;
 }
 
 /* ---- check: the new race kinds ---- */
