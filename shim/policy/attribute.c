@@ -106,11 +106,15 @@ void dls_pol_attribute(dls_pol_x *x)
         const dls_pol_entry *best = NULL, *wbest = NULL;
         uint64_t pos = dls_pol_ring_lost(s, x->alo, x->hi);
         uint64_t wpos = pos; /* what the lost entries held may write */
-        for (unsigned k = 0; k < s->count; k++) {
-            const dls_pol_entry *e = &s->ring[k];
-            if (e->pos <= s->done || !dls_pol_touches(&e->a, x->alo, x->lo, x->hi))
+        /* newest first (the history holds its entries in position order): the first entry that
+         * touches x is the latest, and the walk ends at the latest that may write it */
+        for (unsigned k = 0; k < s->count && !wbest; k++) {
+            const dls_pol_entry *e = &s->ring[(s->head + DLS_POL_RING - 1 - k) % DLS_POL_RING];
+            if (e->pos <= s->done)
+                break; /* it and every older entry are complete */
+            if (!dls_pol_touches(&e->a, x->alo, x->lo, x->hi))
                 continue;
-            if (e->pos > pos) {
+            if (!best && e->pos > pos) {
                 pos = e->pos;
                 best = e;
             }
