@@ -53,7 +53,7 @@
     X(FIX_ORDERED_PATH, "fix-ordered-path", "bench_pipeline",                                                       \
       "fix, per already-ordered exchange, whole path, calling thread", DLS_INSTR, 3000, DLS_GOAL)                   \
     X(FIX_ORDERED_CALLS, "fix-ordered-calls", "bench_pipeline",                                                     \
-      "fix, dlsync's driver calls per already-ordered exchange", DLS_CALLS, 0, DLS_GOAL)                            \
+      "fix, dlsync's driver calls per already-ordered exchange", DLS_CALLS, 0, DLS_HELD)                            \
     X(FIX_LEGACY_PATH, "fix-legacy-path", "bench_pipeline",                                                         \
       "fix, per legacy exchange that needs its wait, whole path, calling thread", DLS_INSTR, 6000, DLS_GOAL)        \
     X(FIX_LEGACY_CALLS, "fix-legacy-calls", "bench_pipeline",                                                       \
