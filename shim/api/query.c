@@ -10,6 +10,7 @@
 #include "../hooks/policy_hooks.h"
 #include "../report/history.h"
 #include "../report/race.h"
+#include "../report/race_entries.h"
 #include "../report/summary.h"
 
 #include <pthread.h>
