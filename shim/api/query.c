@@ -10,6 +10,7 @@
 #include "../hooks/policy_hooks.h"
 #include "../report/history.h"
 #include "../report/race.h"
+#include "../report/race_entries.h"
 #include "../report/summary.h"
 
 #include <pthread.h>
@@ -123,18 +124,17 @@ static const dls_exchange_observer *next(void)
     return __atomic_load_n(&g_next, __ATOMIC_ACQUIRE);
 }
 
-static void tap_export(void *ctx, const dls_exchange *x)
+static void *tap_export(void *ctx, const dls_exchange *x)
 {
     (void)ctx;
     dls_history_exchange e;
     entry_of(x, &e);
     dls_history_put_exchange(&e);
     const dls_exchange_observer *n = next();
-    if (n && n->on_export)
-        n->on_export(n->ctx, x);
+    return n && n->on_export ? n->on_export(n->ctx, x) : x->policy;
 }
 
-static void tap_import(void *ctx, const dls_exchange *x)
+static void *tap_import(void *ctx, const dls_exchange *x)
 {
     (void)ctx;
     dls_history_exchange e;
@@ -143,8 +143,7 @@ static void tap_import(void *ctx, const dls_exchange *x)
     fill_side(e.consumer, sizeof e.consumer, e.consumer_symbol, sizeof e.consumer_symbol, x->consumer);
     dls_history_put_exchange(&e);
     const dls_exchange_observer *n = next();
-    if (n && n->on_import)
-        n->on_import(n->ctx, x);
+    return n && n->on_import ? n->on_import(n->ctx, x) : x->policy;
 }
 
 static void tap_release(void *ctx, const dls_exchange *x)

@@ -142,7 +142,7 @@ int dls_exchange_note_import(const void *tensor, const dls_profile *consumer, dl
     return e ? 0 : -1;
 }
 
-int dls_exchange_set_policy(const void *tensor, void *policy)
+int dls_exchange_keep_policy(const void *tensor, void *policy)
 {
     dls_spin_lock(&g_lock);
     dls_exchange *e = live(tensor);

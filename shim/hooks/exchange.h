@@ -2,7 +2,8 @@
  *
  * Every DLPack tensor the shim sees at a wrapped export or import gets an exchange id (xid)
  * and an entry here until its deleter is called. The policy layer looks entries up by tensor
- * pointer, and may attach its own per-exchange pointer.
+ * pointer; the pointer it keeps per exchange is the one its observer returns (policy_hooks.h),
+ * stored here by the wrapper: the registry is written by the hooks alone.
  * The entries are a map keyed by tensor pointer (common/map.h) under a spin lock (common/spin.h:
  * each operation is one short critical section that calls nothing); lookups copy the entry out,
  * so the copy stays valid after the tensor is gone. Memory is allocated only when the table
@@ -72,8 +73,9 @@ long dls_exchange_imports(const void *tensor);
  * *out (when out is non-NULL). Returns 0 or -1 (not live). */
 int dls_exchange_note_import(const void *tensor, const dls_profile *consumer, dls_exchange *out);
 
-/* Sets the policy layer's pointer of the live `tensor`. Returns 0 or -1 (not live). */
-int dls_exchange_set_policy(const void *tensor, void *policy);
+/* Stores `policy` as the policy layer's pointer of the live `tensor`: what the observer's
+ * on_export or on_import returned for it (wrap.c). Returns 0 or -1 (not live). */
+int dls_exchange_keep_policy(const void *tensor, void *policy);
 
 /* Removes the live entry for `tensor`, copying it into *out and its producer's deleter into
  * *deleter (each when non-NULL: a caller that needs only the deleter copies 8 bytes, not the

@@ -15,10 +15,12 @@
 #include <stdatomic.h>
 
 typedef struct {
-    /* A wrapped export returned x->tensor (already registered, deleter already swapped). */
-    void (*on_export)(void *ctx, const dls_exchange *x);
-    /* A wrapped import is about to take x->tensor (called before the framework function). */
-    void (*on_import)(void *ctx, const dls_exchange *x);
+    /* A wrapped export returned x->tensor (already registered, deleter already swapped). Returns
+     * the pointer the registry keeps as the entry's `policy` (x->policy: the entry unchanged). */
+    void *(*on_export)(void *ctx, const dls_exchange *x);
+    /* A wrapped import is about to take x->tensor (called before the framework function).
+     * Returns the pointer to keep, as on_export does. */
+    void *(*on_import)(void *ctx, const dls_exchange *x);
     /* x->tensor's deleter was called: runs before the producer's deleter (the memory is still
      * the producer's and unchanged). x is no longer in the registry. */
     void (*on_release)(void *ctx, const dls_exchange *x);

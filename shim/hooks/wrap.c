@@ -93,17 +93,19 @@ static void mark_exchange(const char *what, uint64_t xid)
     dls_nvtx_mark(msg);
 }
 
-/* Tells the listeners `who` (listeners_now) of the export or import of x, seen as o says. */
+/* Tells the listeners `who` (listeners_now) of the export or import of x, seen as o says, and
+ * keeps in x's registry entry the pointer the observer returns. */
 static void tell(unsigned who, const dls_exchange_observer *obs, const dls_exchange *x, const dls_exchange_origin *o)
 {
     const char *ev = o->is_export ? "export" : "import";
     if (who & HEARD_BY_NVTX)
         mark_exchange(ev, x->xid);
-    void (*heard)(void *, const dls_exchange *) = !(who & HEARD_BY_OBSERVER) ? NULL
-                                                  : o->is_export             ? obs->on_export
-                                                                             : obs->on_import;
-    if (heard)
-        heard(obs->ctx, x);
+    void *(*heard)(void *, const dls_exchange *) = !(who & HEARD_BY_OBSERVER) ? NULL
+                                                   : o->is_export             ? obs->on_export
+                                                                              : obs->on_import;
+    void *kept = heard ? heard(obs->ctx, x) : x->policy;
+    if (kept != x->policy)
+        dls_exchange_keep_policy(x->tensor, kept);
     if (who & HEARD_BY_LOG)
         dls_record_exchange(ev, x->xid, o->at, o->lib, x->tensor, &o->view, &o->extent,
                             x->producer ? x->producer->framework : NULL);

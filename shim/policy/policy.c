@@ -156,8 +156,9 @@ static int order_rounds(dls_pol_plan *plan, dls_pol_x *p, dls_pol_stream *st, co
     return dls_pol_plan_rounds(plan, frontier_round, &f);
 }
 
-/* The policy state of x, created (with its frontier) when x has none. Lock held. NULL when
- * memory is short: the model then cannot order x (docs/architecture.md, "The policy's model"). */
+/* The policy state of x, created (with its frontier) when x has none: the receiver returns it
+ * for the registry to keep. Lock held. NULL when memory is short: the model then cannot order x
+ * (docs/architecture.md, "The policy's model"). */
 static dls_pol_x *state_of(const dls_exchange *x, const dls_stack *stack, uintptr_t alo)
 {
     dls_pol_x *p = x->policy;
@@ -173,7 +174,6 @@ static dls_pol_x *state_of(const dls_exchange *x, const dls_stack *stack, uintpt
     dls_pol_x_forget_released(p, tid_now()); /* the memory comes round again */
     dls_pol_attribute(p);
     dls_pol_x_link(p);
-    dls_exchange_set_policy(x->tensor, p);
     return p;
 }
 
@@ -183,11 +183,11 @@ static int degraded(void)
     return atomic_load_explicit(&dls_pol_g.degraded, memory_order_relaxed);
 }
 
-static void on_export(void *ctx, const dls_exchange *x)
+static void *on_export(void *ctx, const dls_exchange *x)
 {
     (void)ctx;
     if (!observed(1))
-        return;
+        return x->policy;
     uint64_t tid = tid_now();
     dls_stack stack;
     capture_stack(&stack);
@@ -216,13 +216,14 @@ static void on_export(void *ctx, const dls_exchange *x)
     dls_pol_unlock();
     if (!p && dls_pol_g.mode == DLS_MODE_FIX) /* not modelled: ordered by synchronizing */
         dls_pol_fix_no_observer();
+    return p;
 }
 
-static void on_import(void *ctx, const dls_exchange *x)
+static void *on_import(void *ctx, const dls_exchange *x)
 {
     (void)ctx;
     if (!observed(x->producer == NULL))
-        return;
+        return x->policy;
     uint64_t tid = tid_now();
     dls_stack stack;
     capture_stack(&stack);
@@ -241,6 +242,7 @@ static void on_import(void *ctx, const dls_exchange *x)
     dls_pol_unlock();
     if (!p && dls_pol_g.mode == DLS_MODE_FIX) /* not modelled: ordered by synchronizing */
         dls_pol_fix_no_observer();
+    return p;
 }
 
 static void on_release(void *ctx, const dls_exchange *x)

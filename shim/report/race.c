@@ -7,6 +7,7 @@
 #include "../common/ownfd.h"
 #include "log.h"
 #include "objinfo.h"
+#include "race_wait.h"
 #include "summary.h"
 #include "suppress_file.h"
 
@@ -14,13 +15,12 @@
 #include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
 #define TABLE 256
 #define FRAMES 20
+#define FRAME_TEXT 320
+#define FRAMES_TEXT (FRAMES * FRAME_TEXT + 1) /* FRAMES of them, one per line */
 #define PYFRAMES 12
-#define WAITING 16
 
 static dls_mutex g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
@@ -95,7 +95,7 @@ static void stream_text(text *t, const dls_race_stream *s, int device)
 /* Symbolized frames of one side, collected for both the text and the JSON arrays; the first
  * `native` of them are native frames, with where each lies (for the log's `native`). */
 typedef struct {
-    char f[FRAMES][320];
+    char f[FRAMES][FRAME_TEXT];
     int n;
     int native;
     struct {
@@ -281,101 +281,48 @@ static void format_text(text *t, const dls_race *r, const frames *pf, const fram
     put(t, "  fix: %s\n", fix_text);
 }
 
-/* ---- the reports written so far, for the query API ---- */
-
-static dls_race_entry *g_entries[TABLE];
-static size_t g_nentries;
-
-/* A copy of s in the block at *at (advanced past it); NULL for NULL. */
-static const char *stash(char **at, const char *s)
+/* The frames of fr, one per line, in out (FRAMES_TEXT bytes). */
+static const char *frames_text(const frames *fr, char *out)
 {
-    if (!s)
-        return NULL;
-    size_t n = strlen(s) + 1;
-    memcpy(*at, s, n);
-    const char *out = *at;
-    *at += n;
+    char *at = out;
+    *at = '\0';
+    for (int i = 0; i < fr->n; i++)
+        at += sprintf(at, "%s\n", fr->f[i]);
     return out;
 }
 
-static size_t frames_len(const frames *fr)
-{
-    size_t n = 1;
-    for (int i = 0; i < fr->n; i++)
-        n += strlen(fr->f[i]) + 1;
-    return n;
-}
-
-/* The frames of fr, one per line, in the block at *at. */
-static const char *stash_frames(char **at, const frames *fr)
-{
-    const char *out = *at;
-    **at = '\0';
-    for (int i = 0; i < fr->n; i++)
-        *at += sprintf(*at, "%s\n", fr->f[i]);
-    *at += 1;
-    return out;
-}
-
-/* Keeps what the query API gives of the report r (one allocation, never freed; nothing when
- * memory is short). */
+/* Keeps what the query API gives of the report r (race_entries.h); `stacks` holds the two sides'
+ * frames as text. */
 static void keep_entry(const dls_race *r, uint64_t key, const frames *pf, const frames *cf, const char *fix,
-                       const text *t)
+                       const text *t, char (*stacks)[FRAMES_TEXT])
 {
-    const char *strs[] = {dls_race_kind_name(r->kind), r->framework, r->symbol, r->producer.op, r->consumer.op, fix};
-    size_t need = sizeof(dls_race_entry) + t->len + 1 + frames_len(pf) + frames_len(cf);
-    for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
-        need += strs[i] ? strlen(strs[i]) + 1 : 0;
-    dls_race_entry *e = malloc(need);
-    if (!e)
-        return;
-    char *at = (char *)(e + 1);
-    e->key = key;
-    e->xid = r->xid;
-    e->kind = stash(&at, strs[0]);
-    e->framework = stash(&at, strs[1]);
-    e->symbol = stash(&at, strs[2]);
-    e->producer_op = stash(&at, strs[3]);
-    e->consumer_op = stash(&at, strs[4]);
-    e->fix = stash(&at, strs[5]);
-    e->producer_stack = stash_frames(&at, pf);
-    e->consumer_stack = stash_frames(&at, cf);
-    memcpy(at, t->buf, t->len);
-    at[t->len] = '\0';
-    e->text = at;
-    int kept = 0;
-    dls_mutex_lock(&g_lock);
-    if (g_nentries < TABLE) {
-        g_entries[g_nentries++] = e;
-        kept = 1;
-    }
-    dls_mutex_unlock(&g_lock);
-    if (!kept)
-        free(e);
-}
-
-size_t dls_race_entries(void)
-{
-    dls_mutex_lock(&g_lock);
-    size_t n = g_nentries;
-    dls_mutex_unlock(&g_lock);
-    return n;
+    dls_race_entry e = {
+        .key = key,
+        .xid = r->xid,
+        .kind = dls_race_kind_name(r->kind),
+        .framework = r->framework,
+        .symbol = r->symbol,
+        .producer_op = r->producer.op,
+        .consumer_op = r->consumer.op,
+        .fix = fix,
+        .producer_stack = frames_text(pf, stacks[0]),
+        .consumer_stack = frames_text(cf, stacks[1]),
+        .text = t->buf,
+    };
+    dls_race_entry_keep(&e);
 }
 
 int dls_race_entry_get(size_t i, dls_race_entry *out, unsigned *count)
 {
-    int rc = -1;
+    if (dls_race_entry_at(i, out) != 0)
+        return -1;
+    *count = 1;
     dls_mutex_lock(&g_lock);
-    if (i < g_nentries) {
-        *out = *g_entries[i];
-        *count = 1;
-        for (size_t k = 0; k < g_n; k++)
-            if (g_seen[k].key == out->key)
-                *count = g_seen[k].count;
-        rc = 0;
-    }
+    for (size_t k = 0; k < g_n; k++)
+        if (g_seen[k].key == out->key)
+            *count = g_seen[k].count;
     dls_mutex_unlock(&g_lock);
-    return rc;
+    return 0;
 }
 
 /* Writes the report r with key `key`: stderr, the log, the query API's entry, the summary; a
@@ -387,6 +334,7 @@ static void write_report(const dls_race *r, uint64_t key, const dls_stack *ps, c
         frames pf, cf;
         text t;
         char fix[768];
+        char stacks[2][FRAMES_TEXT];
     } *m = malloc(sizeof *m); /* too large for the stack of every thread that may report */
     if (!m) {
         dls_summary_add(DLS_COUNT_RACES, 1);
@@ -406,100 +354,23 @@ static void write_report(const dls_race *r, uint64_t key, const dls_stack *ps, c
     }
     write_log(r, key, &m->pf, &m->cf, fix_id, m->fix, rule);
     if (!rule)
-        keep_entry(r, key, &m->pf, &m->cf, m->fix, &m->t);
+        keep_entry(r, key, &m->pf, &m->cf, m->fix, &m->t, m->stacks);
     free(m);
 }
 
-/* ---- reports waiting for the consumer's Python frames ---- */
-
-/* A report whose consumer thread released the GIL (a ctypes.CDLL call, a framework operator):
- * its Python frames come when that thread takes the GIL back, and the report is written then
- * (write_waiting), or at exit. Everything it points to is copied. */
-typedef struct {
-    int used;
-    const void *owner; /* the thread (its pyframes state) */
-    uint64_t key;
-    dls_race r;
-    char dtype[48], why[320], pop[160], cop[160];
-    int64_t shape[16];
-    dls_stack pstack, cstack;
-} waiting;
-
-static waiting g_waiting[WAITING];
-static dls_mutex g_waiting_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static const char *keep(char *out, size_t n, const char *s)
-{
-    if (!s)
-        return NULL;
-    snprintf(out, n, "%s", s);
-    return out;
-}
-
-static void write_waiting(int all);
-
-static void frames_arrived(void)
-{
-    write_waiting(0);
-}
-
-/* Queues r; 0 when the queue is full (the report is then written at once). The queue is served
- * when the waiting thread's frames arrive (pyframes calls back) or at exit. */
-static int wait_for_python(const dls_race *r, uint64_t key, const dls_stack *ps, const dls_stack *cs)
-{
-    dls_pyframes_on_arrival(frames_arrived);
-    dls_mutex_lock(&g_waiting_lock);
-    waiting *w = NULL;
-    for (int i = 0; i < WAITING && !w; i++)
-        if (!g_waiting[i].used)
-            w = &g_waiting[i];
-    if (w) {
-        w->used = 1;
-        w->owner = &dls_pythread_now;
-        w->key = key;
-        w->r = *r;
-        w->r.dtype = keep(w->dtype, sizeof w->dtype, r->dtype);
-        w->r.why = keep(w->why, sizeof w->why, r->why);
-        w->r.producer.op = keep(w->pop, sizeof w->pop, r->producer.op);
-        w->r.consumer.op = keep(w->cop, sizeof w->cop, r->consumer.op);
-        w->r.ndim = r->ndim < 16 ? r->ndim : 16;
-        if (r->shape && w->r.ndim > 0)
-            memcpy(w->shape, r->shape, (size_t)w->r.ndim * sizeof *w->shape);
-        w->r.shape = r->shape ? w->shape : NULL;
-        w->pstack = *ps;
-        w->cstack = *cs;
-    }
-    dls_mutex_unlock(&g_waiting_lock);
-    return w != NULL;
-}
-
-/* Writes the reports waiting for their consumer's Python frames (pyframes.h): those of the
+/* Writes the reports waiting for their consumer's Python frames (race_wait.h): those of the
  * calling thread whose frames came (`all` 0: the thread took the GIL back), or every one, with
  * the frames known by then (`all` 1: at exit). No dlsync lock may be held. */
 static void write_waiting(int all)
 {
-    for (;;) {
-        waiting w;
-        int found = 0;
-        dls_mutex_lock(&g_waiting_lock);
-        for (int i = 0; i < WAITING && !found; i++) {
-            waiting *q = &g_waiting[i];
-            if (q->used && (all || (q->owner == &dls_pythread_now && !dls_pyframes_pending_here(q->cstack.py)))) {
-                w = *q;
-                q->used = 0;
-                found = 1;
-            }
-        }
-        dls_mutex_unlock(&g_waiting_lock);
-        if (!found)
-            return;
-        w.r.dtype = w.r.dtype ? w.dtype : NULL;
-        w.r.why = w.r.why ? w.why : NULL;
-        w.r.producer.op = w.r.producer.op ? w.pop : NULL;
-        w.r.consumer.op = w.r.consumer.op ? w.cop : NULL;
-        w.r.shape = w.r.shape ? w.shape : NULL;
+    dls_race_waiting w;
+    while (dls_race_wait_take(all, &w))
         write_report(&w.r, w.key, &w.pstack, &w.cstack);
-    }
+}
+
+static void frames_arrived(void)
+{
+    write_waiting(0);
 }
 
 unsigned dls_race_report(const dls_race *r)
@@ -543,8 +414,11 @@ unsigned dls_race_report(const dls_race *r)
         dls_stack_capture(&here_c);
         cs = &here_c;
     }
-    if (cs->py && dls_pyframes_pending_here(cs->py) && wait_for_python(r, key, ps, cs))
-        return count;
+    if (cs->py && dls_pyframes_pending_here(cs->py)) {
+        dls_pyframes_on_arrival(frames_arrived);
+        if (dls_race_wait(r, key, ps, cs))
+            return count;
+    }
     write_report(r, key, ps, cs);
     return count;
 }

@@ -14,6 +14,7 @@
 #ifndef DLS_RACE_H
 #define DLS_RACE_H
 
+#include "race_entries.h"
 #include "race_types.h"
 
 #include <stddef.h>
@@ -36,20 +37,8 @@ uint64_t dls_race_key(const dls_race *r);
  * printed without deduplication). */
 unsigned dls_race_report(const dls_race *r);
 
-/* A report as written, for the query API (dlsync.h: dlsync_race). The strings stay valid for the
- * life of the process; a stack is its frames, one per line, innermost first. */
-typedef struct {
-    uint64_t key, xid;
-    const char *kind, *framework, *symbol, *producer_op, *consumer_op, *fix;
-    const char *producer_stack, *consumer_stack;
-    const char *text; /* the report exactly as written on stderr */
-} dls_race_entry;
-
-/* Number of reports written so far (at most 256 are kept). */
-size_t dls_race_entries(void);
-
-/* Copies the i-th report written (from 0) into *out and the times its hazard was seen so far
- * into *count. Returns 0, or -1 when there is no such report. */
+/* Copies the i-th report written (from 0; race_entries.h) into *out and the times its hazard
+ * was seen so far into *count. Returns 0, or -1 when there is no such report. */
 int dls_race_entry_get(size_t i, dls_race_entry *out, unsigned *count);
 
 /* Number of distinct hazards reported so far. */

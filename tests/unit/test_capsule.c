@@ -61,9 +61,10 @@ static void *fake_capsule_get_pointer(void *capsule, const char *name)
     return capsule; /* the fake capsule is its pointer */
 }
 
-static void note_export(void *ctx, const dls_exchange *x)
+static void *note_export(void *ctx, const dls_exchange *x)
 {
     *(dls_xpath *)ctx = x->path;
+    return x->policy;
 }
 
 /* The hooked PyCapsule_New and PyCapsule_GetPointer, over the fakes above. */
@@ -115,9 +116,10 @@ static dls_xpath exported_path(const char *name, int versioned)
     return path;
 }
 
-static void note_range(void *ctx, const dls_exchange *x)
+static void *note_range(void *ctx, const dls_exchange *x)
 {
     *(uintptr_t *)ctx = x->hi - x->lo;
+    return x->policy;
 }
 
 /* CuPy makes the capsule first and fills the tensor after: at creation it is garbage, and only
@@ -152,18 +154,18 @@ static void capsule_exchanges_say_which_capsule(void **state)
 
 static atomic_int g_exports, g_imports;
 
-static void count_export(void *ctx, const dls_exchange *x)
+static void *count_export(void *ctx, const dls_exchange *x)
 {
     (void)ctx;
-    (void)x;
     atomic_fetch_add(&g_exports, 1);
+    return x->policy;
 }
 
-static void count_import(void *ctx, const dls_exchange *x)
+static void *count_import(void *ctx, const dls_exchange *x)
 {
     (void)ctx;
-    (void)x;
     atomic_fetch_add(&g_imports, 1);
+    return x->policy;
 }
 
 static int fake_capsule_set_name(void *capsule, const char *name)

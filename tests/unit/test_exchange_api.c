@@ -88,11 +88,12 @@ static void table_of_version_1_3_is_wrapped_field_by_field(void **state)
 static int g_exports;
 static const char *g_seen_at;
 
-static void note_export(void *ctx, const dls_exchange *x)
+static void *note_export(void *ctx, const dls_exchange *x)
 {
     (void)ctx;
     g_exports++;
     g_seen_at = dls_profile_name(x->seen_at);
+    return x->policy;
 }
 
 static void calls_behind_the_table_pass_straight_through(void **state)
