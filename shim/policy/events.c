@@ -186,6 +186,15 @@ dls_pol_after *dls_pol_after_take_due(uint64_t stream)
     return a;
 }
 
+void dls_pol_after_reset_for_tests(void)
+{
+    for (unsigned i = 0; i < DUE_SLOTS; i++) {
+        uint64_t key = atomic_load_explicit(&g_due[i].key, memory_order_relaxed);
+        if (key)
+            dls_pol_after_put(dls_pol_after_take_due(key));
+    }
+}
+
 dls_pol_after *dls_pol_after_make(dls_pol_stream *st, uint64_t tid)
 {
     if (!dls_pol_nameable(st, tid) || atomic_load_explicit(&dls_pol_g.ncapturing, memory_order_relaxed))

@@ -39,6 +39,10 @@ dls_pol_after *dls_pol_after_make(dls_pol_stream *st, uint64_t tid) DLS_UNLOCKED
  * still holds it, then drops the reference. */
 dls_pol_after *dls_pol_after_take_due(uint64_t stream) DLS_UNLOCKED;
 
+/* Tests only, lock held or no other thread in the policy: drops every due point, with the
+ * reference its slot held (the streams they point to are about to be freed). */
+void dls_pol_after_reset_for_tests(void);
+
 /* No lock held, a reference of a held: a's event, recorded now on a->st when it was due and `record`
  * is 1 (another thread recording it is waited for); NULL when it is not recorded (it could not be:
  * warned once; or it was due and `record` is 0). */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 /* Applies what is still queued, then drops every live exchange (and every released one when
- * `released`) and forgets the streams, graphs and host-function marks (dls_pol_reset_for_tests),
+ * `released`) and forgets the due after points, the streams, graphs and host-function marks,
  * so the next test starts with none. The hb engine is the caller's. */
 static inline void dls_test_policy_forget(int released)
 {
@@ -19,6 +19,7 @@ static inline void dls_test_policy_forget(int released)
         dls_pol_x_drop(dls_pol_g.live);
     while (released && dls_pol_g.released)
         dls_pol_x_drop(dls_pol_g.released);
+    dls_pol_after_reset_for_tests(); /* the due points name the streams about to be freed */
     dls_pol_reset_for_tests();
 }
 
