@@ -13,6 +13,7 @@
 #include "../hb/hb.h"
 #include "../hooks/exchange.h"
 #include "../report/stack.h"
+#include "kinds.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -76,12 +77,6 @@ typedef struct {
 static inline uint64_t dls_pol_cleared(unsigned version)
 {
     return ((uint64_t)version << 1) | 1u;
-}
-
-/* 1 for the operations that touch memory (history entries, touch tests). */
-static inline int dls_pol_is_memory_op(dls_op_kind k)
-{
-    return k == DLS_OP_LAUNCH || k == DLS_OP_MEMCPY || k == DLS_OP_MEMSET || k == DLS_OP_GRAPH_LAUNCH;
 }
 
 /* How many of a stream's latest `done` values it keeps, for questions as of an earlier begin
