@@ -32,13 +32,26 @@ void dls_pol_stream_remove(dls_pol_stream *st);
  * synchronize). */
 void dls_pol_stream_forget_done(void);
 
-/* Lock held: the stream in slot i of the table, NULL when the slot is empty. A walk over the
- * streams: for (size_t i = 0; i < dls_pol_g.streams.cap; i++), which must not add or forget
- * streams (forgetting moves them: collect, then forget). */
+/* Lock held: the stream in slot i of the table, NULL when the slot is empty. */
 static inline dls_pol_stream *dls_pol_stream_at(size_t i)
 {
     const dls_pol_stream_slot *sl = (const dls_pol_stream_slot *)dls_pol_g.streams.slots + i;
     return sl->id ? sl->st : NULL;
+}
+
+/* Lock held: the streams of the table, in slot order, from slot *i on: the next one, *i past its
+ * slot, or NULL at the end. A walk:
+ *     size_t i = 0;
+ *     for (dls_pol_stream *s; (s = dls_pol_stream_each(&i));)
+ * which must not add or forget streams (forgetting moves them: collect, then forget). */
+static inline dls_pol_stream *dls_pol_stream_each(size_t *i)
+{
+    while (*i < dls_pol_g.streams.cap) {
+        dls_pol_stream *s = dls_pol_stream_at((*i)++);
+        if (s)
+            return s;
+    }
+    return NULL;
 }
 
 #endif
