@@ -1,6 +1,7 @@
 /* The host synchronizes' ENTER and EXIT (see host_sync.h). */
 #include "host_sync.h"
 
+#include "check.h"
 #include "complete.h"
 #include "lifetime.h"
 #include "lock.h"
@@ -72,9 +73,11 @@ void dls_pol_sync_exit(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_when wh
         pt->snap = 0;
     if (op->result != 0) {
         dls_pol_snap_drop(snap);
-        return;
+    } else {
+        if (op->kind == DLS_OP_MEMCPY)
+            sync_copy(op, when);
+        dls_pol_snap_complete(snap, op->tid, when.end);
     }
-    if (op->kind == DLS_OP_MEMCPY)
-        sync_copy(op, when);
-    dls_pol_snap_complete(snap, op->tid, when.end);
+    if (atomic_load_explicit(&dls_pol_g.nhost, memory_order_relaxed))
+        dls_pol_check_host(); /* watched pages whose producer's writes it completed */
 }

@@ -7,10 +7,7 @@
 #include "../common/config.h"
 #include "../report/summary.h"
 #include "access.h"
-#include "check.h"
 #include "events.h"
-#include "exch.h"
-#include "fix.h"
 #include "host_sync.h"
 #include "hostfn.h"
 #include "index.h"
@@ -21,6 +18,7 @@
 #include "recording.h"
 #include "stream_table.h"
 #include "thread.h"
+#include "watched.h"
 
 /* At the delivered ENTER of call corr (nested: ops.h): the thread's horizon catches up with the
  * host clock, unless its begin was stamped already (dls_pol_begins). */
@@ -60,111 +58,14 @@ static void on_exit_locked(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_whe
     }
 }
 
-/* What memory_enter's rounds look at: access a of thread tid on stream s. */
-typedef struct {
-    dls_pol_thread *pt;
-    const dls_pol_access *a;
-    const dls_cuda_stream *s;
-    uint64_t tid;
-} use_round_arg;
-
-/* One round of memory_enter (dls_pol_round): the access checked, or its orderings planned. */
-static int use_round(dls_pol_plan *plan, void *arg)
-{
-    use_round_arg *u = arg;
-    dls_pol_stream *st = dls_pol_stream_get(u->s, u->tid);
-    if (st && st->capturing) {
-        dls_pol_capture_use(u->a, st);
-    } else if (st && dls_pol_g.mode == DLS_MODE_FIX) {
-        if (dls_pol_fix_use(plan, u->a, st) && dls_pol_is_memory_op(u->a->kind)) {
-            u->pt->after_corr = u->a->op; /* its EXIT records the after event */
-            u->pt->after_st = st;
-        }
-        dls_pol_fix_reuse(plan, u->a, st);
-    } else if (st && st->kind == DLS_STREAM_LEGACY && u->a->op) {
-        u->pt->legacy_corr = u->a->op; /* judged at its EXIT (legacy_verdict) */
-        u->pt->legacy_st = st;
-    } else if (st) {
-        dls_pol_check_use(u->a, st, u->tid, u->pt->horizon.h);
-    }
-    return 0;
-}
-
-/* check, at the EXIT of a call of thread tid that returns `result`: the verdict on its
- * legacy-stream access a, which its ENTER left for now (use_round). The legacy rule joins a
- * blocking stream as of the call's begin only if the stream's destruction did not begin before
- * the call ended: CUDA does not say that the legacy stream waits for a destroyed stream's work,
- * and a destruction that another thread begins while the call is under way is seen only now. */
-static void legacy_verdict(dls_pol_thread *pt, const dls_pol_access *a, uint64_t tid, int result)
-{
-    pt->legacy_corr = 0;
-    if (result != 0) /* nothing was enqueued */
-        return;
-    dls_pol_lock();
-    dls_pol_check_use(a, pt->legacy_st, tid, pt->horizon.h);
-    dls_pol_unlock();
-}
-
-/* ENTER of access a (a call of thread tid on stream s; `nested`: ops.h) that may touch a watched
- * range: checked, or ordered in rounds of plans carried out without the lock. */
-static void memory_enter(dls_pol_thread *pt, const dls_pol_access *a, const dls_cuda_stream *s, uint64_t tid,
-                         int nested)
-{
-    dls_pol_plan plan;
-    dls_pol_plan_init(&plan, tid);
-    plan.to_capturing = dls_pol_g.mode == DLS_MODE_FIX && dls_pol_joined_capture(s);
-    dls_pol_lock();
-    dls_pol_horizon_drained(&pt->horizon, nested);
-    dls_pol_thread_register(pt, tid);
-    dls_pol_stream *st = dls_pol_stream_get(s, tid);
-    dls_pol_hostfn_ask ask;
-    if (st && !st->capturing && dls_pol_hostfn_wanted(a, st, tid, &ask)) {
-        dls_pol_unlock(); /* the driver is asked with no lock held */
-        dls_pol_hostfn_query(&ask);
-        dls_pol_lock();
-        dls_pol_hostfn_learn(&ask, tid);
-    }
-    use_round_arg u = {.pt = pt, .a = a, .s = s, .tid = tid};
-    dls_pol_plan_rounds(&plan, use_round, &u);
-    dls_pol_unlock();
-}
-
-/* One round of free_enter (dls_pol_round): the waits for the pending uses of access `arg`. */
-static int free_round(dls_pol_plan *plan, void *arg)
-{
-    dls_pol_fix_free(plan, arg);
-    return 0;
-}
-
-/* ENTER of synchronous free op that may hand back watched memory: checked for pending uses on
- * other contexts, or (fix) the host waits for the consumer's pending uses of it first, in rounds
- * of plans carried out without the lock. */
-static void free_enter(dls_pol_thread *pt, const dls_cuda_op *op)
-{
-    dls_pol_access a;
-    dls_pol_access_of_op(&a, op);
-    uint64_t cleared;
-    if (dls_pol_index_clears(&a, &cleared))
-        return;
-    dls_pol_plan plan;
-    dls_pol_plan_init(&plan, op->tid);
-    dls_pol_lock();
-    dls_pol_thread_register(pt, op->tid);
-    if (dls_pol_g.mode == DLS_MODE_CHECK)
-        dls_pol_check_free(&a, op->ctx, op->tid, pt->horizon.h);
-    if (dls_pol_g.mode == DLS_MODE_FIX)
-        dls_pol_plan_rounds(&plan, free_round, &a);
-    dls_pol_unlock();
-}
-
-/* ENTER of access a on stream s (see memory_enter): one the index clears goes no further, and
- * when `deferrable` its EXIT is told so (exit_marks); one that may touch is checked or ordered. */
+/* ENTER of access a on stream s: one the index clears goes no further, and when `deferrable` its
+ * EXIT is told so (exit_marks); one that may touch is checked or ordered (watched.h). */
 static void stream_enter(dls_pol_thread *pt, const dls_pol_access *a, const dls_cuda_stream *s, uint64_t tid,
                          int nested, int deferrable)
 {
     uint64_t cleared;
     if (!dls_pol_index_clears(a, &cleared)) {
-        memory_enter(pt, a, s, tid, nested);
+        dls_pol_watched_enter(pt, a, s, tid, nested);
     } else if (deferrable) {
         pt->cleared_corr = a->op; /* its EXIT need not ask the index again */
         pt->cleared = cleared;
@@ -231,7 +132,7 @@ void dls_pol_work(const dls_cuda_work *w)
             dls_pol_access_of_work(&built, w);
             a = &built;
         }
-        legacy_verdict(pt, a, w->tid, w->result);
+        dls_pol_legacy_verdict(pt, a, w->tid, w->result);
     }
     if (w->result) {
         dls_summary_add(DLS_COUNT_OPS, 1);
@@ -290,7 +191,7 @@ void dls_pol_sink(const dls_cuda_op *op)
         if (dls_pol_kinds[op->kind].forgets_at_enter)
             dls_pol_lifetime_enter(op);
         if (op->kind == DLS_OP_FREE && dls_pol_host_sync(op))
-            free_enter(pt, op);
+            dls_pol_watched_free(pt, op);
         if (dls_pol_host_sync(op))
             dls_pol_sync_enter(pt, op);
         return;
@@ -298,7 +199,7 @@ void dls_pol_sink(const dls_cuda_op *op)
     if (pt->legacy_corr == op->correlation_id) {
         dls_pol_access a;
         dls_pol_access_of_op(&a, op);
-        legacy_verdict(pt, &a, op->tid, op->result);
+        dls_pol_legacy_verdict(pt, &a, op->tid, op->result);
     }
     if (dls_pol_deferrable(op) && op->result == 0) { /* counted in the summary when applied */
         defer(pt, op);
@@ -321,8 +222,6 @@ void dls_pol_sink(const dls_cuda_op *op)
     dls_pol_thread_register(pt, op->tid);
     uint64_t end = dls_pol_end_now();
     on_exit_locked(pt, op, (dls_hb_when){.begin = begin, .end = end});
-    if (dls_pol_host_sync(op) && atomic_load_explicit(&dls_pol_g.nhost, memory_order_relaxed))
-        dls_pol_check_host(); /* watched pages whose producer's writes it completed */
     if (recording)
         dls_pol_recording_end(); /* after the record is in the model */
     dls_pol_horizon_raise(&pt->horizon, end + 1, op->nested);
