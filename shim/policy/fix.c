@@ -25,8 +25,8 @@ static const char CAPTURE_END_WAIT[] = "capture-end-wait";
  * entries at most); returns the new count. */
 static size_t pending_epochs(dls_hb_epoch *out, size_t n, size_t cap)
 {
-    size_t i = 0;
-    for (const dls_pol_stream *s; (s = dls_pol_stream_each(&i));) {
+    const dls_pol_stream *s;
+    DLS_POL_EACH_STREAM (s) {
         if (s->last <= s->done || s->removed)
             continue;
         if (n == cap) {

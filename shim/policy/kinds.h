@@ -36,19 +36,16 @@ typedef struct {
 /* The table: dls_pol_kinds[k] is kind k's row. */
 extern const dls_pol_kind_traits dls_pol_kinds[DLS_OP_KIND_COUNT];
 
-/* The kinds whose row says `memory`, one bit per kind: the table's column as a constant, since
- * every deferred record and history entry asks. */
-enum {
-    DLS_POL_MEMORY_KINDS = 0
-#define KIND(name, memory, entered, deferred, host_sync, waits, nothing, forgets, errors) | ((memory) << DLS_OP_##name)
-#include "kinds.def"
-#undef KIND
-};
-
-/* 1 for the operations that touch memory (history entries, touch tests). */
+/* 1 for the operations that touch memory (history entries, touch tests): the table's `memory`
+ * column, read at compile time (every deferred record and history entry asks). */
 static inline int dls_pol_is_memory_op(dls_op_kind k)
 {
-    return (DLS_POL_MEMORY_KINDS >> k) & 1;
+    return 0
+#define KIND(name, memory, entered, deferred, host_sync, waits, nothing, forgets, errors) \
+    || ((memory) && k == DLS_OP_##name)
+#include "kinds.def"
+#undef KIND
+        ;
 }
 
 /* Whether `when` holds for op (`fix`: the mode is fix). */

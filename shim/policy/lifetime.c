@@ -99,10 +99,8 @@ void dls_pol_lifetime_exit(const dls_cuda_op *op)
     }
 }
 
-int dls_pol_joined_capture(const dls_cuda_stream *s)
+int dls_pol_driver_capturing(const dls_cuda_stream *s)
 {
-    if (!atomic_load_explicit(&dls_pol_g.ncapturing, memory_order_relaxed))
-        return 0;
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
     CUstream h = s->kind == DLS_STREAM_LEGACY       ? CU_STREAM_LEGACY
                  : s->kind == DLS_STREAM_PER_THREAD ? CU_STREAM_PER_THREAD

@@ -28,8 +28,15 @@ void dls_pol_lifetime_enter(const dls_cuda_op *op) DLS_EXCLUDES(dls_pol_g.lock);
  * are ignored. */
 void dls_pol_lifetime_exit(const dls_cuda_op *op) DLS_REQUIRES(dls_pol_g.lock);
 
-/* 1 when the driver says stream s is capturing (asked only while some stream captures: a stream
- * joined to a capture by an event is not seen by the capture calls). No lock held. */
-int dls_pol_joined_capture(const dls_cuda_stream *s) DLS_UNLOCKED;
+/* 1 when the driver says stream s is capturing. No lock held. */
+int dls_pol_driver_capturing(const dls_cuda_stream *s) DLS_UNLOCKED;
+
+/* dls_pol_driver_capturing, asked only while some stream captures (a stream joined to a capture
+ * by an event is not seen by the capture calls). Inline: every ENTER that may touch asks. No lock
+ * held. */
+static inline int dls_pol_joined_capture(const dls_cuda_stream *s) DLS_UNLOCKED
+{
+    return atomic_load_explicit(&dls_pol_g.ncapturing, memory_order_relaxed) && dls_pol_driver_capturing(s);
+}
 
 #endif

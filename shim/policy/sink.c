@@ -28,14 +28,16 @@ static void enter_horizon(dls_pol_thread *pt, uint32_t corr, int nested)
         dls_pol_horizon_enter(&pt->horizon, nested);
 }
 
-/* The EXIT of op, made by a call of stamps `when`, applied (lock held). A failed call gets here
- * only when op is a host synchronize or its kind ends on error (kinds.def). */
-static void on_exit_locked(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_when when) DLS_REQUIRES(dls_pol_g.lock)
+/* The EXIT of op, made by a call of stamps `when`, applied (lock held; `host_sync`: op is a host
+ * synchronize). A failed call gets here only when op is a host synchronize or its kind ends on
+ * error (kinds.def). */
+static void on_exit_locked(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_when when, int host_sync)
+    DLS_REQUIRES(dls_pol_g.lock)
 {
     dls_hb *hb = dls_pol_g.hb;
     dls_pol_stream *st;
     uint64_t pos;
-    if (dls_pol_host_sync(op)) {
+    if (host_sync) {
         dls_pol_sync_exit(pt, op, when);
         return;
     }
@@ -75,7 +77,7 @@ static void stream_enter(dls_pol_thread *pt, const dls_pol_access *a, const dls_
 /* What the EXIT of deferred operation corr by thread tid adds to its record: while memory is
  * watched, (fix) the event recorded right after a consumer access, and whether its ENTER found
  * it touching nothing. */
-static void exit_marks(dls_pol_thread *pt, dls_pol_rec *r, uint32_t corr, uint64_t tid)
+static inline void exit_marks(dls_pol_thread *pt, dls_pol_rec *r, uint32_t corr, uint64_t tid)
 {
     r->after = NULL;
     r->cleared = 0;
@@ -190,9 +192,10 @@ void dls_pol_sink(const dls_cuda_op *op)
         }
         if (dls_pol_kinds[op->kind].forgets_at_enter)
             dls_pol_lifetime_enter(op);
-        if (op->kind == DLS_OP_FREE && dls_pol_host_sync(op))
+        int host_sync = dls_pol_host_sync(op);
+        if (op->kind == DLS_OP_FREE && host_sync)
             dls_pol_watched_free(pt, op);
-        if (dls_pol_host_sync(op))
+        if (host_sync)
             dls_pol_sync_enter(pt, op);
         return;
     }
@@ -212,7 +215,8 @@ void dls_pol_sink(const dls_cuda_op *op)
         return;
     }
     int recording = op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT);
-    if (op->result != 0 && !dls_pol_host_sync(op) && !dls_pol_kinds[op->kind].ends_on_error) {
+    int host_sync = dls_pol_host_sync(op);
+    if (op->result != 0 && !host_sync && !dls_pol_kinds[op->kind].ends_on_error) {
         if (recording)
             dls_pol_recording_end();
         return;
@@ -221,7 +225,7 @@ void dls_pol_sink(const dls_cuda_op *op)
     dls_pol_lock();
     dls_pol_thread_register(pt, op->tid);
     uint64_t end = dls_pol_end_now();
-    on_exit_locked(pt, op, (dls_hb_when){.begin = begin, .end = end});
+    on_exit_locked(pt, op, (dls_hb_when){.begin = begin, .end = end}, host_sync);
     if (recording)
         dls_pol_recording_end(); /* after the record is in the model */
     dls_pol_horizon_raise(&pt->horizon, end + 1, op->nested);

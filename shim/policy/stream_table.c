@@ -79,8 +79,10 @@ void dls_pol_stream_forget_done(void)
     for (int more = 1; more;) { /* forgetting shifts the table: collect, then forget */
         dls_pol_stream *done[32];
         unsigned n = 0;
-        size_t i = 0;
-        for (dls_pol_stream *s; n < 32 && (s = dls_pol_stream_each(&i));) {
+        dls_pol_stream *s;
+        DLS_POL_EACH_STREAM (s) {
+            if (n == 32)
+                break;
             if (s->removed && s->last <= s->done)
                 done[n++] = s;
         }

@@ -39,19 +39,15 @@ static inline dls_pol_stream *dls_pol_stream_at(size_t i)
     return sl->id ? sl->st : NULL;
 }
 
-/* Lock held: the streams of the table, in slot order, from slot *i on: the next one, *i past its
- * slot, or NULL at the end. A walk:
- *     size_t i = 0;
- *     for (dls_pol_stream *s; (s = dls_pol_stream_each(&i));)
- * which must not add or forget streams (forgetting moves them: collect, then forget). */
-static inline dls_pol_stream *dls_pol_stream_each(size_t *i)
-{
-    while (*i < dls_pol_g.streams.cap) {
-        dls_pol_stream *s = dls_pol_stream_at((*i)++);
-        if (s)
-            return s;
-    }
-    return NULL;
-}
+/* Lock held: runs the statement that follows once for each stream of the table, in slot order,
+ * with s (a dls_pol_stream pointer of the caller's) set to it; `continue` and `break` work as in a
+ * loop. The statement must not add or forget streams (forgetting moves them: collect, then
+ * forget). The same loop as an index walk: the index stays in a register.
+ *     dls_pol_stream *s;
+ *     DLS_POL_EACH_STREAM(s) { ... } */
+#define DLS_POL_EACH_STREAM(s)                                              \
+    for (size_t s##_slot = 0; s##_slot < dls_pol_g.streams.cap; s##_slot++) \
+        if (!((s) = dls_pol_stream_at(s##_slot))) {                         \
+        } else
 
 #endif
