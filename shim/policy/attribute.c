@@ -95,10 +95,8 @@ void dls_pol_attribute(dls_pol_x *x)
     g_nkept = 0;
     x->nprod = 0;
     x->overflow &= ~DLS_POL_OVER_PRODUCERS;
-    for (size_t i = 0; i < dls_pol_g.streams.cap; i++) {
-        dls_pol_stream *s = dls_pol_stream_at(i);
-        if (!s)
-            continue;
+    dls_pol_stream *s;
+    DLS_POL_EACH_STREAM (s) {
         if (s->last <= s->done) {
             note_producer(x, s);
             continue;

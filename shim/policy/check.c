@@ -334,11 +334,9 @@ void dls_pol_check_free(const dls_pol_access *a, uintptr_t ctx, uint64_t tid, ui
 {
     if (!ctx) /* which context's work the free waits for is not known: nothing can be said */
         return;
-    dls_pol_x *lists[] = {dls_pol_g.live, dls_pol_g.released};
-    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
-        for (dls_pol_x *x = lists[i]; x; x = x->next)
-            if (x->nuse && dls_pol_reuses(a, x))
-                check_freed(a, ctx, tid, begin, x);
+    for (dls_pol_x *x = dls_pol_x_first(); x; x = dls_pol_x_next(x))
+        if (x->nuse && dls_pol_reuses(a, x))
+            check_freed(a, ctx, tid, begin, x);
 }
 
 /* 1 when frontier entry f's pending writes are ordered before thread tid's host. */
@@ -453,17 +451,16 @@ static int host_done(const dls_pol_x *x)
 
 void dls_pol_check_host(void)
 {
-    dls_pol_x *lists[] = {dls_pol_g.live, dls_pol_g.released};
-    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
-        for (dls_pol_x *x = lists[i]; x && atomic_load_explicit(&dls_pol_g.nhost, memory_order_relaxed); x = x->next) {
-            if (!x->watch)
-                continue;
-            dls_pol_fault fault;
-            if (dls_pol_pages_fault_of(x->watch, &fault))
-                report_fault(x, &fault);
-            if (host_done(x))
-                unwatch(x);
-        }
+    for (dls_pol_x *x = dls_pol_x_first(); x && atomic_load_explicit(&dls_pol_g.nhost, memory_order_relaxed);
+         x = dls_pol_x_next(x)) {
+        if (!x->watch)
+            continue;
+        dls_pol_fault fault;
+        if (dls_pol_pages_fault_of(x->watch, &fault))
+            report_fault(x, &fault);
+        if (host_done(x))
+            unwatch(x);
+    }
 }
 
 void dls_pol_check_host_of(dls_pol_x *x)

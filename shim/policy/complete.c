@@ -62,9 +62,9 @@ void dls_pol_snap_complete(uint64_t snap, uint64_t tid, uint64_t end)
     if (dls_hb_sync_event(dls_pol_g.hb, tid, snap) == ENOMEM)
         not_learned();
     int forgettable = 0;
-    for (size_t i = 0; i < dls_pol_g.streams.cap; i++) {
-        dls_pol_stream *s = dls_pol_stream_at(i);
-        if (s && s->last > s->done) {
+    dls_pol_stream *s;
+    DLS_POL_EACH_STREAM (s) {
+        if (s->last > s->done) {
             dls_pol_stream_done(s, dls_hb_event_covers(dls_pol_g.hb, snap, s->id), end);
             forgettable |= s->removed && s->last <= s->done;
         }

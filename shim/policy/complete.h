@@ -2,7 +2,8 @@
  * copy or free) completes exactly the work enqueued before it began. Its ENTER captures that work
  * (an hb capture, kept as a private hb event); its successful EXIT applies the capture to the
  * synchronizing thread and to the streams' `done` positions. Work other threads enqueue meanwhile
- * stays pending. The shim's own host waits do the same around their CUDA call. Lock held. */
+ * stays pending. The shim's own host waits do the same around their CUDA call. Lock held. The
+ * receivers' ENTER and EXIT of a host synchronize are host_sync.h's. */
 #ifndef DLS_POL_COMPLETE_H
 #define DLS_POL_COMPLETE_H
 

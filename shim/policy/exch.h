@@ -8,6 +8,19 @@
 #include "access.h"
 #include "types.h"
 
+/* The exchange states, the live ones first, then the released ones newest first:
+ *     for (dls_pol_x *x = dls_pol_x_first(); x; x = dls_pol_x_next(x))
+ * The walk must not link, release or drop a state. */
+static inline dls_pol_x *dls_pol_x_first(void)
+{
+    return dls_pol_g.live ? dls_pol_g.live : dls_pol_g.released;
+}
+
+static inline dls_pol_x *dls_pol_x_next(const dls_pol_x *x)
+{
+    return x->next || x->released ? x->next : dls_pol_g.released;
+}
+
 /* A new state for x (NULL when memory is short), not yet linked. Reads the tensor's shape. */
 dls_pol_x *dls_pol_x_new(const dls_exchange *x);
 

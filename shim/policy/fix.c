@@ -25,9 +25,9 @@ static const char CAPTURE_END_WAIT[] = "capture-end-wait";
  * entries at most); returns the new count. */
 static size_t pending_epochs(dls_hb_epoch *out, size_t n, size_t cap)
 {
-    for (size_t i = 0; i < dls_pol_g.streams.cap; i++) {
-        const dls_pol_stream *s = dls_pol_stream_at(i);
-        if (!s || s->last <= s->done || s->removed)
+    const dls_pol_stream *s;
+    DLS_POL_EACH_STREAM (s) {
+        if (s->last <= s->done || s->removed)
             continue;
         if (n == cap) {
             dls_warn_once("fix-pending-streams",
@@ -229,11 +229,9 @@ void dls_pol_fix_reuse(dls_pol_plan *p, const dls_pol_access *a, dls_pol_stream 
 
 void dls_pol_fix_free(dls_pol_plan *p, const dls_pol_access *a)
 {
-    dls_pol_x *lists[] = {dls_pol_g.live, dls_pol_g.released};
-    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
-        for (dls_pol_x *x = lists[i]; x; x = x->next)
-            if (x->nuse && dls_pol_reuses(a, x) && !dls_pol_x_uses_complete(x, p->tid, DLS_HB_NOW))
-                after_uses(p, x, NULL, DLS_POL_WRITES, "free: the memory after the consumer's work");
+    for (dls_pol_x *x = dls_pol_x_first(); x; x = dls_pol_x_next(x))
+        if (x->nuse && dls_pol_reuses(a, x) && !dls_pol_x_uses_complete(x, p->tid, DLS_HB_NOW))
+            after_uses(p, x, NULL, DLS_POL_WRITES, "free: the memory after the consumer's work");
 }
 
 int dls_pol_fix_no_observer(void)

@@ -9,8 +9,8 @@ typedef dls_pol_known_writes writes;
 
 /* The captures, graphs and executable graphs live in the policy's state (types.h), which one
  * reset clears. */
-static writes *const g_captures = dls_pol_g.captures; /* key 0: free */
-static dls_map *const g_graphs = &dls_pol_g.graphs, *const g_execs = &dls_pol_g.execs;
+static writes *const g_captures = dls_pol_g.graphs.captures; /* key 0: free */
+static dls_map *const g_graphs = &dls_pol_g.graphs.by_graph, *const g_execs = &dls_pol_g.graphs.by_exec;
 
 /* The key of capturing stream id (never 0). */
 static uintptr_t capture_key(uint64_t stream)

@@ -37,7 +37,7 @@ typedef enum { MARK_FREE = 0, MARK_RECORDING, MARK_LIVE } mark_state;
 typedef dls_pol_hostfn_mark mark;
 
 /* The marks live in the policy's state (types.h), which one reset clears. */
-static mark *const g_marks = dls_pol_g.marks;
+static mark *const g_marks = dls_pol_g.hostfn.marks;
 
 /* A FREE slot, or the oldest unpinned LIVE one (its hb event forgotten); -1 when all are busy. */
 static int reserve(void)
@@ -53,7 +53,7 @@ static int reserve(void)
     if (best >= 0) {
         dls_hb_event_remove(dls_pol_g.hb, g_marks[best].evid);
         g_marks[best].state = MARK_FREE;
-        dls_pol_g.nlive--;
+        dls_pol_g.hostfn.nlive--;
     }
     return best;
 }
@@ -123,8 +123,8 @@ void dls_pol_hostfn_launch(const dls_cuda_op *op)
     if (st && !dls_hb_event_record(dls_pol_g.hb, op->tid, st->id, m->evid, when, &pos)) {
         st->last = pos;
         m->state = MARK_LIVE;
-        m->age = ++dls_pol_g.mark_age;
-        dls_pol_g.nlive++;
+        m->age = ++dls_pol_g.hostfn.mark_age;
+        dls_pol_g.hostfn.nlive++;
     } else {
         m->state = MARK_FREE;
     }
@@ -187,7 +187,7 @@ static void marks_after(const dls_hb_epoch *f, dls_pol_hostfn_ask *ask, uint64_t
 int dls_pol_hostfn_wanted(const dls_pol_access *a, const dls_pol_stream *st, uint64_t tid, dls_pol_hostfn_ask *ask)
 {
     ask->n = 0;
-    if (!dls_pol_g.nlive)
+    if (!dls_pol_g.hostfn.nlive)
         return 0;
     for (dls_pol_x *x = dls_pol_g.live; x; x = x->next) {
         if (dls_pol_x_is_ordered(x, st->id) || !dls_pol_touches(a, x->lo, x->lo, x->hi))

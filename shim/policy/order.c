@@ -287,10 +287,9 @@ static void commit(dls_pol_order *o, uint64_t tid, uint64_t planned)
 /* The exchange with id xid, live or released, or NULL. */
 static dls_pol_x *find_x(uint64_t xid)
 {
-    for (int list = 0; list < 2; list++)
-        for (dls_pol_x *x = list ? dls_pol_g.released : dls_pol_g.live; x; x = x->next)
-            if (x->xid == xid)
-                return x;
+    for (dls_pol_x *x = dls_pol_x_first(); x; x = dls_pol_x_next(x))
+        if (x->xid == xid)
+            return x;
     return NULL;
 }
 

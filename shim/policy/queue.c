@@ -86,10 +86,9 @@ static void note_accesses(const dls_pol_rec *r, dls_pol_stream *st, uint64_t pos
     uint64_t cleared;
     if (dls_pol_index_clears(acc, &cleared))
         return;
-    for (int list = 0; list < 2; list++)
-        for (dls_pol_x *x = list ? dls_pol_g.released : dls_pol_g.live; x; x = x->next)
-            if (dls_pol_touches(acc, x->lo, x->lo, x->hi))
-                dls_pol_x_note_use(x, st->id, pos, dls_pol_access_name(acc), dls_pol_direction(acc, x, st->id), after);
+    for (dls_pol_x *x = dls_pol_x_first(); x; x = dls_pol_x_next(x))
+        if (dls_pol_touches(acc, x->lo, x->lo, x->hi))
+            dls_pol_x_note_use(x, st->id, pos, dls_pol_access_name(acc), dls_pol_direction(acc, x, st->id), after);
 }
 
 /* What applying memory operation r at position pos of st adds beside its hb operation: its

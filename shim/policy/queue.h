@@ -24,8 +24,11 @@
 #ifndef DLS_POL_QUEUE_H
 #define DLS_POL_QUEUE_H
 
+#include "access.h"
 #include "thread.h"
 #include "types.h"
+
+#include "../common/config.h"
 
 /* The queue: slot i holds the record of claim i (mod its size). */
 #define DLS_POL_QUEUE 1024
@@ -76,6 +79,23 @@ void dls_pol_drain(void);
  * entry, consumer accesses; drops r's reference of its after event. */
 void dls_pol_apply(const dls_pol_rec *r, uint64_t end);
 
+/* The deferred record of op, made by a call that began at stamp `begin`, its stream to be found
+ * when applied. */
+static inline void dls_pol_rec_of_op(const dls_cuda_op *op, dls_pol_rec *r, uint64_t begin)
+{
+    r->tid = op->tid;
+    r->begin = begin;
+    r->stream = op->stream;
+    r->after = NULL;
+    r->cleared = 0;
+    r->e.a.kind = op->kind;
+    if (dls_pol_is_memory_op(op->kind)) {
+        dls_pol_access a;
+        dls_pol_access_of_op(&a, op);
+        dls_pol_entry_store(&r->e, &a);
+    }
+}
+
 /* Thread t learned that every stamp below `to` belongs to a call that returned: at once, or
  * (`nested`, inside a call nested in another) when the outermost call returns. */
 static inline void dls_pol_horizon_raise(dls_pol_horizon_state *t, uint64_t to, int nested)
@@ -108,6 +128,15 @@ static inline uint64_t dls_pol_ticket_end(uint64_t ticket)
 /* Lock held: 2T, the tickets below T being applied: every call that ended so far ended below it
  * (a begin stamp of applied() + 1 is after them all). */
 uint64_t dls_pol_applied(void);
+
+/* Lock held, at the drain of the lock that the ENTER of a call of thread t took: fix learns that
+ * the call's body begins after what is applied (it orders at bodies); check judges the call as of
+ * its begin. */
+static inline void dls_pol_horizon_drained(dls_pol_horizon_state *t, int nested)
+{
+    if (dls_pol_g.mode == DLS_MODE_FIX)
+        dls_pol_horizon_raise(t, dls_pol_applied() + 1, nested);
+}
 
 /* Lock held: the end stamp of an operation applied now, 2T + 1, T a ticket it takes once every
  * ticket below it is applied (see the file comment). */

@@ -10,8 +10,8 @@
 
 dls_pol_state dls_pol_g = {.lock = PTHREAD_MUTEX_INITIALIZER,
                            .streams = DLS_MAP_INIT(DLS_MAP_WORDS, dls_pol_stream_slot),
-                           .graphs = DLS_MAP_INIT(DLS_MAP_WORDS, dls_pol_known_writes),
-                           .execs = DLS_MAP_INIT(DLS_MAP_WORDS, dls_pol_known_writes)};
+                           .graphs = {.by_graph = DLS_MAP_INIT(DLS_MAP_WORDS, dls_pol_known_writes),
+                                      .by_exec = DLS_MAP_INIT(DLS_MAP_WORDS, dls_pol_known_writes)}};
 
 void dls_pol_degrade(const char *key, const char *reason)
 {
@@ -32,16 +32,16 @@ void dls_pol_reset_for_tests(void)
         }
     }
     free(dls_map_take(&dls_pol_g.streams));
-    while (dls_pol_g.forgotten) {
-        dls_pol_stream *next = dls_pol_g.forgotten->forgotten;
-        free(dls_pol_g.forgotten);
-        dls_pol_g.forgotten = next;
+    while (dls_pol_g.forgotten.list) {
+        dls_pol_stream *next = dls_pol_g.forgotten.list->forgotten;
+        free(dls_pol_g.forgotten.list);
+        dls_pol_g.forgotten.list = next;
     }
     dls_pol_g.last = NULL;
-    memset(dls_pol_g.recent, 0, sizeof dls_pol_g.recent);
-    memset(dls_pol_g.captures, 0, sizeof dls_pol_g.captures);
-    free(dls_map_take(&dls_pol_g.graphs));
-    free(dls_map_take(&dls_pol_g.execs));
-    memset(dls_pol_g.marks, 0, sizeof dls_pol_g.marks);
-    dls_pol_g.nlive = 0;
+    memset(dls_pol_g.forgotten.recent, 0, sizeof dls_pol_g.forgotten.recent);
+    memset(dls_pol_g.graphs.captures, 0, sizeof dls_pol_g.graphs.captures);
+    free(dls_map_take(&dls_pol_g.graphs.by_graph));
+    free(dls_map_take(&dls_pol_g.graphs.by_exec));
+    memset(dls_pol_g.hostfn.marks, 0, sizeof dls_pol_g.hostfn.marks);
+    dls_pol_g.hostfn.nlive = 0;
 }

@@ -42,8 +42,8 @@ static void forget(dls_pol_stream *st)
 {
     dls_pol_stream *out = st;
     if (dls_pol_g.mode == DLS_MODE_CHECK) {
-        out = dls_pol_g.recent[dls_pol_g.nrecent % DLS_POL_RECENT];
-        dls_pol_g.recent[dls_pol_g.nrecent++ % DLS_POL_RECENT] = st;
+        out = dls_pol_g.forgotten.recent[dls_pol_g.forgotten.nrecent % DLS_POL_RECENT];
+        dls_pol_g.forgotten.recent[dls_pol_g.forgotten.nrecent++ % DLS_POL_RECENT] = st;
     }
     if (out)
         (void)dls_hb_stream_forget(dls_pol_g.hb, out->id);
@@ -53,15 +53,15 @@ static void forget(dls_pol_stream *st)
     free(st->ring);
     st->ring = NULL;
     st->count = 0;
-    st->forgotten = dls_pol_g.forgotten;
-    dls_pol_g.forgotten = st;
+    st->forgotten = dls_pol_g.forgotten.list;
+    dls_pol_g.forgotten.list = st;
 }
 
 dls_pol_stream *dls_pol_stream_find_forgotten(uint64_t id)
 {
     for (unsigned i = 0; i < DLS_POL_RECENT; i++)
-        if (dls_pol_g.recent[i] && dls_pol_g.recent[i]->id == id)
-            return dls_pol_g.recent[i];
+        if (dls_pol_g.forgotten.recent[i] && dls_pol_g.forgotten.recent[i]->id == id)
+            return dls_pol_g.forgotten.recent[i];
     return NULL;
 }
 
@@ -79,9 +79,11 @@ void dls_pol_stream_forget_done(void)
     for (int more = 1; more;) { /* forgetting shifts the table: collect, then forget */
         dls_pol_stream *done[32];
         unsigned n = 0;
-        for (size_t i = 0; i < dls_pol_g.streams.cap && n < 32; i++) {
-            dls_pol_stream *s = dls_pol_stream_at(i);
-            if (s && s->removed && s->last <= s->done)
+        dls_pol_stream *s;
+        DLS_POL_EACH_STREAM (s) {
+            if (n == 32)
+                break;
+            if (s->removed && s->last <= s->done)
                 done[n++] = s;
         }
         more = n == 32;

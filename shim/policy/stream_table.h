@@ -32,13 +32,22 @@ void dls_pol_stream_remove(dls_pol_stream *st);
  * synchronize). */
 void dls_pol_stream_forget_done(void);
 
-/* Lock held: the stream in slot i of the table, NULL when the slot is empty. A walk over the
- * streams: for (size_t i = 0; i < dls_pol_g.streams.cap; i++), which must not add or forget
- * streams (forgetting moves them: collect, then forget). */
+/* Lock held: the stream in slot i of the table, NULL when the slot is empty. */
 static inline dls_pol_stream *dls_pol_stream_at(size_t i)
 {
     const dls_pol_stream_slot *sl = (const dls_pol_stream_slot *)dls_pol_g.streams.slots + i;
     return sl->id ? sl->st : NULL;
 }
+
+/* Lock held: runs the statement that follows once for each stream of the table, in slot order,
+ * with s (a dls_pol_stream pointer of the caller's) set to it; `continue` and `break` work as in a
+ * loop. The statement must not add or forget streams (forgetting moves them: collect, then
+ * forget). The same loop as an index walk: the index stays in a register.
+ *     dls_pol_stream *s;
+ *     DLS_POL_EACH_STREAM(s) { ... } */
+#define DLS_POL_EACH_STREAM(s)                                              \
+    for (size_t s##_slot = 0; s##_slot < dls_pol_g.streams.cap; s##_slot++) \
+        if (!((s) = dls_pol_stream_at(s##_slot))) {                         \
+        } else
 
 #endif

@@ -14,6 +14,7 @@
 #include "../hb/hb.h"
 #include "../hooks/exchange.h"
 #include "../report/stack.h"
+#include "kinds.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -77,12 +78,6 @@ typedef struct {
 static inline uint64_t dls_pol_cleared(unsigned version)
 {
     return ((uint64_t)version << 1) | 1u;
-}
-
-/* 1 for the operations that touch memory (history entries, touch tests). */
-static inline int dls_pol_is_memory_op(dls_op_kind k)
-{
-    return k == DLS_OP_LAUNCH || k == DLS_OP_MEMCPY || k == DLS_OP_MEMSET || k == DLS_OP_GRAPH_LAUNCH;
 }
 
 /* How many of a stream's latest `done` values it keeps, for questions as of an earlier begin
@@ -258,15 +253,22 @@ typedef struct {
     atomic_int degraded;    /* an allocation of the model failed (see dls_pol_degrade) */
     dls_pol_stream *last;   /* the stream dls_pol_stream_get found last */
 
-    /* What the files below keep, here so that one reset clears it (dls_pol_reset_for_tests). */
-    dls_pol_stream *forgotten;                       /* stream_table.c: forgotten streams, newest first, never freed */
-    dls_pol_stream *recent[DLS_POL_RECENT];          /* stream_table.c: the latest forgotten ones (NULL: none) */
-    unsigned nrecent;                                /* streams forgotten so far */
-    dls_pol_known_writes captures[DLS_POL_CAPTURES]; /* graphs.c: the captures collected (key 0: free) */
-    dls_map graphs, execs;                           /* graphs.c: dls_pol_known_writes by CUgraph, by CUgraphExec */
-    dls_pol_hostfn_mark marks[DLS_POL_HOSTFN];       /* hostfn.c */
-    unsigned nlive;                                  /* hostfn.c: LIVE marks */
-    uint64_t mark_age;                               /* hostfn.c: marks recorded so far */
+    /* What single files keep, a group per file (named in its comment; only that file reads or
+     * writes the group), here so that one reset clears it (dls_pol_reset_for_tests). */
+    struct {
+        dls_pol_stream *list;                   /* forgotten streams, newest first, never freed */
+        dls_pol_stream *recent[DLS_POL_RECENT]; /* the latest forgotten ones (NULL: none) */
+        unsigned nrecent;                       /* streams forgotten so far */
+    } forgotten;                                /* stream_table.c */
+    struct {
+        dls_pol_known_writes captures[DLS_POL_CAPTURES]; /* the captures collected (key 0: free) */
+        dls_map by_graph, by_exec;                       /* dls_pol_known_writes by CUgraph, by CUgraphExec */
+    } graphs;                                            /* graphs.c */
+    struct {
+        dls_pol_hostfn_mark marks[DLS_POL_HOSTFN];
+        unsigned nlive;    /* LIVE marks */
+        uint64_t mark_age; /* marks recorded so far */
+    } hostfn;              /* hostfn.c */
 } dls_pol_state;
 
 extern dls_pol_state dls_pol_g DLS_HIDDEN;
