@@ -247,21 +247,26 @@ def strip_comments(text):
     return pattern.sub(blank, text)
 
 
+def c_sources(src):
+    """(path, text without comments) of every .c and .h file under src, in a stable order."""
+    for root, dirs, names in os.walk(src):
+        dirs.sort()
+        for name in sorted(names):
+            if name.endswith((".c", ".h")):
+                path = os.path.join(root, name)
+                with open(path, errors="replace") as f:
+                    yield path, strip_comments(f.read())
+
+
 def declared_locks(src):
     """{(file under src, name): type} of every lock declared in src's .c and .h files."""
     locks = {}
-    for root, _dirs, names in os.walk(src):
-        for name in sorted(names):
-            if not name.endswith((".c", ".h")):
-                continue
-            path = os.path.join(root, name)
-            with open(path, errors="replace") as f:
-                text = strip_comments(f.read())
-            for m in DECL.finditer(text):
-                if m.group(3) == ",":
-                    raise ValueError(f"{path}: {m.group(2)}: declare one lock per declaration")
-                kind = "pthread_mutex_t" if m.group(1) == "dls_mutex" else m.group(1)
-                locks[(os.path.relpath(path, src), m.group(2))] = kind
+    for path, text in c_sources(src):
+        for m in DECL.finditer(text):
+            if m.group(3) == ",":
+                raise ValueError(f"{path}: {m.group(2)}: declare one lock per declaration")
+            kind = "pthread_mutex_t" if m.group(1) == "dls_mutex" else m.group(1)
+            locks[(os.path.relpath(path, src), m.group(2))] = kind
     return locks
 
 
@@ -272,19 +277,13 @@ def unhidden_externs(src):
     """Errors for the `extern` declarations of `dls_` names in src's .c and .h files that lack
     DLS_HIDDEN (the declared name is the last identifier, past any array bounds)."""
     errors = []
-    for root, _dirs, names in os.walk(src):
-        for name in sorted(names):
-            if not name.endswith((".c", ".h")):
-                continue
-            path = os.path.join(root, name)
-            with open(path, errors="replace") as f:
-                text = strip_comments(f.read())
-            for m in EXTERN.finditer(text):
-                decl = re.sub(r"\[[^\]]*\]", "", m.group(1))
-                words = re.findall(r"\w+", decl.replace("DLS_HIDDEN", ""))
-                if words and words[-1].startswith("dls_") and "DLS_HIDDEN" not in decl:
-                    line = text.count("\n", 0, m.start()) + 1
-                    errors.append(f"{path}:{line}: extern {words[-1]} without DLS_HIDDEN")
+    for path, text in c_sources(src):
+        for m in EXTERN.finditer(text):
+            decl = re.sub(r"\[[^\]]*\]", "", m.group(1))
+            words = re.findall(r"\w+", decl.replace("DLS_HIDDEN", ""))
+            if words and words[-1].startswith("dls_") and "DLS_HIDDEN" not in decl:
+                line = text.count("\n", 0, m.start()) + 1
+                errors.append(f"{path}:{line}: extern {words[-1]} without DLS_HIDDEN")
     return errors
 
 
