@@ -26,7 +26,10 @@
 
 #define RECORD_ALIGN 8u
 
-static atomic_int g_kernel, g_concurrent, g_memcpy; /* the enabled kinds */
+#define KERNEL 1u
+#define CONCURRENT 2u
+#define MEMCPY 4u
+atomic_uint cudasim_cupti_activity_kinds; /* the enabled kinds, a bit each */
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Under g_lock: the client's callbacks and the buffer being filled. */
@@ -35,36 +38,37 @@ static CUpti_BuffersCallbackCompleteFunc g_complete;
 static uint8_t *g_buf;
 static size_t g_size, g_used;
 
-static atomic_int *kind_flag(CUpti_ActivityKind kind)
+/* The bit of an activity kind the simulator records, 0 for the others. */
+static unsigned kind_bit(CUpti_ActivityKind kind)
 {
     switch (kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
-        return &g_kernel;
+        return KERNEL;
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-        return &g_concurrent;
+        return CONCURRENT;
     case CUPTI_ACTIVITY_KIND_MEMCPY:
-        return &g_memcpy;
+        return MEMCPY;
     default:
-        return NULL;
+        return 0;
     }
 }
 
 CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind)
 {
-    atomic_int *f = kind_flag(kind);
-    if (!f)
+    unsigned bit = kind_bit(kind);
+    if (!bit)
         return CUPTI_ERROR_NOT_SUPPORTED;
-    atomic_store(f, 1);
+    atomic_fetch_or(&cudasim_cupti_activity_kinds, bit);
     cudasim_cupti_install_hook();
     return CUPTI_SUCCESS;
 }
 
 CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind)
 {
-    atomic_int *f = kind_flag(kind);
-    if (!f)
+    unsigned bit = kind_bit(kind);
+    if (!bit)
         return CUPTI_ERROR_NOT_SUPPORTED;
-    atomic_store(f, 0);
+    atomic_fetch_and(&cudasim_cupti_activity_kinds, ~bit);
     return CUPTI_SUCCESS;
 }
 
@@ -155,10 +159,9 @@ static int starts_with(const char *s, const char *prefix)
 
 void cudasim_cupti_activity_note(CUpti_CallbackDomain domain, const void *cbdata)
 {
-    int kernel = atomic_load_explicit(&g_kernel, memory_order_relaxed);
-    int concurrent = atomic_load_explicit(&g_concurrent, memory_order_relaxed);
-    int memcpy_on = atomic_load_explicit(&g_memcpy, memory_order_relaxed);
-    if ((!kernel && !concurrent && !memcpy_on) || domain != CUPTI_CB_DOMAIN_DRIVER_API)
+    unsigned kinds = atomic_load_explicit(&cudasim_cupti_activity_kinds, memory_order_relaxed);
+    int kernel = (kinds & KERNEL) != 0, concurrent = (kinds & CONCURRENT) != 0, memcpy_on = (kinds & MEMCPY) != 0;
+    if (!kinds || domain != CUPTI_CB_DOMAIN_DRIVER_API)
         return;
     const CUpti_CallbackData *d = cbdata;
     if (d->callbackSite != CUPTI_API_EXIT)
@@ -217,9 +220,7 @@ CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBuf
 
 void cudasim_cupti_activity_finalize(void)
 {
-    atomic_store(&g_kernel, 0);
-    atomic_store(&g_concurrent, 0);
-    atomic_store(&g_memcpy, 0);
+    atomic_store(&cudasim_cupti_activity_kinds, 0);
     pthread_mutex_lock(&g_lock);
     size_t size, used;
     take_buffer(&size, &used); /* the client's memory, its records lost unflushed */

@@ -121,15 +121,18 @@ static unsigned domain_size(CUpti_CallbackDomain d)
 
 static void hook(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata)
 {
-    cudasim_cupti_activity_note(domain, cbdata);
-    if (cbid >= MAX_CBIDS || (unsigned)domain >= CUPTI_CB_DOMAIN_SIZE ||
-        !atomic_load_explicit(&g_listeners[domain][cbid], memory_order_relaxed))
-        return;
-    for (int i = 0; i < MAX_SUBSCRIBERS; i++) {
+    if (atomic_load_explicit(&cudasim_cupti_activity_kinds, memory_order_relaxed))
+        cudasim_cupti_activity_note(domain, cbdata);
+    unsigned left = cbid < MAX_CBIDS && (unsigned)domain < CUPTI_CB_DOMAIN_SIZE
+                        ? atomic_load_explicit(&g_listeners[domain][cbid], memory_order_relaxed)
+                        : 0;
+    for (int i = 0; i < MAX_SUBSCRIBERS && left; i++) { /* up to the last one listening */
         struct CUpti_Subscriber_st *s = &g_subs[i];
-        if (atomic_load_explicit(&s->active, memory_order_acquire) &&
-            atomic_load_explicit(&s->enabled[domain][cbid], memory_order_relaxed))
-            s->callback(s->userdata, domain, cbid, cbdata);
+        if (atomic_load_explicit(&s->enabled[domain][cbid], memory_order_relaxed)) {
+            left--;
+            if (atomic_load_explicit(&s->active, memory_order_acquire))
+                s->callback(s->userdata, domain, cbid, cbdata);
+        }
     }
 }
 
