@@ -16,9 +16,9 @@ FUZZ_SECONDS ?= 60
 $(B)/obj/tests/fuzz/%.o: EXTRA_CFLAGS += -I tools -I shim -I shim/include
 
 $(B)/tests/fuzz_json: $(B)/obj/tools/json.o $(B)/obj/tools/logread.o $(B)/obj/tools/textesc.o $(B)/obj/tools/filekind.o \
-                     $(B)/obj/shim/common/utf8.o
+                     $(B)/obj/tools/grow.o $(B)/obj/shim/common/utf8.o
 $(B)/tests/fuzz_profiles: $(B)/obj/shim/hooks/profiles.o
-$(B)/tests/fuzz_elf: $(B)/obj/tools/elfsyms.o $(B)/obj/tools/filekind.o $(B)/obj/tools/tally.o
+$(B)/tests/fuzz_elf: $(B)/obj/tools/elfsyms.o $(B)/obj/tools/filekind.o $(B)/obj/tools/tally.o $(B)/obj/tools/grow.o
 $(B)/tests/fuzz_tensor: $(B)/obj/shim/hooks/extent.o $(B)/obj/shim/report/json.o $(B)/obj/shim/common/utf8.o
 $(B)/tests/fuzz_suppress: $(B)/obj/shim/report/suppress.o
 $(B)/tests/fuzz_report_args: $(B)/obj/tools/report_opts.o $(B)/obj/tools/textesc.o $(B)/obj/shim/common/utf8.o
