@@ -49,17 +49,25 @@ static int ask(uintptr_t p, uintptr_t *start, uintptr_t *end)
     return 0;
 }
 
-uintptr_t dls_cuda_range_start(uintptr_t p)
+int dls_cuda_alloc_range(uintptr_t p, uintptr_t *start, uintptr_t *end)
 {
     uint64_t age = atomic_load_explicit(&g_age, memory_order_acquire);
     int seen = atomic_load_explicit(&g_seen, memory_order_acquire);
     for (unsigned i = 0; seen && i < RANGES; i++)
-        if (t_ranges[i].age == age && t_ranges[i].start <= p && p < t_ranges[i].end)
-            return t_ranges[i].start;
-    uintptr_t start, end;
-    if (ask(p, &start, &end) != 0)
-        return 0;
+        if (t_ranges[i].age == age && t_ranges[i].start <= p && p < t_ranges[i].end) {
+            *start = t_ranges[i].start;
+            *end = t_ranges[i].end;
+            return 0;
+        }
+    if (ask(p, start, end) != 0)
+        return -1;
     if (seen)
-        t_ranges[t_next++ % RANGES] = (range){age, start, end};
-    return start;
+        t_ranges[t_next++ % RANGES] = (range){age, *start, *end};
+    return 0;
+}
+
+uintptr_t dls_cuda_range_start(uintptr_t p)
+{
+    uintptr_t start, end;
+    return dls_cuda_alloc_range(p, &start, &end) == 0 ? start : 0;
 }

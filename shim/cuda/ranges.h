@@ -11,8 +11,13 @@
 
 #include <stdint.h>
 
-/* The start of the allocation holding address p, or 0 when the driver cannot tell. No lock held
- * (it may call the driver); any thread. */
+/* The allocation holding address p: [*start, *end), and 0; -1 when the driver cannot tell where
+ * it starts (*end is p + 1 when it tells the start alone). No lock held (it may call the driver);
+ * any thread. */
+int dls_cuda_alloc_range(uintptr_t p, uintptr_t *start, uintptr_t *end) DLS_UNLOCKED;
+
+/* The start of the allocation holding address p, or 0 when the driver cannot tell
+ * (dls_cuda_alloc_range). */
 uintptr_t dls_cuda_range_start(uintptr_t p) DLS_UNLOCKED;
 
 /* A call that may free or unmap memory is about to run: every range kept is stale. Any thread,

@@ -129,13 +129,13 @@ enum after_state {
 
 /* Due points, one slot per stream hash (a stream whose slot another stream holds records at once):
  * key is the stream's id (0: free), after the point (NULL while the slot is being filled or
- * emptied). g_ndue counts the slots held, so that an operation's ENTER finds none in one load. */
+ * emptied). dls_pol_after_ndue counts the slots held (events.h). */
 #define DUE_SLOTS 256
 static struct {
     _Atomic uint64_t key;
     _Atomic(dls_pol_after *) after;
 } g_due[DUE_SLOTS];
-static atomic_uint g_ndue;
+atomic_uint dls_pol_after_ndue;
 
 static unsigned due_slot(uint64_t stream)
 {
@@ -166,14 +166,14 @@ static int make_due(dls_pol_after *a)
                                                  memory_order_relaxed))
         return -1;
     a->refs++;
-    atomic_fetch_add_explicit(&g_ndue, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&dls_pol_after_ndue, 1, memory_order_relaxed);
     atomic_store_explicit(&g_due[i].after, a, memory_order_release);
     return 0;
 }
 
 dls_pol_after *dls_pol_after_take_due(uint64_t stream)
 {
-    if (!atomic_load_explicit(&g_ndue, memory_order_acquire))
+    if (!dls_pol_after_any_due())
         return NULL;
     unsigned i = due_slot(stream);
     if (atomic_load_explicit(&g_due[i].key, memory_order_acquire) != stream)
@@ -182,7 +182,7 @@ dls_pol_after *dls_pol_after_take_due(uint64_t stream)
     if (!a)
         return NULL; /* being filled, or taken by another thread */
     atomic_store_explicit(&g_due[i].key, 0, memory_order_release);
-    atomic_fetch_sub_explicit(&g_ndue, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&dls_pol_after_ndue, 1, memory_order_relaxed);
     return a;
 }
 

@@ -33,6 +33,16 @@ void dls_pol_warn_ctx(const dls_pol_stream *w, CUresult r);
  * or the record failed: warned once); the release fence then records at reuse time instead. */
 dls_pol_after *dls_pol_after_make(dls_pol_stream *st, uint64_t tid) DLS_UNLOCKED;
 
+/* How many due points there are (events.c): an operation's ENTER looks for its stream's only
+ * while some are (dls_pol_after_any_due). */
+extern atomic_uint dls_pol_after_ndue DLS_HIDDEN;
+
+/* 1 while some point is due (any thread, no lock): one load on every operation's ENTER. */
+static inline int dls_pol_after_any_due(void)
+{
+    return atomic_load_explicit(&dls_pol_after_ndue, memory_order_acquire) != 0;
+}
+
 /* No lock held: takes the due point of stream `stream` (an operation that is not an event record
  * or a host synchronize is about to be enqueued there), with the reference the due slot held, or
  * NULL when none is due. The caller records it (dls_pol_after_event) when a use or an ordering

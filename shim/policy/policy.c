@@ -98,18 +98,13 @@ static uintptr_t alloc_start(const dls_exchange *x)
 static uintptr_t pinned_end(const dls_exchange *x)
 {
     unsigned type = 0;
-    CUdeviceptr base = 0;
-    size_t size = 0;
+    uintptr_t start, end;
     int host_visible = x->device.device_type == kDLCPU || x->device.device_type == kDLCUDAHost;
     if (dls_pol_g.mode != DLS_MODE_CHECK || !host_visible ||
         dls_drv_pointer_get_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)x->lo) != CUDA_SUCCESS ||
-        type != CU_MEMORYTYPE_HOST ||
-        dls_drv_pointer_get_attribute(&base, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (CUdeviceptr)x->lo) !=
-            CUDA_SUCCESS ||
-        dls_drv_pointer_get_attribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, (CUdeviceptr)x->lo) != CUDA_SUCCESS ||
-        base + size < x->hi)
+        type != CU_MEMORYTYPE_HOST || dls_cuda_alloc_range(x->lo, &start, &end) != 0 || end < x->hi)
         return 0;
-    return (uintptr_t)(base + size);
+    return end;
 }
 
 /* The live state of exchange xid, or NULL (it may go while the lock was released). Lock held. */

@@ -123,7 +123,8 @@ void dls_pol_work(const dls_cuda_work *w)
     dls_pol_thread *pt = dls_pol_thread_self();
     if (w->phase == DLS_PHASE_ENTER) {
         enter_horizon(pt, w->correlation_id, w->nested);
-        dls_pol_after_due_enter(w->stream);
+        if (dls_pol_after_any_due())
+            dls_pol_after_due_enter(w->stream);
         dls_pol_access_of_work(&pt->entered, w);
         pt->entered_corr = w->correlation_id;
         stream_enter(pt, &pt->entered, w->stream, w->tid, w->nested, 1);
@@ -182,7 +183,8 @@ void dls_pol_sink(const dls_cuda_op *op)
         if (op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT))
             dls_pol_recording_begin(op->event_id); /* until its EXIT is applied */
         int host_sync = dls_pol_host_sync(op);
-        if ((op->flags & DLS_OPF_HAS_STREAM) && op->kind != DLS_OP_EVENT_RECORD && !host_sync)
+        if (dls_pol_after_any_due() && (op->flags & DLS_OPF_HAS_STREAM) && op->kind != DLS_OP_EVENT_RECORD &&
+            !host_sync)
             dls_pol_after_due_enter(&op->stream);
         if (op->kind == DLS_OP_HOST_FUNC && (op->flags & DLS_OPF_HAS_STREAM)) {
             dls_pol_hostfn_launch(op);
