@@ -5,8 +5,11 @@
  * side stream wait for the buffer's last read (its `read` event, recorded by whichever consumer
  * read it), write it, export it (MXNDArrayToDLPack) and record its `written` event; CONSUMERS
  * threads take a written buffer, create a stream for the import, make it wait for `written`,
- * read the tensor there, record `read`, release the tensor and destroy the stream. Events are
- * made once per buffer and handed across threads. As a driver's queue does, the pipeline keeps at
+ * read the tensor there into the consumer's own output, record `read`, release the tensor and
+ * destroy the stream. The output is written on a new stream at each import, so that stream first
+ * waits for the consumer's previous read (its `mine` event): without it the writes of one
+ * consumer's output would race each other, and a model that keeps what the program never
+ * ordered would keep every stream. Events are made once per buffer and handed across threads. As a driver's queue does, the pipeline keeps at
  * most INFLIGHT exchanges enqueued and not done: a host function the consumer enqueues after its
  * read counts each one done, and a loader waits (on a condition variable, which dlsync does not
  * see) while INFLIGHT are not. The probe prints the heap it still holds once
@@ -63,6 +66,7 @@ static pthread_mutex_t g_flight_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_flight_cv = PTHREAD_COND_INITIALIZER;
 static long g_started, g_done; /* exchanges, under g_flight_lock */
 static float *g_dst[CONSUMERS];
+static cudaEvent_t g_mine[CONSUMERS]; /* a consumer's latest read into its output */
 
 static void put(queue *q, int item)
 {
@@ -115,12 +119,14 @@ static void *loader(void *arg)
 static void *consumer(void *arg)
 {
     float *dst = g_dst[(intptr_t)arg];
+    cudaEvent_t mine = g_mine[(intptr_t)arg];
     for (int i = 0; i < g_per_consumer; i++) {
         buffer *b = &g_pool[take(&g_ready)];
         cudaStream_t s;
         if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
-            cudaStreamWaitEvent(s, b->written, 0) != cudaSuccess || fp_read(s, b->t->dl_tensor.data, dst, N) ||
-            cudaEventRecord(b->read, s) != cudaSuccess || cudaLaunchHostFunc(s, exchange_done, NULL) != cudaSuccess)
+            cudaStreamWaitEvent(s, b->written, 0) != cudaSuccess || cudaStreamWaitEvent(s, mine, 0) != cudaSuccess ||
+            fp_read(s, b->t->dl_tensor.data, dst, N) || cudaEventRecord(b->read, s) != cudaSuccess ||
+            cudaEventRecord(mine, s) != cudaSuccess || cudaLaunchHostFunc(s, exchange_done, NULL) != cudaSuccess)
             return b;
         DLManagedTensor *t = b->t;
         b->t = NULL;
@@ -155,7 +161,8 @@ static int probe(int n)
         put(&g_free, i);
     }
     for (int i = 0; i < CONSUMERS; i++)
-        if (cudaMalloc((void **)&g_dst[i], N * sizeof(float)) != cudaSuccess)
+        if (cudaMalloc((void **)&g_dst[i], N * sizeof(float)) != cudaSuccess ||
+            cudaEventCreateWithFlags(&g_mine[i], cudaEventDisableTiming) != cudaSuccess)
             return 2;
     pthread_t l[LOADERS], c[CONSUMERS];
     for (int i = 0; i < LOADERS; i++)
