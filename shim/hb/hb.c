@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Drops s's points (a removed stream is asked nothing as of a time). */
+/* Drops s's points, when it is forgotten (a removed stream is asked nothing as of a time, but
+ * dls_hb_op_before still asks what its operations were ordered after). */
 static void forget_points(dls_hb_stream *s)
 {
     for (uint32_t i = 0; i < s->npts; i++)
@@ -179,7 +180,6 @@ int dls_hb_stream_remove(dls_hb *e, uint64_t id)
         s->dirty = 0;
     }
     s->removed = 1;
-    forget_points(s);
     free(s->tseen);
     s->tseen = NULL;
     s->ntseen = 0;
@@ -199,6 +199,7 @@ int dls_hb_stream_forget(dls_hb *e, uint64_t id)
         e->last_slot = DLS_HB_NONE;
     dls_hb_clk_release(s->clk);
     s->clk = NULL;
+    forget_points(s);
     s->id = 0;
     dls_hb_slab_put(&e->stream_slots, slot);
     return 0;
