@@ -4,6 +4,7 @@
 #include "graphs.h"
 #include "lock.h"
 #include "stream_table.h"
+#include "superseded.h"
 
 #include "../cuda/drv.h"
 
@@ -41,8 +42,10 @@ static void stream_destroy_enter(const dls_cuda_op *op)
         return;
     dls_pol_lock();
     dls_pol_stream *st = dls_pol_stream_find(op->stream.id);
-    if (st)
+    if (st) {
         dls_pol_stream_remove(st);
+        dls_pol_forget_superseded();
+    }
     dls_pol_unlock();
 }
 

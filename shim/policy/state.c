@@ -38,6 +38,10 @@ void dls_pol_reset_for_tests(void)
         dls_pol_g.forgotten.list = next;
     }
     dls_pol_g.last = NULL;
+    dls_pol_g.nremoved = 0;
+    free(dls_pol_g.superseded.pieces);
+    free(dls_pol_g.superseded.cands);
+    memset(&dls_pol_g.superseded, 0, sizeof dls_pol_g.superseded);
     memset(dls_pol_g.forgotten.recent, 0, sizeof dls_pol_g.forgotten.recent);
     memset(dls_pol_g.graphs.captures, 0, sizeof dls_pol_g.graphs.captures);
     free(dls_map_take(&dls_pol_g.graphs.by_graph));

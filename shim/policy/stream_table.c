@@ -34,12 +34,13 @@ static int insert(dls_pol_stream *s)
     return 0;
 }
 
-/* Forgets removed stream st (its work is complete): out of the table and of hb, history freed.
- * Under check, hb keeps it while it is among the latest DLS_POL_RECENT forgotten: a call that
- * began before its work was known complete may still ask what other streams' clocks know of it
- * (dls_pol_stream_find_forgotten). hb cannot refuse: it knows st removed (dls_pol_stream_remove). */
-static void forget(dls_pol_stream *st)
+/* Under check, hb keeps a forgotten stream while it is among the latest DLS_POL_RECENT forgotten:
+ * a call that began before its work was known complete may still ask what other streams' clocks
+ * know of it (dls_pol_stream_find_forgotten). hb cannot refuse: it knows st removed
+ * (dls_pol_stream_remove). */
+void dls_pol_stream_forget(dls_pol_stream *st)
 {
+    dls_pol_g.nremoved--;
     dls_pol_stream *out = st;
     if (dls_pol_g.mode == DLS_MODE_CHECK) {
         out = dls_pol_g.forgotten.recent[dls_pol_g.forgotten.nrecent % DLS_POL_RECENT];
@@ -70,8 +71,9 @@ void dls_pol_stream_remove(dls_pol_stream *st)
     if (st->removed || dls_hb_stream_remove(dls_pol_g.hb, st->id) != 0)
         return;
     st->removed = 1;
+    dls_pol_g.nremoved++;
     if (st->last <= st->done)
-        forget(st);
+        dls_pol_stream_forget(st);
 }
 
 void dls_pol_stream_forget_done(void)
@@ -88,7 +90,7 @@ void dls_pol_stream_forget_done(void)
         }
         more = n == 32;
         for (unsigned k = 0; k < n; k++)
-            forget(done[k]);
+            dls_pol_stream_forget(done[k]);
     }
 }
 

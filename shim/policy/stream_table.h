@@ -1,8 +1,8 @@
 /* The policy's table of streams (types.h, dls_pol_g.streams): each CUDA stream the policy has
  * seen, found by its driver id, added to the table and to the hb engine at first sight, until it
- * is forgotten: destroyed, with all its work seen complete by the host. A forgotten stream's
- * positions need no ordering any more (complete.h, dls_pol_ordered), so a program that creates a
- * stream for each exchange keeps the table, hb's clocks and every walk over the streams as small
+ * is forgotten: destroyed, with all its work seen complete by the host or superseded by later work
+ * (superseded.h). A forgotten stream's positions need no ordering any more (complete.h,
+ * dls_pol_ordered), so a program that creates a stream for each exchange keeps the table, hb's clocks and every walk over the streams as small
  * as the streams it has at once. The exception is check, which asks as of a call's begin, maybe
  * from before the host knew a stream's work complete: under check, hb keeps the latest
  * DLS_POL_RECENT forgotten streams, and dls_pol_stream_find_forgotten finds them. Read and
@@ -27,6 +27,11 @@ dls_pol_stream *dls_pol_stream_find_forgotten(uint64_t id);
  * it is forgotten now when the host knows its work complete, else once it does
  * (dls_pol_stream_forget_done). */
 void dls_pol_stream_remove(dls_pol_stream *st);
+
+/* Lock held: forgets destroyed stream st now: its work is complete, or no question will ask of it
+ * (superseded.h). Out of the table and of hb, its history freed; the stream itself is kept (a plan
+ * or a deferred record may still point to it). */
+void dls_pol_stream_forget(dls_pol_stream *st);
 
 /* Lock held: forgets every destroyed stream whose work the host now knows complete (after a host
  * synchronize). */

@@ -100,8 +100,9 @@ typedef struct {
 
 /* A stream as the policy knows it. Once added a stream is never freed while the process runs
  * (pointers to it stay valid without the lock); id, handle, ctx, ctx_id, device, owner and kind
- * never change. A destroyed stream whose work the host saw complete is forgotten: taken out of
- * the table (stream_table.h) and of hb, its history freed. */
+ * never change. A destroyed stream whose work the host saw complete, or later work superseded
+ * (superseded.h), is forgotten: taken out of the table (stream_table.h) and of hb, its history
+ * freed. */
 typedef struct dls_pol_stream_s {
     uint64_t id;
     uintptr_t handle; /* usable from any thread (CU_STREAM_LEGACY for the legacy stream) */
@@ -121,6 +122,7 @@ typedef struct dls_pol_stream_s {
     dls_pol_entry *ring;                /* the history (ring.h): DLS_POL_RING entries and DLS_POL_LOST lost
                                            ranges, allocated (not cleared) at the first memory operation;
                                            NULL before */
+    uint32_t named;                     /* the sweep (superseded.c) that found an exchange naming it */
     struct dls_pol_stream_s *forgotten; /* the next forgotten stream (stream_table.c keeps them) */
 } dls_pol_stream;
 
@@ -243,6 +245,7 @@ typedef struct {
     int mode; /* dls_mode; set once at start */
     dls_hb *hb;
     dls_map streams;     /* dls_pol_stream_slot by id (stream_table.h) */
+    unsigned nremoved;   /* destroyed streams still in it (stream_table.c) */
     dls_pol_x *live;     /* live exchanges */
     dls_pol_x *released; /* released exchanges still watched (check) or fenced (fix), newest first */
     unsigned nreleased;
@@ -260,6 +263,12 @@ typedef struct {
         dls_pol_stream *recent[DLS_POL_RECENT]; /* the latest forgotten ones (NULL: none) */
         unsigned nrecent;                       /* streams forgotten so far */
     } forgotten;                                /* stream_table.c */
+    struct {
+        unsigned next;          /* destroyed streams in the table that start the next sweep */
+        uint32_t sweeps;        /* sweeps made so far (dls_pol_stream.named) */
+        void *pieces, *cands;   /* the sweep's scratch, grown as needed */
+        size_t npieces, ncands; /* their capacities */
+    } superseded;               /* superseded.c */
     struct {
         dls_pol_known_writes captures[DLS_POL_CAPTURES]; /* the captures collected (key 0: free) */
         dls_map by_graph, by_exec;                       /* dls_pol_known_writes by CUgraph, by CUgraphExec */
