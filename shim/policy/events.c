@@ -6,6 +6,7 @@
 #include "../cuda/drv.h"
 #include "../report/warn.h"
 #include "complete.h"
+#include "stream_table.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -203,13 +204,14 @@ dls_pol_after *dls_pol_after_make(dls_pol_stream *st, uint64_t tid)
     if (!a)
         return NULL;
     a->ev = NULL;
-    a->st = st;
+    a->st = dls_pol_stream_hold(st); /* the caller holds st (a thread's stream from its ENTER) */
     a->snap = 0;
     a->refs = 1;
     atomic_init(&a->state, AFTER_DUE);
     if (st->kind != DLS_STREAM_PER_THREAD && make_due(a) == 0)
         return a;
     if (!dls_pol_after_event(a, 1)) {
+        dls_pol_stream_drop(st);
         free(a);
         return NULL;
     }
@@ -235,5 +237,6 @@ void dls_pol_after_put(dls_pol_after *a)
     if (a->ev)
         dls_pol_event_put(a->ev, a->st);
     dls_pol_snap_drop(a->snap);
+    dls_pol_stream_drop(a->st);
     free(a);
 }

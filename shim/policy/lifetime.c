@@ -41,6 +41,7 @@ static void stream_destroy_enter(const dls_cuda_op *op)
     if (!(op->flags & DLS_OPF_HAS_STREAM) || !op->stream.resolved)
         return;
     dls_pol_lock();
+    dls_pol_stream_reap(); /* before this thread finds a stream */
     dls_pol_stream *st = dls_pol_stream_find(op->stream.id);
     if (st) {
         dls_pol_stream_remove(st);

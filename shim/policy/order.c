@@ -57,8 +57,8 @@ static dls_pol_order *plan_order(dls_pol_plan *p, dls_pol_stream *from, dls_pol_
         return NULL;
     }
     dls_pol_order *o = &p->o[p->n++];
-    o->from = from;
-    o->to = to;
+    o->from = dls_pol_stream_hold(from); /* both are read while the lock is released */
+    o->to = dls_pol_stream_hold(to);
     o->snap = 0;
     o->ctx_snap = 0;
     o->xid = xid;
@@ -282,6 +282,8 @@ static void commit(dls_pol_order *o, uint64_t tid, uint64_t planned)
     dls_pol_snap_drop(o->snap);
     dls_pol_snap_drop(o->ctx_snap);
     dls_pol_after_put(o->after);
+    dls_pol_stream_drop(o->from);
+    dls_pol_stream_drop(o->to);
 }
 
 /* The exchange with id xid, live or released, or NULL. */

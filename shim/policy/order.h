@@ -18,9 +18,9 @@ typedef enum {
     DLS_POL_HOW_FAILED,      /* every way failed (warned) */
 } dls_pol_how;
 
-/* One ordering: `to` (NULL: the host) after what `from` had when the plan was made. Streams are
- * never freed, so the pointers stay valid without the lock; act reads only their immutable
- * fields (handle, kind, ctx, owner, id). */
+/* One ordering: `to` (NULL: the host) after what `from` had when the plan was made. Both are held
+ * (stream_table.h) until the ordering is committed, so the pointers stay valid without the lock;
+ * act reads only their immutable fields (handle, kind, ctx, owner, id). */
 typedef struct {
     dls_pol_stream *from, *to;
     uint64_t snap;     /* capture of `from` at plan time (0: memory was short) */

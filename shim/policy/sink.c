@@ -85,6 +85,7 @@ static inline void exit_marks(dls_pol_thread *pt, dls_pol_rec *r, uint32_t corr,
         return;
     if (pt->after_st && pt->after_corr == corr) /* a consumer access (fix) */
         r->after = dls_pol_after_make(pt->after_st, tid);
+    dls_pol_stream_drop(pt->after_st);
     pt->after_st = NULL;
     r->cleared = pt->cleared_corr == corr ? pt->cleared : 0;
 }

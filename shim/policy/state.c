@@ -1,5 +1,6 @@
 /* The policy's state (types.h): the one dls_pol_state, its reset for tests, and how the model
  * degrades. The bottom of the policy: every file may use it, it calls nothing in policy/. */
+#include "thread.h"
 #include "types.h"
 
 #include "../common/config.h"
@@ -24,6 +25,8 @@ void dls_pol_degrade(const char *key, const char *reason)
 
 void dls_pol_reset_for_tests(void)
 {
+    dls_pol_thread *pt = dls_pol_thread_self(); /* its holds go with the streams freed below */
+    pt->after_st = pt->legacy_st = NULL;
     for (size_t i = 0; i < dls_pol_g.streams.cap; i++) {
         const dls_pol_stream_slot *sl = dls_map_at(&dls_pol_g.streams, i);
         if (sl->id) {
@@ -32,7 +35,7 @@ void dls_pol_reset_for_tests(void)
         }
     }
     free(dls_map_take(&dls_pol_g.streams));
-    while (dls_pol_g.forgotten.list) {
+    while (dls_pol_g.forgotten.list) { /* held or not: no hold outlives a reset */
         dls_pol_stream *next = dls_pol_g.forgotten.list->forgotten;
         free(dls_pol_g.forgotten.list);
         dls_pol_g.forgotten.list = next;

@@ -1,6 +1,6 @@
 /* The policy's table of streams (see stream_table.h): a dls_map by id (common/map.h), under the
- * lock. A forgotten stream leaves the table; the stream itself is kept (a plan or a deferred
- * record may still point to it), its history freed. */
+ * lock. A forgotten stream leaves the table, its history freed; its record waits in the forgotten
+ * list until nothing holds it (under check, check's latest forgotten streams hold theirs). */
 #include "stream_table.h"
 
 #include "../common/config.h"
@@ -44,10 +44,12 @@ void dls_pol_stream_forget(dls_pol_stream *st)
     dls_pol_stream *out = st;
     if (dls_pol_g.mode == DLS_MODE_CHECK) {
         out = dls_pol_g.forgotten.recent[dls_pol_g.forgotten.nrecent % DLS_POL_RECENT];
-        dls_pol_g.forgotten.recent[dls_pol_g.forgotten.nrecent++ % DLS_POL_RECENT] = st;
+        dls_pol_g.forgotten.recent[dls_pol_g.forgotten.nrecent++ % DLS_POL_RECENT] = dls_pol_stream_hold(st);
     }
     if (out)
         (void)dls_hb_stream_forget(dls_pol_g.hb, out->id);
+    if (out != st)
+        dls_pol_stream_drop(out);
     dls_map_remove_at(&dls_pol_g.streams, dls_map_index(&dls_pol_g.streams, st->id));
     if (dls_pol_g.last == st)
         dls_pol_g.last = NULL;
@@ -56,6 +58,18 @@ void dls_pol_stream_forget(dls_pol_stream *st)
     st->count = 0;
     st->forgotten = dls_pol_g.forgotten.list;
     dls_pol_g.forgotten.list = st;
+}
+
+void dls_pol_stream_reap(void)
+{
+    for (dls_pol_stream **p = &dls_pol_g.forgotten.list, *st; (st = *p);) {
+        if (atomic_load_explicit(&st->holds, memory_order_acquire)) {
+            p = &st->forgotten;
+        } else {
+            *p = st->forgotten;
+            free(st);
+        }
+    }
 }
 
 dls_pol_stream *dls_pol_stream_find_forgotten(uint64_t id)

@@ -29,9 +29,30 @@ dls_pol_stream *dls_pol_stream_find_forgotten(uint64_t id);
 void dls_pol_stream_remove(dls_pol_stream *st);
 
 /* Lock held: forgets destroyed stream st now: its work is complete, or no question will ask of it
- * (superseded.h). Out of the table and of hb, its history freed; the stream itself is kept (a plan
- * or a deferred record may still point to it). */
+ * (superseded.h). Out of the table and of hb, its history freed; the record itself is freed by a
+ * later dls_pol_stream_reap once nothing holds it. */
 void dls_pol_stream_forget(dls_pol_stream *st);
+
+/* Keeps st's record valid past the lock until the matching dls_pol_stream_drop, forgotten or not
+ * (NULL is ignored; returns st): for a pointer kept while the lock is released. Any thread, on a
+ * record it found under the lock or already holds. */
+static inline dls_pol_stream *dls_pol_stream_hold(dls_pol_stream *st)
+{
+    if (st)
+        atomic_fetch_add_explicit(&st->holds, 1, memory_order_relaxed);
+    return st;
+}
+
+/* Drops a hold taken with dls_pol_stream_hold (NULL is ignored). Any thread, lock held or not. */
+static inline void dls_pol_stream_drop(dls_pol_stream *st)
+{
+    if (st)
+        atomic_fetch_sub_explicit(&st->holds, 1, memory_order_release);
+}
+
+/* Lock held, by a caller that keeps no stream pointer of its own: frees the forgotten records
+ * nothing holds (a record forgotten is found no more, so no hold can come later). */
+void dls_pol_stream_reap(void);
 
 /* Lock held: forgets every destroyed stream whose work the host now knows complete (after a host
  * synchronize). */

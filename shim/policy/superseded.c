@@ -95,8 +95,14 @@ static int cut(dls_pol_stream *st, uint32_t c, size_t *n)
             if (e->words[i] >= 4096)
                 p[(*n)++] = (piece){e->words[i], e->words[i] + 1, e->pos, st, c, WORD, 1, 0};
         for (unsigned i = 0; i < e->a.nranges; i++)
-            p[(*n)++] = (piece){e->a.lo[i], e->a.hi[i], e->pos, st, c, i == 0 && e->a.boxed ? BOX : RANGE,
-                                (unsigned char)(!copy || (e->a.writes >> i & 1u)), 0};
+            p[(*n)++] = (piece){e->a.lo[i],
+                                e->a.hi[i],
+                                e->pos,
+                                st,
+                                c,
+                                i == 0 && e->a.boxed ? BOX : RANGE,
+                                (unsigned char)(!copy || (e->a.writes >> i & 1u)),
+                                0};
     }
     if (st->lost > st->done) {
         const dls_pol_lost *lost = dls_pol_ring_lost_ranges(st);
@@ -174,8 +180,8 @@ void dls_pol_forget_superseded(void)
     dls_pol_g.superseded.next = 2 * dls_pol_g.nremoved; /* also when memory is short */
     uint32_t sweep = ++dls_pol_g.superseded.sweeps;
     mark_named(sweep);
-    dls_pol_stream **cand = room(&dls_pol_g.superseded.cands, &dls_pol_g.superseded.ncands, dls_pol_g.nremoved,
-                                 sizeof *cand);
+    dls_pol_stream **cand =
+        room(&dls_pol_g.superseded.cands, &dls_pol_g.superseded.ncands, dls_pol_g.nremoved, sizeof *cand);
     if (!cand)
         return;
     size_t ncand = 0, n = 0;

@@ -20,13 +20,13 @@ typedef struct {
     uint32_t sync_corr;  /* the host synchronize in progress, and the capture of what it completes */
     uint64_t snap;
     uint32_t after_corr;      /* fix: the consumer access whose EXIT records the after event, */
-    dls_pol_stream *after_st; /* on this stream */
+    dls_pol_stream *after_st; /* on this stream (held: stream_table.h) */
     uint32_t cleared_corr;    /* the operation whose ENTER the index cleared, as `cleared` says */
     uint64_t cleared;
     uint32_t entered_corr; /* the work whose delivered ENTER built `entered`, which its EXIT reuses */
     dls_pol_access entered;
     uint32_t legacy_corr;      /* check: the legacy-stream access whose verdict waits for its EXIT, */
-    dls_pol_stream *legacy_st; /* on this stream */
+    dls_pol_stream *legacy_st; /* on this stream (held) */
 } dls_pol_thread;
 
 /* The calling thread's block (zeroed when the thread starts). */

@@ -98,9 +98,9 @@ typedef struct {
     uint64_t pos, end;
 } dls_pol_done_seen;
 
-/* A stream as the policy knows it. Once added a stream is never freed while the process runs
- * (pointers to it stay valid without the lock); id, handle, ctx, ctx_id, device, owner and kind
- * never change. A destroyed stream whose work the host saw complete, or later work superseded
+/* A stream as the policy knows it. A pointer to it stays valid under the lock, and past it while
+ * held (stream_table.h: plans, after points, a thread's stream between a call's ENTER and EXIT);
+ * id, handle, ctx, ctx_id, device, owner and kind never change. A destroyed stream whose work the host saw complete, or later work superseded
  * (superseded.h), is forgotten: taken out of the table (stream_table.h) and of hb, its history
  * freed. */
 typedef struct dls_pol_stream_s {
@@ -123,7 +123,8 @@ typedef struct dls_pol_stream_s {
                                            ranges, allocated (not cleared) at the first memory operation;
                                            NULL before */
     uint32_t named;                     /* the sweep (superseded.c) that found an exchange naming it */
-    struct dls_pol_stream_s *forgotten; /* the next forgotten stream (stream_table.c keeps them) */
+    struct dls_pol_stream_s *forgotten; /* the next forgotten stream not yet freed (stream_table.c) */
+    atomic_uint holds;                  /* pointers kept past the lock (dls_pol_stream_hold) */
 } dls_pol_stream;
 
 /* A slot of the table of streams (stream_table.h, a dls_map by id): the key, then the stream. */
@@ -259,7 +260,7 @@ typedef struct {
     /* What single files keep, a group per file (named in its comment; only that file reads or
      * writes the group), here so that one reset clears it (dls_pol_reset_for_tests). */
     struct {
-        dls_pol_stream *list;                   /* forgotten streams, newest first, never freed */
+        dls_pol_stream *list;                   /* forgotten streams not yet freed, newest first */
         dls_pol_stream *recent[DLS_POL_RECENT]; /* the latest forgotten ones (NULL: none) */
         unsigned nrecent;                       /* streams forgotten so far */
     } forgotten;                                /* stream_table.c */

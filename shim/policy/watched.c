@@ -35,12 +35,14 @@ static int use_round(dls_pol_plan *plan, void *arg)
     } else if (st && dls_pol_g.mode == DLS_MODE_FIX) {
         if (dls_pol_fix_use(plan, u->a, st) && dls_pol_is_memory_op(u->a->kind)) {
             u->pt->after_corr = u->a->op; /* its EXIT records the after event */
-            u->pt->after_st = st;
+            dls_pol_stream_drop(u->pt->after_st);
+            u->pt->after_st = dls_pol_stream_hold(st);
         }
         dls_pol_fix_reuse(plan, u->a, st);
     } else if (st && st->kind == DLS_STREAM_LEGACY && u->a->op) {
         u->pt->legacy_corr = u->a->op; /* judged at its EXIT (dls_pol_legacy_verdict) */
-        u->pt->legacy_st = st;
+        dls_pol_stream_drop(u->pt->legacy_st);
+        u->pt->legacy_st = dls_pol_stream_hold(st);
     } else if (st) {
         dls_pol_check_use(u->a, st, u->tid, u->pt->horizon.h);
     }
@@ -54,6 +56,8 @@ void dls_pol_legacy_verdict(dls_pol_thread *pt, const dls_pol_access *a, uint64_
         return;
     dls_pol_lock();
     dls_pol_check_use(a, pt->legacy_st, tid, pt->horizon.h);
+    dls_pol_stream_drop(pt->legacy_st);
+    pt->legacy_st = NULL;
     dls_pol_unlock();
 }
 

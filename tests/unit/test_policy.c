@@ -301,6 +301,30 @@ static void check_keeps_the_latest_forgotten_streams_in_hb(void **state)
     assert_true(model);
 }
 
+/* A forgotten stream's record outlives its forgetting while something holds it (a plan or an
+ * after point reads it with the lock released), and is freed at the next reap once nothing does. */
+static void a_forgotten_streams_record_is_freed_once_nothing_holds_it(void **state)
+{
+    (void)state;
+    uint64_t word = 0x760000;
+    launch(20, "k", &word, 1, 0);
+    stream_sync(20);
+    dls_pol_lock();
+    dls_pol_stream *st = dls_pol_stream_hold(dls_pol_stream_find(20));
+    dls_pol_unlock();
+    assert_non_null(st);
+    stream_life(DLS_OP_STREAM_DESTROY, 20); /* complete: forgotten, then a reap */
+    dls_pol_lock();
+    dls_pol_stream_reap();
+    assert_null(dls_pol_stream_find(20));
+    assert_ptr_equal(dls_pol_g.forgotten.list, st); /* kept: held */
+    assert_int_equal(st->id, 20);
+    dls_pol_stream_drop(st);
+    dls_pol_stream_reap();
+    assert_null(dls_pol_g.forgotten.list);
+    dls_pol_unlock();
+}
+
 /* A call the lifetime lane tells of (dls_pol_call) counts as an operation and brings its
  * thread's horizon up to the host clock; nested in another call, only when the outer call
  * returns. */
@@ -1077,6 +1101,7 @@ int main(void)
         CHECK(a_stream_leaves_the_legacy_rules_when_its_destruction_begins),
         FIX(a_stream_is_modelled_from_its_first_operation),
         FIX(a_synchronous_copy_on_a_stream_in_a_reused_slot_is_waited_for),
+        FIX(a_forgotten_streams_record_is_freed_once_nothing_holds_it),
         CHECK(check_keeps_the_latest_forgotten_streams_in_hb),
         CHECK(destroyed_streams_superseded_by_later_work_are_forgotten),
         FIX(destroyed_streams_superseded_by_later_work_are_forgotten),
