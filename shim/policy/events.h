@@ -49,9 +49,9 @@ static inline int dls_pol_after_any_due(void)
  * still holds it, then drops the reference. */
 dls_pol_after *dls_pol_after_take_due(uint64_t stream) DLS_UNLOCKED;
 
-/* Tests only, lock held or no other thread in the policy: drops every due point, with the
+/* Tests only, no other thread in the policy and the lock not held: drops every due point, with the
  * reference its slot held (the streams they point to are about to be freed). */
-void dls_pol_after_reset_for_tests(void);
+void dls_pol_after_reset_for_tests(void) DLS_EXCLUDES(dls_pol_g.lock);
 
 /* No lock held, a reference of a held: a's event, recorded now on a->st when it was due and `record`
  * is 1 (another thread recording it is waited for); NULL when it is not recorded (it could not be:
