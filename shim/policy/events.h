@@ -58,15 +58,15 @@ void dls_pol_after_reset_for_tests(void) DLS_EXCLUDES(dls_pol_g.lock);
  * warned once; or it was due and `record` is 0). */
 CUevent dls_pol_after_event(dls_pol_after *a, int record) DLS_UNLOCKED;
 
-/* Lock held: the access a follows was just applied (it is a->st's latest position): a captures it
+/* The access a follows was just applied (it is a->st's latest position): a captures it
  * in hb. */
-void dls_pol_after_placed(dls_pol_after *a);
+void dls_pol_after_placed(dls_pol_after *a) DLS_REQUIRES(dls_pol_g.lock);
 
-/* Lock held: takes a reference of a (NULL ignored) and returns a. */
-dls_pol_after *dls_pol_after_get(dls_pol_after *a);
+/* Takes a reference of a (NULL ignored) and returns a. */
+dls_pol_after *dls_pol_after_get(dls_pol_after *a) DLS_REQUIRES(dls_pol_g.lock);
 
-/* Lock held: drops a reference of a (NULL ignored); the last one returns its event to the pool (no
+/* Drops a reference of a (NULL ignored); the last one returns its event to the pool (no
  * CUDA call). */
-void dls_pol_after_put(dls_pol_after *a);
+void dls_pol_after_put(dls_pol_after *a) DLS_REQUIRES(dls_pol_g.lock);
 
 #endif
