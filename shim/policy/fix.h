@@ -45,6 +45,6 @@ void dls_pol_fix_free(dls_pol_plan *p, const dls_pol_access *a) DLS_REQUIRES(dls
  * work may be on any device) because exchanges cannot be modelled (no observer, or the model is
  * degraded) at an export; warns once. No lock held. Returns 0, or EIO when the synchronize
  * failed. */
-int dls_pol_fix_no_observer(void);
+int dls_pol_fix_no_observer(void) DLS_UNLOCKED;
 
 #endif
