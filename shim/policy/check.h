@@ -41,6 +41,6 @@ void dls_pol_check_host(void) DLS_REQUIRES(dls_pol_g.lock);
 void dls_pol_check_host_of(dls_pol_x *x) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Writes the reports the calling thread queued under the lock (no lock held). */
-void dls_pol_check_flush(void);
+void dls_pol_check_flush(void) DLS_UNLOCKED;
 
 #endif
