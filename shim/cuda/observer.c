@@ -15,7 +15,6 @@
 #include "drv.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,7 +23,7 @@
  * dlsym, cuptiSubscribe, cuptiEnableCallback): what to do is decided under it, and done after it
  * is released. */
 static dls_mutex g_lock = PTHREAD_MUTEX_INITIALIZER;
-static int g_started; /* a thread claimed the start */
+static int g_started DLS_GUARDED_BY(g_lock); /* a thread claimed the start */
 static atomic_int g_active;
 static dls_cupti_table g_cupti; /* filled once, by the starting thread */
 static CUpti_SubscriberHandle g_sub;
@@ -44,10 +43,10 @@ const char *dls_cuda_observer_reason(void)
 
 void dls_cuda_observer_set_reason(const char *reason)
 {
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     if (!g_started)
         snprintf(g_reason, sizeof g_reason, "%s", reason);
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
 }
 
 /* What running without the observer means in the configured mode (README: the fallback). */
@@ -237,10 +236,10 @@ static int start_unlocked(void) DLS_UNLOCKED
 
 int dls_cuda_observer_start(void)
 {
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     int first = !g_started;
     g_started = 1;
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     if (first)
         start_unlocked();
     return dls_cuda_observer_active();
