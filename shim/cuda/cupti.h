@@ -4,6 +4,7 @@
 #ifndef DLS_CUDA_CUPTI_H
 #define DLS_CUDA_CUPTI_H
 
+#include "../common/compiler.h"
 #include "cuda_api.h"
 
 /* The CUPTI entry points the observer uses, from cupti.def. Any pointer may be NULL when the
@@ -16,6 +17,6 @@ typedef struct {
 
 /* Fills *t from `lib`, a handle dlopen returned for a CUPTI library (one lookup per row, with the
  * C library's dlsym: the shim's own dlsym hands out the CUPTI host's entries, cupti_host.h). */
-void dls_cupti_resolve(void *lib, dls_cupti_table *t);
+void dls_cupti_resolve(void *lib, dls_cupti_table *t) DLS_UNLOCKED;
 
 #endif

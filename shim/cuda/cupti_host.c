@@ -73,7 +73,7 @@ static int is_host_handle(CUpti_SubscriberHandle h)
 
 /* Makes dlsync's subscription deliver (domain, cbid) exactly while dlsync or a client wants it.
  * Concurrent changes converge: each caller checks the wish again after its CUPTI call. */
-static void sync_real(const dls_cupti_table *t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+static void sync_real(const dls_cupti_table *t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) DLS_UNLOCKED
 {
     for (int tries = 0; tries < 8; tries++) {
         uint32_t want = atomic_load(&g_own[domain][cbid]) || atomic_load(&g_wanted[domain][cbid]);
@@ -235,7 +235,7 @@ static CUptiResult host(void *real, CUpti_SubscriberHandle *subscriber, CUpti_Ca
 }
 
 static CUptiResult CUPTIAPI host_subscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback,
-                                           void *userdata)
+                                           void *userdata) DLS_UNLOCKED
 {
     void *real = atomic_load(&g_real[SUBSCRIBE]);
     CUptiResult r = ((CUptiResult(CUPTIAPI *)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *))real)(
@@ -244,7 +244,7 @@ static CUptiResult CUPTIAPI host_subscribe(CUpti_SubscriberHandle *subscriber, C
 }
 
 static CUptiResult CUPTIAPI host_subscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback,
-                                              void *userdata, CUpti_SubscriberParams *params)
+                                              void *userdata, CUpti_SubscriberParams *params) DLS_UNLOCKED
 {
     void *real = atomic_load(&g_real[SUBSCRIBE_V2]);
     CUptiResult r = ((CUptiResult(CUPTIAPI *)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *,
@@ -252,7 +252,7 @@ static CUptiResult CUPTIAPI host_subscribe_v2(CUpti_SubscriberHandle *subscriber
     return r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? host(real, subscriber, callback, userdata) : r;
 }
 
-static CUptiResult CUPTIAPI host_unsubscribe(CUpti_SubscriberHandle subscriber)
+static CUptiResult CUPTIAPI host_unsubscribe(CUpti_SubscriberHandle subscriber) DLS_UNLOCKED
 {
     client *c = hosted(subscriber);
     if (c) {
@@ -265,7 +265,7 @@ static CUptiResult CUPTIAPI host_unsubscribe(CUpti_SubscriberHandle subscriber)
 }
 
 static CUptiResult CUPTIAPI host_enable_callback(uint32_t enable, CUpti_SubscriberHandle subscriber,
-                                                 CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+                                                 CUpti_CallbackDomain domain, CUpti_CallbackId cbid) DLS_UNLOCKED
 {
     client *c = hosted(subscriber);
     if (c) {
@@ -282,7 +282,7 @@ static CUptiResult CUPTIAPI host_enable_callback(uint32_t enable, CUpti_Subscrib
 }
 
 static CUptiResult CUPTIAPI host_enable_domain(uint32_t enable, CUpti_SubscriberHandle subscriber,
-                                               CUpti_CallbackDomain domain)
+                                               CUpti_CallbackDomain domain) DLS_UNLOCKED
 {
     client *c = hosted(subscriber);
     if (c) {
@@ -297,7 +297,7 @@ static CUptiResult CUPTIAPI host_enable_domain(uint32_t enable, CUpti_Subscriber
         &g_real[ENABLE_DOMAIN]))(enable, subscriber, domain);
 }
 
-static CUptiResult CUPTIAPI host_enable_all(uint32_t enable, CUpti_SubscriberHandle subscriber)
+static CUptiResult CUPTIAPI host_enable_all(uint32_t enable, CUpti_SubscriberHandle subscriber) DLS_UNLOCKED
 {
     client *c = hosted(subscriber);
     if (c) {
@@ -312,7 +312,7 @@ static CUptiResult CUPTIAPI host_enable_all(uint32_t enable, CUpti_SubscriberHan
 }
 
 static CUptiResult CUPTIAPI host_get_state(uint32_t *enable, CUpti_SubscriberHandle subscriber,
-                                           CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+                                           CUpti_CallbackDomain domain, CUpti_CallbackId cbid) DLS_UNLOCKED
 {
     client *c = hosted(subscriber);
     if (c) {
@@ -328,7 +328,7 @@ static CUptiResult CUPTIAPI host_get_state(uint32_t *enable, CUpti_SubscriberHan
                                                                                         cbid);
 }
 
-static CUptiResult CUPTIAPI host_finalize(void)
+static CUptiResult CUPTIAPI host_finalize(void) DLS_UNLOCKED
 {
     if (atomic_load_explicit(&g_table, memory_order_acquire)) {
         for (int i = 0; i < DLS_CUPTI_HOST_CLIENTS; i++)

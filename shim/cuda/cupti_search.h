@@ -3,6 +3,7 @@
 #ifndef DLS_CUDA_CUPTI_SEARCH_H
 #define DLS_CUDA_CUPTI_SEARCH_H
 
+#include "../common/compiler.h"
 #include <stddef.h>
 
 #define DLS_PATH_MAX 1024
@@ -16,6 +17,6 @@ size_t dls_cupti_candidates(const char *const *loaded, size_t n, char (*out)[DLS
 
 /* Fills out[0..cap) with the paths of the CUDA libraries loaded in this process (objects whose
  * file name starts with libcuda.so or libcudart.so), libcuda first; returns how many. */
-size_t dls_cuda_loaded_libs(char (*out)[DLS_PATH_MAX], size_t cap);
+size_t dls_cuda_loaded_libs(char (*out)[DLS_PATH_MAX], size_t cap) DLS_UNLOCKED;
 
 #endif

@@ -6,7 +6,6 @@
 #include "../common/thread_block.h"
 #include "drv.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,12 +294,12 @@ typedef struct {
 } ev_slot;
 
 static dls_mutex g_ev_lock = PTHREAD_MUTEX_INITIALIZER;
-static dls_map g_ev = DLS_MAP_INIT(DLS_MAP_WORDS, ev_slot);
-static uint64_t g_next_event_id = 1;
+static dls_map g_ev DLS_GUARDED_BY(g_ev_lock) = DLS_MAP_INIT(DLS_MAP_WORDS, ev_slot);
+static uint64_t g_next_event_id DLS_GUARDED_BY(g_ev_lock) = 1;
 
-/* With the lock held: the slot of h, claimed for it (its id unset, *claimed 1) when h has none;
- * NULL when the table cannot grow (memory). */
-static ev_slot *ev_slot_of(uintptr_t h, int *claimed)
+/* The slot of h, claimed for it (its id unset, *claimed 1) when h has none; NULL when the table
+ * cannot grow (memory). */
+static ev_slot *ev_slot_of(uintptr_t h, int *claimed) DLS_REQUIRES(g_ev_lock)
 {
     ev_slot *sl = dls_map_get(&g_ev, h);
     *claimed = !sl;
@@ -323,14 +322,14 @@ static uint64_t ev_lookup(CUevent e, int fresh)
         return 0;
     uint64_t id = 0;
     int claimed;
-    pthread_mutex_lock(&g_ev_lock);
+    dls_mutex_lock(&g_ev_lock);
     ev_slot *sl = ev_slot_of((uintptr_t)e, &claimed);
     if (sl) {
         if (fresh || claimed)
             sl->id = g_next_event_id++;
         id = sl->id;
     }
-    pthread_mutex_unlock(&g_ev_lock);
+    dls_mutex_unlock(&g_ev_lock);
     return id;
 }
 
@@ -346,12 +345,12 @@ uint64_t dls_cuda_event_id_new(CUevent e)
 
 void dls_cuda_event_forget(CUevent e, uint64_t id)
 {
-    pthread_mutex_lock(&g_ev_lock);
+    dls_mutex_lock(&g_ev_lock);
     if (g_ev.cap) {
         size_t i = dls_map_index(&g_ev, (uintptr_t)e);
         const ev_slot *sl = dls_map_at(&g_ev, i);
         if (sl->handle && sl->id == id)
             dls_map_remove_at(&g_ev, i);
     }
-    pthread_mutex_unlock(&g_ev_lock);
+    dls_mutex_unlock(&g_ev_lock);
 }

@@ -19,7 +19,7 @@ DLS_EXPORT int InitializeInjection(void);
 /* The shim's own absolute path in self (PATH_MAX bytes); 0, or -1 when unknown. The address asked
  * about is a static function's: an exported one (InitializeInjection) may resolve to another
  * library's definition loaded earlier in the global scope (an injection tool). */
-static int self_path(char *self)
+static int self_path(char *self) DLS_UNLOCKED
 {
     Dl_info info;
     return dladdr((void *)self_path, &info) && info.dli_fname && realpath(info.dli_fname, self) ? 0 : -1;

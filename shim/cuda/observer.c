@@ -15,7 +15,6 @@
 #include "drv.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,7 +23,7 @@
  * dlsym, cuptiSubscribe, cuptiEnableCallback): what to do is decided under it, and done after it
  * is released. */
 static dls_mutex g_lock = PTHREAD_MUTEX_INITIALIZER;
-static int g_started; /* a thread claimed the start */
+static int g_started DLS_GUARDED_BY(g_lock); /* a thread claimed the start */
 static atomic_int g_active;
 static dls_cupti_table g_cupti; /* filled once, by the starting thread */
 static CUpti_SubscriberHandle g_sub;
@@ -44,10 +43,10 @@ const char *dls_cuda_observer_reason(void)
 
 void dls_cuda_observer_set_reason(const char *reason)
 {
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     if (!g_started)
         snprintf(g_reason, sizeof g_reason, "%s", reason);
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
 }
 
 /* What running without the observer means in the configured mode (README: the fallback). */
@@ -79,7 +78,7 @@ int dls_cuda_observer_warned(void)
 }
 
 /* dlopens the first CUPTI candidate that loads; NULL when none does. */
-static void *load_cupti(void)
+static void *load_cupti(void) DLS_UNLOCKED
 {
     const char *forced = dls_config_get()->cupti_path;
     if (forced)
@@ -100,7 +99,7 @@ static void *load_cupti(void)
 }
 
 /* Enables the ids of one table. No lock held. */
-static void enable_table(CUpti_CallbackDomain dom, const CUpti_CallbackId *t, size_t n)
+static void enable_table(CUpti_CallbackDomain dom, const CUpti_CallbackId *t, size_t n) DLS_UNLOCKED
 {
     for (size_t i = 0; i < n; i++) {
         dls_cupti_host_own(dom, t[i]);
@@ -120,7 +119,7 @@ static int runtime_names_wanted(void)
 /* Subscribes dls_cupti_host_dispatch (which runs dls_cuda_callback) as "dlsync" (cuptiSubscribe_v2 when there is one, its structSize
  * as CUPTI `version` knows it), asking for multi-subscriber mode when `multi`. On refusal the
  * holder's name is in holder (CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN bytes). */
-static CUptiResult subscribe(uint32_t version, int multi, char *holder)
+static CUptiResult subscribe(uint32_t version, int multi, char *holder) DLS_UNLOCKED
 {
     if (!g_cupti.subscribe_v2)
         return g_cupti.subscribe(&g_sub, dls_cupti_host_dispatch, NULL);
@@ -150,7 +149,7 @@ static void why_alone(char *why, size_t n, uint32_t version, int driver)
 }
 
 /* Enables the ids of every domain observed. No lock held. */
-static void enable_ids(void)
+static void enable_ids(void) DLS_UNLOCKED
 {
     size_t nd, nr;
     const CUpti_CallbackId *d = dls_cuda_driver_cbids(&nd);
@@ -161,7 +160,7 @@ static void enable_ids(void)
 }
 
 /* The start, on the one thread that makes it (no lock held). */
-static int start_unlocked(void)
+static int start_unlocked(void) DLS_UNLOCKED
 {
     const dls_config *c = dls_config_get();
     if (c->mode == DLS_MODE_OFF) {
@@ -237,10 +236,10 @@ static int start_unlocked(void)
 
 int dls_cuda_observer_start(void)
 {
-    pthread_mutex_lock(&g_lock);
+    dls_mutex_lock(&g_lock);
     int first = !g_started;
     g_started = 1;
-    pthread_mutex_unlock(&g_lock);
+    dls_mutex_unlock(&g_lock);
     if (first)
         start_unlocked();
     return dls_cuda_observer_active();

@@ -16,9 +16,11 @@
 #ifndef DLS_CUDA_OBSERVER_H
 #define DLS_CUDA_OBSERVER_H
 
+#include "../common/compiler.h"
+
 /* Starts the observer once: the first call starts it, a later one returns the first outcome
  * (0 while the first is still under way on another thread). Returns 1 when active. */
-int dls_cuda_observer_start(void);
+int dls_cuda_observer_start(void) DLS_UNLOCKED;
 
 /* 1 when CUPTI callbacks are being delivered, else 0. */
 int dls_cuda_observer_active(void);

@@ -13,6 +13,7 @@
 #ifndef DLS_CALLER_H
 #define DLS_CALLER_H
 
+#include "../common/compiler.h"
 #include "../common/export.h"
 
 #include <stdint.h>
@@ -25,7 +26,7 @@ void *dls_call_as(const void *gadget, void *fn, uintptr_t a, uintptr_t b, uintpt
 /* A `ret` instruction inside the object that contains `addr`, to stand for calls made on that
  * object's behalf, or NULL when the object has none that can be found (no DT_FINI/DT_INIT
  * epilogue) or addr is in no object. Calls dladdr: never call it under a dlsync lock. */
-const void *dls_caller_gadget(const void *addr);
+const void *dls_caller_gadget(const void *addr) DLS_UNLOCKED;
 
 /* The same for the object with load bias `base` and dynamic section `dyn` (as in a link map or
  * dl_phdr_info); reads only the object's mapped memory. */

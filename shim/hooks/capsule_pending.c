@@ -20,8 +20,8 @@ static dls_map g_pending = DLS_MAP_OVER(DLS_MAP_WORDS, g_slots);
 static uint64_t g_seq;
 static dls_spin g_lock = DLS_SPIN_INIT;
 
-/* Empties the slot of the oldest entry. Lock held; the table is not empty. */
-static void evict_oldest(void)
+/* Empties the slot of the oldest entry; the table is not empty. */
+static void evict_oldest(void) DLS_REQUIRES(g_lock)
 {
     size_t oldest = g_pending.cap;
     for (size_t i = 0; i < g_pending.cap; i++)

@@ -279,7 +279,7 @@ static void scan_object(const dls_object *o, Lmid_t lmid, const scan_epoch *e)
  * headers must be the one held). Only link map pointers are compared, never read: the object at
  * o's program headers may be another one that another thread is unloading, whose name would be
  * freed under a reader (TSan saw exactly that with a name comparison). */
-static void *hold(const dls_object *o, Lmid_t lmid)
+static void *hold(const dls_object *o, Lmid_t lmid) DLS_UNLOCKED
 {
     if (!o->name[0] && lmid == LM_ID_BASE)
         return dls_real_dlopen(NULL, RTLD_LAZY);

@@ -35,6 +35,7 @@
 #ifndef DLS_ENGINE_H
 #define DLS_ENGINE_H
 
+#include "../common/compiler.h"
 #include "engine_hook.h"
 
 #include <stddef.h>
@@ -51,7 +52,7 @@ void dls_engine_scan(int hold_objects);
 
 /* Patches the objects of the link-map namespace that `handle` (a successful dlmopen's result)
  * belongs to, when it is not the base one (see below). Never under a dlsync lock. */
-void dls_engine_scan_namespace(void *handle);
+void dls_engine_scan_namespace(void *handle) DLS_UNLOCKED;
 
 /* Bracket a dlclose made through the shim (the program's, loader.h, or the shim's own release
  * of an object it held): until the end, no object is recorded as finished, and an unload
@@ -70,6 +71,6 @@ void *dls_engine_wrap(const char *name, void *real);
 
 /* dlclose of a handle the shim opened to hold an object (`inside`: an address inside it),
  * telling the binding engine when that unloaded the object (its owner closed it meanwhile). */
-int dls_release(void *handle, const void *inside);
+int dls_release(void *handle, const void *inside) DLS_UNLOCKED;
 
 #endif

@@ -103,8 +103,8 @@ uint64_t dls_exchange_add(const dls_exchange_origin *o, dls_exchange *out)
     return slot ? xid : 0;
 }
 
-/* The live entry for tensor, or NULL. Lock held. */
-static dls_exchange *live(const void *tensor)
+/* The live entry for tensor, or NULL. */
+static dls_exchange *live(const void *tensor) DLS_REQUIRES(g_lock)
 {
     return dls_map_get(&g_table, (uintptr_t)tensor);
 }

@@ -5,6 +5,7 @@
 #ifndef DLS_OBJECTS_H
 #define DLS_OBJECTS_H
 
+#include "../common/compiler.h"
 #include <link.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,11 +26,11 @@ typedef struct {
 
 /* Lists the loaded objects other than the one at load bias `skip` (0: none skipped) into *l.
  * Returns 0, or -1 when memory ran out (the list then holds what was copied). */
-int dls_objects_list(dls_object_list *l, uintptr_t skip);
+int dls_objects_list(dls_object_list *l, uintptr_t skip) DLS_UNLOCKED;
 
 /* The same for the link-map namespace of the object containing `gadget` (a `ret` instruction of
  * that object, caller.h): dl_iterate_phdr lists its caller's namespace. */
-int dls_objects_list_as(dls_object_list *l, uintptr_t skip, const void *gadget);
+int dls_objects_list_as(dls_object_list *l, uintptr_t skip, const void *gadget) DLS_UNLOCKED;
 
 /* Frees what dls_objects_list allocated. */
 void dls_objects_free(dls_object_list *l);

@@ -9,6 +9,7 @@
 #ifndef DLS_PYTHONS_H
 #define DLS_PYTHONS_H
 
+#include "../common/compiler.h"
 #include <stdint.h>
 
 #define DLS_PYTHONS 4
@@ -17,6 +18,6 @@
  * address), given on first sight; *base (when non-NULL) gets that load address. Returns -1 when
  * real lies in no object or every number stands for another object. Calls dladdr: never under a
  * dlsync lock. */
-int dls_python_of(const void *real, uintptr_t *base);
+int dls_python_of(const void *real, uintptr_t *base) DLS_UNLOCKED;
 
 #endif

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const void *shim_base(void);
+static const void *shim_base(void) DLS_UNLOCKED;
 
 uintptr_t dls_shim_base(void)
 {

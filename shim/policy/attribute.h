@@ -10,6 +10,6 @@
  * exact ranges), the position of its latest touching entry, not the stream's latest position,
  * so an unrelated later operation or a busy unrelated stream never makes a correct program look
  * racy; and x's producer streams (x->prod, dls_pol_x_produced_on). */
-void dls_pol_attribute(dls_pol_x *x);
+void dls_pol_attribute(dls_pol_x *x) DLS_REQUIRES(dls_pol_g.lock);
 
 #endif

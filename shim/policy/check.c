@@ -118,7 +118,7 @@ static const char *write_name(const dls_pol_touch *t)
 }
 
 /* The report's view of stream id: its own device when known, else `device` (the tensor's). */
-static dls_race_stream race_stream(uint64_t id, int device)
+static dls_race_stream race_stream(uint64_t id, int device) DLS_REQUIRES(dls_pol_g.lock)
 {
     const dls_pol_stream *st = dls_pol_stream_find(id);
     dls_race_stream r = {.id = id, .device = device, .kind = "unknown"};
@@ -158,6 +158,7 @@ static void fill_tensor(dls_race *r, const dls_pol_x *x, char *dtype, size_t n)
 /* Checks access a on st against live x's frontier: an access that only reads must follow each
  * producer stream's pending writes, any other its every pending access. */
 static void check_live(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, uint64_t begin, dls_pol_x *x)
+    DLS_REQUIRES(dls_pol_g.lock)
 {
     int all = 1, reads = dls_pol_direction(a, x, st->id) == DLS_POL_READS;
     for (unsigned i = 0; i < x->nfront; i++) {
@@ -192,6 +193,7 @@ static void check_live(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid
  * use u's operation `uop` at position upos (its consumer side), with why-line `why`. */
 static void report_use(dls_race_kind kind, const dls_pol_access *a, dls_pol_stream *st, const dls_pol_x *x,
                        const dls_pol_use *u, const char *uop, uint64_t upos, const char *why_text)
+    DLS_REQUIRES(dls_pol_g.lock)
 {
     char dtype[48], why[320];
     dls_race r = {.kind = kind};
@@ -213,6 +215,7 @@ static void report_use(dls_race_kind kind, const dls_pol_access *a, dls_pol_stre
 
 /* 1 when the next operation of tid on st is not ordered after position pos (nonzero) of u. */
 static int pending_for(uint64_t tid, uint64_t begin, const dls_pol_stream *st, const dls_pol_use *u, uint64_t pos)
+    DLS_REQUIRES(dls_pol_g.lock)
 {
     dls_hb_epoch at = {.stream = u->stream, .pos = pos};
     return pos && !dls_pol_ordered(tid, st->id, begin, &at);
@@ -222,6 +225,7 @@ static int pending_for(uint64_t tid, uint64_t begin, const dls_pol_stream *st, c
  * wait_target): a known write on either side is a race of its own kind; pairs where only
  * kernels may write, across the producer's and the consumer's sides, are kernel-pair races. */
 static void check_uses(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, uint64_t begin, dls_pol_x *x)
+    DLS_REQUIRES(dls_pol_g.lock)
 {
     dls_pol_dir dir = dls_pol_direction(a, x, st->id);
     for (unsigned i = 0; i < x->nuse; i++) {
@@ -247,6 +251,7 @@ static void check_uses(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid
 /* Checks access a on st against released x: a touch of memory the consumer's work may still use
  * (its accesses before the release: release-reuse; after it: use-after-release). */
 static void check_released(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid, uint64_t begin, dls_pol_x *x)
+    DLS_REQUIRES(dls_pol_g.lock)
 {
     if (!dls_pol_x_is_ordered(x, st->id)) /* a first use after the release, after the producer's writes */
         check_live(a, st, tid, begin, x);
@@ -303,6 +308,7 @@ void dls_pol_check_use(const dls_pol_access *a, dls_pol_stream *st, uint64_t tid
  * context the host has not waited for is a free-during-use race (the free waits only for its own
  * context's work). */
 static void check_freed(const dls_pol_access *a, uintptr_t ctx, uint64_t tid, uint64_t begin, const dls_pol_x *x)
+    DLS_REQUIRES(dls_pol_g.lock)
 {
     for (unsigned i = 0; i < x->nuse; i++) {
         const dls_pol_use *u = &x->use[i];
@@ -340,7 +346,7 @@ void dls_pol_check_free(const dls_pol_access *a, uintptr_t ctx, uint64_t tid, ui
 }
 
 /* 1 when frontier entry f's pending writes are ordered before thread tid's host. */
-static int host_after_writes(const dls_pol_touch *f, uint64_t tid, uint64_t begin)
+static int host_after_writes(const dls_pol_touch *f, uint64_t tid, uint64_t begin) DLS_REQUIRES(dls_pol_g.lock)
 {
     dls_hb_epoch w = {.stream = f->at.stream, .pos = f->write};
     return !f->write || dls_pol_ordered(tid, DLS_POL_HOST_STREAM, begin, &w);
@@ -350,6 +356,7 @@ static int host_after_writes(const dls_pol_touch *f, uint64_t tid, uint64_t begi
  * host access `op` (with its stack: NULL for the caller's) made while they were pending, `how`
  * saying what happened and what dlsync could see. */
 static void report_host(const dls_pol_x *x, const char *op, const dls_stack *stack, const char *how)
+    DLS_REQUIRES(dls_pol_g.lock)
 {
     for (unsigned i = 0; i < x->nfront; i++) {
         const dls_pol_touch *f = &x->front[i];
@@ -375,7 +382,7 @@ static void report_host(const dls_pol_x *x, const char *op, const dls_stack *sta
 }
 
 /* Reports the host access caught on x's pages, fault. */
-static void report_fault(const dls_pol_x *x, const dls_pol_fault *fault)
+static void report_fault(const dls_pol_x *x, const dls_pol_fault *fault) DLS_REQUIRES(dls_pol_g.lock)
 {
     char op[160], how[160];
     snprintf(op, sizeof op, "host %s after %s", fault->store ? "write" : "read",
@@ -386,7 +393,7 @@ static void report_fault(const dls_pol_x *x, const dls_pol_fault *fault)
 }
 
 /* Ends x's watch, reporting an access caught and not reported yet. */
-static void unwatch(dls_pol_x *x)
+static void unwatch(dls_pol_x *x) DLS_REQUIRES(dls_pol_g.lock)
 {
     dls_pol_fault fault;
     if (dls_pol_pages_unwatch(x->watch, &fault))
@@ -397,7 +404,7 @@ static void unwatch(dls_pol_x *x)
 
 /* Why the pages of host-visible x, imported from page-locked memory ending at pinned_end (0: not
  * page-locked memory CUDA knows), cannot be protected without protecting other data, or NULL. */
-static const char *unwatchable(const dls_pol_x *x, uintptr_t pinned_end)
+static const char *unwatchable(const dls_pol_x *x, uintptr_t pinned_end) DLS_REQUIRES(dls_pol_g.lock)
 {
     uintptr_t page = dls_pol_pages_size();
     if (x->device.device_type == kDLCUDAManaged)
@@ -441,7 +448,7 @@ void dls_pol_check_import(dls_pol_x *x, uint64_t tid, const char *importer, uint
 }
 
 /* 1 when the writes pending at x's import are complete as far as dlsync knows. */
-static int host_done(const dls_pol_x *x)
+static int host_done(const dls_pol_x *x) DLS_REQUIRES(dls_pol_g.lock)
 {
     for (unsigned i = 0; i < x->nfront; i++)
         if ((x->host_pending & (1u << i)) && !host_after_writes(&x->front[i], x->host_tid, DLS_HB_NOW))

@@ -191,8 +191,12 @@ void dls_pol_after_reset_for_tests(void)
 {
     for (unsigned i = 0; i < DUE_SLOTS; i++) {
         uint64_t key = atomic_load_explicit(&g_due[i].key, memory_order_relaxed);
-        if (key)
-            dls_pol_after_put(dls_pol_after_take_due(key));
+        if (!key)
+            continue;
+        dls_pol_after *a = dls_pol_after_take_due(key);
+        dls_mutex_lock(&dls_pol_g.lock);
+        dls_pol_after_put(a);
+        dls_mutex_unlock(&dls_pol_g.lock);
     }
 }
 

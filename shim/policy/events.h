@@ -49,24 +49,24 @@ static inline int dls_pol_after_any_due(void)
  * still holds it, then drops the reference. */
 dls_pol_after *dls_pol_after_take_due(uint64_t stream) DLS_UNLOCKED;
 
-/* Tests only, lock held or no other thread in the policy: drops every due point, with the
+/* Tests only, no other thread in the policy and the lock not held: drops every due point, with the
  * reference its slot held (the streams they point to are about to be freed). */
-void dls_pol_after_reset_for_tests(void);
+void dls_pol_after_reset_for_tests(void) DLS_EXCLUDES(dls_pol_g.lock);
 
 /* No lock held, a reference of a held: a's event, recorded now on a->st when it was due and `record`
  * is 1 (another thread recording it is waited for); NULL when it is not recorded (it could not be:
  * warned once; or it was due and `record` is 0). */
 CUevent dls_pol_after_event(dls_pol_after *a, int record) DLS_UNLOCKED;
 
-/* Lock held: the access a follows was just applied (it is a->st's latest position): a captures it
+/* The access a follows was just applied (it is a->st's latest position): a captures it
  * in hb. */
-void dls_pol_after_placed(dls_pol_after *a);
+void dls_pol_after_placed(dls_pol_after *a) DLS_REQUIRES(dls_pol_g.lock);
 
-/* Lock held: takes a reference of a (NULL ignored) and returns a. */
-dls_pol_after *dls_pol_after_get(dls_pol_after *a);
+/* Takes a reference of a (NULL ignored) and returns a. */
+dls_pol_after *dls_pol_after_get(dls_pol_after *a) DLS_REQUIRES(dls_pol_g.lock);
 
-/* Lock held: drops a reference of a (NULL ignored); the last one returns its event to the pool (no
+/* Drops a reference of a (NULL ignored); the last one returns its event to the pool (no
  * CUDA call). */
-void dls_pol_after_put(dls_pol_after *a);
+void dls_pol_after_put(dls_pol_after *a) DLS_REQUIRES(dls_pol_g.lock);
 
 #endif

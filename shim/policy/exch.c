@@ -22,7 +22,7 @@
 static dls_pol_x *g_spare[SPARE];
 static unsigned g_nspare;
 
-static void recycle(dls_pol_x *p)
+static void recycle(dls_pol_x *p) DLS_REQUIRES(dls_pol_g.lock)
 {
     if (p->watch) { /* no page stays protected for a state that goes */
         dls_pol_fault lost;

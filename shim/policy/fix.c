@@ -23,7 +23,7 @@ static const char CAPTURE_END_WAIT[] = "capture-end-wait";
 
 /* Appends to out[0..n) the latest position of every stream with work not known complete (cap
  * entries at most); returns the new count. */
-static size_t pending_epochs(dls_hb_epoch *out, size_t n, size_t cap)
+static size_t pending_epochs(dls_hb_epoch *out, size_t n, size_t cap) DLS_REQUIRES(dls_pol_g.lock)
 {
     const dls_pol_stream *s;
     DLS_POL_EACH_STREAM (s) {
@@ -45,7 +45,7 @@ static size_t pending_epochs(dls_hb_epoch *out, size_t n, size_t cap)
 
 /* x's frontier as plain epochs: its producer entries, or, when it has more producer streams than
  * it keeps, every stream with pending work (cap entries at most). */
-static size_t front_epochs(const dls_pol_x *x, dls_hb_epoch *out, size_t cap)
+static size_t front_epochs(const dls_pol_x *x, dls_hb_epoch *out, size_t cap) DLS_REQUIRES(dls_pol_g.lock)
 {
     if (!(x->overflow & DLS_POL_OVER_PRODUCERS)) {
         size_t n = 0;
@@ -61,6 +61,7 @@ static size_t front_epochs(const dls_pol_x *x, dls_hb_epoch *out, size_t cap)
 
 /* Plans st after x's frontier with the waits logged as `what`. */
 static void fix_stream_as(dls_pol_plan *p, dls_pol_x *x, dls_pol_stream *st, const char *what, const char *reason)
+    DLS_REQUIRES(dls_pol_g.lock)
 {
     if (dls_pol_x_is_ordered(x, st->id))
         return;
@@ -96,6 +97,7 @@ static int produced_only_on(const dls_pol_x *x, const dls_pol_stream *st)
  * two streams of the consumer's side (neither a producer stream of x) only a known write counts,
  * two kernels there being the consumer's own business (a read-read pair in the common case). */
 static uint64_t wait_target(const dls_pol_x *x, const dls_pol_use *u, uint64_t to, dls_pol_dir dir)
+    DLS_REQUIRES(dls_pol_g.lock)
 {
     if (dir == DLS_POL_WRITES)
         return u->pos;
@@ -111,6 +113,7 @@ static uint64_t wait_target(const dls_pol_x *x, const dls_pol_use *u, uint64_t t
  * waited for (exactly that access), else after the use's stream as it is when the ordering is
  * made (and after every pending stream when x had more streams than it keeps). */
 static void after_uses(dls_pol_plan *p, dls_pol_x *x, dls_pol_stream *to, dls_pol_dir dir, const char *why)
+    DLS_REQUIRES(dls_pol_g.lock)
 {
     dls_hb_epoch c[EPOCHS];
     size_t n = 0;
@@ -164,7 +167,7 @@ void dls_pol_fix_import(dls_pol_plan *p, dls_pol_x *x)
 
 /* The eager release fence: plans x's producer streams (the host when none can be named) after
  * the uses of x. */
-static void fence_now(dls_pol_plan *p, dls_pol_x *x)
+static void fence_now(dls_pol_plan *p, dls_pol_x *x) DLS_REQUIRES(dls_pol_g.lock)
 {
     unsigned nprod = 0;
     for (unsigned i = 0; i < x->nfront; i++) {

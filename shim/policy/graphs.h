@@ -20,26 +20,26 @@
 #define DLS_POL_GRAPHS 4096 /* graphs and executable graphs with known writes kept, each */
 
 /* Stream `stream` begins a capture: its captured operations' known writes are collected. */
-void dls_pol_graph_capture_begin(uint64_t stream);
+void dls_pol_graph_capture_begin(uint64_t stream) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Access a was captured on stream `stream` (applied while it captures): its known writes, if the
  * stream's capture is collected, join the capture's. */
-void dls_pol_graph_captured(uint64_t stream, const dls_pol_access *a);
+void dls_pol_graph_captured(uint64_t stream, const dls_pol_access *a) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Stream `stream`'s capture ends with graph `graph` (0: none was made): the capture's known
  * writes become the graph's. */
-void dls_pol_graph_capture_end(uint64_t stream, uintptr_t graph);
+void dls_pol_graph_capture_end(uint64_t stream, uintptr_t graph) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Executable graph `exec` is instantiated from `graph`: it writes what the graph does. */
-void dls_pol_graph_instantiated(uintptr_t graph, uintptr_t exec);
+void dls_pol_graph_instantiated(uintptr_t graph, uintptr_t exec) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Executable graph `exec` is destroyed or updated: what it writes is no longer known. */
-void dls_pol_graph_exec_changed(uintptr_t exec);
+void dls_pol_graph_exec_changed(uintptr_t exec) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Graph `graph` is destroyed. */
-void dls_pol_graph_destroyed(uintptr_t graph);
+void dls_pol_graph_destroyed(uintptr_t graph) DLS_REQUIRES(dls_pol_g.lock);
 
 /* 1 when a launch of executable graph `exec` is known to write bytes of [lo, hi). */
-int dls_pol_graph_writes(uintptr_t exec, uintptr_t lo, uintptr_t hi);
+int dls_pol_graph_writes(uintptr_t exec, uintptr_t lo, uintptr_t hi) DLS_REQUIRES(dls_pol_g.lock);
 
 #endif

@@ -13,7 +13,7 @@
 
 /* The capture of what host synchronize op, of a call that began at `begin`, will complete (ENTER;
  * check captures as of the begin, fix what is told by now: see complete.h). */
-static uint64_t snap_of(const dls_cuda_op *op, uint64_t begin)
+static uint64_t snap_of(const dls_cuda_op *op, uint64_t begin) DLS_REQUIRES(dls_pol_g.lock)
 {
     if (dls_pol_g.mode != DLS_MODE_CHECK)
         begin = DLS_HB_NOW;

@@ -15,7 +15,7 @@ void dls_pol_sync_enter(dls_pol_thread *pt, const dls_cuda_op *op) DLS_EXCLUDES(
 /* EXIT of host synchronize op, made by a call of stamps `when`: a successful one completes its
  * capture (a synchronous copy is applied first as an operation of its stream); a failed one
  * forgets it. Then (check) the watched host pages are looked at again (check.h,
- * dls_pol_check_host). Lock held. */
+ * dls_pol_check_host). */
 void dls_pol_sync_exit(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_when when) DLS_REQUIRES(dls_pol_g.lock);
 
 #endif

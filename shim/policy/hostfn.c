@@ -145,7 +145,7 @@ static int mark_after(const mark *m, const dls_hb_epoch *f)
 }
 
 /* Thread tid observed m complete. */
-static void learn(mark *m, uint64_t tid)
+static void learn(mark *m, uint64_t tid) DLS_REQUIRES(dls_pol_g.lock)
 {
     m->complete = 1;
     dls_hb_sync_event(dls_pol_g.hb, tid, m->evid);
@@ -170,7 +170,7 @@ static void ask_add(dls_pol_hostfn_ask *ask, int i)
 
 /* For frontier entry f that the next operation is not ordered after: learns a complete mark after
  * it, or else adds the LIVE marks after it to ask. */
-static void marks_after(const dls_hb_epoch *f, dls_pol_hostfn_ask *ask, uint64_t tid)
+static void marks_after(const dls_hb_epoch *f, dls_pol_hostfn_ask *ask, uint64_t tid) DLS_REQUIRES(dls_pol_g.lock)
 {
     for (int i = 0; i < DLS_POL_HOSTFN; i++) {
         mark *m = &g_marks[i];

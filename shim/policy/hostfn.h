@@ -23,15 +23,16 @@ typedef struct {
  * lock to plan and commit; records outside it). Does nothing on a capturing stream. */
 void dls_pol_hostfn_launch(const dls_cuda_op *op) DLS_UNLOCKED;
 
-/* Lock held: for every live exchange access a touches that st is not ordered for, and every frontier
+/* For every live exchange access a touches that st is not ordered for, and every frontier
  * entry thread tid's next operation on st is not ordered after, learns a mark after it already
  * seen complete, or else collects (pinned) the marks after it into *ask. Returns ask->n > 0. */
-int dls_pol_hostfn_wanted(const dls_pol_access *a, const dls_pol_stream *st, uint64_t tid, dls_pol_hostfn_ask *ask);
+int dls_pol_hostfn_wanted(const dls_pol_access *a, const dls_pol_stream *st, uint64_t tid, dls_pol_hostfn_ask *ask)
+    DLS_REQUIRES(dls_pol_g.lock);
 
 /* No lock held: asks the driver whether each mark of ask is complete. */
 void dls_pol_hostfn_query(dls_pol_hostfn_ask *ask) DLS_UNLOCKED;
 
-/* Lock held: unpins ask's marks; thread tid learns those found complete. */
-void dls_pol_hostfn_learn(const dls_pol_hostfn_ask *ask, uint64_t tid);
+/* Unpins ask's marks; thread tid learns those found complete. */
+void dls_pol_hostfn_learn(const dls_pol_hostfn_ask *ask, uint64_t tid) DLS_REQUIRES(dls_pol_g.lock);
 
 #endif

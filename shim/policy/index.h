@@ -10,10 +10,10 @@
 
 /* Adds x's [lo, hi) (lock held). When memory is short, warns once and from then on clears
  * nothing (every operation may touch): slower, never unsafe. */
-void dls_pol_index_add(dls_pol_x *x);
+void dls_pol_index_add(dls_pol_x *x) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Removes x's range (lock held); nothing when it is not there. */
-void dls_pol_index_remove(dls_pol_x *x);
+void dls_pol_index_remove(dls_pol_x *x) DLS_REQUIRES(dls_pol_g.lock);
 
 /* The flag that is nonzero while some range is indexed (or the index clears nothing): the
  * observer's ENTER gate. */

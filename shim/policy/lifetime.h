@@ -8,11 +8,11 @@
 #include "types.h"
 
 /* The thread whose block is pt, of id tid, is registered for the thread-exit hook, which makes hb
- * forget it (the thread id may be reused) once it exits. Lock held. */
-void dls_pol_thread_watch(dls_pol_thread *pt, uint64_t tid);
+ * forget it (the thread id may be reused) once it exits. */
+void dls_pol_thread_watch(dls_pol_thread *pt, uint64_t tid) DLS_REQUIRES(dls_pol_g.lock);
 
-/* dls_pol_thread_watch, once per thread. Inline: every ENTER that takes the lock asks. Lock held. */
-static inline void dls_pol_thread_register(dls_pol_thread *pt, uint64_t tid)
+/* dls_pol_thread_watch, once per thread. Inline: every ENTER that takes the lock asks. */
+static inline void dls_pol_thread_register(dls_pol_thread *pt, uint64_t tid) DLS_REQUIRES(dls_pol_g.lock)
 {
     if (!pt->registered)
         dls_pol_thread_watch(pt, tid);

@@ -257,7 +257,7 @@ static void act(dls_pol_order *o, uint64_t tid) DLS_UNLOCKED
 }
 
 /* Commits one ordering to the model (lock held); its calls were made after stamp `planned`. */
-static void commit(dls_pol_order *o, uint64_t tid, uint64_t planned)
+static void commit(dls_pol_order *o, uint64_t tid, uint64_t planned) DLS_REQUIRES(dls_pol_g.lock)
 {
     uint64_t pos;
     dls_hb_when when = {.begin = planned, .end = dls_pol_end_now()};
@@ -287,7 +287,7 @@ static void commit(dls_pol_order *o, uint64_t tid, uint64_t planned)
 }
 
 /* The exchange with id xid, live or released, or NULL. */
-static dls_pol_x *find_x(uint64_t xid)
+static dls_pol_x *find_x(uint64_t xid) DLS_REQUIRES(dls_pol_g.lock)
 {
     for (dls_pol_x *x = dls_pol_x_first(); x; x = dls_pol_x_next(x))
         if (x->xid == xid)

@@ -59,15 +59,15 @@ void dls_pol_plan_init(dls_pol_plan *p, uint64_t tid);
  * says is not yet ordered, none twice; *nwaits (may be NULL) gets their number. Returns 0, or -1
  * when the plan is full (p->more is set; plan again after this round). */
 int dls_pol_plan_frontier(dls_pol_plan *p, const dls_hb_epoch *f, size_t n, dls_pol_stream *to, uint64_t xid,
-                          const char *what, const char *why, size_t *nwaits);
+                          const char *what, const char *why, size_t *nwaits) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Plans `to` (NULL: the host) after the consumer access that event a follows (lock held): `to`
  * waits on a itself, recorded when the access was enqueued. A full plan sets p->more. */
 void dls_pol_plan_after(dls_pol_plan *p, dls_pol_after *a, dls_pol_stream *to, uint64_t xid, const char *what,
-                        const char *why);
+                        const char *why) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Plans a mark (lock held); a full plan sets p->more. */
-void dls_pol_plan_mark(dls_pol_plan *p, uint64_t xid, uint64_t stream, unsigned flags);
+void dls_pol_plan_mark(dls_pol_plan *p, uint64_t xid, uint64_t stream, unsigned flags) DLS_REQUIRES(dls_pol_g.lock);
 
 /* With the lock held: releases it, makes the orderings, takes it again and commits them (hb,
  * done positions, marks). Nothing to do for an empty plan. The plan is empty again after. */

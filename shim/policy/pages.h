@@ -19,6 +19,7 @@
 #define DLS_POL_PAGES_H
 
 #include "../report/stack.h"
+#include "types.h"
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -34,18 +35,18 @@ typedef struct {
 } dls_pol_fault;
 
 /* The page size. */
-uintptr_t dls_pol_pages_size(void);
+uintptr_t dls_pol_pages_size(void) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Protects the pages [lo, hi) (page-aligned) from the CPU. Returns the watch's handle (>= 1), or
  * 0 with *why set to a sentence saying why the pages cannot be watched (every slot in use, pages
  * already watched for another tensor, the handler cannot be installed, mprotect refused). */
-int dls_pol_pages_watch(uintptr_t lo, uintptr_t hi, const char **why);
+int dls_pol_pages_watch(uintptr_t lo, uintptr_t hi, const char **why) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Takes the access caught on watch w since the last call into *out: 1, or 0 when there is none. */
-int dls_pol_pages_fault_of(int w, dls_pol_fault *out);
+int dls_pol_pages_fault_of(int w, dls_pol_fault *out) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Gives watch w's pages back to the CPU (when no fault did) and ends it; an access caught and
  * not taken yet is stored into *out (returns 1), else returns 0. */
-int dls_pol_pages_unwatch(int w, dls_pol_fault *out);
+int dls_pol_pages_unwatch(int w, dls_pol_fault *out) DLS_REQUIRES(dls_pol_g.lock);
 
 #endif

@@ -76,7 +76,7 @@ static void resolve(uintptr_t handle, dls_cuda_stream *out)
 
 /* Remembers the stream of x's producer write (the first frontier stream) as the thread's work
  * stream for its device. */
-static void note_work_stream(const dls_pol_x *x)
+static void note_work_stream(const dls_pol_x *x) DLS_REQUIRES(dls_pol_g.lock)
 {
     if (x->device.device_id < 0 || x->device.device_id >= WORK_DEVICES || !x->nfront)
         return;
@@ -107,8 +107,8 @@ static uintptr_t pinned_end(const dls_exchange *x)
     return end;
 }
 
-/* The live state of exchange xid, or NULL (it may go while the lock was released). Lock held. */
-static dls_pol_x *find_state(uint64_t xid)
+/* The live state of exchange xid, or NULL (it may go while the lock was released). */
+static dls_pol_x *find_state(uint64_t xid) DLS_REQUIRES(dls_pol_g.lock)
 {
     for (dls_pol_x *p = dls_pol_g.live; p; p = p->next)
         if (p->xid == xid)
@@ -127,7 +127,7 @@ typedef struct {
 
 /* One round of order_rounds (dls_pol_round); stops when the exchange is gone or an ordering of an
  * earlier round could not be made. */
-static int frontier_round(dls_pol_plan *plan, void *arg)
+static int frontier_round(dls_pol_plan *plan, void *arg) DLS_REQUIRES(dls_pol_g.lock)
 {
     frontier_order *f = arg;
     dls_pol_x *p = f->first ? f->first : plan->rc ? NULL : find_state(f->xid);
@@ -143,7 +143,7 @@ static int frontier_round(dls_pol_plan *plan, void *arg)
 
 /* Orders st (NULL: the host, for a host-visible import) after p's frontier, in rounds of plans
  * carried out without the lock (p may be released meanwhile: it is looked up again by id).
- * Returns 0, or EIO when some ordering could not be made. Lock held. */
+ * Returns 0, or EIO when some ordering could not be made. */
 static int order_rounds(dls_pol_plan *plan, dls_pol_x *p, dls_pol_stream *st, const char *reason)
     DLS_REQUIRES(dls_pol_g.lock)
 {
@@ -152,9 +152,9 @@ static int order_rounds(dls_pol_plan *plan, dls_pol_x *p, dls_pol_stream *st, co
 }
 
 /* The policy state of x, created (with its frontier) when x has none: the receiver returns it
- * for the registry to keep. Lock held. NULL when memory is short: the model then cannot order x
+ * for the registry to keep. NULL when memory is short: the model then cannot order x
  * (docs/architecture.md, "The policy's model"). */
-static dls_pol_x *state_of(const dls_exchange *x, const dls_stack *stack, uintptr_t alo)
+static dls_pol_x *state_of(const dls_exchange *x, const dls_stack *stack, uintptr_t alo) DLS_REQUIRES(dls_pol_g.lock)
 {
     dls_pol_x *p = x->policy;
     if (p)

@@ -78,7 +78,7 @@ static void end_run(applier *a)
  * released exchanges it overlaps (unless its ENTER found it touching nothing in the index as it
  * still is). */
 static void note_accesses(const dls_pol_rec *r, dls_pol_stream *st, uint64_t pos, dls_pol_after *after,
-                          const applier *a)
+                          const applier *a) DLS_REQUIRES(dls_pol_g.lock)
 {
     if (r->cleared == a->cleared)
         return;
@@ -94,7 +94,7 @@ static void note_accesses(const dls_pol_rec *r, dls_pol_stream *st, uint64_t pos
 /* What applying memory operation r at position pos of st adds beside its hb operation: its
  * history entry and its consumer accesses (after: its after event, placed on st; NULL: none). */
 static inline void apply_memory(const dls_pol_rec *r, dls_pol_stream *st, uint64_t pos, dls_pol_after *after,
-                                const applier *a)
+                                const applier *a) DLS_REQUIRES(dls_pol_g.lock)
 {
     dls_pol_ring_put(st, &r->e, pos);
     if (a->watching) /* else no record touches an exchange */
@@ -113,7 +113,7 @@ static inline int continues_run(const applier *a, const dls_pol_rec *r)
 
 /* Applies r, whose call ended at stamp `end`, as the next record of a's run (it has no after
  * event). */
-static inline void apply_in_run(const dls_pol_rec *r, uint64_t end, applier *a)
+static inline void apply_in_run(const dls_pol_rec *r, uint64_t end, applier *a) DLS_REQUIRES(dls_pol_g.lock)
 {
     a->end = end;
     a->pos++;
@@ -124,7 +124,7 @@ static inline void apply_in_run(const dls_pol_rec *r, uint64_t end, applier *a)
 /* Applies r, whose call ended at stamp `end`, when it does not continue a's run: ends the run,
  * makes r's hb operation, and starts a run with r unless it has an after event (an after event's
  * capture is an hb call: no run across it). Then r's reference of its after event is dropped. */
-static void apply_alone(const dls_pol_rec *r, uint64_t end, applier *a)
+static void apply_alone(const dls_pol_rec *r, uint64_t end, applier *a) DLS_REQUIRES(dls_pol_g.lock)
 {
     end_run(a);
     dls_pol_stream *st = dls_pol_stream_get(&r->stream, r->tid);
@@ -161,7 +161,7 @@ static void apply_alone(const dls_pol_rec *r, uint64_t end, applier *a)
 }
 
 /* Applies r, whose call ended at stamp `end`, in a's run or alone. */
-static inline void apply(const dls_pol_rec *r, uint64_t end, applier *a)
+static inline void apply(const dls_pol_rec *r, uint64_t end, applier *a) DLS_REQUIRES(dls_pol_g.lock)
 {
     if (continues_run(a, r))
         apply_in_run(r, end, a);

@@ -71,13 +71,13 @@ static inline void dls_pol_defer_publish(dls_pol_rec *r, uint64_t ticket)
     atomic_store_explicit(&s->seq, ticket - ticket % DLS_POL_QUEUE + 1, memory_order_release);
 }
 
-/* Lock held: applies every record claimed before the call. The counter is read with a
+/* Applies every record claimed before the call. The counter is read with a
  * read-modify-write, so that the claims after it continue its release. */
-void dls_pol_drain(void);
+void dls_pol_drain(void) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Applies r, whose call ended at stamp `end`, to the model (lock held): hb operation, history
  * entry, consumer accesses; drops r's reference of its after event. */
-void dls_pol_apply(const dls_pol_rec *r, uint64_t end);
+void dls_pol_apply(const dls_pol_rec *r, uint64_t end) DLS_REQUIRES(dls_pol_g.lock);
 
 /* The deferred record of op, made by a call that began at stamp `begin`, its stream to be found
  * when applied. */
@@ -125,24 +125,24 @@ static inline uint64_t dls_pol_ticket_end(uint64_t ticket)
     return 2 * ticket + 1;
 }
 
-/* Lock held: 2T, the tickets below T being applied: every call that ended so far ended below it
+/* 2T, the tickets below T being applied: every call that ended so far ended below it
  * (a begin stamp of applied() + 1 is after them all). */
-uint64_t dls_pol_applied(void);
+uint64_t dls_pol_applied(void) DLS_REQUIRES(dls_pol_g.lock);
 
-/* Lock held, at the drain of the lock that the ENTER of a call of thread t took: fix learns that
+/* At the drain of the lock that the ENTER of a call of thread t took: fix learns that
  * the call's body begins after what is applied (it orders at bodies); check judges the call as of
  * its begin. */
-static inline void dls_pol_horizon_drained(dls_pol_horizon_state *t, int nested)
+static inline void dls_pol_horizon_drained(dls_pol_horizon_state *t, int nested) DLS_REQUIRES(dls_pol_g.lock)
 {
     if (dls_pol_g.mode == DLS_MODE_FIX)
         dls_pol_horizon_raise(t, dls_pol_applied() + 1, nested);
 }
 
-/* Lock held: the end stamp of an operation applied now, 2T + 1, T a ticket it takes once every
+/* The end stamp of an operation applied now, 2T + 1, T a ticket it takes once every
  * ticket below it is applied (see the file comment). */
-uint64_t dls_pol_end_now(void);
+uint64_t dls_pol_end_now(void) DLS_REQUIRES(dls_pol_g.lock);
 
-/* Lock held: the host stamps of an operation of the calling thread, outside any call, applied now. */
-dls_hb_when dls_pol_when_now(void);
+/* The host stamps of an operation of the calling thread, outside any call, applied now. */
+dls_hb_when dls_pol_when_now(void) DLS_REQUIRES(dls_pol_g.lock);
 
 #endif

@@ -5,6 +5,8 @@
 #ifndef DLS_POL_RECORDING_H
 #define DLS_POL_RECORDING_H
 
+#include "types.h"
+
 #include <stdint.h>
 
 /* At the ENTER of a record of `event` by the calling thread (no lock needed). */
@@ -13,7 +15,7 @@ void dls_pol_recording_begin(uint64_t event);
 /* Once the calling thread's record is applied (or failed). */
 void dls_pol_recording_end(void);
 
-/* Lock held: 1 when another thread may be recording `event` now. */
-int dls_pol_recording_other(uint64_t event);
+/* 1 when another thread may be recording `event` now. */
+int dls_pol_recording_other(uint64_t event) DLS_REQUIRES(dls_pol_g.lock);
 
 #endif

@@ -21,7 +21,7 @@ static void widen(dls_pol_lost *r, uintptr_t lo, uintptr_t hi, uint64_t pos)
 /* Adds [lo, hi), touched by the pending entry at pos, to st's lost ranges: into the range it
  * overlaps or touches, else a range of its own (one the host saw complete is free again), else
  * (all taken) the nearest range, which only widens what the ranges cover. */
-static void add_lost(dls_pol_stream *st, uintptr_t lo, uintptr_t hi, uint64_t pos)
+static void add_lost(dls_pol_stream *st, uintptr_t lo, uintptr_t hi, uint64_t pos) DLS_REQUIRES(dls_pol_g.lock)
 {
     dls_pol_lost *lost = dls_pol_ring_lost_ranges(st);
     unsigned near = 0, free = st->nlost;

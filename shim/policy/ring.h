@@ -13,20 +13,20 @@
 
 /* Folds pending entry e, about to be overwritten, into st's lost ranges (words below 4096 are
  * taken for sizes, not pointers). */
-void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *e);
+void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *e) DLS_REQUIRES(dls_pol_g.lock);
 
 /* st's lost ranges (nlost of them), kept after its history's entries. */
-static inline dls_pol_lost *dls_pol_ring_lost_ranges(const dls_pol_stream *st)
+static inline dls_pol_lost *dls_pol_ring_lost_ranges(const dls_pol_stream *st) DLS_REQUIRES(dls_pol_g.lock)
 {
     return (dls_pol_lost *)(st->ring + DLS_POL_RING);
 }
 
 /* The position of the newest pending entry st's history overwrote that may touch [lo, hi), or 0. */
-uint64_t dls_pol_ring_lost(const dls_pol_stream *st, uintptr_t lo, uintptr_t hi);
+uint64_t dls_pol_ring_lost(const dls_pol_stream *st, uintptr_t lo, uintptr_t hi) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Allocates st's history at its first memory operation. Returns 0, or -1 when memory is short
  * (the model is then degraded: an operation missing from a history could be a tensor's writer). */
-int dls_pol_ring_alloc(dls_pol_stream *st);
+int dls_pol_ring_alloc(dls_pol_stream *st) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Appends src at position pos to st's history (overwriting the oldest entry, folded into the
  * lost ranges when it is pending). The entry overwritten is pending when the lost ranges are open
@@ -34,6 +34,7 @@ int dls_pol_ring_alloc(dls_pol_stream *st);
  * or when its own position says so; slots beyond `count` were never written (the history is not
  * cleared when allocated). Inline: every operation applied is put. */
 static inline void dls_pol_ring_put(dls_pol_stream *st, const dls_pol_entry *src, uint64_t pos)
+    DLS_REQUIRES(dls_pol_g.lock)
 {
     if (!st->ring && dls_pol_ring_alloc(st))
         return;
@@ -48,6 +49,6 @@ static inline void dls_pol_ring_put(dls_pol_stream *st, const dls_pol_entry *src
 }
 
 /* The host observed completion of st up to position pos, in a call that ended at stamp `end`. */
-void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos, uint64_t end);
+void dls_pol_stream_done(dls_pol_stream *st, uint64_t pos, uint64_t end) DLS_REQUIRES(dls_pol_g.lock);
 
 #endif

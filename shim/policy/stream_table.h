@@ -12,26 +12,26 @@
 
 #include "types.h"
 
-/* Lock held: the stream of `s` (an operation's stream), added at first sight; NULL when it cannot
+/* The stream of `s` (an operation's stream), added at first sight; NULL when it cannot
  * be modelled (unresolved) or memory is short. `tid` is the thread using it. */
-dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid);
+dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid) DLS_REQUIRES(dls_pol_g.lock);
 
-/* Lock held: the known stream with hb id `id`, or NULL. */
-dls_pol_stream *dls_pol_stream_find(uint64_t id);
+/* The known stream with hb id `id`, or NULL. */
+dls_pol_stream *dls_pol_stream_find(uint64_t id) DLS_REQUIRES(dls_pol_g.lock);
 
-/* Lock held: the stream with hb id `id` among the latest DLS_POL_RECENT forgotten ones, or NULL.
+/* The stream with hb id `id` among the latest DLS_POL_RECENT forgotten ones, or NULL.
  * Its `done` values stay: check asks as of a begin that may precede them (complete.c). */
-dls_pol_stream *dls_pol_stream_find_forgotten(uint64_t id);
+dls_pol_stream *dls_pol_stream_find_forgotten(uint64_t id) DLS_REQUIRES(dls_pol_g.lock);
 
-/* Lock held: stream st is being destroyed (cuStreamDestroy began): it takes no more operations, and
+/* Stream st is being destroyed (cuStreamDestroy began): it takes no more operations, and
  * it is forgotten now when the host knows its work complete, else once it does
  * (dls_pol_stream_forget_done). */
-void dls_pol_stream_remove(dls_pol_stream *st);
+void dls_pol_stream_remove(dls_pol_stream *st) DLS_REQUIRES(dls_pol_g.lock);
 
-/* Lock held: forgets destroyed stream st now: its work is complete, or no question will ask of it
+/* Forgets destroyed stream st now: its work is complete, or no question will ask of it
  * (superseded.h). Out of the table and of hb, its history freed; the record itself is freed by a
  * later dls_pol_stream_reap once nothing holds it. */
-void dls_pol_stream_forget(dls_pol_stream *st);
+void dls_pol_stream_forget(dls_pol_stream *st) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Keeps st's record valid past the lock until the matching dls_pol_stream_drop, forgotten or not
  * (NULL is ignored; returns st): for a pointer kept while the lock is released. Any thread, on a
@@ -50,16 +50,16 @@ static inline void dls_pol_stream_drop(dls_pol_stream *st)
         atomic_fetch_sub_explicit(&st->holds, 1, memory_order_release);
 }
 
-/* Lock held, by a caller that keeps no stream pointer of its own: frees the forgotten records
- * nothing holds (a record forgotten is found no more, so no hold can come later). */
-void dls_pol_stream_reap(void);
+/* By a caller that keeps no stream pointer of its own: frees the forgotten records nothing holds
+ * (a record forgotten is found no more, so no hold can come later). */
+void dls_pol_stream_reap(void) DLS_REQUIRES(dls_pol_g.lock);
 
-/* Lock held: forgets every destroyed stream whose work the host now knows complete (after a host
+/* Forgets every destroyed stream whose work the host now knows complete (after a host
  * synchronize). */
-void dls_pol_stream_forget_done(void);
+void dls_pol_stream_forget_done(void) DLS_REQUIRES(dls_pol_g.lock);
 
-/* Lock held: the stream in slot i of the table, NULL when the slot is empty. */
-static inline dls_pol_stream *dls_pol_stream_at(size_t i)
+/* The stream in slot i of the table, NULL when the slot is empty. */
+static inline dls_pol_stream *dls_pol_stream_at(size_t i) DLS_REQUIRES(dls_pol_g.lock)
 {
     const dls_pol_stream_slot *sl = (const dls_pol_stream_slot *)dls_pol_g.streams.slots + i;
     return sl->id ? sl->st : NULL;

@@ -50,7 +50,7 @@ static void *room(void **buf, size_t *cap, size_t n, size_t size)
 
 /* Marks every destroyed stream an exchange state names (its frontier, uses, producers or
  * orderings): its positions may still be asked about. */
-static void mark_named(uint32_t sweep)
+static void mark_named(uint32_t sweep) DLS_REQUIRES(dls_pol_g.lock)
 {
     for (dls_pol_x *x = dls_pol_x_first(); x; x = dls_pol_x_next(x)) {
         uint64_t ids[4 * DLS_POL_MAXF];
@@ -74,7 +74,7 @@ static void mark_named(uint32_t sweep)
 /* Appends the pieces of candidate st, the candidate numbered c, to the sweep's pieces (*n of them
  * so far). 1 when done, 0 when some pending entry may touch anything (st cannot be superseded),
  * -1 when memory is short. */
-static int cut(dls_pol_stream *st, uint32_t c, size_t *n)
+static int cut(dls_pol_stream *st, uint32_t c, size_t *n) DLS_REQUIRES(dls_pol_g.lock)
 {
     if (st->lost_cons > st->done)
         return 0;
@@ -136,7 +136,7 @@ static size_t first_at(const piece *p, size_t n, uintptr_t v)
 /* Entry f of stream t, which touches [lo, hi) as a word, range or box (`kind`) and writes it when
  * `writes`, supersedes the pieces it holds that hb orders before it. */
 static void supersede(piece *p, size_t n, const dls_pol_stream *t, const dls_pol_entry *f, piece_kind kind,
-                      uintptr_t lo, uintptr_t hi, int writes)
+                      uintptr_t lo, uintptr_t hi, int writes) DLS_REQUIRES(dls_pol_g.lock)
 {
     for (size_t i = first_at(p, n, lo); i < n && p[i].lo < hi; i++) {
         piece *q = &p[i];
@@ -151,7 +151,7 @@ static void supersede(piece *p, size_t n, const dls_pol_stream *t, const dls_pol
 }
 
 /* Every history entry supersedes what it can of p[0..n). */
-static void walk_histories(piece *p, size_t n)
+static void walk_histories(piece *p, size_t n) DLS_REQUIRES(dls_pol_g.lock)
 {
     dls_pol_stream *t;
     DLS_POL_EACH_STREAM (t) {

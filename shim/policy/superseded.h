@@ -7,7 +7,7 @@
  * an operation of another stream that hb orders after it, touches the same bytes for every
  * tensor it could touch and writes them when it may write them. Producer attribution
  * (attribute.h) then finds the later operation for any tensor the old one touched and drops the
- * old one behind it, exactly as it would have with the stream kept. Lock held. */
+ * old one behind it, exactly as it would have with the stream kept. */
 #ifndef DLS_POL_SUPERSEDED_H
 #define DLS_POL_SUPERSEDED_H
 

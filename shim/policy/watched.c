@@ -26,7 +26,7 @@ typedef struct {
 } use_round_arg;
 
 /* One round of dls_pol_watched_enter (dls_pol_round): the access checked, or its orderings planned. */
-static int use_round(dls_pol_plan *plan, void *arg)
+static int use_round(dls_pol_plan *plan, void *arg) DLS_REQUIRES(dls_pol_g.lock)
 {
     use_round_arg *u = arg;
     dls_pol_stream *st = dls_pol_stream_get(u->s, u->tid);
@@ -84,7 +84,7 @@ void dls_pol_watched_enter(dls_pol_thread *pt, const dls_pol_access *a, const dl
 }
 
 /* One round of dls_pol_watched_free (dls_pol_round): the waits for the pending uses of access `arg`. */
-static int free_round(dls_pol_plan *plan, void *arg)
+static int free_round(dls_pol_plan *plan, void *arg) DLS_REQUIRES(dls_pol_g.lock)
 {
     dls_pol_fix_free(plan, arg);
     return 0;

@@ -12,6 +12,7 @@
 #ifndef DLS_OBJINFO_H
 #define DLS_OBJINFO_H
 
+#include "../common/compiler.h"
 #include "../common/buildid.h"
 
 #include <stddef.h>
@@ -25,6 +26,6 @@ typedef struct {
 /* Fills *out for the object that holds the address pc, loaded with load bias `bias` and named
  * `name` by the loader (its link map's l_name: "" for the main program). Thread-safe; never fails
  * (what cannot be found stays ""). */
-void dls_objinfo_get(uintptr_t pc, uintptr_t bias, const char *name, dls_objinfo *out);
+void dls_objinfo_get(uintptr_t pc, uintptr_t bias, const char *name, dls_objinfo *out) DLS_UNLOCKED;
 
 #endif

@@ -159,8 +159,8 @@ static uint32_t handle_of(uint32_t i, uint32_t gen)
     return gen * SLOTS + i;
 }
 
-/* The slot of handle h when it is still h's, else NULL. Lock held. */
-static slot *slot_of(uint32_t h)
+/* The slot of handle h when it is still h's, else NULL. */
+static slot *slot_of(uint32_t h) DLS_REQUIRES(g_lock)
 {
     if (!h || !g_slots)
         return NULL;

@@ -33,7 +33,7 @@ void dls_stack_capture(dls_stack *s)
 static const void *g_self_base; /* load address of the shim, set once */
 static pthread_once_t g_self_once = PTHREAD_ONCE_INIT;
 
-static void find_self(void)
+static void find_self(void) DLS_UNLOCKED
 {
     Dl_info me;
     if (dladdr((void *)dls_stack_capture, &me))

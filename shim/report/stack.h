@@ -15,6 +15,7 @@
 #ifndef DLS_STACK_H
 #define DLS_STACK_H
 
+#include "../common/compiler.h"
 #include "pyframes.h"
 
 #include <stddef.h>
@@ -30,13 +31,13 @@ typedef struct {
 
 /* Captures the calling thread's return addresses into *s (at most DLS_STACK_MAX), and its Python
  * frames unless DLSYNC_STACK=native. */
-void dls_stack_capture(dls_stack *s);
+void dls_stack_capture(dls_stack *s) DLS_UNLOCKED;
 
 /* Captures the calling thread's return addresses alone into *s (no Python frames). Safe in a
  * signal handler once any capture has run in the process: it then allocates nothing and takes no
  * lock but the unwinder's, which the interrupted code cannot hold while it touches a program's
  * data. */
-void dls_stack_capture_native(dls_stack *s);
+void dls_stack_capture_native(dls_stack *s) DLS_UNLOCKED;
 
 /* Where a native frame lies, for symbolizing it offline (`dlsync report` finds file:line with
  * it, objinfo.h): the object's path (NULL when no loaded object holds the address), the frame's
@@ -56,7 +57,7 @@ typedef void (*dls_stack_emit)(const char *frame, const dls_stack_where *where, 
  * Python frames as DLSYNC_STACK says (see above), at most `max` of them, each written by
  * `emit(frame_text, where, user)`: the native frames first, then the Python frames. Returns the
  * number emitted. */
-int dls_stack_symbolize(const dls_stack *s, int max, dls_stack_emit emit, void *user);
+int dls_stack_symbolize(const dls_stack *s, int max, dls_stack_emit emit, void *user) DLS_UNLOCKED;
 
 /* Copies up to `max` Python frames of s into out, innermost first; returns their number (0 when
  * s has none, or they are pending or gone). */

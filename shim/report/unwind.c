@@ -3,6 +3,7 @@
 
 #if defined(__x86_64__)
 
+#include "../common/compiler.h"
 #include "../common/thread_block.h"
 
 #include <dlfcn.h>
@@ -474,7 +475,7 @@ static int read_subs(struct dl_phdr_info *info, size_t size, void *out)
 }
 
 /* The calling thread's walker with its stack bounds and rules current; NULL when it has none. */
-static walker *walker_self(void)
+static walker *walker_self(void) DLS_UNLOCKED
 {
     pthread_once(&g_find_once, find_unwinder); /* a loader call: the callers hold no lock */
     if (!g_find_fde)

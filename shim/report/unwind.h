@@ -17,10 +17,12 @@
 #ifndef DLS_UNWIND_H
 #define DLS_UNWIND_H
 
+#include "../common/compiler.h"
+
 /* Writes the return addresses of the calling thread's stack into pc, innermost first (pc[0]:
  * where dls_unwind's caller resumes), at most max of them; returns how many, or -1 when the walk
  * cannot start (the caller falls back to backtrace). Stops early at a frame whose rule it does
  * not know or whose reads leave the stack. */
-int dls_unwind(void **pc, int max);
+int dls_unwind(void **pc, int max) DLS_UNLOCKED;
 
 #endif

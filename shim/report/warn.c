@@ -16,8 +16,8 @@
 static dls_mutex g_lock = PTHREAD_MUTEX_INITIALIZER;
 static dls_map g_keys = DLS_MAP_INIT(DLS_MAP_STRINGS, char *);
 
-/* Doubles the set (64 slots at first); 0, or -1 when memory is short. Lock held. */
-static int grow(void)
+/* Doubles the set (64 slots at first); 0, or -1 when memory is short. */
+static int grow(void) DLS_REQUIRES(g_lock)
 {
     size_t cap = g_keys.cap ? g_keys.cap * 2 : 64;
     char **slots = calloc(cap, sizeof *slots);

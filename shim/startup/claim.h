@@ -6,11 +6,12 @@
 #ifndef DLS_STARTUP_CLAIM_H
 #define DLS_STARTUP_CLAIM_H
 
+#include "../common/compiler.h"
 #include <stddef.h>
 
 /* 1 when this copy is the first libdlsync.so in the process (or the only one). 0 when another
  * copy comes first: its path is written into active (n bytes) and this copy's into self. Walks
  * the loaded objects (dl_iterate_phdr): call with no dlsync lock held. */
-int dls_claim_first(char *active, char *self, size_t n);
+int dls_claim_first(char *active, char *self, size_t n) DLS_UNLOCKED;
 
 #endif

@@ -147,7 +147,7 @@ static int find_cuda(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 /* 1 when CUDA_INJECTION64_PATH still names this library (the driver would start its observer). */
-static int injection_is_mine(void)
+static int injection_is_mine(void) DLS_UNLOCKED
 {
     const char *inj = getenv("CUDA_INJECTION64_PATH");
     Dl_info info;
@@ -158,7 +158,7 @@ static int injection_is_mine(void)
 
 /* How the process was observed (summary.h): in check, a process is not checked when the observer
  * could not start, or when the CUDA driver is loaded but can no longer start it. */
-static void coverage(dls_summary_coverage *cov, char *why, size_t n)
+static void coverage(dls_summary_coverage *cov, char *why, size_t n) DLS_UNLOCKED
 {
     cov->unchecked = NULL;
     cov->observer = dls_cuda_observer_active() ? "active" : dls_cuda_observer_warned() ? "failed" : "unused";

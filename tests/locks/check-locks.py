@@ -14,7 +14,8 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 import selftest  # noqa: E402
 
-HEAD = '#include "policy/lock.h"\n#include "policy/order.h"\n#include "cuda/drv.h"\n'
+HEAD = ('#include "policy/lock.h"\n#include "policy/order.h"\n#include "policy/stream_table.h"\n'
+        '#include "cuda/drv.h"\n')
 CASES = [
     ("a driver call after the unlock passes",
      "void planted(void) { dls_pol_lock(); dls_pol_unlock(); dls_drv_ctx_leave(0); }\n", None),
@@ -27,6 +28,11 @@ CASES = [
     ("a function that needs the lock fails without it",
      "void planted(dls_pol_plan *p) { dls_pol_plan_carry_out(p); }\n",
      "requires holding mutex 'dls_pol_g.lock'"),
+    ("a stream-table lookup passes under the lock",
+     "void planted(void) { dls_pol_lock(); (void)dls_pol_stream_find(1); dls_pol_unlock(); }\n", None),
+    ("a stream-table lookup fails without the lock",
+     "void planted(void) { (void)dls_pol_stream_find(1); }\n",
+     "calling function 'dls_pol_stream_find' requires holding mutex 'dls_pol_g.lock'"),
 ]
 
 
