@@ -40,6 +40,7 @@
  * - the legacy rules join another stream only as far as its last operation with end < begin
  *   (with what that operation was ordered after), not its latest position;
  * - an event record captures its stream as far as its last earlier operation with end < begin,
+ *   or its thread's own last operation there when later (the thread's calls follow each other),
  *   plus what the record itself is ordered after (the thread, the legacy rules as of begin);
  * - an event wait is ordered after the most recent record when that record's end < begin; when
  *   only the most recent record may follow the wait (its end >= begin) and the one before it

@@ -83,13 +83,20 @@ static void learn_fresh(dls_hb *e, dls_hb_clk *dst, uint64_t thread, const dls_h
 }
 
 /* Sets *out to a fresh clock of what an event record on s (slot) beginning at `begin` by thread
- * `thread` captures when an earlier operation of s may follow it: s as of begin and what the
- * record is ordered after besides. 0 or ENOMEM. */
-static int capture_asof(dls_hb *e, uint64_t thread, const dls_hb_stream *s, uint32_t slot, uint64_t begin,
+ * `thread` captures when an earlier operation of s may follow it: s as of begin, or with `own` as
+ * of the thread's own last operation when that is on s and later (the record's call follows it,
+ * and every operation told before it returned before it was told), and what the record is
+ * ordered after besides. 0 or ENOMEM. */
+static int capture_asof(dls_hb *e, uint64_t thread, const dls_hb_stream *s, uint32_t slot, uint64_t begin, int own,
                         dls_hb_clk **out)
 {
     dls_hb_clk *before;
     uint64_t p = dls_hb_asof(s, begin, &before);
+    const dls_hb_thread *t = own ? dls_hb_find_thread(e, thread) : NULL;
+    if (t && t->own_stream == s->id && t->own_slot == slot && t->own_pos > p) {
+        p = t->own_pos;
+        before = t->own_clk;
+    }
     *out = NULL;
     if (dls_hb_clk_own(out, e->stream_slots.n) != 0)
         return ENOMEM;
@@ -109,7 +116,7 @@ int dls_hb_event_record(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t ev
         return ENOMEM;
     /* Some earlier operation of s may be enqueued after the record: capture s as of begin. */
     dls_hb_clk *asof_clk = NULL;
-    if (s->pos && s->end >= w.begin && capture_asof(e, thread, s, slot, w.begin, &asof_clk) != 0)
+    if (s->pos && s->end >= w.begin && capture_asof(e, thread, s, slot, w.begin, 1, &asof_clk) != 0)
         return ENOMEM;
     int rc = dls_hb_stream_op(e, thread, s, slot, NULL, w);
     if (rc != 0) {
@@ -142,7 +149,7 @@ int dls_hb_capture_op(dls_hb *e, uint64_t event, uint64_t thread, uint64_t strea
         return 0;
     }
     dls_hb_clk *c;
-    if (capture_asof(e, thread, s, slot, begin, &c) != 0)
+    if (capture_asof(e, thread, s, slot, begin, 0, &c) != 0) /* its own operation is the one captured */
         return ENOMEM;
     dls_hb_event_forget(ev);
     ev->cur = cap_of_clock(c, 0);

@@ -29,6 +29,8 @@ typedef struct {
     uint64_t id;
     int used;
     set known; /* every node the thread has observed complete */
+    int own;   /* node of the thread's last operation (an event record covers it: hb.h); own_set 0: none */
+    int own_set;
 } thread;
 
 typedef struct {
@@ -234,6 +236,13 @@ static int add_node(hbref *r, stream *s, const set *anc, uint64_t end, int point
     return 0;
 }
 
+/* The node of thread t's last operation when it is on s, else -1. */
+static int own_on(hbref *r, uint64_t t, const stream *s)
+{
+    const thread *th = find_thread(r, t);
+    return th && th->own_set && r->nodes[th->own].stream == (int)(s - r->streams) ? th->own : -1;
+}
+
 static int add_op(hbref *r, uint64_t t, uint64_t sid, const set *wait_on, dls_hb_when w, uint64_t *pos)
 {
     stream *s = find_stream(r, sid);
@@ -244,6 +253,11 @@ static int add_op(hbref *r, uint64_t t, uint64_t sid, const set *wait_on, dls_hb
     if (wait_on)
         set_or(&anc, wait_on);
     int rc = add_node(r, s, &anc, w.end, 1);
+    thread *th = rc == 0 ? get_thread(r, t) : NULL;
+    if (th) {
+        th->own = s->last;
+        th->own_set = 1;
+    }
     if (rc == 0 && pos)
         *pos = s->pos;
     return rc;
@@ -256,8 +270,7 @@ int hbref_op(hbref *r, uint64_t thread, uint64_t stream, dls_hb_when when, uint6
 
 int hbref_op_again(hbref *r, uint64_t thread, uint64_t sid, uint64_t n, uint64_t end, uint64_t *pos)
 {
-    (void)thread; /* they learn nothing their predecessor did not */
-    stream *s = find_stream(r, sid);
+    stream *s = find_stream(r, sid); /* they learn nothing their predecessor did not */
     if (!s || s->removed)
         return ENOENT;
     for (uint64_t k = 0; k < n; k++) {
@@ -266,6 +279,8 @@ int hbref_op_again(hbref *r, uint64_t thread, uint64_t sid, uint64_t n, uint64_t
         if (rc)
             return rc;
     }
+    if (own_on(r, thread, s) >= 0)
+        find_thread(r, thread)->own = s->last; /* the thread's own last operation is the run's latest */
     if (pos)
         *pos = s->pos;
     return 0;
@@ -313,6 +328,9 @@ int hbref_event_record(hbref *r, uint64_t thread, uint64_t sid, uint64_t ev, dls
     if (overlap) {
         learned(r, thread, s, w.begin, &cap);
         int n = asof(r, s, w.begin);
+        int own = own_on(r, thread, s); /* or its own last operation there, when later */
+        if (own >= 0 && (n < 0 || r->nodes[own].pos > r->nodes[n].pos))
+            n = own;
         if (n >= 0)
             set_or(&cap, &r->nodes[n].anc);
     }

@@ -529,6 +529,22 @@ static void an_event_record_covers_what_returned_before_it(void **state)
     assert_true(dls_hb_event_covers(e, 6, NB) > a);
 }
 
+/* An event record covers its thread's own last operation on its stream however many operations
+ * other threads told there while the record's call was under way (more than the stream keeps
+ * points for): the thread's later call follows its own. */
+static void an_event_record_covers_its_threads_own_last_operation(void **state)
+{
+    dls_hb *e = *state;
+    uint64_t mine = op(e, T2, NB); /* the loader's write */
+    dls_hb_when record_began = serial();
+    for (int i = 0; i < DLS_HB_POINTS + 8; i++) /* other loaders' work, returning meanwhile */
+        assert_int_equal(dls_hb_op(e, T1, NB, overlapping(record_began), NULL), 0);
+    assert_int_equal(dls_hb_event_record(e, T2, NB, 7, overlapping(record_began), NULL), 0);
+    assert_true(dls_hb_event_covers(e, 7, NB) >= mine);
+    assert_int_equal(dls_hb_event_wait(e, T3, NB2, 7, serial(), NULL), 0);
+    assert_true(after_by(e, T3, NB2, NB, mine));
+}
+
 /* A wait whose call overlapped the latest record of its event may have found the record before
  * it: it is ordered after what both cover, and after nothing when two records overlapped it. */
 static void a_wait_that_may_precede_the_latest_record_takes_what_both_cover(void **state)
@@ -588,6 +604,7 @@ int main(void)
         T(queries_as_of_a_begin_leave_out_overlapping_calls),
         T(queries_as_of_a_begin_reach_past_a_busy_stream),
         T(an_event_record_covers_what_returned_before_it),
+        T(an_event_record_covers_its_threads_own_last_operation),
         T(a_wait_that_may_precede_the_latest_record_takes_what_both_cover),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
