@@ -7,6 +7,8 @@
 
 #include "types.h"
 
+#include <string.h>
+
 /* The builders' common part: a's kind, names, ranges (a writes bit for each written one; an
  * operation with more ranges than an access keeps is conservative) and words, pointing into what
  * the caller gave. Inline: every operation deferred is built. */
@@ -104,6 +106,25 @@ static inline void dls_pol_entry_copy(dls_pol_entry *dst, const dls_pol_entry *s
         dls_pol_entry_name(dst, src->name);
     else
         dst->name[0] = '\0';
+}
+
+/* 1 when entries a and b are the same operation but for their position and call: the same kind,
+ * API and name, touching the same ranges, words and graph the same way. Inline: every entry put
+ * asks it of the history's newest. */
+static inline int dls_pol_entry_same(const dls_pol_entry *a, const dls_pol_entry *b)
+{
+    const dls_pol_access *x = &a->a, *y = &b->a;
+    if (x->kind != y->kind || x->nranges != y->nranges || x->nwords != y->nwords || x->writes != y->writes ||
+        x->conservative != y->conservative || x->boxed != y->boxed || x->api != y->api ||
+        x->graph_exec != y->graph_exec || !x->name != !y->name)
+        return 0;
+    for (unsigned i = 0; i < x->nranges; i++)
+        if (x->lo[i] != y->lo[i] || x->hi[i] != y->hi[i])
+            return 0;
+    for (uint32_t i = 0; i < x->nwords; i++)
+        if (a->words[i] != b->words[i])
+            return 0;
+    return !x->name || !strcmp(a->name, b->name);
 }
 
 /* The name reports give the operation: a launch's kernel name, else the API. */

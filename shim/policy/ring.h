@@ -1,5 +1,6 @@
 /* A stream's history (types.h, dls_pol_stream: ring, head, count, lost*): its last DLS_POL_RING
- * operations that touch memory, each with its position, and, for the pending ones the history
+ * operations that touch memory, each with its position (an operation repeated back to back once,
+ * at its latest), and, for the pending ones the history
  * had to overwrite, up to DLS_POL_LOST byte ranges, each at the position of the newest of them
  * that touched it (beyond that, the nearest two ranges merge), and the position of the newest
  * that may touch anything: an entry lost to the history can only widen a frontier, never drop a
@@ -32,12 +33,19 @@ int dls_pol_ring_alloc(dls_pol_stream *st) DLS_REQUIRES(dls_pol_g.lock);
  * lost ranges when it is pending). The entry overwritten is pending when the lost ranges are open
  * (lost > done: the history overwrites in position order, so it is newer than every lost entry)
  * or when its own position says so; slots beyond `count` were never written (the history is not
- * cleared when allocated). Inline: every operation applied is put. */
+ * cleared when allocated). The same operation as the newest entry (a stream writing one buffer
+ * over and over) moves that entry to pos instead: for every question the history answers, a
+ * stream's later position covers its earlier ones. Inline: every operation applied is put. */
 static inline void dls_pol_ring_put(dls_pol_stream *st, const dls_pol_entry *src, uint64_t pos)
     DLS_REQUIRES(dls_pol_g.lock)
 {
     if (!st->ring && dls_pol_ring_alloc(st))
         return;
+    dls_pol_entry *newest = &st->ring[(st->head + DLS_POL_RING - 1) % DLS_POL_RING];
+    if (st->count && dls_pol_entry_same(newest, src)) {
+        newest->pos = pos;
+        return;
+    }
     dls_pol_entry *e = &st->ring[st->head];
     if (st->count < DLS_POL_RING)
         st->count++;

@@ -431,6 +431,30 @@ static void a_conservative_launch_touches_everything(void **state)
     assert_int_equal(x->nfront, 1);
 }
 
+/* A stream repeating one operation (a kernel writing one buffer every step) keeps one history
+ * entry at the latest position, not a full history folded into lost ranges; another operation,
+ * or the same kernel on other memory, is an entry of its own. */
+static void a_repeated_operation_keeps_one_history_entry_at_its_latest_position(void **state)
+{
+    (void)state;
+    uint64_t mine = 0x10000, other = 0x90000;
+    for (int i = 0; i < 2 * DLS_POL_RING; i++)
+        launch(1, "step", &mine, 1, 0);
+    launch(1, "step", &other, 1, 0);
+    launch(1, "other step", &other, 1, 0);
+    dls_pol_lock();
+    const dls_pol_stream *st = dls_pol_stream_find(1);
+    unsigned count = st->count;
+    uint64_t lost = st->lost;
+    dls_pol_unlock();
+    assert_int_equal(count, 3);
+    assert_int_equal(lost, 0);
+    dls_pol_x *x = export_range(0x10000, 0x10100);
+    assert_int_equal(x->nfront, 1);
+    assert_int_equal(x->front[0].at.pos, 2 * DLS_POL_RING);
+    assert_string_equal(x->front[0].name, "step");
+}
+
 static void an_overflowed_history_still_attributes_what_it_lost(void **state)
 {
     (void)state;
@@ -1111,6 +1135,7 @@ int main(void)
         CHECK(host_synchronized_work_is_not_pending),
         CHECK(a_conservative_launch_touches_everything),
         CHECK(an_overflowed_history_still_attributes_what_it_lost),
+        CHECK(a_repeated_operation_keeps_one_history_entry_at_its_latest_position),
         CHECK(a_wide_launch_is_attributed_by_its_pointer_words),
         CHECK(a_seventeenth_producer_stream_is_not_dropped),
         CHECK(a_copy_touches_exactly_its_ranges),

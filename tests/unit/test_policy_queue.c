@@ -269,7 +269,9 @@ static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s
         const dls_pol_rec *r = &items[i].r;
         int on_sid = r->stream.id == sid && r->stream.resolved;
         pos += on_sid;
-        if (on_sid && dls_pol_is_memory_op(r->e.a.kind)) {
+        if (on_sid && dls_pol_is_memory_op(r->e.a.kind) && n && dls_pol_entry_same(ring[n - 1], &r->e)) {
+            at[n - 1] = pos; /* the same operation as the newest: that entry moves to its position */
+        } else if (on_sid && dls_pol_is_memory_op(r->e.a.kind)) {
             if (n == DLS_POL_RING && at[0] > done) {
                 if (lost <= done) {
                     lo = UINTPTR_MAX;
