@@ -464,10 +464,10 @@ static void a_seventeenth_producer_stream_is_not_dropped(void **state)
 {
     (void)state;
     uint64_t mine = 0x10000;
-    for (uint64_t s = 1; s <= DLS_POL_MAXF + 1; s++)
+    for (uint64_t s = 1; s <= DLS_POL_FRONT + 1; s++)
         launch(s, "producer", &mine, 1, 0);
     dls_pol_x *x = export_range(0x10000, 0x10100);
-    assert_int_equal(x->nfront, DLS_POL_MAXF);
+    assert_int_equal(x->nfront, DLS_POL_FRONT);
     assert_true(x->overflow & DLS_POL_OVER_PRODUCERS); /* fix then waits for every pending stream */
 }
 
