@@ -84,7 +84,7 @@ static void sync_real(const dls_cupti_table *t, CUpti_CallbackDomain domain, CUp
 }
 
 /* Sets client c's wish for (domain, cbid) and dlsync's subscription with it. */
-static void set_enabled(client *c, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, int on)
+static void set_enabled(client *c, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, int on) DLS_UNLOCKED
 {
     const dls_cupti_table *t = atomic_load_explicit(&g_table, memory_order_acquire);
     if (atomic_exchange(&c->enabled[domain][cbid], on ? 1 : 0) == (on ? 1 : 0))
@@ -97,7 +97,7 @@ static void set_enabled(client *c, CUpti_CallbackDomain domain, CUpti_CallbackId
         sync_real(t, domain, cbid);
 }
 
-static void set_domain(client *c, CUpti_CallbackDomain domain, int on)
+static void set_domain(client *c, CUpti_CallbackDomain domain, int on) DLS_UNLOCKED
 {
     unsigned n = domain_size(domain);
     for (unsigned i = 0; i < n; i++)
@@ -105,7 +105,7 @@ static void set_domain(client *c, CUpti_CallbackDomain domain, int on)
 }
 
 /* Ends client c's subscription: disables its ids, then frees its slot. */
-static void end_client(client *c)
+static void end_client(client *c) DLS_UNLOCKED
 {
     int active = 2;
     if (!atomic_compare_exchange_strong(&c->state, &active, 1))

@@ -19,7 +19,7 @@
  * complete or not (the producer's side of the two-way rule: exch.h, dls_pol_x_produced_on). */
 static void note_producer(dls_pol_x *x, const dls_pol_stream *s)
 {
-    if (x->nprod == DLS_POL_MAXF || s->removed) /* a destroyed stream makes no later use */
+    if (x->nprod == DLS_POL_FRONT || s->removed) /* a destroyed stream makes no later use */
         return;
     for (unsigned k = 0; k < s->count; k++)
         if (dls_pol_touches(&s->ring[k].a, x->alo, x->lo, x->hi)) {
@@ -68,7 +68,7 @@ static int keep(const dls_pol_touch *c)
         else
             i++;
     if (g_nkept == g_capkept) {
-        unsigned cap = g_capkept ? 2 * g_capkept : 2 * DLS_POL_MAXF;
+        unsigned cap = g_capkept ? 2 * g_capkept : 2 * DLS_POL_FRONT;
         dls_pol_touch *more = realloc(g_kept, cap * sizeof *more);
         if (!more)
             return 0;
@@ -125,7 +125,7 @@ void dls_pol_attribute(dls_pol_x *x)
             note_producer(x, s);
             continue;
         }
-        if (x->nprod < DLS_POL_MAXF && !s->removed)
+        if (x->nprod < DLS_POL_FRONT && !s->removed)
             x->prod[x->nprod++] = s->id;
         dls_pol_touch t = {.at = {.stream = s->id, .pos = pos}, .write = wpos};
         name_entry(best, &t.api, t.name);
@@ -134,15 +134,15 @@ void dls_pol_attribute(dls_pol_x *x)
         if (!keep(&t))
             full = 1;
     }
-    x->nfront = g_nkept < DLS_POL_MAXF ? g_nkept : DLS_POL_MAXF;
+    x->nfront = g_nkept < DLS_POL_FRONT ? g_nkept : DLS_POL_FRONT;
     if (x->nfront) /* g_kept is NULL until the first candidate */
         memcpy(x->front, g_kept, x->nfront * sizeof *x->front);
-    if (full || g_nkept > DLS_POL_MAXF) {
+    if (full || g_nkept > DLS_POL_FRONT) {
         x->overflow |= DLS_POL_OVER_PRODUCERS;
         dls_warn_once("policy-frontier",
                       "an exchanged tensor has pending writers on more than %d streams that the program did not "
                       "order one after another; %s",
-                      DLS_POL_MAXF,
+                      DLS_POL_FRONT,
                       dls_pol_g.mode == DLS_MODE_FIX ? "its consumers wait for every stream with pending work"
                                                      : "the extra streams are not checked");
     }

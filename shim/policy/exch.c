@@ -170,7 +170,7 @@ int dls_pol_x_is_ordered(const dls_pol_x *x, uint64_t stream)
 
 void dls_pol_x_mark_ordered(dls_pol_x *x, uint64_t stream)
 {
-    if (x->nordered < DLS_POL_MAXC && !dls_pol_x_is_ordered(x, stream))
+    if (x->nordered < DLS_POL_USES && !dls_pol_x_is_ordered(x, stream))
         x->ordered[x->nordered++] = stream;
 }
 
@@ -189,9 +189,9 @@ static dls_pol_use *use_of(dls_pol_x *x, uint64_t stream)
     for (unsigned i = 0; i < x->nuse; i++)
         if (x->use[i].stream == stream)
             return &x->use[i];
-    if (x->nuse == DLS_POL_MAXC) {
+    if (x->nuse == DLS_POL_USES) {
         x->overflow |= DLS_POL_OVER_USES;
-        dls_warn_once("policy-consumers", "an exchanged tensor is used on more than %d streams; %s", DLS_POL_MAXC,
+        dls_warn_once("policy-consumers", "an exchanged tensor is used on more than %d streams; %s", DLS_POL_USES,
                       dls_pol_g.mode == DLS_MODE_FIX ? "its writers and its release wait for every stream with "
                                                        "pending work"
                                                      : "the extra streams are not checked");

@@ -68,7 +68,7 @@ void dls_pol_x_note_use(dls_pol_x *x, uint64_t stream, uint64_t pos, const char 
 
 /* 1 when stream is one of x's producer streams: in its frontier at the export, or with an operation
  * touching x in its history then (a producer that synchronized before exporting), up to
- * DLS_POL_MAXF of them. */
+ * DLS_POL_FRONT of them. */
 int dls_pol_x_produced_on(const dls_pol_x *x, uint64_t stream) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Notes that access a, enqueued on capturing stream st, is recorded into a graph: every live

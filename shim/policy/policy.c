@@ -267,17 +267,17 @@ static void on_release(void *ctx, const dls_exchange *x)
 }
 
 static const dls_cuda_receivers g_fix_receivers = {
-    .op = dls_pol_sink,
-    .work = dls_pol_work,
-    .lifetime = dls_pol_call,
+    .op = dls_pol_on_op,
+    .work = dls_pol_on_work,
+    .lifetime = dls_pol_on_lifetime,
     .watching = &dls_pol_index_watching_flag,
 };
 
 static const dls_cuda_receivers g_check_receivers = {
-    .op = dls_pol_sink,
-    .work = dls_pol_work,
-    .lifetime = dls_pol_check_call,
-    .begins = dls_pol_begins,
+    .op = dls_pol_on_op,
+    .work = dls_pol_on_work,
+    .lifetime = dls_pol_check_on_lifetime,
+    .begins = dls_pol_check_on_begins,
     .watching = &dls_pol_index_watching_flag,
 };
 

@@ -1,9 +1,9 @@
 /* The policy layer: what `check` and `fix` do with exchanges and CUDA stream work.
  *
- * At startup (shim/startup/startup.c), when DLSYNC_MODE is check or fix, the policy
- * installs the exchange observer (shim/hooks/policy_hooks.h) and the CUDA operation sink
- * (shim/cuda/ops.h) and keeps one happens-before engine (shim/hb) behind one mutex. In trace
- * and off modes it installs nothing. docs/architecture.md, "The policy's model", describes the model and its decisions.
+ * At startup (shim/startup/startup.c), when DLSYNC_MODE is check or fix, the policy installs the
+ * exchange observer (shim/hooks/policy_hooks.h) and the CUDA receivers (shim/cuda/ops.h) and keeps
+ * one happens-before engine (shim/hb) behind one mutex. In trace and off modes it installs
+ * nothing. docs/architecture.md, "The policy's model", describes the model and its decisions.
  *
  * The functions below are the internal API other parts of the shim (the public C API) use.
  * Streams are driver handles: a CUstream, CU_STREAM_LEGACY (0x1) or CU_STREAM_PER_THREAD (0x2);

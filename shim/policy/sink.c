@@ -21,7 +21,7 @@
 #include "watched.h"
 
 /* At the delivered ENTER of call corr (nested: ops.h): the thread's horizon catches up with the
- * host clock, unless its begin was stamped already (dls_pol_begins). */
+ * host clock, unless its begin was stamped already (dls_pol_check_on_begins). */
 static void enter_horizon(dls_pol_thread *pt, uint32_t corr, int nested)
 {
     if (corr == 0 || pt->begun_corr != corr)
@@ -115,11 +115,11 @@ static void defer(dls_pol_thread *pt, const dls_cuda_op *op)
     defer_publish(pt, q, ticket, r, op->nested);
 }
 
-/* The ENTER (delivered while memory is watched) of a launch, copy or set is the sink's ENTER of
+/* The ENTER (delivered while memory is watched) of a launch, copy or set is the op lane's ENTER of
  * the same operation; at the EXIT its record is filled in the queue with the stream as resolved,
- * found (or, at its first sight, added) when the record is applied: the record the sink builds
- * (test_policy: the_work_lane_defers_what_the_sink_would). */
-void dls_pol_work(const dls_cuda_work *w)
+ * found (or, at its first sight, added) when the record is applied: the record the op lane builds
+ * (test_policy: the_work_lane_defers_what_the_op_lane_would). */
+void dls_pol_on_work(const dls_cuda_work *w)
 {
     dls_pol_thread *pt = dls_pol_thread_self();
     if (w->phase == DLS_PHASE_ENTER) {
@@ -157,26 +157,26 @@ void dls_pol_work(const dls_cuda_work *w)
     defer_publish(pt, q, ticket, r, w->nested);
 }
 
-void dls_pol_begins(uint32_t corr, int nested)
+void dls_pol_check_on_begins(uint32_t corr, int nested)
 {
     dls_pol_thread *pt = dls_pol_thread_self();
     dls_pol_horizon_enter(&pt->horizon, nested);
     pt->begun_corr = corr;
 }
 
-void dls_pol_call(int nested)
+void dls_pol_on_lifetime(int nested)
 {
     dls_summary_add(DLS_COUNT_OPS, 1);
     dls_pol_horizon_enter(&dls_pol_thread_self()->horizon, nested);
 }
 
-void dls_pol_check_call(int nested)
+void dls_pol_check_on_lifetime(int nested)
 {
-    (void)nested; /* the thread's next call stamps its begin (dls_pol_begins) */
+    (void)nested; /* the thread's next call stamps its begin (dls_pol_check_on_begins) */
     dls_summary_add(DLS_COUNT_OPS, 1);
 }
 
-void dls_pol_sink(const dls_cuda_op *op)
+void dls_pol_on_op(const dls_cuda_op *op)
 {
     dls_pol_thread *pt = dls_pol_thread_self();
     if (op->phase == DLS_PHASE_ENTER) {

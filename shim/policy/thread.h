@@ -1,5 +1,5 @@
 /* The policy's per-thread state, in one block: the thread's horizon on the host clock (queue.h)
- * and what the sink carries from a call's ENTER to its EXIT (sink.c). The receivers ask for the
+ * and what a receiver carries from a call's ENTER to its EXIT (sink.c). The receivers ask for the
  * block once per delivery (dls_pol_thread_self) and hand it to what they call, so a delivery
  * reads the thread-local storage once. */
 #ifndef DLS_POL_THREAD_H
@@ -15,7 +15,7 @@ typedef struct {
 
 typedef struct {
     dls_pol_horizon_state horizon;
-    uint32_t begun_corr; /* check: the call whose begin dls_pol_begins stamped */
+    uint32_t begun_corr; /* check: the call whose begin dls_pol_check_on_begins stamped */
     int registered;      /* registered for the thread-exit hook */
     uint32_t sync_corr;  /* the host synchronize in progress, and the capture of what it completes */
     uint64_t snap;

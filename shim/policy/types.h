@@ -24,8 +24,8 @@
 #define DLS_POL_RING 32     /* recent operations remembered per stream */
 #define DLS_POL_WORDS 16    /* launch argument words a history entry keeps; more: their bounding box */
 #define DLS_POL_NAME 48     /* bytes of a kernel name kept */
-#define DLS_POL_MAXF 16     /* frontier entries per exchange */
-#define DLS_POL_MAXC 16     /* streams using an exchange after its export */
+#define DLS_POL_FRONT 16    /* frontier entries, and producer streams, kept per exchange */
+#define DLS_POL_USES 16     /* streams whose uses of an exchange after its export are kept */
 #define DLS_POL_NDIM 8      /* shape dimensions kept for reports */
 #define DLS_POL_RELEASED 32 /* released ranges kept (check: watched; fix: pending fences) */
 #define DLS_POL_HOSTFN 32   /* host-function marks kept (the oldest is reused first) */
@@ -204,11 +204,11 @@ typedef struct dls_pol_x {
     uint32_t host_pending;     /* and its frontier entries whose writes were pending then (bit i: front[i]) */
     unsigned overflow;         /* DLS_POL_OVER_*: more streams than front[] / use[] hold */
     unsigned nfront, nuse, nordered, nprod;
-    dls_pol_touch front[DLS_POL_MAXF];
-    uint64_t prod[DLS_POL_MAXF];    /* producer streams: the frontier's, and those whose history held a
+    dls_pol_touch front[DLS_POL_FRONT];
+    uint64_t prod[DLS_POL_FRONT];   /* producer streams: the frontier's, and those whose history held a
                                     touching operation (complete) at the export */
-    dls_pol_use use[DLS_POL_MAXC];  /* per stream, its accesses since the export */
-    uint64_t ordered[DLS_POL_MAXC]; /* streams known ordered after the frontier */
+    dls_pol_use use[DLS_POL_USES];  /* per stream, its accesses since the export */
+    uint64_t ordered[DLS_POL_USES]; /* streams known ordered after the frontier */
     int64_t shape[DLS_POL_NDIM];
     dls_stack stack; /* producer's host stack at export; the consumer's at release */
 } dls_pol_x;

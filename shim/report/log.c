@@ -109,7 +109,7 @@ static void write_start(void)
 }
 
 /* Remembers why records are lost (the first reason only). */
-static void set_problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void set_problem(const char *fmt, ...) DLS_PRINTF(1, 2);
 static void set_problem(const char *fmt, ...)
 {
     if (atomic_exchange(&g_has_problem, 2) != 0)

@@ -1,5 +1,5 @@
 /* Unit tests of shim/cuda/callback.c: delivery at ENTER and EXIT, each call one way (the work
- * lane or the sink), the ENTER gate, one operation per runtime call and the driver call beneath
+ * lane or the op lane), the ENTER gate, one operation per runtime call and the driver call beneath
  * it, the re-entrancy guard, id retirement at destroy, formatting. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,14 +42,14 @@ static void record(const dls_cuda_op *op)
         also(op);
 }
 
-static void sink(const dls_cuda_op *op)
+static void on_op(const dls_cuda_op *op)
 {
     record(op);
 }
 
-/* Keeps a work as the op the sink would have been given for it (its stream, its flags with
+/* Keeps a work as the op the op lane would have delivered for it (its stream, its flags with
  * DLS_OPF_HAS_STREAM). */
-static void work_sink(const dls_cuda_work *w)
+static void on_work(const dls_cuda_work *w)
 {
     dls_cuda_op op = {.kind = w->kind,
                       .phase = w->phase,
@@ -70,14 +70,14 @@ static void work_sink(const dls_cuda_work *w)
 }
 
 /* Counts the calls the lifetime lane tells of, and those nested. */
-static void call_sink(int nested)
+static void on_lifetime(int nested)
 {
     ncalls++;
     ncalls_nested += nested != 0;
 }
 
 /* The receivers of most tests: every lane recorded, no gate. */
-static const dls_cuda_receivers g_receivers = {.op = sink, .work = work_sink, .lifetime = call_sink};
+static const dls_cuda_receivers g_receivers = {.op = on_op, .work = on_work, .lifetime = on_lifetime};
 
 static int setup(void **state)
 {
@@ -115,7 +115,7 @@ static void the_enter_gate_holds_back_only_stream_work(void **state)
     (void)state;
     static atomic_int watching;
     static const dls_cuda_receivers gated = {
-        .op = sink, .work = work_sink, .lifetime = call_sink, .watching = &watching};
+        .op = on_op, .work = on_work, .lifetime = on_lifetime, .watching = &watching};
     atomic_store(&watching, 0);
     dls_cuda_set_receivers(&gated);
     cuMemsetD8Async_params p = {.dstDevice = 0x1000, .uc = 1, .N = 64};
@@ -163,7 +163,7 @@ static void a_call_inside_another_is_nested(void **state)
     assert_int_equal(seen[3].nested, 0);
     static atomic_int watching; /* 0: the memset's ENTER is held back */
     static const dls_cuda_receivers gated = {
-        .op = sink, .work = work_sink, .lifetime = call_sink, .watching = &watching};
+        .op = on_op, .work = on_work, .lifetime = on_lifetime, .watching = &watching};
     dls_cuda_set_receivers(&gated);
     call_corr(DCB(cuMemsetD8Async), CUPTI_API_ENTER, "cuMemsetD8Async", &mp, 20);
     call_corr(DCB(cuStreamSynchronize), CUPTI_API_ENTER, "cuStreamSynchronize", &sp, 21);
@@ -179,7 +179,8 @@ static void a_call_inside_another_is_nested(void **state)
 }
 
 /* Each call reaches one receiver at each phase: the launches, asynchronous linear copies and
- * sets the work sink, as a work with its stream resolved; every other call the sink, as an op. */
+ * sets the work lane's, as a work with its stream resolved; every other call the op lane's, as an
+ * op. */
 static void each_call_takes_one_way(void **state)
 {
     (void)state;
@@ -308,7 +309,7 @@ static void ignore_work(const dls_cuda_work *w)
 static void the_lane_calls_never_reach_the_op_receiver(void **state)
 {
     (void)state;
-    static const dls_cuda_receivers no_work = {.op = sink, .work = ignore_work, .lifetime = call_sink};
+    static const dls_cuda_receivers no_work = {.op = on_op, .work = ignore_work, .lifetime = on_lifetime};
     dls_cuda_set_receivers(&no_work);
     cuMemsetD8Async_params set = {.dstDevice = 0x1000, .uc = 1, .N = 64};
     call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuMemsetD8Async), CUPTI_API_ENTER, "cuMemsetD8Async", &set);
@@ -411,9 +412,9 @@ static void create_and_destroy(CUstream h)
     call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamDestroy_v2), CUPTI_API_EXIT, "cuStreamDestroy_v2", &dp);
 }
 
-/* A creation, and the destruction of a stream nobody resolved, reach the call sink at their EXIT
- * only, never the sink; the destruction of a stream that was used is an operation at both
- * phases; with DLSYNC_DEBUG_OPS on, every one is an operation (and printed). */
+/* A creation, and the destruction of a stream nobody resolved, reach the lifetime lane's receiver
+ * at their EXIT only, never the op lane's; the destruction of a stream that was used is an
+ * operation at both phases; with DLSYNC_DEBUG_OPS on, every one is an operation (and printed). */
 static void a_stream_no_model_holds_comes_and_goes_as_a_call(void **state)
 {
     (void)state;
@@ -539,15 +540,15 @@ static void formatting_names_every_part(void **state)
 
 static atomic_int mt_delivered;
 
-static void counting_sink(const dls_cuda_op *op)
+static void counting_on_op(const dls_cuda_op *op)
 {
     (void)op;
     atomic_fetch_add(&mt_delivered, 1);
 }
 
-static void counting_sink_too(const dls_cuda_op *op)
+static void counting_on_op_too(const dls_cuda_op *op)
 {
-    counting_sink(op);
+    counting_on_op(op);
 }
 
 /* Each thread creates, uses and destroys its own events and queries the shared stream. */
@@ -573,8 +574,8 @@ static void threads_observe_concurrently(void **state)
     (void)state;
     fake_streams[0] = (fake_stream){.h = (CUstream)0x5900, .id = 59};
     atomic_store(&mt_delivered, 0);
-    static const dls_cuda_receivers counting = {.op = counting_sink, .work = work_sink, .lifetime = call_sink};
-    static const dls_cuda_receivers counting_too = {.op = counting_sink_too, .work = work_sink, .lifetime = call_sink};
+    static const dls_cuda_receivers counting = {.op = counting_on_op, .work = on_work, .lifetime = on_lifetime};
+    static const dls_cuda_receivers counting_too = {.op = counting_on_op_too, .work = on_work, .lifetime = on_lifetime};
     dls_cuda_set_receivers(&counting);
     pthread_t t[4];
     for (uintptr_t i = 0; i < 4; i++)

@@ -1,9 +1,9 @@
 /* Unit tests of the policy layer's model (shim/policy): producer attribution from the
  * per-stream history, host completion, overflow, touch tests, check-mode conflict detection on
  * synthesized operations, observed completion through host-function marks, and report
- * deduplication (shim/report/race). No CUDA is involved: operations are fed to the sink as the
- * observer would deliver them, and the shim's own driver calls (marks, fix's waits) go to a fake
- * driver table. */
+ * deduplication (shim/report/race). No CUDA is involved: operations are fed to the receivers as
+ * the observer would deliver them, and the shim's own driver calls (marks, fix's waits) go to a
+ * fake driver table. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -48,9 +48,9 @@ static void launch(uint64_t sid, const char *name, const uint64_t *words, uint32
                       .words = words,
                       .nwords = nwords};
     op.phase = DLS_PHASE_ENTER;
-    dls_pol_sink(&op);
+    dls_pol_on_op(&op);
     op.phase = DLS_PHASE_EXIT;
-    dls_pol_sink(&op);
+    dls_pol_on_op(&op);
 }
 
 /* Delivers a call `api` of `kind` on stream sid touching ranges[0..n) (ENTER and EXIT), host-ordered
@@ -67,9 +67,9 @@ static void call_with(dls_op_kind kind, const char *api, uint64_t sid, const dls
                       .stream = stream(sid, DLS_STREAM_NON_BLOCKING),
                       .ranges = ranges,
                       .nranges = n};
-    dls_pol_sink(&op);
+    dls_pol_on_op(&op);
     op.phase = DLS_PHASE_EXIT;
-    dls_pol_sink(&op);
+    dls_pol_on_op(&op);
 }
 
 /* Delivers a host-ordered call `api` of `kind` on stream sid touching ranges[0..n). */
@@ -144,7 +144,7 @@ static void *lane_launches(void *arg)
     dls_cuda_stream s4 = stream(4, DLS_STREAM_NON_BLOCKING);
     for (int i = 0; i < 500; i++) {
         dls_cuda_work w = lane_launch(&s4, &word);
-        dls_pol_work(&w);
+        dls_pol_on_work(&w);
     }
     return NULL;
 }
@@ -175,7 +175,7 @@ static void the_work_lane_takes_no_lock_for_a_new_stream(void **state)
     uint64_t word = 0x700000;
     dls_cuda_stream s4 = stream(4, DLS_STREAM_NON_BLOCKING);
     dls_cuda_work w = lane_launch(&s4, &word);
-    dls_pol_work(&w);
+    dls_pol_on_work(&w);
     dls_pol_lock();
     assert_ptr_equal(dls_pol_stream_find(4), st); /* found, not added again */
     assert_int_equal(st->last, 501);
@@ -192,10 +192,10 @@ static void stream_life(dls_op_kind kind, uint64_t sid)
                       .tid = TID,
                       .correlation_id = ++g_corr,
                       .stream = stream(sid, DLS_STREAM_NON_BLOCKING)};
-    dls_pol_sink(&op);
+    dls_pol_on_op(&op);
     if (kind == DLS_OP_STREAM_DESTROY) {
         op.phase = DLS_PHASE_EXIT;
-        dls_pol_sink(&op);
+        dls_pol_on_op(&op);
     }
 }
 
@@ -251,10 +251,10 @@ static void op_of_kind(dls_op_kind kind, uint64_t sid, dls_stream_kind sk, int e
                       .stream = stream(sid, sk),
                       .words = &word,
                       .nwords = 1};
-    dls_pol_sink(&op);
+    dls_pol_on_op(&op);
     op.phase = DLS_PHASE_EXIT;
     if (exit)
-        dls_pol_sink(&op);
+        dls_pol_on_op(&op);
 }
 
 /* A blocking stream leaves the legacy rules at its destruction's ENTER: the driver may destroy
@@ -325,7 +325,7 @@ static void a_forgotten_streams_record_is_freed_once_nothing_holds_it(void **sta
     dls_pol_unlock();
 }
 
-/* A call the lifetime lane tells of (dls_pol_call) counts as an operation and brings its
+/* A call the lifetime lane tells of (dls_pol_on_lifetime) counts as an operation and brings its
  * thread's horizon up to the host clock; nested in another call, only when the outer call
  * returns. */
 static void a_call_with_nothing_to_model_counts_and_moves_the_horizon(void **state)
@@ -338,9 +338,9 @@ static void a_call_with_nothing_to_model_counts_and_moves_the_horizon(void **sta
     dls_pol_horizon_state *h = &dls_pol_thread_self()->horizon;
     uint64_t clock = 2 * atomic_load(&dls_pol_queue_tail);
     h->h = 0;
-    dls_pol_call(1);
+    dls_pol_on_lifetime(1);
     assert_int_equal(h->h, 0);
-    dls_pol_call(0);
+    dls_pol_on_lifetime(0);
     assert_true(h->h >= clock);
     dls_pol_lock(); /* applies the deferred launch, which counts then */
     dls_pol_unlock();
@@ -488,10 +488,10 @@ static void a_seventeenth_producer_stream_is_not_dropped(void **state)
 {
     (void)state;
     uint64_t mine = 0x10000;
-    for (uint64_t s = 1; s <= DLS_POL_MAXF + 1; s++)
+    for (uint64_t s = 1; s <= DLS_POL_FRONT + 1; s++)
         launch(s, "producer", &mine, 1, 0);
     dls_pol_x *x = export_range(0x10000, 0x10100);
-    assert_int_equal(x->nfront, DLS_POL_MAXF);
+    assert_int_equal(x->nfront, DLS_POL_FRONT);
     assert_true(x->overflow & DLS_POL_OVER_PRODUCERS); /* fix then waits for every pending stream */
 }
 
@@ -538,12 +538,12 @@ static void an_event_wait_orders_the_consumer(void **state)
                        .correlation_id = ++g_corr,
                        .stream = stream(1, DLS_STREAM_NON_BLOCKING),
                        .event_id = 7};
-    dls_pol_sink(&rec);
+    dls_pol_on_op(&rec);
     dls_cuda_op wait = rec;
     wait.kind = DLS_OP_STREAM_WAIT_EVENT;
     wait.correlation_id = ++g_corr;
     wait.stream = stream(2, DLS_STREAM_NON_BLOCKING);
-    dls_pol_sink(&wait);
+    dls_pol_on_op(&wait);
     export_range(0x10000, 0x10100);
     launch(2, "consumer", &mine, 1, 0);
     assert_int_equal(dls_race_distinct(), 0);
@@ -574,7 +574,7 @@ static void event_op(dls_op_kind kind, uint64_t sid, uint64_t ev)
                       .correlation_id = ++g_corr,
                       .stream = stream(sid, DLS_STREAM_NON_BLOCKING),
                       .event_id = ev};
-    dls_pol_sink(&op);
+    dls_pol_on_op(&op);
 }
 
 /* Streams made per use and destroyed with their work pending, each ordered after the one before
@@ -674,9 +674,9 @@ static void host_func(uint64_t sid)
                       .correlation_id = ++g_corr,
                       .stream = stream(sid, DLS_STREAM_NON_BLOCKING)};
     op.phase = DLS_PHASE_ENTER;
-    dls_pol_sink(&op);
+    dls_pol_on_op(&op);
     op.phase = DLS_PHASE_EXIT;
-    dls_pol_sink(&op);
+    dls_pol_on_op(&op);
 }
 
 /* The producer's write of [at, at + 0x100) on stream s, then (as XLA) an event there, stream
@@ -987,8 +987,8 @@ static void identical_reports_share_a_key(void **state)
 
 /* The driver as the work lane's first sight of a stream asks it: stream 0x1000 + id has id `id`,
  * is non-blocking and belongs to context 0xc0. */
-/* Delivers w (ENTER too when `enter`) on stream 1 through the work sink as the observer's lane
- * does, and the same call as the sink's dls_cuda_op on stream 2. */
+/* Delivers w (ENTER too when `enter`) on stream 1 through the work lane as the observer does, and
+ * the same call as the op lane's dls_cuda_op on stream 2. */
 static void work_and_op(dls_cuda_work *w, int enter)
 {
     static dls_cuda_stream s1;
@@ -1011,13 +1011,13 @@ static void work_and_op(dls_cuda_work *w, int enter)
                       .nwords = w->nwords};
     if (enter) {
         w->phase = DLS_PHASE_ENTER;
-        dls_pol_work(w);
-        dls_pol_sink(&op);
+        dls_pol_on_work(w);
+        dls_pol_on_op(&op);
     }
     w->phase = DLS_PHASE_EXIT;
-    dls_pol_work(w);
+    dls_pol_on_work(w);
     op.phase = DLS_PHASE_EXIT;
-    dls_pol_sink(&op);
+    dls_pol_on_op(&op);
 }
 
 /* Copies, sets and launches, some touching the exchange at 0x10000 (ranges and words); their
@@ -1056,10 +1056,10 @@ static uint64_t access_of(const dls_pol_x *x, uint64_t id)
     return 0;
 }
 
-/* The work sink builds the model the sink builds from the same call, at ENTER and EXIT, with
+/* The work lane builds the model the op lane builds from the same call, at ENTER and EXIT, with
  * nothing watched and with an exchange watched: positions, ring entries and consumer accesses
  * (the first record adds the stream when applied, the others find it at the EXIT). */
-static void the_work_lane_defers_what_the_sink_would(void **state)
+static void the_work_lane_defers_what_the_op_lane_would(void **state)
 {
     (void)state;
     work_mix(0); /* nothing watched */
@@ -1155,7 +1155,7 @@ int main(void)
         HOSTFN(an_ordered_reuse_records_no_event_after_the_read),
         HOSTFN(check_records_no_event_after_an_access),
         cmocka_unit_test(identical_reports_share_a_key),
-        CHECK(the_work_lane_defers_what_the_sink_would),
+        CHECK(the_work_lane_defers_what_the_op_lane_would),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

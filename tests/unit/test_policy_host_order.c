@@ -1,6 +1,6 @@
 /* Unit tests of the policy's host order (queue.h, "Host order"; hb.h): orderings that depend on the
  * order of calls on different threads are used only where the host ordered the calls. Each case
- * runs two real threads that deliver their own operations to the sink, one step at a time in a
+ * runs two real threads that deliver their own operations to the op lane, one step at a time in a
  * fixed interleaving (the horizon that stamps each call is per thread), in check mode: a use that
  * is not ordered is reported, one that is ordered is not. No CUDA is involved. */
 #include <setjmp.h>
@@ -57,7 +57,7 @@ static dls_cuda_op op_on(dls_op_kind kind, uint64_t sid, uint64_t tid)
 static void deliver(dls_cuda_op *op, dls_op_phase phase)
 {
     op->phase = phase;
-    dls_pol_sink(op);
+    dls_pol_on_op(op);
 }
 
 /* A launch touching the tensor (ENTER and EXIT). */

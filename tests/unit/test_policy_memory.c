@@ -85,9 +85,9 @@ static dls_cuda_op op_on(dls_op_kind kind, uint64_t sid, dls_op_phase phase)
 static void deliver(dls_cuda_op op)
 {
     op.phase = DLS_PHASE_ENTER;
-    dls_pol_sink(&op);
+    dls_pol_on_op(&op);
     op.phase = DLS_PHASE_EXIT;
-    dls_pol_sink(&op);
+    dls_pol_on_op(&op);
 }
 
 /* The producer writes [0x10000, 0x10100) on stream 1 among other streams' work, waits and
@@ -104,11 +104,11 @@ static int producer_stays_ordered(void)
     dls_cuda_op rec = op_on(DLS_OP_EVENT_RECORD, 2, DLS_PHASE_EXIT);
     rec.flags |= DLS_OPF_HAS_EVENT;
     rec.event_id = 7;
-    dls_pol_sink(&rec);
+    dls_pol_on_op(&rec);
     dls_cuda_op wait = op_on(DLS_OP_STREAM_WAIT_EVENT, 3, DLS_PHASE_EXIT);
     wait.flags |= DLS_OPF_HAS_EVENT;
     wait.event_id = 7;
-    dls_pol_sink(&wait);
+    dls_pol_on_op(&wait);
     dls_cuda_op write = op_on(DLS_OP_LAUNCH, 1, DLS_PHASE_ENTER);
     write.words = &mine;
     write.nwords = 1;

@@ -212,7 +212,7 @@ typedef struct {
     dls_pol_lost lost[NSTREAMS + 1][DLS_POL_LOST];  /* the lost ranges; zero beyond nlost */
     uint64_t covers[NSTREAMS + 1][NSTREAMS + 1];
     unsigned nuse;
-    dls_pol_use use[DLS_POL_MAXC]; /* after events left out (their pointers differ) */
+    dls_pol_use use[DLS_POL_USES]; /* after events left out (their pointers differ) */
 } view;
 
 /* The model as the comparison sees it. A legacy operation first joins what the blocking streams

@@ -1,7 +1,7 @@
 /* Unit tests of the two-way rule (docs/architecture.md, "The two-way rule"): the
  * access record's direction (access.h, dls_pol_direction) and, in fix, the orderings it makes
  * between the producer's or another stream's operations and the consumer's accesses after the
- * handover, before and after the release. Operations are fed to the sink as the observer
+ * handover, before and after the release. Operations are fed to the op lane as the observer
  * delivers them; fix's waits go to a fake driver table that counts them. No CUDA is involved. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -78,9 +78,9 @@ static dls_cuda_op op_on(dls_op_kind kind, uint64_t sid)
 static void deliver(dls_cuda_op *op)
 {
     op->phase = DLS_PHASE_ENTER;
-    dls_pol_sink(op);
+    dls_pol_on_op(op);
     op->phase = DLS_PHASE_EXIT;
-    dls_pol_sink(op);
+    dls_pol_on_op(op);
 }
 
 /* A launch on stream sid given the word `word`. */
@@ -443,7 +443,7 @@ static void event_op(dls_op_kind kind, uint64_t sid, uint64_t ev)
     op.flags = DLS_OPF_HAS_STREAM | DLS_OPF_HAS_EVENT;
     op.api = "event";
     op.event_id = ev;
-    dls_pol_sink(&op);
+    dls_pol_on_op(&op);
 }
 
 /* The producer writes the tensor with a kernel on its stream and exports it; the consumer's
@@ -643,7 +643,7 @@ typedef struct {
 static void *make_the_call(void *arg)
 {
     call_on_a_thread *c = arg;
-    dls_pol_begins(c->op.correlation_id, 0);
+    dls_pol_check_on_begins(c->op.correlation_id, 0);
     sem_post(&g_began);
     if (c->wait)
         sem_wait(&g_go);
@@ -801,16 +801,16 @@ static void legacy_launch_after_a_blocking_write(int destroyed)
     r.nwords = 1;
     r.tid = 300;
     r.phase = DLS_PHASE_ENTER;
-    dls_pol_sink(&r);
+    dls_pol_on_op(&r);
     if (destroyed) {
         dls_cuda_op d = op_on(DLS_OP_STREAM_DESTROY, 21);
         d.stream.kind = DLS_STREAM_BLOCKING;
         d.tid = 200;
         d.phase = DLS_PHASE_ENTER;
-        dls_pol_sink(&d);
+        dls_pol_on_op(&d);
     }
     r.phase = DLS_PHASE_EXIT;
-    dls_pol_sink(&r);
+    dls_pol_on_op(&r);
     dls_pol_lock();
     dls_pol_unlock();
 }
@@ -879,7 +879,7 @@ static void check_forgets_a_released_tensor_exported_again(void **state)
     wait.flags = DLS_OPF_HAS_STREAM | DLS_OPF_HAS_EVENT;
     wait.event_id = 9;
     wait.tid = 200;
-    dls_pol_sink(&wait);
+    dls_pol_on_op(&wait);
     dls_cuda_op read = op_on(DLS_OP_LAUNCH, OTHER);
     uint64_t word = X;
     read.words = &word;
@@ -1125,7 +1125,7 @@ static void graph_op_at(dls_op_phase phase, dls_op_kind kind, uint64_t sid, uint
     op.api = "graph";
     op.graph = graph;
     op.exec = exec;
-    dls_pol_sink(&op);
+    dls_pol_on_op(&op);
 }
 
 /* The same at EXIT. */
@@ -1229,7 +1229,7 @@ static void free_after_a_pending_read(uint64_t sid, uintptr_t ctx, uintptr_t fre
     wait.api = "event";
     wait.event_id = 7;
     wait.stream.ctx = ctx;
-    dls_pol_sink(&wait); /* the consumer's stream waits for the producer's */
+    dls_pol_on_op(&wait); /* the consumer's stream waits for the producer's */
     dls_cuda_range r[2] = {{.addr = X, .len = 64, .access = DLS_ACCESS_READ},
                            {.addr = OUT, .len = 64, .access = DLS_ACCESS_WRITE}};
     dls_cuda_op read = op_on(DLS_OP_MEMCPY, sid);
