@@ -53,7 +53,7 @@ static void *room(void **buf, size_t *cap, size_t n, size_t size)
 static void mark_named(uint32_t sweep) DLS_REQUIRES(dls_pol_g.lock)
 {
     for (dls_pol_x *x = dls_pol_x_first(); x; x = dls_pol_x_next(x)) {
-        uint64_t ids[4 * DLS_POL_FRONT];
+        uint64_t ids[2 * (DLS_POL_FRONT + DLS_POL_USES)]; /* front, prod; use, ordered */
         unsigned n = 0;
         for (unsigned i = 0; i < x->nfront; i++)
             ids[n++] = x->front[i].at.stream;
