@@ -1,12 +1,12 @@
-/* The policy's table of streams (types.h, dls_pol_g.streams): each CUDA stream the policy has
- * seen, found by its driver id, added to the table and to the hb engine at first sight, until it
- * is forgotten: destroyed, with all its work seen complete by the host or superseded by later work
+/* The policy's table of streams (types.h, dls_pol_g.streams): each CUDA stream the policy has seen,
+ * found by its driver id, added to the table and to the hb engine at first sight, until it is
+ * forgotten: destroyed, with all its work seen complete by the host or superseded by later work
  * (superseded.h). A forgotten stream's positions need no ordering any more (complete.h,
- * dls_pol_ordered), so a program that creates a stream for each exchange keeps the table, hb's clocks and every walk over the streams as small
- * as the streams it has at once. The exception is check, which asks as of a call's begin, maybe
- * from before the host knew a stream's work complete: under check, hb keeps the latest
- * DLS_POL_RECENT forgotten streams, and dls_pol_stream_find_forgotten finds them. Read and
- * written with the policy lock held. */
+ * dls_pol_ordered), so a program that creates a stream for each exchange keeps the table, hb's
+ * clocks and every walk over the streams as small as the streams it has at once. The exception is
+ * check, which asks as of a call's begin, maybe from before the host knew a stream's work complete:
+ * under check, hb keeps the latest DLS_POL_RECENT forgotten streams, and
+ * dls_pol_stream_find_forgotten finds them. Read and written with the policy lock held. */
 #ifndef DLS_POL_STREAM_TABLE_H
 #define DLS_POL_STREAM_TABLE_H
 

@@ -100,9 +100,9 @@ typedef struct {
 
 /* A stream as the policy knows it. A pointer to it stays valid under the lock, and past it while
  * held (stream_table.h: plans, after points, a thread's stream between a call's ENTER and EXIT);
- * id, handle, ctx, ctx_id, device, owner and kind never change. A destroyed stream whose work the host saw complete, or later work superseded
- * (superseded.h), is forgotten: taken out of the table (stream_table.h) and of hb, its history
- * freed. */
+ * id, handle, ctx, ctx_id, device, owner and kind never change. A destroyed stream whose work the
+ * host saw complete, or later work superseded (superseded.h), is forgotten: taken out of the table
+ * (stream_table.h) and of hb, its history freed. */
 typedef struct dls_pol_stream_s {
     uint64_t id;
     uintptr_t handle; /* usable from any thread (CU_STREAM_LEGACY for the legacy stream) */

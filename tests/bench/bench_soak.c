@@ -1,31 +1,30 @@
 /* Benchmark: whether dlsync's memory stays bounded by what is live over a long run, on the CUDA
- * simulator. The probe (this program run as a child) is a loader/consumer pipeline synchronized
- * by hand, as a careful author writes it: LOADERS threads take a free buffer of a recycled pool
- * of POOL buffers (the fake producer's arrays, tests/api/fakeprod.h), make the producer's
- * side stream wait for the buffer's last read (its `read` event, recorded by whichever consumer
- * read it), write it, export it (MXNDArrayToDLPack) and record its `written` event; CONSUMERS
- * threads take a written buffer, create a stream for the import, make it wait for `written`,
- * read the tensor there into the consumer's own output, record `read`, release the tensor and
- * destroy the stream. The output is written on a new stream at each import, so that stream first
- * waits for the consumer's previous read (its `mine` event): without it the writes of one
- * consumer's output would race each other, and a model that keeps what the program never
- * ordered would keep every stream. Events are made once per buffer and handed across threads. As a driver's queue does, the pipeline keeps at
+ * simulator. The probe (this program run as a child) is a loader/consumer pipeline synchronized by
+ * hand, as a careful author writes it: LOADERS threads take a free buffer of a recycled pool of
+ * POOL buffers (the fake producer's arrays, tests/api/fakeprod.h), make the producer's side stream
+ * wait for the buffer's last read (its `read` event, recorded by whichever consumer read it), write
+ * it, export it (MXNDArrayToDLPack) and record its `written` event; CONSUMERS threads take a
+ * written buffer, create a stream for the import, make it wait for `written`, read the tensor there
+ * into the consumer's own output, record `read`, release the tensor and destroy the stream. The
+ * output is written on a new stream at each import, so that stream first waits for the consumer's
+ * previous read (its `mine` event): without it the writes of one consumer's output would race each
+ * other, and a model that keeps what the program never ordered would keep every stream. Events are
+ * made once per buffer and handed across threads. As a driver's queue does, the pipeline keeps at
  * most INFLIGHT exchanges enqueued and not done: a host function the consumer enqueues after its
  * read counts each one done, and a loader waits (on a condition variable, which dlsync does not
- * see) while INFLIGHT are not. The probe prints the heap it still holds once
- * every exchange is over, every stream destroyed and the device synchronized (mallinfo2's bytes
- * in use), and its peak RSS (VmHWM), in bytes.
+ * see) while INFLIGHT are not. The probe prints the heap it still holds once every exchange is
+ * over, every stream destroyed and the device synchronized (mallinfo2's bytes in use), and its peak
+ * RSS (VmHWM), in bytes.
  *
  * The parent runs the probe for SOAK1 and 10 * SOAK1 exchanges (BENCH_SOAK=<n> sets SOAK1; the
  * simulator gives each stream a thread, and a run of 100,000 streams made and destroyed exhausts
- * the threads it may start before their workers exit, even without the shim)
- * without the shim and under fix and check, and prints dlsync's extra heap held at the end (the
- * probe's minus the run without the shim: the state dlsync keeps of what is no longer live) at
- * each length, bytes per exchange between them, and the extra's growth from one length to the
- * other, which a goal holds (budget.h); beside it the extra peak RSS, which the simulator's own
- * memory (it keeps every stream it made) makes too noisy to hold; and the races
- * check reported (the pipeline is ordered: each one is a false report). Exits 1 when a probe
- * failed. */
+ * the threads it may start before their workers exit, even without the shim) without the shim and
+ * under fix and check, and prints dlsync's extra heap held at the end (the probe's minus the run
+ * without the shim: the state dlsync keeps of what is no longer live) at each length, bytes per
+ * exchange between them, and the extra's growth from one length to the other, which a goal holds
+ * (budget.h); beside it the extra peak RSS, which the simulator's own memory (it keeps every stream
+ * it made) makes too noisy to hold; and the races check reported (the pipeline is ordered: each one
+ * is a false report). Exits 1 when a probe failed. */
 #include "../bench/budget.h"
 #include "dls_test.h"
 #include "fakeprod.h"
