@@ -315,6 +315,10 @@ static ev_slot *ev_slot_of(uintptr_t h, int *claimed) DLS_REQUIRES(g_ev_lock)
     return dls_map_claim(&g_ev, dls_map_index(&g_ev, h), h);
 }
 
+/* Changes whenever a handle's id changes (a creation gives it a new one, a destroy takes it away):
+ * the threads' caches of ids are good while it stays as they read it. */
+static atomic_ulong g_ev_gen;
+
 /* Returns e's id, giving it a new one when `fresh` or when it has none. 0 when out of memory. */
 static uint64_t ev_lookup(CUevent e, int fresh)
 {
@@ -329,13 +333,35 @@ static uint64_t ev_lookup(CUevent e, int fresh)
             sl->id = g_next_event_id++;
         id = sl->id;
     }
+    if (fresh)
+        atomic_fetch_add_explicit(&g_ev_gen, 1, memory_order_release);
     dls_mutex_unlock(&g_ev_lock);
     return id;
 }
 
+/* A thread's latest event ids, direct-mapped by handle, each good while g_ev_gen is `gen`: the
+ * program's own records and waits (two of each per exchange) find their ids without the lock. */
+#define EV_CACHE 16
+static __thread struct {
+    uintptr_t handle;
+    unsigned long gen;
+    uint64_t id;
+} t_ev[EV_CACHE] __attribute__((tls_model("local-dynamic")));
+
 uint64_t dls_cuda_event_id(CUevent e)
 {
-    return ev_lookup(e, 0);
+    uintptr_t h = (uintptr_t)e;
+    unsigned i = (unsigned)(h >> 4) % EV_CACHE;
+    unsigned long gen = atomic_load_explicit(&g_ev_gen, memory_order_acquire);
+    if (h && t_ev[i].handle == h && t_ev[i].gen == gen)
+        return t_ev[i].id;
+    uint64_t id = ev_lookup(e, 0); /* read after gen: a change since makes the entry stale */
+    if (id) {
+        t_ev[i].handle = h;
+        t_ev[i].gen = gen;
+        t_ev[i].id = id;
+    }
+    return id;
 }
 
 uint64_t dls_cuda_event_id_new(CUevent e)
@@ -349,8 +375,10 @@ void dls_cuda_event_forget(CUevent e, uint64_t id)
     if (g_ev.cap) {
         size_t i = dls_map_index(&g_ev, (uintptr_t)e);
         const ev_slot *sl = dls_map_at(&g_ev, i);
-        if (sl->handle && sl->id == id)
+        if (sl->handle && sl->id == id) {
             dls_map_remove_at(&g_ev, i);
+            atomic_fetch_add_explicit(&g_ev_gen, 1, memory_order_release);
+        }
     }
     dls_mutex_unlock(&g_ev_lock);
 }

@@ -410,6 +410,34 @@ static void a_handle_reused_before_the_destroys_exit_keeps_the_new_events_id(voi
     assert_int_equal(decode1(CBID(cuEventRecord), CUPTI_API_ENTER, "cuEventRecord", &rp).event_id, fresh);
 }
 
+/* Another thread destroys event E and makes a new event that gets E's handle: a thread that
+ * recorded E before (and keeps its id) names the new event's id at its next record. */
+static void *destroy_and_remake(void *arg)
+{
+    CUevent e = (CUevent)arg;
+    cuEventCreate_params cp = {.phEvent = &e, .Flags = 0};
+    dls_cuda_event_forget(e, dls_cuda_event_id(e));
+    return (void *)(uintptr_t)decode1(CBID(cuEventCreate), CUPTI_API_EXIT, "cuEventCreate", &cp).event_id;
+}
+
+static void a_handle_another_thread_reused_names_the_new_event(void **state)
+{
+    (void)state;
+    CUevent e = (CUevent)0xe300;
+    cuEventCreate_params cp = {.phEvent = &e, .Flags = 0};
+    uint64_t old = decode1(CBID(cuEventCreate), CUPTI_API_EXIT, "cuEventCreate", &cp).event_id;
+    cuEventRecord_params rp = {.hEvent = e, .hStream = NULL};
+    for (int i = 0; i < 3; i++) /* known to this thread */
+        assert_int_equal(decode1(CBID(cuEventRecord), CUPTI_API_ENTER, "cuEventRecord", &rp).event_id, old);
+    pthread_t b;
+    void *fresh;
+    assert_int_equal(pthread_create(&b, NULL, destroy_and_remake, e), 0);
+    assert_int_equal(pthread_join(b, &fresh), 0);
+    assert_true((uint64_t)(uintptr_t)fresh > old);
+    assert_int_equal(decode1(CBID(cuEventRecord), CUPTI_API_ENTER, "cuEventRecord", &rp).event_id,
+                     (uint64_t)(uintptr_t)fresh);
+}
+
 static void stream_creation_and_destruction(void **state)
 {
     (void)state;
@@ -785,6 +813,7 @@ int main(void)
         cmocka_unit_test_setup(free_reports_the_whole_allocation_at_both_phases, setup),
         cmocka_unit_test_setup(events_keep_ids_until_destroyed, setup),
         cmocka_unit_test_setup(a_handle_reused_before_the_destroys_exit_keeps_the_new_events_id, setup),
+        cmocka_unit_test_setup(a_handle_another_thread_reused_names_the_new_event, setup),
         cmocka_unit_test_setup(stream_creation_and_destruction, setup),
         cmocka_unit_test_setup(a_created_stream_is_resolved_from_its_call, setup),
         cmocka_unit_test_setup(a_stream_destroyed_unused_is_not_asked_about, setup),
