@@ -192,10 +192,16 @@ static int deliver_lifetime(dls_cuda_thread *t, const dls_cuda_receivers *r, CUp
 static void deliver_ops(dls_cuda_thread *t, const dls_cuda_receivers *r, CUpti_CallbackId cbid,
                         const CUpti_CallbackData *cb, int enter)
 {
-    const char *api = annotate(t, cb);
+    int kept = !enter && t->op_kept && t->op_cbid == cbid && t->op.correlation_id == cb->correlationId &&
+               t->op_params == cb->functionParams;
+    t->op_kept = 0;
+    const char *api = kept ? t->op.api : annotate(t, cb);
     dls_cuda_op op;
-    dls_cuda_scratch *scratch = dls_cuda_thread_scratch(t);
-    for (unsigned i = 0; dls_cuda_decode(cbid, cb, i, &op, scratch); i++) {
+    dls_cuda_scratch *scratch = kept ? NULL : dls_cuda_thread_scratch(t);
+    unsigned i = 0;
+    for (; kept ? i == 0 : dls_cuda_decode(cbid, cb, i, &op, scratch); i++) {
+        if (kept)
+            op = t->op;
         op.phase = enter ? DLS_PHASE_ENTER : DLS_PHASE_EXIT;
         op.result = result_of(cb, enter);
         op.api = api;
@@ -211,6 +217,12 @@ static void deliver_ops(dls_cuda_thread *t, const dls_cuda_receivers *r, CUpti_C
             dls_cuda_streams_invalidate();
         if (!enter && op.kind == DLS_OP_EVENT_DESTROY)
             dls_cuda_event_forget((CUevent)op.event, op.event_id);
+    }
+    if (enter && i == 1 && (op.kind == DLS_OP_EVENT_RECORD || op.kind == DLS_OP_STREAM_WAIT_EVENT)) {
+        t->op = op; /* its inputs only: the EXIT of the same call delivers it again */
+        t->op_kept = 1;
+        t->op_cbid = cbid;
+        t->op_params = cb->functionParams;
     }
 }
 

@@ -33,7 +33,7 @@ typedef struct {
 /* `work` is the work lane's decode of the thread's latest call: when `work_kept`, that of the
  * delivered ENTER of call (work_cbid, its correlation id, work_params), which the EXIT of the
  * same call delivers again instead of decoding it twice (these calls have no output parameter,
- * so both phases decode the same). Every delivery on the thread drops it first (a nested call
+ * so both phases decode the same); `op` likewise for the op lane's event records and waits. Every delivery on the thread drops it first (a nested call
  * rewrites the scratch area). `latest` is the thread's latest stream resolution (identity.h). */
 typedef struct {
     int guarded;                        /* depth of the shim's guarded driver calls in progress (drv.h) */
@@ -48,6 +48,10 @@ typedef struct {
     CUpti_CallbackId work_cbid;
     const void *work_params;
     dls_cuda_work work;
+    int op_kept; /* the same for the op lane's event records and waits (inputs only) */
+    CUpti_CallbackId op_cbid;
+    const void *op_params;
+    dls_cuda_op op;
     dls_cuda_stream_latest latest;
     dls_cuda_scratch *scratch; /* the decoders' room for ranges and words: dls_cuda_thread_scratch */
 } dls_cuda_thread;
