@@ -174,12 +174,12 @@ void dls_pol_x_mark_ordered(dls_pol_x *x, uint64_t stream)
         x->ordered[x->nordered++] = stream;
 }
 
-/* Copies a report name into name[DLS_POL_NAME]. */
+/* Copies a report name into name[DLS_POL_NAME] (cut short when longer). */
 static void set_name(char *out, const char *name)
 {
-    size_t n = 0;
-    for (; name && n < DLS_POL_NAME - 1 && name[n]; n++)
-        out[n] = name[n];
+    size_t n = name ? strnlen(name, DLS_POL_NAME - 1) : 0;
+    if (n)
+        memcpy(out, name, n);
     out[n] = '\0';
 }
 
@@ -215,11 +215,11 @@ void dls_pol_x_note_use(dls_pol_x *x, uint64_t stream, uint64_t pos, const char 
     u->after = dls_pol_after_get(after);
     if (dir != DLS_POL_READS) {
         u->write = pos;
-        set_name(u->wname, name);
+        memcpy(u->wname, u->name, DLS_POL_NAME);
     }
     if (dir == DLS_POL_WRITES) {
         u->known = pos;
-        set_name(u->kname, name);
+        memcpy(u->kname, u->name, DLS_POL_NAME);
     }
 }
 
