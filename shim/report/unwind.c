@@ -477,10 +477,13 @@ static int read_subs(struct dl_phdr_info *info, size_t size, void *out)
 /* The calling thread's walker with its stack bounds and rules current; NULL when it has none. */
 static walker *walker_self(void) DLS_UNLOCKED
 {
-    pthread_once(&g_find_once, find_unwinder); /* a loader call: the callers hold no lock */
-    if (!g_find_fde)
-        return NULL;
-    walker *w = t_walker ? t_walker : dls_thread_block_new(&g_block, (void **)&t_walker);
+    walker *w = t_walker; /* made only once the unwinder was found */
+    if (!w) {
+        pthread_once(&g_find_once, find_unwinder); /* a loader call: the callers hold no lock */
+        if (!g_find_fde)
+            return NULL;
+        w = dls_thread_block_new(&g_block, (void **)&t_walker);
+    }
     if (!w || w->no_bounds)
         return NULL;
     if (!w->hi) {
