@@ -187,6 +187,28 @@ static int deliver_lifetime(dls_cuda_thread *t, const dls_cuda_receivers *r, CUp
     return 1;
 }
 
+/* Delivers decoded operation *op of call cb (named `api`) in its phase to the op receiver, then
+ * ages the identity caches its destruction invalidates. */
+static void deliver_op(dls_cuda_thread *t, const dls_cuda_receivers *r, const CUpti_CallbackData *cb, int enter,
+                       const char *api, dls_cuda_op *op)
+{
+    op->phase = enter ? DLS_PHASE_ENTER : DLS_PHASE_EXIT;
+    op->result = result_of(cb, enter);
+    op->api = api;
+    op->name = op->kind == DLS_OP_LAUNCH ? cb->symbolName : NULL;
+    op->tid = t->tid;
+    op->correlation_id = cb->correlationId;
+    op->nested = t->nested;
+    if (atomic_load_explicit(&g_debug, memory_order_relaxed))
+        debug_print_op(op);
+    if (r)
+        r->op(op);
+    if (!enter && op->kind == DLS_OP_STREAM_DESTROY)
+        dls_cuda_streams_invalidate();
+    if (!enter && op->kind == DLS_OP_EVENT_DESTROY)
+        dls_cuda_event_forget((CUevent)op->event, op->event_id);
+}
+
 /* The op lane, every other call: its operations (one, but for a multi-device launch) for its
  * receiver. */
 static void deliver_ops(dls_cuda_thread *t, const dls_cuda_receivers *r, CUpti_CallbackId cbid,
@@ -195,30 +217,18 @@ static void deliver_ops(dls_cuda_thread *t, const dls_cuda_receivers *r, CUpti_C
     int kept = !enter && t->op_kept && t->op_cbid == cbid && t->op.correlation_id == cb->correlationId &&
                t->op_params == cb->functionParams;
     t->op_kept = 0;
-    const char *api = kept ? t->op.api : annotate(t, cb);
-    dls_cuda_op op;
-    dls_cuda_scratch *scratch = kept ? NULL : dls_cuda_thread_scratch(t);
-    unsigned i = 0;
-    for (; kept ? i == 0 : dls_cuda_decode(cbid, cb, i, &op, scratch); i++) {
-        if (kept)
-            op = t->op;
-        op.phase = enter ? DLS_PHASE_ENTER : DLS_PHASE_EXIT;
-        op.result = result_of(cb, enter);
-        op.api = api;
-        op.name = op.kind == DLS_OP_LAUNCH ? cb->symbolName : NULL;
-        op.tid = t->tid;
-        op.correlation_id = cb->correlationId;
-        op.nested = t->nested;
-        if (atomic_load_explicit(&g_debug, memory_order_relaxed))
-            debug_print_op(&op);
-        if (r)
-            r->op(&op);
-        if (!enter && op.kind == DLS_OP_STREAM_DESTROY)
-            dls_cuda_streams_invalidate();
-        if (!enter && op.kind == DLS_OP_EVENT_DESTROY)
-            dls_cuda_event_forget((CUevent)op.event, op.event_id);
+    if (kept) {
+        dls_cuda_op op = t->op;
+        deliver_op(t, r, cb, enter, op.api, &op);
+        return;
     }
-    if (enter && i == 1 && (op.kind == DLS_OP_EVENT_RECORD || op.kind == DLS_OP_STREAM_WAIT_EVENT)) {
+    const char *api = annotate(t, cb);
+    dls_cuda_op op;
+    dls_cuda_scratch *scratch = dls_cuda_thread_scratch(t);
+    unsigned n = 0;
+    for (; dls_cuda_decode(cbid, cb, n, &op, scratch); n++)
+        deliver_op(t, r, cb, enter, api, &op);
+    if (enter && n == 1 && (op.kind == DLS_OP_EVENT_RECORD || op.kind == DLS_OP_STREAM_WAIT_EVENT)) {
         t->op = op; /* its inputs only: the EXIT of the same call delivers it again */
         t->op_kept = 1;
         t->op_cbid = cbid;
