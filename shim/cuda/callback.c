@@ -266,8 +266,10 @@ static void on_driver(dls_cuda_thread *t, CUpti_CallbackId cbid, const CUpti_Cal
         t->tid = (uint64_t)syscall(SYS_gettid);
     const dls_cuda_receivers *r = atomic_load_explicit(&g_receivers, memory_order_acquire);
     t->delivering = 1;
+    t->current = cb->context; /* none of these calls changes it: the shim's context entries read it */
     if (!(work ? deliver_work(t, r, cbid, cb, enter) : deliver_lifetime(t, r, cbid, cb, enter)))
         deliver_ops(t, r, cbid, cb, enter);
+    t->current = NULL;
     t->delivering = 0;
 }
 

@@ -98,11 +98,14 @@ int dls_drv_in_shim(void)
 CUresult dls_drv_ctx_enter(CUcontext ctx, int *pushed)
 {
     *pushed = 0;
-    CUcontext cur = NULL;
-    if (!ctx || (dls_drv_ctx_get_current(&cur) == CUDA_SUCCESS && cur == ctx))
+    dls_cuda_thread *t = dls_cuda_thread_self();
+    CUcontext cur = t->current;
+    if (!ctx || cur == ctx || (!cur && dls_drv_ctx_get_current(&cur) == CUDA_SUCCESS && cur == ctx))
         return CUDA_SUCCESS;
     CUresult r = dls_drv_ctx_push_current(ctx);
     *pushed = r == CUDA_SUCCESS;
+    if (*pushed)
+        t->current = NULL; /* not known again until the delivery ends: the pop restores what was current */
     return r;
 }
 

@@ -41,7 +41,8 @@ int dls_drv_in_shim(void);
  * stream, and the legacy and per-thread handles name the current context's streams, so the shim
  * enters a stream's context before such calls. Returns CUDA_SUCCESS with *pushed = 1 when a
  * context was pushed (dls_drv_ctx_leave pops it), 0 when none was; or the driver's error, with
- * nothing pushed. */
+ * nothing pushed. Inside a delivery the callback's context tells what is current (thread.h), so
+ * the driver is asked only outside one or after a push. */
 CUresult dls_drv_ctx_enter(CUcontext ctx, int *pushed) DLS_UNLOCKED;
 
 /* Undoes dls_drv_ctx_enter: pops the context it pushed, if it pushed one. */

@@ -38,6 +38,8 @@ typedef struct {
 typedef struct {
     int guarded;                        /* depth of the shim's guarded driver calls in progress (drv.h) */
     int delivering;                     /* a delivery to the policy is in progress */
+    CUcontext current;                  /* during a delivery, the context current on the thread (the
+                                         * callback's), NULL when not known (drv.h asks the driver) */
     uint32_t open[DLS_CUDA_OPEN_CALLS]; /* correlation ids of the driver calls the thread is inside */
     unsigned nopen;                     /* how many (more than DLS_CUDA_OPEN_CALLS: the rest are not kept) */
     int nested;                         /* the phase being delivered is of a nested call */

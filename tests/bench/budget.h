@@ -31,39 +31,40 @@
 #define DLS_CALLS "driver calls"
 #define DLS_GROWTH "% growth"
 
-#define DLS_BUDGETS(X)                                                                                              \
-    X(FIX_OP, "fix-op", "bench_cost", "fix, per cudaMemsetAsync, calling thread", DLS_INSTR, 600, DLS_HELD)         \
-    X(FIX_PENDING_OP, "fix-pending-op", "bench_cost",                                                               \
-      "fix with one exchanged tensor pending, per cudaMemsetAsync, calling thread", DLS_INSTR, 850, DLS_HELD)       \
-    X(CHECK_OP, "check-op", "bench_cost", "check, per cudaMemsetAsync, calling thread", DLS_INSTR, 760, DLS_HELD)   \
-    X(FIX_EXCHANGE, "fix-exchange", "bench_cost",                                                                   \
-      "fix, per legacy exchange of a device tensor with no device work, whole process", DLS_INSTR, 4000, DLS_HELD)  \
-    X(LOG_RECORD, "log-record", "bench_cost", "per log record, whole process", DLS_INSTR, 1000, DLS_HELD)           \
-    X(STREAM_CREATE_DESTROY, "stream-create-destroy", "bench_cost",                                                 \
-      "fix, per cudaStreamCreateWithFlags + cudaStreamDestroy, calling thread", DLS_INSTR, 1500, DLS_HELD)          \
-    X(FIX_STREAM_EXCHANGE, "fix-stream-exchange", "bench_cost",                                                     \
-      "fix, per legacy exchange with a stream the consumer creates and destroys for it, calling thread", DLS_INSTR, \
-      4050, DLS_HELD)                                                                                               \
-    X(HOOKS_EXPORT_RELEASE, "hooks-export-release", "bench_hooks",                                                  \
-      "a wrapped export+release with the log off, over a direct one, whole process", DLS_INSTR, 500, DLS_HELD)      \
-    X(GIL_HOOKS, "gil-hooks", "bench_pyframes",                                                                     \
-      "check, the GIL hooks per ctypes call (release and take-back), whole process", DLS_INSTR, 60, DLS_HELD)       \
-    X(PYTHON_STACK, "python-stack", "bench_pyframes",                                                               \
-      "check, per Python stack captured beside its native one, whole process", DLS_INSTR, 16000, DLS_HELD)          \
-    X(FIX_ORDERED_PATH, "fix-ordered-path", "bench_pipeline",                                                       \
-      "fix, per already-ordered exchange, whole path, calling thread", DLS_INSTR, 3000, DLS_GOAL)                   \
-    X(FIX_ORDERED_CALLS, "fix-ordered-calls", "bench_pipeline",                                                     \
-      "fix, dlsync's driver calls per already-ordered exchange", DLS_CALLS, 0, DLS_HELD)                            \
-    X(FIX_LEGACY_PATH, "fix-legacy-path", "bench_pipeline",                                                         \
-      "fix, per legacy exchange that needs its wait, whole path, calling thread", DLS_INSTR, 6000, DLS_GOAL)        \
-    X(FIX_LEGACY_CALLS, "fix-legacy-calls", "bench_pipeline",                                                       \
-      "fix, dlsync's driver calls per legacy exchange that needs its wait", DLS_CALLS, 2, DLS_GOAL)                 \
-    X(CHECK_ORDERED_PATH, "check-ordered-path", "bench_pipeline",                                                   \
-      "check, per already-ordered exchange, whole path, calling thread", DLS_INSTR, 20000, DLS_GOAL)                \
-    X(FIX_SOAK_GROWTH, "fix-soak-growth", "bench_soak",                                                             \
-      "fix, dlsync's extra heap held after a soak pipeline, from N to 10N exchanges", DLS_GROWTH, 5, DLS_GOAL)      \
-    X(CHECK_SOAK_GROWTH, "check-soak-growth", "bench_soak",                                                         \
-      "check, dlsync's extra heap held after a soak pipeline, from N to 10N exchanges", DLS_GROWTH, 5, DLS_GOAL)
+#define DLS_BUDGETS(X)                                                                                                 \
+    X(FIX_OP, "fix-op", "bench_cost", "fix, per cudaMemsetAsync, calling thread", DLS_INSTR, 600, DLS_HELD)            \
+    X(FIX_PENDING_OP, "fix-pending-op", "bench_cost",                                                                  \
+      "fix with one exchanged tensor pending, per cudaMemsetAsync, calling thread", DLS_INSTR, 850, DLS_HELD)          \
+    X(CHECK_OP, "check-op", "bench_cost", "check, per cudaMemsetAsync, calling thread", DLS_INSTR, 760, DLS_HELD)      \
+    X(FIX_EXCHANGE, "fix-exchange", "bench_cost",                                                                      \
+      "fix, per legacy exchange of a device tensor with no device work, whole process", DLS_INSTR, 4000, DLS_HELD)     \
+    X(LOG_RECORD, "log-record", "bench_cost", "per log record, whole process", DLS_INSTR, 1000, DLS_HELD)              \
+    X(STREAM_CREATE_DESTROY, "stream-create-destroy", "bench_cost",                                                    \
+      "fix, per cudaStreamCreateWithFlags + cudaStreamDestroy, calling thread", DLS_INSTR, 1500, DLS_HELD)             \
+    X(FIX_STREAM_EXCHANGE, "fix-stream-exchange", "bench_cost",                                                        \
+      "fix, per legacy exchange with a stream the consumer creates and destroys for it, calling thread", DLS_INSTR,    \
+      4050, DLS_HELD)                                                                                                  \
+    X(HOOKS_EXPORT_RELEASE, "hooks-export-release", "bench_hooks",                                                     \
+      "a wrapped export+release with the log off, over a direct one, whole process", DLS_INSTR, 500, DLS_HELD)         \
+    X(GIL_HOOKS, "gil-hooks", "bench_pyframes",                                                                        \
+      "check, the GIL hooks per ctypes call (release and take-back), whole process", DLS_INSTR, 60, DLS_HELD)          \
+    X(PYTHON_STACK, "python-stack", "bench_pyframes",                                                                  \
+      "check, per Python stack captured beside its native one, whole process", DLS_INSTR, 16000, DLS_HELD)             \
+    X(FIX_ORDERED_PATH, "fix-ordered-path", "bench_pipeline",                                                          \
+      "fix, per already-ordered exchange, whole path, calling thread", DLS_INSTR, 3000, DLS_GOAL)                      \
+    X(FIX_ORDERED_CALLS, "fix-ordered-calls", "bench_pipeline",                                                        \
+      "fix, dlsync's driver calls per already-ordered exchange", DLS_CALLS, 0, DLS_HELD)                               \
+    X(FIX_LEGACY_PATH, "fix-legacy-path", "bench_pipeline",                                                            \
+      "fix, per legacy exchange that needs its wait, whole path, calling thread", DLS_INSTR, 6000, DLS_GOAL)           \
+    X(FIX_LEGACY_CALLS, "fix-legacy-calls", "bench_pipeline",                                                          \
+      "fix, dlsync's driver calls per legacy exchange that needs its waits (a record and a wait each way)", DLS_CALLS, \
+      4, DLS_HELD)                                                                                                     \
+    X(CHECK_ORDERED_PATH, "check-ordered-path", "bench_pipeline",                                                      \
+      "check, per already-ordered exchange, whole path, calling thread", DLS_INSTR, 20000, DLS_GOAL)                   \
+    X(FIX_SOAK_GROWTH, "fix-soak-growth", "bench_soak",                                                                \
+      "fix, dlsync's extra heap held after a soak pipeline, from N to 10N exchanges", DLS_GROWTH, 5, DLS_HELD)         \
+    X(CHECK_SOAK_GROWTH, "check-soak-growth", "bench_soak",                                                            \
+      "check, dlsync's extra heap held after a soak pipeline, from N to 10N exchanges", DLS_GROWTH, 5, DLS_HELD)
 
 /* A figure's class: a budget the code holds, or a goal it is meant to reach. */
 typedef enum { DLS_HELD, DLS_GOAL } dls_budget_class;

@@ -26,10 +26,10 @@ static void a_line_is_within_at_its_budget_and_over_past_it(void **state)
                               "OVER budget");
     assert_int_equal(dls_budget_line(line, sizeof line, DLS_BUDGET_LOG_RECORD, -1), DLS_BUDGET_UNMEASURED);
     assert_string_equal(line, "budget log-record (per log record, whole process): not measured, budget 1000");
-    assert_int_equal(dls_budget_line(line, sizeof line, DLS_BUDGET_FIX_LEGACY_CALLS, 3), DLS_BUDGET_OVER);
-    assert_string_equal(line, "goal fix-legacy-calls (fix, dlsync's driver calls per legacy exchange that needs its "
-                              "wait): 3.0 driver calls, goal 2.0: goal not yet met");
-    assert_int_equal(dls_budget_line(line, sizeof line, DLS_BUDGET_FIX_LEGACY_CALLS, 2), DLS_BUDGET_WITHIN);
+    assert_int_equal(dls_budget_line(line, sizeof line, DLS_BUDGET_FIX_LEGACY_PATH, 7000), DLS_BUDGET_OVER);
+    assert_string_equal(line, "goal fix-legacy-path (fix, per legacy exchange that needs its wait, whole path, calling "
+                              "thread): 7000 instructions, goal 6000: goal not yet met");
+    assert_int_equal(dls_budget_line(line, sizeof line, DLS_BUDGET_FIX_LEGACY_PATH, 6000), DLS_BUDGET_WITHIN);
     assert_non_null(strstr(line, ": goal met"));
 }
 
@@ -54,31 +54,31 @@ static void the_verdict_names_what_is_over_or_missing(void **state)
     char text[8192], verdict[2048];
     output(text, sizeof text, -1, 0);
     assert_int_equal(dls_budget_verdict_of(text, verdict, sizeof verdict), 0);
-    assert_string_equal(verdict, "bench: all 11 figures within budget; goals met: 6 of 6");
+    assert_string_equal(verdict, "bench: all 14 figures within budget; goals met: 3 of 3");
 
     output(text, sizeof text, DLS_BUDGET_FIX_OP, 613);
     assert_int_equal(dls_budget_verdict_of(text, verdict, sizeof verdict), 1);
-    assert_string_equal(verdict, "bench: 1 of 11 figures OVER budget, 0 not measured, 10 within budget (bench_cost "
-                                 "fix-op 613 > 600); goals met: 6 of 6");
+    assert_string_equal(verdict, "bench: 1 of 14 figures OVER budget, 0 not measured, 13 within budget (bench_cost "
+                                 "fix-op 613 > 600); goals met: 3 of 3");
 
     output(text, sizeof text, DLS_BUDGET_HOOKS_EXPORT_RELEASE, -2);
     assert_int_equal(dls_budget_verdict_of(text, verdict, sizeof verdict), 1);
-    assert_string_equal(verdict, "bench: 0 of 11 figures OVER budget, 1 not measured, 10 within budget (bench_hooks "
-                                 "hooks-export-release); goals met: 6 of 6");
+    assert_string_equal(verdict, "bench: 0 of 14 figures OVER budget, 1 not measured, 13 within budget (bench_hooks "
+                                 "hooks-export-release); goals met: 3 of 3");
 
     output(text, sizeof text, DLS_BUDGET_CHECK_OP, -1);
     assert_int_equal(dls_budget_verdict_of(text, verdict, sizeof verdict), 1);
     assert_non_null(strstr(verdict, "1 not measured"));
 
     /* A goal not yet met is named, and fails nothing; a goal not measured fails the run. */
-    output(text, sizeof text, DLS_BUDGET_FIX_LEGACY_CALLS, 3);
+    output(text, sizeof text, DLS_BUDGET_FIX_LEGACY_PATH, 7000);
     assert_int_equal(dls_budget_verdict_of(text, verdict, sizeof verdict), 0);
-    assert_string_equal(verdict, "bench: all 11 figures within budget; goals met: 5 of 6 (not yet: bench_pipeline "
-                                 "fix-legacy-calls 3.0 > 2.0)");
-    output(text, sizeof text, DLS_BUDGET_FIX_SOAK_GROWTH, -2);
+    assert_string_equal(verdict, "bench: all 14 figures within budget; goals met: 2 of 3 (not yet: bench_pipeline "
+                                 "fix-legacy-path 7000 > 6000)");
+    output(text, sizeof text, DLS_BUDGET_FIX_ORDERED_PATH, -2);
     assert_int_equal(dls_budget_verdict_of(text, verdict, sizeof verdict), 1);
-    assert_string_equal(verdict, "bench: all 11 figures within budget; goals met: 5 of 6, 1 not measured (not yet: "
-                                 "bench_soak fix-soak-growth)");
+    assert_string_equal(verdict, "bench: all 14 figures within budget; goals met: 2 of 3, 1 not measured (not yet: "
+                                 "bench_pipeline fix-ordered-path)");
     /* A figure written in another unit than its own is not measured. */
     output(text, sizeof text, DLS_BUDGET_FIX_OP, -2);
     strcat(text, "budget fix-op (fix): 10 driver calls, budget 600: within budget\n");
@@ -131,10 +131,10 @@ static void make_bench_fails_when_a_figure_is_over(void **state)
         const char *last;
     } cases[] = {
         {613, 0, 1,
-         "bench: 1 of 11 figures OVER budget, 0 not measured, 10 within budget (bench_cost fix-op 613 > 600); goals "
-         "met: 6 of 6"},
-        {600, 0, 0, "bench: all 11 figures within budget; goals met: 6 of 6"},
-        {580, 3, 1, "bench: all 11 figures within budget; goals met: 6 of 6"},
+         "bench: 1 of 14 figures OVER budget, 0 not measured, 13 within budget (bench_cost fix-op 613 > 600); goals "
+         "met: 3 of 3"},
+        {600, 0, 0, "bench: all 14 figures within budget; goals met: 3 of 3"},
+        {580, 3, 1, "bench: all 14 figures within budget; goals met: 3 of 3"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         output(text, sizeof text, DLS_BUDGET_FIX_OP, -2); /* every figure but fix-op */

@@ -26,8 +26,8 @@ static void the_short_soak_completes_and_measures_both_modes(void **state)
     assert_int_equal(dls_run(argv, env, &r), 0);
     printf("%s", r.out);
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "goal fix-soak-growth ("));
-    assert_non_null(strstr(r.out, "goal check-soak-growth ("));
+    assert_non_null(strstr(r.out, "budget fix-soak-growth ("));
+    assert_non_null(strstr(r.out, "budget check-soak-growth ("));
     assert_null(strstr(r.out, "not measured"));
     dls_run_free(&r);
 }

@@ -1,6 +1,7 @@
 /* Unit tests of shim/cuda/callback.c: delivery at ENTER and EXIT, each call one way (the work
- * lane or the op lane), the ENTER gate, one operation per runtime call and the driver call beneath
- * it, the re-entrancy guard, id retirement at destroy, formatting. */
+ * lane or the op lane), the context current during a delivery, the ENTER gate, one operation per
+ * runtime call and the driver call beneath it, the re-entrancy guard, id retirement at destroy,
+ * formatting. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -400,6 +401,66 @@ static void shim_calls_are_not_reported(void **state)
     assert_int_equal(dls_drv_event_record((CUevent)0xe1, NULL), CUDA_ERROR_NOT_INITIALIZED);
 }
 
+static int ctx_asked, ctx_pushed;
+
+static CUresult counting_ctx_get_current(CUcontext *ctx)
+{
+    ctx_asked++;
+    *ctx = FAKE_CTX;
+    return CUDA_SUCCESS;
+}
+
+static CUresult counting_ctx_push_current(CUcontext ctx)
+{
+    (void)ctx;
+    ctx_pushed++;
+    return CUDA_SUCCESS;
+}
+
+/* Enters the context of the launch's stream as the policy does before a record or wait: the
+ * fake's own context, then another one, then the fake's again (after the push). */
+static void enter_contexts(const dls_cuda_op *op)
+{
+    CUcontext other = (CUcontext)0x7100;
+    int pushed = -1;
+    if (op->kind != DLS_OP_LAUNCH || op->phase != DLS_PHASE_ENTER)
+        return;
+    assert_int_equal(dls_drv_ctx_enter(FAKE_CTX, &pushed), CUDA_SUCCESS);
+    assert_int_equal(pushed, 0);
+    assert_int_equal(ctx_asked, 0); /* the callback said FAKE_CTX is current */
+    assert_int_equal(dls_drv_ctx_enter(other, &pushed), CUDA_SUCCESS);
+    assert_int_equal(pushed, 1);
+    assert_int_equal(ctx_asked, 0);
+    dls_drv_ctx_leave(pushed);
+    assert_int_equal(dls_drv_ctx_enter(FAKE_CTX, &pushed), CUDA_SUCCESS); /* after a push: asked */
+    assert_int_equal(pushed, 0);
+    assert_int_equal(ctx_asked, 1);
+}
+
+/* Inside a delivery the shim enters a stream's context without asking the driver which one is
+ * current (the callback's data says it); after a push of its own, and outside a delivery, it
+ * asks. */
+static void a_delivery_knows_the_current_context(void **state)
+{
+    (void)state;
+    fake_table.ctx_get_current = counting_ctx_get_current;
+    fake_table.ctx_push_current = counting_ctx_push_current;
+    ctx_asked = ctx_pushed = 0;
+    also = enter_contexts;
+    uint64_t buf[1] = {0};
+    size_t size = 8;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+    cuLaunchKernel_params lp = {.f = (CUfunction)0xf00, .extra = extra};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuLaunchKernel), CUPTI_API_ENTER, "cuLaunchKernel", &lp);
+    assert_int_equal(nseen, 1);
+    assert_int_equal(ctx_pushed, 1);
+    int pushed = -1;
+    assert_int_equal(dls_drv_ctx_enter(FAKE_CTX, &pushed), CUDA_SUCCESS); /* no delivery now */
+    assert_int_equal(ctx_asked, 2);
+    fake_table.ctx_get_current = fake_ctx_get_current;
+    fake_table.ctx_push_current = fake_ctx_push_current;
+}
+
 /* One creation and destruction of stream h (its ENTER and EXIT), in the calling thread's
  * context. */
 static void create_and_destroy(CUstream h)
@@ -664,6 +725,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(the_lane_calls_never_reach_the_op_receiver, setup, teardown),
         cmocka_unit_test_setup_teardown(runtime_call_annotates_the_driver_call_beneath, setup, teardown),
         cmocka_unit_test_setup_teardown(shim_calls_are_not_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_delivery_knows_the_current_context, setup, teardown),
         cmocka_unit_test_setup_teardown(launch_exit_carries_the_enter_decode, setup, teardown),
         cmocka_unit_test_setup_teardown(destroyed_handles_get_new_ids_when_reused, setup, teardown),
         cmocka_unit_test_setup_teardown(a_stream_no_model_holds_comes_and_goes_as_a_call, setup, teardown),
