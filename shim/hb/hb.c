@@ -18,10 +18,16 @@ static void forget_points(dls_hb_stream *s)
 dls_hb *dls_hb_create(void)
 {
     dls_hb *e = calloc(1, sizeof(dls_hb));
-    if (e) {
-        e->last_slot = DLS_HB_NONE;
-        e->now = 1; /* ends are never 0, which marks a capture (dls_hb_cap) */
+    dls_hb_stream_hit *hits = malloc(DLS_HB_HITS * sizeof *hits);
+    if (!e || !hits) {
+        free(e);
+        free(hits);
+        return NULL;
     }
+    for (int i = 0; i < DLS_HB_HITS; i++)
+        hits[i].slot = DLS_HB_NONE;
+    e->hits = hits;
+    e->now = 1; /* ends are never 0, which marks a capture (dls_hb_cap) */
     return e;
 }
 
@@ -54,6 +60,7 @@ void dls_hb_destroy(dls_hb *e)
     dls_hb_slab_free(&e->stream_slots);
     dls_hb_slab_free(&e->thread_slots);
     dls_hb_slab_free(&e->event_slots);
+    free(e->hits);
     free(e->mark);
     free(e->cand);
     dls_hb_map_free(&e->stream_map);
@@ -63,9 +70,23 @@ void dls_hb_destroy(dls_hb *e)
     free(e);
 }
 
+/* The remembered lookup of stream id's place. */
+static dls_hb_stream_hit *hit_of(const dls_hb *e, uint64_t id)
+{
+    return &e->hits[(id ^ id >> 3) & (DLS_HB_HITS - 1)];
+}
+
 uint32_t dls_hb_find_stream(const dls_hb *e, uint64_t id)
 {
-    return dls_hb_map_get(&e->stream_map, id);
+    dls_hb_stream_hit *h = hit_of(e, id);
+    if (h->slot != DLS_HB_NONE && h->id == id)
+        return h->slot;
+    uint32_t slot = dls_hb_map_get(&e->stream_map, id);
+    if (slot != DLS_HB_NONE) {
+        h->id = id;
+        h->slot = slot;
+    }
+    return slot;
 }
 
 dls_hb_thread *dls_hb_find_thread(const dls_hb *e, uint64_t id)
@@ -76,11 +97,7 @@ dls_hb_thread *dls_hb_find_thread(const dls_hb *e, uint64_t id)
 
 dls_hb_stream *dls_hb_live_stream(dls_hb *e, uint64_t id, uint32_t *slot)
 {
-    uint32_t i = e->last_slot != DLS_HB_NONE && e->last_sid == id ? e->last_slot : dls_hb_find_stream(e, id);
-    if (i != DLS_HB_NONE) {
-        e->last_sid = id;
-        e->last_slot = i;
-    }
+    uint32_t i = dls_hb_find_stream(e, id);
     if (i == DLS_HB_NONE || e->streams[i].removed)
         return NULL;
     *slot = i;
@@ -195,8 +212,9 @@ int dls_hb_stream_forget(dls_hb *e, uint64_t id)
     dls_hb_ctx *c = &e->ctxs[s->ctx];
     drop_slot(c->all, &c->nall, slot);
     dls_hb_map_del(&e->stream_map, id);
-    if (e->last_slot == slot)
-        e->last_slot = DLS_HB_NONE;
+    dls_hb_stream_hit *h = hit_of(e, id);
+    if (h->slot == slot)
+        h->slot = DLS_HB_NONE;
     dls_hb_clk_release(s->clk);
     s->clk = NULL;
     forget_points(s);

@@ -81,6 +81,14 @@ typedef struct {
     uint32_t ndirty;
 } dls_hb_ctx;
 
+/* One remembered stream lookup (dls_hb.hits): slot DLS_HB_NONE, none. */
+typedef struct {
+    uint64_t id;
+    uint32_t slot;
+} dls_hb_stream_hit;
+
+#define DLS_HB_HITS 8 /* stream lookups remembered, a power of two */
+
 struct dls_hb {
     dls_hb_stream *streams;
     dls_hb_slab stream_slots; /* a forgotten stream's slot is released */
@@ -93,11 +101,13 @@ struct dls_hb {
     dls_hb_map stream_map, thread_map, event_map, ctx_map;
     uint64_t ver;
     uint64_t now; /* the highest end stamp told */
-    /* the last stream and thread looked up by an operation (consecutive operations usually
-     * share them): ids and slots are never reused, a removed thread clears its entry */
-    uint64_t last_sid, last_tid;
-    uint32_t last_slot; /* DLS_HB_NONE: no entry */
-    uint32_t last_ti;   /* valid while tid_cached; DLS_HB_NONE: a thread without a record */
+    /* the latest stream lookups, direct-mapped by id (an exchange's operations and queries ask
+     * for the same few streams again and again): ids are never reused, a forgotten stream
+     * clears its own entry; a pointer, so that lookups through a const engine keep them too */
+    dls_hb_stream_hit *hits;
+    /* the last thread looked up by an operation: a removed thread clears it */
+    uint64_t last_tid;
+    uint32_t last_ti; /* valid while tid_cached; DLS_HB_NONE: a thread without a record */
     uint8_t tid_cached;
     uint8_t wary; /* dls_hb_set_wary */
     /* query scratch, capacity capscratch (stream_slots.cap at least) */
