@@ -3,6 +3,7 @@
 
 #include "../common/compiler.h"
 #include "../common/export.h"
+#include "../report/stack.h"
 #include "../report/warn.h"
 #include "caller.h"
 #include "engine.h"
@@ -46,18 +47,20 @@ void dls_loader_hooks_enable(void)
 
 typedef int (*dlclose_fn)(void *);
 
-/* The exported dlclose: the binding engine forgets the objects it finished (one may be unloaded
- * and another loaded at its address). */
+/* The exported dlclose: the binding engine forgets the objects it finished, and the stack
+ * capture the code it walked (one may be unloaded and another loaded at its address). */
 DLS_EXPORT DLS_NO_SANITIZE int dlclose(void *handle)
 {
     dls_dlclose_fn f = dls_real_dlclose_fn();
     if (!f)
         return -1;
-    if (!dls_loader_active())
-        return f(handle);
-    dls_engine_unload_begin();
+    int active = dls_loader_active();
+    if (active)
+        dls_engine_unload_begin();
     int rc = f(handle);
-    dls_engine_unload_end(1);
+    if (active)
+        dls_engine_unload_end(1);
+    dls_stack_unloaded(); /* its code's addresses may come to hold another object's */
     return rc;
 }
 

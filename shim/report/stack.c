@@ -14,6 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
+void dls_stack_unloaded(void)
+{
+    dls_unwind_unloaded();
+}
+
 void dls_stack_capture_native(dls_stack *s)
 {
     s->n = dls_unwind(s->pc, DLS_STACK_MAX);

@@ -39,6 +39,10 @@ void dls_stack_capture(dls_stack *s) DLS_UNLOCKED;
  * data. */
 void dls_stack_capture_native(dls_stack *s) DLS_UNLOCKED;
 
+/* Tells the capture that the program unloaded an object (dlclose): what it knew of the
+ * object's code is forgotten before the next capture. Thread-safe, lock-free. */
+void dls_stack_unloaded(void);
+
 /* Where a native frame lies, for symbolizing it offline (`dlsync report` finds file:line with
  * it, objinfo.h): the object's path (NULL when no loaded object holds the address), the frame's
  * address in the object's own addresses (the pc, minus one for a return address, less the

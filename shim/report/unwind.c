@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -61,7 +62,16 @@ typedef struct {
     uintptr_t lo, hi;        /* the stack's bounds; hi 0: not asked yet */
     int no_bounds;           /* the bounds could not be had */
     unsigned long long subs; /* the loader's unload count the rules were made under */
+    unsigned unloads;        /* g_unloads as the rules were made */
+    unsigned walks;          /* walks made: every SUBS_EVERY-th one asks the loader */
+    unsigned long found;     /* rules found in the unwind tables (dls_unwind_rules_found_for_tests) */
 } walker;
+
+/* Unloads told by dls_unwind_unloaded (the shim's dlclose). The loader's own count is read at
+ * one walk in SUBS_EVERY on each thread, for an unload made around the shim's dlclose: asking it
+ * at every walk took a lock and a fifth of a walk. */
+static atomic_uint g_unloads;
+#define SUBS_EVERY 64
 
 static dls_thread_block g_block = DLS_THREAD_BLOCK_INIT(sizeof(walker));
 static __thread walker *t_walker;
@@ -502,11 +512,15 @@ static walker *walker_self(void) DLS_UNLOCKED
         if (w->no_bounds)
             return NULL;
     }
-    unsigned long long subs = 0;
-    dl_iterate_phdr(read_subs, &subs);
-    if (subs != w->subs) { /* an object was unloaded: its addresses may hold another's code */
+    unsigned unloads = atomic_load_explicit(&g_unloads, memory_order_acquire);
+    unsigned long long subs = w->subs;
+    if (w->walks++ % SUBS_EVERY == 0)
+        dl_iterate_phdr(read_subs, &subs);
+    if (subs != w->subs || unloads != w->unloads) { /* an object was unloaded: its addresses may hold
+                                                     * another's code */
         memset(w->rules, 0, sizeof w->rules);
         w->subs = subs;
+        w->unloads = unloads;
     }
     return w;
 }
@@ -527,8 +541,19 @@ static const rule *rule_of(walker *w, uintptr_t pc)
             i = (h + (unsigned)(pc >> 4) % PROBE) % RULES; /* all taken: replace one */
     }
     w->rules[i].r = rule_for(pc);
+    w->found++;
     w->rules[i].pc = pc;
     return &w->rules[i].r;
+}
+
+void dls_unwind_unloaded(void)
+{
+    atomic_fetch_add_explicit(&g_unloads, 1, memory_order_release);
+}
+
+unsigned long dls_unwind_rules_found_for_tests(void)
+{
+    return t_walker ? t_walker->found : 0;
 }
 
 /* Not instrumented: the reads of other frames' slots are checked against the stack above. */
@@ -572,6 +597,15 @@ __attribute__((noinline, no_sanitize_address)) int dls_unwind(void **pc, int max
 }
 
 #else
+
+void dls_unwind_unloaded(void)
+{
+}
+
+unsigned long dls_unwind_rules_found_for_tests(void)
+{
+    return 0;
+}
 
 int dls_unwind(void **pc, int max)
 {

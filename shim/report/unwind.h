@@ -12,7 +12,9 @@
  * frame above the last: a chain that leaves the stack ends the walk, never faults. x86-64 only;
  * elsewhere, or when the thread's stack bounds or the first frame's rule are unknown (a stack of
  * its own, sigaltstack), the walk reports that it cannot, and the caller falls back to
- * backtrace(3). The rules are forgotten when an object is unloaded. Thread-safe; allocates one
+ * backtrace(3). The rules are forgotten when an object is unloaded: at once when the shim's
+ * dlclose tells it, within 64 walks of the thread when the loader's count says so. Thread-safe;
+ * allocates one
  * block per thread at its first walk (thread_block.h). */
 #ifndef DLS_UNWIND_H
 #define DLS_UNWIND_H
@@ -24,5 +26,13 @@
  * cannot start (the caller falls back to backtrace). Stops early at a frame whose rule it does
  * not know or whose reads leave the stack. */
 int dls_unwind(void **pc, int max) DLS_UNLOCKED;
+
+/* Tells every thread's walker that an object may have been unloaded (its addresses may come to
+ * hold another object's code): each forgets its rules at its next walk. Thread-safe, lock-free. */
+void dls_unwind_unloaded(void);
+
+/* Tests only: how many rules the calling thread's walker has found in the unwind tables (a
+ * stack seen before is walked from the rules kept, finding none). */
+unsigned long dls_unwind_rules_found_for_tests(void);
 
 #endif

@@ -84,6 +84,25 @@ static void the_walk_finds_backtraces_frames(void **state)
     assert_int_equal(c[0].nwalk, c[1].nwalk);
 }
 
+/* A stack walked again is walked from the rules kept; after an unload told by the shim's
+ * dlclose, its rules are found anew (the unloaded object's addresses may hold other code). */
+static void an_unload_makes_the_walk_find_its_rules_again(void **state)
+{
+    (void)state;
+    capture c;
+    unsigned long found[3];
+    for (int i = 0; i < 3; i++) { /* one call site: the same stack each time */
+        unsigned long before = dls_unwind_rules_found_for_tests();
+        depth1(&c, MAX);
+        found[i] = dls_unwind_rules_found_for_tests() - before;
+        assert_same_stack(&c);
+        if (i == 1)
+            dls_unwind_unloaded();
+    }
+    assert_int_equal(found[1], 0);
+    assert_true(found[2] > 0);
+}
+
 static void the_walk_stops_at_its_maximum(void **state)
 {
     (void)state;
@@ -142,6 +161,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_walk_finds_backtraces_frames),
+        cmocka_unit_test(an_unload_makes_the_walk_find_its_rules_again),
         cmocka_unit_test(the_walk_stops_at_its_maximum),
         cmocka_unit_test(the_walk_works_on_other_threads),
         cmocka_unit_test(the_walk_declines_on_an_alternate_stack),
