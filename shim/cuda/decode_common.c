@@ -7,7 +7,7 @@
 void dls_cuda_decode_stream(dls_cuda_op *op, CUstream h, int per_thread_call, const CUpti_CallbackData *cb)
 {
     op->flags |= DLS_OPF_HAS_STREAM;
-    dls_cuda_stream_resolve(h, per_thread_call, cb->context, &op->stream);
+    op->stream = *dls_cuda_stream_resolve_latest(&dls_cuda_thread_self()->latest, h, per_thread_call, cb->context);
 }
 
 void dls_cuda_decode_on_stream(dls_cuda_op *op, dls_op_kind kind, const CUpti_CallbackData *cb, CUstream h,

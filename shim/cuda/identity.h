@@ -48,22 +48,22 @@ void dls_cuda_stream_resolve_destroyed(CUstream h, int per_thread_call, CUcontex
 extern atomic_uint_fast64_t dls_cuda_stream_gen DLS_HIDDEN;
 
 /* h resolved as dls_cuda_stream_resolve resolves it, through the calling thread's latest
- * resolution, which it replaces on a miss (an unresolved stream is not kept). The result points
- * into `latest`: valid until the next call with it. Lock-free; inline: every work the lane
- * delivers asks it. */
+ * resolutions, one of which it replaces on a miss (an unresolved stream is not kept). The result
+ * points into `latest`: valid until the next call with it. Lock-free; inline: every operation
+ * the lanes deliver asks it. */
 static inline const dls_cuda_stream *dls_cuda_stream_resolve_latest(dls_cuda_stream_latest *latest, CUstream h,
                                                                     int per_thread_call, CUcontext cur_ctx)
 {
     uint64_t gen = atomic_load_explicit(&dls_cuda_stream_gen, memory_order_acquire);
-    if (latest->gen == gen && latest->handle == (uintptr_t)h && latest->ctx == (uintptr_t)cur_ctx &&
-        latest->per_thread == per_thread_call)
-        return &latest->s;
-    dls_cuda_stream_resolve(h, per_thread_call, cur_ctx, &latest->s);
-    latest->handle = (uintptr_t)h;
-    latest->ctx = (uintptr_t)cur_ctx;
-    latest->per_thread = per_thread_call;
-    latest->gen = latest->s.resolved ? gen : 0;
-    return &latest->s;
+    __typeof__(latest->one[0]) *e = &latest->one[((uintptr_t)h ^ (uintptr_t)h >> 7) % DLS_CUDA_LATEST];
+    if (e->gen == gen && e->handle == (uintptr_t)h && e->ctx == (uintptr_t)cur_ctx && e->per_thread == per_thread_call)
+        return &e->s;
+    dls_cuda_stream_resolve(h, per_thread_call, cur_ctx, &e->s);
+    e->handle = (uintptr_t)h;
+    e->ctx = (uintptr_t)cur_ctx;
+    e->per_thread = per_thread_call;
+    e->gen = e->s.resolved ? gen : 0;
+    return &e->s;
 }
 
 /* Invalidates cached stream resolutions in every thread (call after a stream is destroyed). */

@@ -18,14 +18,18 @@ typedef struct {
     uint64_t words[DLS_SCRATCH_WORDS];
 } dls_cuda_scratch;
 
-/* A thread's latest resolution, keyed by the arguments as passed and the generation: a thread
- * enqueues mostly on the stream it used last, and this is asked before the per-thread cache of
- * dls_cuda_stream_resolve. The caller keeps it per thread (zeroed: none). */
+/* A thread's latest resolutions, keyed by the arguments as passed and the generation,
+ * direct-mapped by handle: a thread enqueues mostly on the few streams it used last (a producer's
+ * and a consumer's), and these are asked before the per-thread cache of dls_cuda_stream_resolve.
+ * The caller keeps them per thread (zeroed: none). */
+#define DLS_CUDA_LATEST 4
 typedef struct {
-    uintptr_t handle, ctx;
-    int per_thread;
-    uint64_t gen; /* 0: none */
-    dls_cuda_stream s;
+    struct {
+        uintptr_t handle, ctx;
+        int per_thread;
+        uint64_t gen; /* 0: none */
+        dls_cuda_stream s;
+    } one[DLS_CUDA_LATEST];
 } dls_cuda_stream_latest;
 
 #define DLS_CUDA_OPEN_CALLS 4 /* driver calls a thread is inside that nesting keeps apart */
@@ -34,7 +38,7 @@ typedef struct {
  * delivered ENTER of call (work_cbid, its correlation id, work_params), which the EXIT of the
  * same call delivers again instead of decoding it twice (these calls have no output parameter,
  * so both phases decode the same); `op` likewise for the op lane's event records and waits. Every delivery on the thread drops it first (a nested call
- * rewrites the scratch area). `latest` is the thread's latest stream resolution (identity.h). */
+ * rewrites the scratch area). `latest` is the thread's latest stream resolutions (identity.h). */
 typedef struct {
     int guarded;                        /* depth of the shim's guarded driver calls in progress (drv.h) */
     int delivering;                     /* a delivery to the policy is in progress */
