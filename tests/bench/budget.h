@@ -60,7 +60,7 @@
       "fix, dlsync's driver calls per legacy exchange that needs its waits (a record and a wait each way)", DLS_CALLS, \
       4, DLS_HELD)                                                                                                     \
     X(CHECK_ORDERED_PATH, "check-ordered-path", "bench_pipeline",                                                      \
-      "check, per already-ordered exchange, whole path, calling thread", DLS_INSTR, 20000, DLS_GOAL)                   \
+      "check, per already-ordered exchange, whole path, calling thread", DLS_INSTR, 20000, DLS_HELD)                   \
     X(FIX_SOAK_GROWTH, "fix-soak-growth", "bench_soak",                                                                \
       "fix, dlsync's extra heap held after a soak pipeline, from N to 10N exchanges", DLS_GROWTH, 5, DLS_HELD)         \
     X(CHECK_SOAK_GROWTH, "check-soak-growth", "bench_soak",                                                            \
