@@ -36,7 +36,8 @@
  *      and in check against DLSYNC_MODE=off, for an already-ordered exchange (the program's
  *      own events) and a legacy one that needs dlsync's wait: the instructions added on the
  *      calling thread (callgrind collecting exchange_path and its callees, where dlsync's
- *      callbacks run), and dlsync's own driver calls (the simulator's trace, CUDASIM_TRACE:
+ *      callbacks run), split into the CUPTI dispatch of its callbacks (a subscriber that
+ *      enables them and does nothing, libnullsub.so) and dlsync's own, and dlsync's own driver calls (the simulator's trace, CUDASIM_TRACE:
  *      every call's C line, named; the program's calls are the same in every mode, so the
  *      difference to the run with DLSYNC_MODE=off is the calls dlsync made), each the
  *      difference of runs of PATH2 and PATH1 exchanges; with the budgets and goals that hold
@@ -285,26 +286,32 @@ static double per_launch(int pending)
 }
 
 /* The environment of a whole-path child: the shim in `mode`, n exchanges ordered as `order`,
- * and `extra` (NULL: none). env must hold 9 entries; the strings live in buf (size 4096). */
+ * and `extra` (NULL: none). Mode "null" or "null-runtime" runs no shim but libnullsub.so, a CUPTI
+ * subscriber that enables the callbacks fix (or, with the runtime's, check) enables and does
+ * nothing: what the CUPTI dispatch of those callbacks costs. env must hold 9 entries; the
+ * strings live in buf (size 4096). */
 static void path_env(const char **env, char *buf, const char *mode, int order, int n, const char *extra)
 {
-    char shim[1024], cupti[1024], preload[2048];
+    char shim[1024], cupti[1024], preload[2048], nullsub[1024];
+    int null = strncmp(mode, "null", 4) == 0;
     dls_build_path(shim, sizeof shim, "lib/libdlsync.so");
     dls_build_path(cupti, sizeof cupti, "cudasim/libcupti.so.13");
+    dls_build_path(nullsub, sizeof nullsub, "scenarios/libnullsub.so");
     int k = 0, len = 0;
-    const char *fmt[] = {"LD_PRELOAD=%s", "DLSYNC_MODE=%s", "BENCH_CHILD=exchange%s", "DLSYNC_CUPTI=%s",
-                         "BENCH_EXCHANGES=%d"};
-    for (int i = 0; i < 5; i++) {
+    const char *fmt[] = {"LD_PRELOAD=%s",   "DLSYNC_MODE=%s",     "BENCH_CHILD=exchange%s",
+                         "DLSYNC_CUPTI=%s", "BENCH_EXCHANGES=%d", "CUDA_INJECTION64_PATH=%s"};
+    for (int i = 0; i < 6; i++) {
         env[k++] = buf + len;
-        len += 1 + (i == 0   ? snprintf(buf + len, 4096 - len, fmt[i], dls_preload_value(preload, sizeof preload, shim))
-                    : i == 1 ? snprintf(buf + len, 4096 - len, fmt[i], mode)
+        len += 1 + (i == 0   ? snprintf(buf + len, 4096 - len, fmt[i],
+                                      null ? "" : dls_preload_value(preload, sizeof preload, shim))
+                      : i == 1 ? snprintf(buf + len, 4096 - len, fmt[i], null ? "off" : mode)
                     : i == 2 ? snprintf(buf + len, 4096 - len, fmt[i], order == ORDER_EVENTS ? ":events" : "")
                     : i == 3 ? snprintf(buf + len, 4096 - len, fmt[i], cupti)
-                             : snprintf(buf + len, 4096 - len, fmt[i], n));
+                    : i == 4 ? snprintf(buf + len, 4096 - len, fmt[i], n)
+                             : snprintf(buf + len, 4096 - len, fmt[i], null ? nullsub : ""));
     }
-    env[k++] = "CUDA_INJECTION64_PATH=";
     env[k++] = "DLSYNC_LOG=";
-    env[k++] = extra ? extra : "CUDASIM_TRACE=";
+    env[k++] = extra ? extra : strcmp(mode, "null-runtime") == 0 ? "NULLSUB_RUNTIME=1" : "CUDASIM_TRACE=";
     env[k] = NULL;
 }
 
@@ -389,16 +396,23 @@ static int path_calls(const char *mode, int order, int n, call_count *counts, in
  * the figure that holds it (instr_budget, calls_budget; -1: none). */
 static void print_path(const char *what, const char *mode, int order, int instr_budget, int calls_budget)
 {
+    const char *null = strcmp(mode, "fix") == 0 ? "null" : "null-runtime"; /* fix enables no runtime callbacks */
     double fix1 = path_instructions(mode, order, PATH1), fix2 = path_instructions(mode, order, PATH2);
     double off1 = path_instructions("off", order, PATH1), off2 = path_instructions("off", order, PATH2);
+    double null1 = path_instructions(null, order, PATH1), null2 = path_instructions(null, order, PATH2);
     double added =
         fix1 < 0 || fix2 < 0 || off1 < 0 || off2 < 0 ? -1 : ((fix2 - fix1) - (off2 - off1)) / (PATH2 - PATH1);
-    printf("%s, %s: %.0f instructions per exchange on the calling thread with DLSYNC_MODE=off, %s adds %.0f\n", what,
-           mode, (off2 - off1) / (PATH2 - PATH1), mode, added);
+    double dispatch =
+        null1 < 0 || null2 < 0 || off1 < 0 || off2 < 0 ? -1 : ((null2 - null1) - (off2 - off1)) / (PATH2 - PATH1);
+    printf("%s, %s: %.0f instructions per exchange on the calling thread with DLSYNC_MODE=off, %s adds %.0f: %.0f "
+           "the CUPTI dispatch of its callbacks (a subscriber that does nothing, libnullsub.so), %.0f its own\n",
+           what, mode, (off2 - off1) / (PATH2 - PATH1), mode, added, dispatch, added - dispatch);
     printf("  measured with: BENCH_CHILD=exchange%s BENCH_EXCHANGES={%d,%d} DLSYNC_MODE=off|%s "
            "LD_PRELOAD=build/lib/libdlsync.so DLSYNC_CUPTI=build/cudasim/libcupti.so.13 valgrind --tool=callgrind "
-           "--separate-threads=yes --toggle-collect=exchange_path build/tests/bench_pipeline (thread 1's totals)\n",
-           order == ORDER_EVENTS ? ":events" : "", PATH1, PATH2, mode);
+           "--separate-threads=yes --toggle-collect=exchange_path build/tests/bench_pipeline (thread 1's totals); "
+           "the dispatch: the same without LD_PRELOAD and with CUDA_INJECTION64_PATH=build/scenarios/libnullsub.so%s\n",
+           order == ORDER_EVENTS ? ":events" : "", PATH1, PATH2, mode,
+           strcmp(null, "null") == 0 ? "" : " NULLSUB_RUNTIME=1");
     if (instr_budget >= 0)
         dls_budget_print((dls_budget_id)instr_budget, added);
     static call_count counts[NAMES];
