@@ -234,9 +234,28 @@ dls_pol_after *dls_pol_after_get(dls_pol_after *a)
     return a;
 }
 
+/* Takes a out of its stream's due slot when the slot holds it (lock held, racing only with
+ * dls_pol_after_take_due, which takes it whole or not at all): 1 when taken. */
+static int take_own_due(dls_pol_after *a)
+{
+    unsigned i = due_slot(a->st->id);
+    dls_pol_after *held = a;
+    if (atomic_load_explicit(&g_due[i].key, memory_order_acquire) != a->st->id ||
+        !atomic_compare_exchange_strong_explicit(&g_due[i].after, &held, NULL, memory_order_acq_rel,
+                                                 memory_order_relaxed))
+        return 0;
+    atomic_store_explicit(&g_due[i].key, 0, memory_order_release);
+    atomic_fetch_sub_explicit(&dls_pol_after_ndue, 1, memory_order_relaxed);
+    return 1;
+}
+
 void dls_pol_after_put(dls_pol_after *a)
 {
-    if (!a || --a->refs)
+    if (!a)
+        return;
+    if (--a->refs == 1 && take_own_due(a)) /* only its slot held it: no operation need record it */
+        a->refs = 0;
+    if (a->refs)
         return;
     if (a->ev)
         dls_pol_event_put(a->ev, a->st);

@@ -66,7 +66,8 @@ void dls_pol_after_placed(dls_pol_after *a) DLS_REQUIRES(dls_pol_g.lock);
 dls_pol_after *dls_pol_after_get(dls_pol_after *a) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Drops a reference of a (NULL ignored); the last one returns its event to the pool (no
- * CUDA call). */
+ * CUDA call). A due point left held by its stream's due slot alone is taken out of it and
+ * freed: nothing will ask for its event, and the stream's next operations find no point due. */
 void dls_pol_after_put(dls_pol_after *a) DLS_REQUIRES(dls_pol_g.lock);
 
 #endif

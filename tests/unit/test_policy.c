@@ -867,8 +867,8 @@ static void the_event_of_a_wait_being_made_is_not_reused(void **state)
 
 /* fix: a program that orders the producer's reuse after the consumer's read itself (its own event
  * recorded after the read, waited for by the producer's stream) gets no event of the shim's after
- * the read: the point is due until the consumer's next operation on its stream, and by then no
- * use holds it. */
+ * the read: the point is due until the reuse drops the released exchange's fence, the last that
+ * holds it, and is freed then, before the consumer's next operation on its stream. */
 static void an_ordered_reuse_records_no_event_after_the_read(void **state)
 {
     (void)state;
@@ -886,7 +886,8 @@ static void an_ordered_reuse_records_no_event_after_the_read(void **state)
     launch(1, "reuse", &mine, 1, 0);
     assert_int_equal(g_waits, waits); /* ordered by the program */
     assert_null(dls_pol_g.released);
-    launch(3, "next", &mine, 1, 0);           /* the due point is dropped: nothing holds it */
+    assert_false(dls_pol_after_any_due()); /* dropped with the fence: nothing holds it */
+    launch(3, "next", &mine, 1, 0);
     assert_int_equal(g_records, records + 1); /* the consumer's first use only */
 }
 
