@@ -35,6 +35,9 @@ void dls_pol_reset_for_tests(void)
         }
     }
     free(dls_map_take(&dls_pol_g.streams));
+    free(dls_pol_g.listed);
+    dls_pol_g.listed = NULL;
+    dls_pol_g.nlisted = dls_pol_g.caplisted = 0;
     while (dls_pol_g.forgotten.list) { /* held or not: no hold outlives a reset */
         dls_pol_stream *next = dls_pol_g.forgotten.list->forgotten;
         free(dls_pol_g.forgotten.list);

@@ -22,6 +22,14 @@ dls_pol_stream *dls_pol_stream_find(uint64_t id)
 static int insert(dls_pol_stream *s)
 {
     dls_map *m = &dls_pol_g.streams;
+    if (dls_pol_g.nlisted == dls_pol_g.caplisted) {
+        uint32_t cap = dls_pol_g.caplisted ? 2 * dls_pol_g.caplisted : 16;
+        dls_pol_stream **more = realloc(dls_pol_g.listed, cap * sizeof *more);
+        if (!more)
+            return -1;
+        dls_pol_g.listed = more;
+        dls_pol_g.caplisted = cap;
+    }
     if (dls_map_full(m)) {
         size_t cap = m->cap ? 2 * m->cap : 64;
         void *slots = calloc(cap, sizeof(dls_pol_stream_slot));
@@ -31,6 +39,8 @@ static int insert(dls_pol_stream *s)
     }
     dls_pol_stream_slot *sl = dls_map_claim(m, dls_map_index(m, s->id), s->id);
     sl->st = s;
+    s->listed = dls_pol_g.nlisted;
+    dls_pol_g.listed[dls_pol_g.nlisted++] = s;
     return 0;
 }
 
@@ -51,6 +61,9 @@ void dls_pol_stream_forget(dls_pol_stream *st)
     if (out != st)
         dls_pol_stream_drop(out);
     dls_map_remove_at(&dls_pol_g.streams, dls_map_index(&dls_pol_g.streams, st->id));
+    dls_pol_stream *moved = dls_pol_g.listed[--dls_pol_g.nlisted];
+    dls_pol_g.listed[st->listed] = moved;
+    moved->listed = st->listed;
     if (dls_pol_g.last == st)
         dls_pol_g.last = NULL;
     free(st->ring);

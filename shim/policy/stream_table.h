@@ -58,22 +58,13 @@ void dls_pol_stream_reap(void) DLS_REQUIRES(dls_pol_g.lock);
  * synchronize). */
 void dls_pol_stream_forget_done(void) DLS_REQUIRES(dls_pol_g.lock);
 
-/* The stream in slot i of the table, NULL when the slot is empty. */
-static inline dls_pol_stream *dls_pol_stream_at(size_t i) DLS_REQUIRES(dls_pol_g.lock)
-{
-    const dls_pol_stream_slot *sl = (const dls_pol_stream_slot *)dls_pol_g.streams.slots + i;
-    return sl->id ? sl->st : NULL;
-}
-
-/* Lock held: runs the statement that follows once for each stream of the table, in slot order,
+/* Lock held: runs the statement that follows once for each stream of the table, in no set order,
  * with s (a dls_pol_stream pointer of the caller's) set to it; `continue` and `break` work as in a
  * loop. The statement must not add or forget streams (forgetting moves them: collect, then
- * forget). The same loop as an index walk: the index stays in a register.
+ * forget). A walk of dls_pol_g.listed: as long as the streams known, not as the table's slots.
  *     dls_pol_stream *s;
  *     DLS_POL_EACH_STREAM(s) { ... } */
-#define DLS_POL_EACH_STREAM(s)                                              \
-    for (size_t s##_slot = 0; s##_slot < dls_pol_g.streams.cap; s##_slot++) \
-        if (!((s) = dls_pol_stream_at(s##_slot))) {                         \
-        } else
+#define DLS_POL_EACH_STREAM(s) \
+    for (uint32_t s##_at = 0; s##_at < dls_pol_g.nlisted && ((s) = dls_pol_g.listed[s##_at], 1); s##_at++)
 
 #endif

@@ -123,6 +123,7 @@ typedef struct dls_pol_stream_s {
                                            ranges, allocated (not cleared) at the first memory operation;
                                            NULL before */
     uint32_t named;                     /* the sweep (superseded.c) that found an exchange naming it */
+    uint32_t listed;                    /* its place in dls_pol_g.listed */
     struct dls_pol_stream_s *forgotten; /* the next forgotten stream not yet freed (stream_table.c) */
     atomic_uint holds;                  /* pointers kept past the lock (dls_pol_stream_hold) */
 } dls_pol_stream;
@@ -245,7 +246,9 @@ typedef struct {
     dls_mutex lock;
     int mode; /* dls_mode; set once at start */
     dls_hb *hb;
-    dls_map streams;     /* dls_pol_stream_slot by id (stream_table.h) */
+    dls_map streams;         /* dls_pol_stream_slot by id (stream_table.h) */
+    dls_pol_stream **listed; /* the same streams side by side, in no set order (DLS_POL_EACH_STREAM) */
+    uint32_t nlisted, caplisted;
     unsigned nremoved;   /* destroyed streams still in it (stream_table.c) */
     dls_pol_x *live;     /* live exchanges */
     dls_pol_x *released; /* released exchanges still watched (check) or fenced (fix), newest first */

@@ -594,7 +594,8 @@ static void chained_streams(uint64_t first, int n, uint64_t word)
 
 /* A destroyed stream whose pending work later work ordered after it superseded (for everything
  * it touched) is forgotten although the host never saw it complete: the table and hb hold about
- * as many streams as the program has at once, not every stream it made. */
+ * as many streams as the program has at once, not every stream it made, and a walk of the
+ * streams finds each of those once. */
 static void destroyed_streams_superseded_by_later_work_are_forgotten(void **state)
 {
     (void)state;
@@ -605,9 +606,15 @@ static void destroyed_streams_superseded_by_later_work_are_forgotten(void **stat
     modelled(399, &table, &model);
     assert_true(table && model); /* the latest write: nothing came after it */
     dls_pol_lock();
-    size_t held = dls_map_count(&dls_pol_g.streams);
+    size_t held = dls_map_count(&dls_pol_g.streams), walked = 0;
+    dls_pol_stream *s;
+    DLS_POL_EACH_STREAM (s) { /* the walk's list kept as the forgotten streams left it */
+        assert_ptr_equal(dls_pol_stream_find(s->id), s);
+        walked++;
+    }
     dls_pol_unlock();
     assert_true(held < 40);
+    assert_int_equal(walked, held);
 }
 
 /* A destroyed stream stays while any of its pending work is not superseded: a write nothing came
