@@ -43,7 +43,7 @@ void dls_pol_reset_for_tests(void)
         free(dls_pol_g.forgotten.list);
         dls_pol_g.forgotten.list = next;
     }
-    dls_pol_g.last = NULL;
+    memset(dls_pol_g.found, 0, sizeof dls_pol_g.found);
     dls_pol_g.nremoved = 0;
     free(dls_pol_g.superseded.pieces);
     free(dls_pol_g.superseded.cands);

@@ -10,11 +10,11 @@
 
 dls_pol_stream *dls_pol_stream_find(uint64_t id)
 {
-    dls_pol_stream *st = dls_pol_g.last; /* in the table while set */
-    if (st && st->id == id)
-        return st;
+    dls_pol_stream **found = &dls_pol_g.found[id % DLS_POL_FOUND]; /* in the table while set */
+    if (*found && (*found)->id == id)
+        return *found;
     const dls_pol_stream_slot *sl = dls_map_get(&dls_pol_g.streams, id);
-    return sl ? sl->st : NULL;
+    return sl ? (*found = sl->st) : NULL;
 }
 
 /* Inserts s, which the table does not hold, growing the table when it is half full. Returns 0 or
@@ -64,8 +64,8 @@ void dls_pol_stream_forget(dls_pol_stream *st)
     dls_pol_stream *moved = dls_pol_g.listed[--dls_pol_g.nlisted];
     dls_pol_g.listed[st->listed] = moved;
     moved->listed = st->listed;
-    if (dls_pol_g.last == st)
-        dls_pol_g.last = NULL;
+    if (dls_pol_g.found[st->id % DLS_POL_FOUND] == st)
+        dls_pol_g.found[st->id % DLS_POL_FOUND] = NULL;
     free(st->ring);
     st->ring = NULL;
     st->count = 0;
@@ -139,12 +139,9 @@ dls_pol_stream *dls_pol_stream_get(const dls_cuda_stream *s, uint64_t tid)
 {
     if (!s->resolved || !s->id)
         return NULL;
-    dls_pol_stream *st = dls_pol_g.last;
-    if (st && st->id == s->id)
-        return st;
-    st = dls_pol_stream_find(s->id);
+    dls_pol_stream *st = dls_pol_stream_find(s->id);
     if (st)
-        return dls_pol_g.last = st;
+        return st;
     st = calloc(1, sizeof *st);
     if (!st) {
         dls_pol_degrade("policy-stream-memory", "out of memory recording a CUDA stream");

@@ -25,6 +25,7 @@
 #define DLS_POL_WORDS 16    /* launch argument words a history entry keeps; more: their bounding box */
 #define DLS_POL_NAME 48     /* bytes of a kernel name kept */
 #define DLS_POL_FRONT 16    /* frontier entries, and producer streams, kept per exchange */
+#define DLS_POL_FOUND 4     /* streams remembered by the table's look-ups, a power of two */
 #define DLS_POL_USES 16     /* streams whose uses of an exchange after its export are kept */
 #define DLS_POL_NDIM 8      /* shape dimensions kept for reports */
 #define DLS_POL_RELEASED 32 /* released ranges kept (check: watched; fix: pending fences) */
@@ -253,12 +254,12 @@ typedef struct {
     dls_pol_x *live;     /* live exchanges */
     dls_pol_x *released; /* released exchanges still watched (check) or fenced (fix), newest first */
     unsigned nreleased;
-    uint64_t own_event;     /* private hb event ids used so far */
-    uint64_t syncs;         /* host synchronizes learned so far (complete.h) */
-    atomic_uint ncapturing; /* streams with `capturing` set (read without the lock) */
-    atomic_uint nhost;      /* exchanges with `watch` set (read without the lock) */
-    atomic_int degraded;    /* an allocation of the model failed (see dls_pol_degrade) */
-    dls_pol_stream *last;   /* the stream dls_pol_stream_get found last */
+    uint64_t own_event;                   /* private hb event ids used so far */
+    uint64_t syncs;                       /* host synchronizes learned so far (complete.h) */
+    atomic_uint ncapturing;               /* streams with `capturing` set (read without the lock) */
+    atomic_uint nhost;                    /* exchanges with `watch` set (read without the lock) */
+    atomic_int degraded;                  /* an allocation of the model failed (see dls_pol_degrade) */
+    dls_pol_stream *found[DLS_POL_FOUND]; /* the streams found last, direct-mapped by id */
 
     /* What single files keep, a group per file (named in its comment; only that file reads or
      * writes the group), here so that one reset clears it (dls_pol_reset_for_tests). */
