@@ -178,17 +178,15 @@ static int deliver_lifetime(dls_cuda_thread *t, const dls_cuda_receivers *r, CUp
     dls_op_kind kind;
     if (atomic_load_explicit(&g_debug, memory_order_relaxed) || !dls_cuda_decode_lifetime(cbid, cb, &kind))
         return 0;
-    if (enter)
-        return 1;
-    if (r)
+    if (!enter && r)
         r->lifetime(t->nested);
-    if (kind == DLS_OP_STREAM_DESTROY)
+    if (kind == DLS_OP_STREAM_DESTROY) /* see deliver_op */
         dls_cuda_streams_invalidate();
     return 1;
 }
 
 /* Delivers decoded operation *op of call cb (named `api`) in its phase to the op receiver, then
- * ages the identity caches its destruction invalidates. */
+ * ages the identity caches its destruction invalidates (a stream's: at its ENTER and its EXIT). */
 static void deliver_op(dls_cuda_thread *t, const dls_cuda_receivers *r, const CUpti_CallbackData *cb, int enter,
                        const char *api, dls_cuda_op *op)
 {
@@ -203,7 +201,9 @@ static void deliver_op(dls_cuda_thread *t, const dls_cuda_receivers *r, const CU
         debug_print_op(op);
     if (r)
         r->op(op);
-    if (!enter && op->kind == DLS_OP_STREAM_DESTROY)
+    if (op->kind == DLS_OP_STREAM_DESTROY) /* at ENTER too: another thread's stream made as this one goes may
+                                            * get its handle before this EXIT (the EXIT keeps the ENTER's
+                                            * resolution, decode_sync.h) */
         dls_cuda_streams_invalidate();
     if (!enter && op->kind == DLS_OP_EVENT_DESTROY)
         dls_cuda_event_forget((CUevent)op->event, op->event_id);

@@ -473,6 +473,24 @@ static void create_and_destroy(CUstream h)
     call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamDestroy_v2), CUPTI_API_EXIT, "cuStreamDestroy_v2", &dp);
 }
 
+/* Another thread may make a stream as this one is destroyed and get its handle before the
+ * destruction's EXIT: from the destruction's ENTER on, no cached resolution of the handle names
+ * the old stream. */
+static void a_handle_made_again_during_its_destruction_resolves_anew(void **state)
+{
+    (void)state;
+    CUstream h = (CUstream)0x6300;
+    fake_streams[0] = (fake_stream){.h = h, .id = 63, .flags = CU_STREAM_NON_BLOCKING};
+    dls_cuda_stream_latest *latest = &dls_cuda_thread_self()->latest;
+    assert_int_equal(dls_cuda_stream_resolve_latest(latest, h, 0, FAKE_CTX)->id, 63);
+    cuStreamDestroy_v2_params dp = {.hStream = h};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamDestroy_v2), CUPTI_API_ENTER, "cuStreamDestroy_v2", &dp);
+    fake_streams[0].id = 64; /* made again by another thread, with the same handle */
+    assert_int_equal(dls_cuda_stream_resolve_latest(latest, h, 0, FAKE_CTX)->id, 64);
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuStreamDestroy_v2), CUPTI_API_EXIT, "cuStreamDestroy_v2", &dp);
+    assert_int_equal(seen[nseen - 1].stream.id, 63); /* the EXIT names the stream destroyed */
+}
+
 /* A creation, and the destruction of a stream nobody resolved, reach the lifetime lane's receiver
  * at their EXIT only, never the op lane's; the destruction of a stream that was used is an
  * operation at both phases; with DLSYNC_DEBUG_OPS on, every one is an operation (and printed). */
@@ -729,6 +747,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(launch_exit_carries_the_enter_decode, setup, teardown),
         cmocka_unit_test_setup_teardown(destroyed_handles_get_new_ids_when_reused, setup, teardown),
         cmocka_unit_test_setup_teardown(a_stream_no_model_holds_comes_and_goes_as_a_call, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_handle_made_again_during_its_destruction_resolves_anew, setup, teardown),
         cmocka_unit_test_setup_teardown(unhandled_calls_and_other_domains_deliver_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(formatting_names_every_part, setup, teardown),
         cmocka_unit_test_setup_teardown(threads_observe_concurrently, setup, teardown),
