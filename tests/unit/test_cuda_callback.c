@@ -374,6 +374,16 @@ static CUresult reporting_event_record(CUevent e, CUstream s)
     return CUDA_SUCCESS;
 }
 
+/* Delivers the ENTER of a launch of kernel 0xf00 with one 8-byte parameter buffer. */
+static void enter_a_launch(void)
+{
+    uint64_t buf[1] = {0};
+    size_t size = 8;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+    cuLaunchKernel_params lp = {.f = (CUfunction)0xf00, .extra = extra};
+    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuLaunchKernel), CUPTI_API_ENTER, "cuLaunchKernel", &lp);
+}
+
 static void inject_at_enter(const dls_cuda_op *op)
 {
     if (op->kind == DLS_OP_LAUNCH && op->phase == DLS_PHASE_ENTER)
@@ -389,11 +399,7 @@ static void shim_calls_are_not_reported(void **state)
     assert_false(dls_drv_in_shim());
     /* Also when the policy injects from inside a delivery. */
     also = inject_at_enter;
-    uint64_t buf[1] = {0};
-    size_t size = 8;
-    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
-    cuLaunchKernel_params lp = {.f = (CUfunction)0xf00, .extra = extra};
-    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuLaunchKernel), CUPTI_API_ENTER, "cuLaunchKernel", &lp);
+    enter_a_launch();
     assert_int_equal(nseen, 1);
     assert_int_equal(seen[0].kind, DLS_OP_LAUNCH);
     fake_table.event_record = NULL;
@@ -447,11 +453,7 @@ static void a_delivery_knows_the_current_context(void **state)
     fake_table.ctx_push_current = counting_ctx_push_current;
     ctx_asked = ctx_pushed = 0;
     also = enter_contexts;
-    uint64_t buf[1] = {0};
-    size_t size = 8;
-    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
-    cuLaunchKernel_params lp = {.f = (CUfunction)0xf00, .extra = extra};
-    call(CUPTI_CB_DOMAIN_DRIVER_API, DCB(cuLaunchKernel), CUPTI_API_ENTER, "cuLaunchKernel", &lp);
+    enter_a_launch();
     assert_int_equal(nseen, 1);
     assert_int_equal(ctx_pushed, 1);
     int pushed = -1;
