@@ -85,13 +85,15 @@ static void the_walk_finds_backtraces_frames(void **state)
 }
 
 /* A stack walked again is walked from the rules kept; after an unload told by the shim's
- * dlclose, its rules are found anew (the unloaded object's addresses may hold other code). */
+ * dlclose, its rules are found anew (the unloaded object's addresses may hold other code). The
+ * walks come from one loop, but a compiler may unroll it: each copy's call site may then add the
+ * rule of its own return address, and no more. */
 static void an_unload_makes_the_walk_find_its_rules_again(void **state)
 {
     (void)state;
     capture c;
     unsigned long found[3];
-    for (int i = 0; i < 3; i++) { /* one call site: the same stack each time */
+    for (int i = 0; i < 3; i++) {
         unsigned long before = dls_unwind_rules_found_for_tests();
         depth1(&c, MAX);
         found[i] = dls_unwind_rules_found_for_tests() - before;
@@ -99,8 +101,8 @@ static void an_unload_makes_the_walk_find_its_rules_again(void **state)
         if (i == 1)
             dls_unwind_unloaded();
     }
-    assert_int_equal(found[1], 0);
-    assert_true(found[2] > 0);
+    assert_true(found[1] <= 1);
+    assert_true(found[2] >= 4); /* take, depth3, depth2 (one site), depth1, and their callers */
 }
 
 static void the_walk_stops_at_its_maximum(void **state)
