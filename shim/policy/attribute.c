@@ -102,8 +102,8 @@ void dls_pol_attribute(dls_pol_x *x)
             continue;
         }
         const dls_pol_entry *best = NULL, *wbest = NULL;
-        uint64_t pos = dls_pol_ring_lost(s, x->alo, x->hi);
-        uint64_t wpos = pos; /* what the lost entries held may write */
+        uint64_t wpos; /* the lost entries' first, then the walk's */
+        uint64_t pos = dls_pol_ring_lost(s, x->alo, x->hi, &wpos);
         /* newest first (the history holds its entries in position order): the first entry that
          * touches x is the latest, and the walk ends at the latest that may write it */
         for (unsigned k = 0; k < s->count && !wbest; k++) {

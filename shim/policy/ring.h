@@ -1,11 +1,12 @@
 /* A stream's history (types.h, dls_pol_stream: ring, head, count, lost*): its last DLS_POL_RING
  * operations that touch memory, each with its position (an operation repeated back to back once,
- * at its latest), and, for the pending ones the history
- * had to overwrite, up to DLS_POL_LOST byte ranges, each at the position of the newest of them
- * that touched it (beyond that, the nearest two ranges merge), and the position of the newest
- * that may touch anything: an entry lost to the history can only widen a frontier, never drop a
- * writer, and a stream shared by several buffers keeps them apart. Entries at or below the
- * stream's `done` position are complete to the host and count for nothing. Lock held. */
+ * at its latest), and, for the pending ones the history had to overwrite, up to DLS_POL_LOST byte
+ * ranges, in address order and apart, each at the position of the newest of them that touched it
+ * and of the newest that may have written it (beyond DLS_POL_LOST, the two ranges nearest each
+ * other merge), and the position of the newest that may touch anything: an entry lost to the
+ * history can only widen a frontier, never drop a writer, and neither buffers a stream shared nor
+ * what it only read become writes of others. Entries at or below the stream's `done` position are
+ * complete to the host and count for nothing. Lock held. */
 #ifndef DLS_POL_RING_H
 #define DLS_POL_RING_H
 
@@ -16,14 +17,16 @@
  * taken for sizes, not pointers). */
 void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *e) DLS_REQUIRES(dls_pol_g.lock);
 
-/* st's lost ranges (nlost of them), kept after its history's entries. */
+/* st's lost ranges (nlost of them, room for one more), kept after its history's entries. */
 static inline dls_pol_lost *dls_pol_ring_lost_ranges(const dls_pol_stream *st) DLS_REQUIRES(dls_pol_g.lock)
 {
     return (dls_pol_lost *)(st->ring + DLS_POL_RING);
 }
 
-/* The position of the newest pending entry st's history overwrote that may touch [lo, hi), or 0. */
-uint64_t dls_pol_ring_lost(const dls_pol_stream *st, uintptr_t lo, uintptr_t hi) DLS_REQUIRES(dls_pol_g.lock);
+/* The position of the newest pending entry st's history overwrote that may touch [lo, hi), or 0;
+ * *wpos that of the newest that may write it, or 0. */
+uint64_t dls_pol_ring_lost(const dls_pol_stream *st, uintptr_t lo, uintptr_t hi, uint64_t *wpos)
+    DLS_REQUIRES(dls_pol_g.lock);
 
 /* Allocates st's history at its first memory operation. Returns 0, or -1 when memory is short
  * (the model is then degraded: an operation missing from a history could be a tensor's writer). */

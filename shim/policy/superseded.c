@@ -108,7 +108,7 @@ static int cut(dls_pol_stream *st, uint32_t c, size_t *n) DLS_REQUIRES(dls_pol_g
         const dls_pol_lost *lost = dls_pol_ring_lost_ranges(st);
         for (unsigned i = 0; i < st->nlost; i++)
             if (lost[i].pos > st->done)
-                p[(*n)++] = (piece){lost[i].lo, lost[i].hi, lost[i].pos, st, c, BOX, 1, 0};
+                p[(*n)++] = (piece){lost[i].lo, lost[i].hi, lost[i].pos, st, c, BOX, lost[i].wpos > st->done, 0};
     }
     return 1;
 }

@@ -87,10 +87,10 @@ static inline uint64_t dls_pol_cleared(unsigned version)
 #define DLS_POL_DONE_SEEN 4
 
 /* What pending entries a stream's history overwrote touched: a byte range, at the position of
- * the newest of them that touched it (ring.h). */
-#define DLS_POL_LOST 8 /* ranges kept per stream; more are merged with their nearest */
+ * the newest of them that touched it and of the newest that may have written it (ring.h). */
+#define DLS_POL_LOST 8 /* ranges kept per stream; beyond them the nearest two merge */
 typedef struct {
-    uint64_t pos;
+    uint64_t pos, wpos; /* wpos: 0 when they only read it */
     uintptr_t lo, hi;
 } dls_pol_lost;
 
@@ -120,7 +120,7 @@ typedef struct dls_pol_stream_s {
     uint64_t lost_cons;                        /* and of the latest one that may touch anything (0: none) */
     unsigned nlost;                            /* ranges of what they touched, kept after the history (ring.h) */
     unsigned head, count;
-    dls_pol_entry *ring;                /* the history (ring.h): DLS_POL_RING entries and DLS_POL_LOST lost
+    dls_pol_entry *ring;                /* the history (ring.h): DLS_POL_RING entries and DLS_POL_LOST + 1 lost
                                            ranges, allocated (not cleared) at the first memory operation;
                                            NULL before */
     uint32_t named;                     /* the sweep (superseded.c) that found an exchange naming it */

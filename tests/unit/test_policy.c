@@ -469,6 +469,47 @@ static void an_overflowed_history_still_attributes_what_it_lost(void **state)
     assert_int_equal(y->nfront, 0);
 }
 
+/* Sets (async) one byte at each of n addresses from `at`, `step` bytes apart, on stream sid. */
+static void set_bytes(uint64_t sid, uintptr_t at, uintptr_t step, int n)
+{
+    for (int i = 0; i < n; i++) {
+        dls_cuda_range r = {at + (uintptr_t)i * step, 1, DLS_ACCESS_WRITE};
+        call_with(DLS_OP_MEMSET, "cuMemsetD8Async", sid, &r, 1, DLS_OPF_ASYNC);
+    }
+}
+
+/* More buffers lost to a history than it keeps ranges for merge the nearest two: a buffer written
+ * between scattered bytes keeps its own range, and memory between them is no one's. */
+static void a_lost_buffer_stays_apart_from_distant_ones(void **state)
+{
+    (void)state;
+    set_bytes(1, 0x900000, 2, DLS_POL_RING);
+    set_bytes(1, 0x10000, 1, 1);
+    set_bytes(1, 0x900100, 2, 2 * DLS_POL_RING);
+    dls_pol_x *between = export_range(0x500000, 0x500100);
+    assert_int_equal(between->nfront, 0);
+    dls_pol_x *x = export_range(0x10000, 0x10100);
+    assert_int_equal(x->nfront, 1);
+    assert_int_equal(x->front[0].at.pos, DLS_POL_RING + 1);
+    assert_int_equal(x->front[0].write, DLS_POL_RING + 1);
+}
+
+/* A stream that only read a buffer, in entries its history lost, is no writer of it. */
+static void what_a_history_lost_that_only_read_is_no_write(void **state)
+{
+    (void)state;
+    dls_cuda_range r[2] = {{0x100ff, 1, DLS_ACCESS_READ}, {0x900000, 1, DLS_ACCESS_WRITE}};
+    call_with(DLS_OP_MEMCPY, "cuMemcpyAsync", 1, r, 2, DLS_OPF_ASYNC);
+    for (uintptr_t i = 1; i <= 2 * DLS_POL_RING; i++) { /* other buffers' last bytes, scattered */
+        dls_cuda_range other[2] = {{0x200ff + i * 0x200, 1, DLS_ACCESS_READ}, {0x900000 + 2 * i, 1, DLS_ACCESS_WRITE}};
+        call_with(DLS_OP_MEMCPY, "cuMemcpyAsync", 1, other, 2, DLS_OPF_ASYNC);
+    }
+    dls_pol_x *x = export_range(0x10000, 0x10100);
+    assert_int_equal(x->nfront, 1);
+    assert_int_equal(x->front[0].at.pos, 1);
+    assert_int_equal(x->front[0].write, 0);
+}
+
 static void a_wide_launch_is_attributed_by_its_pointer_words(void **state)
 {
     (void)state;
@@ -1143,6 +1184,8 @@ int main(void)
         CHECK(host_synchronized_work_is_not_pending),
         CHECK(a_conservative_launch_touches_everything),
         CHECK(an_overflowed_history_still_attributes_what_it_lost),
+        CHECK(a_lost_buffer_stays_apart_from_distant_ones),
+        CHECK(what_a_history_lost_that_only_read_is_no_write),
         CHECK(a_repeated_operation_keeps_one_history_entry_at_its_latest_position),
         CHECK(a_wide_launch_is_attributed_by_its_pointer_words),
         CHECK(a_seventeenth_producer_stream_is_not_dropped),

@@ -253,8 +253,9 @@ static void take_view(view *v, const dls_pol_x *x)
 /* The ring and lost ranges of stream sid by brute force: the ring as a list of the last
  * DLS_POL_RING memory entries applied on it, each overwritten one kept while it is pending (above
  * `done`), in a list started afresh when the previous one was complete (its newest position at or
- * below `done`). The stream's lost ranges lie in the list's bounding box, and each range of a
- * pending entry of the list is in one of them at its position or later. */
+ * below `done`). The stream's lost ranges lie in the list's bounding box in address order, apart,
+ * and each range of a pending entry of the list is in one of them at its position or later, and,
+ * when the entry may write it, written at its position or later. */
 static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s, const dls_pol_entry *history,
                         const dls_pol_lost *lost_r, uint64_t seed)
 {
@@ -285,12 +286,15 @@ static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s
                     if (ring[0]->words[k] >= 4096) {
                         lo = ring[0]->words[k] < lo ? ring[0]->words[k] : lo;
                         hi = ring[0]->words[k] + 1 > hi ? ring[0]->words[k] + 1 : hi;
-                        list[nl++] = (dls_pol_lost){at[0], ring[0]->words[k], ring[0]->words[k] + 1};
+                        list[nl++] = (dls_pol_lost){at[0], at[0], ring[0]->words[k], ring[0]->words[k] + 1};
                     }
-                for (unsigned k = 0; k < ring[0]->a.nranges; k++) {
-                    lo = ring[0]->a.lo[k] < lo ? ring[0]->a.lo[k] : lo;
-                    hi = ring[0]->a.hi[k] > hi ? ring[0]->a.hi[k] : hi;
-                    list[nl++] = (dls_pol_lost){at[0], ring[0]->a.lo[k], ring[0]->a.hi[k]};
+                const dls_pol_access *a = &ring[0]->a;
+                for (unsigned k = 0; k < a->nranges; k++) {
+                    int copy = a->kind == DLS_OP_MEMCPY || a->kind == DLS_OP_MEMSET;
+                    uint64_t wpos = !copy || (a->writes >> k & 1u) ? at[0] : 0;
+                    lo = a->lo[k] < lo ? a->lo[k] : lo;
+                    hi = a->hi[k] > hi ? a->hi[k] : hi;
+                    list[nl++] = (dls_pol_lost){at[0], wpos, a->lo[k], a->hi[k]};
                 }
             }
             if (n == DLS_POL_RING) {
@@ -324,20 +328,24 @@ static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s
     if (lost <= done)
         return;
     for (unsigned k = 0; k < s->nlost; k++)
-        if (lost_r[k].pos > done && (lost_r[k].lo < lo || lost_r[k].hi > hi || lost_r[k].pos > lost))
-            fail_msg("seed %llu, stream %llu: lost range [%#lx, %#lx) at %llu outside [%#lx, %#lx) up to %llu",
+        if (lost_r[k].pos > done &&
+            (lost_r[k].lo < lo || lost_r[k].hi > hi || lost_r[k].pos > lost || lost_r[k].wpos > lost_r[k].pos ||
+             (k && lost_r[k].lo < lost_r[k - 1].hi)))
+            fail_msg("seed %llu, stream %llu: lost range [%#lx, %#lx) at %llu (written %llu) outside [%#lx, %#lx) up "
+                     "to %llu, or not after the one before",
                      (unsigned long long)seed, (unsigned long long)sid, (unsigned long)lost_r[k].lo,
-                     (unsigned long)lost_r[k].hi, (unsigned long long)lost_r[k].pos, (unsigned long)lo,
-                     (unsigned long)hi, (unsigned long long)lost);
+                     (unsigned long)lost_r[k].hi, (unsigned long long)lost_r[k].pos,
+                     (unsigned long long)lost_r[k].wpos, (unsigned long)lo, (unsigned long)hi,
+                     (unsigned long long)lost);
     for (unsigned j = 0; j < nl; j++) {
         unsigned k = 0;
-        while (k < s->nlost &&
-               !(lost_r[k].lo <= list[j].lo && list[j].hi <= lost_r[k].hi && lost_r[k].pos >= list[j].pos))
+        while (k < s->nlost && !(lost_r[k].lo <= list[j].lo && list[j].hi <= lost_r[k].hi &&
+                                 lost_r[k].pos >= list[j].pos && lost_r[k].wpos >= list[j].wpos))
             k++;
         if (list[j].pos > done && k == s->nlost)
-            fail_msg("seed %llu, stream %llu: lost [%#lx, %#lx) at %llu is in no lost range", (unsigned long long)seed,
-                     (unsigned long long)sid, (unsigned long)list[j].lo, (unsigned long)list[j].hi,
-                     (unsigned long long)list[j].pos);
+            fail_msg("seed %llu, stream %llu: lost [%#lx, %#lx) at %llu (written %llu) is in no lost range",
+                     (unsigned long long)seed, (unsigned long long)sid, (unsigned long)list[j].lo,
+                     (unsigned long)list[j].hi, (unsigned long long)list[j].pos, (unsigned long long)list[j].wpos);
     }
 }
 
