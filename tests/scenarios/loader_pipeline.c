@@ -1,13 +1,14 @@
 /* A hand-synchronized data-loader pipeline, every hazard ordered by the program itself: loader
- * threads and consumer threads share a bounded host queue and a pool of POOL device buffers, each
- * on a stream of its own. A loader takes a free buffer, makes its stream wait for the event the
+ * threads and consumer threads share a bounded host queue and a pool of device buffers, each on a
+ * stream of its own. A loader takes a free buffer, makes its stream wait for the event the
  * buffer's last consumer recorded (if any), fills it, records a new event and exports the buffer
  * (MXNDArrayToDLPack), and queues it with the event. A consumer imports it on a stream made for
  * the import, makes that stream wait for the loader's event (destroyed right after), copies the
  * last byte to pinned memory, then either synchronizes (every SYNC_EVERY-th item of its own, 0:
  * never) and checks the byte, or records an event for the next fill; it releases the tensor
  * (destroying the import's stream) and gives the buffer back with that event.
- * Arguments: loaders consumers items stream-kind [sync-every, default 5] (fakefw.h's kinds).
+ * Arguments: loaders consumers items stream-kind [sync-every, default 5 [buffers, default 6, at
+ * most MAX_POOL]] (fakefw.h's kinds).
  * Prints "exchanges: N wrong: M". Exits 2 on a CUDA error. */
 #include "fakepool.h"
 
@@ -15,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define POOL 6
+#define MAX_POOL 128
 #define QUEUE 4
 #define BYTES 4096
 
@@ -31,7 +32,7 @@ typedef struct {
     int value;
 } item;
 
-static free_buffer g_pool[POOL];
+static free_buffer g_pool[MAX_POOL];
 static int g_nfree;
 static item g_queue[QUEUE];
 static int g_queued, g_head;
@@ -112,7 +113,7 @@ static void *consumer(void *arg)
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: loader_pipeline loaders consumers items stream-kind [sync-every]\n");
+        fprintf(stderr, "usage: loader_pipeline loaders consumers items stream-kind [sync-every [buffers]]\n");
         return 2;
     }
     int loaders = atoi(argv[1]), consumers = atoi(argv[2]);
@@ -120,12 +121,13 @@ int main(int argc, char **argv)
     g_items = atoi(argv[3]);
     if (argc > 5)
         g_sync_every = atoi(argv[5]);
-    if (loaders < 1 || consumers < 1 || loaders + consumers > 64 || g_items < 1)
+    int buffers = argc > 6 ? atoi(argv[6]) : 6;
+    if (loaders < 1 || consumers < 1 || loaders + consumers > 64 || g_items < 1 || buffers < 1 || buffers > MAX_POOL)
         return 2;
     pool_set_import_kind(kind);
-    for (int i = 0; i < POOL; i++)
+    for (int i = 0; i < buffers; i++)
         g_pool[i] = (free_buffer){pool_make(BYTES, kind), NULL};
-    g_nfree = POOL;
+    g_nfree = buffers;
     pthread_t threads[64];
     int n = 0;
     for (int i = 0; i < loaders; i++)

@@ -483,15 +483,16 @@ static void set_bytes(uint64_t sid, uintptr_t at, uintptr_t step, int n)
 static void a_lost_buffer_stays_apart_from_distant_ones(void **state)
 {
     (void)state;
-    set_bytes(1, 0x900000, 2, DLS_POL_RING);
+    int before = DLS_POL_RING + DLS_POL_LOST + 1; /* the lost ranges are full when the buffer's entry is lost */
+    set_bytes(1, 0x900000, 2, before);
     set_bytes(1, 0x10000, 1, 1);
-    set_bytes(1, 0x900100, 2, 2 * DLS_POL_RING);
+    set_bytes(1, 0x900000 + 2 * (uintptr_t)before, 2, 2 * DLS_POL_RING);
     dls_pol_x *between = export_range(0x500000, 0x500100);
     assert_int_equal(between->nfront, 0);
     dls_pol_x *x = export_range(0x10000, 0x10100);
     assert_int_equal(x->nfront, 1);
-    assert_int_equal(x->front[0].at.pos, DLS_POL_RING + 1);
-    assert_int_equal(x->front[0].write, DLS_POL_RING + 1);
+    assert_int_equal(x->front[0].at.pos, before + 1);
+    assert_int_equal(x->front[0].write, before + 1);
 }
 
 /* A stream that only read a buffer, in entries its history lost, is no writer of it. */
