@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The first of st's n lost ranges (in address order, apart) that ends above lo. */
+/* The first of the n lost ranges `lost` (in address order, apart) that ends above lo. */
 static unsigned first_above(const dls_pol_lost *lost, unsigned n, uintptr_t lo)
 {
     unsigned a = 0, b = n;

@@ -2,11 +2,11 @@
  * operations that touch memory, each with its position (an operation repeated back to back once,
  * at its latest), and, for the pending ones the history had to overwrite, up to DLS_POL_LOST byte
  * ranges, in address order and apart, each at the position of the newest of them that touched it
- * and of the newest that may have written it (beyond DLS_POL_LOST, the two ranges nearest each
- * other merge), and the position of the newest that may touch anything: an entry lost to the
- * history can only widen a frontier, never drop a writer, and neither buffers a stream shared nor
- * what it only read become writes of others. Entries at or below the stream's `done` position are
- * complete to the host and count for nothing. Lock held. */
+ * and of the newest that may have written it (beyond DLS_POL_LOST, the nearest neighbours merge),
+ * and the position of the newest that may touch anything. An entry lost to the history can only
+ * widen a frontier, never drop a writer; the buffers a stream touched stay apart up to
+ * DLS_POL_LOST of them, and what it only read never counts as its write. Entries at or below the
+ * stream's `done` position are complete to the host and count for nothing. Lock held. */
 #ifndef DLS_POL_RING_H
 #define DLS_POL_RING_H
 

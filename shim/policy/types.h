@@ -88,7 +88,7 @@ static inline uint64_t dls_pol_cleared(unsigned version)
 
 /* What pending entries a stream's history overwrote touched: a byte range, at the position of
  * the newest of them that touched it and of the newest that may have written it (ring.h). */
-#define DLS_POL_LOST 64 /* ranges kept per stream; beyond them the nearest two merge */
+#define DLS_POL_LOST 64 /* ranges kept per stream; beyond them the nearest neighbours merge */
 typedef struct {
     uint64_t pos, wpos; /* wpos: 0 when they only read it */
     uintptr_t lo, hi;

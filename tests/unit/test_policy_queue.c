@@ -328,15 +328,13 @@ static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s
     if (lost <= done)
         return;
     for (unsigned k = 0; k < s->nlost; k++)
-        if (lost_r[k].pos > done &&
-            (lost_r[k].lo < lo || lost_r[k].hi > hi || lost_r[k].pos > lost || lost_r[k].wpos > lost_r[k].pos ||
-             (k && lost_r[k].lo < lost_r[k - 1].hi)))
+        if (lost_r[k].pos > done && (lost_r[k].lo < lo || lost_r[k].hi > hi || lost_r[k].pos > lost ||
+                                     lost_r[k].wpos > lost_r[k].pos || (k && lost_r[k].lo < lost_r[k - 1].hi)))
             fail_msg("seed %llu, stream %llu: lost range [%#lx, %#lx) at %llu (written %llu) outside [%#lx, %#lx) up "
                      "to %llu, or not after the one before",
                      (unsigned long long)seed, (unsigned long long)sid, (unsigned long)lost_r[k].lo,
-                     (unsigned long)lost_r[k].hi, (unsigned long long)lost_r[k].pos,
-                     (unsigned long long)lost_r[k].wpos, (unsigned long)lo, (unsigned long)hi,
-                     (unsigned long long)lost);
+                     (unsigned long)lost_r[k].hi, (unsigned long long)lost_r[k].pos, (unsigned long long)lost_r[k].wpos,
+                     (unsigned long)lo, (unsigned long)hi, (unsigned long long)lost);
     for (unsigned j = 0; j < nl; j++) {
         unsigned k = 0;
         while (k < s->nlost && !(lost_r[k].lo <= list[j].lo && list[j].hi <= lost_r[k].hi &&
