@@ -55,8 +55,8 @@ static char *run_pipeline(const char *mode, int kind, int sync_every, int buffer
 /* The stream kinds of fakefw.h that a stream made per array can have. */
 static const int g_kinds[] = {0 /* non-blocking */, 1 /* blocking */, 3 /* per-thread */};
 
-/* The pools: fewer buffers than a stream's history keeps lost ranges for, and more than that
- * between the two loaders' streams. */
+/* The pools: 6 buffers, and 48, more than a stream's history keeps entries for (32): each
+ * loader's and consumer's history loses its work on many buffers while none is seen complete. */
 static const int g_pools[] = {6, 48};
 
 /* Runs the pipeline under `mode` for every stream kind, with and without host synchronizes, with
