@@ -139,6 +139,13 @@ int dls_pol_touches(const dls_pol_access *a, uintptr_t alo, uintptr_t lo, uintpt
  * knows it touches the range. */
 int dls_pol_writes(const dls_pol_access *a, uintptr_t lo, uintptr_t hi);
 
+/* 1 when range i of a may be written: a copy's or a set's when its written bit says so, any other
+ * kind's (a launch's box, a free) always. */
+static inline int dls_pol_range_may_write(const dls_pol_access *a, unsigned i)
+{
+    return (a->kind != DLS_OP_MEMCPY && a->kind != DLS_OP_MEMSET) || (a->writes >> i & 1u);
+}
+
 /* 1 when a uses or frees memory of exchange x (a stream-ordered free counts: the allocator may
  * hand the memory to work ordered after the free). */
 int dls_pol_reuses(const dls_pol_access *a, const dls_pol_x *x);

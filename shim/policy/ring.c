@@ -80,9 +80,8 @@ void dls_pol_ring_forget(dls_pol_stream *st, const dls_pol_entry *e)
     for (unsigned i = 0; i < e->a.nwords; i++)
         if (e->words[i] >= 4096)
             add_lost(st, (uintptr_t)e->words[i], (uintptr_t)e->words[i] + 1, e->pos, 1);
-    int copy = e->a.kind == DLS_OP_MEMCPY || e->a.kind == DLS_OP_MEMSET; /* else it may write all it touches */
     for (unsigned i = 0; i < e->a.nranges; i++)
-        add_lost(st, e->a.lo[i], e->a.hi[i], e->pos, !copy || (e->a.writes >> i & 1u));
+        add_lost(st, e->a.lo[i], e->a.hi[i], e->pos, dls_pol_range_may_write(&e->a, i));
 }
 
 uint64_t dls_pol_ring_lost(const dls_pol_stream *st, uintptr_t lo, uintptr_t hi, uint64_t *wpos)

@@ -90,7 +90,6 @@ static int cut(dls_pol_stream *st, uint32_t c, size_t *n) DLS_REQUIRES(dls_pol_g
             continue;
         if (e->a.conservative)
             return 0;
-        int copy = e->a.kind == DLS_OP_MEMCPY || e->a.kind == DLS_OP_MEMSET;
         for (unsigned i = 0; i < e->a.nwords; i++)
             if (e->words[i] >= 4096)
                 p[(*n)++] = (piece){e->words[i], e->words[i] + 1, e->pos, st, c, WORD, 1, 0};
@@ -101,7 +100,7 @@ static int cut(dls_pol_stream *st, uint32_t c, size_t *n) DLS_REQUIRES(dls_pol_g
                                 st,
                                 c,
                                 i == 0 && e->a.boxed ? BOX : RANGE,
-                                (unsigned char)(!copy || (e->a.writes >> i & 1u)),
+                                (unsigned char)dls_pol_range_may_write(&e->a, i),
                                 0};
     }
     if (st->lost > st->done) {
@@ -157,7 +156,6 @@ static void walk_histories(piece *p, size_t n) DLS_REQUIRES(dls_pol_g.lock)
     DLS_POL_EACH_STREAM (t) {
         for (unsigned k = 0; t->ring && k < t->count; k++) {
             const dls_pol_entry *f = &t->ring[k];
-            int copy = f->a.kind == DLS_OP_MEMCPY || f->a.kind == DLS_OP_MEMSET;
             if (f->a.conservative) {
                 supersede(p, n, t, f, BOX, 0, UINTPTR_MAX, 1);
                 continue;
@@ -167,7 +165,7 @@ static void walk_histories(piece *p, size_t n) DLS_REQUIRES(dls_pol_g.lock)
                     supersede(p, n, t, f, WORD, f->words[i], f->words[i] + 1, 1);
             for (unsigned i = 0; i < f->a.nranges; i++)
                 supersede(p, n, t, f, i == 0 && f->a.boxed ? BOX : RANGE, f->a.lo[i], f->a.hi[i],
-                          !copy || (f->a.writes >> i & 1u));
+                          dls_pol_range_may_write(&f->a, i));
         }
     }
 }

@@ -290,8 +290,7 @@ static void expect_ring(const item *items, uint64_t sid, const dls_pol_stream *s
                     }
                 const dls_pol_access *a = &ring[0]->a;
                 for (unsigned k = 0; k < a->nranges; k++) {
-                    int copy = a->kind == DLS_OP_MEMCPY || a->kind == DLS_OP_MEMSET;
-                    uint64_t wpos = !copy || (a->writes >> k & 1u) ? at[0] : 0;
+                    uint64_t wpos = dls_pol_range_may_write(a, k) ? at[0] : 0;
                     lo = a->lo[k] < lo ? a->lo[k] : lo;
                     hi = a->hi[k] > hi ? a->hi[k] : hi;
                     list[nl++] = (dls_pol_lost){at[0], wpos, a->lo[k], a->hi[k]};
