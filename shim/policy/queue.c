@@ -160,10 +160,32 @@ static void apply_alone(const dls_pol_rec *r, uint64_t end, applier *a) DLS_REQU
         dls_pol_after_put(r->after);
 }
 
+/* Applies r, an event record or a stream's wait for an event, whose call ended at stamp `end`:
+ * alone (each is an hb call). A wait in doubt (dls_pol_rec) is ordered after nothing it knows. */
+static void apply_event(const dls_pol_rec *r, uint64_t end, applier *a) DLS_REQUIRES(dls_pol_g.lock)
+{
+    end_run(a);
+    dls_pol_stream *st = dls_pol_stream_get(&r->stream, r->tid);
+    if (!st || st->capturing)
+        return;
+    dls_hb *hb = dls_pol_g.hb;
+    dls_hb_when when = {.begin = r->begin, .end = end};
+    uint64_t pos;
+    int rc = r->e.a.kind == DLS_OP_EVENT_RECORD ? dls_hb_event_record(hb, r->tid, st->id, r->event, when, &pos)
+             : r->in_doubt                       ? dls_hb_op(hb, r->tid, st->id, when, &pos)
+                                                 : dls_hb_event_wait(hb, r->tid, st->id, r->event, when, &pos);
+    if (rc == ENOMEM)
+        dls_pol_degrade("policy-op-memory", "out of memory recording a CUDA operation");
+    if (!rc)
+        st->last = pos;
+}
+
 /* Applies r, whose call ended at stamp `end`, in a's run or alone. */
 static inline void apply(const dls_pol_rec *r, uint64_t end, applier *a) DLS_REQUIRES(dls_pol_g.lock)
 {
-    if (continues_run(a, r))
+    if (r->e.a.kind == DLS_OP_EVENT_RECORD || r->e.a.kind == DLS_OP_STREAM_WAIT_EVENT)
+        apply_event(r, end, a);
+    else if (continues_run(a, r))
         apply_in_run(r, end, a);
     else
         apply_alone(r, end, a);

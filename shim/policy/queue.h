@@ -2,8 +2,8 @@
  *
  * The lock (dls_pol_g.lock, through dls_pol_lock / dls_pol_unlock, lock.h) guards the model. No CUDA,
  * CUPTI or loader call is ever made with it held. The EXIT of an operation that only enqueues
- * work (launch, async copy or set, host function, graph launch, stream-ordered free) takes no
- * lock: it claims a slot of a bounded lock-free multi-producer queue, fills its record there and
+ * work (launch, async copy or set, host function, graph launch, stream-ordered free, event
+ * record, stream wait for an event) takes no lock: it claims a slot of a bounded lock-free multi-producer queue, fills its record there and
  * publishes it; whoever takes the lock next applies the queue in claim order before reading the
  * model (a thread that finds the queue full applies its record itself).
  *
@@ -88,6 +88,8 @@ static inline void dls_pol_rec_of_op(const dls_cuda_op *op, dls_pol_rec *r, uint
     r->stream = op->stream;
     r->after = NULL;
     r->cleared = 0;
+    r->event = op->event_id;
+    r->in_doubt = 0;
     r->e.a.kind = op->kind;
     if (dls_pol_is_memory_op(op->kind)) {
         dls_pol_access a;

@@ -1,7 +1,8 @@
 /* The policy's receivers of the observer's operations (see sink.h). Fast path: the ENTER of an
  * operation that touches no watched range costs its access record and a lock-free question to
- * the index; the EXIT of an operation that only enqueues work fills its record in the lock-free
- * queue (no allocation after a stream's first sight). */
+ * the index; the EXIT of an operation that only enqueues work (an event record or a stream's
+ * wait for one too) fills its record in the lock-free queue (no allocation after a stream's
+ * first sight). */
 #include "sink.h"
 
 #include "../common/config.h"
@@ -34,30 +35,10 @@ static void enter_horizon(dls_pol_thread *pt, uint32_t corr, int nested)
 static void on_exit_locked(dls_pol_thread *pt, const dls_cuda_op *op, dls_hb_when when, int host_sync)
     DLS_REQUIRES(dls_pol_g.lock)
 {
-    dls_hb *hb = dls_pol_g.hb;
-    dls_pol_stream *st;
-    uint64_t pos;
-    if (host_sync) {
+    if (host_sync)
         dls_pol_sync_exit(pt, op, when);
-        return;
-    }
-    switch (op->kind) {
-    case DLS_OP_EVENT_RECORD:
-        st = dls_pol_stream_get(&op->stream, op->tid);
-        if (st && !st->capturing && !dls_hb_event_record(hb, op->tid, st->id, op->event_id, when, &pos))
-            st->last = pos;
-        break;
-    case DLS_OP_STREAM_WAIT_EVENT: /* with a record in flight, it may wait for that one or the one before */
-        st = dls_pol_stream_get(&op->stream, op->tid);
-        if (st && !st->capturing &&
-            !(dls_pol_recording_other(op->event_id) ? dls_hb_op(hb, op->tid, st->id, when, &pos)
-                                                    : dls_hb_event_wait(hb, op->tid, st->id, op->event_id, when, &pos)))
-            st->last = pos;
-        break;
-    default: /* lifetimes and captures */
+    else /* lifetimes and captures */
         dls_pol_lifetime_exit(op);
-        break;
-    }
 }
 
 /* ENTER of access a on stream s: one the index clears goes no further, and when `deferrable` its
@@ -113,6 +94,33 @@ static void defer(dls_pol_thread *pt, const dls_cuda_op *op)
     dls_pol_rec_of_op(op, r, pt->horizon.h);
     exit_marks(pt, r, op->correlation_id, op->tid);
     defer_publish(pt, q, ticket, r, op->nested);
+}
+
+/* 1 for an event record or a stream's wait for an event. */
+static int is_event_order(const dls_cuda_op *op)
+{
+    return op->kind == DLS_OP_EVENT_RECORD || op->kind == DLS_OP_STREAM_WAIT_EVENT;
+}
+
+/* The EXIT of op, a successful event record or stream wait (is_event_order): deferred, with no
+ * lock but a thread's first (it registers the thread, whose model is forgotten at its exit). A
+ * wait is in doubt when another thread's record of its event is in flight, asked before its
+ * claim: a record that ended before is claimed before it. A record is in flight until queued. */
+static void defer_event(dls_pol_thread *pt, const dls_cuda_op *op)
+{
+    if (!pt->registered) {
+        dls_pol_lock();
+        dls_pol_thread_register(pt, op->tid);
+        dls_pol_unlock();
+    }
+    int in_doubt = op->kind == DLS_OP_STREAM_WAIT_EVENT && dls_pol_recording_other(op->event_id);
+    uint64_t ticket = 0; /* set by a claim that finds room */
+    dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
+    dls_pol_rec_of_op(op, r, pt->horizon.h);
+    r->in_doubt = in_doubt;
+    defer_publish(pt, q, ticket, r, op->nested);
+    if (op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT))
+        dls_pol_recording_end();
 }
 
 /* The ENTER (delivered while memory is watched) of a launch, copy or set is the op lane's ENTER of
@@ -214,17 +222,20 @@ void dls_pol_on_op(const dls_cuda_op *op)
         defer(pt, op);
         return;
     }
+    if (is_event_order(op) && op->result == 0) {
+        defer_event(pt, op);
+        return;
+    }
     dls_summary_add(DLS_COUNT_OPS, 1);
     if (dls_pol_kinds[op->kind].exit_models_nothing) {
         if (dls_pol_g.mode == DLS_MODE_FIX) /* check stamps the thread's next call at its begin */
             dls_pol_horizon_enter(&pt->horizon, op->nested);
         return;
     }
-    int recording = op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT);
     int host_sync = dls_pol_host_sync(op);
     if (op->result != 0 && !host_sync && !dls_pol_kinds[op->kind].ends_on_error) {
-        if (recording)
-            dls_pol_recording_end();
+        if (op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT))
+            dls_pol_recording_end(); /* a failed record changes nothing */
         return;
     }
     uint64_t begin = pt->horizon.h; /* nothing raised it since the call began */
@@ -232,8 +243,6 @@ void dls_pol_on_op(const dls_cuda_op *op)
     dls_pol_thread_register(pt, op->tid);
     uint64_t end = dls_pol_end_now();
     on_exit_locked(pt, op, (dls_hb_when){.begin = begin, .end = end}, host_sync);
-    if (recording)
-        dls_pol_recording_end(); /* after the record is in the model */
     dls_pol_horizon_raise(&pt->horizon, end + 1, op->nested);
     dls_pol_unlock();
 }

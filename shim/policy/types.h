@@ -72,6 +72,8 @@ typedef struct {
     dls_cuda_stream stream;        /* the stream to find or add when applied */
     struct dls_pol_after_s *after; /* fix: the event recorded right after this consumer access */
     uint64_t cleared; /* dls_pol_cleared(v): its ENTER found it touching nothing in index version v; 0: not known */
+    uint64_t event;   /* an event record's or a stream's wait's event id */
+    int in_doubt;     /* a wait made while another thread recorded its event: it waits for one of two records */
     dls_pol_entry e;  /* its kind, and its history entry (memory operations), pos set when applied */
 } dls_pol_rec;
 

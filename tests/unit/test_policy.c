@@ -15,7 +15,9 @@
 #include <cmocka.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/config.h"
 #include "test_policy_all.h"
@@ -179,6 +181,78 @@ static void the_work_lane_takes_no_lock_for_a_new_stream(void **state)
     dls_pol_lock();
     assert_ptr_equal(dls_pol_stream_find(4), st); /* found, not added again */
     assert_int_equal(st->last, 501);
+    dls_pol_unlock();
+}
+
+/* Delivers an event record or a stream's wait for event ev on stream sid (ENTER and EXIT). */
+static void event_call(dls_op_kind kind, uint64_t sid, uint64_t ev)
+{
+    dls_cuda_op op = {.kind = kind,
+                      .phase = DLS_PHASE_ENTER,
+                      .flags = DLS_OPF_HAS_STREAM | DLS_OPF_HAS_EVENT,
+                      .api = kind == DLS_OP_EVENT_RECORD ? "cuEventRecord" : "cuStreamWaitEvent",
+                      .tid = TID,
+                      .correlation_id = ++g_corr,
+                      .stream = stream(sid, DLS_STREAM_NON_BLOCKING),
+                      .event_id = ev};
+    dls_pol_on_op(&op);
+    op.phase = DLS_PHASE_EXIT;
+    dls_pol_on_op(&op);
+}
+
+/* 0: the thread's first record and wait are told; 1: the lock is held; 2: its 200 more are told. */
+static atomic_int g_events_step;
+
+/* Stream 5 records event 9000 + i and stream 6 waits for it, once, then 200 times once the lock is
+ * held (a thread's body). */
+static void *record_and_wait(void *arg)
+{
+    (void)arg;
+    TID = 500;
+    event_call(DLS_OP_EVENT_RECORD, 5, 9000);
+    event_call(DLS_OP_STREAM_WAIT_EVENT, 6, 9000);
+    atomic_store(&g_events_step, 0);
+    while (atomic_load(&g_events_step) != 1)
+        sched_yield();
+    for (uint64_t i = 1; i <= 200; i++) {
+        event_call(DLS_OP_EVENT_RECORD, 5, 9000 + i);
+        event_call(DLS_OP_STREAM_WAIT_EVENT, 6, 9000 + i);
+    }
+    atomic_store(&g_events_step, 2);
+    return NULL;
+}
+
+/* The program's event records and waits are queued like its launches: after a thread's first
+ * (which makes it known), none waits for the lock, and the model learns them in their order: the
+ * waiting stream's next operation is ordered after the last record. */
+static void the_programs_event_records_and_waits_take_no_lock(void **state)
+{
+    (void)state;
+    atomic_store(&g_events_step, -1);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, record_and_wait, NULL), 0);
+    while (atomic_load(&g_events_step) != 0)
+        sched_yield();
+    dls_pol_lock();
+    atomic_store(&g_events_step, 1);
+    int told = 0;
+    for (int i = 0; i < 10000 && !told; i++) {
+        told = atomic_load(&g_events_step) == 2;
+        if (!told)
+            usleep(1000);
+    }
+    dls_pol_unlock();
+    pthread_join(t, NULL);
+    assert_true(told); /* they did not wait for the lock */
+    dls_pol_lock();    /* applies them */
+    dls_pol_stream *s5 = dls_pol_stream_find(5), *s6 = dls_pol_stream_find(6);
+    assert_non_null(s5);
+    assert_non_null(s6);
+    assert_int_equal(s5->last, 201);
+    assert_int_equal(s6->last, 201);
+    int ordered = 0;
+    assert_int_equal(dls_hb_ordered(dls_pol_g.hb, 500, 6, 5, s5->last, &ordered), 0);
+    assert_true(ordered);
     dls_pol_unlock();
 }
 
@@ -1171,6 +1245,7 @@ int main(void)
         CHECK(unrelated_busy_streams_are_not_producers),
         CHECK(a_launch_touching_nothing_watched_takes_no_lock),
         CHECK(the_work_lane_takes_no_lock_for_a_new_stream),
+        CHECK(the_programs_event_records_and_waits_take_no_lock),
         CHECK(the_stream_table_finds_every_stream_as_it_grows),
         CHECK(a_stream_leaves_the_legacy_rules_when_its_destruction_begins),
         FIX(a_stream_is_modelled_from_its_first_operation),
