@@ -274,6 +274,22 @@ uint64_t dls_hb_asof_points(const dls_hb_stream *s, uint64_t begin, dls_hb_clk *
     return 0;
 }
 
+dls_hb_clk *dls_hb_clock_at_or_below(const dls_hb_stream *s, uint64_t pos, uint64_t *at)
+{
+    if (pos >= s->pos) {
+        *at = s->pos;
+        return s->clk;
+    }
+    for (uint32_t k = 1; k <= s->npts; k++) {
+        const dls_hb_point *p = &s->pts[(s->next_pt + DLS_HB_POINTS - k) % DLS_HB_POINTS];
+        if (p->pos <= pos) {
+            *at = p->pos;
+            return p->clk;
+        }
+    }
+    return NULL;
+}
+
 /* Keeps s's latest operation (position, end, clock) as its newest point. */
 static void push_point(dls_hb_stream *s)
 {

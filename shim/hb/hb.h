@@ -198,8 +198,12 @@ int dls_hb_sync_event(dls_hb *e, uint64_t thread, uint64_t event);
  * `from`'s most recent record with its end.
  * - dls_hb_capture_stream: `stream`'s current position and all it is ordered after (ENOENT when
  *   unknown); dls_hb_capture_event: `from`'s most recent record (nothing when never recorded);
+ * - dls_hb_capture_at: operation `pos` of `stream` and what its newest point at or below pos is
+ *   ordered after (the operation alone when no point is that old; EINVAL for a position it has
+ *   not reached, ENOENT for an unknown stream);
  * - dls_hb_capture_context: every stream of `ctx`; dls_hb_capture_all: every stream. */
 int dls_hb_capture_stream(dls_hb *e, uint64_t event, uint64_t stream, uint64_t begin);
+int dls_hb_capture_at(dls_hb *e, uint64_t event, uint64_t stream, uint64_t pos);
 int dls_hb_capture_event(dls_hb *e, uint64_t event, uint64_t from);
 int dls_hb_capture_context(dls_hb *e, uint64_t event, uint64_t ctx, uint64_t begin);
 int dls_hb_capture_all(dls_hb *e, uint64_t event, uint64_t begin);

@@ -215,6 +215,24 @@ int dls_hb_capture_stream(dls_hb *e, uint64_t event, uint64_t stream, uint64_t b
     return 0;
 }
 
+int dls_hb_capture_at(dls_hb *e, uint64_t event, uint64_t stream, uint64_t pos)
+{
+    uint32_t slot = dls_hb_find_stream(e, stream);
+    if (slot == DLS_HB_NONE)
+        return ENOENT;
+    const dls_hb_stream *s = &e->streams[slot];
+    if (pos == 0 || pos > s->pos)
+        return EINVAL;
+    dls_hb_event *ev;
+    if (event_get(e, event, &ev) != 0)
+        return ENOMEM;
+    uint64_t at;
+    dls_hb_clk *clk = dls_hb_clock_at_or_below(s, pos, &at);
+    dls_hb_event_forget(ev);
+    ev->cur = (dls_hb_cap){.clk = dls_hb_clk_share(clk), .slot = slot, .pos = pos};
+    return 0;
+}
+
 int dls_hb_capture_event(dls_hb *e, uint64_t event, uint64_t from)
 {
     dls_hb_event *ev;

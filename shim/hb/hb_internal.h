@@ -139,6 +139,12 @@ int dls_hb_thread_prepare(dls_hb *e, uint64_t id, dls_hb_thread **out);
  * into dst (owned, with room for every slot). */
 void dls_hb_join_op(dls_hb_clk *dst, uint32_t slot, uint64_t pos, const dls_hb_clk *clk);
 
+/* What operation `pos` of s is ordered after: its clock when it is the last operation, else the
+ * clock of its newest point at or below pos (clocks only grow, so an earlier point's clock is
+ * part of it); NULL when no point is that old. *at gets the position the clock belongs to. The
+ * clock is held by s or one of its points: share it to keep it. */
+dls_hb_clk *dls_hb_clock_at_or_below(const dls_hb_stream *s, uint64_t pos, uint64_t *at);
+
 /* dls_hb_asof when s's last operation ended at or after `begin`: its points, newest first. */
 uint64_t dls_hb_asof_points(const dls_hb_stream *s, uint64_t begin, dls_hb_clk **clk);
 

@@ -192,32 +192,13 @@ int dls_hb_ordered(dls_hb *e, uint64_t thread, uint64_t stream, uint64_t x, uint
     return dls_hb_ordered_as_of(e, thread, stream, DLS_HB_NOW, x, pos, ordered);
 }
 
-/* What operation `pos` of s is ordered after: its clock when it is the last operation, else the
- * clock of its newest point at or below pos (clocks only grow, so an earlier point's clock is
- * part of it); NULL when no point is that old. *at gets the position the clock belongs to. */
-static const dls_hb_clk *clock_at_or_below(const dls_hb_stream *s, uint64_t pos, uint64_t *at)
-{
-    if (pos >= s->pos) {
-        *at = s->pos;
-        return s->clk;
-    }
-    for (uint32_t k = 1; k <= s->npts; k++) {
-        const dls_hb_point *p = &s->pts[(s->next_pt + DLS_HB_POINTS - k) % DLS_HB_POINTS];
-        if (p->pos <= pos) {
-            *at = p->pos;
-            return p->clk;
-        }
-    }
-    return NULL;
-}
-
 int dls_hb_op_before(const dls_hb *e, uint64_t x, uint64_t xpos, uint64_t y, uint64_t ypos, int *before)
 {
     uint32_t xs = dls_hb_find_stream(e, x), ys = dls_hb_find_stream(e, y);
     if (xs == DLS_HB_NONE || ys == DLS_HB_NONE)
         return ENOENT;
     uint64_t at = 0;
-    const dls_hb_clk *clk = xs == ys ? NULL : clock_at_or_below(&e->streams[ys], ypos, &at);
+    const dls_hb_clk *clk = xs == ys ? NULL : dls_hb_clock_at_or_below(&e->streams[ys], ypos, &at);
     *before = xs == ys ? xpos <= ypos : clk != NULL && point_knows(ys, at, clk, xs, xpos);
     return 0;
 }

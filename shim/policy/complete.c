@@ -41,6 +41,12 @@ uint64_t dls_pol_snap_stream(const dls_pol_stream *st, uint64_t begin)
     return taken(id, dls_hb_capture_stream(dls_pol_g.hb, id, st->id, begin));
 }
 
+uint64_t dls_pol_snap_at(const dls_pol_stream *st, uint64_t pos)
+{
+    uint64_t id = dls_pol_snap_id();
+    return taken(id, dls_hb_capture_at(dls_pol_g.hb, id, st->id, pos));
+}
+
 uint64_t dls_pol_snap_event(uint64_t ev)
 {
     uint64_t id = dls_pol_snap_id();

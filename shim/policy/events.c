@@ -209,7 +209,7 @@ dls_pol_after *dls_pol_after_make(dls_pol_stream *st, uint64_t tid)
         return NULL;
     a->ev = NULL;
     a->st = dls_pol_stream_hold(st); /* the caller holds st (a thread's stream from its ENTER) */
-    a->snap = 0;
+    a->pos = 0;
     a->refs = 1;
     atomic_init(&a->state, AFTER_DUE);
     if (st->kind != DLS_STREAM_PER_THREAD && make_due(a) == 0)
@@ -222,9 +222,9 @@ dls_pol_after *dls_pol_after_make(dls_pol_stream *st, uint64_t tid)
     return a;
 }
 
-void dls_pol_after_placed(dls_pol_after *a)
+void dls_pol_after_placed(dls_pol_after *a, uint64_t pos)
 {
-    a->snap = dls_pol_snap_stream(a->st, DLS_HB_NOW);
+    a->pos = pos;
 }
 
 dls_pol_after *dls_pol_after_get(dls_pol_after *a)
@@ -259,7 +259,6 @@ void dls_pol_after_put(dls_pol_after *a)
         return;
     if (a->ev)
         dls_pol_event_put(a->ev, a->st);
-    dls_pol_snap_drop(a->snap);
     dls_pol_stream_drop(a->st);
     free(a);
 }

@@ -58,9 +58,9 @@ void dls_pol_after_reset_for_tests(void) DLS_EXCLUDES(dls_pol_g.lock);
  * warned once; or it was due and `record` is 0). */
 CUevent dls_pol_after_event(dls_pol_after *a, int record) DLS_UNLOCKED;
 
-/* The access a follows was just applied (it is a->st's latest position): a captures it
- * in hb. */
-void dls_pol_after_placed(dls_pol_after *a) DLS_REQUIRES(dls_pol_g.lock);
+/* The access a follows was just applied at position pos of a->st (what a wait on a completes is
+ * captured from it when the wait is planned: dls_pol_snap_at). */
+void dls_pol_after_placed(dls_pol_after *a, uint64_t pos) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Takes a reference of a (NULL ignored) and returns a. */
 dls_pol_after *dls_pol_after_get(dls_pol_after *a) DLS_REQUIRES(dls_pol_g.lock);

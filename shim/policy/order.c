@@ -122,7 +122,7 @@ void dls_pol_plan_after(dls_pol_plan *p, dls_pol_after *a, dls_pol_stream *to, u
     if (!o)
         return;
     o->after = dls_pol_after_get(a);
-    o->snap = a->snap ? dls_pol_snap_event(a->snap) : 0;
+    o->snap = a->pos ? dls_pol_snap_at(a->st, a->pos) : 0;
     o->from_capturing = 0; /* a was recorded before: waiting on it captures nothing */
 }
 

@@ -153,7 +153,7 @@ static void apply_alone(const dls_pol_rec *r, uint64_t end, applier *a) DLS_REQU
     if (dls_pol_is_memory_op(r->e.a.kind)) {
         dls_pol_after *after = r->after && r->after->st == st ? r->after : NULL;
         if (after)
-            dls_pol_after_placed(after);
+            dls_pol_after_placed(after, pos);
         apply_memory(r, st, pos, after, a);
     }
     if (r->after)

@@ -144,7 +144,7 @@ typedef struct {
 typedef struct dls_pol_after_s {
     CUevent ev;
     dls_pol_stream *st;
-    uint64_t snap;    /* hb capture of st at the access (0: not placed yet, or memory was short) */
+    uint64_t pos;     /* the access's position on st (0: not placed yet) */
     unsigned refs;    /* one per use that keeps it, one per planned ordering on it (held across the act
                       step, so the event is never pooled and recorded again while a wait on it is
                       being made), one while its deferred record is applied, one while it is due */

@@ -395,6 +395,31 @@ int hbref_capture_stream(hbref *r, uint64_t ev, uint64_t sid)
     return 0;
 }
 
+int hbref_capture_at(hbref *r, uint64_t ev, uint64_t sid, uint64_t pos)
+{
+    stream *s = find_stream(r, sid);
+    if (!s)
+        return ENOENT;
+    if (pos == 0 || pos > s->pos)
+        return EINVAL;
+    event *e = get_event(r, ev);
+    if (!e)
+        return ENOSPC;
+    set a = {{0}};
+    int point = pos >= s->pos ? s->last : -1; /* the newest point at or below pos */
+    for (int k = 0; point < 0 && k < s->npts; k++)
+        if (r->nodes[s->pts[k]].pos <= pos)
+            point = s->pts[k];
+    if (point >= 0)
+        a = r->nodes[point].anc;
+    int si = (int)(s - r->streams);
+    for (int i = 0; i < r->nnodes; i++) /* and the stream's operations up to pos */
+        if (r->nodes[i].stream == si && r->nodes[i].pos <= pos)
+            a.b[i / 64] |= UINT64_C(1) << (i % 64);
+    set_capture(e, &a, 0);
+    return 0;
+}
+
 int hbref_capture_event(hbref *r, uint64_t ev, uint64_t from)
 {
     event *e = get_event(r, ev), *f = find_event(r, from);

@@ -39,6 +39,7 @@ int hbref_event_wait(hbref *r, uint64_t thread, uint64_t stream, uint64_t event,
 int hbref_sync_stream(hbref *r, uint64_t thread, uint64_t stream);
 int hbref_sync_event(hbref *r, uint64_t thread, uint64_t event);
 int hbref_capture_stream(hbref *r, uint64_t event, uint64_t stream);
+int hbref_capture_at(hbref *r, uint64_t event, uint64_t stream, uint64_t pos);
 int hbref_capture_event(hbref *r, uint64_t event, uint64_t from);
 int hbref_capture_context(hbref *r, uint64_t event, uint64_t ctx);
 int hbref_capture_all(hbref *r, uint64_t event);

@@ -57,7 +57,6 @@ static uint64_t op(dls_hb *e, uint64_t thread, uint64_t stream)
     return pos;
 }
 
-/* Whether the next operation of T1 on s is ordered after position p of x. */
 /* Whether the next operation of `thread` on stream s is ordered after position p of x. */
 static int after_by(dls_hb *e, uint64_t thread, uint64_t s, uint64_t x, uint64_t p)
 {
@@ -359,6 +358,38 @@ static void captures_complete_only_work_enqueued_before_them(void **state)
     assert_int_equal(dls_hb_event_covers(e, SNAP_A, NB), 0);
 }
 
+/* A capture of a past operation holds what that operation was ordered after, never what its
+ * stream learned later; once its stream's points no longer reach back to it, the operation alone. */
+static void a_capture_at_a_past_operation_holds_what_it_was_ordered_after(void **state)
+{
+    dls_hb *e = *state;
+    enum { SNAP_A = 920, SNAP_B = 921, EV = 6 };
+    uint64_t a = op(e, T1, NB);
+    uint64_t n2 = op(e, T1, NB2);
+    assert_int_equal(dls_hb_event_record(e, T1, NB2, EV, serial(), NULL), 0);
+    assert_int_equal(dls_hb_event_wait(e, T1, NB, EV, serial(), NULL), 0);
+    uint64_t b = op(e, T1, NB); /* ordered after n2 */
+    op(e, T1, NB);
+    assert_int_equal(dls_hb_capture_at(e, SNAP_A, NB, a), 0);
+    assert_int_equal(dls_hb_capture_at(e, SNAP_B, NB, b), 0);
+    assert_int_equal(dls_hb_event_covers(e, SNAP_A, NB), a);
+    assert_int_equal(dls_hb_event_covers(e, SNAP_A, NB2), 0);
+    assert_int_equal(dls_hb_event_covers(e, SNAP_B, NB), b);
+    assert_true(dls_hb_event_covers(e, SNAP_B, NB2) >= n2);
+    assert_int_equal(dls_hb_event_wait(e, T1, BLK2, SNAP_A, serial(), NULL), 0);
+    assert_true(after(e, BLK2, NB, a));
+    assert_false(after(e, BLK2, NB, b));
+    assert_false(after(e, BLK2, NB2, n2));
+    assert_int_equal(dls_hb_capture_at(e, SNAP_A, NB, b + 2), EINVAL); /* not reached */
+    assert_int_equal(dls_hb_capture_at(e, SNAP_A, NB, 0), EINVAL);
+    assert_int_equal(dls_hb_capture_at(e, SNAP_A, 424242, 1), ENOENT);
+    for (int i = 0; i < DLS_HB_POINTS + 2; i++)
+        op(e, T1, NB);
+    assert_int_equal(dls_hb_capture_at(e, SNAP_B, NB, b), 0);
+    assert_int_equal(dls_hb_event_covers(e, SNAP_B, NB), b);
+    assert_int_equal(dls_hb_event_covers(e, SNAP_B, NB2), 0); /* less known, nothing wrong */
+}
+
 static void waits_name_current_positions_and_drop_implied_ones(void **state)
 {
     dls_hb *e = *state;
@@ -596,6 +627,7 @@ int main(void)
         T(an_operation_is_ordered_before_another_at_its_position),
         T(host_syncs),
         T(captures_complete_only_work_enqueued_before_them),
+        T(a_capture_at_a_past_operation_holds_what_it_was_ordered_after),
         T(captures_as_of_a_begin_leave_out_overlapping_calls),
         T(waits_name_current_positions_and_drop_implied_ones),
         T(frontier_waits_follow_syncs_and_legacy_rules),

@@ -140,17 +140,23 @@ static void compare_epochs(run *u, const char *what, int ra, int rb, const dls_h
               (unsigned long long)a[i].pos, (unsigned long long)b[i].stream, (unsigned long long)b[i].pos);
 }
 
+/* The position stream s has reached (0 for an id never added). */
+static uint64_t current_pos(const run *u, uint64_t s)
+{
+    for (int k = 0; k < u->nstreams; k++)
+        if (u->streams[k] == s)
+            return u->pos[k];
+    return 0;
+}
+
 /* A captured frontier as the policy builds one: some streams (unknown ones now and then) at a
  * position up to their current one, position 0 included. */
 static size_t random_frontier(run *u, dls_hb_epoch *f)
 {
     size_t n = below(&u->g, 5);
     for (size_t i = 0; i < n; i++) {
-        uint64_t s = any_stream(u), cur = 0;
-        for (int k = 0; k < u->nstreams; k++)
-            if (u->streams[k] == s)
-                cur = u->pos[k];
-        f[i] = (dls_hb_epoch){.stream = s, .pos = below(&u->g, (uint32_t)cur + 1)};
+        uint64_t s = any_stream(u);
+        f[i] = (dls_hb_epoch){.stream = s, .pos = below(&u->g, (uint32_t)current_pos(u, s) + 1)};
     }
     return n;
 }
@@ -230,10 +236,15 @@ static void random_update(run *u)
          * sync event or event wait. */
         uint64_t ev = event_id(u);
         uint32_t how = below(&u->g, 8);
-        if (how < 3) {
+        if (how < 2) {
             what = "capture stream";
             ra = dls_hb_capture_stream(u->e, ev, s, DLS_HB_NOW);
             rb = hbref_capture_stream(u->r, ev, s);
+        } else if (how < 3) {
+            uint64_t pos = below(&u->g, (uint32_t)current_pos(u, s) + 2); /* 0, past, current, not reached */
+            what = "capture at";
+            ra = dls_hb_capture_at(u->e, ev, s, pos);
+            rb = hbref_capture_at(u->r, ev, s, pos);
         } else if (how < 5) {
             uint64_t from = event_id(u);
             what = "capture event";
