@@ -91,8 +91,18 @@ uint32_t dls_hb_find_stream(const dls_hb *e, uint64_t id)
 
 dls_hb_thread *dls_hb_find_thread(const dls_hb *e, uint64_t id)
 {
-    uint32_t i = dls_hb_map_get(&e->thread_map, id);
+    uint32_t i = e->tid_cached && e->last_tid == id ? e->last_ti : dls_hb_map_get(&e->thread_map, id);
     return i == DLS_HB_NONE ? NULL : &e->threads[i];
+}
+
+/* Thread id's index (DLS_HB_NONE: it has no record), remembered for the next lookup. */
+static uint32_t thread_index(dls_hb *e, uint64_t id)
+{
+    uint32_t ti = e->tid_cached && e->last_tid == id ? e->last_ti : dls_hb_map_get(&e->thread_map, id);
+    e->last_tid = id;
+    e->last_ti = ti;
+    e->tid_cached = 1;
+    return ti;
 }
 
 dls_hb_stream *dls_hb_live_stream(dls_hb *e, uint64_t id, uint32_t *slot)
@@ -339,12 +349,13 @@ void dls_hb_join_blocking(dls_hb *e, dls_hb_ctx *c, dls_hb_clk *dst, uint64_t be
  * made when missing; out of memory it is not kept, which only orders less). */
 static void remember_own(dls_hb *e, uint64_t thread, const dls_hb_stream *s, uint32_t slot)
 {
-    uint32_t ti = e->tid_cached && e->last_tid == thread ? e->last_ti : dls_hb_map_get(&e->thread_map, thread);
-    if (ti == DLS_HB_NONE && thread_get(e, thread, &ti) != 0)
-        return;
-    e->last_tid = thread;
-    e->last_ti = ti;
-    e->tid_cached = 1;
+    uint32_t ti = thread_index(e, thread);
+    if (ti == DLS_HB_NONE) {
+        if (thread_get(e, thread, &ti) != 0)
+            return;
+        e->last_ti = ti; /* thread_get forgot the lookup */
+        e->tid_cached = 1;
+    }
     dls_hb_thread *t = &e->threads[ti];
     if (t->own_clk != s->clk) {
         dls_hb_clk_release(t->own_clk);
@@ -358,10 +369,7 @@ static void remember_own(dls_hb *e, uint64_t thread, const dls_hb_stream *s, uin
 int dls_hb_stream_op(dls_hb *e, uint64_t thread, dls_hb_stream *s, uint32_t slot, const dls_hb_cap *cap, dls_hb_when w)
 {
     dls_hb_ctx *c = &e->ctxs[s->ctx];
-    uint32_t ti = e->tid_cached && e->last_tid == thread ? e->last_ti : dls_hb_map_get(&e->thread_map, thread);
-    e->last_tid = thread;
-    e->last_ti = ti;
-    e->tid_cached = 1;
+    uint32_t ti = thread_index(e, thread);
     const dls_hb_thread *t = ti == DLS_HB_NONE ? NULL : &e->threads[ti];
     int need_t = t && t->ver && (ti >= s->ntseen || s->tseen[ti] != t->ver);
     dls_hb_clk *leg_clk = NULL;
