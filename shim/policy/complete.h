@@ -19,12 +19,12 @@ uint64_t dls_pol_snap_id(void) DLS_REQUIRES(dls_pol_g.lock);
  * be learned from the synchronize: warned once). */
 uint64_t dls_pol_snap_stream(const dls_pol_stream *st, uint64_t begin) DLS_REQUIRES(dls_pol_g.lock);
 uint64_t dls_pol_snap_event(uint64_t ev) DLS_REQUIRES(dls_pol_g.lock);
+uint64_t dls_pol_snap_ctx(uintptr_t ctx, uint64_t begin) DLS_REQUIRES(dls_pol_g.lock);
 
 /* The same for the point right after operation pos of stream st (an event recorded there), with
  * what st's newest operation at or below pos that hb still keeps is ordered after; 0 when memory
  * is short or hb no longer knows st. */
 uint64_t dls_pol_snap_at(const dls_pol_stream *st, uint64_t pos) DLS_REQUIRES(dls_pol_g.lock);
-uint64_t dls_pol_snap_ctx(uintptr_t ctx, uint64_t begin) DLS_REQUIRES(dls_pol_g.lock);
 
 /* Thread tid's host synchronize of capture snap returned, its call ending at stamp `end`: tid and
  * every stream's `done` learn what it completed; destroyed streams now known complete are

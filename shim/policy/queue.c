@@ -172,8 +172,8 @@ static void apply_event(const dls_pol_rec *r, uint64_t end, applier *a) DLS_REQU
     dls_hb_when when = {.begin = r->begin, .end = end};
     uint64_t pos;
     int rc = r->e.a.kind == DLS_OP_EVENT_RECORD ? dls_hb_event_record(hb, r->tid, st->id, r->event, when, &pos)
-             : r->in_doubt                       ? dls_hb_op(hb, r->tid, st->id, when, &pos)
-                                                 : dls_hb_event_wait(hb, r->tid, st->id, r->event, when, &pos);
+             : r->in_doubt                      ? dls_hb_op(hb, r->tid, st->id, when, &pos)
+                                                : dls_hb_event_wait(hb, r->tid, st->id, r->event, when, &pos);
     if (rc == ENOMEM)
         dls_pol_degrade("policy-op-memory", "out of memory recording a CUDA operation");
     if (!rc)

@@ -3,9 +3,10 @@
  * The lock (dls_pol_g.lock, through dls_pol_lock / dls_pol_unlock, lock.h) guards the model. No CUDA,
  * CUPTI or loader call is ever made with it held. The EXIT of an operation that only enqueues
  * work (launch, async copy or set, host function, graph launch, stream-ordered free, event
- * record, stream wait for an event) takes no lock: it claims a slot of a bounded lock-free multi-producer queue, fills its record there and
- * publishes it; whoever takes the lock next applies the queue in claim order before reading the
- * model (a thread that finds the queue full applies its record itself).
+ * record, stream wait for an event) takes no lock: it claims a slot of a bounded lock-free
+ * multi-producer queue, fills its record there and publishes it; whoever takes the lock next
+ * applies the queue in claim order before reading the model (a thread that finds the queue full
+ * applies its record itself).
  *
  * Host order (hb.h): the queue's claim counter is the host clock, in halves of a ticket. A
  * record's call ends at 2 * ticket + 1 (the ticket is claimed after the call returned, with a

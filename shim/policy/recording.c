@@ -1,9 +1,9 @@
 /* Records of user events in flight: which thread is between the ENTER of an event record and the
- * queueing of its EXIT (see recording.h). Each thread that records
- * events takes one slot of a fixed table for its life; a thread that finds the table full counts
- * itself in `unslotted` while it records, and while that count is nonzero every event is in
- * doubt. Lock-free: the slots are atomics (a wait or a host synchronize reads them under the
- * policy lock, the recording thread writes its own slot). */
+ * queueing of its EXIT (see recording.h). Each thread that records events takes one slot of a
+ * fixed table for its life; a thread that finds the table full counts itself in `unslotted` while
+ * it records, and while that count is nonzero every event is in doubt. Lock-free: the slots are
+ * atomics (a wait reads them before it queues its EXIT, a host synchronize under the policy lock;
+ * the recording thread writes its own slot). */
 #include "recording.h"
 
 #include <pthread.h>

@@ -1,7 +1,7 @@
 /* Records of user events in flight. A wait on an event, or a host synchronize of it, that a
  * record of the same event on another thread may precede in the driver (its ENTER came, its EXIT
- * is not queued yet: a queued one is applied before anything that asks) cannot know which record it waits for: it is ordered after none (hb.h,
- * "Host order"). */
+ * is not queued yet: a queued one is applied before anything that asks) cannot know which record
+ * it waits for: it is ordered after none (hb.h, "Host order"). */
 #ifndef DLS_POL_RECORDING_H
 #define DLS_POL_RECORDING_H
 
