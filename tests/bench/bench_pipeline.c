@@ -37,12 +37,16 @@
  *      own events) and a legacy one that needs dlsync's wait: the instructions added on the
  *      calling thread (callgrind collecting exchange_path and its callees, where dlsync's
  *      callbacks run), split into the CUPTI dispatch of its callbacks (a subscriber that
- *      enables them and does nothing, libnullsub.so) and dlsync's own, and dlsync's own driver calls (the simulator's trace, CUDASIM_TRACE:
+ *      enables them and does nothing, libnullsub.so), the simulator carrying out dlsync's own
+ *      driver calls (what its guarded calls, dls_drv_*, spend in the simulator, read from the
+ *      same profile: callgrind_calls.h) and dlsync's own, and dlsync's own driver calls (the
+ *      simulator's trace, CUDASIM_TRACE:
  *      every call's C line, named; the program's calls are the same in every mode, so the
  *      difference to the run with DLSYNC_MODE=off is the calls dlsync made), each the
  *      difference of runs of PATH2 and PATH1 exchanges; with the budgets and goals that hold
  *      them (tests/bench/budget.h). */
 #include "../bench/budget.h"
+#include "callgrind_calls.h"
 #include "dls_test.h"
 #include "cudasim.h"
 #include "fakeprod.h"
@@ -316,8 +320,9 @@ static void path_env(const char **env, char *buf, const char *mode, int order, i
 }
 
 /* Instructions of the calling thread inside exchange_path over n exchanges (callgrind); -1 when
- * the run failed. */
-static double path_instructions(const char *mode, int order, int n)
+ * the run failed. *drv gets those spent in the driver calls dlsync made itself (its guarded
+ * calls, dls_drv_*, into the simulator). */
+static double path_instructions(const char *mode, int order, int n, double *drv)
 {
     char self[1024], envbuf[4096], out[128], out1[160], e_out[160];
     const char *env[9];
@@ -334,6 +339,7 @@ static double path_instructions(const char *mode, int order, int n)
         char *text = r.status == 0 ? dls_read_file(out1) : NULL;
         const char *t = text ? strstr(text, "\ntotals: ") : NULL;
         v = t ? atof(t + 9) : -1;
+        *drv = t ? dls_cg_calls_out(text, "dls_drv_", "dls_") : 0;
         free(text);
         dls_run_free(&r);
     }
@@ -397,20 +403,24 @@ static int path_calls(const char *mode, int order, int n, call_count *counts, in
 static void print_path(const char *what, const char *mode, int order, int instr_budget, int calls_budget)
 {
     const char *null = strcmp(mode, "fix") == 0 ? "null" : "null-runtime"; /* fix enables no runtime callbacks */
-    double fix1 = path_instructions(mode, order, PATH1), fix2 = path_instructions(mode, order, PATH2);
-    double off1 = path_instructions("off", order, PATH1), off2 = path_instructions("off", order, PATH2);
-    double null1 = path_instructions(null, order, PATH1), null2 = path_instructions(null, order, PATH2);
+    double drv1, drv2, none;
+    double fix1 = path_instructions(mode, order, PATH1, &drv1), fix2 = path_instructions(mode, order, PATH2, &drv2);
+    double off1 = path_instructions("off", order, PATH1, &none), off2 = path_instructions("off", order, PATH2, &none);
+    double null1 = path_instructions(null, order, PATH1, &none), null2 = path_instructions(null, order, PATH2, &none);
     double added =
         fix1 < 0 || fix2 < 0 || off1 < 0 || off2 < 0 ? -1 : ((fix2 - fix1) - (off2 - off1)) / (PATH2 - PATH1);
     double dispatch =
         null1 < 0 || null2 < 0 || off1 < 0 || off2 < 0 ? -1 : ((null2 - null1) - (off2 - off1)) / (PATH2 - PATH1);
+    double driver = (drv2 - drv1) / (PATH2 - PATH1);
     printf("%s, %s: %.0f instructions per exchange on the calling thread with DLSYNC_MODE=off, %s adds %.0f: %.0f "
-           "the CUPTI dispatch of its callbacks (a subscriber that does nothing, libnullsub.so), %.0f its own\n",
-           what, mode, (off2 - off1) / (PATH2 - PATH1), mode, added, dispatch, added - dispatch);
+           "the CUPTI dispatch of its callbacks (a subscriber that does nothing, libnullsub.so), %.0f the simulator "
+           "carrying out dlsync's own driver calls, %.0f its own\n",
+           what, mode, (off2 - off1) / (PATH2 - PATH1), mode, added, dispatch, driver, added - dispatch - driver);
     printf("  measured with: BENCH_CHILD=exchange%s BENCH_EXCHANGES={%d,%d} DLSYNC_MODE=off|%s "
            "LD_PRELOAD=build/lib/libdlsync.so DLSYNC_CUPTI=build/cudasim/libcupti.so.13 valgrind --tool=callgrind "
            "--separate-threads=yes --toggle-collect=exchange_path build/tests/bench_pipeline (thread 1's totals); "
-           "the dispatch: the same without LD_PRELOAD and with CUDA_INJECTION64_PATH=build/scenarios/libnullsub.so%s\n",
+           "the dispatch: the same without LD_PRELOAD and with CUDA_INJECTION64_PATH=build/scenarios/libnullsub.so%s; "
+           "the driver calls: what dls_drv_* spend in calls to the simulator, in the same profile\n",
            order == ORDER_EVENTS ? ":events" : "", PATH1, PATH2, mode,
            strcmp(null, "null") == 0 ? "" : " NULLSUB_RUNTIME=1");
     if (instr_budget >= 0)

@@ -1,6 +1,8 @@
 # Benchmarks of the exchange path on the CUDA simulator (no assertions; make bench prints them):
 # bench_pipeline, which links the API tests' fake producer (tests/api/module.mk). Read before
 # tests/cudasim and tests/common, so prerequisites name their files directly.
+# bench_pipeline splits its whole-path figures with callgrind_calls (what a profile's calls out of
+# some functions cost), which test_callgrind_calls tests.
 # The budgets of the held figures (budget.h), which bench_cost (tests/scenarios) and bench_hooks
 # (tests/fixtures) link, modules read after this one; bench_verdict, the one-line verdict that
 # ends make bench; and test_budget, the tests of both. bench_soak: memory over a long
@@ -11,7 +13,8 @@ BENCH_VERDICT := $(B)/tests/bench_verdict
 
 $(B)/obj/tests/bench/%.o: EXTRA_CFLAGS += -I shim/include -I tests/api -I tests/cudasim -I $(CUDA_INC)
 
-$(BENCH_PIPELINE): $(B)/obj/tests/bench/bench_pipeline.o $(B)/obj/tests/common/dls_test.o $(BENCH_BUDGET_OBJ) \
+$(BENCH_PIPELINE): $(B)/obj/tests/bench/bench_pipeline.o $(B)/obj/tests/bench/callgrind_calls.o \
+                   $(B)/obj/tests/common/dls_test.o $(BENCH_BUDGET_OBJ) \
                    $(B)/tests/api/libapi_fakeprod.so $(B)/lib/libdlsync.so
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
@@ -39,12 +42,18 @@ $(B)/tests/test_budget: $(B)/obj/tests/bench/test_budget.o $(BENCH_BUDGET_OBJ) $
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka $(LDLIBS)
 
+$(B)/tests/test_callgrind_calls: $(B)/obj/tests/bench/test_callgrind_calls.o $(B)/obj/tests/bench/callgrind_calls.o
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+
 # test_soak runs bench_soak's short run (CI).
 $(B)/tests/test_soak: $(B)/obj/tests/bench/test_soak.o $(B)/obj/tests/common/dls_test.o | $(BENCH_SOAK)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka $(LDLIBS)
 
-ALL     += $(BENCH_PIPELINE) $(BENCH_SOAK) $(BENCH_VERDICT) $(B)/tests/test_budget $(B)/tests/test_soak
+ALL     += $(BENCH_PIPELINE) $(BENCH_SOAK) $(BENCH_VERDICT) $(B)/tests/test_budget $(B)/tests/test_soak \
+           $(B)/tests/test_callgrind_calls
 BENCHES += $(BENCH_PIPELINE) $(BENCH_SOAK)
-TESTS   += $(B)/tests/test_budget $(B)/tests/test_soak
+TESTS   += $(B)/tests/test_budget $(B)/tests/test_soak $(B)/tests/test_callgrind_calls
