@@ -49,6 +49,13 @@ static inline int dls_pol_is_memory_op(dls_op_kind k)
         ;
 }
 
+/* 1 for an event record or a stream's wait for an event: deferred like work, applied as hb's
+ * event calls (queue.c). */
+static inline int dls_pol_is_event_order(dls_op_kind k)
+{
+    return k == DLS_OP_EVENT_RECORD || k == DLS_OP_STREAM_WAIT_EVENT;
+}
+
 /* Whether `when` holds for op (`fix`: the mode is fix). */
 static inline int dls_pol_holds(unsigned when, const dls_cuda_op *op, int fix)
 {

@@ -17,6 +17,7 @@
 #include "exch.h"
 #include "graphs.h"
 #include "index.h"
+#include "kinds.h"
 #include "ring.h"
 #include "stream_table.h"
 #include "thread.h"
@@ -183,7 +184,7 @@ static void apply_event(const dls_pol_rec *r, uint64_t end, applier *a) DLS_REQU
 /* Applies r, whose call ended at stamp `end`, in a's run or alone. */
 static inline void apply(const dls_pol_rec *r, uint64_t end, applier *a) DLS_REQUIRES(dls_pol_g.lock)
 {
-    if (r->e.a.kind == DLS_OP_EVENT_RECORD || r->e.a.kind == DLS_OP_STREAM_WAIT_EVENT)
+    if (dls_pol_is_event_order(r->e.a.kind))
         apply_event(r, end, a);
     else if (continues_run(a, r))
         apply_in_run(r, end, a);

@@ -86,29 +86,20 @@ static inline void defer_publish(dls_pol_thread *pt, dls_pol_rec *q, uint64_t ti
     dls_pol_horizon_raise(&pt->horizon, end + 1, nested);
 }
 
-/* The EXIT of op, an operation that only enqueues work: deferred, with no lock. */
+/* 1 when op records a user event (its record is in flight until queued: recording.h). */
+static int records_event(const dls_cuda_op *op)
+{
+    return op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT);
+}
+
+/* The EXIT of op, an operation that only enqueues work: deferred, with no lock. An event record or
+ * wait (dls_pol_is_event_order) takes it once, at its thread's first, to register the thread (the
+ * model forgets it at the thread's exit); a wait is in doubt when another thread's record of its
+ * event is in flight, asked before the claim, so that a record that ended before is claimed before
+ * it. */
 static void defer(dls_pol_thread *pt, const dls_cuda_op *op)
 {
-    uint64_t ticket = 0; /* set by a claim that finds room */
-    dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
-    dls_pol_rec_of_op(op, r, pt->horizon.h);
-    exit_marks(pt, r, op->correlation_id, op->tid);
-    defer_publish(pt, q, ticket, r, op->nested);
-}
-
-/* 1 for an event record or a stream's wait for an event. */
-static int is_event_order(const dls_cuda_op *op)
-{
-    return op->kind == DLS_OP_EVENT_RECORD || op->kind == DLS_OP_STREAM_WAIT_EVENT;
-}
-
-/* The EXIT of op, a successful event record or stream wait (is_event_order): deferred, with no
- * lock but a thread's first (it registers the thread, whose model is forgotten at its exit). A
- * wait is in doubt when another thread's record of its event is in flight, asked before its
- * claim: a record that ended before is claimed before it. A record is in flight until queued. */
-static void defer_event(dls_pol_thread *pt, const dls_cuda_op *op)
-{
-    if (!pt->registered) {
+    if (dls_pol_is_event_order(op->kind) && !pt->registered) {
         dls_pol_lock();
         dls_pol_thread_register(pt, op->tid);
         dls_pol_unlock();
@@ -118,8 +109,9 @@ static void defer_event(dls_pol_thread *pt, const dls_cuda_op *op)
     dls_pol_rec local, *q = dls_pol_defer_claim(&ticket), *r = q ? q : &local;
     dls_pol_rec_of_op(op, r, pt->horizon.h);
     r->in_doubt = in_doubt;
+    exit_marks(pt, r, op->correlation_id, op->tid);
     defer_publish(pt, q, ticket, r, op->nested);
-    if (op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT))
+    if (records_event(op))
         dls_pol_recording_end();
 }
 
@@ -189,8 +181,8 @@ void dls_pol_on_op(const dls_cuda_op *op)
     dls_pol_thread *pt = dls_pol_thread_self();
     if (op->phase == DLS_PHASE_ENTER) {
         enter_horizon(pt, op->correlation_id, op->nested);
-        if (op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT))
-            dls_pol_recording_begin(op->event_id); /* until its EXIT is applied */
+        if (records_event(op))
+            dls_pol_recording_begin(op->event_id); /* until its EXIT is queued */
         int host_sync = dls_pol_host_sync(op);
         if (dls_pol_after_any_due() && (op->flags & DLS_OPF_HAS_STREAM) && op->kind != DLS_OP_EVENT_RECORD &&
             !host_sync)
@@ -222,10 +214,6 @@ void dls_pol_on_op(const dls_cuda_op *op)
         defer(pt, op);
         return;
     }
-    if (is_event_order(op) && op->result == 0) {
-        defer_event(pt, op);
-        return;
-    }
     dls_summary_add(DLS_COUNT_OPS, 1);
     if (dls_pol_kinds[op->kind].exit_models_nothing) {
         if (dls_pol_g.mode == DLS_MODE_FIX) /* check stamps the thread's next call at its begin */
@@ -234,7 +222,7 @@ void dls_pol_on_op(const dls_cuda_op *op)
     }
     int host_sync = dls_pol_host_sync(op);
     if (op->result != 0 && !host_sync && !dls_pol_kinds[op->kind].ends_on_error) {
-        if (op->kind == DLS_OP_EVENT_RECORD && (op->flags & DLS_OPF_HAS_EVENT))
+        if (records_event(op))
             dls_pol_recording_end(); /* a failed record changes nothing */
         return;
     }
