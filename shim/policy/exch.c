@@ -9,6 +9,7 @@
 #include "pages.h"
 
 #include "../common/config.h"
+#include "../common/text.h"
 #include "../hooks/extent.h"
 #include "../report/warn.h"
 
@@ -174,15 +175,6 @@ void dls_pol_x_mark_ordered(dls_pol_x *x, uint64_t stream)
         x->ordered[x->nordered++] = stream;
 }
 
-/* Copies a report name into name[DLS_POL_NAME] (cut short when longer). */
-static void set_name(char *out, const char *name)
-{
-    size_t n = name ? strnlen(name, DLS_POL_NAME - 1) : 0;
-    if (n)
-        memcpy(out, name, n);
-    out[n] = '\0';
-}
-
 /* x's use of stream `stream`, added when there is none (NULL when x has no room: overflow set). */
 static dls_pol_use *use_of(dls_pol_x *x, uint64_t stream)
 {
@@ -210,7 +202,7 @@ void dls_pol_x_note_use(dls_pol_x *x, uint64_t stream, uint64_t pos, const char 
     if (!u || pos <= u->pos)
         return;
     u->pos = pos;
-    set_name(u->name, name);
+    dls_text_copy(u->name, sizeof u->name, name);
     dls_pol_after_put(u->after); /* it follows an earlier access */
     u->after = dls_pol_after_get(after);
     if (dir != DLS_POL_READS) {

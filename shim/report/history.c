@@ -1,10 +1,10 @@
 /* The rings of the query API (see history.h). */
 #include "history.h"
 #include "../common/mutex.h"
+#include "../common/text.h"
 
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define EXCHANGES 4096
 #define INJECTIONS 1024
@@ -36,26 +36,16 @@ int dls_history_get_exchange(uint64_t xid, dls_history_exchange *out)
     return rc;
 }
 
-/* Copies src (NULL: nothing) into dst of size n, cut to fit. Every injected ordering copies two
- * strings: snprintf's "%s" cost about 550 instructions each. */
-static void copy_text(char *dst, size_t n, const char *src)
-{
-    size_t len = src ? strnlen(src, n - 1) : 0;
-    if (len)
-        memcpy(dst, src, len);
-    dst[len] = '\0';
-}
-
 void dls_history_inject(uint64_t xid, const char *what, uint64_t from_stream, uint64_t to_stream, const char *reason)
 {
     dls_mutex_lock(&g_lock);
     dls_history_injection *e = &g_injections[g_seq % INJECTIONS];
     e->seq = ++g_seq;
     e->xid = xid;
-    copy_text(e->what, sizeof e->what, what);
+    dls_text_copy(e->what, sizeof e->what, what);
     e->from_stream = from_stream;
     e->to_stream = to_stream;
-    copy_text(e->reason, sizeof e->reason, reason);
+    dls_text_copy(e->reason, sizeof e->reason, reason);
     dls_mutex_unlock(&g_lock);
 }
 
