@@ -37,10 +37,10 @@
  *      own events) and a legacy one that needs dlsync's wait: the instructions added on the
  *      calling thread (callgrind collecting exchange_path and its callees, where dlsync's
  *      callbacks run), split into the CUPTI dispatch of its callbacks (a subscriber that
- *      enables them and does nothing, libnullsub.so), the simulator carrying out dlsync's own
- *      driver calls (what its guarded calls, dls_drv_*, spend in the simulator, read from the
- *      same profile: callgrind_calls.h) and dlsync's own, and dlsync's own driver calls (the
- *      simulator's trace, CUDASIM_TRACE:
+ *      enables them and does nothing, libnullsub.so) and dlsync's own, of which the simulator
+ *      carrying out dlsync's own driver calls (what its guarded calls, dls_drv_*, spend in the
+ *      simulator, read from the same profile: callgrind_calls.h), and dlsync's own driver calls
+ *      (the simulator's trace, CUDASIM_TRACE:
  *      every call's C line, named; the program's calls are the same in every mode, so the
  *      difference to the run with DLSYNC_MODE=off is the calls dlsync made), each the
  *      difference of runs of PATH2 and PATH1 exchanges; with the budgets and goals that hold
@@ -413,14 +413,15 @@ static void print_path(const char *what, const char *mode, int order, int instr_
         null1 < 0 || null2 < 0 || off1 < 0 || off2 < 0 ? -1 : ((null2 - null1) - (off2 - off1)) / (PATH2 - PATH1);
     double driver = (drv2 - drv1) / (PATH2 - PATH1);
     printf("%s, %s: %.0f instructions per exchange on the calling thread with DLSYNC_MODE=off, %s adds %.0f: %.0f "
-           "the CUPTI dispatch of its callbacks (a subscriber that does nothing, libnullsub.so), %.0f the simulator "
-           "carrying out dlsync's own driver calls, %.0f its own\n",
-           what, mode, (off2 - off1) / (PATH2 - PATH1), mode, added, dispatch, driver, added - dispatch - driver);
+           "the CUPTI dispatch of its callbacks (a subscriber that does nothing, libnullsub.so), %.0f its own\n",
+           what, mode, (off2 - off1) / (PATH2 - PATH1), mode, added, dispatch, added - dispatch);
+    printf("  of its own, %.0f the simulator carrying out dlsync's own driver calls (what dls_drv_* spend in calls "
+           "to the simulator, in the same profile)\n",
+           driver);
     printf("  measured with: BENCH_CHILD=exchange%s BENCH_EXCHANGES={%d,%d} DLSYNC_MODE=off|%s "
            "LD_PRELOAD=build/lib/libdlsync.so DLSYNC_CUPTI=build/cudasim/libcupti.so.13 valgrind --tool=callgrind "
            "--separate-threads=yes --toggle-collect=exchange_path build/tests/bench_pipeline (thread 1's totals); "
-           "the dispatch: the same without LD_PRELOAD and with CUDA_INJECTION64_PATH=build/scenarios/libnullsub.so%s; "
-           "the driver calls: what dls_drv_* spend in calls to the simulator, in the same profile\n",
+           "the dispatch: the same without LD_PRELOAD and with CUDA_INJECTION64_PATH=build/scenarios/libnullsub.so%s\n",
            order == ORDER_EVENTS ? ":events" : "", PATH1, PATH2, mode,
            strcmp(null, "null") == 0 ? "" : " NULLSUB_RUNTIME=1");
     if (instr_budget >= 0)
